@@ -1,0 +1,2 @@
+export { loadConfig, getConfig, resetConfig, ConfigError, type Config } from './load-config.js';
+export { configSchema } from './schema.js';

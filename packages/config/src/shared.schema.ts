@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { envBoolean, envInt, envPort, envUrl, optionalString } from './env-types.js';
+
+export const sharedSchema = {
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: envUrl(),
+  REDIS_URL: envUrl(),
+  /** Express's `trust proxy`: `false`, `true`, a hop count, or a list of addresses. */
+  TRUST_PROXY: z.string().default('false'),
+  SESSION_SECRET: optionalString(),
+  OAUTH_AUTHORIZATION_URL: envUrl(),
+  OAUTH_TOKEN_URL: envUrl(),
+  OAUTH_USERINFO_URL: envUrl(),
+  OAUTH_CLIENT_ID: optionalString(),
+  OAUTH_CLIENT_SECRET: optionalString(),
+  OAUTH_SCOPE: z.string().default('openid profile'),
+  OAUTH_ID_FIELD: z.string().default('id'),
+  OAUTH_USERNAME_FIELD: z.string().default('username'),
+  DEV_IDP_PORT: envPort(9000),
+  DEV_IDP_ENABLED: envBoolean(true),
+  SHUTDOWN_TIMEOUT_MS: envInt(10_000, 0),
+};

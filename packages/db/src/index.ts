@@ -1,0 +1,3 @@
+export { openDatabase, type Database, type OpenDatabaseOptions } from './open-database.js';
+export { runMigrations } from './migrate.js';
+export { withTransaction, type Queryable } from './transaction.js';

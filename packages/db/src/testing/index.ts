@@ -1,0 +1,1 @@
+export { createTestDatabase, testDatabaseBackend } from './test-database.js';

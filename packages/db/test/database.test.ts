@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase, runMigrations, withTransaction, type Database } from '../src/index.js';
+import { createTestDatabase, testDatabaseBackend } from '../src/testing/index.js';
+
+const migrations = path.join(import.meta.dirname, 'fixtures/migrations');
+
+describe(`test databases (${testDatabaseBackend()})`, () => {
+  let first: Database;
+  let second: Database;
+  beforeAll(async () => {
+    [first, second] = await Promise.all([createTestDatabase(migrations), createTestDatabase(migrations)]);
+  });
+  afterAll(async () => {
+    await Promise.all([first?.close(), second?.close()]);
+  });
+
+  it('gives each caller its own migrated database', async () => {
+    await first.pool.query("UPDATE counters SET value = 5 WHERE name = 'views'");
+    const one = await first.pool.query('SELECT value FROM counters');
+    const two = await second.pool.query('SELECT value FROM counters');
+    expect(one.rows).toEqual([{ value: 5 }]);
+    expect(two.rows).toEqual([{ value: 0 }]);
+  });
+
+  it('keeps concurrent increments exact', async () => {
+    await Promise.all(Array.from({ length: 50 }, () =>
+      second.pool.query("UPDATE counters SET value = value + 1 WHERE name = 'views'")));
+    const { rows } = await second.pool.query('SELECT value FROM counters');
+    expect(rows[0].value).toBe(50);
+  });
+
+  it('rolls a failed transaction back whole', async () => {
+    await expect(withTransaction(first.pool, async (client) => {
+      await client.query("UPDATE counters SET value = 99 WHERE name = 'views'");
+      throw new Error('boom');
+    })).rejects.toThrow('boom');
+    const { rows } = await first.pool.query('SELECT value FROM counters');
+    expect(rows[0].value).toBe(5);
+  });
+
+  it('reads COUNT(*) as a number', async () => {
+    const { rows } = await first.pool.query('SELECT COUNT(*) AS n FROM counters');
+    expect(rows[0].n).toBe(1);
+  });
+});
+
+describe('embedded database on disk', () => {
+  it('keeps its data across a restart', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'pglite-'));
+    try {
+      const dataDir = path.join(folder, 'paste');
+      const before = await openDatabase({ dataDir });
+      await runMigrations(before.db, migrations);
+      await before.pool.query("UPDATE counters SET value = 7 WHERE name = 'views'");
+      await before.close();
+      const after = await openDatabase({ dataDir });
+      await runMigrations(after.db, migrations);
+      const { rows } = await after.pool.query('SELECT value FROM counters');
+      await after.close();
+      expect(rows).toEqual([{ value: 7 }]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});

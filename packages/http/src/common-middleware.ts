@@ -1,0 +1,39 @@
+import express, { type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import { HttpError } from './http-error.js';
+import { requestLogger, type Logger } from './logger.js';
+
+export interface CommonMiddlewareOptions {
+  logger: Logger;
+  /** Largest JSON or form body accepted, e.g. '1mb'. */
+  bodyLimit: string;
+  /** Express's `trust proxy` setting. */
+  trustProxy: string;
+  /** Extra Content-Security-Policy directives (helmet's defaults otherwise). */
+  contentSecurityPolicy?: Record<string, string[]>;
+}
+
+/** Parses `TRUST_PROXY`: `true`/`false`, a hop count, or a comma-separated list of addresses. */
+function trustProxyValue(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false' || value === '') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}
+
+/** Security headers, request logs and body parsers shared by both services. */
+export function commonMiddleware(app: Express, options: CommonMiddlewareOptions): void {
+  app.set('trust proxy', trustProxyValue(options.trustProxy));
+  app.disable('x-powered-by');
+  app.use(helmet({
+    contentSecurityPolicy: { directives: { ...helmet.contentSecurityPolicy.getDefaultDirectives(), ...options.contentSecurityPolicy } },
+  }));
+  app.use(requestLogger(options.logger));
+  app.use(express.json({ limit: options.bodyLimit }));
+  app.use(express.urlencoded({ extended: false, limit: options.bodyLimit }));
+}
+
+/** JSON 404 for unknown `/api` paths; mount after every router. */
+export const apiNotFound: RequestHandler = (req, _res, next) => {
+  next(req.path.startsWith('/api') ? HttpError.notFound('Not found') : undefined);
+};

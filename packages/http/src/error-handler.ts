@@ -1,0 +1,51 @@
+import type { ErrorRequestHandler, Request } from 'express';
+import type { Logger } from './logger.js';
+import { isHttpError } from './http-error.js';
+
+/** `paste`: `{ error }`; `license`: `{ success: false, error }`. Both add `details` for validation. */
+export type ErrorStyle = 'paste' | 'license';
+
+export interface ErrorHandlerOptions {
+  style: ErrorStyle;
+  logger: Logger;
+  /**
+   * Renders an error as an HTML page for requests that want one (the paste pages); return
+   * `undefined` to answer JSON.
+   */
+  renderHtml?: (req: Request, status: number, message: string) => string | undefined;
+}
+
+interface BodyParserError { type?: string; status?: number; expose?: boolean }
+
+/** Turns whatever a route threw into one HTTP answer; the only place that does so. */
+export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const { status, message, details, extra } = describe(error);
+    if (status >= 500) options.logger.error({ err: error, url: req.originalUrl }, 'request failed');
+    const html = options.renderHtml?.(req, status, message);
+    if (html !== undefined) {
+      res.status(status).type('html').send(html);
+      return;
+    }
+    const body: Record<string, unknown> = options.style === 'license' ? { success: false, ...extra, error: message } : { ...extra, error: message };
+    if (details) body.details = details;
+    res.status(status).json(body);
+  };
+}
+
+function describe(error: unknown): { status: number; message: string; details?: Record<string, string>; extra?: Record<string, unknown> } {
+  if (isHttpError(error)) return { status: error.status, message: error.message, details: error.details, extra: error.extra };
+  const parserError = error as BodyParserError;
+  switch (parserError?.type) {
+    case 'entity.parse.failed': return { status: 400, message: 'Invalid JSON body' };
+    case 'entity.too.large': return { status: 413, message: 'Request body too large' };
+    case 'encoding.unsupported':
+    case 'charset.unsupported': return { status: 415, message: 'Unsupported request encoding' };
+    case 'request.aborted': return { status: 400, message: 'Request aborted' };
+  }
+  if (parserError?.expose && typeof parserError.status === 'number' && parserError.status < 500) {
+    return { status: parserError.status, message: (error as Error).message };
+  }
+  return { status: 500, message: 'Internal server error' };
+}

@@ -1,0 +1,21 @@
+import { defineConfig } from 'vitest/config';
+
+// One project per package and app, so `npm test` runs them all and `vitest --project paste` one.
+const folders = ['packages/config', 'packages/db', 'packages/http', 'packages/auth', 'packages/rate-limit',
+  'packages/settings', 'packages/events', 'packages/dev-idp', 'apps/paste', 'apps/license'];
+
+export default defineConfig({
+  test: {
+    projects: folders.map((folder) => ({
+      test: {
+        name: folder.split('/')[1],
+        root: folder,
+        include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+        globalSetup: ['../../packages/db/src/testing/global-setup.ts'],
+        testTimeout: 30_000,
+        hookTimeout: 60_000,
+        pool: 'forks',
+      },
+    })),
+  },
+});
