@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import express, { type Express } from 'express';
+import request from 'supertest';
+import { z } from 'zod';
+import { apiNotFound, commonMiddleware, createErrorHandler, createLogger, healthRoutes, HttpError, validate, type ErrorStyle } from '../src/index.js';
+
+const logger = createLogger({ level: 'silent' });
+const bodySchema = z.object({ name: z.string().min(1), count: z.number().int().min(1) });
+
+function buildApp(style: ErrorStyle): Express {
+  const app = express();
+  app.use(healthRoutes({ query: async () => ({ rows: [] }) } as never));
+  commonMiddleware(app, { logger, bodyLimit: '1kb', trustProxy: 'false' });
+  app.post('/api/things', validate({ body: bodySchema }), (req, res) => { res.json({ ok: true, body: req.valid.body }); });
+  app.get('/api/missing-thing', () => { throw HttpError.notFound('Thing not found'); });
+  app.get('/api/broken', () => { throw new Error('database password is hunter2'); });
+  app.get('/api/async-broken', async () => { await Promise.resolve(); throw new Error('secret detail'); });
+  app.use(apiNotFound);
+  app.use(createErrorHandler({ style, logger }));
+  return app;
+}
+
+describe.each([
+  { style: 'paste' as const, envelope: {} },
+  { style: 'license' as const, envelope: { success: false } },
+])('error answers in the $style style', ({ style, envelope }) => {
+  const app = buildApp(style);
+
+  it('answers malformed JSON with 400 JSON, not an HTML stack trace', async () => {
+    const res = await request(app).post('/api/things').set('Content-Type', 'application/json').send('{"name": ');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    expect(res.body).toEqual({ ...envelope, error: 'Invalid JSON body' });
+  });
+
+  it('answers a body over the limit with 413 JSON', async () => {
+    const res = await request(app).post('/api/things').send({ name: 'x'.repeat(5000), count: 1 });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ ...envelope, error: 'Request body too large' });
+  });
+
+  it.each([
+    { name: 'a wrong type', body: { name: 'a', count: 'three' }, field: 'count' },
+    { name: 'a missing field', body: { count: 2 }, field: 'name' },
+    { name: 'an empty string', body: { name: '', count: 2 }, field: 'name' },
+  ])('answers $name with 400 Validation failed and details by field', async ({ body, field }) => {
+    const res = await request(app).post('/api/things').send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ ...envelope, error: 'Validation failed' });
+    expect(Object.keys(res.body.details)).toEqual([field]);
+    expect(typeof res.body.details[field]).toBe('string');
+  });
+
+  it('ignores unknown fields', async () => {
+    const res = await request(app).post('/api/things').send({ name: 'a', count: 2, extra: true });
+    expect(res.status).toBe(200);
+    expect(res.body.body).toEqual({ name: 'a', count: 2 });
+  });
+
+  it('answers unknown /api routes with 404 JSON', async () => {
+    const res = await request(app).get('/api/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ ...envelope, error: 'Not found' });
+  });
+
+  it('passes an HttpError through with its status and text', async () => {
+    const res = await request(app).get('/api/missing-thing');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ ...envelope, error: 'Thing not found' });
+  });
+
+  it.each(['/api/broken', '/api/async-broken'])('answers an unexpected error at %s with a generic 500 that leaks nothing', async (path) => {
+    const res = await request(app).get(path);
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ ...envelope, error: 'Internal server error' });
+    expect(JSON.stringify(res.body)).not.toMatch(/hunter2|secret detail|at /);
+  });
+
+  it('sets security headers and hides the framework', async () => {
+    const res = await request(app).get('/api/missing-thing');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('answers health probes', async () => {
+    expect((await request(app).get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await request(app).get('/readyz')).body).toEqual({ status: 'ready' });
+  });
+});
+
+describe('readiness', () => {
+  it('answers 503 when the database does not', async () => {
+    const app = express();
+    app.use(healthRoutes({ query: async () => { throw new Error('connection refused'); } } as never));
+    const res = await request(app).get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.status).toBe('unavailable');
+  });
+});
