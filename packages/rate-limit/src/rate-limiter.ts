@@ -1,0 +1,75 @@
+import type { Request, RequestHandler } from 'express';
+import { ipKeyGenerator, MemoryStore, rateLimit, type Store } from 'express-rate-limit';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import type { Redis } from 'ioredis';
+import { HttpError } from '@app/http';
+import { CarriedOverMemoryStore } from './memory-store.js';
+
+export interface RateLimitValues {
+  limit: number;
+  windowMs: number;
+  /** `false` lets every request through. Default `true`. */
+  enabled?: boolean;
+}
+
+export interface RateLimiterOptions {
+  /** Names the counter: the Redis key prefix, e.g. 'paste:web'. */
+  name: string;
+  /** Shared store when set (several instances, one count); in-process memory otherwise. */
+  redis?: Redis;
+  /** Read when the limiter is built and at every `rebuild()`. */
+  current: () => RateLimitValues;
+  /** Error text of the 429 answer. */
+  message: string;
+  skip?: (req: Request) => boolean;
+}
+
+export interface RebuildableLimiter {
+  middleware: RequestHandler;
+  /** Applies `current()` to the next request, keeping the hits already counted in the window. */
+  rebuild(): void;
+}
+
+const passThrough: RequestHandler = (_req, _res, next) => next();
+
+export function createRateLimiter(options: RateLimiterOptions): RebuildableLimiter {
+  const prefix = `rl:${options.name}:`;
+  // One count for the limiter's whole life: every rebuilt instance reads and writes the same
+  // Redis keys (same prefix) or the same in-process counts.
+  const memoryCounts = options.redis ? undefined : new MemoryStore();
+  const newStore = (): Store =>
+    options.redis
+      ? new RedisStore({ prefix, sendCommand: sendCommandVia(options.redis) })
+      : new CarriedOverMemoryStore(memoryCounts!);
+
+  const build = (): RequestHandler => {
+    const { limit, windowMs, enabled = true } = options.current();
+    if (!enabled) return passThrough;
+    return rateLimit({
+      windowMs,
+      limit,
+      legacyHeaders: true, // X-RateLimit-Limit, -Remaining, -Reset (Unix seconds, rounded up)
+      standardHeaders: false,
+      store: newStore(),
+      keyGenerator: (req) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown'),
+      skip: options.skip,
+      handler: (_req, _res, next) => next(new HttpError(429, options.message)),
+      // A Redis outage must not take the service down with it: requests pass uncounted.
+      passOnStoreError: true,
+      // rebuild() runs from a settings request on purpose.
+      validate: { creationStack: false },
+    });
+  };
+
+  let active = build();
+  return {
+    middleware: (req, res, next) => active(req, res, next),
+    rebuild() {
+      active = build();
+    },
+  };
+}
+
+function sendCommandVia(redis: Redis) {
+  return (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>;
+}
