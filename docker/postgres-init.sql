@@ -1,0 +1,3 @@
+-- One database per service on the shared server.
+CREATE DATABASE paste;
+CREATE DATABASE license;
