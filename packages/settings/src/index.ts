@@ -1,0 +1,2 @@
+export { createSettingsStore, type SettingsStore, type SettingsStoreOptions } from './settings-store.js';
+export { settingsTable } from './settings.table.js';

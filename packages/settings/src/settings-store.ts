@@ -1,0 +1,116 @@
+import { isDeepStrictEqual } from 'node:util';
+import type pg from 'pg';
+import type { z } from 'zod';
+import { withTransaction } from '@app/db';
+import { deepFreeze, isPlainObject, resolveStored } from './merge.js';
+
+export interface SettingsStoreOptions<T extends object> {
+  pool: pg.Pool;
+  namespace: string;
+  /** Every field has a `.default()`: `parse({})` gives the defaults. */
+  schema: z.ZodType<T>;
+  /** How often changes made by other instances are picked up, in ms. Default 2000. */
+  refreshMs?: number;
+}
+
+export interface SettingsStore<T> {
+  /** The cached settings (frozen); no database round trip. */
+  get(): T;
+  /** Validates the merged settings (throws the ZodError), persists them, notifies listeners. */
+  update(patch: Partial<T>): Promise<T>;
+  onChange(listener: (next: T, previous: T) => void): () => void;
+  /** Stops watching for other instances' changes. */
+  close(): Promise<void>;
+}
+
+type Listener<T> = (next: T, previous: T) => void;
+
+export async function createSettingsStore<T extends object>(options: SettingsStoreOptions<T>): Promise<SettingsStore<T>> {
+  const { pool, namespace, schema } = options;
+  const refreshMs = options.refreshMs ?? 2000;
+  const defaults = schema.parse({});
+  const listeners = new Set<Listener<T>>();
+  let cache = { value: deepFreeze(defaults), version: -1 };
+
+  /** Takes a newer version (from this instance's write or another's) and tells the listeners. */
+  const apply = (stored: unknown, version: number): T => {
+    if (version <= cache.version) return cache.value;
+    const previous = cache.value;
+    cache = { value: deepFreeze(resolveStored(schema, defaults, stored)), version };
+    if (!isDeepStrictEqual(previous, cache.value)) {
+      for (const listener of listeners) {
+        try {
+          listener(cache.value, previous);
+        } catch (error) {
+          process.emitWarning(`settings '${namespace}' change listener failed: ${String(error)}`);
+        }
+      }
+    }
+    return cache.value;
+  };
+
+  const load = async (): Promise<void> => {
+    const { rows } = await pool.query<{ value: unknown; version: number }>(
+      'SELECT value, version FROM settings WHERE namespace = $1', [namespace]);
+    apply(rows[0]?.value ?? {}, rows[0]?.version ?? 0);
+  };
+  await load();
+
+  // LISTEN/NOTIFY would need a connection of its own, which the embedded database does not
+  // have; one indexed integer read per interval is cheap enough.
+  let stopped = false;
+  let inFlight: Promise<void> | undefined;
+  const poll = async (): Promise<void> => {
+    try {
+      const { rows } = await pool.query<{ version: number }>('SELECT version FROM settings WHERE namespace = $1', [namespace]);
+      if (rows[0] && rows[0].version > cache.version) await load();
+    } catch {
+      // The database is briefly unreachable: keep the cached settings and try again next time.
+    }
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      inFlight = poll().finally(schedule);
+    }, refreshMs);
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    get: () => cache.value,
+
+    async update(patch) {
+      const written = await withTransaction(pool, async (client) => {
+        // The row lock orders concurrent writers (from any instance): each merges onto the
+        // latest stored value instead of its own possibly stale cache.
+        await client.query("INSERT INTO settings (namespace, value) VALUES ($1, '{}'::jsonb) ON CONFLICT (namespace) DO NOTHING", [namespace]);
+        const { rows } = await client.query<{ value: unknown }>('SELECT value FROM settings WHERE namespace = $1 FOR UPDATE', [namespace]);
+        const stored = isPlainObject(rows[0]?.value) ? rows[0].value : {};
+        const merged = { ...resolveStored(schema, defaults, stored), ...patch };
+        const valid = schema.parse(merged) as Record<string, unknown>;
+        // Only keys ever set are stored, so a default changed in a later release still applies
+        // to the keys nobody set.
+        const toStore = Object.fromEntries(
+          Object.keys(valid).filter((key) => key in stored || key in patch).map((key) => [key, valid[key]]));
+        const result = await client.query<{ value: unknown; version: number }>(
+          `UPDATE settings SET value = $2::jsonb, version = version + 1, updated_at = now()
+            WHERE namespace = $1 RETURNING value, version`, [namespace, JSON.stringify(toStore)]);
+        return result.rows[0]!;
+      });
+      return apply(written.value, written.version);
+    },
+
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    async close() {
+      stopped = true;
+      clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}
