@@ -47,4 +47,11 @@ export const licenseSchema = {
   ANOMALY_MAX_IPS: envInt(10, 1),
   ANOMALY_WINDOW_MINUTES: envInt(60, 1, 7 * 24 * 60),
   ANOMALY_MAX_FAILURES: envInt(20, 1),
+  // Two-factor sign-in of admins and exports (issue 5).
+  TWO_FACTOR_REQUIRED: envBoolean(false),
+  TWO_FACTOR_DISABLE_PASSWORD: optionalString(),
+  TWO_FACTOR_ISSUER: z.string().default('License Service'),
+  TWO_FACTOR_MAX_ATTEMPTS: envInt(5, 1, 1000),
+  TWO_FACTOR_WINDOW_MINUTES: envInt(15, 1, 24 * 60),
+  EXPORT_BATCH_SIZE: envInt(1000, 10, 100_000),
 };
