@@ -1,0 +1,61 @@
+import type { ChannelName, NotificationChannel, NotificationMessage } from './channel.js';
+import type { WebhookQueue } from '../webhooks/webhook-dispatcher.js';
+
+export interface NotifierOptions {
+  /** The channels that are configured; a channel missing here is skipped. */
+  channels: Partial<Record<ChannelName, NotificationChannel>>;
+  /** Channels per notification kind (e.g. `anomaly: ['telegram']`); a kind without channels sends nothing. */
+  routing: Record<string, ChannelName[]>;
+  /** When set, routed notifications are queued in the database and retried; otherwise sent at once. */
+  queue?: WebhookQueue;
+  queueName?: string;
+  retries?: number;
+  logger?: { warn(obj: object, msg?: string): void };
+}
+
+interface NotificationJob {
+  channel: ChannelName;
+  message: NotificationMessage;
+  recipients?: string[];
+}
+
+export interface Notifier {
+  /** Registers the queue worker (when a queue is used). */
+  start(): Promise<void>;
+  /** Sends `message` to every channel routed for `kind`; resolves to the channels it went to. */
+  notify(kind: string, message: NotificationMessage): Promise<ChannelName[]>;
+  /** Sends through one channel now (automated actions report the outcome); throws when it fails or is not configured. */
+  sendVia(channel: ChannelName, message: NotificationMessage, recipients?: string[]): Promise<void>;
+  /** The channels that are configured. */
+  configured(): ChannelName[];
+}
+
+export function createNotifier(options: NotifierOptions): Notifier {
+  const queueName = options.queueName ?? 'notification-delivery';
+
+  async function sendVia(name: ChannelName, message: NotificationMessage, recipients?: string[]): Promise<void> {
+    const channel = options.channels[name];
+    if (!channel) throw new Error(`Notification channel ${name} is not configured`);
+    await channel.send(message, recipients);
+  }
+
+  return {
+    async start() {
+      if (options.queue) await options.queue.work<NotificationJob>(queueName, (job) => sendVia(job.channel, job.message, job.recipients));
+    },
+    async notify(kind, message) {
+      const targets = (options.routing[kind] ?? []).filter((name) => options.channels[name]);
+      for (const channel of targets) {
+        if (options.queue) {
+          await options.queue.send<NotificationJob>(queueName, { channel, message }, { retryLimit: options.retries ?? 3, retryDelay: 5, retryBackoff: true });
+        } else {
+          // Without a queue one failing channel must not keep the message from the others.
+          await sendVia(channel, message).catch((error: Error) => options.logger?.warn({ err: error, channel, kind }, 'notification failed'));
+        }
+      }
+      return targets;
+    },
+    sendVia,
+    configured: () => (Object.keys(options.channels) as ChannelName[]).filter((name) => options.channels[name]),
+  };
+}

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { createEmailChannel, createNotifier, createSmsChannel, createTelegramChannel } from '../src/notifications/index.js';
+import { startHttpRecorder } from './http-recorder.js';
+
+interface Mail { from: string; to: string[]; raw: string; user?: string }
+
+describe('notification channels against real local peers', () => {
+  const mails: Mail[] = [];
+  let smtp: SMTPServer;
+  let smtpPort: number;
+
+  beforeAll(async () => {
+    smtp = new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      authOptional: true,
+      onAuth(auth, _session, callback) {
+        if (auth.username === 'mailer' && auth.password === 'secret') callback(null, { user: auth.username });
+        else callback(new Error('Invalid username or password'));
+      },
+      onData(stream, session, callback) {
+        let raw = '';
+        stream.on('data', (chunk: Buffer) => { raw += chunk.toString('utf8'); });
+        stream.on('end', () => {
+          mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+            raw,
+            user: session.user as string | undefined,
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    smtpPort = (smtp.server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  });
+
+  it('sends an email through a real SMTP server with authentication', async () => {
+    const email = createEmailChannel({ host: '127.0.0.1', port: smtpPort, secure: false, user: 'mailer', pass: 'secret', from: 'licenses@example.com', to: ['admin@example.com'] });
+    await email.send({ subject: 'License expiring', text: 'ABC-123 expires tomorrow' });
+    expect(mails).toHaveLength(1);
+    expect(mails[0]).toMatchObject({ from: 'licenses@example.com', to: ['admin@example.com'], user: 'mailer' });
+    expect(mails[0]!.raw).toContain('Subject: License expiring');
+    expect(mails[0]!.raw).toContain('ABC-123 expires tomorrow');
+  });
+
+  it('rejects when the SMTP server refuses the credentials', async () => {
+    const email = createEmailChannel({ host: '127.0.0.1', port: smtpPort, secure: false, user: 'mailer', pass: 'wrong', from: 'a@example.com', to: ['b@example.com'] });
+    await expect(email.send({ subject: 's', text: 't' })).rejects.toThrow();
+  });
+
+  it('sends an SMS through the twilio client to a local server standing in for Twilio', async () => {
+    const twilioApi = await startHttpRecorder((_request, _index, res) => {
+      res.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ sid: 'SM123', status: 'queued', body: 'x' }));
+    });
+    try {
+      const accountSid = `AC${'1'.repeat(32)}`;
+      const sms = createSmsChannel({ accountSid, authToken: 'token', from: '+15550000000', to: ['+15551112222'], baseUrl: twilioApi.url });
+      await sms.send({ subject: 'Violation', text: 'IP limit exceeded on ABC-1' });
+      expect(twilioApi.requests).toHaveLength(1);
+      const [request] = twilioApi.requests;
+      expect(request!.method).toBe('POST');
+      expect(request!.path).toBe(`/2010-04-01/Accounts/${accountSid}/Messages.json`);
+      expect(request!.headers.authorization).toBe(`Basic ${Buffer.from(`${accountSid}:token`).toString('base64')}`);
+      const form = new URLSearchParams(request!.body);
+      expect(form.get('To')).toBe('+15551112222');
+      expect(form.get('From')).toBe('+15550000000');
+      expect(form.get('Body')).toBe('Violation: IP limit exceeded on ABC-1');
+    } finally {
+      await twilioApi.close();
+    }
+  });
+
+  it('sends a Telegram message through node-telegram-bot-api to a local server standing in for the Bot API', async () => {
+    const telegramApi = await startHttpRecorder((_request, _index, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ok: true, result: { message_id: 1, date: 0, chat: { id: 42, type: 'private' }, text: 'x' } }));
+    });
+    try {
+      const telegram = createTelegramChannel({ token: '123:abc', chatId: '42', baseApiUrl: telegramApi.url });
+      await telegram.send({ subject: 'Anomaly', text: 'ABC-1 used from 30 IPs' });
+      expect(telegramApi.requests).toHaveLength(1);
+      expect(telegramApi.requests[0]!.path).toBe('/bot123:abc/sendMessage');
+      const form = new URLSearchParams(telegramApi.requests[0]!.body);
+      expect(form.get('chat_id')).toBe('42');
+      expect(form.get('text')).toBe('Anomaly\n\nABC-1 used from 30 IPs');
+    } finally {
+      await telegramApi.close();
+    }
+  });
+
+  it('routes a kind only to its configured channels and keeps going when one fails', async () => {
+    const telegramApi = await startHttpRecorder((_request, _index, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ok: true, result: { message_id: 1, date: 0, chat: { id: 1, type: 'private' } } }));
+    });
+    try {
+      const before = mails.length;
+      const notifier = createNotifier({
+        channels: {
+          email: createEmailChannel({ host: '127.0.0.1', port: smtpPort, secure: false, from: 'a@example.com', to: ['ops@example.com'] }),
+          telegram: createTelegramChannel({ token: '1:x', chatId: '1', baseApiUrl: telegramApi.url }),
+          sms: createSmsChannel({ accountSid: `AC${'2'.repeat(32)}`, authToken: 't', from: '+1', to: ['+2'], baseUrl: 'http://127.0.0.1:1' }),
+        },
+        routing: { anomaly: ['sms', 'telegram'], security: ['email'], custom: [] },
+      });
+      expect(await notifier.notify('anomaly', { subject: 'Anomaly', text: 'x' })).toEqual(['sms', 'telegram']);
+      expect(telegramApi.requests).toHaveLength(1);
+      expect(mails.length).toBe(before);
+      await notifier.notify('security', { subject: 'Failed login', text: 'y' });
+      expect(mails.length).toBe(before + 1);
+      expect(await notifier.notify('custom', { subject: 'c', text: 'c' })).toEqual([]);
+      await expect(notifier.sendVia('sms', { subject: 's', text: 't' })).rejects.toThrow();
+    } finally {
+      await telegramApi.close();
+    }
+  });
+});
