@@ -1,0 +1,6 @@
+export type { SessionUser, OAuthSettings } from './types.js';
+export { createAuth, type Auth, type AuthOptions } from './create-auth.js';
+export { requireSignedIn, requireOwner, requireUser } from './guards.js';
+export { carriesApiCredentials } from './csrf.js';
+export { userFromInfo } from './oauth-strategy.js';
+export { sessionTable } from './session.table.js';

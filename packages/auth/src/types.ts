@@ -1,0 +1,35 @@
+/** The signed-in user as the app sees it (`req.user`) and as passport keeps it in the session. */
+export interface SessionUser {
+  id: string;
+  username: string;
+}
+
+/** How to reach the OAuth 2.0 provider and read its user-info answer. */
+export interface OAuthSettings {
+  authorizationURL: string;
+  tokenURL: string;
+  userInfoURL: string;
+  clientID: string;
+  clientSecret: string;
+  scope: string;
+  /** User-info field holding the user id; `sub` is tried when it is absent. */
+  idField: string;
+  /** User-info field holding the username; then `preferred_username`, `login`, `name`, else the id. */
+  usernameField: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    // passport types `req.user` as Express.User: make it our SessionUser everywhere.
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface User extends SessionUser {}
+  }
+}
+
+declare module 'express-session' {
+  interface SessionData {
+    /** Written by passport at sign-in (`req.session.passport.user`). */
+    passport?: { user?: SessionUser };
+  }
+}
