@@ -1,0 +1,175 @@
+import PgBoss from 'pg-boss';
+import type pg from 'pg';
+import type { Logger } from '@app/http';
+
+export interface JobQueueOptions {
+  /** The app's pool: the jobs live in the app's own database (schema `schema`). */
+  pool: pg.Pool;
+  logger: Logger;
+  /** PostgreSQL schema of pg-boss's tables. Default 'pgboss'. */
+  schema?: string;
+  /** How often an idle worker looks for new jobs (pg-boss allows 0.5 and up). Default 2. */
+  pollingIntervalSeconds?: number;
+  /** How often the schedules are checked (1–45). Default 30. Tests lower it. */
+  cronMonitorIntervalSeconds?: number;
+  /** How often a due scheduled run is turned into a job (1–45). Default 5. */
+  cronWorkerIntervalSeconds?: number;
+  /** How long `stop()` waits for running jobs before failing them (they are retried later). Default 10000. */
+  stopTimeoutMs?: number;
+}
+
+export interface WorkOptions {
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+}
+
+export interface SendOptions {
+  retryLimit?: number;
+  /** Seconds before a failed job is tried again. */
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  startAfterSeconds?: number;
+  /**
+   * With `singletonSeconds`: at most one job per key in each time slot of that many seconds
+   * (`send` answers null for the duplicate). Alone it only labels the job (pg-boss's standard
+   * queue policy).
+   */
+  singletonKey?: string;
+  singletonSeconds?: number;
+}
+
+export interface JobQueue {
+  /** Handles the jobs of queue `name`; the options become the queue's retry defaults. */
+  work<T>(name: string, handler: (data: T) => Promise<void>, options?: WorkOptions): Promise<void>;
+  /** Enqueues a job; answers its id, or null when a singleton rule dropped it. */
+  send<T>(name: string, data: T, options?: SendOptions): Promise<string | null>;
+  /** Runs `handler` on the cron (UTC), once per due time across every instance. */
+  schedule(name: string, cron: string, handler: () => Promise<void>): Promise<void>;
+  /** Enqueues a run of a scheduled job now (e.g. at start-up). Jobs must be idempotent. */
+  runNow(name: string): Promise<void>;
+  /** Stops fetching, lets running jobs finish (up to stopTimeoutMs), waits for pg-boss's last queries. */
+  stop(): Promise<void>;
+}
+
+const withoutUndefined = <T extends object>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+
+/**
+ * pg-boss 10 on the app's own pool through its `db` option: no second pool, and it works on the
+ * embedded database, whose pool has a single connection. pg-boss sends each operation as one
+ * statement (or one multi-statement transaction), never holding a client between queries, so
+ * it cannot deadlock that connection.
+ */
+export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue> {
+  const { pool, logger } = options;
+  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+  let stopping = false;
+  let closed = false;
+  const inFlight = new Set<Promise<unknown>>();
+  const running = new Set<Promise<unknown>>();
+
+  const db = {
+    async executeSql(text: string, values?: unknown[]) {
+      // Once stopping, claim no new jobs (pg-boss's fetch is its only SKIP LOCKED query) and,
+      // once stopped, never touch the pool again: the app closes it right after.
+      if (closed || (stopping && text.includes('SKIP LOCKED'))) return { rows: [] };
+      const query = pool.query(text, values);
+      inFlight.add(query);
+      try {
+        return await query;
+      } finally {
+        inFlight.delete(query);
+      }
+    },
+  };
+
+  const boss = new PgBoss(withoutUndefined({
+    db,
+    schema: options.schema ?? 'pgboss',
+    pollingIntervalSeconds: options.pollingIntervalSeconds,
+    cronMonitorIntervalSeconds: options.cronMonitorIntervalSeconds,
+    cronWorkerIntervalSeconds: options.cronWorkerIntervalSeconds,
+  }));
+  boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
+  await boss.start();
+
+  // pg-boss 10 needs a queue before send, work or schedule; creating one is idempotent.
+  const queues = new Map<string, Promise<void>>();
+  const ensureQueue = (name: string): Promise<void> => {
+    let created = queues.get(name);
+    if (!created) {
+      created = boss.createQueue(name).catch((error: unknown) => {
+        queues.delete(name);
+        throw error;
+      });
+      queues.set(name, created);
+    }
+    return created;
+  };
+
+  const work = async <T>(name: string, handler: (data: T) => Promise<void>, workOptions: WorkOptions = {}) => {
+    await ensureQueue(name);
+    const retry = withoutUndefined({
+      retryLimit: workOptions.retryLimit,
+      retryDelay: workOptions.retryDelaySeconds,
+      retryBackoff: workOptions.retryBackoff,
+    });
+    if (Object.keys(retry).length) await boss.updateQueue(name, { name, ...retry });
+    await boss.work<T>(name, { includeMetadata: true }, async (jobs) => {
+      for (const job of jobs) {
+        const run = handler(job.data);
+        running.add(run);
+        try {
+          await run;
+        } catch (error) {
+          logger.warn({ err: error, queue: name, jobId: job.id, retryCount: job.retryCount }, 'job failed');
+          throw error; // pg-boss marks it failed and retries it as configured
+        } finally {
+          running.delete(run);
+        }
+      }
+    });
+  };
+
+  const send = async <T>(name: string, data: T, sendOptions: SendOptions = {}): Promise<string | null> => {
+    await ensureQueue(name);
+    return boss.send(name, data as object, withoutUndefined({
+      retryLimit: sendOptions.retryLimit,
+      retryDelay: sendOptions.retryDelay,
+      retryBackoff: sendOptions.retryBackoff,
+      startAfter: sendOptions.startAfterSeconds,
+      singletonKey: sendOptions.singletonKey,
+      singletonSeconds: sendOptions.singletonSeconds,
+    }));
+  };
+
+  return {
+    work,
+    send,
+
+    async schedule(name, cron, handler) {
+      await ensureQueue(name);
+      // One schedule row per name, shared by every instance; pg-boss's cron takes a
+      // database-wide turn and deduplicates each due time, so one job is made per due time.
+      await boss.schedule(name, cron, {}, { tz: 'UTC' });
+      await work(name, () => handler());
+    },
+
+    async runNow(name) {
+      await send(name, {});
+    },
+
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      await boss.stop({ graceful: true, wait: true, timeout: stopTimeoutMs });
+      // pg-boss resolves before its last queries (e.g. marking a finished job complete) settle.
+      const deadline = Date.now() + stopTimeoutMs;
+      while ((inFlight.size || running.size) && Date.now() < deadline) {
+        await Promise.race([Promise.allSettled([...inFlight, ...running]), new Promise((resolve) => setTimeout(resolve, 50))]);
+      }
+      closed = true;
+    },
+  };
+}
