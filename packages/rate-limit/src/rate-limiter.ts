@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, MemoryStore, rateLimit, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { Redis } from 'ioredis';
-import { HttpError } from '@app/http';
+import { HttpError, type Logger } from '@app/http';
 import { CarriedOverMemoryStore } from './memory-store.js';
 
 export interface RateLimitValues {
@@ -22,6 +22,8 @@ export interface RateLimiterOptions {
   /** Error text of the 429 answer. */
   message: string;
   skip?: (req: Request) => boolean;
+  /** Where store errors (Redis unreachable) are logged; the console otherwise. */
+  logger?: Pick<Logger, 'error' | 'warn'>;
 }
 
 export interface RebuildableLimiter {
@@ -39,7 +41,7 @@ export function createRateLimiter(options: RateLimiterOptions): RebuildableLimit
   const memoryCounts = options.redis ? undefined : new MemoryStore();
   const newStore = (): Store =>
     options.redis
-      ? new RedisStore({ prefix, sendCommand: sendCommandVia(options.redis) })
+      ? newRedisStore(options.redis, prefix)
       : new CarriedOverMemoryStore(memoryCounts!);
 
   const build = (): RequestHandler => {
@@ -58,6 +60,7 @@ export function createRateLimiter(options: RateLimiterOptions): RebuildableLimit
       passOnStoreError: true,
       // rebuild() runs from a settings request on purpose.
       validate: { creationStack: false },
+      ...(options.logger ? { logger: options.logger } : {}),
     });
   };
 
@@ -70,6 +73,15 @@ export function createRateLimiter(options: RateLimiterOptions): RebuildableLimit
   };
 }
 
-function sendCommandVia(redis: Redis) {
-  return (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>;
+function newRedisStore(redis: Redis, prefix: string): RedisStore {
+  const store = new RedisStore({
+    prefix,
+    sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+  });
+  // The store loads its Lua scripts at once. While Redis is unreachable those promises reject
+  // before any request awaits them, which would end the process (unhandled rejection); the
+  // store loads them again on the next request, so the first failure can be ignored.
+  store.incrementScriptSha.catch(() => {});
+  store.getScriptSha.catch(() => {});
+  return store;
 }
