@@ -12,6 +12,8 @@ import {
 import { renderAuthorizePage } from './authorize-page.js';
 
 export { escapeHtml } from './authorize-page.js';
+/** The shapes tests change in the service's events (`beforeResponse`, `beforeUserinfo`, ...). */
+export type { MutableResponse, MutableRedirectUri, MutableToken } from 'oauth2-mock-server';
 
 /** Fixed credentials: the provider only ever runs locally, so there is nothing to keep secret. */
 export const DEV_CLIENT_ID = 'dev-client';
