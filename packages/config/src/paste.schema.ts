@@ -1,10 +1,13 @@
 import { z } from 'zod';
-import { envPort, envUrl, optionalString } from './env-types.js';
+import { envInt, envPort, envUrl, optionalString } from './env-types.js';
 
 export const pasteSchema = {
   PASTE_PORT: envPort(8080),
   PASTE_PUBLIC_URL: envUrl(),
   PASTE_DATABASE_URL: envUrl(),
   OWNER_ID: optionalString(),
+  /** Folder of uploaded logos and favicons; default DATA_DIR/paste-uploads/images. */
   PASTE_UPLOAD_DIR: z.string().optional(),
+  /** How long an owner's (or a visitor's unlocked-paste) session lasts. */
+  PASTE_SESSION_TTL_HOURS: envInt(24 * 7, 1, 24 * 365),
 };

@@ -1,0 +1,43 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Request } from 'express';
+import { HttpError } from '@app/http';
+import type { ApiKeyRepository, ApiKeySummary } from './api-key.repository.js';
+
+const KEY_PREFIX = 'pk_';
+
+const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+/** The key a request carries: `Authorization: Bearer <key>` or `X-API-Key: <key>`. */
+export function keyFromRequest(req: Request): string | undefined {
+  const authorization = req.headers.authorization;
+  const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+  if (bearer) return bearer;
+  const header = req.headers['x-api-key'];
+  return typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
+}
+
+export function createApiKeyService(repository: ApiKeyRepository) {
+  return {
+    /** Creates a key; the secret is returned here once and only its hash is kept. */
+    async create(name: string): Promise<ApiKeySummary & { key: string }> {
+      const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+      const summary = await repository.insert(name, hashKey(key), key.slice(0, KEY_PREFIX.length + 6));
+      return { ...summary, key };
+    },
+
+    list: () => repository.list(),
+
+    async remove(id: string): Promise<void> {
+      if (!(await repository.remove(id))) throw HttpError.notFound('API key not found');
+    },
+
+    /** 401 `API key required` / `Invalid API key` unless the request carries a known key. */
+    async authenticate(req: Request): Promise<void> {
+      const key = keyFromRequest(req);
+      if (!key) throw HttpError.unauthorized('API key required');
+      if (!(await repository.use(hashKey(key)))) throw HttpError.unauthorized('Invalid API key');
+    },
+  };
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

@@ -1,0 +1,123 @@
+import path from 'node:path';
+import { randomInt } from 'node:crypto';
+import express, { type Express, type Request } from 'express';
+import type { Config } from '@app/config';
+import type { Database } from '@app/db';
+import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
+import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, HttpError, type Logger } from '@app/http';
+import type { Redis } from '@app/rate-limit';
+import type { SettingsStore } from '@app/settings';
+import { createApiKeyRepository } from './api-keys/api-key.repository.js';
+import { apiKeyRoutes } from './api-keys/api-key.routes.js';
+import { createApiKeyService } from './api-keys/api-key.service.js';
+import { createHighlighter } from './pages/highlight.js';
+import { pageRoutes } from './pages/pages.routes.js';
+import { errorPage } from './pages/views.js';
+import { pasteBodyParser } from './pastes/paste-body.js';
+import { createPasteRepository } from './pastes/paste.repository.js';
+import { pasteRoutes } from './pastes/paste.routes.js';
+import { createPasteService, type PasteService } from './pastes/paste.service.js';
+import { settingsRoutes } from './settings/settings.routes.js';
+import type { PasteSettings } from './settings/settings.schema.js';
+import { createAccess } from './shared/access.js';
+import { createStatsRepository } from './stats/stats.repository.js';
+import { statsRoutes } from './stats/stats.routes.js';
+import { createStatsService } from './stats/stats.service.js';
+import { uploadedFiles, uploadRoutes } from './uploads/upload.routes.js';
+import { createUploadService } from './uploads/upload.service.js';
+
+export const publicDir = path.resolve(import.meta.dirname, '../public');
+export const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
+
+export interface PasteAppDeps {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  settings: SettingsStore<PasteSettings>;
+  /** Where the identity provider is; the provider returns to `${publicUrl}/auth/idp/callback`. */
+  oauth: OAuthSettings;
+  publicUrl: string;
+  /** Folder of uploaded logos and favicons. */
+  uploadDir: string;
+  /** Shared rate-limit counts across instances; in-process counts without it. */
+  redis?: Redis;
+  now?: () => Date;
+  randomInt?: (maxExclusive: number) => number;
+  /** bcrypt cost of paste passwords (tests lower it). */
+  bcryptRounds?: number;
+}
+
+export interface PasteApp {
+  app: Express;
+  auth: Auth;
+  pastes: PasteService;
+  close(): Promise<void>;
+}
+
+const pagePath = (req: Request) => !req.path.startsWith('/api/') && req.path !== '/api' && !req.path.startsWith('/auth/');
+
+/** Builds the paste service's Express app without listening. */
+export function createApp(deps: PasteAppDeps): PasteApp {
+  const { config, database, logger, settings } = deps;
+  const now = deps.now ?? (() => new Date());
+  const random = deps.randomInt ?? randomInt;
+
+  const pastes = createPasteService({
+    repository: createPasteRepository(database.pool), settings, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10,
+  });
+  const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
+  const stats = createStatsService(createStatsRepository(database.pool));
+  const uploads = createUploadService({ dir: deps.uploadDir, settings, now, randomInt: random, logger });
+  const auth = createAuth({
+    pool: database.pool,
+    sessionSecret: config.SESSION_SECRET ?? 'paste-development-session-secret-not-for-production',
+    sessionTtlMs: config.PASTE_SESSION_TTL_HOURS * 3_600_000,
+    secureCookies: config.NODE_ENV === 'production' || deps.publicUrl.startsWith('https:'),
+    cookieName: 'paste.sid',
+    publicUrl: deps.publicUrl,
+    oauth: deps.oauth,
+  });
+  const access = createAccess({ auth, settings, apiKeys, ownerId: config.OWNER_ID, redis: deps.redis });
+
+  const app = express();
+  // Paste bodies may be far larger than any other body: their parser comes first, sized by maxPasteSize.
+  app.post('/api/paste', pasteBodyParser(settings));
+  commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY });
+  app.use(healthRoutes(database.pool));
+  // Static files: before the session (no session lookup) and outside every rate limit.
+  app.use('/static', express.static(publicDir, { index: false, maxAge: '1h' }));
+  app.use('/uploads/images', uploadedFiles(deps.uploadDir));
+  app.get('/favicon.ico', (_req, res) => res.redirect(302, settings.get().favIcon));
+
+  app.use(...auth.session);
+  app.use(auth.routes);
+  app.use(pageRoutes({ settings }));
+  app.use(pasteRoutes({ service: pastes, settings, access, highlight: createHighlighter() }));
+  app.use(settingsRoutes({ settings, access }));
+  app.use(apiKeyRoutes({ service: apiKeys, access }));
+  app.use(statsRoutes({ service: stats, access }));
+  app.use(uploadRoutes({ service: uploads, access }));
+
+  app.use(apiNotFound);
+  app.use((req, _res, next) => next(HttpError.notFound('Page not found')));
+  app.use(createErrorHandler({
+    style: 'paste',
+    logger,
+    // People get readable pages; /api, /auth and programs posting to /verify get JSON.
+    renderHtml: (req, status, message) => {
+      if (!pagePath(req)) return undefined;
+      if (req.method !== 'GET' && req.accepts(['json', 'html']) !== 'html') return undefined;
+      return errorPage(settings.get(), status, message);
+    },
+  }));
+
+  return {
+    app,
+    auth,
+    pastes,
+    async close() {
+      access.close();
+      await auth.close();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { JobQueue } from '@app/events';
+import type { Logger } from '@app/http';
+import type { SettingsStore } from '@app/settings';
+import type { PasteService } from '../pastes/paste.service.js';
+import type { PasteSettings } from '../settings/settings.schema.js';
+
+export const AUTO_DELETE_JOB = 'paste-auto-delete-inactive';
+/** Hourly, at minute 7 (not on the hour, when many other schedules fire). */
+export const AUTO_DELETE_CRON = '7 * * * *';
+
+/**
+ * Deletes inactive pastes under the autoDeleteInactive setting, as a queue job: it runs at
+ * start-up, hourly, and when the owner changes the setting, and once per run across every
+ * instance (the queue hands each job to one worker).
+ */
+export async function scheduleAutoDelete(deps: {
+  queue: JobQueue;
+  pastes: PasteService;
+  settings: SettingsStore<PasteSettings>;
+  logger: Logger;
+}): Promise<() => void> {
+  const { queue, pastes, settings, logger } = deps;
+  await queue.schedule(AUTO_DELETE_JOB, AUTO_DELETE_CRON, async () => {
+    const deleted = await pastes.deleteInactive();
+    if (deleted > 0) logger.info({ deleted, afterDays: settings.get().autoDeleteInactive }, 'deleted inactive pastes');
+  });
+  await queue.runNow(AUTO_DELETE_JOB);
+  return settings.onChange((next, previous) => {
+    if (next.autoDeleteInactive !== previous.autoDeleteInactive && next.autoDeleteInactive !== 'never') {
+      queue.runNow(AUTO_DELETE_JOB).catch((error: unknown) => logger.warn({ err: error }, 'could not queue the auto-delete run'));
+    }
+  });
+}

@@ -1,0 +1,56 @@
+import hljs from 'highlight.js/lib/common';
+import { escapeHtml } from './html.js';
+
+/** Auto-detection over megabytes of text takes seconds; larger pastes are shown plain. */
+const MAX_HIGHLIGHT_CHARS = 200_000;
+const CACHE_ENTRIES = 500;
+const CACHE_CHARS = 20_000_000;
+
+export interface Highlighted {
+  html: string;
+  language?: string;
+  lines: number;
+}
+
+/**
+ * Renders paste content for the page. A paste's content never changes, so the highlighted
+ * markup is cached by paste id (an LRU bounded by entries and characters): repeated views
+ * skip highlight.js's language detection, which costs far more than the database round trip.
+ */
+export function createHighlighter() {
+  const cache = new Map<string, Highlighted>();
+  let cachedChars = 0;
+
+  const remember = (key: string, value: Highlighted) => {
+    cache.set(key, value);
+    cachedChars += value.html.length;
+    for (const [oldKey, old] of cache) {
+      if (cache.size <= CACHE_ENTRIES && cachedChars <= CACHE_CHARS) break;
+      cache.delete(oldKey);
+      cachedChars -= old.html.length;
+    }
+  };
+
+  return (id: number, content: string, highlight: boolean): Highlighted => {
+    const key = `${id}:${highlight ? 1 : 0}`;
+    const hit = cache.get(key);
+    if (hit) {
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    const lines = content.split('\n').length;
+    let result: Highlighted;
+    if (highlight && content.length <= MAX_HIGHLIGHT_CHARS) {
+      const auto = hljs.highlightAuto(content);
+      // highlight.js escapes the text it wraps, so its output is safe markup.
+      result = { html: auto.value, language: auto.language, lines };
+    } else {
+      result = { html: escapeHtml(content), lines };
+    }
+    remember(key, result);
+    return result;
+  };
+}
+
+export type Highlighter = ReturnType<typeof createHighlighter>;

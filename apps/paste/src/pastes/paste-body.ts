@@ -1,0 +1,36 @@
+import express, { type RequestHandler } from 'express';
+import type { SettingsStore } from '@app/settings';
+import type { PasteSettings } from '../settings/settings.schema.js';
+import { tooLong } from './paste.service.js';
+
+const MB = 1024 * 1024;
+
+/**
+ * The body parsers of POST /api/paste, sized from maxPasteSize (up to 100 MB) instead of the
+ * site-wide body limit. JSON escaping can make the body several times longer than the content
+ * (a control character becomes `\u0001`), so the parser allows 6x plus room for the other
+ * fields; the service then measures the content itself. A body over even that limit is still
+ * content that is too long: 400 with the same message, not 413.
+ */
+export function pasteBodyParser(settings: SettingsStore<PasteSettings>): RequestHandler {
+  const parsers = new Map<number, RequestHandler[]>();
+  const parsersFor = (maxPasteSize: number) => {
+    let found = parsers.get(maxPasteSize);
+    if (!found) {
+      const limit = Math.ceil(maxPasteSize * MB * 6 + 64 * 1024);
+      found = [express.json({ limit }), express.urlencoded({ extended: false, limit })];
+      parsers.clear();
+      parsers.set(maxPasteSize, found);
+    }
+    return found;
+  };
+  return (req, res, next) => {
+    const { maxPasteSize } = settings.get();
+    const [json, form] = parsersFor(maxPasteSize) as [RequestHandler, RequestHandler];
+    const done = (error?: unknown) => {
+      if ((error as { type?: string } | undefined)?.type === 'entity.too.large') return next(tooLong(maxPasteSize));
+      next(error);
+    };
+    json(req, res, (error?: unknown) => (error ? done(error) : form(req, res, done)));
+  };
+}

@@ -1,0 +1,83 @@
+import path from 'node:path';
+import type { Config } from '@app/config';
+import { openDatabase, runMigrations, type Database } from '@app/db';
+import type { OAuthSettings } from '@app/auth';
+import { startDevIdp, type DevIdp } from '@app/dev-idp';
+import { createJobQueue, type JobQueue } from '@app/events';
+import { createLogger, serveGracefully, type Logger, type RunningServer } from '@app/http';
+import { createRedisClient, type Redis } from '@app/rate-limit';
+import { createSettingsStore, type SettingsStore } from '@app/settings';
+import { createApp, migrationsFolder, type PasteApp } from './app.js';
+import { scheduleAutoDelete } from './auto-delete/auto-delete.job.js';
+import { pasteSettingsSchema, type PasteSettings } from './settings/settings.schema.js';
+
+export interface StartedPasteService {
+  url: string;
+  running: RunningServer;
+  paste: PasteApp;
+  database: Database;
+  settings: SettingsStore<PasteSettings>;
+  stop(): Promise<void>;
+}
+
+export function uploadDirOf(config: Config): string {
+  return path.resolve(config.PASTE_UPLOAD_DIR ?? path.join(config.DATA_DIR, 'paste-uploads', 'images'));
+}
+
+/** The identity provider from the configuration, or (outside production) a local development one. */
+async function resolveOAuth(config: Config, logger: Logger): Promise<{ oauth: OAuthSettings; devIdp?: DevIdp }> {
+  if (config.OAUTH_CLIENT_ID) {
+    return {
+      oauth: {
+        authorizationURL: config.OAUTH_AUTHORIZATION_URL!,
+        tokenURL: config.OAUTH_TOKEN_URL!,
+        userInfoURL: config.OAUTH_USERINFO_URL!,
+        clientID: config.OAUTH_CLIENT_ID,
+        clientSecret: config.OAUTH_CLIENT_SECRET ?? '',
+        scope: config.OAUTH_SCOPE,
+        idField: config.OAUTH_ID_FIELD,
+        usernameField: config.OAUTH_USERNAME_FIELD,
+      },
+    };
+  }
+  if (config.NODE_ENV === 'production' || !config.DEV_IDP_ENABLED) {
+    throw new Error('No identity provider configured: set OAUTH_CLIENT_ID and the OAUTH_* URLs');
+  }
+  const devIdp = await startDevIdp({ port: config.DEV_IDP_PORT });
+  logger.warn({ url: devIdp.url }, '!!! DEVELOPMENT IDENTITY PROVIDER: anyone can sign in as any user id. Set OAUTH_CLIENT_ID for real sign-in. !!!');
+  return { oauth: devIdp.oauth, devIdp };
+}
+
+/**
+ * Opens the database, migrates, starts the job queue and the HTTP server. `main.ts` calls it
+ * with the process configuration; the benchmark calls it with its own.
+ */
+export async function startPasteService(config: Config, options: { logger?: Logger; handleSignals?: boolean; port?: number } = {}): Promise<StartedPasteService> {
+  const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, name: 'paste' });
+  const url = config.PASTE_DATABASE_URL ?? config.DATABASE_URL;
+  const database = await openDatabase(url ? { url } : { dataDir: path.join(config.DATA_DIR, 'paste') });
+  await runMigrations(database.db, migrationsFolder);
+  const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema });
+  const { oauth, devIdp } = await resolveOAuth(config, logger);
+  const redis: Redis | undefined = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
+  const port = options.port ?? config.PASTE_PORT;
+  const publicUrl = (config.PASTE_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+
+  const paste = createApp({ config, database, logger, settings, oauth, publicUrl, uploadDir: uploadDirOf(config), redis });
+  const queue: JobQueue = await createJobQueue({ pool: database.pool, logger });
+  const stopAutoDelete = await scheduleAutoDelete({ queue, pastes: paste.pastes, settings, logger });
+
+  const closeAll = async () => {
+    stopAutoDelete();
+    await queue.stop();
+    await paste.close();
+    await settings.close();
+    redis?.disconnect();
+    await devIdp?.stop();
+    await database.close();
+  };
+  const running = await serveGracefully(paste.app, {
+    port, logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, name: 'paste service', onClosed: closeAll, handleSignals: options.handleSignals,
+  });
+  return { url: `http://127.0.0.1:${running.port}`, running, paste, database, settings, stop: () => running.stop() };
+}

@@ -1,0 +1,82 @@
+import type { Request, RequestHandler } from 'express';
+import type { Auth } from '@app/auth';
+import { requireOwner } from '@app/auth';
+import { HttpError } from '@app/http';
+import { createRateLimiter, type Redis, type RebuildableLimiter } from '@app/rate-limit';
+import type { SettingsStore } from '@app/settings';
+import type { ApiKeyService } from '../api-keys/api-key.service.js';
+import type { PasteSettings } from '../settings/settings.schema.js';
+
+export const RATE_LIMIT_MESSAGE = 'Too many requests, please try again later';
+
+export interface Access {
+  webLimiter: RebuildableLimiter;
+  apiLimiter: RebuildableLimiter;
+  /** Owner reads: API limit, then a signed-in owner (401 / 403). */
+  owner: RequestHandler[];
+  /** Owner changes: as `owner`, plus the session's CSRF token (403 `Invalid CSRF token`). */
+  ownerWrite: RequestHandler[];
+  /**
+   * POST /api/paste: a request with the session's CSRF token comes from the site's own page and
+   * counts against the web limit; any other is an API request (API limit, apiAccess,
+   * apiKeyProtection). Sets `res.locals.viaApi`.
+   */
+  pasteGate: RequestHandler;
+  /** Stops listening for settings changes. */
+  close(): void;
+}
+
+export function createAccess(deps: {
+  auth: Auth;
+  settings: SettingsStore<PasteSettings>;
+  apiKeys: ApiKeyService;
+  ownerId: string | undefined;
+  redis?: Redis;
+}): Access {
+  const { auth, settings } = deps;
+  const minutes = (value: number) => value * 60_000;
+  const webLimiter = createRateLimiter({
+    name: 'paste:web',
+    redis: deps.redis,
+    message: RATE_LIMIT_MESSAGE,
+    current: () => ({ limit: settings.get().webRateLimit, windowMs: minutes(settings.get().webRateLimitWindow) }),
+  });
+  const apiLimiter = createRateLimiter({
+    name: 'paste:api',
+    redis: deps.redis,
+    message: RATE_LIMIT_MESSAGE,
+    current: () => ({ limit: settings.get().apiRateLimit, windowMs: minutes(settings.get().apiRateLimitWindow) }),
+  });
+  // A change saved here or on another instance (the store polls) applies to the next request.
+  const unsubscribe = settings.onChange((next, previous) => {
+    if (next.webRateLimit !== previous.webRateLimit || next.webRateLimitWindow !== previous.webRateLimitWindow) webLimiter.rebuild();
+    if (next.apiRateLimit !== previous.apiRateLimit || next.apiRateLimitWindow !== previous.apiRateLimitWindow) apiLimiter.rebuild();
+  });
+
+  // The session's token only: a request carrying an API key gets no pass here, since owner
+  // endpoints authenticate by the session alone.
+  const csrf: RequestHandler = (req, _res, next) => {
+    next(auth.hasValidCsrfToken(req) ? undefined : new HttpError(403, 'Invalid CSRF token'));
+  };
+  const owner = [apiLimiter.middleware, requireOwner(deps.ownerId)];
+
+  const apiGuard = async (req: Request): Promise<void> => {
+    const current = settings.get();
+    if (!current.apiAccess) throw HttpError.forbidden('API access is disabled');
+    if (current.apiKeyProtection) await deps.apiKeys.authenticate(req);
+  };
+
+  const pasteGate: RequestHandler = (req, res, next) => {
+    if (auth.hasValidCsrfToken(req)) {
+      res.locals.viaApi = false;
+      return webLimiter.middleware(req, res, next);
+    }
+    res.locals.viaApi = true;
+    apiLimiter.middleware(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      apiGuard(req).then(() => next(), next);
+    });
+  };
+
+  return { webLimiter, apiLimiter, owner, ownerWrite: [...owner, csrf], pasteGate, close: unsubscribe };
+}

@@ -1,0 +1,45 @@
+import type { StatsRepository } from './stats.repository.js';
+
+export interface Statistics {
+  totalPastes: number;
+  totalViews: number;
+  last30Days: number;
+  apiUsage: number;
+  avgPasteSize: string;
+  mostViewed: number;
+  avgViews: number;
+  storageUsed: string;
+}
+
+const units = ['B', 'KB', 'MB', 'GB'] as const;
+
+/** `"512 B"`, `"12.4 KB"`, `"3.0 MB"`: binary units, one decimal above bytes. */
+export function humanBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+export function createStatsService(repository: StatsRepository) {
+  return {
+    async get(): Promise<Statistics> {
+      const a = await repository.aggregates();
+      return {
+        totalPastes: a.totalPastes,
+        totalViews: a.totalViews,
+        last30Days: a.last30Days,
+        apiUsage: a.apiUsage,
+        avgPasteSize: `${a.avgChars} characters`,
+        mostViewed: a.mostViewed,
+        avgViews: a.totalPastes === 0 ? 0 : Math.round((a.totalViews / a.totalPastes) * 100) / 100,
+        storageUsed: humanBytes(a.bytes),
+      };
+    },
+  };
+}
+
+export type StatsService = ReturnType<typeof createStatsService>;

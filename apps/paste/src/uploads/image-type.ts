@@ -1,0 +1,92 @@
+import { fileTypeFromBuffer } from 'file-type';
+import createDOMPurify, { type DOMPurify } from 'dompurify';
+import { JSDOM } from 'jsdom';
+import { HttpError } from '@app/http';
+
+export type ImageExtension = 'jpg' | 'png' | 'gif' | 'svg' | 'ico';
+
+export interface CheckedImage {
+  ext: ImageExtension;
+  data: Buffer;
+}
+
+export const INVALID_TYPE = 'Invalid file type: allowed formats are JPEG, PNG, GIF, SVG and ICO';
+
+/** file-type's answer for the binary formats we take (it cannot recognise SVG, which is text). */
+const binaryTypes: Record<string, ImageExtension> = { jpg: 'jpg', png: 'png', gif: 'gif', ico: 'ico' };
+
+/** What a file name's extension claims, so a PNG named `.svg` is refused rather than served under a false name. */
+const claimedTypes: Record<string, ImageExtension> = { jpg: 'jpg', jpeg: 'jpg', jpe: 'jpg', png: 'png', gif: 'gif', svg: 'svg', ico: 'ico' };
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/**
+ * Decides a file's type from its bytes, refuses it when its name claims another type, and
+ * sanitises SVG. Throws 400 for an empty file, an unknown type, or a mismatch.
+ */
+export async function checkImage(data: Buffer, originalName: string): Promise<CheckedImage> {
+  if (data.length === 0) throw HttpError.badRequest('File is empty');
+  const detected = await fileTypeFromBuffer(data);
+  let ext: ImageExtension | undefined = detected ? binaryTypes[detected.ext] : undefined;
+  if (!ext && (!detected || detected.ext === 'xml') && isSvg(data)) ext = 'svg';
+  if (!ext) throw HttpError.badRequest(INVALID_TYPE);
+
+  const nameExt = /\.([A-Za-z0-9]+)$/.exec(originalName)?.[1]?.toLowerCase();
+  if (nameExt !== undefined && claimedTypes[nameExt] !== ext) {
+    throw HttpError.badRequest(`${INVALID_TYPE} (the file's content does not match its .${nameExt} name)`);
+  }
+  if (ext !== 'svg') return { ext, data };
+  const clean = sanitizeSvg(data.toString('utf8'));
+  if (!clean) throw HttpError.badRequest(INVALID_TYPE);
+  return { ext, data: Buffer.from(clean, 'utf8') };
+}
+
+/** A well-formed XML document whose root element is an SVG `<svg>`. */
+function isSvg(data: Buffer): boolean {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(data);
+  } catch {
+    return false;
+  }
+  if (!/<svg[\s>]/i.test(text)) return false;
+  try {
+    const { document } = new JSDOM(text, { contentType: 'image/svg+xml' }).window;
+    const root = document.documentElement;
+    return root.localName === 'svg' && root.namespaceURI === SVG_NS && document.getElementsByTagName('parsererror').length === 0;
+  } catch {
+    return false;
+  }
+}
+
+let purifier: DOMPurify | undefined;
+
+/** One DOMPurify on one jsdom window for the process; the hook removes every external reference. */
+function getPurifier(): DOMPurify {
+  if (purifier) return purifier;
+  const instance = createDOMPurify(new JSDOM('').window as unknown as Window & typeof globalThis);
+  instance.addHook('uponSanitizeAttribute', (_node, data) => {
+    const name = data.attrName.toLowerCase();
+    const value = data.attrValue.trim();
+    // Links and images may only point inside the document (`#id`).
+    if ((name === 'href' || name.endsWith(':href') || name === 'src') && !value.startsWith('#')) data.keepAttr = false;
+    // url(...) in presentation attributes or style: only local fragments.
+    if (/url\s*\(\s*['"]?\s*(?!#)/i.test(value)) data.keepAttr = false;
+    if (name.startsWith('on')) data.keepAttr = false;
+  });
+  purifier = instance;
+  return instance;
+}
+
+/** The SVG without scripts, event handlers, foreignObject, styles or external references; '' when nothing is left. */
+export function sanitizeSvg(svg: string): string {
+  const clean = getPurifier().sanitize(svg, {
+    USE_PROFILES: { svg: true, svgFilters: true },
+    FORBID_TAGS: ['script', 'foreignObject', 'style', 'image'],
+    FORBID_ATTR: ['style'],
+  });
+  const trimmed = clean.trim();
+  if (!/^<svg[\s>]/i.test(trimmed)) return '';
+  // A standalone .svg file needs its namespace to render as an image.
+  return /^<svg[^>]*\sxmlns=/i.test(trimmed) ? trimmed : trimmed.replace(/^<svg/i, `<svg xmlns="${SVG_NS}"`);
+}
