@@ -81,6 +81,8 @@ export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> 
     const code = redirect.url.searchParams.get('code');
     const userId = query.get('login_hint')?.trim();
     if (code && userId) {
+      // Codes never exchanged would otherwise pile up in a long-running dev server.
+      forgetExpired(codes);
       codes.set(code, { userId, redirectUri: query.get('redirect_uri') ?? '', expiresAt: Date.now() + CODE_TTL_MS });
     }
   });
