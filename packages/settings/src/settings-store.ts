@@ -2,7 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
 import type { z } from 'zod';
 import { withTransaction } from '@app/db';
-import { deepFreeze, isPlainObject, resolveStored } from './merge.js';
+import type { SettingsPatch } from './patch-schema.js';
+import { deepFreeze, deepMerge, isPlainObject, resolveStored } from './merge.js';
 
 export interface SettingsStoreOptions<T extends object> {
   pool: pg.Pool;
@@ -16,8 +17,13 @@ export interface SettingsStoreOptions<T extends object> {
 export interface SettingsStore<T> {
   /** The cached settings (frozen); no database round trip. */
   get(): T;
-  /** Validates the merged settings (throws the ZodError), persists them, notifies listeners. */
-  update(patch: Partial<T>): Promise<T>;
+  /**
+   * Merges `patch` (nested objects key by key) onto the stored settings, validates the result
+   * (throws the ZodError), persists it and notifies listeners. Parse request bodies with
+   * `settingsPatchSchema(schema)`, not `schema.partial()`: zod 4 fills defaults into a
+   * partial's missing keys, which would reset every setting the request did not name.
+   */
+  update(patch: SettingsPatch<T>): Promise<T>;
   onChange(listener: (next: T, previous: T) => void): () => void;
   /** Stops watching for other instances' changes. */
   close(): Promise<void>;
@@ -88,12 +94,15 @@ export async function createSettingsStore<T extends object>(options: SettingsSto
         await client.query("INSERT INTO settings (namespace, value) VALUES ($1, '{}'::jsonb) ON CONFLICT (namespace) DO NOTHING", [namespace]);
         const { rows } = await client.query<{ value: unknown }>('SELECT value FROM settings WHERE namespace = $1 FOR UPDATE', [namespace]);
         const stored = isPlainObject(rows[0]?.value) ? rows[0].value : {};
-        const merged = { ...resolveStored(schema, defaults, stored), ...patch };
+        // Nested objects merge too, so a patch may name only the nested keys it changes;
+        // undefined leaves a key as it is.
+        const merged = deepMerge(resolveStored(schema, defaults, stored), patch);
         const valid = schema.parse(merged) as Record<string, unknown>;
+        const patched = (key: string) => (patch as Record<string, unknown>)[key] !== undefined;
         // Only keys ever set are stored, so a default changed in a later release still applies
         // to the keys nobody set.
         const toStore = Object.fromEntries(
-          Object.keys(valid).filter((key) => key in stored || key in patch).map((key) => [key, valid[key]]));
+          Object.keys(valid).filter((key) => key in stored || patched(key)).map((key) => [key, valid[key]]));
         const result = await client.query<{ value: unknown; version: number }>(
           `UPDATE settings SET value = $2::jsonb, version = version + 1, updated_at = now()
             WHERE namespace = $1 RETURNING value, version`, [namespace, JSON.stringify(toStore)]);

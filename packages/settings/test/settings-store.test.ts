@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Database } from '@app/db';
 import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
-import { createSettingsStore, type SettingsStore } from '../src/index.js';
+import { createSettingsStore, settingsPatchSchema, type SettingsStore } from '../src/index.js';
 
 const migrations = path.join(import.meta.dirname, 'fixtures/migrations');
 
@@ -112,6 +112,27 @@ describe(`settings store (${testDatabaseBackend()})`, () => {
     await Promise.all([first.update({ siteName: 'A' }), second.update({ slugLength: 30 })]);
     const reopened = await open('concurrent');
     expect(reopened.get()).toMatchObject({ siteName: 'A', slugLength: 30 });
+  });
+
+  it('merges a patch into nested objects key by key, and leaves undefined keys as they are', async () => {
+    const store = await open('nested');
+    await store.update({ rateLimit: { limit: 7, windowMinutes: 30 } });
+    const next = await store.update({ rateLimit: { limit: 9 }, siteName: undefined });
+    expect(next).toEqual({ siteName: 'Paste', slugLength: 8, rateLimit: { limit: 9, windowMinutes: 30 } });
+    const { rows } = await database.pool.query("SELECT value FROM settings WHERE namespace = 'nested'");
+    // Keys never set stay out of the row, so their defaults can still change in a later release.
+    expect(rows[0].value).toEqual({ rateLimit: { limit: 9, windowMinutes: 30 } });
+  });
+
+  it('parses a request body into a patch holding only the keys it names (no defaults)', async () => {
+    const patchSchema = settingsPatchSchema(schema);
+    expect(patchSchema.parse({})).toEqual({});
+    expect(patchSchema.parse({ rateLimit: { windowMinutes: 5 }, unknown: 1 })).toEqual({ rateLimit: { windowMinutes: 5 } });
+    expect(patchSchema.safeParse({ slugLength: 2 }).success).toBe(false);
+    const store = await open('patch-schema');
+    await store.update({ siteName: 'Kept' });
+    expect(await store.update(patchSchema.parse({ rateLimit: { windowMinutes: 5 } })))
+      .toEqual({ siteName: 'Kept', slugLength: 8, rateLimit: { limit: 100, windowMinutes: 5 } });
   });
 
   it('stops notifying after an unsubscribe, and the cached value cannot be mutated', async () => {
