@@ -14,6 +14,10 @@ export const licenseSchema = {
   RATE_LIMIT_MAX: envInt(200, 1),
   JWT_SECRET: optionalString(),
   JWT_PUBLIC_KEY: optionalString(),
+  /** PEM private key matching JWT_PUBLIC_KEY, so POST /api/auth/token can issue RS256/EdDSA tokens. */
+  JWT_PRIVATE_KEY: optionalString(),
+  /** Lifetime of tokens issued by POST /api/auth/token. */
+  JWT_TTL_SECONDS: envInt(3600, 60, 30 * 24 * 3600),
   // Webhooks, notifications, marketplace and scheduled scans (issue 5).
   WEBHOOK_URL: envUrl(),
   WEBHOOK_EVENTS: envList(),

@@ -1,0 +1,46 @@
+import type { Request, RequestHandler } from 'express';
+import type pg from 'pg';
+import { HttpError } from '@app/http';
+import type { AdminRecord } from '../common/request.js';
+import { findAdminByUserId } from './admins.repository.js';
+import type { JwtService } from './jwt.js';
+
+/**
+ * Called after an admin is recognised by their session; throws `HttpError(403, ...)` while the
+ * admin still has to verify two-factor. Requests authenticated by a JWT skip it: the token was
+ * issued to a fully verified session.
+ */
+export type TwoFactorGate = (admin: AdminRecord, req: Request) => Promise<void>;
+
+export interface RequireAdminDeps {
+  pool: pg.Pool;
+  jwt: JwtService;
+  twoFactorGate?: TwoFactorGate;
+}
+
+/** `Authorization: Bearer <JWT>` authenticates by the token alone; otherwise the session does. */
+export function requireAdmin(deps: RequireAdminDeps): RequestHandler {
+  return async (req, _res, next) => {
+    const bearer = /^Bearer\s+(.+)$/i.exec(req.get('authorization') ?? '')?.[1];
+    let userId: string;
+    let via: AdminRecord['via'];
+    if (bearer) {
+      if (!deps.jwt.enabled) throw HttpError.unauthorized();
+      try {
+        userId = await deps.jwt.verify(bearer.trim());
+      } catch {
+        throw HttpError.unauthorized();
+      }
+      via = 'jwt';
+    } else {
+      if (!req.user) throw HttpError.unauthorized();
+      userId = req.user.id;
+      via = 'session';
+    }
+    const row = await findAdminByUserId(deps.pool, userId);
+    if (!row) throw HttpError.forbidden();
+    req.admin = { id: row.id, userId: row.user_id, username: row.username, via };
+    if (via === 'session' && deps.twoFactorGate) await deps.twoFactorGate(req.admin, req);
+    next();
+  };
+}

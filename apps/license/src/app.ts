@@ -1,0 +1,198 @@
+import express, { type Express, type RequestHandler, type Router } from 'express';
+import type pg from 'pg';
+import { createAuth, type Auth, type OAuthSettings, type SessionUser } from '@app/auth';
+import type { Config } from '@app/config';
+import type { Database } from '@app/db';
+import type { JobQueue } from '@app/events';
+import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, type Logger } from '@app/http';
+import { createRateLimiter, type Redis } from '@app/rate-limit';
+import type { SettingsStore } from '@app/settings';
+import './common/request.js';
+import { recordAudit } from './audit/audit.repository.js';
+import { auditRoutes } from './audit/audit.routes.js';
+import { adminTokenRoutes } from './admins/admins.routes.js';
+import { ensureAdmins, findAdminByUserId, updateAdminUsername } from './admins/admins.repository.js';
+import { createJwtService, type JwtService } from './admins/jwt.js';
+import { requireAdmin, type TwoFactorGate } from './admins/require-admin.js';
+import { customerPortalRoutes } from './customer-portal/customer-portal.routes.js';
+import { customerPortalService } from './customer-portal/customer-portal.service.js';
+import { customerRoutes } from './customers/customers.routes.js';
+import { customersService } from './customers/customers.service.js';
+import { createEventBus, type EventBus } from './events/event-bus.js';
+import { licenseRoutes } from './licenses/licenses.routes.js';
+import { licensesService } from './licenses/licenses.service.js';
+import { applyPanicModeFromEnvironment, createPanicGuard } from './panic/panic.js';
+import { productRoutes } from './products/products.routes.js';
+import { productsService } from './products/products.service.js';
+import { runtimeConfigRoutes } from './runtime-config/runtime-config.routes.js';
+import type { LicenseSettings } from './runtime-config/runtime-config.schema.js';
+import { loadResponseSigner, type ResponseSigner } from './validation/signing.js';
+import { validationRoutes } from './validation/validation.routes.js';
+import { validationService } from './validation/validation.service.js';
+import { setupTwoFactor } from './two-factor/two-factor.module.js';
+import { setupExports } from './exports/exports.module.js';
+
+/** What the app is built from. Side effects come in here so tests can swap them. */
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  /** Runtime settings (namespace `license`): panic mode and the public rate limit. */
+  settings: SettingsStore<LicenseSettings>;
+  oauth: OAuthSettings;
+  /** Base URL people and the identity provider reach this service at. */
+  publicUrl: string;
+  now?: () => Date;
+  events?: EventBus;
+  jobs?: JobQueue;
+  redis?: Redis;
+  /** Outgoing HTTP (webhooks); the global fetch by default. */
+  fetch?: typeof fetch;
+}
+
+/** Everything a feature needs to build its router, handed to the feature routers below. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  pool: pg.Pool;
+  logger: Logger;
+  settings: SettingsStore<LicenseSettings>;
+  now: () => Date;
+  events: EventBus;
+  jobs?: JobQueue;
+  redis?: Redis;
+  fetch: typeof fetch;
+  auth: Auth;
+  jwt: JwtService;
+  signer: ResponseSigner;
+  /** Admin guard: session (with the two-factor gate) or JWT bearer. */
+  requireAdmin: RequestHandler;
+  /** 503 while panic mode is on: mount in front of every public API. */
+  panicGuard: RequestHandler;
+  services: {
+    products: ReturnType<typeof productsService>;
+    customers: ReturnType<typeof customersService>;
+    licenses: ReturnType<typeof licensesService>;
+  };
+}
+
+export interface LicenseApp {
+  app: Express;
+  context: AppContext;
+  /** Stops timers the app owns (not the database, queue or settings store: the caller's). */
+  close(): Promise<void>;
+}
+
+export async function createApp(deps: AppDeps): Promise<LicenseApp> {
+  const { config, database, logger, settings } = deps;
+  const pool = database.pool;
+  const now = deps.now ?? (() => new Date());
+  const events = deps.events ?? createEventBus(logger);
+
+  await ensureAdmins(pool, config.ADMIN_IDS);
+  await applyPanicModeFromEnvironment(settings, config.PANIC_MODE);
+  const signer = await loadResponseSigner(pool);
+  const jwt = createJwtService({
+    secret: config.JWT_SECRET, publicKey: config.JWT_PUBLIC_KEY, privateKey: config.JWT_PRIVATE_KEY, ttlSeconds: config.JWT_TTL_SECONDS,
+  });
+
+  const onAdminSession = (action: 'login' | 'logout') => async (user: SessionUser, req: express.Request) => {
+    if (!(await findAdminByUserId(pool, user.id))) return;
+    if (action === 'login') await updateAdminUsername(pool, user.id, user.username);
+    await recordAudit(pool, { userId: user.id, ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
+      { action, resourceType: 'admin', resourceId: user.id });
+  };
+  const auth = createAuth({
+    pool,
+    sessionSecret: config.SESSION_SECRET ?? 'development-only-license-session-secret',
+    sessionTtlMs: config.SESSION_TTL_HOURS * 3_600_000,
+    secureCookies: config.NODE_ENV === 'production' || deps.publicUrl.startsWith('https:'),
+    cookieName: 'license.sid',
+    publicUrl: deps.publicUrl,
+    oauth: deps.oauth,
+    onSignIn: onAdminSession('login'),
+    onSignOut: onAdminSession('logout'),
+  });
+
+  // ---- issue 5: two-factor. Set this to the two-factor gate (throws 403 until the admin verifies).
+  const twoFactor = setupTwoFactor({
+    config, pool, now, sessionSecret: config.SESSION_SECRET ?? 'development-only-license-session-secret',
+  });
+  const twoFactorGate: TwoFactorGate | undefined = twoFactor.gate;
+
+  const panicGuard = createPanicGuard(settings);
+  const adminGuard = requireAdmin({ pool, jwt, twoFactorGate });
+  const effectiveRateLimit = () => {
+    const stored = settings.get().rateLimit;
+    return {
+      enabled: stored.enabled ?? config.RATE_LIMIT_ENABLED,
+      windowMs: stored.windowMs ?? config.RATE_LIMIT_WINDOW_MS,
+      max: stored.max ?? config.RATE_LIMIT_MAX,
+    };
+  };
+  const publicLimiter = createRateLimiter({
+    name: 'license:public',
+    redis: deps.redis,
+    current: () => { const { enabled, windowMs, max } = effectiveRateLimit(); return { enabled, windowMs, limit: max }; },
+    message: 'Too many requests, please try again later',
+  });
+  const stopWatching = settings.onChange(() => publicLimiter.rebuild());
+
+  const services = {
+    products: productsService({ pool, now }),
+    customers: customersService({ pool }),
+    licenses: licensesService({ pool, events, now }),
+  };
+  const context: AppContext = {
+    config, database, pool, logger, settings, now, events, jobs: deps.jobs, redis: deps.redis, fetch: deps.fetch ?? fetch,
+    auth, jwt, signer, requireAdmin: adminGuard, panicGuard, services,
+  };
+
+  // ---- issue 5 routers that need the raw request body (the marketplace receiver, POST /api/stripe):
+  // mounted before the JSON parser; put `context.panicGuard` in front of the receiver.
+  const rawBodyRouters: Router[] = [];
+
+  // ---- issue 5 routers (audit, exports, two-factor, automated actions, ...): mounted after the
+  // session and CSRF middleware; guard admin routes with `context.requireAdmin`.
+  const featureRouters: Router[] = [
+    auditRoutes({ pool, requireAdmin: adminGuard }),
+    // The two-factor routes are the way through the gate, so they use the guard without it.
+    twoFactor.routes(requireAdmin({ pool, jwt })),
+    setupExports({ config, pool, now, requireAdmin: adminGuard }),
+  ];
+
+  const app = express();
+  app.set('etag', false);
+  app.use(healthRoutes(pool));
+  for (const router of rawBodyRouters) app.use(router);
+  commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY });
+
+  // Applications call validation without a browser session: it runs before the session
+  // middleware, so the hot path never touches the session table.
+  app.use(validationRoutes({
+    validate: validationService({ pool, events, now }), signer, panicGuard, limiter: publicLimiter.middleware,
+  }));
+
+  app.use(...auth.session);
+  app.use(auth.routes);
+  app.use(auth.csrf);
+  app.use(adminTokenRoutes({ requireAdmin: adminGuard, jwt, now }));
+  app.use(runtimeConfigRoutes({ pool, settings, requireAdmin: adminGuard, effectiveRateLimit }));
+  app.use(productRoutes({ service: services.products, requireAdmin: adminGuard }));
+  app.use(customerRoutes({ service: services.customers, requireAdmin: adminGuard }));
+  app.use(licenseRoutes({ service: services.licenses, requireAdmin: adminGuard }));
+  app.use(customerPortalRoutes({ service: customerPortalService({ pool, now }), pool, panicGuard }));
+  for (const router of featureRouters) app.use(router);
+
+  app.use(apiNotFound);
+  app.use(createErrorHandler({ style: 'license', logger }));
+
+  return {
+    app,
+    context,
+    async close() {
+      stopWatching();
+      await auth.close();
+    },
+  };
+}

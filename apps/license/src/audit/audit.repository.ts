@@ -1,0 +1,82 @@
+import type { Queryable } from '@app/db';
+import type { Actor } from '../common/actor.js';
+import { iso } from '../common/schemas.js';
+import type { AuditAction, AuditResourceType } from './audit.table.js';
+
+export interface AuditEntry {
+  action: AuditAction;
+  resourceType: AuditResourceType;
+  resourceId?: string | null;
+  before?: Record<string, unknown> | null;
+  after?: Record<string, unknown> | null;
+  success?: boolean;
+}
+
+/**
+ * Writes one audit log row. Call it with the transaction's client, so the entry is committed
+ * (or rolled back) together with the change it records.
+ */
+export async function recordAudit(client: Queryable, actor: Actor, entry: AuditEntry): Promise<void> {
+  await client.query(
+    `INSERT INTO audit_logs (user_id, action, resource_type, resource_id, changes, ip, user_agent, success)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [actor.userId, entry.action, entry.resourceType, entry.resourceId ?? null,
+      JSON.stringify({ before: entry.before ?? null, after: entry.after ?? null }),
+      actor.ip, actor.userAgent, entry.success ?? true],
+  );
+}
+
+export interface AuditFilter {
+  userId?: string;
+  resourceType?: string;
+  resourceId?: string;
+  action?: string;
+  startDate?: Date;
+  endDate?: Date;
+  success?: boolean;
+  limit: number;
+  skip: number;
+}
+
+interface AuditRow {
+  id: string; user_id: string; action: string; resource_type: string; resource_id: string | null;
+  changes: unknown; ip: string | null; user_agent: string | null; success: boolean; created_at: Date;
+}
+
+const toJson = (row: AuditRow) => ({
+  _id: row.id,
+  userId: row.user_id,
+  action: row.action,
+  resourceType: row.resource_type,
+  resourceId: row.resource_id,
+  changes: row.changes,
+  ip: row.ip,
+  userAgent: row.user_agent,
+  success: row.success,
+  createdAt: iso(row.created_at),
+});
+
+export async function findAuditLogs(db: Queryable, filter: AuditFilter) {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown) => { params.push(value); where.push(sql.replace('?', `$${params.length}`)); };
+  if (filter.userId) add('user_id = ?', filter.userId);
+  if (filter.resourceType) add('resource_type = ?', filter.resourceType);
+  if (filter.resourceId) add('resource_id = ?', filter.resourceId);
+  if (filter.action) add('action = ?', filter.action);
+  if (filter.startDate) add('created_at >= ?', filter.startDate);
+  if (filter.endDate) add('created_at <= ?', filter.endDate);
+  if (filter.success !== undefined) add('success = ?', filter.success);
+  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const [page, total] = await Promise.all([
+    db.query<AuditRow>(`SELECT * FROM audit_logs ${clause} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, filter.limit, filter.skip]),
+    db.query<{ total: number }>(`SELECT count(*) AS total FROM audit_logs ${clause}`, params),
+  ]);
+  return { auditLogs: page.rows.map(toJson), total: total.rows[0]?.total ?? 0 };
+}
+
+export async function findAuditLog(db: Queryable, id: string) {
+  const { rows } = await db.query<AuditRow>('SELECT * FROM audit_logs WHERE id = $1', [id]);
+  return rows[0] ? toJson(rows[0]) : undefined;
+}

@@ -1,0 +1,48 @@
+import type pg from 'pg';
+import { withTransaction } from '@app/db';
+import { HttpError } from '@app/http';
+import { recordAudit } from '../audit/audit.repository.js';
+import type { Actor } from '../common/actor.js';
+import { isUuid } from '../common/schemas.js';
+import * as repo from './customers.repository.js';
+import type { CreateCustomer, ListCustomers, UpdateCustomer } from './customers.schema.js';
+
+const notFound = () => HttpError.notFound('Customer not found');
+const userIdTaken = () => HttpError.badRequest('Validation failed', { userId: 'Another customer already signs in with this user id' });
+
+export function customersService(deps: { pool: pg.Pool }) {
+  const { pool } = deps;
+  return {
+    list: (query: ListCustomers) => repo.listCustomers(pool, query),
+
+    async get(id: string) {
+      const customer = isUuid(id) ? await repo.findCustomer(pool, id) : undefined;
+      if (!customer) throw notFound();
+      return customer;
+    },
+
+    create: (actor: Actor, input: CreateCustomer) => withTransaction(pool, async (client) => {
+      if (input.userId && await repo.userIdTaken(client, input.userId)) throw userIdTaken();
+      const customer = await repo.insertCustomer(client, input);
+      await recordAudit(client, actor, { action: 'create', resourceType: 'customer', resourceId: customer._id, after: customer });
+      return customer;
+    }),
+
+    update: (actor: Actor, id: string, input: UpdateCustomer) => withTransaction(pool, async (client) => {
+      const before = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
+      if (!before) throw notFound();
+      if (input.userId && await repo.userIdTaken(client, input.userId, id)) throw userIdTaken();
+      const customer = (await repo.updateCustomer(client, id, input))!;
+      await recordAudit(client, actor, { action: 'update', resourceType: 'customer', resourceId: id, before, after: customer });
+      return customer;
+    }),
+
+    remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
+      const before = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
+      if (!before) throw notFound();
+      // Their licenses stay (customer_id set null): an application in the field keeps working.
+      await repo.deleteCustomer(client, id);
+      await recordAudit(client, actor, { action: 'delete', resourceType: 'customer', resourceId: id, before });
+    }),
+  };
+}

@@ -1,0 +1,172 @@
+import type { Queryable } from '@app/db';
+import { iso } from '../common/schemas.js';
+import type { LicenseType } from './licenses.table.js';
+import type { LicenseMemberInput, ListLicenses } from './licenses.schema.js';
+
+export interface LicenseRow {
+  id: string; key: string; product_id: string; customer_id: string | null; parent_id: string | null;
+  license_type: LicenseType; active: boolean; suspended: boolean; suspend_reason: string | null;
+  revoked: boolean; revoke_reason: string | null; expires_at: Date | null; ip_limit: number; hwid_limit: number;
+  used_ips: string[]; used_hwids: string[]; credits_total: number; credits_used: number;
+  convert_to_type: LicenseType | null; auto_convert: boolean; convert_duration_days: number | null; converted_at: Date | null;
+  violation_count: number; last_validated_at: Date | null; metadata: Record<string, unknown>;
+  created_at: Date; updated_at: Date;
+  product_name: string; product_description: string; product_prefix: string; customer_name: string | null; customer_email: string | null;
+}
+
+export interface MemberJson { _id: string; email: string; userId: string | null; role: string; createdAt: string }
+
+export const creditsOf = (row: Pick<LicenseRow, 'credits_total' | 'credits_used'>) =>
+  ({ total: row.credits_total, used: row.credits_used, remaining: Math.max(0, row.credits_total - row.credits_used) });
+
+/** The License resource of the specification, plus the admin-side fields. */
+export function licenseJson(row: LicenseRow) {
+  return {
+    _id: row.id,
+    key: row.key,
+    product: { _id: row.product_id, name: row.product_name },
+    customer: row.customer_id ? { _id: row.customer_id, name: row.customer_name, email: row.customer_email } : null,
+    parent: row.parent_id,
+    licenseType: row.license_type,
+    active: row.active,
+    suspended: row.suspended,
+    suspendReason: row.suspend_reason,
+    revoked: row.revoked,
+    revokeReason: row.revoke_reason,
+    expiresAt: iso(row.expires_at),
+    ipLimit: row.ip_limit,
+    hwidLimit: row.hwid_limit,
+    usedIps: row.used_ips,
+    usedHwids: row.used_hwids,
+    credits: row.license_type === 'consumption' ? creditsOf(row) : null,
+    convertToType: row.convert_to_type,
+    autoConvert: row.auto_convert,
+    convertDurationDays: row.convert_duration_days,
+    convertedAt: iso(row.converted_at),
+    violationCount: row.violation_count,
+    lastValidatedAt: iso(row.last_validated_at),
+    metadata: row.metadata,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
+export type LicenseJson = ReturnType<typeof licenseJson>;
+
+export const licenseSelect = `SELECT l.*, p.name AS product_name, p.description AS product_description, p.license_prefix AS product_prefix,
+  c.name AS customer_name, c.email AS customer_email
+  FROM licenses l JOIN products p ON p.id = l.product_id LEFT JOIN customers c ON c.id = l.customer_id`;
+
+export async function findLicense(db: Queryable, id: string, options: { forUpdate?: boolean } = {}): Promise<LicenseRow | undefined> {
+  const { rows } = await db.query<LicenseRow>(`${licenseSelect} WHERE l.id = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`, [id]);
+  return rows[0];
+}
+
+export async function findLicenseByKey(db: Queryable, key: string, options: { forUpdate?: boolean } = {}): Promise<LicenseRow | undefined> {
+  const { rows } = await db.query<LicenseRow>(`${licenseSelect} WHERE l.key = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`, [key]);
+  return rows[0];
+}
+
+export async function listLicenses(db: Queryable, query: ListLicenses, now: Date) {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown) => { params.push(value); where.push(sql.replaceAll('?', `$${params.length}`)); };
+  if (query.product) add('l.product_id = ?', query.product);
+  if (query.customer) add('l.customer_id = ?', query.customer);
+  if (query.parent) add('l.parent_id = ?', query.parent);
+  if (query.licenseType) add('l.license_type = ?', query.licenseType);
+  if (query.active !== undefined) add('l.active = ?', query.active);
+  if (query.suspended !== undefined) add('l.suspended = ?', query.suspended);
+  if (query.revoked !== undefined) add('l.revoked = ?', query.revoked);
+  if (query.expired !== undefined) add(`(l.expires_at IS NOT NULL AND l.expires_at <= ?) = ${query.expired}`, now);
+  if (query.search) add('l.key ILIKE ?', `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const [page, total] = await Promise.all([
+    db.query<LicenseRow>(`${licenseSelect} ${clause} ORDER BY l.created_at DESC, l.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, query.limit, query.skip]),
+    db.query<{ total: number }>(`SELECT count(*) AS total FROM licenses l ${clause}`, params),
+  ]);
+  return { rows: page.rows, total: total.rows[0]?.total ?? 0 };
+}
+
+export interface LicenseValues {
+  key: string; productId: string; customerId: string | null; parentId: string | null; licenseType: LicenseType;
+  active: boolean; expiresAt: Date | null; ipLimit: number; hwidLimit: number; creditsTotal: number;
+  convertToType: LicenseType | null; autoConvert: boolean; convertDurationDays: number | null; metadata: Record<string, unknown>;
+}
+
+export async function insertLicense(db: Queryable, values: LicenseValues): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO licenses (key, product_id, customer_id, parent_id, license_type, active, expires_at, ip_limit, hwid_limit,
+       credits_total, convert_to_type, auto_convert, convert_duration_days, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
+    [values.key, values.productId, values.customerId, values.parentId, values.licenseType, values.active, values.expiresAt,
+      values.ipLimit, values.hwidLimit, values.creditsTotal, values.convertToType, values.autoConvert,
+      values.convertDurationDays, JSON.stringify(values.metadata)]);
+  return rows[0]!.id;
+}
+
+/** Writes the given columns (snake_case names from the service, never from input). */
+export async function updateLicenseColumns(db: Queryable, id: string, columns: Record<string, unknown>): Promise<void> {
+  const names = Object.keys(columns);
+  if (!names.length) return;
+  const sets = names.map((name, index) => `${name} = $${index + 2}`);
+  const values = names.map((name) => (name === 'metadata' ? JSON.stringify(columns[name]) : columns[name]));
+  await db.query(`UPDATE licenses SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [id, ...values]);
+}
+
+export async function deleteLicense(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM licenses WHERE id = $1', [id]);
+}
+
+export async function rotateKey(db: Queryable, oldKey: string, newKey: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>('UPDATE licenses SET key = $2, updated_at = now() WHERE key = $1 RETURNING id', [oldKey, newKey]);
+  return rows[0]?.id;
+}
+
+export async function clearRestrictions(db: Queryable, key: string): Promise<{ id: string; used_ips: string[]; used_hwids: string[] } | undefined> {
+  const { rows } = await db.query<{ id: string; used_ips: string[]; used_hwids: string[] }>(
+    `WITH old AS (SELECT id, used_ips, used_hwids FROM licenses WHERE key = $1 FOR UPDATE)
+     UPDATE licenses l SET used_ips = '{}', used_hwids = '{}', updated_at = now()
+     FROM old WHERE l.id = old.id RETURNING l.id, old.used_ips, old.used_hwids`, [key]);
+  return rows[0];
+}
+
+export async function listMembers(db: Queryable, licenseId: string): Promise<MemberJson[]> {
+  const { rows } = await db.query<{ id: string; email: string; user_id: string | null; role: string; created_at: Date }>(
+    'SELECT * FROM license_members WHERE license_id = $1 ORDER BY created_at, email', [licenseId]);
+  return rows.map((row) => ({ _id: row.id, email: row.email, userId: row.user_id, role: row.role, createdAt: iso(row.created_at)! }));
+}
+
+export async function replaceMembers(db: Queryable, licenseId: string, members: LicenseMemberInput[]): Promise<void> {
+  await db.query('DELETE FROM license_members WHERE license_id = $1', [licenseId]);
+  if (!members.length) return;
+  await db.query(
+    `INSERT INTO license_members (license_id, email, user_id, role)
+     SELECT $1, m.email, m.user_id, m.role FROM unnest($2::text[], $3::text[], $4::text[]) AS m(email, user_id, role)
+     ON CONFLICT (license_id, email) DO UPDATE SET user_id = excluded.user_id, role = excluded.role`,
+    [licenseId, members.map((m) => m.email.toLowerCase()), members.map((m) => m.userId ?? null), members.map((m) => m.role)]);
+}
+
+export async function findProductForLicense(db: Queryable, productId: string) {
+  const { rows } = await db.query<{ id: string; license_prefix: string; is_active: boolean }>(
+    'SELECT id, license_prefix, is_active FROM products WHERE id = $1', [productId]);
+  return rows[0];
+}
+
+export async function customerExists(db: Queryable, customerId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM customers WHERE id = $1', [customerId]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function usageStats(db: Queryable, licenseId: string) {
+  const { rows } = await db.query<{ total: number; success: number; blocked: number; ips: number; hwids: number; last: Date | null }>(
+    `SELECT count(*) AS total, count(*) FILTER (WHERE status = 'success') AS success,
+       count(*) FILTER (WHERE status = 'blocked') AS blocked, count(DISTINCT ip) AS ips, count(DISTINCT hwid) AS hwids,
+       max(created_at) AS last
+     FROM usage_records WHERE license_id = $1`, [licenseId]);
+  const row = rows[0]!;
+  return {
+    totalRequests: row.total, successfulRequests: row.success, blockedRequests: row.blocked,
+    uniqueIPs: row.ips, uniqueHWIDs: row.hwids, lastUsed: iso(row.last),
+  };
+}

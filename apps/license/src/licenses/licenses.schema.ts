@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { isoDate, paging, queryFilterBoolean, uuidString } from '../common/schemas.js';
+import { licenseTypes, memberRoles } from './licenses.table.js';
+
+const limit = z.number().int().min(0).max(1_000_000);
+const member = z.object({
+  email: z.email().max(320),
+  userId: z.string().trim().min(1).max(200).optional(),
+  role: z.enum(memberRoles).default('member'),
+});
+const expiresAt = z.union([isoDate(), z.null()]);
+
+export const createLicenseSchema = z.object({
+  product: uuidString(),
+  customer: uuidString().optional(),
+  licenseType: z.enum(licenseTypes).default('fixed'),
+  expiresAt: expiresAt.optional(),
+  ipLimit: limit.default(0),
+  hwidLimit: limit.default(0),
+  credits: z.number().int().min(0).max(1_000_000_000).optional(),
+  parent: uuidString().optional(),
+  active: z.boolean().default(true),
+  convertToType: z.enum(['fixed', 'consumption', 'enterprise']).optional(),
+  autoConvert: z.boolean().default(false),
+  convertDurationDays: z.number().int().min(1).max(36_500).optional(),
+  members: z.array(member).max(10_000).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const updateLicenseSchema = z.object({
+  customer: uuidString().nullable().optional(),
+  licenseType: z.enum(licenseTypes).optional(),
+  expiresAt: expiresAt.optional(),
+  ipLimit: limit.optional(),
+  hwidLimit: limit.optional(),
+  credits: z.number().int().min(0).max(1_000_000_000).optional(),
+  parent: uuidString().nullable().optional(),
+  active: z.boolean().optional(),
+  convertToType: z.enum(['fixed', 'consumption', 'enterprise']).nullable().optional(),
+  autoConvert: z.boolean().optional(),
+  convertDurationDays: z.number().int().min(1).max(36_500).nullable().optional(),
+  members: z.array(member).max(10_000).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+}).refine((value) => Object.keys(value).length > 0, 'Nothing to update');
+
+export const listLicensesQuery = z.object({
+  product: uuidString().optional(),
+  customer: uuidString().optional(),
+  parent: uuidString().optional(),
+  licenseType: z.enum(licenseTypes).optional(),
+  active: queryFilterBoolean(),
+  suspended: queryFilterBoolean(),
+  revoked: queryFilterBoolean(),
+  expired: queryFilterBoolean(),
+  search: z.string().max(200).optional(),
+  ...paging(50, 1000),
+});
+
+export const keySchema = z.object({ key: z.string().min(1).max(200) });
+export const reasonSchema = z.object({ reason: z.string().max(1000).optional() });
+
+export type CreateLicense = z.infer<typeof createLicenseSchema>;
+export type UpdateLicense = z.infer<typeof updateLicenseSchema>;
+export type ListLicenses = z.infer<typeof listLicensesQuery>;
+export type LicenseMemberInput = z.infer<typeof member>;

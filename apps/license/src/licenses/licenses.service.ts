@@ -1,0 +1,169 @@
+import type pg from 'pg';
+import { withTransaction, type Queryable } from '@app/db';
+import { HttpError } from '@app/http';
+import { recordAudit } from '../audit/audit.repository.js';
+import type { Actor } from '../common/actor.js';
+import { isUuid } from '../common/schemas.js';
+import type { EventBus } from '../events/event-bus.js';
+import { generateLicenseKey } from './license-key.js';
+import * as repo from './licenses.repository.js';
+import type { CreateLicense, ListLicenses, UpdateLicense } from './licenses.schema.js';
+
+const notFound = () => HttpError.notFound('License not found');
+const trialDays = 14;
+
+export interface LicensesServiceDeps {
+  pool: pg.Pool;
+  events: EventBus;
+  now: () => Date;
+}
+
+export function licensesService(deps: LicensesServiceDeps) {
+  const { pool, events, now } = deps;
+
+  /** The license as the admin API shows it, read inside the caller's transaction when given one. */
+  async function detail(db: Queryable, id: string) {
+    const row = await repo.findLicense(db, id);
+    if (!row) throw notFound();
+    return { ...repo.licenseJson(row), members: await repo.listMembers(db, id) };
+  }
+
+  async function lockedOrThrow(client: Queryable, id: string) {
+    const row = isUuid(id) ? await repo.findLicense(client, id, { forUpdate: true }) : undefined;
+    if (!row) throw notFound();
+    return { row, before: { ...repo.licenseJson(row), members: await repo.listMembers(client, id) } };
+  }
+
+  async function checkParent(client: Queryable, parentId: string, selfId?: string) {
+    if (parentId === selfId) throw HttpError.badRequest('Validation failed', { parent: 'A license cannot be its own master' });
+    const parent = await repo.findLicense(client, parentId);
+    if (!parent) throw HttpError.notFound('Master license not found');
+    if (parent.parent_id) throw HttpError.badRequest('Validation failed', { parent: 'A child license cannot be a master' });
+  }
+
+  /** Writes a state change and its audit entry in one transaction; returns the new state. */
+  async function change(actor: Actor, id: string, action: 'update' | 'suspend' | 'activate' | 'revoke',
+    compute: (row: repo.LicenseRow) => Record<string, unknown>) {
+    return withTransaction(pool, async (client) => {
+      const { row, before } = await lockedOrThrow(client, id);
+      await repo.updateLicenseColumns(client, id, compute(row));
+      const after = await detail(client, id);
+      await recordAudit(client, actor, { action, resourceType: 'license', resourceId: id, before, after });
+      return after;
+    });
+  }
+
+  return {
+    detail: async (id: string) => {
+      if (!isUuid(id)) throw notFound();
+      const row = await repo.findLicense(pool, id);
+      if (!row) throw notFound();
+      const license = repo.licenseJson(row);
+      return {
+        ...license, product: { ...license.product, description: row.product_description },
+        members: await repo.listMembers(pool, id), usageStats: await repo.usageStats(pool, id),
+      };
+    },
+
+    async list(query: ListLicenses) {
+      const { rows, total } = await repo.listLicenses(pool, query, now());
+      return { licenses: rows.map(repo.licenseJson), total };
+    },
+
+    async create(actor: Actor, input: CreateLicense) {
+      if (input.licenseType === 'consumption' && input.credits === undefined) {
+        throw HttpError.badRequest('Validation failed', { credits: 'Required for consumption licenses' });
+      }
+      const license = await withTransaction(pool, async (client) => {
+        const product = await repo.findProductForLicense(client, input.product);
+        if (!product) throw HttpError.notFound('Product not found');
+        if (!product.is_active) throw HttpError.badRequest('Product is not active');
+        if (input.customer && !(await repo.customerExists(client, input.customer))) throw HttpError.notFound('Customer not found');
+        if (input.parent) await checkParent(client, input.parent);
+        // A trial without an end would never end: default to two weeks.
+        const expiresAt = input.expiresAt !== undefined ? input.expiresAt
+          : input.licenseType === 'trial' ? new Date(now().getTime() + trialDays * 86_400_000) : null;
+        const id = await repo.insertLicense(client, {
+          key: generateLicenseKey(product.license_prefix), productId: product.id, customerId: input.customer ?? null,
+          parentId: input.parent ?? null, licenseType: input.licenseType, active: input.active, expiresAt,
+          ipLimit: input.ipLimit, hwidLimit: input.hwidLimit, creditsTotal: input.credits ?? 0,
+          convertToType: input.convertToType ?? (input.autoConvert ? 'fixed' : null), autoConvert: input.autoConvert,
+          convertDurationDays: input.convertDurationDays ?? null, metadata: input.metadata ?? {},
+        });
+        if (input.members) await repo.replaceMembers(client, id, input.members);
+        const after = await detail(client, id);
+        await recordAudit(client, actor, { action: 'create', resourceType: 'license', resourceId: id, after });
+        return after;
+      });
+      await events.emit('LICENSE_CREATED', {
+        licenseKey: license.key, licenseId: license._id, productId: license.product._id, customerId: license.customer?._id ?? null,
+        licenseType: license.licenseType, expiresAt: license.expiresAt,
+      });
+      return license;
+    },
+
+    update: (actor: Actor, id: string, input: UpdateLicense) => withTransaction(pool, async (client) => {
+      const { before } = await lockedOrThrow(client, id);
+      if (input.customer && !(await repo.customerExists(client, input.customer))) throw HttpError.notFound('Customer not found');
+      if (input.parent) await checkParent(client, input.parent, id);
+      const columns: Record<string, unknown> = {};
+      const set = (column: string, value: unknown) => { if (value !== undefined) columns[column] = value; };
+      set('customer_id', input.customer);
+      set('license_type', input.licenseType);
+      set('expires_at', input.expiresAt);
+      set('ip_limit', input.ipLimit);
+      set('hwid_limit', input.hwidLimit);
+      set('credits_total', input.credits);
+      set('parent_id', input.parent);
+      set('active', input.active);
+      set('convert_to_type', input.convertToType);
+      set('auto_convert', input.autoConvert);
+      set('convert_duration_days', input.convertDurationDays);
+      set('metadata', input.metadata);
+      await repo.updateLicenseColumns(client, id, columns);
+      if (input.members) await repo.replaceMembers(client, id, input.members);
+      const after = await detail(client, id);
+      await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: id, before, after });
+      return after;
+    }),
+
+    suspend: (actor: Actor, id: string, reason: string | undefined) =>
+      change(actor, id, 'suspend', () => ({ suspended: true, suspend_reason: reason ?? null, suspended_at: now() })),
+
+    reactivate: (actor: Actor, id: string) => change(actor, id, 'activate', (row) => {
+      if (row.revoked) throw HttpError.badRequest('License is revoked and cannot be reactivated');
+      return { suspended: false, suspend_reason: null, suspended_at: null, active: true };
+    }),
+
+    async revoke(actor: Actor, id: string, reason: string | undefined) {
+      const license = await change(actor, id, 'revoke', () => ({ revoked: true, revoke_reason: reason ?? null, revoked_at: now() }));
+      await events.emit('LICENSE_REVOKED', { licenseKey: license.key, licenseId: license._id, reason: reason ?? null });
+      return license;
+    },
+
+    remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
+      const { before } = await lockedOrThrow(client, id);
+      await repo.deleteLicense(client, id);
+      await recordAudit(client, actor, { action: 'delete', resourceType: 'license', resourceId: id, before });
+    }),
+
+    /** A new key for the same license; the old key stops validating with this commit. */
+    rotate: (actor: Actor, key: string) => withTransaction(pool, async (client) => {
+      const row = await repo.findLicenseByKey(client, key, { forUpdate: true });
+      if (!row) throw notFound();
+      const newKey = generateLicenseKey(row.product_prefix);
+      await repo.rotateKey(client, key, newKey);
+      await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: row.id, before: { key }, after: { key: newKey } });
+      return { oldKey: key, newKey };
+    }),
+
+    clear: (actor: Actor, key: string) => withTransaction(pool, async (client) => {
+      const old = await repo.clearRestrictions(client, key);
+      if (!old) throw notFound();
+      await recordAudit(client, actor, {
+        action: 'update', resourceType: 'license', resourceId: old.id,
+        before: { usedIps: old.used_ips, usedHwids: old.used_hwids }, after: { usedIps: [], usedHwids: [] },
+      });
+    }),
+  };
+}

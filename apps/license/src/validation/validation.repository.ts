@@ -1,0 +1,77 @@
+import type { Queryable } from '@app/db';
+import type { LicenseType } from '../licenses/licenses.table.js';
+
+export interface ValidationRow {
+  id: string; key: string; active: boolean; expires_at: Date | null; license_type: LicenseType;
+  ip_limit: number; hwid_limit: number; used_ips: string[]; used_hwids: string[];
+  credits_total: number; credits_used: number; error: string | null; violation_count: number | null;
+}
+
+export const limitErrors = ['IP limit exceeded', 'HWID limit exceeded'];
+
+/**
+ * One statement, one round trip: lock the license row, decide, update the lists and credits,
+ * record the attempt.
+ *
+ * `FOR UPDATE` in READ COMMITTED waits for a concurrent validation of the same license and then
+ * returns the row as that one committed it, so the verdict always sees the current lists and
+ * credits: the check and the add are one atomic step. The UPDATE then meets the row it has
+ * already locked. Failure checks run in the order a user expects: revoked, suspended, not
+ * active, expired, master, credits, IP limit, HWID limit. Unknown keys are recorded too, with
+ * a null license id. No row back means the key is unknown.
+ */
+const validateSql = `
+WITH lic AS (
+  SELECT id, key, active, suspended, revoked, expires_at, license_type, ip_limit, hwid_limit,
+         used_ips, used_hwids, credits_total, credits_used, parent_id
+  FROM licenses WHERE key = $1::text
+  FOR UPDATE
+),
+verdict AS (
+  SELECT lic.*, CASE
+    WHEN lic.revoked THEN 'License revoked'
+    WHEN lic.suspended THEN 'License suspended'
+    WHEN NOT lic.active THEN 'License not active'
+    WHEN lic.expires_at IS NOT NULL AND lic.expires_at <= $4::timestamptz THEN 'License expired'
+    WHEN lic.parent_id IS NOT NULL AND NOT EXISTS (
+      SELECT 1 FROM licenses m WHERE m.id = lic.parent_id AND m.active AND NOT m.suspended AND NOT m.revoked
+        AND (m.expires_at IS NULL OR m.expires_at > $4::timestamptz)) THEN 'Master license not valid'
+    WHEN lic.license_type = 'consumption' AND lic.credits_used >= lic.credits_total THEN 'No credits remaining'
+    WHEN $2::text IS NOT NULL AND lic.ip_limit > 0 AND NOT ($2::text = ANY (lic.used_ips))
+      AND cardinality(lic.used_ips) >= lic.ip_limit THEN 'IP limit exceeded'
+    WHEN $3::text IS NOT NULL AND lic.hwid_limit > 0 AND NOT ($3::text = ANY (lic.used_hwids))
+      AND cardinality(lic.used_hwids) >= lic.hwid_limit THEN 'HWID limit exceeded'
+  END AS error
+  FROM lic
+),
+updated AS (
+  UPDATE licenses t SET
+    used_ips = CASE WHEN v.error IS NULL AND $2::text IS NOT NULL AND NOT ($2::text = ANY (t.used_ips))
+      THEN array_append(t.used_ips, $2::text) ELSE t.used_ips END,
+    used_hwids = CASE WHEN v.error IS NULL AND $3::text IS NOT NULL AND NOT ($3::text = ANY (t.used_hwids))
+      THEN array_append(t.used_hwids, $3::text) ELSE t.used_hwids END,
+    credits_used = t.credits_used + CASE WHEN v.error IS NULL AND t.license_type = 'consumption' THEN 1 ELSE 0 END,
+    violation_count = t.violation_count + CASE WHEN v.error IS NULL THEN 0 ELSE 1 END,
+    last_validated_at = CASE WHEN v.error IS NULL THEN $4::timestamptz ELSE t.last_validated_at END
+  FROM verdict v
+  WHERE t.id = v.id AND (v.error IS NULL OR v.error IN ('IP limit exceeded', 'HWID limit exceeded'))
+  RETURNING t.used_ips, t.used_hwids, t.credits_used, t.violation_count
+),
+recorded AS (
+  INSERT INTO usage_records (license_id, ip, hwid, status, reason, created_at)
+  SELECT v.id, $2::text, $3::text,
+    CASE WHEN v.id IS NULL THEN 'invalid' WHEN v.error IS NULL THEN 'success'
+         WHEN v.error IN ('IP limit exceeded', 'HWID limit exceeded') THEN 'blocked' ELSE 'invalid' END,
+    CASE WHEN v.id IS NULL THEN 'License not found' ELSE v.error END,
+    $4::timestamptz
+  FROM (SELECT 1) AS one LEFT JOIN verdict v ON true
+)
+SELECT v.id, v.key, v.active, v.expires_at, v.license_type, v.ip_limit, v.hwid_limit, v.error, v.credits_total,
+  coalesce(u.used_ips, v.used_ips) AS used_ips, coalesce(u.used_hwids, v.used_hwids) AS used_hwids,
+  coalesce(u.credits_used, v.credits_used) AS credits_used, u.violation_count
+FROM verdict v LEFT JOIN updated u ON true`;
+
+export async function validateAndRecord(db: Queryable, input: { key: string; ip: string | null; hwid: string | null; now: Date }): Promise<ValidationRow | undefined> {
+  const { rows } = await db.query<ValidationRow>({ name: 'license-validate', text: validateSql, values: [input.key, input.ip, input.hwid, input.now] });
+  return rows[0];
+}

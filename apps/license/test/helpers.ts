@@ -1,0 +1,133 @@
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import supertest from 'supertest';
+import { csrfTokenFor, signInAs } from '@app/auth/testing';
+import { loadConfig, type Config } from '@app/config';
+import type { Database } from '@app/db';
+import { createTestDatabase } from '@app/db/testing';
+import { startDevIdp, type DevIdp } from '@app/dev-idp';
+import type { JobQueue } from '@app/events';
+import { createLogger } from '@app/http';
+import { createSettingsStore, type SettingsStore } from '@app/settings';
+import { createApp, type AppContext } from '../src/app.js';
+import type { Actor } from '../src/common/actor.js';
+import type { EventBus } from '../src/events/event-bus.js';
+import { insertCustomer } from '../src/customers/customers.repository.js';
+import { createLicenseSchema, type CreateLicense } from '../src/licenses/licenses.schema.js';
+import { insertProduct } from '../src/products/products.repository.js';
+import { licenseSettingsNamespace, licenseSettingsSchema, type LicenseSettings } from '../src/runtime-config/runtime-config.schema.js';
+
+export const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
+/** The admin every test app registers through ADMIN_IDS. */
+export const testAdminId = 'admin';
+export const systemActor: Actor = { userId: 'test', ip: null, userAgent: 'vitest' };
+
+export interface Session {
+  cookie: string;
+  csrfToken: string;
+  /** Headers of a session-authenticated write: cookie and CSRF token. */
+  headers: { Cookie: string; 'X-CSRF-Token': string };
+}
+
+export interface TestApp {
+  app: Express;
+  context: AppContext;
+  config: Config;
+  database: Database;
+  settings: SettingsStore<LicenseSettings>;
+  baseUrl: string;
+  /** supertest against the listening server. */
+  http: ReturnType<typeof supertest>;
+  /** Signs `userId` in through the dev identity provider; returns the cookie and its CSRF token. */
+  signIn(userId: string): Promise<Session>;
+  /** The registered test admin's session. */
+  admin(): Promise<Session>;
+  createProduct(overrides?: Partial<{ name: string; description: string; isActive: boolean; licensePrefix: string }>): Promise<{ _id: string; name: string; licensePrefix: string }>;
+  createCustomer(overrides?: Partial<{ name: string; email: string; userId: string }>): Promise<{ _id: string; name: string; email: string; userId: string | null }>;
+  /** Creates a license; a product is created when none is given. Returns the admin JSON. */
+  createLicense(input?: Partial<Omit<CreateLicense, 'expiresAt'>> & { expiresAt?: Date | string | null }): Promise<Awaited<ReturnType<AppContext['services']['licenses']['create']>>>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Environment variables over the test defaults (e.g. RATE_LIMIT_MAX, JWT_SECRET). */
+  env?: Record<string, string>;
+  now?: () => Date;
+  events?: EventBus;
+  jobs?: JobQueue;
+  /** Reuse a database (e.g. a second instance on the same data); the caller closes it. */
+  database?: Database;
+}
+
+let sequence = 0;
+
+/**
+ * The license app on a fresh test database (PGlite, or PostgreSQL with TEST_DATABASE_URL),
+ * listening on port 0 with a dev identity provider, so tests sign in over real HTTP.
+ */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? await createTestDatabase(migrationsFolder);
+  const idp: DevIdp = await startDevIdp({ port: 0 });
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const config = loadConfig({
+    NODE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_IDS: testAdminId, RATE_LIMIT_MAX: '100000', ...options.env,
+  });
+  const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
+  const built = await createApp({
+    config, database, settings, logger: createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
+    now: options.now, events: options.events, jobs: options.jobs,
+  });
+  server.on('request', built.app);
+  const { context } = built;
+
+  const signIn = async (userId: string): Promise<Session> => {
+    const cookie = await signInAs(baseUrl, userId);
+    const csrfToken = await csrfTokenFor(baseUrl, cookie);
+    return { cookie, csrfToken, headers: { Cookie: cookie, 'X-CSRF-Token': csrfToken } };
+  };
+  let adminSession: Session | undefined;
+
+  const createProduct: TestApp['createProduct'] = async (overrides = {}) => {
+    sequence += 1;
+    return insertProduct(database.pool, {
+      name: overrides.name ?? `Product ${sequence}`, description: overrides.description ?? 'A test product',
+      isActive: overrides.isActive ?? true, licensePrefix: overrides.licensePrefix ?? 'TEST',
+    });
+  };
+  const createCustomer: TestApp['createCustomer'] = async (overrides = {}) => {
+    sequence += 1;
+    return insertCustomer(database.pool, {
+      name: overrides.name ?? `Customer ${sequence}`, email: overrides.email ?? `customer${sequence}@example.com`, userId: overrides.userId,
+    });
+  };
+
+  return {
+    app: built.app, context, config, database, settings, baseUrl, http: supertest(baseUrl),
+    signIn,
+    async admin() {
+      adminSession ??= await signIn(testAdminId);
+      return adminSession;
+    },
+    createProduct,
+    createCustomer,
+    async createLicense(input = {}) {
+      const product = input.product ?? (await createProduct())._id;
+      const expiresAt = input.expiresAt instanceof Date ? input.expiresAt.toISOString() : input.expiresAt;
+      const parsed = createLicenseSchema.parse({ ...input, product, ...(expiresAt !== undefined ? { expiresAt } : {}) });
+      return context.services.licenses.create(systemActor, parsed);
+    },
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await built.close();
+      await settings.close();
+      await idp.stop();
+      if (!options.database) await database.close();
+    },
+  };
+}
