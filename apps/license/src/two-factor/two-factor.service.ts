@@ -1,0 +1,156 @@
+import type pg from 'pg';
+import { authenticator } from 'otplib';
+import QRCode from 'qrcode';
+import { HttpError } from '@app/http';
+import { withTransaction } from '@app/db';
+import type { Actor } from '../common/actor.js';
+import { recordAudit } from '../audit/audit.repository.js';
+import {
+  checkPassword, createSecretBox, generateBackupCode, hashBackupCode, hashConfiguredPassword, matchBackupCode,
+} from './two-factor.crypto.js';
+import * as repo from './two-factor.repository.js';
+
+export interface TwoFactorOptions {
+  pool: pg.Pool;
+  now: () => Date;
+  /** Key material for sealing TOTP secrets at rest. */
+  sessionSecret: string;
+  issuer: string;
+  required: boolean;
+  /** When set, disabling needs this password (plain or a bcrypt hash). */
+  disablePassword?: string;
+  maxAttempts: number;
+  windowMs: number;
+  backupCodeCount?: number;
+}
+
+export type TwoFactorService = ReturnType<typeof createTwoFactorService>;
+
+const STEP_SECONDS = 30;
+const TOO_MANY = 'Too many requests, please try again later';
+
+export function createTwoFactorService(options: TwoFactorOptions) {
+  const { pool, now } = options;
+  const box = createSecretBox(options.sessionSecret);
+  // Hashed once at start, so the plain password is never compared as a string.
+  const passwordHash = options.disablePassword ? hashConfiguredPassword(options.disablePassword) : undefined;
+
+  /** The accepted time step of a token (one step of clock drift either way), or undefined. */
+  function acceptedStep(token: string, secret: string): number | undefined {
+    const epoch = now().getTime();
+    const delta = authenticator.clone({ window: 1, epoch }).checkDelta(token.replace(/\s/g, ''), secret);
+    return delta === null ? undefined : Math.floor(epoch / 1000 / STEP_SECONDS) + delta;
+  }
+
+  /** Counts the attempt first; over the limit the code is not even looked at. */
+  async function countAttempt(actor: Actor): Promise<void> {
+    const attempts = await repo.countAttempt(pool, actor.userId, now(), options.windowMs);
+    if (attempts > options.maxAttempts) {
+      await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId, success: false,
+        after: { twoFactor: 'rate_limited' } });
+      throw new HttpError(429, TOO_MANY);
+    }
+  }
+
+  async function refuse(actor: Actor, message: string, status = 400, what = 'invalid_code'): Promise<never> {
+    await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId, success: false,
+      after: { twoFactor: what } });
+    throw new HttpError(status, message);
+  }
+
+  return {
+    required: options.required,
+
+    /** What the admin session still owes: `verify` a code, or `setup` two-factor first (required by configuration). */
+    async pending(userId: string): Promise<'verify' | 'setup' | undefined> {
+      const row = await repo.findTwoFactor(pool, userId);
+      if (row?.enabled) return 'verify';
+      return options.required ? 'setup' : undefined;
+    },
+
+    async status(userId: string, verified: boolean) {
+      const row = await repo.findTwoFactor(pool, userId);
+      const enabled = row?.enabled ?? false;
+      return {
+        enabled,
+        required: options.required,
+        verified: enabled ? verified : false,
+        backupCodesRemaining: enabled ? await repo.countUnusedBackupCodes(pool, userId) : 0,
+      };
+    },
+
+    async setup(actor: Actor, label: string) {
+      const secret = authenticator.generateSecret(20);
+      if (!(await repo.savePendingSecret(pool, actor.userId, box.seal(secret)))) {
+        throw HttpError.badRequest('Two-factor authentication is already enabled');
+      }
+      const otpauthUrl = authenticator.keyuri(label, options.issuer, secret);
+      const qrCode = await QRCode.toDataURL(otpauthUrl);
+      await recordAudit(pool, actor, { action: 'view', resourceType: 'admin', resourceId: actor.userId,
+        after: { twoFactorSetup: 'secret issued' } });
+      return { secret, otpauthUrl, qrCode };
+    },
+
+    async enable(actor: Actor, token: string): Promise<string[]> {
+      const row = await repo.findTwoFactor(pool, actor.userId);
+      if (row?.enabled) throw HttpError.badRequest('Two-factor authentication is already enabled');
+      if (!row?.pendingSecret) throw HttpError.badRequest('Two-factor setup has not been started: call GET /api/2fa/setup first');
+      await countAttempt(actor);
+      const secret = box.open(row.pendingSecret);
+      if (acceptedStep(token, secret) === undefined) await refuse(actor, 'Invalid token');
+      const codes = Array.from({ length: options.backupCodeCount ?? 10 }, generateBackupCode);
+      const hashes = await Promise.all(codes.map(hashBackupCode));
+      const enabled = await withTransaction(pool, async (client) => {
+        if (!(await repo.enableTwoFactor(client, actor.userId, box.seal(secret), hashes, now()))) return false;
+        await repo.resetAttempts(client, actor.userId);
+        await recordAudit(client, actor, { action: 'update', resourceType: 'admin', resourceId: actor.userId,
+          before: { twoFactorEnabled: false }, after: { twoFactorEnabled: true } });
+        return true;
+      });
+      if (!enabled) throw HttpError.badRequest('Two-factor authentication is already enabled');
+      return codes;
+    },
+
+    /** Checks a TOTP token or a backup code; each token's time step and each backup code is accepted once. */
+    async verify(actor: Actor, input: { token?: string; backupCode?: string }) {
+      const row = await repo.findTwoFactor(pool, actor.userId);
+      if (!row?.enabled || !row.secret) throw HttpError.badRequest('Two-factor authentication is not enabled');
+      await countAttempt(actor);
+      let method: 'totp' | 'backup_code' | undefined;
+      if (input.token) {
+        const step = acceptedStep(input.token, box.open(row.secret));
+        if (step !== undefined && (await repo.useTimeStep(pool, actor.userId, step))) method = 'totp';
+      }
+      if (!method && input.backupCode) {
+        const unused = await repo.unusedBackupCodes(pool, actor.userId);
+        const index = await matchBackupCode(input.backupCode, unused.map((code) => code.codeHash));
+        const match = unused[index];
+        if (match && (await repo.spendBackupCode(pool, actor.userId, match.id, now()))) method = 'backup_code';
+      }
+      if (!method) return refuse(actor, 'Invalid token or backup code');
+      await repo.resetAttempts(pool, actor.userId);
+      await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId,
+        after: { twoFactor: method } });
+      return { method, backupCodesRemaining: await repo.countUnusedBackupCodes(pool, actor.userId) };
+    },
+
+    async disable(actor: Actor, verified: boolean, password: string | undefined): Promise<void> {
+      if (options.required) throw HttpError.forbidden('Two-factor authentication is required by the configuration and cannot be disabled');
+      const row = await repo.findTwoFactor(pool, actor.userId);
+      if (!row?.enabled) throw HttpError.badRequest('Two-factor authentication is not enabled');
+      // Otherwise a stolen, unverified session could simply switch the second factor off.
+      if (!verified) throw HttpError.forbidden('Two-factor verification required');
+      if (passwordHash) {
+        if (!password) throw HttpError.badRequest('Password is required to disable two-factor authentication');
+        await countAttempt(actor);
+        if (!(await checkPassword(password, passwordHash))) await refuse(actor, 'Invalid password', 403, 'invalid_password');
+      }
+      await withTransaction(pool, async (client) => {
+        await repo.disableTwoFactor(client, actor.userId);
+        await repo.resetAttempts(client, actor.userId);
+        await recordAudit(client, actor, { action: 'update', resourceType: 'admin', resourceId: actor.userId,
+          before: { twoFactorEnabled: true }, after: { twoFactorEnabled: false } });
+      });
+    },
+  };
+}
