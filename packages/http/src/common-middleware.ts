@@ -26,7 +26,11 @@ export function commonMiddleware(app: Express, options: CommonMiddlewareOptions)
   app.set('trust proxy', trustProxyValue(options.trustProxy));
   app.disable('x-powered-by');
   app.use(helmet({
-    contentSecurityPolicy: { directives: { ...helmet.contentSecurityPolicy.getDefaultDirectives(), ...options.contentSecurityPolicy } },
+    // upgrade-insecure-requests would break pages served over plain http (a laptop, a LAN);
+    // deployments behind TLS get HSTS from helmet anyway.
+    contentSecurityPolicy: {
+      directives: { ...helmet.contentSecurityPolicy.getDefaultDirectives(), 'upgrade-insecure-requests': null, ...options.contentSecurityPolicy },
+    },
   }));
   app.use(requestLogger(options.logger));
   app.use(express.json({ limit: options.bodyLimit }));

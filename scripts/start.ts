@@ -1,0 +1,80 @@
+// `npm start`: both services, each in its own process, on the embedded database by default.
+// Without a configured identity provider (and outside production) it first starts the local
+// development provider and points both services at it, so a person can sign in at once.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../packages/config/src/index.js';
+import { startDevIdp, type DevIdp } from '../packages/dev-idp/src/index.js';
+
+const root = path.resolve(import.meta.dirname, '..');
+const tsx = path.join(root, 'node_modules/.bin/tsx');
+
+async function main(): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  let devIdp: DevIdp | undefined;
+  if (!config.OAUTH_CLIENT_ID && config.NODE_ENV !== 'production' && config.DEV_IDP_ENABLED) {
+    devIdp = await startDevIdp({ port: config.DEV_IDP_PORT });
+    Object.assign(env, {
+      OAUTH_AUTHORIZATION_URL: devIdp.oauth.authorizationURL,
+      OAUTH_TOKEN_URL: devIdp.oauth.tokenURL,
+      OAUTH_USERINFO_URL: devIdp.oauth.userInfoURL,
+      OAUTH_CLIENT_ID: devIdp.oauth.clientID,
+      OAUTH_CLIENT_SECRET: devIdp.oauth.clientSecret,
+    });
+    env.OWNER_ID ||= 'owner';
+    env.ADMIN_IDS ||= 'admin';
+    const banner = [
+      '',
+      '================ DEVELOPMENT IDENTITY PROVIDER ================',
+      `No OAUTH_CLIENT_ID is configured, so a local OAuth 2.0 provider runs at ${devIdp.url}.`,
+      'Anyone can sign in there as any user id. Never expose it; set the OAUTH_* variables for real use.',
+      `  Paste owner:   open http://localhost:${config.PASTE_PORT}/auth/idp and sign in as "${env.OWNER_ID}"`,
+      `  License admin: open http://localhost:${config.licensePort}/auth/idp and sign in as "${env.ADMIN_IDS.split(',')[0]}"`,
+      '================================================================',
+      '',
+    ];
+    console.log(banner.join('\n'));
+  }
+
+  const children = ['paste', 'license'].map((app) =>
+    spawn(tsx, [path.join(root, 'apps', app, 'src/main.ts')], { env, stdio: 'inherit' }));
+
+  let stopping = false;
+  const stopAll = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children) if (child.exitCode === null) child.kill(signal);
+  };
+  process.on('SIGINT', () => stopAll('SIGINT'));
+  process.on('SIGTERM', () => stopAll('SIGTERM'));
+
+  const codes = await Promise.all(children.map((child) => exitCodeOf(child, () => stopAll('SIGTERM'))));
+  await devIdp?.stop();
+  process.exit(codes.find((code) => code !== 0) ?? 0);
+}
+
+/** Resolves with the child's exit code; a child that dies on its own takes the other one down. */
+function exitCodeOf(child: ChildProcess, onUnexpectedExit: () => void): Promise<number> {
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      if (code !== 0 && !signal) onUnexpectedExit();
+      resolve(code ?? 0);
+    });
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
