@@ -3,6 +3,11 @@ import { escapeHtml } from './html.js';
 
 /** Auto-detection over megabytes of text takes seconds; larger pastes are shown plain. */
 const MAX_HIGHLIGHT_CHARS = 200_000;
+/**
+ * highlight.js guesses a language for any text ("hello world" as bash, prose as VB.NET); a
+ * guess this weak is noise, so such pastes are shown plain. Real code of a few lines scores well above it.
+ */
+const MIN_RELEVANCE = 5;
 const CACHE_ENTRIES = 500;
 const CACHE_CHARS = 20_000_000;
 
@@ -44,7 +49,9 @@ export function createHighlighter() {
     if (highlight && content.length <= MAX_HIGHLIGHT_CHARS) {
       const auto = hljs.highlightAuto(content);
       // highlight.js escapes the text it wraps, so its output is safe markup.
-      result = { html: auto.value, language: auto.language, lines };
+      result = auto.relevance >= MIN_RELEVANCE
+        ? { html: auto.value, language: auto.language, lines }
+        : { html: escapeHtml(content), lines };
     } else {
       result = { html: escapeHtml(content), lines };
     }
