@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyResponse } from '../src/validation/signing.js';
+import { buildTestApp, systemActor, type TestApp } from './helpers.js';
+
+let t: TestApp;
+beforeAll(async () => { t = await buildTestApp(); });
+afterAll(async () => { await t?.close(); });
+
+const validate = (body: Record<string, unknown>) => t.http.post('/api/license/validate').send(body);
+const day = 86_400_000;
+
+async function usageOf(licenseId: string | null) {
+  const { rows } = await t.database.pool.query<{ status: string; reason: string | null; ip: string; hwid: string | null }>(
+    'SELECT status, reason, ip, hwid FROM usage_records WHERE license_id IS NOT DISTINCT FROM $1 ORDER BY id', [licenseId]);
+  return rows;
+}
+
+describe('POST /api/license/validate', () => {
+  it('answers a valid license with the spec fields and records a success', async () => {
+    const license = await t.createLicense({ ipLimit: 2, hwidLimit: 1, expiresAt: new Date(Date.now() + 30 * day) });
+    const res = await validate({ key: license.key, ip: '10.0.0.1', hwid: 'machine-1' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      valid: true,
+      license: {
+        key: license.key, active: true, expiresAt: license.expiresAt, ipLimit: 2, hwidLimit: 1,
+        usedIps: ['10.0.0.1'], usedHwids: ['machine-1'], licenseType: 'fixed',
+      },
+    });
+    expect(await usageOf(license._id)).toEqual([{ status: 'success', reason: null, ip: '10.0.0.1', hwid: 'machine-1' }]);
+    // A known IP and hardware id validate again without using more of the limit.
+    const again = await validate({ key: license.key, ip: '10.0.0.1', hwid: 'machine-1' });
+    expect(again.body.license.usedIps).toEqual(['10.0.0.1']);
+  });
+
+  it('uses the caller address when no ip is given', async () => {
+    const license = await t.createLicense({});
+    const res = await validate({ key: license.key });
+    expect(res.status).toBe(200);
+    expect(res.body.license.usedIps).toEqual(['127.0.0.1']);
+  });
+
+  it('answers 400 License not found for an unknown key, and keys are case-sensitive', async () => {
+    const license = await t.createLicense({});
+    for (const key of ['TEST-doesnotexist', license.key.toLowerCase(), license.key.toUpperCase()]) {
+      const res = await validate({ key, ip: '10.0.0.9' });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, valid: false, error: 'License not found' });
+    }
+    const unknown = await usageOf(null);
+    expect(unknown.at(-1)).toMatchObject({ status: 'invalid', reason: 'License not found' });
+  });
+
+  it('answers 400 Validation failed for a missing or malformed key', async () => {
+    for (const body of [{}, { key: '' }, { key: 42 }, { key: 'A-B', ip: 'not an ip' }]) {
+      const res = await validate(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ success: false, valid: false, error: 'Validation failed' });
+      expect(typeof res.body.details).toBe('object');
+    }
+  });
+
+  type Case = { name: string; setup: () => Promise<{ key: string; id: string }>; error: string; status: string };
+  const cases: Case[] = [
+    { name: 'revoked', error: 'License revoked', status: 'invalid', setup: async () => {
+      const l = await t.createLicense({}); await t.context.services.licenses.revoke(systemActor, l._id, 'fraud'); return { key: l.key, id: l._id };
+    } },
+    { name: 'suspended', error: 'License suspended', status: 'invalid', setup: async () => {
+      const l = await t.createLicense({}); await t.context.services.licenses.suspend(systemActor, l._id, 'late'); return { key: l.key, id: l._id };
+    } },
+    { name: 'not active', error: 'License not active', status: 'invalid', setup: async () => {
+      const l = await t.createLicense({ active: false }); return { key: l.key, id: l._id };
+    } },
+    { name: 'expired', error: 'License expired', status: 'invalid', setup: async () => {
+      const l = await t.createLicense({ expiresAt: new Date(Date.now() - day) }); return { key: l.key, id: l._id };
+    } },
+    { name: 'child of an invalid master', error: 'Master license not valid', status: 'invalid', setup: async () => {
+      const master = await t.createLicense({ expiresAt: new Date(Date.now() - day) });
+      const child = await t.createLicense({ parent: master._id }); return { key: child.key, id: child._id };
+    } },
+    { name: 'consumption without credits', error: 'No credits remaining', status: 'invalid', setup: async () => {
+      const l = await t.createLicense({ licenseType: 'consumption', credits: 0 }); return { key: l.key, id: l._id };
+    } },
+    { name: 'a new IP beyond the IP limit', error: 'IP limit exceeded', status: 'blocked', setup: async () => {
+      const l = await t.createLicense({ ipLimit: 1 }); await validate({ key: l.key, ip: '10.1.0.1' }); return { key: l.key, id: l._id };
+    } },
+    { name: 'a new hardware id beyond the HWID limit', error: 'HWID limit exceeded', status: 'blocked', setup: async () => {
+      const l = await t.createLicense({ hwidLimit: 1 }); await validate({ key: l.key, ip: '10.2.0.2', hwid: 'first' }); return { key: l.key, id: l._id };
+    } },
+  ];
+
+  it.each(cases)('answers 403 "$error" for a license that is $name and records it as $status', async ({ setup, error, status }) => {
+    const { key, id } = await setup();
+    const res = await validate({ key, ip: '10.2.0.2', hwid: 'second' });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ success: false, valid: false, error });
+    expect((await usageOf(id)).at(-1)).toMatchObject({ status, reason: error });
+  });
+
+  it('checks in the order a user expects: revoked before suspended before expired before limits', async () => {
+    const l = await t.createLicense({ ipLimit: 1, expiresAt: new Date(Date.now() - day) });
+    await t.context.services.licenses.suspend(systemActor, l._id, 'x');
+    expect((await validate({ key: l.key, ip: '10.3.0.1' })).body.error).toBe('License suspended');
+    await t.context.services.licenses.revoke(systemActor, l._id, 'x');
+    expect((await validate({ key: l.key, ip: '10.3.0.1' })).body.error).toBe('License revoked');
+  });
+
+  it('validates a child while its master is valid', async () => {
+    const master = await t.createLicense({});
+    const child = await t.createLicense({ parent: master._id });
+    expect((await validate({ key: child.key, ip: '10.4.0.1' })).status).toBe(200);
+    await t.context.services.licenses.suspend(systemActor, master._id, 'x');
+    expect((await validate({ key: child.key, ip: '10.4.0.1' })).body.error).toBe('Master license not valid');
+  });
+
+  it('uses one credit per successful validation of a consumption license', async () => {
+    const l = await t.createLicense({ licenseType: 'consumption', credits: 2 });
+    const first = await validate({ key: l.key, ip: '10.5.0.1' });
+    expect(first.body.license.credits).toEqual({ total: 2, used: 1, remaining: 1 });
+    await validate({ key: l.key, ip: '10.5.0.1' });
+    const third = await validate({ key: l.key, ip: '10.5.0.1' });
+    expect(third.status).toBe(403);
+    expect(third.body.error).toBe('No credits remaining');
+  });
+
+  it('treats a limit of 0 as unlimited', async () => {
+    const l = await t.createLicense({ ipLimit: 0, hwidLimit: 0 });
+    for (let i = 0; i < 12; i++) expect((await validate({ key: l.key, ip: `10.6.0.${i}`, hwid: `hw-${i}` })).status).toBe(200);
+  });
+
+  it('emits NEW_REQUEST_BLOCKED with the running count of blocked validations', async () => {
+    const seen: Record<string, unknown>[] = [];
+    t.context.events.on('NEW_REQUEST_BLOCKED', (data) => { seen.push(data); });
+    const l = await t.createLicense({ ipLimit: 1 });
+    await validate({ key: l.key, ip: '10.7.0.1' });
+    await validate({ key: l.key, ip: '10.7.0.2' });
+    await validate({ key: l.key, ip: '10.7.0.3', hwid: 'h' });
+    const mine = seen.filter((data) => data.licenseId === l._id);
+    expect(mine).toEqual([
+      { licenseKey: l.key, licenseId: l._id, reason: 'IP limit exceeded', ip: '10.7.0.2', hwid: null, blockedCount: 1 },
+      { licenseKey: l.key, licenseId: l._id, reason: 'IP limit exceeded', ip: '10.7.0.3', hwid: 'h', blockedCount: 2 },
+    ]);
+  });
+});
+
+describe('signed responses', () => {
+  it('signs every validate answer with the published Ed25519 key; one changed byte fails the check', async () => {
+    const keyRes = await t.http.get('/api/license/public-key');
+    expect(keyRes.status).toBe(200);
+    const { publicKey, publicKeyBase64, algorithm } = keyRes.body;
+    expect(algorithm).toBe('Ed25519');
+    expect(publicKey).toContain('BEGIN PUBLIC KEY');
+    expect(Buffer.from(publicKeyBase64, 'base64')).toHaveLength(32);
+
+    const l = await t.createLicense({});
+    for (const body of [{ key: l.key, ip: '10.8.0.1', nonce: 'n-123' }, { key: 'TEST-unknown', nonce: 'n-456' }]) {
+      const res = await validate(body).buffer(true).parse((response, done) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+      const raw = res.body as Buffer;
+      const signature = res.headers['x-license-signature'];
+      expect(typeof signature).toBe('string');
+      expect(JSON.parse(raw.toString()).nonce).toBe(body.nonce);
+      expect(verifyResponse(publicKey, raw, signature)).toBe(true);
+      const tampered = Buffer.from(raw);
+      tampered[tampered.length - 3] ^= 1;
+      expect(verifyResponse(publicKey, tampered, signature)).toBe(false);
+    }
+  });
+
+  it('keeps the same key across restarts of the app on the same database', async () => {
+    const first = (await t.http.get('/api/license/public-key')).body.publicKey;
+    const second = await buildTestApp({ database: t.database });
+    try {
+      expect((await second.http.get('/api/license/public-key')).body.publicKey).toBe(first);
+    } finally {
+      await second.close();
+    }
+  });
+});
