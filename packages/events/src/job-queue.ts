@@ -66,14 +66,19 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
   let stopping = false;
   let closed = false;
+  let stopped: Promise<void> | undefined;
   const inFlight = new Set<Promise<unknown>>();
   const running = new Set<Promise<unknown>>();
 
   const db = {
     async executeSql(text: string, values?: unknown[]) {
-      // Once stopping, claim no new jobs (pg-boss's fetch is its only SKIP LOCKED query) and,
-      // once stopped, never touch the pool again: the app closes it right after.
-      if (closed || (stopping && text.includes('SKIP LOCKED'))) return { rows: [] };
+      // Once stopped, never touch the pool again (the app closes it right after): a late
+      // pg-boss query (e.g. completing a job that outlived stopTimeoutMs) just never answers,
+      // where a closed pool's error would surface as an unhandled rejection. The job is failed
+      // by then and will be retried.
+      if (closed) return new Promise<never>(() => {});
+      // Once stopping, claim no new jobs: pg-boss's fetch is its only SKIP LOCKED query.
+      if (stopping && text.includes('SKIP LOCKED')) return { rows: [] };
       const query = pool.query(text, values);
       inFlight.add(query);
       try {
@@ -97,6 +102,7 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
   // pg-boss 10 needs a queue before send, work or schedule; creating one is idempotent.
   const queues = new Map<string, Promise<void>>();
   const ensureQueue = (name: string): Promise<void> => {
+    if (stopping) return Promise.reject(new Error(`job queue is stopped (queue ${name})`));
     let created = queues.get(name);
     if (!created) {
       created = boss.createQueue(name).catch((error: unknown) => {
@@ -160,16 +166,21 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
       await send(name, {});
     },
 
-    async stop() {
-      if (stopping) return;
-      stopping = true;
-      await boss.stop({ graceful: true, wait: true, timeout: stopTimeoutMs });
-      // pg-boss resolves before its last queries (e.g. marking a finished job complete) settle.
-      const deadline = Date.now() + stopTimeoutMs;
-      while ((inFlight.size || running.size) && Date.now() < deadline) {
-        await Promise.race([Promise.allSettled([...inFlight, ...running]), new Promise((resolve) => setTimeout(resolve, 50))]);
-      }
-      closed = true;
+    stop() {
+      stopped ??= stopGracefully();
+      return stopped;
     },
   };
+
+  async function stopGracefully(): Promise<void> {
+    stopping = true;
+    const deadline = Date.now() + stopTimeoutMs;
+    // Waits for running jobs up to the timeout, then fails those still running (retried later).
+    await boss.stop({ graceful: true, wait: true, timeout: stopTimeoutMs });
+    // pg-boss resolves before its last queries (e.g. marking a finished job complete) settle.
+    while ((inFlight.size || running.size) && Date.now() < deadline) {
+      await Promise.race([Promise.allSettled([...inFlight, ...running]), new Promise((resolve) => setTimeout(resolve, 50))]);
+    }
+    closed = true;
+  }
 }

@@ -147,4 +147,33 @@ describe(`job queue across instances (${testDatabaseBackend()})`, () => {
     expect(rows).toEqual([{ state: 'completed' }]);
     await database2.close();
   });
+
+  it('gives up on a job that outlives stopTimeoutMs, fails it for a later retry, and never touches the closed pool', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const database2 = await createTestDatabase(migrations);
+    const queue = await createJobQueue({ pool: database2.pool, logger, pollingIntervalSeconds: 0.5, stopTimeoutMs: 1000 });
+    try {
+      let started = false;
+      await queue.work('stuck', async () => {
+        started = true;
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+      });
+      await queue.send('stuck', {});
+      await until(async () => started, Boolean);
+      const stopStart = Date.now();
+      await Promise.all([queue.stop(), queue.stop()]);
+      expect(Date.now() - stopStart).toBeLessThan(2000);
+      const { rows } = await database2.pool.query("SELECT state FROM pgboss.job WHERE name = 'stuck'");
+      expect(rows).toEqual([{ state: 'retry' }]);
+      await expect(queue.send('stuck', {})).rejects.toThrow('job queue is stopped');
+      await database2.close();
+      // The handler finishes after the pool is closed; pg-boss's attempt to complete it must stay quiet.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });
