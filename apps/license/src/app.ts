@@ -31,6 +31,7 @@ import { validationRoutes } from './validation/validation.routes.js';
 import { validationService } from './validation/validation.service.js';
 import { setupTwoFactor } from './two-factor/two-factor.module.js';
 import { setupExports } from './exports/exports.module.js';
+import { setupOperations } from './automations/operations.module.js';
 
 /** What the app is built from. Side effects come in here so tests can swap them. */
 export interface AppDeps {
@@ -150,7 +151,9 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   // ---- issue 5 routers that need the raw request body (the marketplace receiver, POST /api/stripe):
   // mounted before the JSON parser; put `context.panicGuard` in front of the receiver.
-  const rawBodyRouters: Router[] = [];
+  // Webhooks, notifications, automated actions, the Stripe receiver and the scheduled scans.
+  const operations = await setupOperations(context);
+  const rawBodyRouters: Router[] = [...operations.rawBodyRouters];
 
   // ---- issue 5 routers (audit, exports, two-factor, automated actions, ...): mounted after the
   // session and CSRF middleware; guard admin routes with `context.requireAdmin`.
@@ -159,6 +162,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     // The two-factor routes are the way through the gate, so they use the guard without it.
     twoFactor.routes(requireAdmin({ pool, jwt })),
     setupExports({ config, pool, now, requireAdmin: adminGuard }),
+    ...operations.routers,
   ];
 
   const app = express();
@@ -175,7 +179,9 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   app.use(...auth.session);
   app.use(auth.routes);
-  app.use(auth.csrf);
+  // CSRF protects what a session is allowed to do: a request without a signed-in user carries
+  // no authority (its guard answers 401 Unauthorized), so only signed-in sessions are checked.
+  app.use((req, res, next) => (req.user ? auth.csrf(req, res, next) : next()));
   app.use(adminTokenRoutes({ requireAdmin: adminGuard, jwt, now }));
   app.use(runtimeConfigRoutes({ pool, settings, requireAdmin: adminGuard, effectiveRateLimit }));
   app.use(productRoutes({ service: services.products, requireAdmin: adminGuard }));

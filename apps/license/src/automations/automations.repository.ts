@@ -1,0 +1,97 @@
+import type { Queryable } from '@app/db';
+import { iso } from '../common/schemas.js';
+import type { ActionStep, CreateAction, TriggerEvent, UpdateAction } from './automations.schema.js';
+
+interface ActionRow {
+  id: string; name: string; description: string; enabled: boolean; trigger_event: TriggerEvent;
+  trigger: { event: TriggerEvent; threshold?: number; conditions?: Record<string, unknown> };
+  actions: ActionStep[]; execution_count: number; last_executed_at: Date | null; created_at: Date; updated_at: Date;
+}
+
+const toJson = (row: ActionRow) => ({
+  _id: row.id,
+  name: row.name,
+  description: row.description,
+  enabled: row.enabled,
+  trigger: row.trigger,
+  actions: row.actions,
+  executionCount: row.execution_count,
+  lastExecutedAt: iso(row.last_executed_at),
+  createdAt: iso(row.created_at),
+  updatedAt: iso(row.updated_at),
+});
+export type AutomatedAction = ReturnType<typeof toJson>;
+
+const columns = 'id, name, description, enabled, trigger_event, trigger, actions, execution_count, last_executed_at, created_at, updated_at';
+
+export async function listActions(db: Queryable) {
+  const { rows } = await db.query<ActionRow>(`SELECT ${columns} FROM automated_actions ORDER BY created_at, id`);
+  return rows.map(toJson);
+}
+
+export async function findAction(db: Queryable, id: string) {
+  const { rows } = await db.query<ActionRow>(`SELECT ${columns} FROM automated_actions WHERE id = $1`, [id]);
+  return rows[0] ? toJson(rows[0]) : undefined;
+}
+
+export async function findEnabledActions(db: Queryable, event: TriggerEvent) {
+  const { rows } = await db.query<ActionRow>(
+    `SELECT ${columns} FROM automated_actions WHERE trigger_event = $1 AND enabled ORDER BY created_at, id`, [event]);
+  return rows.map(toJson);
+}
+
+export async function insertAction(db: Queryable, input: CreateAction, now: Date) {
+  const { rows } = await db.query<ActionRow>(
+    `INSERT INTO automated_actions (name, description, enabled, trigger_event, trigger, actions, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING ${columns}`,
+    [input.name, input.description, input.enabled, input.trigger.event, JSON.stringify(input.trigger), JSON.stringify(input.actions), now]);
+  return toJson(rows[0]!);
+}
+
+export async function updateAction(db: Queryable, id: string, input: UpdateAction, now: Date) {
+  const { rows } = await db.query<ActionRow>(
+    `UPDATE automated_actions SET
+       name = COALESCE($2, name), description = COALESCE($3, description), enabled = COALESCE($4, enabled),
+       trigger_event = COALESCE($5, trigger_event), trigger = COALESCE($6::jsonb, trigger),
+       actions = COALESCE($7::jsonb, actions), updated_at = $8
+     WHERE id = $1 RETURNING ${columns}`,
+    [id, input.name ?? null, input.description ?? null, input.enabled ?? null, input.trigger?.event ?? null,
+      input.trigger ? JSON.stringify(input.trigger) : null, input.actions ? JSON.stringify(input.actions) : null, now]);
+  return rows[0] ? toJson(rows[0]) : undefined;
+}
+
+export async function deleteAction(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM automated_actions WHERE id = $1', [id]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** Claims a one-time firing; false when it was claimed before (by this or another instance). */
+export async function claimFiring(db: Queryable, actionId: string, fireKey: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'INSERT INTO automated_action_firings (action_id, fire_key) VALUES ($1, $2) ON CONFLICT DO NOTHING', [actionId, fireKey]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** Records a run and counts it in one statement, so concurrent runs never lose a count. */
+export async function recordRun(db: Queryable, run: {
+  actionId: string; triggerEvent: string; context: Record<string, unknown>; success: boolean; results: unknown[]; at: Date;
+}) {
+  const { rows } = await db.query<{ execution_count: number; last_executed_at: Date }>(
+    `WITH counted AS (
+       UPDATE automated_actions SET execution_count = execution_count + 1, last_executed_at = $6
+       WHERE id = $1 RETURNING execution_count, last_executed_at
+     ), logged AS (
+       INSERT INTO automated_action_runs (action_id, trigger_event, context, success, results, created_at)
+       SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM counted)
+     )
+     SELECT execution_count, last_executed_at FROM counted`,
+    [run.actionId, run.triggerEvent, JSON.stringify(run.context), run.success, JSON.stringify(run.results), run.at]);
+  return rows[0] ? { executionCount: rows[0].execution_count, lastExecutedAt: iso(rows[0].last_executed_at) } : undefined;
+}
+
+export async function listRuns(db: Queryable, actionId: string, limit = 50) {
+  const { rows } = await db.query(
+    `SELECT id, trigger_event, context, success, results, created_at FROM automated_action_runs
+     WHERE action_id = $1 ORDER BY created_at DESC LIMIT $2`, [actionId, limit]);
+  return rows.map((row) => ({ _id: row.id, triggerEvent: row.trigger_event, context: row.context, success: row.success, results: row.results, createdAt: iso(row.created_at) }));
+}

@@ -1,0 +1,58 @@
+import type pg from 'pg';
+import { withTransaction } from '@app/db';
+import { HttpError } from '@app/http';
+import { recordAudit } from '../audit/audit.repository.js';
+import type { Actor } from '../common/actor.js';
+import { isUuid } from '../common/schemas.js';
+import type { AutomationEngine, Context } from './automation-engine.js';
+import * as repo from './automations.repository.js';
+import type { CreateAction, UpdateAction } from './automations.schema.js';
+
+const notFound = () => HttpError.notFound('Automated action not found');
+
+export function automationsService(deps: { pool: pg.Pool; now: () => Date; engine: AutomationEngine }) {
+  const { pool, now } = deps;
+
+  async function get(id: string) {
+    const action = isUuid(id) ? await repo.findAction(pool, id) : undefined;
+    if (!action) throw notFound();
+    return action;
+  }
+
+  return {
+    list: () => repo.listActions(pool),
+    get,
+
+    create: (actor: Actor, input: CreateAction) => withTransaction(pool, async (client) => {
+      const action = await repo.insertAction(client, input, now());
+      await recordAudit(client, actor, { action: 'create', resourceType: 'system', resourceId: action._id, after: action });
+      return action;
+    }),
+
+    update: (actor: Actor, id: string, input: UpdateAction) => withTransaction(pool, async (client) => {
+      const before = isUuid(id) ? await repo.findAction(client, id) : undefined;
+      if (!before) throw notFound();
+      const action = (await repo.updateAction(client, id, input, now()))!;
+      await recordAudit(client, actor, { action: 'update', resourceType: 'system', resourceId: id, before, after: action });
+      return action;
+    }),
+
+    remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
+      const before = isUuid(id) ? await repo.findAction(client, id) : undefined;
+      if (!before) throw notFound();
+      await repo.deleteAction(client, id);
+      await recordAudit(client, actor, { action: 'delete', resourceType: 'system', resourceId: id, before });
+    }),
+
+    /** A manual test run: every step is carried out for real, counted and announced like a triggered run. */
+    async execute(actor: Actor, id: string, context: Context) {
+      const action = await get(id);
+      const result = await deps.engine.run(action, typeof context.event === 'string' ? context.event : 'manual', context);
+      await recordAudit(pool, actor, {
+        action: 'update', resourceType: 'system', resourceId: id,
+        after: { executed: true, context, result }, success: result.success,
+      });
+      return result;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import type { Queryable } from '@app/db';
+
+export interface ScannedLicense {
+  id: string; key: string; expires_at: Date | null; customer_id: string | null; product_id: string; license_type: string;
+}
+const columns = 'id, key, expires_at, customer_id, product_id, license_type';
+
+/** Trials past their end with automatic conversion on become their full type; each converts once. */
+export async function convertDueTrials(db: Queryable, now: Date): Promise<ScannedLicense[]> {
+  const { rows } = await db.query<ScannedLicense>(
+    `UPDATE licenses SET
+       license_type = COALESCE(convert_to_type, 'fixed'), converted_at = $1, updated_at = $1, expired_notified_at = NULL,
+       expires_at = CASE WHEN convert_duration_days IS NULL THEN NULL ELSE $1 + make_interval(days => convert_duration_days) END
+     WHERE license_type = 'trial' AND auto_convert AND converted_at IS NULL AND NOT revoked AND NOT suspended
+       AND expires_at IS NOT NULL AND expires_at <= $1
+     RETURNING ${columns}`, [now]);
+  return rows;
+}
+
+/**
+ * Marks licenses that have expired and were not announced yet, answering them: the UPDATE is the
+ * claim, so each license is announced once even when scans overlap.
+ */
+export async function claimExpiredLicenses(db: Queryable, now: Date, limit = 1000): Promise<ScannedLicense[]> {
+  const { rows } = await db.query<ScannedLicense>(
+    `UPDATE licenses SET expired_notified_at = $1
+     WHERE id IN (
+       SELECT id FROM licenses WHERE expires_at <= $1 AND expired_notified_at IS NULL AND NOT revoked
+       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+     RETURNING ${columns}`, [now, limit]);
+  return rows;
+}
+
+/** Licenses expiring within `days` that were not warned about this expiry yet; the insert is the claim. */
+export async function claimExpiryWarnings(db: Queryable, now: Date, days: number): Promise<ScannedLicense[]> {
+  const { rows } = await db.query<ScannedLicense>(
+    `WITH due AS (
+       SELECT ${columns} FROM licenses
+       WHERE NOT revoked AND expires_at > $1 AND expires_at <= $1 + make_interval(days => $2::int)
+     ), claimed AS (
+       INSERT INTO license_notices (license_id, notice)
+       SELECT id, 'expiry-warning:' || extract(epoch FROM expires_at)::bigint FROM due
+       ON CONFLICT DO NOTHING RETURNING license_id
+     )
+     SELECT due.* FROM due JOIN claimed ON claimed.license_id = due.id`, [now, days]);
+  return rows;
+}
+
+export interface ManyIps { license_id: string; key: string; customer_id: string | null; product_id: string; unique_ips: number }
+
+export async function licensesWithManyIps(db: Queryable, since: Date, maxIps: number): Promise<ManyIps[]> {
+  const { rows } = await db.query<ManyIps>(
+    `SELECT u.license_id, l.key, l.customer_id, l.product_id, count(DISTINCT u.ip)::int AS unique_ips
+     FROM usage_records u JOIN licenses l ON l.id = u.license_id
+     WHERE u.created_at > $1 AND u.ip IS NOT NULL
+     GROUP BY u.license_id, l.key, l.customer_id, l.product_id
+     HAVING count(DISTINCT u.ip) > $2`, [since, maxIps]);
+  return rows;
+}
+
+export interface ManyFailures { ip: string; failures: number; licenses: number }
+
+export async function ipsWithManyFailures(db: Queryable, since: Date, maxFailures: number): Promise<ManyFailures[]> {
+  const { rows } = await db.query<ManyFailures>(
+    `SELECT ip, count(*)::int AS failures, count(DISTINCT license_id)::int AS licenses
+     FROM usage_records WHERE created_at > $1 AND status <> 'success' AND ip IS NOT NULL
+     GROUP BY ip HAVING count(*) > $2`, [since, maxFailures]);
+  return rows;
+}
+
+/** Claims an anomaly report key; false when it was reported already. */
+export async function claimAnomalyReport(db: Queryable, key: string): Promise<boolean> {
+  const { rowCount } = await db.query('INSERT INTO anomaly_reports (key) VALUES ($1) ON CONFLICT DO NOTHING', [key]);
+  return (rowCount ?? 0) > 0;
+}

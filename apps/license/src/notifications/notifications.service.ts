@@ -1,0 +1,71 @@
+import type { Config } from '@app/config';
+import {
+  createEmailChannel, createNotifier, createSmsChannel, createTelegramChannel, NOTIFICATION_CHANNELS,
+  type ChannelName, type NotificationChannel, type Notifier, type WebhookQueue,
+} from '@app/events';
+import type { Logger } from '@app/http';
+import type { EventBus } from '../events/event-bus.js';
+
+/** The notification kinds the spec lists, each routed to its channels by NOTIFY_<KIND>. */
+export const notificationKinds = ['license_expiring', 'license_violation', 'anomaly', 'security', 'transaction', 'automated_action', 'custom'] as const;
+export type NotificationKind = (typeof notificationKinds)[number];
+
+const channelList = (names: string[]): ChannelName[] =>
+  names.map((name) => name.toLowerCase()).filter((name): name is ChannelName => (NOTIFICATION_CHANNELS as readonly string[]).includes(name));
+
+/** The channels configured in the environment; one that lacks its settings is left out. */
+export function channelsFromConfig(config: Config): Partial<Record<ChannelName, NotificationChannel>> {
+  const channels: Partial<Record<ChannelName, NotificationChannel>> = {};
+  if (config.SMTP_HOST) {
+    channels.email = createEmailChannel({
+      host: config.SMTP_HOST, port: config.SMTP_PORT, secure: config.SMTP_SECURE,
+      user: config.SMTP_USER, pass: config.SMTP_PASS, from: config.SMTP_FROM, to: config.NOTIFY_EMAIL_TO,
+    });
+  }
+  if (config.TWILIO_ACCOUNT_SID && config.TWILIO_AUTH_TOKEN && config.TWILIO_FROM) {
+    channels.sms = createSmsChannel({
+      accountSid: config.TWILIO_ACCOUNT_SID, authToken: config.TWILIO_AUTH_TOKEN, from: config.TWILIO_FROM,
+      to: config.NOTIFY_SMS_TO, baseUrl: config.TWILIO_BASE_URL,
+    });
+  }
+  if (config.TELEGRAM_BOT_TOKEN && config.TELEGRAM_CHAT_ID) {
+    channels.telegram = createTelegramChannel({ token: config.TELEGRAM_BOT_TOKEN, chatId: config.TELEGRAM_CHAT_ID, baseApiUrl: config.TELEGRAM_API_URL });
+  }
+  return channels;
+}
+
+export function routingFromConfig(config: Config): Record<NotificationKind, ChannelName[]> {
+  return {
+    license_expiring: channelList(config.NOTIFY_LICENSE_EXPIRING),
+    license_violation: channelList(config.NOTIFY_LICENSE_VIOLATION),
+    anomaly: channelList(config.NOTIFY_ANOMALY),
+    security: channelList(config.NOTIFY_SECURITY),
+    transaction: channelList(config.NOTIFY_TRANSACTION),
+    automated_action: channelList(config.NOTIFY_AUTOMATED_ACTION),
+    custom: channelList(config.NOTIFY_CUSTOM),
+  };
+}
+
+/** Notifications go through the job queue, so a mail server that is down delays them instead of losing them. */
+export function createLicenseNotifier(config: Config, queue: WebhookQueue | undefined, logger: Logger, channels = channelsFromConfig(config)): Notifier {
+  return createNotifier({ channels, routing: routingFromConfig(config), queue, logger });
+}
+
+const describe = (data: Record<string, unknown>) =>
+  Object.entries(data).map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`).join('\n');
+
+/** Events of the bus that the spec lists as notification subjects. */
+export function subscribeNotifications(bus: EventBus, notifier: Pick<Notifier, 'notify'>): void {
+  bus.on('NEW_REQUEST_BLOCKED', async (data) => {
+    await notifier.notify('license_violation', { subject: `License violation: ${String(data.reason ?? 'validation blocked')}`, text: describe(data) });
+  });
+  bus.on('ANOMALY_DETECTED', async (data) => {
+    await notifier.notify('anomaly', { subject: `Anomaly detected: ${String(data.kind ?? 'suspicious activity')}`, text: describe(data) });
+  });
+  bus.on('LICENSE_EXPIRED', async (data) => {
+    await notifier.notify('license_expiring', { subject: `License expired: ${String(data.licenseKey)}`, text: describe(data) });
+  });
+  bus.on('AUTOMATED_ACTION', async (data) => {
+    await notifier.notify('automated_action', { subject: `Automated action ran: ${String(data.name)}`, text: describe(data) });
+  });
+}
