@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -33,7 +33,7 @@ export interface TestSite {
   pageSession(): Promise<{ cookie: string; csrf: string }>;
   /** Creates a paste through the API and answers its slug. */
   createPaste(body: Record<string, unknown>): Promise<string>;
-  /** Settings back to the test defaults; pastes, keys and counters deleted. */
+  /** Settings back to the test defaults; pastes, keys, counters and uploaded files deleted. */
   reset(settings?: Partial<PasteSettings>): Promise<void>;
   close(): Promise<void>;
 }
@@ -94,6 +94,7 @@ export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LI
       await database.pool.query('DELETE FROM pastes');
       await database.pool.query('DELETE FROM api_keys');
       await database.pool.query('DELETE FROM paste_counters');
+      for (const file of readdirSync(uploadDir)) rmSync(path.join(uploadDir, file), { force: true });
       await settings.update({ ...pasteSettingsSchema.parse({}), ...next });
     },
     async close() {
