@@ -100,15 +100,28 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
   await boss.start();
 
   // pg-boss 10 needs a queue before send, work or schedule; creating one is idempotent.
+  // Each creation attaches a partition and adds a foreign key to pg-boss's queue table, so two
+  // concurrent creations can deadlock on PostgreSQL: this instance creates one at a time, and a
+  // deadlock with another instance is retried (the database aborted only one side).
   const queues = new Map<string, Promise<void>>();
+  let creating: Promise<unknown> = Promise.resolve();
+  const createQueue = async (name: string): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await boss.createQueue(name);
+      } catch (error) {
+        if ((error as { code?: string }).code !== '40P01' || attempt >= 10) throw error;
+        await new Promise((resolve) => setTimeout(resolve, attempt * (10 + Math.random() * 40)));
+      }
+    }
+  };
   const ensureQueue = (name: string): Promise<void> => {
     if (stopping) return Promise.reject(new Error(`job queue is stopped (queue ${name})`));
     let created = queues.get(name);
     if (!created) {
-      created = boss.createQueue(name).catch((error: unknown) => {
-        queues.delete(name);
-        throw error;
-      });
+      created = creating.then(() => createQueue(name));
+      creating = created.catch(() => {});
+      created.catch(() => queues.delete(name));
       queues.set(name, created);
     }
     return created;
