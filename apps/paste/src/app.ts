@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { randomInt } from 'node:crypto';
-import express, { type Express, type Request } from 'express';
+import express, { Router, type Express, type Request } from 'express';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
@@ -54,6 +54,11 @@ export interface PasteApp {
   close(): Promise<void>;
 }
 
+const SESSION_COOKIE = 'paste.sid';
+
+const isHotPath = (req: Request) =>
+  (req.method === 'GET' && req.path.startsWith('/paste/')) || (req.method === 'POST' && req.path === '/api/paste');
+
 const pagePath = (req: Request) => !req.path.startsWith('/api/') && req.path !== '/api' && !req.path.startsWith('/auth/');
 
 /** Builds the paste service's Express app without listening. */
@@ -73,7 +78,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     sessionSecret: config.SESSION_SECRET ?? 'paste-development-session-secret-not-for-production',
     sessionTtlMs: config.PASTE_SESSION_TTL_HOURS * 3_600_000,
     secureCookies: config.NODE_ENV === 'production' || deps.publicUrl.startsWith('https:'),
-    cookieName: 'paste.sid',
+    cookieName: SESSION_COOKIE,
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
   });
@@ -89,7 +94,13 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   app.use('/uploads/images', uploadedFiles(deps.uploadDir));
   app.get('/favicon.ico', (_req, res) => res.redirect(302, settings.get().favIcon));
 
-  app.use(...auth.session);
+  // Reading a paste or posting one without a session cookie needs no session: skipping the
+  // session machinery there (a new session id, passport) is a large share of those hot paths.
+  const sessions = Router().use(...auth.session);
+  app.use((req, res, next) => {
+    if (isHotPath(req) && !req.headers.cookie?.includes(`${SESSION_COOKIE}=`)) return next();
+    sessions(req, res, next);
+  });
   app.use(auth.routes);
   app.use(pageRoutes({ settings }));
   app.use(pasteRoutes({ service: pastes, settings, access, highlight: createHighlighter() }));

@@ -47,7 +47,8 @@ describe(`owner endpoints (${testDatabaseBackend()})`, () => {
 
   test.each(ownerEndpoints.filter((endpoint) => endpoint.write))('$name: the owner without the CSRF token gets 403 Invalid CSRF token', async (endpoint) => {
     const owner = await site.session(OWNER_ID);
-    for (const headers of [{ Cookie: owner.cookie }, { Cookie: owner.cookie, 'X-CSRF-Token': 'wrong' }, { Cookie: owner.cookie, 'X-API-Key': 'anything' }]) {
+    const attempts: Record<string, string>[] = [{ Cookie: owner.cookie }, { Cookie: owner.cookie, 'X-CSRF-Token': 'wrong' }, { Cookie: owner.cookie, 'X-API-Key': 'anything' }];
+    for (const headers of attempts) {
       const response = await call(endpoint, headers);
       expect(response.status).toBe(403);
       expect(response.body).toEqual({ error: 'Invalid CSRF token' });

@@ -21,7 +21,7 @@ export function createStatsRepository(db: Queryable) {
                coalesce(round(avg(char_length(content))), 0)::bigint AS "avgChars",
                coalesce(max(views_count), 0)::int AS "mostViewed",
                coalesce(sum(octet_length(content)), 0)::bigint AS "bytes",
-               coalesce((SELECT value FROM paste_counters WHERE name = 'api_usage'), 0)::bigint AS "apiUsage"
+               coalesce((SELECT sum(value) FROM paste_counters WHERE name LIKE 'api\\_usage:%'), 0)::bigint AS "apiUsage"
           FROM pastes`);
       return rows[0]!;
     },
