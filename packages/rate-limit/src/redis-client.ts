@@ -5,8 +5,9 @@ import { Redis } from 'ioredis';
  * forever while Redis is away: one retry, then the limiter's store error lets it through
  * (see `passOnStoreError` in rate-limiter.ts).
  */
-export function createRedisClient(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
+export function createRedisClient(url: string, options: { keyPrefix?: string } = {}): Redis {
+  // keyPrefix (e.g. a unique one per test) keeps every key of this client apart from others'.
+  return new Redis(url, { maxRetriesPerRequest: 1, enableAutoPipelining: true, ...options });
 }
 
 export type { Redis };

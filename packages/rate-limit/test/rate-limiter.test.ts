@@ -121,6 +121,33 @@ describe('with Redis, two app instances', () => {
   });
 });
 
+describe('with Redis clients of different key prefixes', () => {
+  it('keeps their counts apart under the same limiter name (test isolation)', async () => {
+    const name = uniqueName('keyprefix');
+    const values = () => ({ limit: 1, windowMs: 60_000 });
+    const prefixes = [`t1-${randomBytes(4).toString('hex')}:`, `t2-${randomBytes(4).toString('hex')}:`];
+    const [one, two] = prefixes.map((keyPrefix) => {
+      const client = createRedisClient(redisUrl, { keyPrefix });
+      clients.push(client);
+      return client;
+    });
+    const urls = [
+      await startApp(createRateLimiter({ name, redis: one, current: values, message: 'Too many requests' })),
+      await startApp(createRateLimiter({ name, redis: two, current: values, message: 'Too many requests' })),
+    ];
+    expect((await hit(urls[0]!)).status).toBe(200);
+    expect((await hit(urls[1]!)).status).toBe(200);
+    expect((await hit(urls[0]!)).status).toBe(429);
+    const cleaner = createRedisClient(redisUrl);
+    for (const prefix of prefixes) {
+      const keys = await cleaner.keys(`${prefix}rl:${name}:*`);
+      expect(keys).toHaveLength(1);
+      await cleaner.del(...keys);
+    }
+    await cleaner.quit();
+  });
+});
+
 describe('with Redis unreachable', () => {
   it('lets requests through uncounted and logs the store error, without an unhandled rejection', async () => {
     const unhandled: unknown[] = [];
