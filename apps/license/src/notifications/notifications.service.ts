@@ -57,7 +57,9 @@ const describe = (data: Record<string, unknown>) =>
 /** Events of the bus that the spec lists as notification subjects. */
 export function subscribeNotifications(bus: EventBus, notifier: Pick<Notifier, 'notify'>): void {
   bus.on('NEW_REQUEST_BLOCKED', async (data) => {
-    await notifier.notify('license_violation', { subject: `License violation: ${String(data.reason ?? 'validation blocked')}`, text: describe(data) });
+    // One alert per license and reason a minute: an attack of blocked validations is not a flood of messages.
+    await notifier.notify('license_violation', { subject: `License violation: ${String(data.reason ?? 'validation blocked')}`, text: describe(data) },
+      { key: `${String(data.licenseId)}:${String(data.reason)}`, seconds: 60 });
   });
   bus.on('ANOMALY_DETECTED', async (data) => {
     await notifier.notify('anomaly', { subject: `Anomaly detected: ${String(data.kind ?? 'suspicious activity')}`, text: describe(data) });

@@ -151,15 +151,18 @@ describe(`scheduled scans (${testDatabaseBackend()})`, () => {
 });
 
 describe(`notifications routed by kind (${testDatabaseBackend()})`, () => {
-  it('a blocked validation (license violation) goes to the channels of NOTIFY_LICENSE_VIOLATION only', async () => {
+  it('a blocked validation (license violation) goes to the channels of NOTIFY_LICENSE_VIOLATION only, one alert for a burst', async () => {
     const license = await t.createLicense({ hwidLimit: 1 });
     const smsBefore = twilioApi.requests.length;
     await t.http.post('/api/license/validate').send({ key: license.key, ip: '10.5.0.1', hwid: 'one' });
-    expect((await t.http.post('/api/license/validate').send({ key: license.key, ip: '10.5.0.1', hwid: 'two' })).body.error).toBe('HWID limit exceeded');
+    for (const hwid of ['two', 'three', 'four']) {
+      expect((await t.http.post('/api/license/validate').send({ key: license.key, ip: '10.5.0.1', hwid })).body.error).toBe('HWID limit exceeded');
+    }
     const text = await eventually(() => telegramTexts().find((candidate) => candidate.includes(license.key)));
     expect(text).toContain('License violation: HWID limit exceeded');
     expect(new URLSearchParams(telegramApi.requests.at(-1)!.body).get('chat_id')).toBe('9');
-    await sleep(500);
+    await sleep(1500);
+    expect(telegramTexts().filter((candidate) => candidate.includes(license.key))).toHaveLength(1);
     expect(twilioApi.requests.length).toBe(smsBefore);
     expect(smtp.mails.some((mail) => mail.raw.includes(license.key))).toBe(false);
   });

@@ -22,8 +22,12 @@ interface NotificationJob {
 export interface Notifier {
   /** Registers the queue worker (when a queue is used). */
   start(): Promise<void>;
-  /** Sends `message` to every channel routed for `kind`; resolves to the channels it went to. */
-  notify(kind: string, message: NotificationMessage): Promise<ChannelName[]>;
+  /**
+   * Sends `message` to every channel routed for `kind`; resolves to the channels it went to.
+   * With `throttle` (and a queue), at most one message per key and channel is sent in each slot
+   * of `seconds`, so a burst of identical alerts (an attack of blocked validations) is one message.
+   */
+  notify(kind: string, message: NotificationMessage, throttle?: { key: string; seconds: number }): Promise<ChannelName[]>;
   /** Sends through one channel now (automated actions report the outcome); throws when it fails or is not configured. */
   sendVia(channel: ChannelName, message: NotificationMessage, recipients?: string[]): Promise<void>;
   /** The channels that are configured. */
@@ -43,11 +47,14 @@ export function createNotifier(options: NotifierOptions): Notifier {
     async start() {
       if (options.queue) await options.queue.work<NotificationJob>(queueName, (job) => sendVia(job.channel, job.message, job.recipients));
     },
-    async notify(kind, message) {
+    async notify(kind, message, throttle) {
       const targets = (options.routing[kind] ?? []).filter((name) => options.channels[name]);
       for (const channel of targets) {
         if (options.queue) {
-          await options.queue.send<NotificationJob>(queueName, { channel, message }, { retryLimit: options.retries ?? 3, retryDelay: 5, retryBackoff: true });
+          await options.queue.send<NotificationJob>(queueName, { channel, message }, {
+            retryLimit: options.retries ?? 3, retryDelay: 5, retryBackoff: true,
+            ...(throttle ? { singletonKey: `${kind}:${throttle.key}:${channel}`, singletonSeconds: throttle.seconds } : {}),
+          });
         } else {
           // Without a queue one failing channel must not keep the message from the others.
           await sendVia(channel, message).catch((error: Error) => options.logger?.warn({ err: error, channel, kind }, 'notification failed'));

@@ -3,7 +3,7 @@ import { signWebhookPayload, WEBHOOK_SIGNATURE_HEADER } from './signature.js';
 
 /** What the dispatcher needs of the job queue (structurally the `JobQueue` of this package). */
 export interface WebhookQueue {
-  send<T extends object>(name: string, data: T, options?: { retryLimit?: number; retryDelay?: number; retryBackoff?: boolean }): Promise<string | null>;
+  send<T extends object>(name: string, data: T, options?: { retryLimit?: number; retryDelay?: number; retryBackoff?: boolean; singletonKey?: string; singletonSeconds?: number }): Promise<string | null>;
   work<T>(name: string, handler: (data: T) => Promise<void>): Promise<void>;
 }
 
