@@ -70,3 +70,10 @@ export async function upsertTransaction(db: Queryable, input: {
 export async function setTransactionStatus(db: Queryable, externalId: string, status: TransactionStatus, now: Date): Promise<void> {
   await db.query('UPDATE transactions SET status = $2, updated_at = $3 WHERE external_id = $1', [externalId, status, now]);
 }
+
+/** A refunded charge: its checkout's transaction is found by the payment intent recorded with it. */
+export async function refundByPaymentIntent(db: Queryable, paymentIntent: string, now: Date): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE transactions SET status = 'refunded', updated_at = $2 WHERE metadata->>'paymentIntent' = $1`, [paymentIntent, now]);
+  return rowCount ?? 0;
+}

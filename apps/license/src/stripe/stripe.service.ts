@@ -96,6 +96,12 @@ export function stripeService(deps: StripeServiceDeps) {
       case 'checkout.session.async_payment_failed':
         await repo.setTransactionStatus(client, event.data.object.id, 'failed', now());
         return {};
+      case 'charge.refunded': {
+        const intent = event.data.object.payment_intent;
+        const id = typeof intent === 'string' ? intent : intent?.id;
+        if (id) await repo.refundByPaymentIntent(client, id, now());
+        return {};
+      }
       case 'checkout.session.expired':
         await repo.setTransactionStatus(client, event.data.object.id, 'cancelled', now());
         return {};

@@ -155,6 +155,15 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
     expect((await transactionOf(failing.data.object.id))[0].status).toBe('failed');
   });
 
+  it('marks the transaction refunded when its charge is refunded', async () => {
+    const product = await t.createProduct({ licensePrefix: 'REF' });
+    const paid = checkoutEvent({ productId: product._id }, { session: { payment_intent: 'pi_refund_me' } });
+    await post(paid);
+    const refund = { id: `evt_refund_${Date.now()}`, object: 'event', type: 'charge.refunded', data: { object: { id: 'ch_1', object: 'charge', payment_intent: 'pi_refund_me' } } };
+    expect((await post(refund)).status).toBe(200);
+    expect((await transactionOf(paid.data.object.id))[0].status).toBe('refunded');
+  });
+
   it('keeps a payment with unusable metadata as a failed transaction (200, so Stripe does not retry forever)', async () => {
     const event = checkoutEvent({ productId: 'not-a-uuid' });
     const res = await post(event);
