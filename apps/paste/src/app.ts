@@ -85,6 +85,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const access = createAccess({ auth, settings, apiKeys, ownerId: config.OWNER_ID, redis: deps.redis });
 
   const app = express();
+  // Pages change with every view (the count) and say no-store; hashing each body for an ETag is wasted work.
+  app.set('etag', false);
   // Paste bodies may be far larger than any other body: their parser comes first, sized by maxPasteSize.
   app.post('/api/paste', pasteBodyParser(settings));
   commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY });

@@ -34,17 +34,22 @@ export function createPasteRepository(db: Queryable) {
      * `countApiUsage` adds one to the API usage counter in the same statement.
      */
     async insert(paste: NewPaste, countApiUsage: boolean): Promise<{ slug: string } | undefined> {
-      const shard = Math.floor(Math.random() * API_USAGE_SHARDS);
-      const usage = countApiUsage
-        ? `, usage AS (INSERT INTO paste_counters (name, value) SELECT 'api_usage:${shard}', 1 FROM inserted
-             ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + 1)`
-        : '';
-      const { rows } = await db.query<{ slug: string }>(
-        `WITH inserted AS (
+      const values: unknown[] = [paste.slug, paste.content, paste.passwordHash, paste.maxViews];
+      let usage = '';
+      if (countApiUsage) {
+        values.push(`api_usage:${Math.floor(Math.random() * API_USAGE_SHARDS)}`);
+        usage = `, usage AS (INSERT INTO paste_counters (name, value) SELECT $5::text, 1 FROM inserted
+             ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + 1)`;
+      }
+      // Named: each connection parses and plans the statement once.
+      const { rows } = await db.query<{ slug: string }>({
+        name: countApiUsage ? 'paste-insert-api' : 'paste-insert',
+        text: `WITH inserted AS (
            INSERT INTO pastes (slug, content, password_hash, max_views) VALUES ($1, $2, $3, $4)
            ON CONFLICT (slug) DO NOTHING RETURNING slug)${usage}
          SELECT slug FROM inserted`,
-        [paste.slug, paste.content, paste.passwordHash, paste.maxViews]);
+        values,
+      });
       return rows[0];
     },
 
