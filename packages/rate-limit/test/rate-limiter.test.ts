@@ -5,8 +5,10 @@ import express from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createErrorHandler, createLogger } from '@app/http';
 import { createRateLimiter, createRedisClient, type RateLimitValues, type Redis, type RebuildableLimiter } from '../src/index.js';
+import { redisAvailableForTests } from '../src/testing.js';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const withRedis = await redisAvailableForTests(redisUrl);
 const logger = createLogger({ level: 'silent' });
 const servers: Server[] = [];
 const clients: Redis[] = [];
@@ -51,6 +53,7 @@ async function hit(url: string, headers: Record<string, string> = {}): Promise<A
 
 afterAll(async () => {
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  if (!withRedis) return;
   const cleaner = createRedisClient(redisUrl);
   for (const prefix of prefixes) {
     const keys = await cleaner.keys(`${prefix}*`);
@@ -60,7 +63,7 @@ afterAll(async () => {
   await Promise.all(clients.map((client) => client.quit()));
 });
 
-describe('with Redis, two app instances', () => {
+describe.runIf(withRedis)('with Redis, two app instances', () => {
   it('share a limit of 10 exactly: 10 alternating requests pass counting down, the 11th answers 429', async () => {
     const name = uniqueName('shared');
     const values = () => ({ limit: 10, windowMs: 60_000 });
@@ -121,7 +124,7 @@ describe('with Redis, two app instances', () => {
   });
 });
 
-describe('with Redis clients of different key prefixes', () => {
+describe.runIf(withRedis)('with Redis clients of different key prefixes', () => {
   it('keeps their counts apart under the same limiter name (test isolation)', async () => {
     const name = uniqueName('keyprefix');
     const values = () => ({ limit: 1, windowMs: 60_000 });
