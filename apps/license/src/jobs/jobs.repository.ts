@@ -19,13 +19,15 @@ export async function convertDueTrials(db: Queryable, now: Date): Promise<Scanne
 
 /**
  * Marks licenses that have expired and were not announced yet, answering them: the UPDATE is the
- * claim, so each license is announced once even when scans overlap.
+ * claim, so each license is announced once even when scans overlap. A notice older than the
+ * current expiry belongs to an earlier expiry (the license was extended since), so the new one
+ * is announced too.
  */
 export async function claimExpiredLicenses(db: Queryable, now: Date, limit = 1000): Promise<ScannedLicense[]> {
   const { rows } = await db.query<ScannedLicense>(
     `UPDATE licenses SET expired_notified_at = $1
      WHERE id IN (
-       SELECT id FROM licenses WHERE expires_at <= $1 AND expired_notified_at IS NULL AND NOT revoked
+       SELECT id FROM licenses WHERE expires_at <= $1 AND (expired_notified_at IS NULL OR expired_notified_at < expires_at) AND NOT revoked
        ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
      RETURNING ${columns}`, [now, limit]);
   return rows;

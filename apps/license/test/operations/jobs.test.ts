@@ -85,6 +85,12 @@ describe(`scheduled scans (${testDatabaseBackend()})`, () => {
     expect(keys).not.toContain(revoked.key);
     const after = await t.http.get(`/api/automated-actions/${automation.body.action._id}`).set(admin.headers);
     expect(after.body.action.executionCount).toBe(1);
+    // Extended by an admin and expired again: that is a new expiry, announced once more.
+    const newExpiry = new Date(Date.now() - 100).toISOString();
+    expect((await t.http.put(`/api/licenses/${expired._id}`).set(admin.headers).send({ expiresAt: newExpiry })).status).toBe(200);
+    await runJob('license-expiry-scan');
+    await eventually(() => hooks('LICENSE_EXPIRED').filter((body) => body.data.licenseKey === expired.key).length === 2);
+    expect(hooks('LICENSE_EXPIRED').filter((body) => body.data.licenseKey === expired.key)[1].data.expiresAt).toBe(newExpiry);
     // Routed to email (NOTIFY_LICENSE_EXPIRING=email) through the queue.
     await eventually(() => smtp.mails.some((mail) => mail.raw.includes(`License expired: ${expired.key}`)));
   }, 40_000);
