@@ -95,3 +95,86 @@
     document.body.removeChild(area);
   }
 })();
+
+// The owner's dashboard (/admin): every form posts JSON (or the file) with the session's CSRF token.
+(function () {
+  'use strict';
+
+  var forms = document.querySelectorAll('form.admin-form');
+  if (!forms.length) return;
+  var tokenPromise;
+
+  function csrfToken() {
+    tokenPromise = tokenPromise || fetch('/api/csrf-token', { credentials: 'same-origin' })
+      .then(function (response) { return response.json(); })
+      .then(function (body) { return body.csrfToken; });
+    return tokenPromise;
+  }
+
+  function send(method, url, body, isFile) {
+    return csrfToken().then(function (token) {
+      var headers = { 'X-CSRF-Token': token };
+      if (!isFile && body !== undefined) headers['Content-Type'] = 'application/json';
+      return fetch(url, { method: method, credentials: 'same-origin', headers: headers, body: isFile ? body : JSON.stringify(body) });
+    }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (data) {
+        if (!response.ok) {
+          var details = data.details ? ' (' + Object.keys(data.details).map(function (k) { return k + ': ' + data.details[k]; }).join('; ') + ')' : '';
+          throw new Error((data.error || 'Request failed with status ' + response.status) + details);
+        }
+        return data;
+      });
+    });
+  }
+
+  function fieldsOf(form) {
+    var body = {};
+    Array.prototype.forEach.call(form.elements, function (element) {
+      if (!element.name) return;
+      if (element.type === 'checkbox') body[element.name] = element.checked;
+      else if (element.type === 'number') body[element.name] = element.value === '' ? undefined : Number(element.value);
+      else body[element.name] = element.value;
+    });
+    return body;
+  }
+
+  Array.prototype.forEach.call(forms, function (form) {
+    var status = form.querySelector('.form-status');
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
+      var request;
+      if (form.dataset.upload) {
+        var input = form.querySelector('input[type=file]');
+        if (!input.files.length) { status.textContent = 'Choose a file first.'; status.className = 'form-status small error'; return; }
+        var data = new FormData();
+        data.append(form.dataset.upload, input.files[0]);
+        request = send('POST', form.dataset.endpoint, data, true);
+      } else {
+        request = send('POST', form.dataset.endpoint, fieldsOf(form));
+      }
+      status.textContent = 'Saving…';
+      status.className = 'form-status small';
+      request.then(function (result) {
+        status.className = 'form-status small ok';
+        if ('createsKey' in form.dataset && result.apiKey) {
+          status.textContent = 'New key (copy it now, it is not shown again): ' + result.apiKey.key;
+          return;
+        }
+        status.textContent = result.message || 'Saved';
+        if (form.dataset.upload) setTimeout(function () { window.location.reload(); }, 600);
+      }, function (error) {
+        status.className = 'form-status small error';
+        status.textContent = error.message;
+      });
+    });
+  });
+
+  Array.prototype.forEach.call(document.querySelectorAll('[data-delete-key]'), function (button) {
+    button.addEventListener('click', function () {
+      if (!window.confirm('Delete this API key? Programs using it will be refused.')) return;
+      send('DELETE', '/api/settings/api-keys/' + encodeURIComponent(button.getAttribute('data-delete-key')))
+        .then(function () { window.location.reload(); }, function (error) { window.alert(error.message); });
+    });
+  });
+})();

@@ -11,6 +11,7 @@ import { createApiKeyRepository } from './api-keys/api-key.repository.js';
 import { apiKeyRoutes } from './api-keys/api-key.routes.js';
 import { createApiKeyService } from './api-keys/api-key.service.js';
 import { createHighlighter } from './pages/highlight.js';
+import { adminRoutes } from './pages/admin.routes.js';
 import { pageRoutes } from './pages/pages.routes.js';
 import { errorPage } from './pages/views.js';
 import { pasteBodyParser } from './pastes/paste-body.js';
@@ -110,6 +111,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   app.use(apiKeyRoutes({ service: apiKeys, access }));
   app.use(statsRoutes({ service: stats, access }));
   app.use(uploadRoutes({ service: uploads, access }));
+  app.use(adminRoutes({ settings, stats, apiKeys, access, ownerId: config.OWNER_ID }));
 
   app.use(apiNotFound);
   app.use((req, _res, next) => next(HttpError.notFound('Page not found')));

@@ -77,7 +77,7 @@ ${options.script ? raw('<script src="/static/app.js" defer></script>') : ''}
 <main class="container">
 ${options.body}
 </main>
-<footer class="site-footer">${settings.siteName}</footer>
+<footer class="site-footer">${settings.siteName} · <a href="/admin">Owner</a></footer>
 </body>
 </html>
 `.html;

@@ -5,8 +5,9 @@ import { homePage } from './views.js';
 
 export function pageRoutes(deps: { settings: SettingsStore<PasteSettings> }): Router {
   const router = Router();
-  router.get('/', (_req, res) => {
-    res.type('html').send(homePage(deps.settings.get()));
+  router.get('/', (req, res) => {
+    const error = typeof req.query.error === 'string' ? req.query.error : undefined;
+    res.type('html').send(homePage(deps.settings.get(), error));
   });
   return router;
 }

@@ -3,8 +3,17 @@ import type { ViewedPaste } from '../pastes/paste.repository.js';
 import type { Highlighted } from './highlight.js';
 import { html, layout, raw } from './html.js';
 
-export function homePage(settings: PasteSettings): string {
+/** What a failed sign-in (the provider's callback redirects to `/?error=...`) tells the visitor. */
+const signInErrors: Record<string, string> = {
+  auth_failed: 'Sign-in failed. Please try again.',
+  rate_limited: 'The sign-in provider is busy (rate limited). Please try again in a moment.',
+  no_user: 'The sign-in provider returned no user.',
+};
+
+export function homePage(settings: PasteSettings, signInError?: string): string {
+  const notice = signInError ? signInErrors[signInError] : undefined;
   const body = html`
+${notice ? html`<div class="alert alert-error" role="alert">${notice}</div>` : ''}
 <section class="card">
   <h1>New paste</h1>
   <p class="muted">${settings.siteDescription}</p>
