@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { envBoolean, envInt, envList, envPort, envUrl, optionalString } from './env-types.js';
 
+/** Comma-separated names, each one of `names` (a typo fails at start-up instead of silently sending nothing). */
+const envChoices = <T extends string>(names: readonly [T, ...T[]]) => envList().pipe(z.array(z.enum(names)));
+const notificationChannels = ['email', 'sms', 'telegram'] as const;
+const webhookEvents = ['LICENSE_EXPIRED', 'NEW_REQUEST_BLOCKED', 'LICENSE_CREATED', 'LICENSE_REVOKED', 'ANOMALY_DETECTED', 'AUTOMATED_ACTION'] as const;
+
 export const licenseSchema = {
   LICENSE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PORT: envPort(3000),
@@ -20,7 +25,7 @@ export const licenseSchema = {
   JWT_TTL_SECONDS: envInt(3600, 60, 30 * 24 * 3600),
   // Webhooks, notifications, marketplace and scheduled scans (issue 5).
   WEBHOOK_URL: envUrl(),
-  WEBHOOK_EVENTS: envList(),
+  WEBHOOK_EVENTS: envChoices(webhookEvents),
   WEBHOOK_TIMEOUT_MS: envInt(5000, 1),
   WEBHOOK_RETRIES: envInt(3, 0, 100),
   WEBHOOK_SECRET: optionalString(),
@@ -39,13 +44,13 @@ export const licenseSchema = {
   TELEGRAM_API_URL: envUrl(),
   NOTIFY_EMAIL_TO: envList(),
   NOTIFY_SMS_TO: envList(),
-  NOTIFY_LICENSE_EXPIRING: envList(),
-  NOTIFY_LICENSE_VIOLATION: envList(),
-  NOTIFY_ANOMALY: envList(),
-  NOTIFY_SECURITY: envList(),
-  NOTIFY_TRANSACTION: envList(),
-  NOTIFY_AUTOMATED_ACTION: envList(),
-  NOTIFY_CUSTOM: envList(),
+  NOTIFY_LICENSE_EXPIRING: envChoices(notificationChannels),
+  NOTIFY_LICENSE_VIOLATION: envChoices(notificationChannels),
+  NOTIFY_ANOMALY: envChoices(notificationChannels),
+  NOTIFY_SECURITY: envChoices(notificationChannels),
+  NOTIFY_TRANSACTION: envChoices(notificationChannels),
+  NOTIFY_AUTOMATED_ACTION: envChoices(notificationChannels),
+  NOTIFY_CUSTOM: envChoices(notificationChannels),
   STRIPE_WEBHOOK_SECRET: optionalString(),
   EXPIRY_WARNING_DAYS: envInt(7, 0, 365),
   ANOMALY_MAX_IPS: envInt(10, 1),

@@ -1,6 +1,6 @@
 import type { Config } from '@app/config';
 import {
-  createEmailChannel, createNotifier, createSmsChannel, createTelegramChannel, NOTIFICATION_CHANNELS,
+  createEmailChannel, createNotifier, createSmsChannel, createTelegramChannel,
   type ChannelName, type NotificationChannel, type Notifier, type WebhookQueue,
 } from '@app/events';
 import type { Logger } from '@app/http';
@@ -9,9 +9,6 @@ import type { EventBus } from '../events/event-bus.js';
 /** The notification kinds the spec lists, each routed to its channels by NOTIFY_<KIND>. */
 export const notificationKinds = ['license_expiring', 'license_violation', 'anomaly', 'security', 'transaction', 'automated_action', 'custom'] as const;
 export type NotificationKind = (typeof notificationKinds)[number];
-
-const channelList = (names: string[]): ChannelName[] =>
-  names.map((name) => name.toLowerCase()).filter((name): name is ChannelName => (NOTIFICATION_CHANNELS as readonly string[]).includes(name));
 
 /** The channels configured in the environment; one that lacks its settings is left out. */
 export function channelsFromConfig(config: Config): Partial<Record<ChannelName, NotificationChannel>> {
@@ -34,15 +31,16 @@ export function channelsFromConfig(config: Config): Partial<Record<ChannelName, 
   return channels;
 }
 
+/** NOTIFY_<KIND> lists (validated channel names, see the config schema). */
 export function routingFromConfig(config: Config): Record<NotificationKind, ChannelName[]> {
   return {
-    license_expiring: channelList(config.NOTIFY_LICENSE_EXPIRING),
-    license_violation: channelList(config.NOTIFY_LICENSE_VIOLATION),
-    anomaly: channelList(config.NOTIFY_ANOMALY),
-    security: channelList(config.NOTIFY_SECURITY),
-    transaction: channelList(config.NOTIFY_TRANSACTION),
-    automated_action: channelList(config.NOTIFY_AUTOMATED_ACTION),
-    custom: channelList(config.NOTIFY_CUSTOM),
+    license_expiring: config.NOTIFY_LICENSE_EXPIRING,
+    license_violation: config.NOTIFY_LICENSE_VIOLATION,
+    anomaly: config.NOTIFY_ANOMALY,
+    security: config.NOTIFY_SECURITY,
+    transaction: config.NOTIFY_TRANSACTION,
+    automated_action: config.NOTIFY_AUTOMATED_ACTION,
+    custom: config.NOTIFY_CUSTOM,
   };
 }
 
