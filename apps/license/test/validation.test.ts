@@ -161,12 +161,12 @@ describe('signed responses', () => {
         response.on('end', () => done(null, Buffer.concat(chunks)));
       });
       const raw = res.body as Buffer;
-      const signature = res.headers['x-license-signature'];
-      expect(typeof signature).toBe('string');
+      const signature = String(res.headers['x-license-signature']);
+      expect(signature).toMatch(/^[A-Za-z0-9+/]+=*$/);
       expect(JSON.parse(raw.toString()).nonce).toBe(body.nonce);
       expect(verifyResponse(publicKey, raw, signature)).toBe(true);
       const tampered = Buffer.from(raw);
-      tampered[tampered.length - 3] ^= 1;
+      tampered[tampered.length - 3]! ^= 1;
       expect(verifyResponse(publicKey, tampered, signature)).toBe(false);
     }
   });
@@ -179,5 +179,15 @@ describe('signed responses', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('malformed requests', () => {
+  it('answers a body that is not JSON with a signed 400', async () => {
+    const res = await t.http.post('/api/license/validate').set('Content-Type', 'application/json').send('{"key": ');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, valid: false, error: 'Invalid JSON body' });
+    expect(res.headers['x-license-signature']).toBeTruthy();
+    expect(res.headers['cache-control']).toBe('no-store');
   });
 });

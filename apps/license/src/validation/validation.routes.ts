@@ -1,5 +1,5 @@
-import { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import { isHttpError, parseInput } from '@app/http';
+import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import { createErrorHandler, isHttpError, parseInput, type Logger } from '@app/http';
 import type { ResponseSigner } from './signing.js';
 import type { validationService } from './validation.service.js';
 import { validateBodySchema } from './validation.schema.js';
@@ -7,7 +7,23 @@ import { validateBodySchema } from './validation.schema.js';
 /** Sends exactly the bytes it signs: the signature covers the body as the client receives it. */
 function sendSigned(res: Response, signer: ResponseSigner, status: number, body: Record<string, unknown>): void {
   const bytes = Buffer.from(JSON.stringify(body), 'utf8');
-  res.status(status).set('X-License-Signature', signer.sign(bytes)).type('application/json').send(bytes);
+  res.status(status).set({
+    'X-License-Signature': signer.sign(bytes),
+    // An answer about a license must never come from a cache.
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Type': 'application/json; charset=utf-8',
+  }).send(bytes);
+}
+
+/** HttpErrors and the body parser's client errors (bad JSON, too large); undefined for the rest. */
+function describeClientError(error: unknown): { status: number; message: string; details?: Record<string, string> } | undefined {
+  if (isHttpError(error)) return { status: error.status, message: error.message, details: error.details };
+  const parser = error as { type?: string; status?: number; expose?: boolean; message?: string };
+  if (parser?.type === 'entity.parse.failed') return { status: 400, message: 'Invalid JSON body' };
+  if (parser?.type === 'entity.too.large') return { status: 413, message: 'Request body too large' };
+  if (parser?.expose && typeof parser.status === 'number' && parser.status < 500) return { status: parser.status, message: parser.message ?? 'Bad request' };
+  return undefined;
 }
 
 const nonceOf = (body: unknown) => {
@@ -20,28 +36,33 @@ export function validationRoutes(deps: {
   signer: ResponseSigner;
   panicGuard: RequestHandler;
   limiter: RequestHandler;
+  logger: Logger;
 }): Router {
   const { signer } = deps;
   const router = Router();
+  // Mounted before the app's common middleware: its own small body parser.
+  const json = express.json({ limit: '16kb' });
 
-  router.post('/api/license/validate', deps.panicGuard, deps.limiter, async (req, res) => {
+  router.post('/api/license/validate', deps.panicGuard, deps.limiter, json, async (req, res) => {
     const body = parseInput(validateBodySchema, req.body);
     const license = await deps.validate({ key: body.key, ip: body.ip ?? req.ip ?? null, hwid: body.hwid ?? null });
     sendSigned(res, signer, 200, { success: true, valid: true, license, ...nonceOf(req.body) });
   });
 
-  router.get('/api/license/public-key', (_req, res) => {
+  router.get('/api/license/public-key', deps.limiter, (_req, res) => {
     res.json({ success: true, algorithm: 'Ed25519', keyId: signer.keyId, publicKey: signer.publicKeyPem, publicKeyBase64: signer.publicKeyBase64 });
   });
 
   // Failures of validation (including 429 and 503) are signed as well: a spoofed server must
   // not be able to forge a "valid: false" either.
   const signedErrors: ErrorRequestHandler = (error, req, res, next) => {
-    if (!isHttpError(error) || res.headersSent) return next(error);
-    sendSigned(res, signer, error.status, {
-      success: false, valid: false, error: error.message, ...(error.details ? { details: error.details } : {}), ...nonceOf(req.body),
+    if (res.headersSent) return next(error);
+    const failure = describeClientError(error);
+    if (!failure) return next(error);
+    sendSigned(res, signer, failure.status, {
+      success: false, valid: false, error: failure.message, ...(failure.details ? { details: failure.details } : {}), ...nonceOf(req.body),
     });
   };
-  router.use('/api/license/validate', signedErrors);
+  router.use('/api/license/validate', signedErrors, createErrorHandler({ style: 'license', logger: deps.logger }));
   return router;
 }
