@@ -42,6 +42,8 @@ export interface PasteAppDeps {
   uploadDir: string;
   /** Shared rate-limit counts across instances; in-process counts without it. */
   redis?: Redis;
+  /** Key prefix of the rate-limit counts (default 'paste'); instances sharing counts use the same one. */
+  rateLimitName?: string;
   now?: () => Date;
   randomInt?: (maxExclusive: number) => number;
   /** bcrypt cost of paste passwords (tests lower it). */
@@ -83,7 +85,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
   });
-  const access = createAccess({ auth, settings, apiKeys, ownerId: config.OWNER_ID, redis: deps.redis });
+  const access = createAccess({ auth, settings, apiKeys, ownerId: config.OWNER_ID, redis: deps.redis, rateLimitName: deps.rateLimitName });
 
   const app = express();
   // Pages change with every view (the count) and say no-store; hashing each body for an ETag is wasted work.

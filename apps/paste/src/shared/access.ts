@@ -32,17 +32,20 @@ export function createAccess(deps: {
   apiKeys: ApiKeyService;
   ownerId: string | undefined;
   redis?: Redis;
+  /** Prefix of the limiters' names (their Redis keys); tests sharing one Redis use their own. */
+  rateLimitName?: string;
 }): Access {
+  const prefix = deps.rateLimitName ?? 'paste';
   const { auth, settings } = deps;
   const minutes = (value: number) => value * 60_000;
   const webLimiter = createRateLimiter({
-    name: 'paste:web',
+    name: `${prefix}:web`,
     redis: deps.redis,
     message: RATE_LIMIT_MESSAGE,
     current: () => ({ limit: settings.get().webRateLimit, windowMs: minutes(settings.get().webRateLimitWindow) }),
   });
   const apiLimiter = createRateLimiter({
-    name: 'paste:api',
+    name: `${prefix}:api`,
     redis: deps.redis,
     message: RATE_LIMIT_MESSAGE,
     current: () => ({ limit: settings.get().apiRateLimit, windowMs: minutes(settings.get().apiRateLimitWindow) }),
