@@ -174,12 +174,13 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   const app = express();
   app.set('etag', false);
+  // Set here as well as in commonMiddleware: the routers mounted before it read req.ip too.
+  app.set('trust proxy', trustProxyValue(config.TRUST_PROXY));
   app.use(healthRoutes(pool));
   for (const router of rawBodyRouters) app.use(router);
   // Applications call validation many times a second, without a browser session: it runs
   // before the session, helmet and request-log middleware (its usage records are its log), so
   // the hot path does nothing but parse, validate in one statement, sign and answer.
-  app.set('trust proxy', trustProxyValue(config.TRUST_PROXY));
   app.use(validationRoutes({
     validate: validationService({ pool, events, now }), signer, panicGuard, limiter: publicLimiter.middleware, logger,
   }));
