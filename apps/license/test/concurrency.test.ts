@@ -36,6 +36,16 @@ describe('limits under concurrency', () => {
     expect(await usageCounts(license._id)).toEqual({ success: 5, blocked: 195 });
   });
 
+  it('when known and new IPs validate at once, every known IP succeeds and only the free places go to new ones', async () => {
+    const license = await t.createLicense({ ipLimit: 5 });
+    for (const ip of ['10.12.0.1', '10.12.0.2', '10.12.0.3']) expect((await validate({ key: license.key, ip })).status).toBe(200);
+    const bodies = Array.from({ length: 150 }, (_, i) => ({ key: license.key, ip: i % 3 === 0 ? `10.12.0.${(i % 9) / 3 + 1}` : `10.13.${i >> 8}.${i & 255}` }));
+    const results = await Promise.all(bodies.map(validate));
+    const known = bodies.filter((body) => body.ip.startsWith('10.12.')).length;
+    expect(results.filter((r) => r.status === 200)).toHaveLength(known + 2);
+    expect((await t.context.services.licenses.detail(license._id)).usedIps).toHaveLength(5);
+  });
+
   it('when a consumption license with 50 credits is validated 80 times at once, exactly 50 succeed and none remain', async () => {
     const license = await t.createLicense({ licenseType: 'consumption', credits: 50 });
     const results = await Promise.all(Array.from({ length: 80 }, () => validate({ key: license.key, ip: '10.11.0.1' })));

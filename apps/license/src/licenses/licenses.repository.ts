@@ -115,6 +115,8 @@ export async function updateLicenseColumns(db: Queryable, id: string, columns: R
 }
 
 export async function deleteLicense(db: Queryable, id: string): Promise<void> {
+  // usage_records has no foreign key (see usage.table.ts): its rows go with the license here.
+  await db.query('DELETE FROM usage_records WHERE license_id = $1', [id]);
   await db.query('DELETE FROM licenses WHERE id = $1', [id]);
 }
 

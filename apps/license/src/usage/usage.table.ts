@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { licenses } from '../licenses/licenses.table.js';
 
 export const usageStatuses = ['success', 'blocked', 'invalid'] as const;
 export type UsageStatus = (typeof usageStatuses)[number];
@@ -11,7 +10,9 @@ export type UsageStatus = (typeof usageStatuses)[number];
  */
 export const usageRecords = pgTable('usage_records', {
   id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-  licenseId: uuid('license_id').references(() => licenses.id, { onDelete: 'cascade' }),
+  // No foreign key on purpose: its check would lock the license row (FOR KEY SHARE) on every
+  // validation. Validation writes ids it has just read; deleting a license deletes its rows.
+  licenseId: uuid('license_id'),
   ip: text('ip'),
   hwid: text('hwid'),
   status: text('status').$type<UsageStatus>().notNull(),

@@ -10,25 +10,43 @@ export interface ValidationRow {
 export const limitErrors = ['IP limit exceeded', 'HWID limit exceeded'];
 
 /**
- * One statement, one round trip: lock the license row, decide, update the lists and credits,
- * record the attempt.
+ * One statement, one round trip: read the license, decide, update the lists and credits when
+ * they change, record the attempt.
  *
- * `FOR UPDATE` in READ COMMITTED waits for a concurrent validation of the same license and then
- * returns the row as that one committed it, so the verdict always sees the current lists and
- * credits: the check and the add are one atomic step. The UPDATE then meets the row it has
- * already locked. Failure checks run in the order a user expects: revoked, suspended, not
- * active, expired, master, credits, IP limit, HWID limit. Unknown keys are recorded too, with
- * a null license id. No row back means the key is unknown.
+ * The common path (a known IP and hardware id on a license without credits) changes nothing
+ * on the license: it reads the row without locking it and only appends the usage record. When
+ * the answer depends on the lists or credits (a new IP or hardware id, a credit to use), the
+ * row is locked: `FOR UPDATE` in READ COMMITTED waits for a concurrent validation of the same
+ * license and then returns the row as that one committed it, so the verdict sees the current
+ * lists and credits, and the check and the add are one atomic step. (Lists only grow between
+ * admin actions, so a value the unlocked read saw in a list is still there.)
+ *
+ * Failure checks run in the order a user expects: revoked, suspended, not active, expired,
+ * master, credits, IP limit, HWID limit. Unknown keys are recorded too, with a null license
+ * id. No row back means the key is unknown.
  */
 const validateSql = `
-WITH lic AS (
+WITH snap AS (
   SELECT id, key, active, suspended, revoked, expires_at, license_type, ip_limit, hwid_limit,
          used_ips, used_hwids, credits_total, credits_used, parent_id
   FROM licenses WHERE key = $1::text
-  FOR UPDATE
+),
+locked AS (
+  SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.license_type, l.ip_limit, l.hwid_limit,
+         l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id
+  FROM licenses l JOIN snap s ON s.id = l.id
+  WHERE (($2::text IS NOT NULL AND NOT ($2::text = ANY (s.used_ips)))
+      OR ($3::text IS NOT NULL AND NOT ($3::text = ANY (s.used_hwids)))
+      OR s.license_type = 'consumption')
+  FOR UPDATE OF l
+),
+lic AS (
+  SELECT * FROM locked
+  UNION ALL
+  SELECT * FROM snap WHERE NOT EXISTS (SELECT 1 FROM locked)
 ),
 verdict AS (
-  SELECT lic.*, CASE
+  SELECT lic.*, EXISTS (SELECT 1 FROM locked) AS is_locked, CASE
     WHEN lic.revoked THEN 'License revoked'
     WHEN lic.suspended THEN 'License suspended'
     WHEN NOT lic.active THEN 'License not active'
@@ -54,7 +72,8 @@ updated AS (
     violation_count = t.violation_count + CASE WHEN v.error IS NULL THEN 0 ELSE 1 END,
     last_validated_at = CASE WHEN v.error IS NULL THEN $4::timestamptz ELSE t.last_validated_at END
   FROM verdict v
-  WHERE t.id = v.id AND (v.error IS NULL OR v.error IN ('IP limit exceeded', 'HWID limit exceeded'))
+  -- Only a locked row is written: its values are the ones the verdict saw.
+  WHERE t.id = v.id AND v.is_locked AND (v.error IS NULL OR v.error IN ('IP limit exceeded', 'HWID limit exceeded'))
   RETURNING t.used_ips, t.used_hwids, t.credits_used, t.violation_count
 ),
 recorded AS (
