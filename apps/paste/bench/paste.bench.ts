@@ -20,6 +20,7 @@ import { openDatabase, runMigrations } from '@app/db';
 import { createLogger } from '@app/http';
 import { createSettingsStore } from '@app/settings';
 import { createApp, migrationsFolder } from '../src/app.js';
+import { createPasteRepository } from '../src/pastes/paste.repository.js';
 import { pasteSettingsSchema } from '../src/settings/settings.schema.js';
 
 interface Ports { paste: number; bare: number; backend: string; slug: string }
@@ -31,7 +32,8 @@ async function serve(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paste-bench-'));
   const config = loadConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', OWNER_ID: 'bench-owner' });
   const url = config.PASTE_DATABASE_URL ?? config.DATABASE_URL;
-  const database = await openDatabase(url ? { url } : { dataDir: path.join(dataDir, 'paste') });
+  const maxConnections = process.env.BENCH_POOL ? Number(process.env.BENCH_POOL) : undefined;
+  const database = await openDatabase(url ? { url, maxConnections } : { dataDir: path.join(dataDir, 'paste') });
   await runMigrations(database.db, migrationsFolder);
   await database.pool.query('DELETE FROM pastes');
   const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema });
@@ -47,6 +49,10 @@ async function serve(): Promise<void> {
   });
   const bare = express();
   bare.get('/', (_req, res) => { res.json({ ok: true }); });
+  // The database's share: the view statement alone behind the bare app (no middleware, no page).
+  const views = createPasteRepository(database.pool);
+  await database.pool.query("INSERT INTO pastes (slug, content) VALUES ('floor', 'x')");
+  bare.get('/view-only', async (_req, res) => { res.json({ shown: Boolean(await views.view('floor', false)) }); });
 
   // One paste to view; its content is a typical snippet with highlighting on (the default).
   const content = 'function add(a, b) {\n  // Adds two numbers.\n  return a + b;\n}\n\nconsole.log(add(2, 3));\n'.repeat(4);
@@ -88,8 +94,8 @@ async function main(): Promise<void> {
     const paste = `http://127.0.0.1:${ports.paste}`;
     console.log(`paste service on the ${ports.backend === 'server' ? 'PostgreSQL server' : 'embedded database (PGlite)'}; ` +
       `${CONNECTIONS} connections, ${DURATION} s per route; ${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
-    // BENCH_ROUTES=bare,post,get (default all) picks routes, e.g. to profile one.
-    const only = (process.env.BENCH_ROUTES ?? 'bare,post,get').split(',');
+    // BENCH_ROUTES=bare,post,get,floor (default all) picks routes, e.g. to profile one.
+    const only = (process.env.BENCH_ROUTES ?? 'bare,post,get,floor').split(',');
     const rows: Row[] = [];
     if (only.includes('bare')) rows.push(await run('bare Express GET / (constant)', { url: `http://127.0.0.1:${ports.bare}/` }));
     if (only.includes('post')) {
@@ -99,6 +105,7 @@ async function main(): Promise<void> {
       }));
     }
     if (only.includes('get')) rows.push(await run('GET /paste/:slug', { url: `${paste}/paste/${ports.slug}` }));
+    if (only.includes('floor')) rows.push(await run('(reference) bare Express + the view UPDATE only', { url: `http://127.0.0.1:${ports.bare}/view-only` }));
 
     const bare = rows[0]?.name.startsWith('bare') ? rows[0].result.requests.average : Number.NaN;
     console.log('\n| route | req/s | p50 ms | p99 ms | ratio to bare |');
