@@ -142,8 +142,13 @@ describe('GET /paste/:slug', () => {
 
   it('shows the view that reaches maxViews (200), then answers 410 with a readable page', async () => {
     const slug = await site.createPaste({ content: 'twice only', maxViews: 2 });
-    expect((await site.http.get(`/paste/${slug}`)).status).toBe(200);
-    expect((await site.http.get(`/paste/${slug}`)).status).toBe(200);
+    const first = await site.http.get(`/paste/${slug}`);
+    expect(first.status).toBe(200);
+    expect(first.text).not.toContain('last allowed view');
+    const last = await site.http.get(`/paste/${slug}`);
+    expect(last.status).toBe(200);
+    expect(last.text).toContain('twice only');
+    expect(last.text).toContain('last allowed view');
     const expired = await site.http.get(`/paste/${slug}`);
     expect(expired.status).toBe(410);
     expect(expired.headers['content-type']).toMatch(/text\/html/);

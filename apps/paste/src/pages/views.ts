@@ -40,7 +40,9 @@ ${notice ? html`<div class="alert alert-error" role="alert">${notice}</div>` : '
 export function pastePage(settings: PasteSettings, paste: ViewedPaste, code: Highlighted): string {
   const numbers = Array.from({ length: code.lines }, (_, index) => index + 1).join('\n');
   const views = paste.maxViews === null ? `${paste.viewsCount} ${paste.viewsCount === 1 ? "view" : "views"}` : `${paste.viewsCount} of ${paste.maxViews} views`;
+  const lastView = paste.maxViews !== null && paste.viewsCount >= paste.maxViews;
   const body = html`
+${lastView ? html`<div class="alert alert-warning" role="status">This was the last allowed view: the paste will not be shown again. Copy what you need now.</div>` : ''}
 <section class="card paste">
   <div class="paste-bar">
     <div class="paste-meta">
