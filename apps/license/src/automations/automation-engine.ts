@@ -148,30 +148,42 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
     return { success, results };
   }
 
-  /** Runs every enabled action of `event` whose conditions match; one failing action never stops another. */
-  async function trigger(event: TriggerEvent, context: Context): Promise<void> {
-    if ((depth.getStore() ?? 0) >= maxDepth) {
+  /**
+   * Runs every enabled action of `event` whose conditions match; one failing action never stops another.
+   * `origin.depth` is the chain depth of the run that caused the event (queued triggers carry it);
+   * `origin.triggerId` makes a retried trigger skip the actions it already ran.
+   */
+  async function trigger(event: TriggerEvent, context: Context, origin: { depth?: number; triggerId?: string } = {}): Promise<void> {
+    const level = origin.depth ?? depth.getStore() ?? 0;
+    if (level >= maxDepth) {
       deps.logger.warn({ event, context }, 'automated action chain too deep; not triggering');
       return;
     }
-    for (const action of await repo.findEnabledActions(deps.pool, event)) {
-      try {
-        if (!matches(action.trigger.conditions, context)) continue;
-        if (event === 'violation_threshold') {
-          const threshold = action.trigger.threshold ?? 1;
-          const blocked = Number(context.blockedCount ?? 0);
-          // Fires when a license reaches its threshold, once: the claim is atomic across events and instances.
-          if (!(blocked >= threshold) || !context.licenseId) continue;
-          if (!(await repo.claimFiring(deps.pool, action._id, `violation:${String(context.licenseId)}:${threshold}`))) continue;
+    await depth.run(level, async () => {
+      for (const action of await repo.findEnabledActions(deps.pool, event)) {
+        try {
+          if (!matches(action.trigger.conditions, context)) continue;
+          if (event === 'violation_threshold') {
+            const threshold = action.trigger.threshold ?? 1;
+            const blocked = Number(context.blockedCount ?? 0);
+            // Fires when a license reaches its threshold, once: the claim is atomic across events and instances.
+            if (!(blocked >= threshold) || !context.licenseId) continue;
+            if (!(await repo.claimFiring(deps.pool, action._id, `violation:${String(context.licenseId)}:${threshold}`))) continue;
+          } else if (origin.triggerId && !(await repo.claimFiring(deps.pool, action._id, `trigger:${origin.triggerId}`))) {
+            continue;
+          }
+          await run(action, event, context);
+        } catch (error) {
+          deps.logger.error({ err: error, actionId: action._id, event }, 'automated action failed');
         }
-        await run(action, event, context);
-      } catch (error) {
-        deps.logger.error({ err: error, actionId: action._id, event }, 'automated action failed');
       }
-    }
+    });
   }
 
-  return { run, trigger };
+  /** The chain depth of the code running now (0 outside automated actions). */
+  const currentDepth = () => depth.getStore() ?? 0;
+
+  return { run, trigger, currentDepth };
 }
 
 export type AutomationEngine = ReturnType<typeof createAutomationEngine>;

@@ -3,7 +3,7 @@ import type { Router } from 'express';
 import { createWebhookDispatcher, type Notifier, type WebhookDispatcher, type WebhookQueue } from '@app/events';
 import type { Logger } from '@app/http';
 import type { AppContext } from '../app.js';
-import type { EventBus } from '../events/event-bus.js';
+import type { EventBus, LicenseEventName } from '../events/event-bus.js';
 import { createLicenseNotifier, subscribeNotifications } from '../notifications/notifications.service.js';
 import { jobsService, scheduleJobs, type JobsService } from '../jobs/jobs.service.js';
 import { stripeService } from '../stripe/stripe.service.js';
@@ -12,6 +12,7 @@ import { subscribeWebhooks, webhookSettings } from '../webhooks/webhooks.service
 import { createAutomationEngine, type AutomationEngine } from './automation-engine.js';
 import { automationRoutes } from './automations.routes.js';
 import { automationsService } from './automations.service.js';
+import type { TriggerEvent } from './automations.schema.js';
 import { coreLicenseOperations } from './license-operations.js';
 
 type OperationsContext = Pick<AppContext, 'config' | 'pool' | 'logger' | 'now' | 'events' | 'jobs' | 'fetch' | 'requireAdmin' | 'panicGuard' | 'services'>;
@@ -44,13 +45,28 @@ function inProcessQueue(logger: Pick<Logger, 'warn'>): WebhookQueue {
   };
 }
 
-/** Wires the bus to the triggers of automated actions. */
-function subscribeAutomations(bus: EventBus, engine: AutomationEngine): void {
-  bus.on('LICENSE_CREATED', (data) => engine.trigger('license_created', data));
-  bus.on('LICENSE_REVOKED', (data) => engine.trigger('license_revoked', data));
-  bus.on('LICENSE_EXPIRED', (data) => engine.trigger('license_expired', data));
-  bus.on('NEW_REQUEST_BLOCKED', (data) => engine.trigger('violation_threshold', data));
-  bus.on('ANOMALY_DETECTED', (data) => engine.trigger('anomaly_detected', data));
+interface TriggerJob { triggerId: string; event: TriggerEvent; context: Record<string, unknown>; depth: number }
+const triggerQueue = 'automation-trigger';
+
+/**
+ * Wires the bus to the triggers of automated actions through the job queue: a trigger is stored
+ * with the event that caused it, so it survives a crash or a stop, and a retried one skips the
+ * actions it already ran.
+ */
+async function subscribeAutomations(bus: EventBus, engine: AutomationEngine, queue: WebhookQueue) {
+  const enqueue = async (event: TriggerEvent, context: Record<string, unknown>) => {
+    await queue.send<TriggerJob>(triggerQueue, { triggerId: randomUUID(), event, context, depth: engine.currentDepth() },
+      { retryLimit: 3, retryDelay: 5, retryBackoff: true });
+  };
+  const bridges: Array<[LicenseEventName, TriggerEvent]> = [
+    ['LICENSE_CREATED', 'license_created'], ['LICENSE_REVOKED', 'license_revoked'], ['LICENSE_EXPIRED', 'license_expired'],
+    ['NEW_REQUEST_BLOCKED', 'violation_threshold'], ['ANOMALY_DETECTED', 'anomaly_detected'],
+  ];
+  for (const [name, event] of bridges) {
+    bus.on(name, (context) => enqueue(event, context));
+  }
+  await queue.work<TriggerJob>(triggerQueue, (job) => engine.trigger(job.event, job.context, { depth: job.depth, triggerId: job.triggerId }));
+  return { trigger: enqueue };
 }
 
 /** Webhooks, notifications, automated actions, the Stripe receiver and the scheduled scans (issue 5). */
@@ -75,13 +91,13 @@ export async function setupOperations(ctx: OperationsContext): Promise<Operation
   // Order matters only in that each subscriber is independent: the bus logs a failing one and goes on.
   subscribeWebhooks(events, webhooks);
   subscribeNotifications(events, notifier);
-  subscribeAutomations(events, engine);
+  const triggers = await subscribeAutomations(events, engine, queue);
 
   await webhooks.start();
   await notifier.start();
   if (ctx.jobs) await scheduleJobs(ctx.jobs, jobs, logger);
 
-  const stripe = stripeService({ pool, now, webhookSecret: config.STRIPE_WEBHOOK_SECRET, bus: events, engine, notifier, logger });
+  const stripe = stripeService({ pool, now, webhookSecret: config.STRIPE_WEBHOOK_SECRET, bus: events, engine: triggers, notifier, logger });
   return {
     rawBodyRouters: [stripeRoutes({ service: stripe, panicGuard: ctx.panicGuard })],
     routers: [automationRoutes({ service: automationsService({ pool, now, engine }), requireAdmin: ctx.requireAdmin })],

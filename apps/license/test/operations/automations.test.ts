@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@app/events';
 import { testDatabaseBackend } from '@app/db/testing';
 import type { TestApp } from '../helpers.js';
-import { buildAppWithQueue, eventually, sleep, startHttpRecorder, startSmtpServer, type HttpRecorder } from './peers.js';
+import { buildAppWithQueue, drainJobs, eventually, sleep, startHttpRecorder, startSmtpServer, type HttpRecorder } from './peers.js';
 
 const secret = 'whsec_automations';
 const accountSid = `AC${'a'.repeat(32)}`;
@@ -154,7 +154,7 @@ describe(`automation engine (${testDatabaseBackend()})`, () => {
       expect(res.status).toBe(403);
       expect(res.body.error).toBe('IP limit exceeded');
     }
-    await sleep(300);
+    await drainJobs(t.database, 'automation-trigger');
     expect((await licenseRow(license._id)).suspended).toBe(false);
 
     const third = await validate('10.1.0.4');
@@ -166,7 +166,7 @@ describe(`automation engine (${testDatabaseBackend()})`, () => {
     // A fourth blocked validation (after a reactivation) does not fire it again.
     await t.database.pool.query('UPDATE licenses SET suspended = false WHERE id = $1', [license._id]);
     expect((await validate('10.1.0.5')).body.error).toBe('IP limit exceeded');
-    await sleep(500);
+    await drainJobs(t.database, 'automation-trigger');
     expect((await licenseRow(license._id)).suspended).toBe(false);
 
     const admin = await t.admin();
@@ -199,7 +199,8 @@ describe(`automation engine (${testDatabaseBackend()})`, () => {
     const off = await createAction({ name: 'Disabled', enabled: false, trigger: { event: 'license_created' }, actions: [{ type: 'revoke_license', params: {} }] });
     const trial = await t.createLicense({ product: product._id, licenseType: 'trial' });
     const fixed = await t.createLicense({ product: product._id, licenseType: 'fixed' });
-    expect((await licenseRow(trial._id)).ip_limit).toBe(3);
+    await eventually(async () => (await licenseRow(trial._id)).ip_limit === 3);
+    await drainJobs(t.database, 'automation-trigger');
     expect((await licenseRow(fixed._id)).ip_limit).toBe(0);
     expect((await licenseRow(trial._id)).revoked).toBe(false);
     const counts = await t.database.pool.query('SELECT id, execution_count FROM automated_actions WHERE id = ANY($1)', [[hit._id, off._id]]);
@@ -267,6 +268,29 @@ describe(`automation engine (${testDatabaseBackend()})`, () => {
     expect(runs.rows[0].results[5]).toEqual({ action: 'revoke_license', success: false, message: 'License not found' });
     const after = await t.http.get(`/api/automated-actions/${action._id}`).set(admin.headers);
     expect(after.body.action.executionCount).toBe(1);
+  });
+
+  it('a trigger delivered twice (a retried job) runs each action once', async () => {
+    const product = await t.createProduct({ licensePrefix: 'TWICE' });
+    const action = await createAction({ name: 'Once per trigger', trigger: { event: 'anomaly_detected', conditions: { productId: product._id } }, actions: [{ type: 'custom', params: {} }] });
+    const job = { triggerId: 'f0e4c2f6-0000-4000-8000-000000000001', event: 'anomaly_detected', context: { productId: product._id }, depth: 0 };
+    await app.queue.send('automation-trigger', job);
+    await app.queue.send('automation-trigger', job);
+    await drainJobs(t.database, 'automation-trigger');
+    const admin = await t.admin();
+    expect((await t.http.get(`/api/automated-actions/${action._id}`).set(admin.headers)).body.action.executionCount).toBe(1);
+  });
+
+  it('cuts a chain of actions that trigger each other at depth 3', async () => {
+    const product = await t.createProduct({ licensePrefix: 'LOOP' });
+    await createAction({ name: 'Loop', trigger: { event: 'license_created', conditions: { productId: product._id } }, actions: [{ type: 'create_license', params: { productId: product._id } }] });
+    await t.createLicense({ product: product._id });
+    const count = async () => (await t.database.pool.query('SELECT count(*)::int AS n FROM licenses WHERE product_id = $1', [product._id])).rows[0].n;
+    await eventually(async () => (await count()) === 4);
+    await drainJobs(t.database, 'automation-trigger');
+    await sleep(500);
+    await drainJobs(t.database, 'automation-trigger');
+    expect(await count()).toBe(4);
   });
 
   it('counts concurrent runs exactly', async () => {

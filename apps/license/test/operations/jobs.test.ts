@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@app/events';
 import { testDatabaseBackend } from '@app/db/testing';
 import type { TestApp } from '../helpers.js';
-import { buildAppWithQueue, eventually, sleep, startHttpRecorder, startSmtpServer, type HttpRecorder } from './peers.js';
+import { buildAppWithQueue, drainJobs, eventually, sleep, startHttpRecorder, startSmtpServer, type HttpRecorder } from './peers.js';
 
 const secret = 'whsec_jobs';
 const day = 86_400_000;
@@ -83,6 +83,7 @@ describe(`scheduled scans (${testDatabaseBackend()})`, () => {
     expect(keys.filter((key) => key === expired.key)).toHaveLength(1);
     expect(keys).not.toContain(current.key);
     expect(keys).not.toContain(revoked.key);
+    await drainJobs(t.database, 'automation-trigger');
     const after = await t.http.get(`/api/automated-actions/${automation.body.action._id}`).set(admin.headers);
     expect(after.body.action.executionCount).toBe(1);
     // Extended by an admin and expired again: that is a new expiry, announced once more.
@@ -129,6 +130,7 @@ describe(`scheduled scans (${testDatabaseBackend()})`, () => {
     });
     const failures = await eventually(() => hooks('ANOMALY_DETECTED').find((body) => body.data.ip === '10.66.6.6'));
     expect(failures.data).toMatchObject({ kind: 'failed_validations', ip: '10.66.6.6', failedValidations: 6, threshold: 4 });
+    await drainJobs(t.database, 'automation-trigger');
     const { rows } = await t.database.pool.query('SELECT suspended, suspend_reason FROM licenses WHERE id = $1', [license._id]);
     expect(rows[0]).toEqual({ suspended: true, suspend_reason: 'anomaly' });
 
@@ -136,6 +138,7 @@ describe(`scheduled scans (${testDatabaseBackend()})`, () => {
     await sleep(1000);
     expect(hooks('ANOMALY_DETECTED').filter((body) => body.data.licenseKey === license.key)).toHaveLength(1);
     expect(hooks('ANOMALY_DETECTED').filter((body) => body.data.ip === '10.66.6.6')).toHaveLength(1);
+    await drainJobs(t.database, 'automation-trigger');
     const after = await t.http.get(`/api/automated-actions/${automation.body.action._id}`).set(admin.headers);
     expect(after.body.action.executionCount).toBe(1);
     // NOTIFY_ANOMALY=sms,telegram

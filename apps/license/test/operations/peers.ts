@@ -77,3 +77,11 @@ export async function buildAppWithQueue(env: Record<string, string>, database?: 
     },
   };
 }
+
+/** Waits until pg-boss has no job of the named queue waiting, running or due for a retry. */
+export async function drainJobs(database: Database, name: string): Promise<void> {
+  await eventually(async () => {
+    const { rows } = await database.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state IN ('created', 'active', 'retry')`, [name]);
+    return rows[0].n === 0;
+  });
+}

@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { buildTestApp, type TestApp } from '../helpers.js';
+import { eventually } from './peers.js';
 
 const secret = 'whsec_stripe_test_secret';
 const day = 86_400_000;
@@ -74,8 +75,7 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
     })]);
     expect(created.map((data) => data.licenseKey)).toEqual([license.key]);
 
-    const after = await t.http.get(`/api/automated-actions/${automation.body.action._id}`).set(admin.headers);
-    expect(after.body.action.executionCount).toBe(1);
+    await eventually(async () => (await t.http.get(`/api/automated-actions/${automation.body.action._id}`).set(admin.headers)).body.action.executionCount === 1);
     const runs = await t.database.pool.query('SELECT results, context FROM automated_action_runs WHERE action_id = $1', [automation.body.action._id]);
     expect(runs.rows[0].context).toMatchObject({ licenseKey: license.key, amount: 19.99, currency: 'eur' });
     expect(runs.rows[0].results[0].message).toContain(`thank ${license.key}`);
