@@ -2,15 +2,22 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { eventually } from './peers.js';
+import { eventually, startSmtpServer } from './peers.js';
 
 const secret = 'whsec_stripe_test_secret';
 const day = 86_400_000;
 let t: TestApp;
+let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
 let sequence = 0;
 
-beforeAll(async () => { t = await buildTestApp({ env: { STRIPE_WEBHOOK_SECRET: secret } }); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  t = await buildTestApp({ env: { STRIPE_WEBHOOK_SECRET: secret, SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'sales@example.com', NOTIFY_TRANSACTION: 'email' } });
+});
+afterAll(async () => {
+  await t?.close();
+  await smtp?.close();
+});
 
 function checkoutEvent(metadata: Record<string, string>, overrides: { id?: string; type?: string; session?: Record<string, unknown> } = {}) {
   sequence += 1;
@@ -79,6 +86,21 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
     const runs = await t.database.pool.query('SELECT results, context FROM automated_action_runs WHERE action_id = $1', [automation.body.action._id]);
     expect(runs.rows[0].context).toMatchObject({ licenseKey: license.key, amount: 19.99, currency: 'eur' });
     expect(runs.rows[0].results[0].message).toContain(`thank ${license.key}`);
+    // NOTIFY_TRANSACTION=email
+    const mail = await eventually(() => smtp.mails.find((candidate) => candidate.raw.includes(license.key)));
+    expect(mail.to).toEqual(['sales@example.com']);
+    expect(mail.raw).toContain('Transaction completed: 19.99 EUR');
+  });
+
+  it('answers 503 when STRIPE_WEBHOOK_SECRET is not configured', async () => {
+    const unconfigured = await buildTestApp({ database: t.database });
+    try {
+      const res = await unconfigured.http.post('/api/stripe').set('Content-Type', 'application/json').set('Stripe-Signature', 't=1,v1=x').send('{}');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ success: false, error: 'Stripe webhooks are not configured' });
+    } finally {
+      await unconfigured.close();
+    }
   });
 
   it('processes a duplicate event id once, even when the copies arrive at the same time', async () => {
