@@ -41,6 +41,7 @@ describe(`POST /api/paste (${testDatabaseBackend()})`, () => {
     { name: 'empty content', body: { content: '' } },
     { name: 'whitespace-only content', body: { content: '  \n\t ' } },
     { name: 'missing content', body: {} },
+    { name: 'null content', body: { content: null } },
     { name: 'no body at all', body: undefined },
   ])('when the request has $name, it answers 400 Content cannot be empty', async ({ body }) => {
     const response = await site.http.post('/api/paste').send(body as object);

@@ -7,7 +7,7 @@ const blankToUndefined = (value: unknown) => (value === '' || value === null ? u
  * maxViews as text, so "3" is accepted like 3.
  */
 export const createPasteSchema = z.object({
-  content: z.string().optional(),
+  content: z.preprocess((value) => (value === null ? undefined : value), z.string().optional()),
   maxViews: z.preprocess(
     (value) => {
       const blank = blankToUndefined(value);
