@@ -48,8 +48,9 @@ export const licenses = pgTable('licenses', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().default(sql`now()`),
 }, (table) => [
   uniqueIndex('licenses_key_idx').on(table.key),
-  index('licenses_product_idx').on(table.productId),
-  index('licenses_customer_idx').on(table.customerId),
+  // (…, key): exports page through a product's or a customer's licenses in key order, one index range per batch.
+  index('licenses_product_idx').on(table.productId, table.key),
+  index('licenses_customer_idx').on(table.customerId, table.key),
   index('licenses_parent_idx').on(table.parentId),
   index('licenses_expires_at_idx').on(table.expiresAt),
   check('licenses_type_check', sql`${table.licenseType} in ('fixed', 'trial', 'consumption', 'enterprise')`),

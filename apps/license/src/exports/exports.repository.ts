@@ -1,0 +1,157 @@
+import type { Queryable } from '@app/db';
+import type { LicenseExportFilter, TransactionExportFilter } from './exports.schema.js';
+
+// Exports read in keyset batches on the pool: each batch is one short query, so no client (and,
+// with the embedded database, not the one pooled connection) is held while the response is
+// written. Batches are not one snapshot: a row changed during a long export shows its state
+// at the time its batch was read.
+
+export interface LicenseExportRow {
+  id: string; key: string; productId: string; productName: string;
+  customerId: string | null; customerName: string | null; customerEmail: string | null;
+  licenseType: string; active: boolean; suspended: boolean; revoked: boolean; expiresAt: Date | null;
+  ipLimit: number; hwidLimit: number; usedIps: string[]; usedHwids: string[];
+  creditsTotal: number; creditsUsed: number; parentId: string | null; createdAt: Date;
+}
+
+function licenseWhere(filter: LicenseExportFilter, params: unknown[]): string[] {
+  const where: string[] = [];
+  const add = (sql: string, value: unknown) => { params.push(value); where.push(sql.replace('?', `$${params.length}`)); };
+  if (filter.product) add('l.product_id = ?', filter.product);
+  if (filter.customer) add('l.customer_id = ?', filter.customer);
+  if (filter.active !== undefined) add('l.active = ?', filter.active);
+  if (filter.licenseType) add('l.license_type = ?', filter.licenseType);
+  return where;
+}
+
+/** Licenses in key order (the unique key index makes every batch an index range scan). */
+export async function* licenseBatches(db: Queryable, filter: LicenseExportFilter, batchSize: number): AsyncGenerator<LicenseExportRow[]> {
+  let afterKey: string | undefined;
+  for (;;) {
+    const params: unknown[] = [];
+    const where = licenseWhere(filter, params);
+    if (afterKey !== undefined) { params.push(afterKey); where.push(`l.key > $${params.length}`); }
+    params.push(batchSize);
+    const { rows } = await db.query<LicenseExportRow>(
+      `SELECT l.id, l.key, l.product_id AS "productId", p.name AS "productName",
+              l.customer_id AS "customerId", c.name AS "customerName", c.email AS "customerEmail",
+              l.license_type AS "licenseType", l.active, l.suspended, l.revoked, l.expires_at AS "expiresAt",
+              l.ip_limit AS "ipLimit", l.hwid_limit AS "hwidLimit", l.used_ips AS "usedIps", l.used_hwids AS "usedHwids",
+              l.credits_total AS "creditsTotal", l.credits_used AS "creditsUsed", l.parent_id AS "parentId",
+              l.created_at AS "createdAt"
+         FROM licenses l
+         JOIN products p ON p.id = l.product_id
+         LEFT JOIN customers c ON c.id = l.customer_id
+        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY l.key
+        LIMIT $${params.length}`,
+      params,
+    );
+    if (rows.length) yield rows;
+    if (rows.length < batchSize) return;
+    afterKey = rows[rows.length - 1]!.key;
+  }
+}
+
+export interface TransactionExportRow {
+  id: string; createdAt: Date; status: string; amount: number; currency: string;
+  customerId: string | null; customerName: string | null; customerEmail: string | null;
+  licenseId: string | null; licenseKey: string | null; productId: string | null; productName: string | null;
+  externalId: string | null;
+}
+
+/** Transactions oldest first, keyset on (created_at, id). */
+export async function* transactionBatches(db: Queryable, filter: TransactionExportFilter, batchSize: number): AsyncGenerator<TransactionExportRow[]> {
+  let after: { createdAt: Date; id: string } | undefined;
+  for (;;) {
+    const params: unknown[] = [];
+    const where: string[] = [];
+    const add = (sql: string, ...values: unknown[]) => {
+      let text = sql;
+      for (const value of values) { params.push(value); text = text.replace('?', `$${params.length}`); }
+      where.push(text);
+    };
+    if (filter.customer) add('t.customer_id = ?', filter.customer);
+    if (filter.status) add('t.status = ?', filter.status);
+    if (filter.startDate) add('t.created_at >= ?', filter.startDate);
+    if (filter.endDate) add('t.created_at <= ?', filter.endDate);
+    if (after) add('(t.created_at, t.id) > (?, ?)', after.createdAt, after.id);
+    params.push(batchSize);
+    const { rows } = await db.query<TransactionExportRow>(
+      `SELECT t.id, t.created_at AS "createdAt", t.status, t.amount, t.currency,
+              t.customer_id AS "customerId", c.name AS "customerName", c.email AS "customerEmail",
+              t.license_id AS "licenseId", l.key AS "licenseKey", t.product_id AS "productId", p.name AS "productName",
+              t.external_id AS "externalId"
+         FROM transactions t
+         LEFT JOIN customers c ON c.id = t.customer_id
+         LEFT JOIN licenses l ON l.id = t.license_id
+         LEFT JOIN products p ON p.id = t.product_id
+        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY t.created_at, t.id
+        LIMIT $${params.length}`,
+      params,
+    );
+    if (rows.length) yield rows;
+    if (rows.length < batchSize) return;
+    const last = rows[rows.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
+
+export interface SummaryStatistics {
+  licenses: { total: number; active: number; inactive: number; suspended: number; revoked: number; expired: number };
+  licensesByType: Record<string, number>;
+  products: { total: number; active: number };
+  customers: { total: number };
+  validations: { total: number; success: number; blocked: number; invalid: number; last30Days: number };
+  transactions: { total: number; byStatus: Record<string, number>; completedAmount: number };
+  licensesByProduct: { name: string; prefix: string; total: number; active: number }[];
+}
+
+/** General statistics: a handful of aggregate queries, each one round trip. */
+export async function summaryStatistics(db: Queryable, now: Date): Promise<SummaryStatistics> {
+  const licenses = await db.query(
+    `SELECT count(*) AS total,
+            count(*) FILTER (WHERE active AND NOT suspended AND NOT revoked AND (expires_at IS NULL OR expires_at > $1)) AS active,
+            count(*) FILTER (WHERE NOT active AND NOT suspended AND NOT revoked) AS inactive,
+            count(*) FILTER (WHERE suspended AND NOT revoked) AS suspended,
+            count(*) FILTER (WHERE revoked) AS revoked,
+            count(*) FILTER (WHERE expires_at <= $1 AND NOT revoked) AS expired
+       FROM licenses`,
+    [now],
+  );
+  const byType = await db.query<{ type: string; count: number }>('SELECT license_type AS type, count(*) AS count FROM licenses GROUP BY 1');
+  const products = await db.query('SELECT count(*) AS total, count(*) FILTER (WHERE is_active) AS active FROM products');
+  const customers = await db.query('SELECT count(*) AS total FROM customers');
+  const validations = await db.query(
+    `SELECT count(*) AS total, count(*) FILTER (WHERE status = 'success') AS success,
+            count(*) FILTER (WHERE status = 'blocked') AS blocked, count(*) FILTER (WHERE status = 'invalid') AS invalid,
+            count(*) FILTER (WHERE created_at > $1::timestamptz - interval '30 days') AS "last30Days"
+       FROM usage_records`,
+    [now],
+  );
+  const transactions = await db.query<{ status: string; count: number; amount: number }>(
+    'SELECT status, count(*) AS count, coalesce(sum(amount), 0) AS amount FROM transactions GROUP BY 1',
+  );
+  const perProduct = await db.query<{ name: string; prefix: string; total: number; active: number }>(
+    `SELECT p.name, p.license_prefix AS prefix, count(l.id) AS total,
+            count(l.id) FILTER (WHERE l.active AND NOT l.suspended AND NOT l.revoked AND (l.expires_at IS NULL OR l.expires_at > $1)) AS active
+       FROM products p LEFT JOIN licenses l ON l.product_id = p.id
+      GROUP BY p.id ORDER BY p.name, p.id`,
+    [now],
+  );
+  const byStatus = Object.fromEntries(transactions.rows.map((row) => [row.status, row.count]));
+  return {
+    licenses: licenses.rows[0],
+    licensesByType: Object.fromEntries(byType.rows.map((row) => [row.type, row.count])),
+    products: products.rows[0],
+    customers: customers.rows[0],
+    validations: validations.rows[0],
+    transactions: {
+      total: transactions.rows.reduce((sum, row) => sum + row.count, 0),
+      byStatus,
+      completedAmount: transactions.rows.find((row) => row.status === 'completed')?.amount ?? 0,
+    },
+    licensesByProduct: perProduct.rows,
+  };
+}
