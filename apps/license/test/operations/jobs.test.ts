@@ -174,5 +174,9 @@ describe(`notifications routed by kind (${testDatabaseBackend()})`, () => {
     expect(telegramTexts().filter((candidate) => candidate.includes(license.key))).toHaveLength(1);
     expect(twilioApi.requests.length).toBe(smsBefore);
     expect(smtp.mails.some((mail) => mail.raw.includes(license.key))).toBe(false);
+    // WEBHOOK_EVENTS=LICENSE_EXPIRED,ANOMALY_DETECTED: the other events are not sent.
+    expect(hooks('NEW_REQUEST_BLOCKED')).toEqual([]);
+    expect(hooks('LICENSE_CREATED')).toEqual([]);
+    expect(new Set(receiver.requests.map((request) => JSON.parse(request.body).event))).toEqual(new Set(['LICENSE_EXPIRED', 'ANOMALY_DETECTED']));
   });
 });
