@@ -12,7 +12,7 @@ export function stripeRoutes(deps: { service: ReturnType<typeof stripeService>; 
   const router = Router();
   router.post('/api/stripe', deps.panicGuard, stripeRawBody, async (req, res) => {
     if (!Buffer.isBuffer(req.body)) throw HttpError.badRequest('Expected the raw request body');
-    res.json({ success: true, ...(await deps.service.receive(req.body, req.get('stripe-signature'))) });
+    res.json({ success: true, ...(await deps.service.receive(req.body, req.get('stripe-signature'), req.ip)) });
   });
   return router;
 }

@@ -112,12 +112,18 @@ export function stripeService(deps: StripeServiceDeps) {
 
   return {
     /** Verifies, then processes the event once: the event id is claimed in the same transaction as the work. */
-    async receive(rawBody: Buffer, signature: string | undefined) {
+    async receive(rawBody: Buffer, signature: string | undefined, ip?: string) {
       if (!deps.webhookSecret) throw new HttpError(503, 'Stripe webhooks are not configured');
       let event: Stripe.Event;
       try {
         event = Stripe.webhooks.constructEvent(rawBody, signature ?? '', deps.webhookSecret);
       } catch {
+        // Someone other than Stripe (or with an old secret) calls the payment receiver: a security event,
+        // reported at most once per address every 10 minutes.
+        await deps.notifier.notify('security', {
+          subject: 'Rejected payment webhook: invalid Stripe signature',
+          text: `POST /api/stripe from ${ip ?? 'unknown address'} carried no valid Stripe-Signature.`,
+        }, { key: `stripe:${ip ?? 'unknown'}`, seconds: 600 }).catch((error: unknown) => deps.logger.warn({ err: error }, 'security notification failed'));
         throw HttpError.badRequest('Invalid Stripe signature');
       }
       const result = await withTransaction(pool, async (client) => {

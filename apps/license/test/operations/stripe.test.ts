@@ -12,7 +12,7 @@ let sequence = 0;
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { STRIPE_WEBHOOK_SECRET: secret, SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'sales@example.com', NOTIFY_TRANSACTION: 'email' } });
+  t = await buildTestApp({ env: { STRIPE_WEBHOOK_SECRET: secret, SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'sales@example.com', NOTIFY_TRANSACTION: 'email', NOTIFY_SECURITY: 'email' } });
 });
 afterAll(async () => {
   await t?.close();
@@ -132,6 +132,13 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error: 'Invalid Stripe signature' });
     expect(await transactionOf(event.data.object.id)).toEqual([]);
+  });
+
+  it('reports rejected signatures as a security notification (NOTIFY_SECURITY)', async () => {
+    await post(checkoutEvent({}), { secret: 'whsec_forged' });
+    const mail = await eventually(() => smtp.mails.find((candidate) => candidate.raw.includes('invalid Stripe signature')));
+    expect(mail.to).toEqual(['sales@example.com']);
+    expect(mail.raw).toContain('127.0.0.1');
   });
 
   it('answers 400 for a payload changed after signing', async () => {
