@@ -49,7 +49,7 @@ export function validationRoutes(deps: {
     sendSigned(res, signer, 200, { success: true, valid: true, license, ...nonceOf(req.body) });
   });
 
-  router.get('/api/license/public-key', deps.limiter, (_req, res) => {
+  router.get('/api/license/public-key', deps.panicGuard, deps.limiter, (_req, res) => {
     res.json({ success: true, algorithm: 'Ed25519', keyId: signer.keyId, publicKey: signer.publicKeyPem, publicKeyBase64: signer.publicKeyBase64 });
   });
 
