@@ -90,13 +90,13 @@ describe(`500 on internal errors (${testDatabaseBackend()})`, () => {
     { name: 'GET /api/stats', call: (s: TestSite) => asOwner(s.http.get('/api/stats'), owner) },
     { name: 'POST /api/admin/clear-pastes', call: (s: TestSite) => asOwner(s.http.post('/api/admin/clear-pastes'), owner) },
   ])('$name answers 500 Internal server error (JSON) when the database fails', async ({ call }) => {
-    const response = await withoutTable('pastes', () => call(site));
+    const response: any = await withoutTable('pastes', () => call(site));
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ error: 'Internal server error' });
   });
 
   it('GET /paste/:slug answers a readable 500 page when the database fails', async () => {
-    const response = await withoutTable('pastes', () => site.http.get('/paste/abc'));
+    const response: any = await withoutTable('pastes', () => site.http.get('/paste/abc'));
     expect(response.status).toBe(500);
     expect(response.headers['content-type']).toMatch(/text\/html/);
     expect(response.text).toContain('Something went wrong');
@@ -104,7 +104,7 @@ describe(`500 on internal errors (${testDatabaseBackend()})`, () => {
 
   test.each(['general', 'security', 'advanced'])('POST /api/settings/%s answers 500 when the settings cannot be stored', async (section) => {
     const body = section === 'general' ? { siteName: 'x' } : section === 'security' ? { apiAccess: true } : { slugLength: 9 };
-    const response = await withoutTable('settings', () => asOwner(site.http.post(`/api/settings/${section}`), owner).send(body));
+    const response: any = await withoutTable('settings', () => asOwner(site.http.post(`/api/settings/${section}`), owner).send(body));
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ error: 'Internal server error' });
   });

@@ -128,6 +128,18 @@ describe('GET /paste/:slug', () => {
     expect(await viewsOf(slug)).toBe(2);
   });
 
+  it('a HEAD request tells whether the paste is there without counting a view', async () => {
+    const slug = await site.createPaste({ content: 'once', maxViews: 1 });
+    for (let i = 0; i < 3; i += 1) {
+      expect((await site.http.head(`/paste/${slug}`)).status).toBe(200);
+      expect((await site.http.head(`/paste/${slug}/raw`)).status).toBe(200);
+    }
+    expect(await viewsOf(slug)).toBe(0);
+    expect((await site.http.get(`/paste/${slug}`)).status).toBe(200);
+    expect((await site.http.head(`/paste/${slug}`)).status).toBe(410);
+    expect((await site.http.head('/paste/unknownOne')).status).toBe(404);
+  });
+
   it('numbers the lines', async () => {
     const slug = await site.createPaste({ content: 'one\ntwo\nthree' });
     const response = await site.http.get(`/paste/${slug}`);

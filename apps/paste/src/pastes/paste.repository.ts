@@ -28,7 +28,17 @@ const viewColumns = `id, slug, content, views_count AS "viewsCount", max_views A
   created_at AS "createdAt", password_hash IS NOT NULL AS "hasPassword"`;
 
 export function createPasteRepository(db: Queryable) {
+  /** The paste's state without counting a view. */
+  const state = async (slug: string): Promise<'not_found' | 'expired' | 'viewable'> => {
+    const { rows } = await db.query<{ expired: boolean }>(
+      'SELECT max_views IS NOT NULL AND views_count >= max_views AS expired FROM pastes WHERE slug = $1', [slug]);
+    if (!rows[0]) return 'not_found';
+    return rows[0].expired ? 'expired' : 'viewable';
+  };
+
   return {
+    state,
+
     /**
      * Inserts unless the slug is taken (then `undefined`, and the caller draws another slug).
      * `countApiUsage` adds one to the API usage counter in the same statement.
@@ -76,10 +86,8 @@ export function createPasteRepository(db: Queryable) {
 
     /** After a view counted nothing: tells why. Expired wins over locked. */
     async whyNotViewed(slug: string): Promise<MissedView> {
-      const { rows } = await db.query<{ expired: boolean }>(
-        'SELECT max_views IS NOT NULL AND views_count >= max_views AS expired FROM pastes WHERE slug = $1', [slug]);
-      if (!rows[0]) return 'not_found';
-      return rows[0].expired ? 'expired' : 'locked';
+      const found = await state(slug);
+      return found === 'viewable' ? 'locked' : found;
     },
 
     async findPasswordHash(slug: string): Promise<{ passwordHash: string | null } | undefined> {

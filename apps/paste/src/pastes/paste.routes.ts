@@ -39,6 +39,13 @@ export function pasteRoutes(deps: {
     res.json({ success: true, message: `Cleared ${deletedCount} ${deletedCount === 1 ? 'paste' : 'pastes'}`, deletedCount });
   });
 
+  // Express would answer HEAD with the GET handler, counting a view: link checkers and `curl -I`
+  // must not use up a paste with a view limit.
+  router.head(['/paste/:slug', '/paste/:slug/raw'], web, async (req, res) => {
+    await service.peek(slugOf(req));
+    res.set('Cache-Control', 'no-store').type(req.path.endsWith('/raw') ? 'text/plain' : 'html').end();
+  });
+
   router.get('/paste/:slug', web, async (req, res) => {
     const slug = slugOf(req);
     const result = await service.view(slug, isUnlocked(req, slug));

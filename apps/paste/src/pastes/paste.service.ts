@@ -53,6 +53,13 @@ export function createPasteService(deps: PasteServiceDeps) {
       return { kind: 'locked', slug };
     },
 
+    /** 404 or 410 like a view, without counting one (HEAD requests: link checkers must not use up a paste). */
+    async peek(slug: string): Promise<void> {
+      const state = await repository.state(slug);
+      if (state === 'not_found') throw HttpError.notFound('Paste not found');
+      if (state === 'expired') throw new HttpError(410, 'Paste has expired');
+    },
+
     /** Checks a paste's password; the caller records the unlock in the session. */
     async verify(slug: string, password: string | undefined): Promise<void> {
       if (!password) throw HttpError.badRequest('Password is required');
