@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { authenticator } from 'otplib';
-import { startOpsApp, type OpsTestApp } from './ops/harness.js';
+import { buildTestApp, type TestApp } from './helpers.js';
 
 const DISABLE_PASSWORD = 'correct horse battery staple';
 
@@ -15,14 +15,14 @@ function wrongCode(secret: string): string {
 }
 
 describe('two-factor sign-in of admins', () => {
-  let t: OpsTestApp;
+  let t: TestApp;
   const api = () => request(t.baseUrl);
   const get = (path: string, s: { cookie: string }) => api().get(path).set('Cookie', s.cookie);
-  const post = (path: string, s: { cookie: string; csrf: string }, body: object = {}) =>
-    api().post(path).set('Cookie', s.cookie).set('X-CSRF-Token', s.csrf).send(body);
+  const post = (path: string, s: { cookie: string; csrfToken: string }, body: object = {}) =>
+    api().post(path).set('Cookie', s.cookie).set('X-CSRF-Token', s.csrfToken).send(body);
 
   beforeAll(async () => {
-    t = await startOpsApp({ TWO_FACTOR_DISABLE_PASSWORD: DISABLE_PASSWORD, JWT_SECRET: 'jwt-secret-for-two-factor-tests-0123456789' });
+    t = await buildTestApp({ env: { ADMIN_IDS: 'admin-1,admin-2', TWO_FACTOR_DISABLE_PASSWORD: DISABLE_PASSWORD, JWT_SECRET: 'jwt-secret-for-two-factor-tests-0123456789' } });
   });
   afterAll(async () => { await t?.close(); });
 
@@ -163,8 +163,8 @@ describe('two-factor sign-in of admins', () => {
 });
 
 describe('two-factor required by the configuration', () => {
-  let t: OpsTestApp;
-  beforeAll(async () => { t = await startOpsApp({ TWO_FACTOR_REQUIRED: 'true' }); });
+  let t: TestApp;
+  beforeAll(async () => { t = await buildTestApp({ env: { ADMIN_IDS: 'admin-1,admin-2', TWO_FACTOR_REQUIRED: 'true' } }); });
   afterAll(async () => { await t?.close(); });
 
   it('lets an admin without two-factor do nothing but set it up, then lets them in', async () => {
@@ -175,11 +175,11 @@ describe('two-factor required by the configuration', () => {
     expect(refused.body).toMatchObject({ error: 'Two-factor verification required', twoFactor: 'setup' });
     expect((await get('/api/2fa/status')).body).toMatchObject({ enabled: false, required: true });
     const { secret } = (await get('/api/2fa/setup')).body as { secret: string };
-    const enabled = await request(t.baseUrl).post('/api/2fa/enable').set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf)
+    const enabled = await request(t.baseUrl).post('/api/2fa/enable').set('Cookie', session.cookie).set('X-CSRF-Token', session.csrfToken)
       .send({ token: authenticator.generate(secret) });
     expect(enabled.status).toBe(200);
     expect((await get('/api/products')).status).toBe(200);
-    const disable = await request(t.baseUrl).post('/api/2fa/disable').set('Cookie', session.cookie).set('X-CSRF-Token', session.csrf).send({});
+    const disable = await request(t.baseUrl).post('/api/2fa/disable').set('Cookie', session.cookie).set('X-CSRF-Token', session.csrfToken).send({});
     expect(disable.status).toBe(403);
     expect(disable.body.error).toMatch(/required/);
   });
