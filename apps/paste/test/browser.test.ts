@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { testDatabaseBackend } from '@app/db/testing';
+import { RELAXED_LIMITS, startTestSite, type TestSite } from './helpers.js';
+
+// Debian's chromium; the browser scenarios are skipped where it is not installed.
+const executablePath = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => existsSync(candidate));
+
+describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBackend()})`, () => {
+  let site: TestSite;
+  let browser: Browser;
+  let page: Page;
+  beforeAll(async () => {
+    site = await startTestSite();
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+  beforeEach(async () => {
+    await site.reset();
+    page = await browser.newPage();
+    await page.goto(`${site.baseUrl}/`);
+  });
+  afterEach(async () => { await page?.close(); });
+
+  const errorText = async () => {
+    await page.locator('#form-error:not([hidden])').waitFor();
+    return page.locator('#form-error').textContent();
+  };
+
+  it('creates a paste with the CSRF token (a web request) and lands on it', async () => {
+    await page.fill('#content', 'hello from the browser <b>bold?</b>');
+    await page.fill('#maxViews', '3');
+    await page.click('#submit');
+    await page.waitForURL(/\/paste\/[A-Za-z0-9]{8}$/);
+    expect(await page.locator('#paste-code').textContent()).toBe('hello from the browser <b>bold?</b>');
+    expect(await page.locator('.paste-meta').textContent()).toContain('1 of 3 views');
+    // A web request: API usage did not count it.
+    const { rows } = await site.database.pool.query('SELECT coalesce(sum(value), 0) AS n FROM paste_counters');
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('shows "Content cannot be empty" in the page', async () => {
+    await page.click('#submit');
+    expect(await errorText()).toContain('Content cannot be empty');
+  });
+
+  it('shows the server\'s answer for content that is too long', async () => {
+    await site.settings.update({ maxPasteSize: 0.01 });
+    await page.fill('#content', 'x'.repeat(20_000));
+    await page.click('#submit');
+    expect(await errorText()).toContain('Content exceeds maximum size of 0.01 MB');
+  });
+
+  it('says so in the page when the rate limit is reached', async () => {
+    // Counts made earlier in this window still count; a limit of 1 is used up by the second post at the latest.
+    await site.settings.update({ ...RELAXED_LIMITS, webRateLimit: 1 });
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      await page.goto(`${site.baseUrl}/`);
+      await page.fill('#content', 'one too many');
+      await page.click('#submit');
+      const outcome = await Promise.race([
+        // The loser keeps waiting until the page closes: its rejection is expected.
+        page.waitForURL(/\/paste\//).then(() => 'created', () => 'closed'),
+        page.locator('#form-error:not([hidden])').waitFor().then(() => 'refused', () => 'closed'),
+      ]);
+      if (outcome === 'refused') break;
+    }
+    expect(await errorText()).toMatch(/too many requests/i);
+    expect(page.url()).toBe(`${site.baseUrl}/`);
+  });
+
+  it('unlocks a protected paste through the password form', async () => {
+    await page.fill('#content', 'behind a password');
+    await page.fill('#password', 'open');
+    await page.click('#submit');
+    await page.waitForURL(/\/paste\//);
+    expect(await page.locator('main').textContent()).not.toContain('behind a password');
+    await page.fill('input[name=password]', 'wrong');
+    await page.click('button[type=submit]');
+    expect(await page.locator('[role=alert]').textContent()).toContain('Incorrect password');
+    await page.fill('input[name=password]', 'open');
+    await page.click('button[type=submit]');
+    await page.locator('#paste-code').waitFor();
+    expect(await page.locator('#paste-code').textContent()).toBe('behind a password');
+  });
+});
