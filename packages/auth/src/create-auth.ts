@@ -54,6 +54,9 @@ export function createAuth(options: AuthOptions): Auth {
   });
 
   routes.get('/auth/idp/callback', limiter, (req, res, next) => {
+    // Without a code (or the provider's error) passport-oauth2 would start a new authorization;
+    // a callback that carries neither is a failed sign-in.
+    if (typeof req.query.code !== 'string' && typeof req.query.error !== 'string') return res.redirect('/?error=auth_failed');
     authenticator.authenticate('oauth2', (error: unknown, user: SessionUser | false) => {
       // Failures of the sign-in itself go back to the homepage with a code; failures of our own
       // storage (below) are server errors.

@@ -47,6 +47,7 @@ describe('when the callback fails, the visitor lands on the homepage with an err
     { name: 'a callback without the session that started the sign-in', tamper: () => {}, sendCookie: false },
     { name: 'the provider redirecting back with access_denied', tamper: (url: URL) => { url.searchParams.delete('code'); url.searchParams.set('error', 'access_denied'); }, sendCookie: true },
     { name: 'the provider redirecting back with server_error', tamper: (url: URL) => { url.searchParams.delete('code'); url.searchParams.set('error', 'server_error'); }, sendCookie: true },
+    { name: 'a callback with neither a code nor an error', tamper: (url: URL) => { url.search = ''; }, sendCookie: true },
     { name: 'a code the provider never issued', tamper: (url: URL) => url.searchParams.set('code', 'made-up'), sendCookie: true },
   ])('$name ends at /?error=auth_failed', async ({ tamper, sendCookie }) => {
     expect(await signInEndingAt('mallory', tamper, sendCookie)).toBe('/?error=auth_failed');

@@ -44,8 +44,11 @@ function describe(error: unknown): { status: number; message: string; details?: 
     case 'charset.unsupported': return { status: 415, message: 'Unsupported request encoding' };
     case 'request.aborted': return { status: 400, message: 'Request aborted' };
   }
-  if (parserError?.expose && typeof parserError.status === 'number' && parserError.status < 500) {
-    return { status: parserError.status, message: (error as Error).message };
+  // Errors of Express and its parsers carry a 4xx status (e.g. a path with bad percent-encoding);
+  // only those marked `expose` have a message fit for the client.
+  const status = parserError?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, message: parserError.expose ? (error as Error).message : 'Bad request' };
   }
   return { status: 500, message: 'Internal server error' };
 }

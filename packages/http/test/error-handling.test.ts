@@ -12,6 +12,7 @@ function buildApp(style: ErrorStyle): Express {
   app.use(healthRoutes({ query: async () => ({ rows: [] }) } as never));
   commonMiddleware(app, { logger, bodyLimit: '1kb', trustProxy: 'false' });
   app.post('/api/things', validate({ body: bodySchema }), (req, res) => { res.json({ ok: true, body: req.valid.body }); });
+  app.get('/api/things/:id', (req, res) => { res.json({ id: req.params.id }); });
   app.get('/api/missing-thing', () => { throw HttpError.notFound('Thing not found'); });
   app.get('/api/broken', () => { throw new Error('database password is hunter2'); });
   app.get('/api/async-broken', async () => { await Promise.resolve(); throw new Error('secret detail'); });
@@ -61,6 +62,12 @@ describe.each([
     const res = await request(app).get('/api/nothing-here');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ ...envelope, error: 'Not found' });
+  });
+
+  it('answers a path with broken percent-encoding with 400, not 500', async () => {
+    const res = await request(app).get('/api/things/%E0%A4%A');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ ...envelope, error: 'Bad request' });
   });
 
   it('passes an HttpError through with its status and text', async () => {
