@@ -73,6 +73,18 @@ describe('products API', () => {
     expect(removed.body).toEqual({ success: true });
   });
 
+  it('changes only the fields an update names, and derives a prefix from the name when none is given', async () => {
+    const admin = await t.admin();
+    const created = await t.http.post('/api/products').set(admin.headers).send({ name: 'Photo Lab 2', description: 'Keep me', isActive: false });
+    expect(created.status).toBe(201);
+    expect(created.body.product).toMatchObject({ licensePrefix: 'PHOTOLAB', isActive: false });
+    const updated = await t.http.put(`/api/products/${created.body.product._id}`).set(admin.headers).send({ name: 'Photo Lab 3' });
+    expect(updated.body.product).toMatchObject({ name: 'Photo Lab 3', description: 'Keep me', isActive: false, licensePrefix: 'PHOTOLAB' });
+    const license = await t.http.post('/api/licenses').set(admin.headers).send({ product: created.body.product._id });
+    expect(license.status).toBe(400);
+    expect(license.body.error).toBe('Product is not active');
+  });
+
   it('answers 404 Product not found for an unknown id', async () => {
     const admin = await t.admin();
     for (const id of ['00000000-0000-0000-0000-000000000000', 'not-an-id']) {
