@@ -61,7 +61,7 @@ const EVIL_NAME = '=HYPERLINK("http://evil.example","click")';
 describe('exports', () => {
   let t: TestApp;
   let admin: { cookie: string; csrfToken: string };
-  const ids = { main: '', other: '', evil: '', plain: '' };
+  const ids = { main: '', other: '', evil: '', plain: '', bulkOwner: '' };
 
   beforeAll(async () => {
     // Small batches: many batch boundaries in every export, and a low, steady memory floor to measure against.
@@ -286,6 +286,7 @@ describe('exports', () => {
     const small = (await q(`INSERT INTO products (name, license_prefix) VALUES ('Bulk A', 'BLKA') RETURNING id`)).rows[0].id as string;
     const large = (await q(`INSERT INTO products (name, license_prefix) VALUES ('Bulk B', 'BLKB') RETURNING id`)).rows[0].id as string;
     const owner = (await q(`INSERT INTO customers (name, email) VALUES ('Bulk Buyer', 'bulk@example.com') RETURNING id`)).rows[0].id as string;
+    ids.bulkOwner = owner;
     // 10,000 licenses of product A and 30,000 of product B, all of one customer: the customer filter selects 40,000.
     await q(
       `INSERT INTO licenses (key, product_id, customer_id, used_ips)
@@ -324,6 +325,33 @@ describe('exports', () => {
     expect(pdfLarge.growth - pdfSmall.growth).toBeLessThan(0.75 * (pdfLarge.bytes - pdfSmall.bytes));
     expect(pdfLarge.growth).toBeLessThan(8 * 1024 * 1024);
   }, 180_000);
+
+  it('holds no database connection while a slow client reads, and records an export the client abandoned', async () => {
+    // The client reads nothing: the export waits for the socket to drain, between two batches.
+    const abandoned = await new Promise<http.ClientRequest>((resolve, reject) => {
+      const req = http.get(`${t.baseUrl}/api/export/licenses/csv?customer=${ids.bulkOwner}`, { headers: { Cookie: admin.cookie } }, (res) => {
+        res.pause();
+        resolve(req);
+      });
+      req.on('error', () => {});
+      setTimeout(() => reject(new Error('no answer')), 10_000);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Other requests still get the database (the embedded one has a single pooled connection).
+    const started = Date.now();
+    const products = await request(t.baseUrl).get('/api/products').set('Cookie', admin.cookie);
+    expect(products.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    abandoned.destroy();
+    let entry: { success: boolean; changes: { after: { aborted?: boolean; rows: number } } } | undefined;
+    for (let i = 0; i < 50 && !entry; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const audit = await request(t.baseUrl).get('/api/audit?action=export&success=false').set('Cookie', admin.cookie);
+      entry = audit.body.auditLogs[0];
+    }
+    expect(entry).toMatchObject({ success: false, changes: { after: { aborted: true } } });
+    expect(entry!.changes.after.rows).toBeLessThan(40_000);
+  });
 });
 
 describe('escapeFormula', () => {
