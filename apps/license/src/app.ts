@@ -32,6 +32,7 @@ import { validationService } from './validation/validation.service.js';
 import { setupTwoFactor } from './two-factor/two-factor.module.js';
 import { setupExports } from './exports/exports.module.js';
 import { setupOperations } from './automations/operations.module.js';
+import { dashboardRoutes } from './dashboard/dashboard.routes.js';
 
 /** What the app is built from. Side effects come in here so tests can swap them. */
 export interface AppDeps {
@@ -198,6 +199,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(licenseRoutes({ service: services.licenses, requireAdmin: adminGuard }));
   app.use(customerPortalRoutes({ service: customerPortalService({ pool, now }), pool, panicGuard }));
   for (const router of featureRouters) app.use(router);
+  // The web page at `/` (after the session; no panic guard: admins must reach it in panic mode).
+  app.use(dashboardRoutes(context));
 
   app.use(apiNotFound);
   app.use(createErrorHandler({ style: 'license', logger }));

@@ -1,0 +1,82 @@
+import type pg from 'pg';
+import type { SettingsStore } from '@app/settings';
+import { findAdminByUserId } from '../admins/admins.repository.js';
+import type { CustomerRecord } from '../common/request.js';
+import { listCustomerLicenses } from '../customer-portal/customer-portal.repository.js';
+import { findCustomerByUserId } from '../customers/customers.repository.js';
+import { licenseJson, type LicenseJson } from '../licenses/licenses.repository.js';
+import type { licensesService } from '../licenses/licenses.service.js';
+import { isPanicMode } from '../panic/panic.js';
+import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
+import { dashboardCounts } from './dashboard.repository.js';
+
+export type LicenseState = 'active' | 'suspended' | 'revoked' | 'expired' | 'inactive';
+
+/** A license as a dashboard table row shows it (the same fields for admins and customers). */
+export interface LicenseRowView {
+  key: string;
+  product: string;
+  type: string;
+  state: LicenseState;
+  expiresAt: string | null;
+  ips: { used: number; limit: number };
+  hwids: { used: number; limit: number };
+  credits: { total: number; used: number; remaining: number } | null;
+}
+
+/** The state that decides validation, worst first: revoked and suspended outrank an expiry date. */
+export function licenseState(license: Pick<LicenseJson, 'active' | 'suspended' | 'revoked' | 'expiresAt'>, now: Date): LicenseState {
+  if (license.revoked) return 'revoked';
+  if (license.suspended) return 'suspended';
+  if (license.expiresAt && Date.parse(license.expiresAt) <= now.getTime()) return 'expired';
+  return license.active ? 'active' : 'inactive';
+}
+
+const rowView = (license: LicenseJson, now: Date): LicenseRowView => ({
+  key: license.key,
+  product: license.product.name,
+  type: license.licenseType,
+  state: licenseState(license, now),
+  expiresAt: license.expiresAt,
+  ips: { used: license.usedIps.length, limit: license.ipLimit },
+  hwids: { used: license.usedHwids.length, limit: license.hwidLimit },
+  credits: license.credits,
+});
+
+export type Visitor =
+  | { kind: 'admin' }
+  | { kind: 'customer'; customer: CustomerRecord }
+  | { kind: 'none' };
+
+/** Read-only: what the page at `/` shows. Writes go through the existing APIs from the page script. */
+export function dashboardService(deps: {
+  pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof licensesService>;
+}) {
+  const { pool, now } = deps;
+  return {
+    panicMode: () => isPanicMode(deps.settings),
+
+    /** An admin record wins over a customer record with the same user id. */
+    async visitor(userId: string): Promise<Visitor> {
+      if (await findAdminByUserId(pool, userId)) return { kind: 'admin' };
+      const customer = await findCustomerByUserId(pool, userId);
+      return customer ? { kind: 'customer', customer } : { kind: 'none' };
+    },
+
+    async adminOverview(recentLimit = 20) {
+      const at = now();
+      const [counts, recent] = await Promise.all([
+        dashboardCounts(pool, at),
+        deps.licenses.list({ limit: recentLimit, skip: 0, active: undefined, suspended: undefined, revoked: undefined, expired: undefined }),
+      ]);
+      return { counts, recent: recent.licenses.map((license) => rowView(license, at)), panicMode: isPanicMode(deps.settings) };
+    },
+
+    /** Only this customer's licenses: the query takes the customer id. */
+    async customerLicenses(customerId: string): Promise<LicenseRowView[]> {
+      const at = now();
+      return (await listCustomerLicenses(pool, customerId)).map((row) => rowView(licenseJson(row), at));
+    },
+  };
+}
+export type DashboardService = ReturnType<typeof dashboardService>;

@@ -1,0 +1,33 @@
+/** Escapes text for HTML element content and quoted attribute values. */
+export function escapeHtml(value: unknown): string {
+  return String(value)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** Markup that is already safe: produced by `html` below, never from input. */
+export class Raw {
+  constructor(readonly html: string) {}
+}
+
+/**
+ * Tagged template that escapes every interpolated value, so a value can never become markup by
+ * accident; nested `html` results, arrays of them and `false`/`null`/`undefined` (nothing) compose.
+ */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
+  let out = strings[0] ?? '';
+  values.forEach((value, index) => {
+    out += render(value) + (strings[index + 1] ?? '');
+  });
+  return new Raw(out);
+}
+
+function render(value: unknown): string {
+  if (value instanceof Raw) return value.html;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === undefined || value === null || value === false) return '';
+  return escapeHtml(value);
+}
