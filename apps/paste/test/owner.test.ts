@@ -257,6 +257,10 @@ describe('API access and API keys', () => {
     expect((await site.http.post('/api/paste').set('X-API-Key', key).send({ content: 'x' })).status).toBe(200);
     expect((await site.http.post('/api/paste').set('Authorization', `Bearer ${key}`).send({ content: 'x' })).status).toBe(200);
 
+    // Its use is recorded (at most once a minute).
+    const used = await site.database.pool.query('SELECT last_used_at FROM api_keys');
+    expect(used.rows[0].last_used_at).toBeInstanceOf(Date);
+
     // The list shows no secret; a deleted key stops working.
     const list = await site.http.get('/api/settings/api-keys').set(headers);
     expect(list.body.apiKeys).toEqual([expect.objectContaining({ id: created.body.apiKey.id, name: 'deploy script', prefix: key.slice(0, 9) })]);

@@ -28,10 +28,19 @@ export function createApiKeyRepository(db: Queryable) {
       return (rowCount ?? 0) > 0;
     },
 
-    /** Finds a key by its hash and records its use, in one statement. */
+    /**
+     * Finds a key by its hash and records its use, in one statement. The use is written at most
+     * once a minute: a program sending many requests with one key must not queue them all on
+     * that key's row lock.
+     */
     async use(keyHash: string): Promise<boolean> {
-      const { rowCount } = await db.query('UPDATE api_keys SET last_used_at = now() WHERE key_hash = $1', [keyHash]);
-      return (rowCount ?? 0) > 0;
+      const { rows } = await db.query<{ found: number }>(
+        `WITH found AS (SELECT id, last_used_at FROM api_keys WHERE key_hash = $1),
+              touched AS (UPDATE api_keys SET last_used_at = now() FROM found
+                           WHERE api_keys.id = found.id
+                             AND (found.last_used_at IS NULL OR found.last_used_at < now() - interval '1 minute'))
+         SELECT count(*)::int AS found FROM found`, [keyHash]);
+      return (rows[0]?.found ?? 0) > 0;
     },
   };
 }
