@@ -103,6 +103,16 @@ describe(`rate limits (${testDatabaseBackend()})`, () => {
     expect(response.headers['x-ratelimit-limit']).toBe('100000');
   });
 
+  it('a form post carrying the token in the _csrf field is a web request too', async () => {
+    await site.settings.update({ apiRateLimit: 1, webRateLimit: 100_000 });
+    const page = await site.pageSession();
+    const response = await site.http.post('/api/paste').set('Cookie', page.cookie).type('form').send({ content: 'from a form', _csrf: page.csrf });
+    expect(response.status).toBe(200);
+    expect(response.headers['x-ratelimit-limit']).toBe('100000');
+    const forged = await site.http.post('/api/paste').set('Cookie', page.cookie).type('form').send({ content: 'x', _csrf: 'forged' });
+    expect(forged.headers['x-ratelimit-limit']).toBe('1');
+  });
+
   it('static files, health probes and sign-in endpoints are not limited', async () => {
     await site.settings.update({ webRateLimit: 1, apiRateLimit: 1 });
     for (const path of ['/static/style.css', '/healthz', '/readyz', '/auth/status', '/api/csrf-token', '/']) {
