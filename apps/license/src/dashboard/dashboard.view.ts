@@ -34,7 +34,7 @@ ${script ? html`<script src="${assetsPath}/dashboard.js" defer></script>` : ''}
   <nav class="topbar-nav">
     ${username !== undefined
       ? html`<span class="whoami" title="Signed in">${username}</span><a class="button button-ghost" href="/auth/logout">Sign out</a>`
-      : html`<a class="button button-light" href="/auth/idp">Sign in</a>`}
+      : ''}
   </nav>
 </header>
 <main class="container">
@@ -125,7 +125,8 @@ function date(iso: string | null): Raw {
 }
 
 const stateBadge = (state: string) => html`<span class="badge badge-${state}">${state}</span>`;
-const limit = (used: number, max: number) => (max === 0 ? html`${used} <span class="muted">/ unlimited</span>` : html`${used} / ${max}`);
+const limit = (used: number, max: number) =>
+  html`<span class="nowrap">${used} / ${max === 0 ? html`<span class="muted" title="unlimited">∞</span>` : max}</span>`;
 
 const adminApi: Array<[string, string, string]> = [
   ['GET, POST', '/api/products', 'Products; PUT, DELETE /api/products/:id'],
@@ -230,7 +231,7 @@ export function customerPage({ username, customerName, licenses, panicMode }: Cu
   <tbody>${licenses.map((l) => html`<tr>
     <td><code class="key">${l.key}</code></td><td>${l.product}</td><td>${l.type}</td><td>${stateBadge(l.state)}</td><td>${date(l.expiresAt)}</td>
     <td>${limit(l.ips.used, l.ips.limit)}</td><td>${limit(l.hwids.used, l.hwids.limit)}</td>
-    <td>${l.credits ? html`${number(l.credits.remaining)} <span class="muted">of ${number(l.credits.total)} left</span>` : html`<span class="muted">—</span>`}</td>
+    <td class="nowrap">${l.credits ? html`${number(l.credits.remaining)} <span class="muted">of ${number(l.credits.total)} left</span>` : html`<span class="muted">—</span>`}</td>
   </tr>`)}</tbody>
 </table></div>`;
   }
