@@ -40,7 +40,7 @@ export const licenseCsvColumns = (now: Date): CsvColumn<LicenseExportRow>[] => [
 const limit = (used: number, max: number) => `${used}/${max === 0 ? '–' : max}`;
 
 export const licensePdfColumns = (now: Date): PdfColumn<LicenseExportRow>[] => [
-  { label: 'Key', width: 200, value: (row) => row.key },
+  { label: 'Key', width: 200, value: (row) => row.key, overflow: 'shrink' },
   { label: 'Product', width: 95, value: (row) => row.productName },
   { label: 'Customer', width: 115, value: (row) => row.customerName ?? '' },
   { label: 'Type', width: 60, value: (row) => row.licenseType },

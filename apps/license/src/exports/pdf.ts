@@ -1,7 +1,18 @@
 import PDFDocument from 'pdfkit';
 import type { ExportOutput } from './export-output.js';
 
-export interface PdfColumn<Row> { label: string; width: number; value: (row: Row) => string; align?: 'left' | 'right' }
+export interface PdfColumn<Row> {
+  label: string; width: number; value: (row: Row) => string; align?: 'left' | 'right';
+  /** `shrink`: a smaller font instead of cutting the text (license keys must stay whole and searchable). */
+  overflow?: 'clip' | 'shrink';
+}
+
+// The standard fonts speak WinAnsi only: anything else would come out as garbage glyphs, so it is
+// shown as '?' (an embedded Unicode font would need a font file shipped with the service).
+const WIN_ANSI_EXTRA = '€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ';
+export function pdfText(text: string): string {
+  return text.replace(/[^\x20-\x7E\xA0-\xFF]/gu, (char) => (WIN_ANSI_EXTRA.includes(char) ? char : '?'));
+}
 
 const FONT = 'Helvetica';
 const BOLD = 'Helvetica-Bold';
@@ -62,13 +73,13 @@ export class PdfReport {
 
   heading(text: string, size = 16): void {
     this.ensureSpace(size + 8);
-    this.doc.font(BOLD).fontSize(size).text(text, MARGIN, this.y, { lineBreak: false });
+    this.doc.font(BOLD).fontSize(size).text(pdfText(text), MARGIN, this.y, { lineBreak: false });
     this.y += size + 8;
   }
 
   line(text: string, size = 9): void {
     this.ensureSpace(size + 5);
-    this.doc.font(FONT).fontSize(size).text(text, MARGIN, this.y, { lineBreak: false });
+    this.doc.font(FONT).fontSize(size).text(pdfText(text), MARGIN, this.y, { lineBreak: false });
     this.y += size + 5;
   }
 
@@ -86,9 +97,17 @@ export class PdfReport {
       let x = MARGIN;
       cells.forEach((cell, index) => {
         const width = widths[index]! - 6;
-        const text = this.clip(cell, width);
-        const offset = columns[index]!.align === 'right' ? width - this.doc.widthOfString(text) : 0;
+        const column = columns[index]!;
+        let text = pdfText(cell);
+        if (!header && column.overflow === 'shrink') {
+          const natural = this.doc.widthOfString(text);
+          if (natural > width) this.doc.fontSize(Math.max(3, (FONT_SIZE * width) / natural));
+        } else {
+          text = this.clip(text, width);
+        }
+        const offset = column.align === 'right' ? width - this.doc.widthOfString(text) : 0;
         this.doc.text(text, x + 3 + offset, this.y + 3.5, { lineBreak: false });
+        this.doc.fontSize(FONT_SIZE);
         x += widths[index]!;
       });
       this.doc.fillColor('black');
