@@ -205,6 +205,26 @@ describe('GET /paste/:slug', () => {
     expect((await site.http.get(`/paste/${slug}`)).text).not.toMatch(/class="hljs-/);
   });
 
+  it('highlights a long paste in the language found at its start, and shows a very long one plain', async () => {
+    await site.settings.update({ syntaxHighlighting: true });
+    const block = [
+      'import { readFile } from "node:fs/promises";',
+      'export async function loadConfig(path) {',
+      '  const text = await readFile(path, "utf8");',
+      '  const config = JSON.parse(text);',
+      '  return { ...config, loadedAt: new Date() };',
+      '}',
+      '',
+    ].join('\n');
+    const long = await site.createPaste({ content: block.repeat(400) }); // ~80 KB
+    const started = Date.now();
+    const page = await site.http.get(`/paste/${long}`);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(page.text).toMatch(/class="hljs-keyword"/);
+    const huge = await site.createPaste({ content: block.repeat(700) }); // ~140 KB
+    expect((await site.http.get(`/paste/${huge}`)).text).not.toMatch(/class="hljs-/);
+  });
+
   it('shows short text verbatim (escaped) rather than a weak language guess', async () => {
     const slug = await site.createPaste({ content: 'Hello <world> & friends' });
     expect((await site.http.get(`/paste/${slug}`)).text).toContain('Hello &lt;world&gt; &amp; friends');

@@ -1,8 +1,14 @@
 import hljs from 'highlight.js/lib/common';
 import { escapeHtml } from './html.js';
 
-/** Auto-detection over megabytes of text takes seconds; larger pastes are shown plain. */
-const MAX_HIGHLIGHT_CHARS = 200_000;
+/**
+ * Highlighting runs on the event loop, so its cost is bounded: the language is detected on the
+ * first DETECT_SAMPLE characters (auto-detection tries every language, ~35 times the work), then
+ * the whole paste is highlighted in that one language, up to MAX_HIGHLIGHT_CHARS (~100 ms).
+ * Larger pastes are shown plain.
+ */
+const DETECT_SAMPLE = 2_000;
+const MAX_HIGHLIGHT_CHARS = 100_000;
 /**
  * highlight.js guesses a language for any text ("hello world" as bash, prose as VB.NET); a
  * guess this weak is noise, so such pastes are shown plain. Real code of a few lines scores well above it.
@@ -23,6 +29,9 @@ export interface Highlighted {
  * skip highlight.js's language detection, which costs far more than the database round trip.
  */
 export function createHighlighter() {
+  // highlight.js compiles each language's grammar on first use (about a second for all of them):
+  // done once at start-up rather than in the first visitor's request.
+  setImmediate(() => hljs.highlightAuto('const warmUp = true;'));
   const cache = new Map<string, Highlighted>();
   let cachedChars = 0;
 
@@ -47,11 +56,14 @@ export function createHighlighter() {
     const lines = content.split('\n').length;
     let result: Highlighted;
     if (highlight && content.length <= MAX_HIGHLIGHT_CHARS) {
-      const auto = hljs.highlightAuto(content);
-      // highlight.js escapes the text it wraps, so its output is safe markup.
-      result = auto.relevance >= MIN_RELEVANCE
-        ? { html: auto.value, language: auto.language, lines }
-        : { html: escapeHtml(content), lines };
+      const guess = hljs.highlightAuto(content.slice(0, DETECT_SAMPLE));
+      if (guess.language && guess.relevance >= MIN_RELEVANCE) {
+        const highlighted = content.length <= DETECT_SAMPLE ? guess : hljs.highlight(content, { language: guess.language });
+        // highlight.js escapes the text it wraps, so its output is safe markup.
+        result = { html: highlighted.value, language: guess.language, lines };
+      } else {
+        result = { html: escapeHtml(content), lines };
+      }
     } else {
       result = { html: escapeHtml(content), lines };
     }
