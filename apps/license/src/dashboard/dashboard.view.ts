@@ -83,7 +83,7 @@ export function twoFactorPage(username: string, step: 'verify' | 'setup'): strin
   <p class="alert alert-error" data-error role="alert" hidden></p>
 </form>`;
   const setup = html`<div id="two-factor-setup" class="stack">
-  <p>Two-factor authentication is required for administrators. Set it up with an authenticator app.</p>
+  <p id="two-factor-setup-intro">Two-factor authentication is required for administrators. Set it up with an authenticator app.</p>
   <button id="two-factor-setup-start" class="button button-primary" type="button">Start setup</button>
   <div id="two-factor-setup-secret" class="stack" hidden>
     <img id="two-factor-qr" alt="QR code of the two-factor secret" width="200" height="200">

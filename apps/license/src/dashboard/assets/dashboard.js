@@ -91,6 +91,7 @@
           return item;
         }));
         document.getElementById('two-factor-setup-secret').hidden = true;
+        document.getElementById('two-factor-setup-intro').hidden = true;
         document.getElementById('two-factor-backup').hidden = false;
       });
     });
