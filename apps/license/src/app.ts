@@ -10,6 +10,7 @@ import type { SettingsStore } from '@app/settings';
 import './common/request.js';
 import { recordAudit } from './audit/audit.repository.js';
 import { auditRoutes } from './audit/audit.routes.js';
+import { auditFailedAdminWrites } from './audit/audit-failures.js';
 import { adminTokenRoutes } from './admins/admins.routes.js';
 import { ensureAdmins, findAdminByUserId, updateAdminUsername } from './admins/admins.repository.js';
 import { createJwtService, type JwtService } from './admins/jwt.js';
@@ -203,6 +204,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(dashboardRoutes(context));
 
   app.use(apiNotFound);
+  app.use(auditFailedAdminWrites(pool, logger));
   app.use(createErrorHandler({ style: 'license', logger }));
 
   return {

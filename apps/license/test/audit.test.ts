@@ -69,4 +69,17 @@ describe('audit log API', () => {
     expect(logins.body.total).toBeGreaterThanOrEqual(1);
     expect(logins.body.auditLogs[0]).toMatchObject({ resourceType: 'admin', resourceId: 'admin', success: true });
   });
+
+  it('records a failed admin write with success false', async () => {
+    const admin = await t.admin();
+    const missing = '00000000-0000-0000-0000-000000000000';
+    expect((await t.http.post(`/api/licenses/${missing}/suspend`).set(admin.headers).send({ reason: 'x' })).status).toBe(404);
+    expect((await t.http.post('/api/products').set(admin.headers).send({ name: '' })).status).toBe(400);
+    const failed = await t.http.get('/api/audit?success=false&userId=admin').set('Cookie', admin.cookie);
+    expect(failed.body.auditLogs).toEqual(expect.arrayContaining([
+      expect.objectContaining({ action: 'suspend', resourceType: 'license', resourceId: missing, success: false,
+        changes: { before: null, after: { status: 404, error: 'License not found' } } }),
+      expect.objectContaining({ action: 'create', resourceType: 'product', success: false }),
+    ]));
+  });
 });
