@@ -162,6 +162,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   // mounted before the JSON parser; put `context.panicGuard` in front of the receiver.
   // Webhooks, notifications, automated actions, the Stripe receiver and the scheduled scans.
   const operations = await setupOperations(context);
+  twoFactor.notifyVia(operations.notifier);
   const rawBodyRouters: Router[] = [...operations.rawBodyRouters];
 
   // ---- issue 5 routers (audit, exports, two-factor, automated actions, ...): mounted after the

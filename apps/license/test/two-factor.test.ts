@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { authenticator } from 'otplib';
 import { buildTestApp, type TestApp } from './helpers.js';
+import { eventually, startSmtpServer } from './operations/peers.js';
 
 const DISABLE_PASSWORD = 'correct horse battery staple';
 
@@ -182,5 +183,30 @@ describe('two-factor required by the configuration', () => {
     const disable = await request(t.baseUrl).post('/api/2fa/disable').set('Cookie', session.cookie).set('X-CSRF-Token', session.csrfToken).send({});
     expect(disable.status).toBe(403);
     expect(disable.body.error).toMatch(/required/);
+  });
+});
+
+describe('two-factor failures as security notifications', () => {
+  let t: TestApp;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await buildTestApp({ env: {
+      ADMIN_IDS: 'admin-1', SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'security@example.com', NOTIFY_SECURITY: 'email',
+    } });
+  });
+  afterAll(async () => { await t?.close(); await smtp?.close(); });
+
+  it('mails the security channel when an admin session sends a wrong code', async () => {
+    const session = await t.signIn('admin-1');
+    const post = (path: string, body: object) => request(t.baseUrl).post(path).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrfToken).send(body);
+    const { secret } = (await request(t.baseUrl).get('/api/2fa/setup').set('Cookie', session.cookie)).body as { secret: string };
+    expect((await post('/api/2fa/enable', { token: authenticator.generate(secret) })).status).toBe(200);
+    const other = await t.signIn('admin-1');
+    const wrong = await request(t.baseUrl).post('/api/2fa/verify').set('Cookie', other.cookie).set('X-CSRF-Token', other.csrfToken)
+      .send({ token: wrongCode(secret) });
+    expect(wrong.status).toBe(400);
+    const mail = await eventually(() => smtp.mails.find((candidate) => candidate.raw.includes('Failed two-factor sign-in of admin admin-1')));
+    expect(mail.raw).toContain('security@example.com');
   });
 });

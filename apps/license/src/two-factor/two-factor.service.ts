@@ -26,6 +26,9 @@ export interface TwoFactorOptions {
 
 export type TwoFactorService = ReturnType<typeof createTwoFactorService>;
 
+/** A wrong code, a wrong password or a locked-out admin: a failed sign-in, for the `security` notifications. */
+export interface TwoFactorSecurityEvent { userId: string; ip: string | null; reason: 'invalid_code' | 'invalid_password' | 'rate_limited' }
+
 const STEP_SECONDS = 30;
 const TOO_MANY = 'Too many requests, please try again later';
 
@@ -34,6 +37,12 @@ export function createTwoFactorService(options: TwoFactorOptions) {
   const box = createSecretBox(options.sessionSecret);
   // Hashed once at start, so the plain password is never compared as a string.
   const passwordHash = options.disablePassword ? hashConfiguredPassword(options.disablePassword) : undefined;
+  // Bound later: notifications are built after the admin guard that needs this service.
+  let onSecurityEvent: ((event: TwoFactorSecurityEvent) => Promise<unknown>) | undefined;
+  const reportSecurityEvent = (event: TwoFactorSecurityEvent) => {
+    // Never fails the request: the audit log already holds the attempt.
+    void onSecurityEvent?.(event).catch(() => {});
+  };
 
   /** The accepted time step of a token (one step of clock drift either way), or undefined. */
   function acceptedStep(token: string, secret: string): number | undefined {
@@ -48,18 +57,25 @@ export function createTwoFactorService(options: TwoFactorOptions) {
     if (attempts > options.maxAttempts) {
       await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId, success: false,
         after: { twoFactor: 'rate_limited' } });
+      reportSecurityEvent({ userId: actor.userId, ip: actor.ip, reason: 'rate_limited' });
       throw new HttpError(429, TOO_MANY);
     }
   }
 
-  async function refuse(actor: Actor, message: string, status = 400, what = 'invalid_code'): Promise<never> {
+  async function refuse(actor: Actor, message: string, status = 400, what: 'invalid_code' | 'invalid_password' = 'invalid_code'): Promise<never> {
     await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId, success: false,
       after: { twoFactor: what } });
+    reportSecurityEvent({ userId: actor.userId, ip: actor.ip, reason: what });
     throw new HttpError(status, message);
   }
 
   return {
     required: options.required,
+
+    /** Where failed two-factor attempts are reported (the `security` notifications). */
+    onSecurityEvent(listener: (event: TwoFactorSecurityEvent) => Promise<unknown>): void {
+      onSecurityEvent = listener;
+    },
 
     /** What the admin session still owes: `verify` a code, or `setup` two-factor first (required by configuration). */
     async pending(userId: string): Promise<'verify' | 'setup' | undefined> {

@@ -12,6 +12,8 @@ export function isSessionVerified(req: Request, userId: string): boolean {
 }
 
 export function markSessionVerified(req: Request, userId: string): void {
+  // A bearer-token request has no session of its own to mark (and needs none: it is not gated).
+  if (req.admin?.via === 'jwt') return;
   const session = data(req);
   if (session) session.twoFactorVerified = userId;
 }
