@@ -42,6 +42,13 @@ describe('customer API', () => {
     }
   });
 
+  it('gives a new customer an empty stats summary', async () => {
+    const { session } = await t.customer();
+    const res = await t.http.get('/api/customer/licenses/stats').set('Cookie', session.cookie);
+    expect(res.status).toBe(200);
+    expect(res.body.stats).toMatchObject({ totalLicenses: 0, totalRequests: 0, byType: { fixed: 0, trial: 0, consumption: 0, enterprise: 0 } });
+  });
+
   it('answers 403 to a signed-in user who is not a customer', async () => {
     const stranger = await t.signIn('stranger');
     const res = await t.http.get('/api/customer/licenses/stats').set('Cookie', stranger.cookie);

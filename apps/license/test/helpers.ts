@@ -44,6 +44,8 @@ export interface TestApp {
   signIn(userId: string): Promise<Session>;
   /** The registered test admin's session. */
   admin(): Promise<Session>;
+  /** A new customer who signs in with `userId` (default: a fresh id), and their session. */
+  customer(overrides?: Partial<{ name: string; email: string; userId: string }>): Promise<{ customer: { _id: string; userId: string | null }; session: Session }>;
   createProduct(overrides?: Partial<{ name: string; description: string; isActive: boolean; licensePrefix: string }>): Promise<{ _id: string; name: string; licensePrefix: string }>;
   createCustomer(overrides?: Partial<{ name: string; email: string; userId: string }>): Promise<{ _id: string; name: string; email: string; userId: string | null }>;
   /** Creates a license; a product is created when none is given. Returns the admin JSON. */
@@ -111,6 +113,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     async admin() {
       adminSession ??= await signIn(testAdminId);
       return adminSession;
+    },
+    async customer(overrides = {}) {
+      sequence += 1;
+      const customer = await createCustomer({ userId: `customer-${process.pid}-${sequence}`, ...overrides });
+      return { customer, session: await signIn(customer.userId!) };
     },
     createProduct,
     createCustomer,
