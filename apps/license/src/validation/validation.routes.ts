@@ -26,6 +26,9 @@ function describeClientError(error: unknown): { status: number; message: string;
   return undefined;
 }
 
+/** The caller's address as a plain IPv4 when it arrives IPv4-mapped (`::ffff:10.0.0.1`). */
+const callerIp = (ip: string | undefined) => (ip ? ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') : null);
+
 const nonceOf = (body: unknown) => {
   const nonce = (body as { nonce?: unknown } | undefined)?.nonce;
   return typeof nonce === 'string' && nonce.length <= 256 ? { nonce } : {};
@@ -45,7 +48,7 @@ export function validationRoutes(deps: {
 
   router.post('/api/license/validate', deps.panicGuard, deps.limiter, json, async (req, res) => {
     const body = parseInput(validateBodySchema, req.body);
-    const license = await deps.validate({ key: body.key, ip: body.ip ?? req.ip ?? null, hwid: body.hwid ?? null });
+    const license = await deps.validate({ key: body.key, ip: body.ip ?? callerIp(req.ip), hwid: body.hwid ?? null });
     sendSigned(res, signer, 200, { success: true, valid: true, license, ...nonceOf(req.body) });
   });
 
