@@ -183,7 +183,22 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
   /** The chain depth of the code running now (0 outside automated actions). */
   const currentDepth = () => depth.getStore() ?? 0;
 
-  return { run, trigger, currentDepth };
+  // Which trigger events have enabled actions, cached briefly: a burst of blocked validations must not
+  // queue a trigger job each when no action listens. Changes made here reset it at once; another
+  // instance's changes are seen within the cache's lifetime.
+  const cacheMs = 2000;
+  let cached: { events: Promise<Set<string>>; until: number } | undefined;
+  async function hasActionsFor(event: TriggerEvent): Promise<boolean> {
+    if (!cached || cached.until < Date.now()) {
+      const events = repo.enabledTriggerEvents(deps.pool);
+      cached = { events, until: Date.now() + cacheMs };
+      events.catch(() => { cached = undefined; });
+    }
+    return (await cached.events).has(event);
+  }
+  const forgetCache = () => { cached = undefined; };
+
+  return { run, trigger, currentDepth, hasActionsFor, forgetCache };
 }
 
 export type AutomationEngine = ReturnType<typeof createAutomationEngine>;

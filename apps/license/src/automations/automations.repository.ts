@@ -40,6 +40,12 @@ export async function findEnabledActions(db: Queryable, event: TriggerEvent) {
   return rows.map(toJson);
 }
 
+/** The trigger events that have at least one enabled action. */
+export async function enabledTriggerEvents(db: Queryable): Promise<Set<string>> {
+  const { rows } = await db.query<{ trigger_event: string }>('SELECT DISTINCT trigger_event FROM automated_actions WHERE enabled');
+  return new Set(rows.map((row) => row.trigger_event));
+}
+
 export async function insertAction(db: Queryable, input: CreateAction, now: Date) {
   const { rows } = await db.query<ActionRow>(
     `INSERT INTO automated_actions (name, description, enabled, trigger_event, trigger, actions, created_at, updated_at)

@@ -19,30 +19,37 @@ export function automationsService(deps: { pool: pg.Pool; now: () => Date; engin
     return action;
   }
 
+  /** After a committed change the engine re-reads which triggers have actions. */
+  async function changed<T>(work: Promise<T>): Promise<T> {
+    const result = await work;
+    deps.engine.forgetCache();
+    return result;
+  }
+
   return {
     list: () => repo.listActions(pool),
     get,
 
-    create: (actor: Actor, input: CreateAction) => withTransaction(pool, async (client) => {
+    create: (actor: Actor, input: CreateAction) => changed(withTransaction(pool, async (client) => {
       const action = await repo.insertAction(client, input, now());
       await recordAudit(client, actor, { action: 'create', resourceType: 'system', resourceId: action._id, after: action });
       return action;
-    }),
+    })),
 
-    update: (actor: Actor, id: string, input: UpdateAction) => withTransaction(pool, async (client) => {
+    update: (actor: Actor, id: string, input: UpdateAction) => changed(withTransaction(pool, async (client) => {
       const before = isUuid(id) ? await repo.findAction(client, id) : undefined;
       if (!before) throw notFound();
       const action = (await repo.updateAction(client, id, input, now()))!;
       await recordAudit(client, actor, { action: 'update', resourceType: 'system', resourceId: id, before, after: action });
       return action;
-    }),
+    })),
 
-    remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
+    remove: (actor: Actor, id: string) => changed(withTransaction(pool, async (client) => {
       const before = isUuid(id) ? await repo.findAction(client, id) : undefined;
       if (!before) throw notFound();
       await repo.deleteAction(client, id);
       await recordAudit(client, actor, { action: 'delete', resourceType: 'system', resourceId: id, before });
-    }),
+    })),
 
     /** A manual test run: every step is carried out for real, counted and announced like a triggered run. */
     async execute(actor: Actor, id: string, context: Context) {

@@ -55,6 +55,7 @@ const triggerQueue = 'automation-trigger';
  */
 async function subscribeAutomations(bus: EventBus, engine: AutomationEngine, queue: WebhookQueue) {
   const enqueue = async (event: TriggerEvent, context: Record<string, unknown>) => {
+    if (!(await engine.hasActionsFor(event))) return;
     await queue.send<TriggerJob>(triggerQueue, { triggerId: randomUUID(), event, context, depth: engine.currentDepth() },
       { retryLimit: 3, retryDelay: 5, retryBackoff: true });
   };

@@ -174,6 +174,9 @@ describe(`notifications routed by kind (${testDatabaseBackend()})`, () => {
     expect(telegramTexts().filter((candidate) => candidate.includes(license.key))).toHaveLength(1);
     expect(twilioApi.requests.length).toBe(smsBefore);
     expect(smtp.mails.some((mail) => mail.raw.includes(license.key))).toBe(false);
+    // No violation_threshold action exists here: the blocked validations queued no trigger jobs.
+    const triggers = await t.database.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'automation-trigger' AND data->>'event' = 'violation_threshold'`);
+    expect(triggers.rows[0].n).toBe(0);
     // WEBHOOK_EVENTS=LICENSE_EXPIRED,ANOMALY_DETECTED: the other events are not sent.
     expect(hooks('NEW_REQUEST_BLOCKED')).toEqual([]);
     expect(hooks('LICENSE_CREATED')).toEqual([]);
