@@ -22,7 +22,7 @@ export function licensesService(deps: LicensesServiceDeps) {
   const { pool, events, now } = deps;
 
   /** The license as the admin API shows it, read inside the caller's transaction when given one. */
-  async function detail(db: Queryable, id: string) {
+  async function adminView(db: Queryable, id: string) {
     const row = await repo.findLicense(db, id);
     if (!row) throw notFound();
     return { ...repo.licenseJson(row), members: await repo.listMembers(db, id) };
@@ -47,7 +47,7 @@ export function licensesService(deps: LicensesServiceDeps) {
     return withTransaction(pool, async (client) => {
       const { row, before } = await lockedOrThrow(client, id);
       await repo.updateLicenseColumns(client, id, compute(row));
-      const after = await detail(client, id);
+      const after = await adminView(client, id);
       await recordAudit(client, actor, { action, resourceType: 'license', resourceId: id, before, after });
       return after;
     });
@@ -91,7 +91,7 @@ export function licensesService(deps: LicensesServiceDeps) {
           convertDurationDays: input.convertDurationDays ?? null, metadata: input.metadata ?? {},
         });
         if (input.members) await repo.replaceMembers(client, id, input.members);
-        const after = await detail(client, id);
+        const after = await adminView(client, id);
         await recordAudit(client, actor, { action: 'create', resourceType: 'license', resourceId: id, after });
         return after;
       });
@@ -122,7 +122,7 @@ export function licensesService(deps: LicensesServiceDeps) {
       set('metadata', input.metadata);
       await repo.updateLicenseColumns(client, id, columns);
       if (input.members) await repo.replaceMembers(client, id, input.members);
-      const after = await detail(client, id);
+      const after = await adminView(client, id);
       await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: id, before, after });
       return after;
     }),
