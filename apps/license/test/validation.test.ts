@@ -191,3 +191,26 @@ describe('malformed requests', () => {
     expect(res.headers['cache-control']).toBe('no-store');
   });
 });
+
+describe('database round trips', () => {
+  it('answers a validation with one query, on the common path and when a new IP is added', async () => {
+    const l = await t.createLicense({ ipLimit: 5, licenseType: 'consumption', credits: 10 });
+    const pool = t.database.pool;
+    const original = pool.query.bind(pool);
+    let queries = 0;
+    // The settings store's background poll is not part of the request.
+    pool.query = ((...args: Parameters<typeof pool.query>) => {
+      if (!(typeof args[0] === 'string' && args[0].includes('FROM settings'))) queries += 1;
+      return original(...args);
+    }) as typeof pool.query;
+    try {
+      for (const ip of ['10.50.0.1', '10.50.0.1', '10.50.0.2']) {
+        queries = 0;
+        expect((await validate({ key: l.key, ip, hwid: 'h' })).status).toBe(200);
+        expect(queries).toBe(1);
+      }
+    } finally {
+      pool.query = original;
+    }
+  });
+});
