@@ -4,9 +4,11 @@
  * The servers run in a child process (this file with `--serve`), autocannon in this one, so the
  * load generator does not share the servers' event loop. The paste service uses the PostgreSQL
  * server when DATABASE_URL (or PASTE_DATABASE_URL) is set, else the embedded database in a
- * temporary folder. Rate limits are raised through the settings for the run.
+ * temporary folder; it is started by `startPasteService`, as `main.ts` starts it. Rate limits
+ * are raised through the settings for the run.
  *
- * Environment: BENCH_DURATION (seconds per route, default 10), BENCH_CONNECTIONS (default 32).
+ * Environment: BENCH_DURATION (seconds per route, default 10), BENCH_CONNECTIONS (default 32),
+ * BENCH_ROUTES (subset of bare,post,get,floor), BENCH_PROFILE (folder for a CPU profile of the servers).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,12 +18,9 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import autocannon, { type Result } from 'autocannon';
 import { loadConfig } from '@app/config';
-import { openDatabase, runMigrations } from '@app/db';
 import { createLogger } from '@app/http';
-import { createSettingsStore } from '@app/settings';
-import { createApp, migrationsFolder } from '../src/app.js';
 import { createPasteRepository } from '../src/pastes/paste.repository.js';
-import { pasteSettingsSchema } from '../src/settings/settings.schema.js';
+import { startPasteService } from '../src/server.js';
 
 interface Ports { paste: number; bare: number; backend: string; slug: string }
 
@@ -30,38 +29,35 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 
 async function serve(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paste-bench-'));
-  const config = loadConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', OWNER_ID: 'bench-owner' });
-  const url = config.PASTE_DATABASE_URL ?? config.DATABASE_URL;
-  const maxConnections = process.env.BENCH_POOL ? Number(process.env.BENCH_POOL) : undefined;
-  const database = await openDatabase(url ? { url, maxConnections } : { dataDir: path.join(dataDir, 'paste') });
-  await runMigrations(database.db, migrationsFolder);
-  await database.pool.query('DELETE FROM pastes');
-  const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema });
-  await settings.update({ webRateLimit: 1_000_000, apiRateLimit: 1_000_000, apiAccess: true, apiKeyProtection: false });
-  const logger = createLogger({ level: 'warn' });
+  // The service as `main` starts it (migrations, settings, job queue), with a placeholder
+  // identity provider: nobody signs in during the benchmark.
   const unused = 'http://127.0.0.1:9/unused';
-  const { app } = createApp({
-    config, database, logger, settings, publicUrl: 'http://127.0.0.1', uploadDir: path.join(dataDir, 'uploads'),
-    oauth: { authorizationURL: unused, tokenURL: unused, userInfoURL: unused, clientID: 'bench', clientSecret: 'bench', scope: 'openid', idField: 'id', usernameField: 'username' },
+  const config = loadConfig({
+    ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', OWNER_ID: 'bench-owner', DATA_DIR: dataDir,
+    OAUTH_CLIENT_ID: 'bench', OAUTH_CLIENT_SECRET: 'bench', OAUTH_AUTHORIZATION_URL: unused, OAUTH_TOKEN_URL: unused, OAUTH_USERINFO_URL: unused,
   });
-  const listen = (handler: express.Express) => new Promise<number>((resolve) => {
-    const server = handler.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-  });
+  const service = await startPasteService(config, { port: 0, handleSignals: false, logger: createLogger({ level: 'warn' }) });
+  const { database, settings } = service;
+  await database.pool.query('DELETE FROM pastes');
+  await settings.update({ webRateLimit: 1_000_000, apiRateLimit: 1_000_000, apiAccess: true, apiKeyProtection: false });
+
   const bare = express();
   bare.get('/', (_req, res) => { res.json({ ok: true }); });
   // The database's share: the view statement alone behind the bare app (no middleware, no page).
   const views = createPasteRepository(database.pool);
   await database.pool.query("INSERT INTO pastes (slug, content) VALUES ('floor', 'x')");
   bare.get('/view-only', async (_req, res) => { res.json({ shown: Boolean(await views.view('floor', false)) }); });
+  const barePort = await new Promise<number>((resolve) => {
+    const server = bare.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
 
   // One paste to view; its content is a typical snippet with highlighting on (the default).
   const content = 'function add(a, b) {\n  // Adds two numbers.\n  return a + b;\n}\n\nconsole.log(add(2, 3));\n'.repeat(4);
   const slug = (await database.pool.query<{ slug: string }>(
     "INSERT INTO pastes (slug, content) VALUES ('benchmark', $1) RETURNING slug", [content])).rows[0]!.slug;
-  const ports: Ports = { paste: await listen(app), bare: await listen(bare), backend: database.mode, slug };
-  process.send?.(ports);
+  process.send?.({ paste: service.running.port, bare: barePort, backend: database.mode, slug } satisfies Ports);
   process.on('disconnect', () => {
-    void database.close().finally(() => {
+    void service.stop().finally(() => {
       rmSync(dataDir, { recursive: true, force: true });
       process.exit(0);
     });
