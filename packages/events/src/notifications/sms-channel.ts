@@ -1,4 +1,3 @@
-import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
 import type { NotificationChannel } from './channel.js';
 
@@ -12,33 +11,37 @@ export interface SmsChannelOptions {
   baseUrl?: string;
 }
 
+type TwilioModule = typeof import('twilio');
+
 /**
  * Twilio's client has no base URL option, but takes an HTTP client: this one sends each request
  * to the same path under `baseUrl` instead of Twilio's host.
  */
-class BaseUrlRequestClient extends twilio.RequestClient {
-  constructor(private readonly baseUrl: URL) {
-    super();
+function baseUrlClient(twilio: TwilioModule, baseUrl: URL): RequestClient {
+  class BaseUrlRequestClient extends twilio.RequestClient {
+    override request<TData>(opts: RequestClient.RequestOptions<TData>) {
+      const target = new URL(opts.uri);
+      const rewritten = new URL(baseUrl.pathname.replace(/\/$/, '') + target.pathname + target.search, baseUrl);
+      return super.request<TData>({ ...opts, uri: rewritten.href });
+    }
   }
-
-  override request<TData>(opts: RequestClient.RequestOptions<TData>) {
-    const target = new URL(opts.uri);
-    const rewritten = new URL(this.baseUrl.pathname.replace(/\/$/, '') + target.pathname + target.search, this.baseUrl);
-    return super.request<TData>({ ...opts, uri: rewritten.href });
-  }
+  return new BaseUrlRequestClient();
 }
 
 export function createSmsChannel(options: SmsChannelOptions): NotificationChannel {
-  const client = twilio(options.accountSid, options.authToken, {
-    httpClient: options.baseUrl ? new BaseUrlRequestClient(new URL(options.baseUrl)) : undefined,
-  });
+  // Loaded on first use: the library takes a fifth of a second to import, and most processes never send an SMS.
+  let client: Promise<ReturnType<TwilioModule>> | undefined;
+  const twilioClient = () => (client ??= import('twilio').then(({ default: twilio }) => twilio(options.accountSid, options.authToken, {
+    httpClient: options.baseUrl ? baseUrlClient(twilio, new URL(options.baseUrl)) : undefined,
+  })));
   return {
     name: 'sms',
     async send(message, recipients) {
       const to = recipients?.length ? recipients : options.to;
       if (!to.length) throw new Error('No SMS recipient configured');
       const body = message.subject ? `${message.subject}: ${message.text}` : message.text;
-      for (const number of to) await client.messages.create({ from: options.from, to: number, body });
+      const api = await twilioClient();
+      for (const number of to) await api.messages.create({ from: options.from, to: number, body });
     },
   };
 }
