@@ -268,6 +268,13 @@ describe('exports', () => {
     // Completed is g % 6 = 2, always an even g (the evil customer); the dates are 2026-01-01 + g days, so g in 9..58.
     expect(filtered.map((r) => Number(r.amount))).toEqual([14, 20, 26, 32, 38, 44, 50, 56].map((g) => g * 1.5));
     expect(filtered.every((r) => r.customerId === ids.evil && r.status === 'completed' && r.customer === `'${EVIL_NAME}`)).toBe(true);
+    // A date-only end date includes that whole day.
+    const late = await t.database.pool.query(
+      `INSERT INTO transactions (customer_id, amount, status, created_at) VALUES ($1, 5, 'refunded', '2026-03-10T18:00:00Z') RETURNING id`, [ids.plain]);
+    const byDay = parse((await download(t.baseUrl, '/api/export/transactions/csv?startDate=2026-03-10&endDate=2026-03-10',
+      admin.cookie)).body!, { columns: true }) as Record<string, string>[];
+    await t.database.pool.query('DELETE FROM transactions WHERE id = $1', [late.rows[0].id]);
+    expect(byDay.map((r) => r.createdAt)).toEqual(['2026-03-10T18:00:00.000Z']);
   });
 
   it('makes a summary PDF of the general statistics', async () => {
