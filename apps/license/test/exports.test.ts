@@ -45,16 +45,19 @@ async function peakLiveGrowth(work: () => Promise<unknown>): Promise<number> {
 }
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'license-exports-'));
-function pdfToText(pdf: Buffer): string {
-  const file = path.join(tmp, `export-${Date.now()}-${Math.random().toString(36).slice(2)}.pdf`);
+/** Runs a poppler tool (Debian: `apt-get install -y poppler-utils`) on the PDF. */
+function poppler(tool: 'pdftotext' | 'pdfinfo', pdf: Buffer, args: string[]): string {
+  const file = path.join(tmp, `${tool}-${Date.now()}-${Math.random().toString(36).slice(2)}.pdf`);
   writeFileSync(file, pdf);
-  return execFileSync('pdftotext', ['-layout', file, '-'], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
+  try {
+    return execFileSync(tool, [...args, file, ...(tool === 'pdftotext' ? ['-'] : [])], { maxBuffer: 256 * 1024 * 1024 }).toString('utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`${tool} is missing: install poppler-utils (apt-get install -y poppler-utils)`);
+    throw error;
+  }
 }
-function pdfPages(pdf: Buffer): number {
-  const file = path.join(tmp, `info-${Date.now()}-${Math.random().toString(36).slice(2)}.pdf`);
-  writeFileSync(file, pdf);
-  return Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [file]).toString())?.[1]);
-}
+const pdfToText = (pdf: Buffer) => poppler('pdftotext', pdf, ['-layout']);
+const pdfPages = (pdf: Buffer) => Number(/Pages:\s+(\d+)/.exec(poppler('pdfinfo', pdf, []))?.[1]);
 
 const EVIL_NAME = '=HYPERLINK("http://evil.example","click")';
 
