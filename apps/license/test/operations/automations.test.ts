@@ -28,7 +28,7 @@ beforeAll(async () => {
     SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'ops@example.com',
     TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: 'tok', TWILIO_FROM: '+15550000000', TWILIO_BASE_URL: twilioApi.url, NOTIFY_SMS_TO: '+15551230000',
     TELEGRAM_BOT_TOKEN: '42:bot', TELEGRAM_CHAT_ID: '7', TELEGRAM_API_URL: telegramApi.url,
-    NOTIFY_CUSTOM: 'telegram',
+    NOTIFY_CUSTOM: 'telegram', NOTIFY_AUTOMATED_ACTION: 'telegram',
   });
   t = app.t;
 });
@@ -180,6 +180,8 @@ describe(`automation engine (${testDatabaseBackend()})`, () => {
     });
     await sleep(1000);
     expect(receiver.requests.filter((request) => JSON.parse(request.body).data.actionId === action._id)).toHaveLength(1);
+    // NOTIFY_AUTOMATED_ACTION=telegram
+    await eventually(() => telegramApi.requests.some((request) => (new URLSearchParams(request.body).get('text') ?? '').startsWith('Automated action ran: Threshold three')));
     const hook = hooks[0]!;
     expect(verifyWebhookSignature({ header: String(hook.headers['x-webhook-signature']), body: hook.body, secret })).toBe(true);
     expect(JSON.parse(hook.body)).toEqual({

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@app/events';
 import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
-import { migrationsFolder, type TestApp } from '../helpers.js';
+import { buildTestApp, migrationsFolder, type TestApp } from '../helpers.js';
 import { buildAppWithQueue, eventually, sleep, startHttpRecorder, type HttpRecorder, type RecordedRequest } from './peers.js';
 
 const secret = 'whsec_webhooks';
@@ -86,6 +86,22 @@ describe(`webhooks of the license service (${testDatabaseBackend()})`, () => {
     expect(new Set(attempts.map((request) => request.headers['x-webhook-id'])).size).toBe(1);
     expect(signed(attempts[2]!)).toBe(true);
   }, 40_000);
+});
+
+describe(`webhooks without a job queue (${testDatabaseBackend()})`, () => {
+  it('are still sent, once, straight from the process', async () => {
+    const receiver = await startHttpRecorder();
+    const t = await buildTestApp({ env: { WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: secret } });
+    try {
+      const license = await t.createLicense({});
+      const [hook] = await eventually(() => { const found = receiver.requests.filter((request) => request.body.includes(license.key)); return found.length ? found : undefined; });
+      expect(bodyOf(hook!)).toMatchObject({ event: 'LICENSE_CREATED', data: { licenseKey: license.key } });
+      expect(signed(hook!)).toBe(true);
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
+  });
 });
 
 describe(`webhook deliveries across a restart (${testDatabaseBackend()})`, () => {
