@@ -89,7 +89,8 @@ export async function setupOperations(ctx: OperationsContext): Promise<Operation
     },
   });
 
-  // Order matters only in that each subscriber is independent: the bus logs a failing one and goes on.
+  // Each subscriber only queues work (one INSERT), so the operation that emitted the event is barely
+  // delayed; a failing subscriber is logged by the bus and the next one still runs.
   subscribeWebhooks(events, webhooks);
   subscribeNotifications(events, notifier);
   const triggers = await subscribeAutomations(events, engine, queue);
