@@ -90,6 +90,8 @@ describe('two-factor sign-in of admins', () => {
     expect(verified.body).toMatchObject({ success: true, verified: true });
     expect((await get('/api/products', second)).status).toBe(200);
     expect((await get('/api/2fa/status', second)).body).toMatchObject({ enabled: true, verified: true });
+    // Repeating the code in the session it already verified does no harm and is accepted.
+    expect((await post('/api/2fa/verify', second, { token: code })).status).toBe(200);
 
     // A third session verifies with a backup code; a fourth cannot use the same code again,
     // nor replay the TOTP code already accepted.

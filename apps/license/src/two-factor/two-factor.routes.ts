@@ -48,7 +48,7 @@ export function twoFactorRoutes({ service, requireAdmin }: TwoFactorRoutesDeps):
 
   router.post('/api/2fa/verify', validate({ body: verifyBodySchema }), async (req, res) => {
     const admin = adminOf(req);
-    const result = await service.verify(actorOf(req), req.valid.body as VerifyBody);
+    const result = await service.verify(actorOf(req), req.valid.body as VerifyBody, isSessionVerified(req, admin.userId));
     markSessionVerified(req, admin.userId);
     res.json({ success: true, verified: true, method: result.method, backupCodesRemaining: result.backupCodesRemaining });
   });

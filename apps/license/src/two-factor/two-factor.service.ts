@@ -128,14 +128,16 @@ export function createTwoFactorService(options: TwoFactorOptions) {
     },
 
     /** Checks a TOTP token or a backup code; each token's time step and each backup code is accepted once. */
-    async verify(actor: Actor, input: { token?: string; backupCode?: string }) {
+    async verify(actor: Actor, input: { token?: string; backupCode?: string }, sessionVerified = false) {
       const row = await repo.findTwoFactor(pool, actor.userId);
       if (!row?.enabled || !row.secret) throw HttpError.badRequest('Two-factor authentication is not enabled');
       await countAttempt(actor);
       let method: 'totp' | 'backup_code' | undefined;
       if (input.token) {
         const step = acceptedStep(input.token, box.open(row.secret));
-        if (step !== undefined && (await repo.useTimeStep(pool, actor.userId, step))) method = 'totp';
+        // A code seen before is refused (someone read it over a shoulder), except from the very
+        // session that has already verified: repeating itself gains it nothing.
+        if (step !== undefined && ((await repo.useTimeStep(pool, actor.userId, step)) || sessionVerified)) method = 'totp';
       }
       if (!method && input.backupCode) {
         const unused = await repo.unusedBackupCodes(pool, actor.userId);
