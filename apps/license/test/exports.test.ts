@@ -281,6 +281,11 @@ describe('exports', () => {
   });
 
   it('makes a summary PDF of the general statistics', async () => {
+    await t.database.pool.query(
+      `INSERT INTO usage_records (license_id, ip, status, created_at)
+       SELECT (SELECT id FROM licenses ORDER BY key LIMIT 1), '10.0.0.1', s, now() - d * interval '1 day'
+         FROM unnest(ARRAY['success','success','success','blocked','invalid'], ARRAY[1, 2, 40, 3, 4]) AS u(s, d)`,
+    );
     const response = await download(t.baseUrl, '/api/export/summary/pdf', admin.cookie);
     expect(response.status).toBe(200);
     const text = pdfToText(response.body!);
@@ -289,7 +294,7 @@ describe('exports', () => {
     expect(text).toMatch(/trial: 2508/);
     expect(text).toMatch(/Products: 2/);
     expect(text).toMatch(/Customers: \d+/);
-    expect(text).toMatch(/Validations\s+Total: 0/);
+    expect(text).toMatch(/Validations\s+Total: 5\s+Successful: 3\s+Blocked: 1\s+Invalid: 1\s+Last 30 days: 4/);
     expect(text).toMatch(/Transactions\s+Total: 60/);
     expect(text).toMatch(/Export Pro\s+EXP\s+9990/);
   });
