@@ -130,8 +130,9 @@ export function createTwoFactorService(options: TwoFactorOptions) {
     /** Checks a TOTP token or a backup code; each token's time step and each backup code is accepted once. */
     async verify(actor: Actor, input: { token?: string; backupCode?: string }, sessionVerified = false) {
       const row = await repo.findTwoFactor(pool, actor.userId);
-      if (!row?.enabled || !row.secret) throw HttpError.badRequest('Two-factor authentication is not enabled');
       await countAttempt(actor);
+      // Without two-factor on there is no code that could be right: the same answer as a wrong code.
+      if (!row?.enabled || !row.secret) return refuse(actor, 'Invalid token or backup code');
       let method: 'totp' | 'backup_code' | undefined;
       if (input.token) {
         const step = acceptedStep(input.token, box.open(row.secret));
@@ -155,7 +156,8 @@ export function createTwoFactorService(options: TwoFactorOptions) {
     async disable(actor: Actor, verified: boolean, password: string | undefined): Promise<void> {
       if (options.required) throw HttpError.forbidden('Two-factor authentication is required by the configuration and cannot be disabled');
       const row = await repo.findTwoFactor(pool, actor.userId);
-      if (!row?.enabled) throw HttpError.badRequest('Two-factor authentication is not enabled');
+      // Already off: the state the caller asked for, so the answer is success, not an error.
+      if (!row?.enabled) return;
       // Otherwise a stolen, unverified session could simply switch the second factor off.
       if (!verified) throw HttpError.forbidden('Two-factor verification required');
       if (passwordHash) {
