@@ -78,7 +78,7 @@ describe('audit log API', () => {
     const failed = await t.http.get('/api/audit?success=false&userId=admin').set('Cookie', admin.cookie);
     expect(failed.body.auditLogs).toEqual(expect.arrayContaining([
       expect.objectContaining({ action: 'suspend', resourceType: 'license', resourceId: missing, success: false,
-        changes: { before: null, after: { status: 404, error: 'License not found' } } }),
+        changes: { before: {}, after: { status: 404, error: 'License not found' } } }),
       expect.objectContaining({ action: 'create', resourceType: 'product', success: false }),
     ]));
   });

@@ -35,7 +35,9 @@ describe('customer API', () => {
   });
 
   it("answers 404 License not found for another customer's license on every route", async () => {
-    for (const path of [...routes(bobLicense._id), ...routes('00000000-0000-0000-0000-000000000000'), ...routes('garbage')]) {
+    const [, ...licenseRoutes] = routes('00000000-0000-0000-0000-000000000000');
+    const [, ...garbageRoutes] = routes('garbage');
+    for (const path of [...routes(bobLicense._id), ...licenseRoutes, ...garbageRoutes]) {
       const res = await t.http.get(path).set('Cookie', alice.cookie);
       expect(res.status, path).toBe(404);
       expect(res.body).toEqual({ success: false, error: 'License not found' });
@@ -53,6 +55,15 @@ describe('customer API', () => {
     const stranger = await t.signIn('stranger');
     const res = await t.http.get('/api/customer/licenses/stats').set('Cookie', stranger.cookie);
     expect(res.status).toBe(403);
+  });
+
+  it.each(['all', '00000000-0000-0000-0000-000000000000'])('lists the customer licenses whatever the id segment (%s) holds, unless it names another customer license', async (segment) => {
+    const res = await t.http.get(`/api/customer/licenses/${segment}`).set('Cookie', alice.cookie);
+    expect(res.status).toBe(200);
+    expect(res.body.licenses.map((l: { _id: string }) => l._id).sort()).toEqual(aliceLicenses.map((l) => l._id).sort());
+    const { session } = await t.customer();
+    const empty = await t.http.get(`/api/customer/licenses/${segment}`).set('Cookie', session.cookie);
+    expect(empty.body).toEqual({ success: true, licenses: [] });
   });
 
   it('lists only the signed-in customer licenses with the spec fields', async () => {

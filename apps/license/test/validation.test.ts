@@ -75,7 +75,7 @@ describe('POST /api/license/validate', () => {
     { name: 'expired', error: 'License expired', status: 'invalid', setup: async () => {
       const l = await t.createLicense({ expiresAt: new Date(Date.now() - day) }); return { key: l.key, id: l._id };
     } },
-    { name: 'child of an invalid master', error: 'Master license not valid', status: 'invalid', setup: async () => {
+    { name: 'child of an expired master', error: 'License expired', status: 'invalid', setup: async () => {
       const master = await t.createLicense({ expiresAt: new Date(Date.now() - day) });
       const child = await t.createLicense({ parent: master._id }); return { key: child.key, id: child._id };
     } },
@@ -111,7 +111,9 @@ describe('POST /api/license/validate', () => {
     const child = await t.createLicense({ parent: master._id });
     expect((await validate({ key: child.key, ip: '10.4.0.1' })).status).toBe(200);
     await t.context.services.licenses.suspend(systemActor, master._id, 'x');
-    expect((await validate({ key: child.key, ip: '10.4.0.1' })).body.error).toBe('Master license not valid');
+    expect((await validate({ key: child.key, ip: '10.4.0.1' })).body.error).toBe('License suspended');
+    await t.context.services.licenses.revoke(systemActor, master._id, 'x');
+    expect((await validate({ key: child.key, ip: '10.4.0.1' })).body.error).toBe('License revoked');
   });
 
   it('uses one credit per successful validation of a consumption license', async () => {

@@ -43,15 +43,21 @@ interface AuditRow {
   changes: unknown; ip: string | null; user_agent: string | null; success: boolean; created_at: Date;
 }
 
+function changesJson(changes: unknown): { before: object; after: object } {
+  const { before, after } = (changes ?? {}) as { before?: object | null; after?: object | null };
+  return { before: before ?? {}, after: after ?? {} };
+}
+
 const toJson = (row: AuditRow) => ({
   _id: row.id,
   userId: row.user_id,
   action: row.action,
   resourceType: row.resource_type,
-  resourceId: row.resource_id,
-  changes: row.changes,
-  ip: row.ip,
-  userAgent: row.user_agent,
+  // The specification types these as strings and objects: absent values read as '' and {}.
+  resourceId: row.resource_id ?? '',
+  changes: changesJson(row.changes),
+  ip: row.ip ?? '',
+  userAgent: row.user_agent ?? '',
   success: row.success,
   createdAt: iso(row.created_at),
 });

@@ -9,6 +9,12 @@ export async function findCustomerLicense(db: Queryable, customerId: string, lic
   return rows[0];
 }
 
+/** Whether the license exists and belongs to someone other than this customer. */
+export async function isOtherCustomersLicense(db: Queryable, customerId: string, licenseId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM licenses WHERE id = $1 AND customer_id IS DISTINCT FROM $2', [licenseId, customerId]);
+  return (rowCount ?? 0) > 0;
+}
+
 export async function listCustomerLicenses(db: Queryable, customerId: string): Promise<LicenseRow[]> {
   const { rows } = await db.query<LicenseRow>(`${licenseSelect} WHERE l.customer_id = $1 ORDER BY l.created_at DESC, l.id`, [customerId]);
   return rows;

@@ -27,9 +27,13 @@ export function customerPortalService(deps: { pool: pg.Pool; now: () => Date }) 
   };
 
   return {
-    /** The spec's list route carries a license id: it must be one of the customer's own. */
+    /**
+     * The spec's list route carries a license id segment yet answers every license of the
+     * signed-in customer (a customer without licenses gets []). The segment selects nothing,
+     * except that naming another customer's license answers 404, as every customer route does.
+     */
     async list(customerId: string, licenseId: string) {
-      await ownLicense(customerId, licenseId);
+      if (isUuid(licenseId) && (await repo.isOtherCustomersLicense(pool, customerId, licenseId))) throw notFound();
       return (await repo.listCustomerLicenses(pool, customerId)).map(customerLicense);
     },
 

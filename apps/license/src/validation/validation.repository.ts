@@ -51,9 +51,8 @@ verdict AS (
     WHEN lic.suspended THEN 'License suspended'
     WHEN NOT lic.active THEN 'License not active'
     WHEN lic.expires_at IS NOT NULL AND lic.expires_at <= $4::timestamptz THEN 'License expired'
-    WHEN lic.parent_id IS NOT NULL AND NOT EXISTS (
-      SELECT 1 FROM licenses m WHERE m.id = lic.parent_id AND m.active AND NOT m.suspended AND NOT m.revoked
-        AND (m.expires_at IS NULL OR m.expires_at > $4::timestamptz)) THEN 'Master license not valid'
+    -- A child is valid only while its master is: it answers with the master's own state.
+    WHEN master.error IS NOT NULL THEN master.error
     WHEN lic.license_type = 'consumption' AND lic.credits_used >= lic.credits_total THEN 'No credits remaining'
     WHEN $2::text IS NOT NULL AND lic.ip_limit > 0 AND NOT ($2::text = ANY (lic.used_ips))
       AND cardinality(lic.used_ips) >= lic.ip_limit THEN 'IP limit exceeded'
@@ -61,6 +60,16 @@ verdict AS (
       AND cardinality(lic.used_hwids) >= lic.hwid_limit THEN 'HWID limit exceeded'
   END AS error
   FROM lic
+  LEFT JOIN LATERAL (
+    SELECT CASE
+      WHEN m.id IS NULL OR NOT m.active THEN 'License not active'
+      WHEN m.revoked THEN 'License revoked'
+      WHEN m.suspended THEN 'License suspended'
+      WHEN m.expires_at IS NOT NULL AND m.expires_at <= $4::timestamptz THEN 'License expired'
+    END AS error
+    FROM (SELECT lic.parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id
+    WHERE lic.parent_id IS NOT NULL
+  ) master ON true
 ),
 updated AS (
   UPDATE licenses t SET
