@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     url: config.LICENSE_DATABASE_URL ?? config.DATABASE_URL,
     dataDir: path.join(config.DATA_DIR, 'license'),
   });
-  await runMigrations(database.db, migrationsFolder);
+  await runMigrations(database.db, migrationsFolder, 'license');
 
   let oauth;
   let devIdp: Awaited<ReturnType<typeof startDevIdp>> | undefined;
@@ -40,7 +40,8 @@ async function main(): Promise<void> {
   }
 
   const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
-  const jobs = await createJobQueue({ pool: database.pool, logger });
+  // A job schema of its own: the paste service may share this database (a lone DATABASE_URL).
+  const jobs = await createJobQueue({ pool: database.pool, logger, schema: 'pgboss_license' });
   const redis = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
   const licenseApp = await createApp({ config, database, logger, settings, oauth, publicUrl, jobs, redis });
 
