@@ -106,9 +106,10 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     if (isHotPath(req) && !req.headers.cookie?.includes(`${SESSION_COOKIE}=`)) return next();
     sessions(req, res, next);
   });
+  // The paste routes first: they carry nearly all the traffic, and every router passed on the way costs.
+  app.use(pasteRoutes({ service: pastes, settings, access, highlight: createHighlighter() }));
   app.use(auth.routes);
   app.use(pageRoutes({ settings }));
-  app.use(pasteRoutes({ service: pastes, settings, access, highlight: createHighlighter() }));
   app.use(settingsRoutes({ settings, access }));
   app.use(apiKeyRoutes({ service: apiKeys, access }));
   app.use(statsRoutes({ service: stats, access }));
