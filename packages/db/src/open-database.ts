@@ -48,7 +48,10 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
     if (options.dataDir) mkdirSync(path.dirname(path.resolve(options.dataDir)), { recursive: true });
     pglite = await PGlite.create(options.dataDir ? path.resolve(options.dataDir) : undefined);
   }
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0 });
+  // The pool below keeps one connection, but a client that the pool drops (pg-pool ends the
+  // client of every failed query) is still being closed when its replacement connects: a server
+  // limited to one connection would refuse that replacement.
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 8 });
   await server.start();
   const url = `postgresql://postgres@${server.getServerConn()}/postgres`;
   // PGlite is one connection; the socket server multiplexes at the query level, which would

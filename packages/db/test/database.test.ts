@@ -41,6 +41,15 @@ describe(`test databases (${testDatabaseBackend()})`, () => {
     expect(rows[0].value).toBe(5);
   });
 
+  it('keeps answering after failed queries (a duplicate key, a missing table)', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await expect(first.pool.query("INSERT INTO counters (name) VALUES ($1)", ['views'])).rejects.toThrow(/duplicate key/);
+      await expect(first.pool.query('SELECT * FROM missing WHERE a = $1', [1])).rejects.toThrow(/does not exist/);
+      const { rows } = await first.pool.query('SELECT count(*) AS n FROM counters WHERE name = $1', ['views']);
+      expect(rows[0].n).toBe(1);
+    }
+  });
+
   it('reads COUNT(*) as a number', async () => {
     const { rows } = await first.pool.query('SELECT COUNT(*) AS n FROM counters');
     expect(rows[0].n).toBe(1);
