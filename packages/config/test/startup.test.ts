@@ -5,7 +5,7 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '../../..');
 const tsx = path.join(root, 'node_modules/.bin/tsx');
 
-function start(script: string, env: Record<string, string>) {
+function start(script: string, env: Record<string, string | undefined>) {
   return spawnSync(tsx, [path.join(root, script)], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
 }
 
