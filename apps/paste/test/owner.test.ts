@@ -32,10 +32,10 @@ function call(endpoint: (typeof ownerEndpoints)[number], headers: Record<string,
 }
 
 describe(`owner endpoints (${testDatabaseBackend()})`, () => {
-  test.each(ownerEndpoints)('$name: without a session it answers 401', async (endpoint) => {
+  test.each(ownerEndpoints)('$name: without a session it answers 403', async (endpoint) => {
     const response = await call(endpoint);
-    expect(response.status).toBe(401);
-    expect(response.body).toEqual({ error: 'Unauthorized' });
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual({ error: 'Owner sign-in required' });
   });
 
   test.each(ownerEndpoints)('$name: a signed-in user who is not the owner gets 403', async (endpoint) => {
@@ -303,6 +303,6 @@ describe('sign-in endpoints', () => {
     const logout = await site.http.get('/auth/logout').set('Cookie', cookie);
     expect(logout.status).toBe(302);
     expect(logout.headers.location).toBe('/');
-    expect((await site.http.get('/api/settings').set('Cookie', cookie)).status).toBe(401);
+    expect((await site.http.get('/api/settings').set('Cookie', cookie)).status).toBe(403);
   });
 });

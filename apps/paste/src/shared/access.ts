@@ -12,7 +12,7 @@ export const RATE_LIMIT_MESSAGE = 'Too many requests, please try again later';
 export interface Access {
   webLimiter: RebuildableLimiter;
   apiLimiter: RebuildableLimiter;
-  /** Owner reads: API limit, then a signed-in owner (401 / 403). */
+  /** Owner reads: API limit, then a signed-in owner (403 otherwise). */
   owner: RequestHandler[];
   /** Owner changes: as `owner`, plus the session's CSRF token (403 `Invalid CSRF token`). */
   ownerWrite: RequestHandler[];
@@ -61,7 +61,12 @@ export function createAccess(deps: {
   const csrf: RequestHandler = (req, _res, next) => {
     next(auth.hasValidCsrfToken(req) ? undefined : new HttpError(403, 'Invalid CSRF token'));
   };
-  const owner = [apiLimiter.middleware, requireOwner(deps.ownerId)];
+  // The specification lists 403 for every caller of an owner endpoint who is not the owner,
+  // signed in or not: a visitor without a session gets 403 with a text that says what to do.
+  const ownerCheck = requireOwner(deps.ownerId);
+  const ownerOnly: RequestHandler = (req, res, next) => ownerCheck(req, res, (error?: unknown) =>
+    next(error instanceof HttpError && error.status === 401 ? HttpError.forbidden('Owner sign-in required') : error));
+  const owner = [apiLimiter.middleware, ownerOnly];
 
   const apiGuard = async (req: Request): Promise<void> => {
     const current = settings.get();
