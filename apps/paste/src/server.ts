@@ -56,7 +56,7 @@ export async function startPasteService(config: Config, options: { logger?: Logg
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, name: 'paste' });
   const url = config.PASTE_DATABASE_URL ?? config.DATABASE_URL;
   const database = await openDatabase(url ? { url } : { dataDir: path.join(config.DATA_DIR, 'paste') });
-  await runMigrations(database.db, migrationsFolder);
+  await runMigrations(database.db, migrationsFolder, 'paste');
   const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema });
   const { oauth, devIdp } = await resolveOAuth(config, logger);
   const redis: Redis | undefined = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
@@ -64,7 +64,8 @@ export async function startPasteService(config: Config, options: { logger?: Logg
   const publicUrl = (config.PASTE_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
 
   const paste = createApp({ config, database, logger, settings, oauth, publicUrl, uploadDir: uploadDirOf(config), redis });
-  const queue: JobQueue = await createJobQueue({ pool: database.pool, logger });
+  // A job schema of its own: the license service may share this database (a lone DATABASE_URL).
+  const queue: JobQueue = await createJobQueue({ pool: database.pool, logger, schema: 'pgboss_paste' });
   const stopAutoDelete = await scheduleAutoDelete({ queue, pastes: paste.pastes, settings, logger });
 
   const closeAll = async () => {

@@ -1,3 +1,5 @@
+-- The "session" and "settings" tables belong to shared packages; both services create them
+-- only when missing, so the two services can share one database (a lone DATABASE_URL).
 CREATE TABLE "api_keys" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"name" text NOT NULL,
@@ -25,13 +27,13 @@ CREATE TABLE "paste_counters" (
 	"value" bigint DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
-CREATE TABLE "session" (
+CREATE TABLE IF NOT EXISTS "session" (
 	"sid" varchar PRIMARY KEY NOT NULL,
 	"sess" json NOT NULL,
 	"expire" timestamp (6) NOT NULL
 );
 --> statement-breakpoint
-CREATE TABLE "settings" (
+CREATE TABLE IF NOT EXISTS "settings" (
 	"namespace" text PRIMARY KEY NOT NULL,
 	"value" jsonb NOT NULL,
 	"version" integer DEFAULT 0 NOT NULL,
@@ -40,4 +42,4 @@ CREATE TABLE "settings" (
 --> statement-breakpoint
 CREATE INDEX "pastes_created_at_idx" ON "pastes" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "pastes_last_activity_idx" ON "pastes" USING btree (coalesce("last_viewed_at", "created_at"));--> statement-breakpoint
-CREATE INDEX "IDX_session_expire" ON "session" USING btree ("expire");
+CREATE INDEX IF NOT EXISTS "IDX_session_expire" ON "session" USING btree ("expire");
