@@ -5,3 +5,4 @@ export { createLogger, requestLogger, type Logger } from './logger.js';
 export { commonMiddleware, apiNotFound, type CommonMiddlewareOptions } from './common-middleware.js';
 export { healthRoutes } from './health.js';
 export { serveGracefully, type RunningServer } from './serve.js';
+export { escapeHtml, html, raw, Raw } from './html.js';

@@ -1,4 +1,4 @@
-import { html, type Raw } from './html.js';
+import { html, type Raw } from '@app/http';
 import type { DashboardCounts } from './dashboard.repository.js';
 import type { LicenseRowView } from './dashboard.service.js';
 

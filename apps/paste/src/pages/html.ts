@@ -1,36 +1,9 @@
+import { html, raw, type Raw } from '@app/http';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { DEFAULT_FAVICON, DEFAULT_LOGO } from '../settings/settings.schema.js';
 
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(value: unknown): string {
-  return String(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
-
-/** Tagged template that escapes every interpolated value unless it is `raw(...)` markup. */
-export class Raw {
-  constructor(readonly html: string) {}
-}
-export const raw = (html: string) => new Raw(html);
-
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Raw {
-  let out = strings[0] ?? '';
-  values.forEach((value, index) => {
-    out += render(value) + (strings[index + 1] ?? '');
-  });
-  return new Raw(out);
-}
-
-function render(value: unknown): string {
-  if (value instanceof Raw) return value.html;
-  if (Array.isArray(value)) return value.map(render).join('');
-  if (value === undefined || value === null || value === false) return '';
-  return escapeHtml(value);
-}
+// The escaping template lives in @app/http (both services render pages with it).
+export { escapeHtml, html, raw, Raw } from '@app/http';
 
 const hexColor = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 // Only our own paths reach an src/href: the defaults and the upload folder.
