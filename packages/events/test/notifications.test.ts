@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { createEmailChannel, createNotifier, createSmsChannel, createTelegramChannel } from '../src/notifications/index.js';
-import { startHttpRecorder } from './http-recorder.js';
+import { startHttpRecorder } from '../src/testing/index.js';
 
 interface Mail { from: string; to: string[]; raw: string; user?: string }
 

@@ -4,7 +4,7 @@ import type { Database } from '@app/db';
 import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
 import { createLogger } from '@app/http';
 import { createJobQueue, createWebhookDispatcher, verifyWebhookSignature, type JobQueue, type WebhookSettings } from '../src/index.js';
-import { eventually, startHttpRecorder } from './http-recorder.js';
+import { eventually, startHttpRecorder } from '../src/testing/index.js';
 
 const migrations = path.join(import.meta.dirname, 'fixtures/migrations');
 const logger = createLogger({ level: 'silent' });

@@ -27,16 +27,20 @@ export async function startHttpRecorder(respond?: (request: RecordedRequest, ind
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    /** Parsed JSON bodies of the requests for one webhook event. */
+    events: (event: string) => requests.map((request) => JSON.parse(request.body)).filter((body) => body.event === event),
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
 
+export type HttpRecorder = Awaited<ReturnType<typeof startHttpRecorder>>;
+
 /** Polls until `check` returns a truthy value (or throws after `timeoutMs`). */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_000, intervalMs = 100): Promise<T> {
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_000, intervalMs = 100): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
