@@ -124,7 +124,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     // People get readable pages; /api, /auth and programs posting to /verify get JSON.
     renderHtml: (req, status, message) => {
       if (!pagePath(req)) return undefined;
-      if (req.method !== 'GET' && req.accepts(['json', 'html']) !== 'html') return undefined;
+      if (req.method !== 'GET' && req.method !== 'HEAD' && req.accepts(['json', 'html']) !== 'html') return undefined;
       return errorPage(settings.get(), status, message);
     },
   }));

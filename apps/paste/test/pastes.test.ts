@@ -137,7 +137,9 @@ describe('GET /paste/:slug', () => {
     expect(await viewsOf(slug)).toBe(0);
     expect((await site.http.get(`/paste/${slug}`)).status).toBe(200);
     expect((await site.http.head(`/paste/${slug}`)).status).toBe(410);
-    expect((await site.http.head('/paste/unknownOne')).status).toBe(404);
+    const missing = await site.http.head('/paste/unknownOne');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toMatch(/text\/html/);
   });
 
   it('numbers the lines', async () => {
