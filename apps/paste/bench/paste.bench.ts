@@ -44,7 +44,7 @@ async function serve(): Promise<void> {
   const bare = express();
   bare.get('/', (_req, res) => { res.json({ ok: true }); });
   // The database's share: the view statement alone behind the bare app (no middleware, no page).
-  const views = createPasteRepository(database.pool);
+  const views = createPasteRepository(database.pool, { batching: false });
   await database.pool.query("INSERT INTO pastes (slug, content) VALUES ('floor', 'x')");
   bare.get('/view-only', async (_req, res) => { res.json({ shown: Boolean(await views.view('floor', false)) }); });
   const barePort = await new Promise<number>((resolve) => {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Queryable } from '@app/db';
+import { createBatcher } from '../shared/batcher.js';
 
 /** API usage is counted over this many rows, so concurrent API requests rarely wait on one row's lock. */
 export const API_USAGE_SHARDS = 16;
@@ -24,10 +25,23 @@ export interface ViewedPaste {
 /** Why a view counted nothing: the paste is missing, used up, or waits for its password. */
 export type MissedView = 'not_found' | 'expired' | 'locked';
 
-const viewColumns = `id, slug, content, views_count AS "viewsCount", max_views AS "maxViews",
-  created_at AS "createdAt", password_hash IS NOT NULL AS "hasPassword"`;
+const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount", p.max_views AS "maxViews",
+  p.created_at AS "createdAt", p.password_hash IS NOT NULL AS "hasPassword"`;
 
-export function createPasteRepository(db: Queryable) {
+interface ViewRequest { slug: string; unlocked: boolean }
+interface InsertRequest { paste: NewPaste; countApiUsage: boolean }
+
+interface BatchedViewRow extends ViewedPaste { old: number }
+
+export interface PasteRepositoryOptions {
+  /**
+   * Groups concurrent views (and concurrent inserts) into one statement per batch (default
+   * true). False runs one statement per call (the benchmark's reference row).
+   */
+  batching?: boolean;
+}
+
+export function createPasteRepository(db: Queryable, options: PasteRepositoryOptions = {}) {
   /** The paste's state without counting a view. */
   const state = async (slug: string): Promise<'not_found' | 'expired' | 'viewable'> => {
     const { rows } = await db.query<{ expired: boolean }>(
@@ -36,52 +50,139 @@ export function createPasteRepository(db: Queryable) {
     return rows[0].expired ? 'expired' : 'viewable';
   };
 
+  /**
+   * Inserts a batch in one statement; each item gets its slug back, or `undefined` when the slug
+   * is taken (also by an earlier item of the same batch: the caller draws another one). API
+   * usage grows by the number of API pastes inserted, in the same statement.
+   */
+  const insertBatch = async (items: InsertRequest[]): Promise<Array<{ slug: string } | undefined>> => {
+    const seen = new Set<string>();
+    const sent: InsertRequest[] = [];
+    for (const item of items) {
+      if (seen.has(item.paste.slug)) continue;
+      seen.add(item.paste.slug);
+      sent.push(item);
+    }
+    const apiUsage = sent.some((item) => item.countApiUsage);
+    const values: unknown[] = [
+      sent.map((item) => item.paste.slug), sent.map((item) => item.paste.content),
+      sent.map((item) => item.paste.passwordHash), sent.map((item) => item.paste.maxViews),
+    ];
+    let usage = '';
+    if (apiUsage) {
+      values.push(sent.map((item) => item.countApiUsage), `api_usage:${Math.floor(Math.random() * API_USAGE_SHARDS)}`);
+      usage = `, usage AS (INSERT INTO paste_counters (name, value)
+             SELECT $6::text, count(*) FROM inserted JOIN unnest($1::text[], $5::boolean[]) AS api(slug, counted) USING (slug)
+              WHERE api.counted HAVING count(*) > 0
+             ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + EXCLUDED.value)`;
+    }
+    // Unnamed: with batches the parse is shared anyway, and a named statement outlives a
+    // client that the pool drops after an error (PGlite's one session), so the next client's
+    // "prepare" of the same name would fail.
+    const { rows } = await db.query<{ slug: string }>({
+      text: `WITH inserted AS (
+         INSERT INTO pastes (slug, content, password_hash, max_views)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[])
+         ON CONFLICT (slug) DO NOTHING RETURNING slug)${usage}
+       SELECT slug FROM inserted`,
+      values,
+    });
+    const inserted = new Set(rows.map((row) => row.slug));
+    const answered = new Set<string>();
+    return items.map((item) => {
+      const { slug } = item.paste;
+      if (!inserted.has(slug) || answered.has(slug)) return undefined;
+      answered.add(slug);
+      return { slug };
+    });
+  };
+
+  /** A batch of one (a quiet moment): the plain conditional increment, lighter than locking first. */
+  const viewOne = async ({ slug, unlocked }: ViewRequest): Promise<ViewedPaste | undefined> => {
+    const results = await db.query(
+      `SET LOCAL synchronous_commit = off;
+       UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
+        WHERE slug = ${pg.escapeLiteral(slug)} AND (max_views IS NULL OR views_count < max_views)
+          AND (password_hash IS NULL OR ${unlocked ? 'true' : 'false'})
+        RETURNING ${batchViewColumns}`) as unknown as pg.QueryResult<ViewedPaste>[];
+    return results[1]?.rows[0];
+  };
+
+  /**
+   * Counts a batch of views in one statement. Per slug, the views that may count (all of them
+   * without a password, the unlocked ones with one) are added at once, capped at maxViews; the
+   * row is locked first (FOR UPDATE, in id order) so the count added is exact even against
+   * another instance's concurrent batch. The first (new - old) eligible requests of a slug, in
+   * arrival order, are shown, with the counts old+1, old+2, ...; the others get `undefined`
+   * (the caller then asks why: expired, locked or not found).
+   *
+   * The commit does not wait for the disk flush (`synchronous_commit = off`, this transaction
+   * only): a crash may forget the last fraction of a second of view counts. The SET and the
+   * statement go as one simple-protocol message (one round trip, one implicit transaction),
+   * which carries no parameters, hence the escaped literals.
+   */
+  const viewBatch = async (items: ViewRequest[]): Promise<Array<ViewedPaste | undefined>> => {
+    if (items.length === 1) return [await viewOne(items[0]!)];
+    const perSlug = new Map<string, { all: number; unlocked: number }>();
+    for (const { slug, unlocked } of items) {
+      const counts = perSlug.get(slug) ?? { all: 0, unlocked: 0 };
+      counts.all += 1;
+      if (unlocked) counts.unlocked += 1;
+      perSlug.set(slug, counts);
+    }
+    const list = [...perSlug].map(([slug, counts]) => `(${pg.escapeLiteral(slug)}, ${counts.all}, ${counts.unlocked})`).join(', ');
+    const results = await db.query(
+      `SET LOCAL synchronous_commit = off;
+       WITH b(slug, n_all, n_unlocked) AS (VALUES ${list}),
+       l AS (
+         SELECT p.id, p.views_count AS old, CASE WHEN p.password_hash IS NULL THEN b.n_all ELSE b.n_unlocked END AS n
+           FROM pastes p JOIN b ON p.slug = b.slug
+          WHERE (p.max_views IS NULL OR p.views_count < p.max_views) AND (p.password_hash IS NULL OR b.n_unlocked > 0)
+          ORDER BY p.id FOR UPDATE OF p)
+       UPDATE pastes p SET views_count = CASE WHEN p.max_views IS NULL THEN l.old + l.n ELSE LEAST(p.max_views, l.old + l.n) END,
+              last_viewed_at = now()
+         FROM l WHERE p.id = l.id
+       RETURNING l.old, ${batchViewColumns}`,
+    ) as unknown as pg.QueryResult<BatchedViewRow>[];
+    const bySlug = new Map<string, { row: BatchedViewRow; shown: number }>();
+    for (const row of results[1]?.rows ?? []) bySlug.set(row.slug, { row, shown: 0 });
+    return items.map(({ slug, unlocked }) => {
+      const found = bySlug.get(slug);
+      if (!found || (found.row.hasPassword && !unlocked)) return undefined;
+      const { row } = found;
+      const count = row.old + found.shown + 1;
+      if (count > row.viewsCount) return undefined;
+      found.shown += 1;
+      const { old: _old, ...paste } = row;
+      return { ...paste, viewsCount: count };
+    });
+  };
+
+  const batching = options.batching ?? true;
+  const insertBatched = createBatcher({ run: insertBatch, concurrency: 2, maxBatch: 64 });
+  const viewBatched = createBatcher({ run: viewBatch, concurrency: 2, maxBatch: 500 });
+
   return {
     state,
 
     /**
      * Inserts unless the slug is taken (then `undefined`, and the caller draws another slug).
-     * `countApiUsage` adds one to the API usage counter in the same statement.
+     * `countApiUsage` adds one to the API usage counter in the same statement. Concurrent
+     * inserts go together in one statement.
      */
     async insert(paste: NewPaste, countApiUsage: boolean): Promise<{ slug: string } | undefined> {
-      const values: unknown[] = [paste.slug, paste.content, paste.passwordHash, paste.maxViews];
-      let usage = '';
-      if (countApiUsage) {
-        values.push(`api_usage:${Math.floor(Math.random() * API_USAGE_SHARDS)}`);
-        usage = `, usage AS (INSERT INTO paste_counters (name, value) SELECT $5::text, 1 FROM inserted
-             ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + 1)`;
-      }
-      // Named: each connection parses and plans the statement once.
-      const { rows } = await db.query<{ slug: string }>({
-        name: countApiUsage ? 'paste-insert-api' : 'paste-insert',
-        text: `WITH inserted AS (
-           INSERT INTO pastes (slug, content, password_hash, max_views) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (slug) DO NOTHING RETURNING slug)${usage}
-         SELECT slug FROM inserted`,
-        values,
-      });
-      return rows[0];
+      const request = { paste, countApiUsage };
+      return batching ? insertBatched(request) : (await insertBatch([request]))[0];
     },
 
     /**
      * One view: the check (not used up, not locked) and the increment are one statement, so
-     * concurrent views can never show a paste more often than maxViews allows.
-     *
-     * Views of one paste all update one row, so each waits for the previous one's commit. The
-     * commit of a view does not wait for the disk flush (`synchronous_commit = off`, for this
-     * transaction only): a crash may forget the last fraction of a second of view counts, which
-     * is worth the several-fold throughput for a popular paste. The SET and the UPDATE go as one
-     * simple-protocol message (one round trip, one implicit transaction), which carries no
-     * parameters, hence the escaped literal.
+     * concurrent views can never show a paste more often than maxViews allows. Concurrent
+     * views go together in one statement (see `viewBatch`).
      */
     async view(slug: string, unlocked: boolean): Promise<ViewedPaste | undefined> {
-      const results = await db.query(
-        `SET LOCAL synchronous_commit = off;
-         UPDATE pastes SET views_count = views_count + 1, last_viewed_at = now()
-          WHERE slug = ${pg.escapeLiteral(slug)} AND (max_views IS NULL OR views_count < max_views)
-            AND (password_hash IS NULL OR ${unlocked ? 'true' : 'false'})
-          RETURNING ${viewColumns}`) as unknown as pg.QueryResult<ViewedPaste>[];
-      return results[1]?.rows[0];
+      const request = { slug, unlocked };
+      return batching ? viewBatched(request) : (await viewBatch([request]))[0];
     },
 
     /** After a view counted nothing: tells why. Expired wins over locked. */
