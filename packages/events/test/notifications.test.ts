@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { createEmailChannel, createNotifier, createSmsChannel, createTelegramChannel } from '../src/notifications/index.js';
-import { startHttpRecorder } from '../src/testing/index.js';
+import { startHttpRecorder, startTelegramStandIn, startTwilioStandIn } from '../src/testing/index.js';
 
 interface Mail { from: string; to: string[]; raw: string; user?: string }
 
@@ -57,9 +57,7 @@ describe('notification channels against real local peers', () => {
   });
 
   it('sends an SMS through the twilio client to a local server standing in for Twilio', async () => {
-    const twilioApi = await startHttpRecorder((_request, _index, res) => {
-      res.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ sid: 'SM123', status: 'queued', body: 'x' }));
-    });
+    const twilioApi = await startTwilioStandIn();
     try {
       const accountSid = `AC${'1'.repeat(32)}`;
       const sms = createSmsChannel({ accountSid, authToken: 'token', from: '+15550000000', to: ['+15551112222'], baseUrl: twilioApi.url });
@@ -79,9 +77,7 @@ describe('notification channels against real local peers', () => {
   });
 
   it('sends a Telegram message through node-telegram-bot-api to a local server standing in for the Bot API', async () => {
-    const telegramApi = await startHttpRecorder((_request, _index, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ok: true, result: { message_id: 1, date: 0, chat: { id: 42, type: 'private' }, text: 'x' } }));
-    });
+    const telegramApi = await startTelegramStandIn();
     try {
       const telegram = createTelegramChannel({ token: '123:abc', chatId: '42', baseApiUrl: telegramApi.url });
       await telegram.send({ subject: 'Anomaly', text: 'ABC-1 used from 30 IPs' });
@@ -96,9 +92,7 @@ describe('notification channels against real local peers', () => {
   });
 
   it('routes a kind only to its configured channels and keeps going when one fails', async () => {
-    const telegramApi = await startHttpRecorder((_request, _index, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ok: true, result: { message_id: 1, date: 0, chat: { id: 1, type: 'private' } } }));
-    });
+    const telegramApi = await startTelegramStandIn();
     try {
       const before = mails.length;
       const notifier = createNotifier({

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@app/events';
 import { testDatabaseBackend } from '@app/db/testing';
 import type { TestApp } from '../helpers.js';
+import { startTelegramStandIn, startTwilioStandIn } from '@app/events/testing';
 import { buildAppWithQueue, drainJobs, eventually, sleep, startHttpRecorder, startSmtpServer, type HttpRecorder } from './peers.js';
 
 const secret = 'whsec_jobs';
@@ -17,12 +18,8 @@ let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
 
 beforeAll(async () => {
   receiver = await startHttpRecorder();
-  twilioApi = await startHttpRecorder((_request, _index, res) => {
-    res.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ sid: 'SM2', status: 'queued' }));
-  });
-  telegramApi = await startHttpRecorder((_request, _index, res) => {
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ok: true, result: { message_id: 1, date: 0, chat: { id: 9, type: 'private' } } }));
-  });
+  twilioApi = await startTwilioStandIn();
+  telegramApi = await startTelegramStandIn();
   smtp = await startSmtpServer();
   app = await buildAppWithQueue({
     WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'LICENSE_EXPIRED,ANOMALY_DETECTED',

@@ -45,3 +45,18 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/** A local server standing in for Twilio's Messages API: answers every request as a queued message. */
+export function startTwilioStandIn() {
+  return startHttpRecorder((_request, _index, res) => {
+    res.writeHead(201, { 'Content-Type': 'application/json' }).end(JSON.stringify({ sid: 'SM1', status: 'queued' }));
+  });
+}
+
+/** A local server standing in for Telegram's Bot API: answers every request as a sent message. */
+export function startTelegramStandIn() {
+  return startHttpRecorder((_request, _index, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ ok: true, result: { message_id: 1, date: 0, chat: { id: 1, type: 'private' } } }));
+  });
+}

@@ -1,2 +1,2 @@
 // Real local peers for tests of webhooks and notifications (and of the apps that send them).
-export { eventually, startHttpRecorder, type HttpRecorder, type RecordedRequest } from './http-recorder.js';
+export { eventually, startHttpRecorder, startTelegramStandIn, startTwilioStandIn, type HttpRecorder, type RecordedRequest } from './http-recorder.js';
