@@ -29,6 +29,7 @@ import { runtimeConfigRoutes } from './runtime-config/runtime-config.routes.js';
 import type { LicenseSettings } from './runtime-config/runtime-config.schema.js';
 import { loadResponseSigner, type ResponseSigner } from './validation/signing.js';
 import { validationRoutes } from './validation/validation.routes.js';
+import { createValidationRepository } from './validation/validation.repository.js';
 import { validationService } from './validation/validation.service.js';
 import { setupTwoFactor } from './two-factor/two-factor.module.js';
 import { setupExports } from './exports/exports.module.js';
@@ -185,7 +186,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   // before the session, helmet and request-log middleware (its usage records are its log), so
   // the hot path does nothing but parse, validate in one statement, sign and answer.
   app.use(validationRoutes({
-    validate: validationService({ pool, events, now }), signer, panicGuard, limiter: publicLimiter.middleware, logger,
+    validate: validationService({ repository: createValidationRepository({ db: pool, now }), events }), signer, panicGuard, limiter: publicLimiter.middleware, logger,
   }));
   commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY });
 

@@ -53,7 +53,7 @@ describe('POST /api/license/validate', () => {
   });
 
   it('answers 400 Validation failed for a missing or malformed key', async () => {
-    for (const body of [{}, { key: '' }, { key: 42 }, { key: 'A-B', ip: 'not an ip' }]) {
+    for (const body of [{}, { key: '' }, { key: 42 }, { key: 'A-B', ip: 'not an ip' }, { key: 'A-B', hwid: 'nul\u0000byte' }]) {
       const res = await validate(body);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ success: false, valid: false, error: 'Validation failed' });

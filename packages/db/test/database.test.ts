@@ -50,6 +50,16 @@ describe(`test databases (${testDatabaseBackend()})`, () => {
     }
   });
 
+  it('keeps named prepared statements working after a failed one (a parameter the server refuses)', async () => {
+    const named = (value: string) => first.pool.query({ name: 'counter-by-name', text: 'SELECT value FROM counters WHERE name = $1', values: [value] });
+    expect((await named('views')).rows).toHaveLength(1);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // PostgreSQL text cannot hold NUL: the server refuses the parameter after the statement was prepared.
+      await expect(named('bad\u0000name')).rejects.toThrow(/0x00/);
+      expect((await named('views')).rows).toHaveLength(1);
+    }
+  });
+
   it('reads COUNT(*) as a number', async () => {
     const { rows } = await first.pool.query('SELECT COUNT(*) AS n FROM counters');
     expect(rows[0].n).toBe(1);

@@ -44,6 +44,8 @@ function describe(error: unknown): { status: number; message: string; details?: 
     case 'charset.unsupported': return { status: 415, message: 'Unsupported request encoding' };
     case 'request.aborted': return { status: 400, message: 'Request aborted' };
   }
+  // PostgreSQL refused a character of the input (a NUL in a path segment, say): the client's fault.
+  if ((error as { code?: unknown })?.code === '22021') return { status: 400, message: 'Invalid characters in input' };
   // Errors of Express and its parsers carry a 4xx status (e.g. a path with bad percent-encoding);
   // only those marked `expose` have a message fit for the client.
   const status = parserError?.status;

@@ -12,10 +12,26 @@ export function validationDetails(error: z.ZodError): Record<string, string> {
   return details;
 }
 
-/** Parses input with a schema, or throws 400 `Validation failed` with the details. */
+/** The path of the first string that holds a NUL character, which PostgreSQL text cannot store. */
+function pathOfNul(value: unknown, path: string[] = []): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path.join('.') || '_root' : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = pathOfNul(child, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Parses input with a schema, or throws 400 `Validation failed` with the details. Strings with a
+ * NUL character are refused here too: the database would refuse them later, as a 500.
+ */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input ?? {});
   if (!result.success) throw HttpError.badRequest('Validation failed', validationDetails(result.error));
+  const nulAt = pathOfNul(result.data);
+  if (nulAt) throw HttpError.badRequest('Validation failed', { [nulAt]: 'Must not contain NUL characters' });
   return result.data;
 }
 

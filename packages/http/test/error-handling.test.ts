@@ -14,6 +14,11 @@ function buildApp(style: ErrorStyle): Express {
   app.post('/api/things', validate({ body: bodySchema }), (req, res) => { res.json({ ok: true, body: req.valid.body }); });
   app.get('/api/things/:id', (req, res) => { res.json({ id: req.params.id }); });
   app.get('/api/missing-thing', () => { throw HttpError.notFound('Thing not found'); });
+  // Stands in for a repository: the error PostgreSQL raises for a NUL character in a text value.
+  app.get('/api/by-name/:name', (req) => {
+    if (req.params.name.includes('\u0000')) throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+    throw HttpError.notFound('Thing not found');
+  });
   app.get('/api/broken', () => { throw new Error('database password is hunter2'); });
   app.get('/api/async-broken', async () => { await Promise.resolve(); throw new Error('secret detail'); });
   app.use(apiNotFound);
@@ -50,6 +55,18 @@ describe.each([
     expect(res.body).toMatchObject({ ...envelope, error: 'Validation failed' });
     expect(Object.keys(res.body.details)).toEqual([field]);
     expect(typeof res.body.details[field]).toBe('string');
+  });
+
+  it('answers a NUL character in a body string with 400 Validation failed naming the field', async () => {
+    const res = await request(app).post('/api/things').send({ name: 'a\u0000b', count: 2 });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ ...envelope, error: 'Validation failed', details: { name: 'Must not contain NUL characters' } });
+  });
+
+  it('answers the database refusing a character of the input with 400, not 500', async () => {
+    const res = await request(app).get('/api/by-name/a%00b');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ ...envelope, error: 'Invalid characters in input' });
   });
 
   it('ignores unknown fields', async () => {

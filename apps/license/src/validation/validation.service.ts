@@ -1,15 +1,12 @@
-import type pg from 'pg';
 import { HttpError } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
 import { iso } from '../common/schemas.js';
-import { limitErrors, validateAndRecord } from './validation.repository.js';
-
-export interface ValidationInput { key: string; ip: string | null; hwid: string | null }
+import { limitErrors, type ValidationRepository, type ValidationRequest } from './validation.repository.js';
 
 /** Validates a key; answers the license on success, throws the failure (400/403, `valid: false`). */
-export function validationService(deps: { pool: pg.Pool; events: EventBus; now: () => Date }) {
-  return async function validateLicense(input: ValidationInput) {
-    const row = await validateAndRecord(deps.pool, { ...input, now: deps.now() });
+export function validationService(deps: { repository: ValidationRepository; events: EventBus }) {
+  return async function validateLicense(input: ValidationRequest) {
+    const row = await deps.repository.validateAndRecord(input);
     if (!row) throw new HttpError(400, 'License not found', undefined, { valid: false });
     if (row.error) {
       if (limitErrors.includes(row.error)) {

@@ -1,6 +1,5 @@
 import pg from 'pg';
-import type { Queryable } from '@app/db';
-import { createBatcher } from '../shared/batcher.js';
+import { createBatcher, type Queryable } from '@app/db';
 
 /** API usage is counted over this many rows, so concurrent API requests rarely wait on one row's lock. */
 export const API_USAGE_SHARDS = 16;
