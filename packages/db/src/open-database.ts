@@ -57,12 +57,12 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   // PGlite is one connection; the socket server multiplexes at the query level, which would
   // interleave the statements of concurrent transactions. One pooled connection keeps every
   // transaction whole: the pool queues the rest.
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  pool.on('error', () => {});
+  //
   // Every socket connection shares PGlite's one session, so the named prepared statements of a
   // dropped client outlive it, and its replacement would meet "prepared statement already
   // exists". The pool's clients are the only ones that name statements: a new one starts clean.
-  pool.on('connect', (client) => { client.query('DEALLOCATE ALL').catch(() => {}); });
+  const pool = new pg.Pool({ connectionString: url, max: 1, onConnect: (client) => client.query('DEALLOCATE ALL') });
+  pool.on('error', () => {});
   const instance = pglite;
   return {
     pool,
