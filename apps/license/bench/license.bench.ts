@@ -129,11 +129,21 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** CPU used by the server process and by the PostgreSQL backends serving the bench database. */
-async function cpuSnapshot(pool: pg.Pool, serverPid: number): Promise<{ app: number; db: number; pids: number[] }> {
-  const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [benchName]);
-  const pids = rows.map((row) => row.pid);
-  return { app: cpuSeconds(serverPid), db: pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0), pids };
+/**
+ * CPU used by the server process and by the PostgreSQL client backends serving the bench
+ * database, per backend pid (autovacuum workers are left out: they come and go on their own).
+ */
+async function cpuSnapshot(pool: pg.Pool, serverPid: number): Promise<{ app: number; db: Map<number, number> }> {
+  const { rows } = await pool.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'`, [benchName]);
+  return { app: cpuSeconds(serverPid), db: new Map(rows.map((row) => [row.pid, cpuSeconds(row.pid)])) };
+}
+
+/** PostgreSQL CPU between two snapshots: backends that started in between count from zero. */
+function databaseCpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
 }
 
 interface Round { measured: Measured; appUs: number; dbUs: number }
@@ -146,7 +156,7 @@ async function measure(pool: pg.Pool, serverPid: number, url: string, makeBody: 
   return {
     measured,
     appUs: ((after.app - before.app) / measured.total) * 1e6,
-    dbUs: ((after.db - before.db) / measured.total) * 1e6,
+    dbUs: (databaseCpuBetween(before.db, after.db) / measured.total) * 1e6,
   };
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
 import type { Queryable } from '@app/db';
 import { testDatabaseBackend } from '@app/db/testing';
 import { createValidationRepository, type ValidationRequest } from '../src/validation/validation.repository.js';
@@ -11,12 +12,13 @@ afterAll(async () => { await t?.close(); });
 /** A repository on the test database that notes how many items each database call carried. */
 function repository(options: { maxBatch?: number } = {}) {
   const batchSizes: number[] = [];
-  const db: Queryable = {
-    query: ((config: { values: unknown[][] }) => {
-      batchSizes.push(config.values[0]!.length);
-      return t.database.pool.query(config as never);
-    }) as Queryable['query'],
-  };
+  const pool = t.database.pool;
+  const db = {
+    query: (config: pg.QueryConfig<unknown[][]>) => {
+      batchSizes.push(config.values![0]!.length);
+      return pool.query(config);
+    },
+  } as Queryable;
   return { batchSizes, ...createValidationRepository({ db, now: () => new Date(), ...options }) };
 }
 
