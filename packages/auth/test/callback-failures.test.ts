@@ -1,28 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '@app/db/testing';
-import type { Database } from '@app/db';
-import { startDevIdp, type DevIdp, type MutableResponse } from '@app/dev-idp';
-import { get, migrationsFolder, setCookie, startTestApp, type TestApp } from './test-app.js';
+import { describe, expect, it } from 'vitest';
+import type { MutableResponse } from '@app/dev-idp';
+import { get, setCookie, setUpAuthTests } from './test-app.js';
 
-let database: Database;
-let idp: DevIdp;
-let app: TestApp;
-
-beforeAll(async () => {
-  database = await createTestDatabase(migrationsFolder);
-  idp = await startDevIdp({ port: 0 });
-  app = await startTestApp({ database, idp });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await idp?.stop();
-  await database?.close();
-});
+const t = setUpAuthTests();
 
 /** Runs the chain up to the provider's redirect back; `tamper` may change that callback URL. */
 async function signInEndingAt(userId: string, tamper: (callback: URL) => void = () => {}, sendCookie = true): Promise<string | null> {
-  const start = await get(`${app.baseUrl}/auth/idp?login_hint=${encodeURIComponent(userId)}`);
+  const start = await get(`${t.app.baseUrl}/auth/idp?login_hint=${encodeURIComponent(userId)}`);
   const cookie = setCookie(start, 'test.sid')?.pair;
   const atProvider = await get(start.headers.get('location')!);
   const callback = new URL(atProvider.headers.get('location')!);
@@ -31,13 +15,13 @@ async function signInEndingAt(userId: string, tamper: (callback: URL) => void = 
   expect(done.status).toBe(302);
   if (done.headers.get('location') === '/') return '/';
   // A failed callback must not leave a signed-in session behind.
-  const status = await get(`${app.baseUrl}/auth/status`, setCookie(done, 'test.sid')?.pair ?? cookie);
+  const status = await get(`${t.app.baseUrl}/auth/status`, setCookie(done, 'test.sid')?.pair ?? cookie);
   expect((await status.json()).authenticated).toBe(false);
   return done.headers.get('location');
 }
 
 function answerOnce(event: 'beforeResponse' | 'beforeUserinfo', change: (response: MutableResponse) => void): void {
-  idp.service.once(event, change);
+  t.idp.service.once(event, change);
 }
 
 describe('when the callback fails, the visitor lands on the homepage with an error code', () => {
@@ -94,11 +78,11 @@ describe('when the callback fails, the visitor lands on the homepage with an err
 
   it('a user-info answer with only the standard claims signs in through the fallbacks (sub, preferred_username)', async () => {
     answerOnce('beforeUserinfo', (response) => { response.body = { sub: 'oidc-user', preferred_username: 'Oidc User' }; });
-    const start = await get(`${app.baseUrl}/auth/idp?login_hint=oidc-user`);
+    const start = await get(`${t.app.baseUrl}/auth/idp?login_hint=oidc-user`);
     const atProvider = await get(start.headers.get('location')!);
     const done = await get(atProvider.headers.get('location')!, setCookie(start, 'test.sid')?.pair);
     expect(done.headers.get('location')).toBe('/');
-    const status = await get(`${app.baseUrl}/auth/status`, setCookie(done, 'test.sid')?.pair);
+    const status = await get(`${t.app.baseUrl}/auth/status`, setCookie(done, 'test.sid')?.pair);
     expect((await status.json()).user).toEqual({ id: 'oidc-user', username: 'Oidc User' });
   });
 });

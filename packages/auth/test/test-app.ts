@@ -1,10 +1,12 @@
 import http from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express from 'express';
 import { createErrorHandler, createLogger } from '@app/http';
 import type { Database } from '@app/db';
-import type { DevIdp } from '@app/dev-idp';
+import { createTestDatabase } from '@app/db/testing';
+import { startDevIdp, type DevIdp } from '@app/dev-idp';
 import { createAuth, requireOwner, requireSignedIn, requireUser, type Auth } from '../src/index.js';
 
 export const migrationsFolder = path.resolve(import.meta.dirname, 'fixtures/migrations');
@@ -72,6 +74,35 @@ export async function startTestApp(options: { database: Database; idp: DevIdp; s
 }
 
 /** One GET without following redirects; `cookie` is sent when given. */
+export interface AuthTestSetup {
+  database: Database;
+  idp: DevIdp;
+  app: TestApp;
+  /** Present with `withSecureApp`: a second app on the same database that sets Secure cookies. */
+  secureApp: TestApp;
+}
+
+/**
+ * Registers the file's beforeAll/afterAll: a test database, the dev identity provider and the
+ * test app. Read the fields inside tests (they are set once beforeAll has run).
+ */
+export function setUpAuthTests(options: { withSecureApp?: boolean } = {}): AuthTestSetup {
+  const setup = {} as AuthTestSetup;
+  beforeAll(async () => {
+    setup.database = await createTestDatabase(migrationsFolder);
+    setup.idp = await startDevIdp({ port: 0 });
+    setup.app = await startTestApp({ database: setup.database, idp: setup.idp });
+    if (options.withSecureApp) setup.secureApp = await startTestApp({ database: setup.database, idp: setup.idp, secureCookies: true });
+  });
+  afterAll(async () => {
+    await setup.app?.close();
+    await setup.secureApp?.close();
+    await setup.idp?.stop();
+    await setup.database?.close();
+  });
+  return setup;
+}
+
 export async function get(url: string, cookie?: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, { redirect: 'manual', headers: { ...headers, ...(cookie ? { Cookie: cookie } : {}) } });
 }
