@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { authenticator } from 'otplib';
 import { buildTestApp, type TestApp } from './helpers.js';
-import { eventually, startSmtpServer } from './operations/peers.js';
+import { eventually, startSmtpStandIn, type SmtpStandIn } from './operations/peers.js';
 
 const DISABLE_PASSWORD = 'correct horse battery staple';
 
@@ -193,9 +193,9 @@ describe('two-factor required by the configuration', () => {
 
 describe('two-factor failures as security notifications', () => {
   let t: TestApp;
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let smtp: SmtpStandIn;
   beforeAll(async () => {
-    smtp = await startSmtpServer();
+    smtp = await startSmtpStandIn();
     t = await buildTestApp({ env: {
       ADMIN_IDS: 'admin-1', SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'security@example.com', NOTIFY_SECURITY: 'email',
     } });

@@ -1,58 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { createEmailChannel, createNotifier, createSmsChannel, createTelegramChannel } from '../src/notifications/index.js';
-import { startHttpRecorder, startTelegramStandIn, startTwilioStandIn } from '../src/testing/index.js';
-
-interface Mail { from: string; to: string[]; raw: string; user?: string }
+import { startHttpRecorder, startSmtpStandIn, startTelegramStandIn, startTwilioStandIn, type SmtpStandIn } from '../src/testing/index.js';
 
 describe('notification channels against real local peers', () => {
-  const mails: Mail[] = [];
-  let smtp: SMTPServer;
-  let smtpPort: number;
+  let smtp: SmtpStandIn;
+  beforeAll(async () => { smtp = await startSmtpStandIn({ credentials: { username: 'mailer', password: 'secret' } }); });
 
-  beforeAll(async () => {
-    smtp = new SMTPServer({
-      disabledCommands: ['STARTTLS'],
-      allowInsecureAuth: true,
-      authOptional: true,
-      onAuth(auth, _session, callback) {
-        if (auth.username === 'mailer' && auth.password === 'secret') callback(null, { user: auth.username });
-        else callback(new Error('Invalid username or password'));
-      },
-      onData(stream, session, callback) {
-        let raw = '';
-        stream.on('data', (chunk: Buffer) => { raw += chunk.toString('utf8'); });
-        stream.on('end', () => {
-          mails.push({
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-            raw,
-            user: session.user as string | undefined,
-          });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    smtpPort = (smtp.server.address() as AddressInfo).port;
-  });
-
-  afterAll(async () => {
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
-  });
+  afterAll(async () => { await smtp?.close(); });
 
   it('sends an email through a real SMTP server with authentication', async () => {
-    const email = createEmailChannel({ host: '127.0.0.1', port: smtpPort, secure: false, user: 'mailer', pass: 'secret', from: 'licenses@example.com', to: ['admin@example.com'] });
+    const email = createEmailChannel({ host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', pass: 'secret', from: 'licenses@example.com', to: ['admin@example.com'] });
     await email.send({ subject: 'License expiring', text: 'ABC-123 expires tomorrow' });
-    expect(mails).toHaveLength(1);
-    expect(mails[0]).toMatchObject({ from: 'licenses@example.com', to: ['admin@example.com'], user: 'mailer' });
-    expect(mails[0]!.raw).toContain('Subject: License expiring');
-    expect(mails[0]!.raw).toContain('ABC-123 expires tomorrow');
+    expect(smtp.mails).toHaveLength(1);
+    expect(smtp.mails[0]).toMatchObject({ from: 'licenses@example.com', to: ['admin@example.com'], user: 'mailer' });
+    expect(smtp.mails[0]!.raw).toContain('Subject: License expiring');
+    expect(smtp.mails[0]!.raw).toContain('ABC-123 expires tomorrow');
   });
 
   it('rejects when the SMTP server refuses the credentials', async () => {
-    const email = createEmailChannel({ host: '127.0.0.1', port: smtpPort, secure: false, user: 'mailer', pass: 'wrong', from: 'a@example.com', to: ['b@example.com'] });
+    const email = createEmailChannel({ host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', pass: 'wrong', from: 'a@example.com', to: ['b@example.com'] });
     await expect(email.send({ subject: 's', text: 't' })).rejects.toThrow();
   });
 
@@ -94,10 +60,10 @@ describe('notification channels against real local peers', () => {
   it('routes a kind only to its configured channels and keeps going when one fails', async () => {
     const telegramApi = await startTelegramStandIn();
     try {
-      const before = mails.length;
+      const before = smtp.mails.length;
       const notifier = createNotifier({
         channels: {
-          email: createEmailChannel({ host: '127.0.0.1', port: smtpPort, secure: false, from: 'a@example.com', to: ['ops@example.com'] }),
+          email: createEmailChannel({ host: '127.0.0.1', port: smtp.port, secure: false, from: 'a@example.com', to: ['ops@example.com'] }),
           telegram: createTelegramChannel({ token: '1:x', chatId: '1', baseApiUrl: telegramApi.url }),
           sms: createSmsChannel({ accountSid: `AC${'2'.repeat(32)}`, authToken: 't', from: '+1', to: ['+2'], baseUrl: 'http://127.0.0.1:1' }),
         },
@@ -105,9 +71,9 @@ describe('notification channels against real local peers', () => {
       });
       expect(await notifier.notify('anomaly', { subject: 'Anomaly', text: 'x' })).toEqual(['sms', 'telegram']);
       expect(telegramApi.requests).toHaveLength(1);
-      expect(mails.length).toBe(before);
+      expect(smtp.mails.length).toBe(before);
       await notifier.notify('security', { subject: 'Failed login', text: 'y' });
-      expect(mails.length).toBe(before + 1);
+      expect(smtp.mails.length).toBe(before + 1);
       expect(await notifier.notify('custom', { subject: 'c', text: 'c' })).toEqual([]);
       await expect(notifier.sendVia('sms', { subject: 's', text: 't' })).rejects.toThrow();
     } finally {

@@ -2,24 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@app/events';
 import { testDatabaseBackend } from '@app/db/testing';
 import type { TestApp } from '../helpers.js';
-import { startTelegramStandIn, startTwilioStandIn } from '@app/events/testing';
-import { buildAppWithQueue, drainJobs, eventually, sleep, startHttpRecorder, startSmtpServer, type HttpRecorder } from './peers.js';
+import { buildAppWithQueue, drainJobs, eventually, sleep, startOutsidePeers, type HttpRecorder, type SmtpStandIn } from './peers.js';
 
 const secret = 'whsec_automations';
 const accountSid = `AC${'a'.repeat(32)}`;
 
 let app: Awaited<ReturnType<typeof buildAppWithQueue>>;
 let t: TestApp;
+let peers: Awaited<ReturnType<typeof startOutsidePeers>>;
 let receiver: HttpRecorder;
 let twilioApi: HttpRecorder;
 let telegramApi: HttpRecorder;
-let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+let smtp: SmtpStandIn;
 
 beforeAll(async () => {
-  receiver = await startHttpRecorder();
-  twilioApi = await startTwilioStandIn();
-  telegramApi = await startTelegramStandIn();
-  smtp = await startSmtpServer();
+  peers = await startOutsidePeers();
+  ({ receiver, twilioApi, telegramApi, smtp } = peers);
   app = await buildAppWithQueue({
     WEBHOOK_URL: `${receiver.url}/hooks`, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'AUTOMATED_ACTION', WEBHOOK_RETRIES: '2',
     SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'ops@example.com',
@@ -31,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.close();
-  await Promise.all([receiver?.close(), twilioApi?.close(), telegramApi?.close(), smtp?.close()]);
+  await peers?.close();
 });
 
 const validAction = {

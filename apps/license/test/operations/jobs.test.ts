@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@app/events';
 import { testDatabaseBackend } from '@app/db/testing';
 import type { TestApp } from '../helpers.js';
-import { startTelegramStandIn, startTwilioStandIn } from '@app/events/testing';
-import { buildAppWithQueue, drainJobs, eventually, sleep, startHttpRecorder, startSmtpServer, type HttpRecorder } from './peers.js';
+import { buildAppWithQueue, drainJobs, eventually, sleep, startOutsidePeers, type HttpRecorder, type SmtpStandIn } from './peers.js';
 
 const secret = 'whsec_jobs';
 const day = 86_400_000;
@@ -11,16 +10,15 @@ const accountSid = `AC${'b'.repeat(32)}`;
 
 let app: Awaited<ReturnType<typeof buildAppWithQueue>>;
 let t: TestApp;
+let peers: Awaited<ReturnType<typeof startOutsidePeers>>;
 let receiver: HttpRecorder;
 let twilioApi: HttpRecorder;
 let telegramApi: HttpRecorder;
-let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+let smtp: SmtpStandIn;
 
 beforeAll(async () => {
-  receiver = await startHttpRecorder();
-  twilioApi = await startTwilioStandIn();
-  telegramApi = await startTelegramStandIn();
-  smtp = await startSmtpServer();
+  peers = await startOutsidePeers();
+  ({ receiver, twilioApi, telegramApi, smtp } = peers);
   app = await buildAppWithQueue({
     WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'LICENSE_EXPIRED,ANOMALY_DETECTED',
     ANOMALY_MAX_IPS: '3', ANOMALY_MAX_FAILURES: '4', ANOMALY_WINDOW_MINUTES: '60', EXPIRY_WARNING_DAYS: '7',
@@ -31,14 +29,11 @@ beforeAll(async () => {
   });
   t = app.t;
   // Let the start-up runs of the scans finish, so each test decides when a scan runs.
-  await eventually(async () => {
-    const { rows } = await t.database.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name LIKE 'license-%' AND state IN ('created', 'active', 'retry')`);
-    return rows[0].n === 0;
-  });
+  await drainJobs(t.database, 'license-%');
 });
 afterAll(async () => {
   await app?.close();
-  await Promise.all([receiver?.close(), twilioApi?.close(), telegramApi?.close(), smtp?.close()]);
+  await peers?.close();
 });
 
 const hooks = (event: string) => receiver.requests.map((request) => JSON.parse(request.body)).filter((body) => body.event === event);
@@ -48,10 +43,7 @@ const smsBodies = () => twilioApi.requests.map((request) => new URLSearchParams(
 /** Runs a scheduled job through the queue, as the cron would, and waits until pg-boss has finished it. */
 async function runJob(name: string) {
   await app.queue.runNow(name);
-  await eventually(async () => {
-    const { rows } = await t.database.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state IN ('created', 'active', 'retry')`, [name]);
-    return rows[0].n === 0;
-  });
+  await drainJobs(t.database, name);
 }
 
 describe(`scheduled scans (${testDatabaseBackend()})`, () => {

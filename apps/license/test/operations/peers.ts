@@ -1,31 +1,20 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import type { Database } from '@app/db';
 import { createTestDatabase } from '@app/db/testing';
 import { createJobQueue, type JobQueue } from '@app/events';
 import { createLogger } from '@app/http';
 import { buildTestApp, migrationsFolder, type TestApp } from '../helpers.js';
+import { eventually, startHttpRecorder, startSmtpStandIn, startTelegramStandIn, startTwilioStandIn } from '@app/events/testing';
 
-import { eventually } from '@app/events/testing';
+export { eventually, startHttpRecorder, startSmtpStandIn, type HttpRecorder, type RecordedRequest, type SmtpStandIn } from '@app/events/testing';
 
-export { eventually, startHttpRecorder, type HttpRecorder, type RecordedRequest } from '@app/events/testing';
-
-/** A real local SMTP server that keeps every message it accepts. */
-export async function startSmtpServer() {
-  const mails: Array<{ to: string[]; raw: string }> = [];
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'], authOptional: true,
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.on('data', (chunk: Buffer) => { raw += chunk.toString('utf8'); });
-      stream.on('end', () => { mails.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw }); callback(); });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return { port, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+/** The outside services the operations talk to: a webhook receiver, Twilio, Telegram and SMTP. */
+export async function startOutsidePeers() {
+  const [receiver, twilioApi, telegramApi, smtp] = await Promise.all([startHttpRecorder(), startTwilioStandIn(), startTelegramStandIn(), startSmtpStandIn()]);
+  return {
+    receiver, twilioApi, telegramApi, smtp,
+    close: async () => { await Promise.all([receiver.close(), twilioApi.close(), telegramApi.close(), smtp.close()]); },
+  };
 }
-
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -44,10 +33,13 @@ export async function buildAppWithQueue(env: Record<string, string>, database?: 
   };
 }
 
-/** Waits until pg-boss has no job of the named queue waiting, running or due for a retry. */
+/**
+ * Waits until pg-boss has no job of the named queue waiting, running or due for a retry.
+ * `name` is a LIKE pattern: `license-%` waits for every scheduled scan.
+ */
 export async function drainJobs(database: Database, name: string): Promise<void> {
   await eventually(async () => {
-    const { rows } = await database.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state IN ('created', 'active', 'retry')`, [name]);
+    const { rows } = await database.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name LIKE $1 AND state IN ('created', 'active', 'retry')`, [name]);
     return rows[0].n === 0;
   });
 }

@@ -2,16 +2,16 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { buildTestApp, type TestApp } from '../helpers.js';
-import { eventually, startSmtpServer } from './peers.js';
+import { eventually, startSmtpStandIn, type SmtpStandIn } from './peers.js';
 
 const secret = 'whsec_stripe_test_secret';
 const day = 86_400_000;
 let t: TestApp;
-let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+let smtp: SmtpStandIn;
 let sequence = 0;
 
 beforeAll(async () => {
-  smtp = await startSmtpServer();
+  smtp = await startSmtpStandIn();
   t = await buildTestApp({ env: { STRIPE_WEBHOOK_SECRET: secret, SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'sales@example.com', NOTIFY_TRANSACTION: 'email', NOTIFY_SECURITY: 'email' } });
 });
 afterAll(async () => {
