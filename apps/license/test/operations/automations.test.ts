@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@app/events';
 import { testDatabaseBackend } from '@app/db/testing';
 import type { TestApp } from '../helpers.js';
-import { buildAppWithQueue, drainJobs, eventually, sleep, startOutsidePeers, type HttpRecorder, type SmtpStandIn } from './peers.js';
+import { buildAppWithQueue, drainJobs, eventually, sleep, startOutsidePeers } from './peers.js';
 
 const secret = 'whsec_automations';
 const accountSid = `AC${'a'.repeat(32)}`;
@@ -10,19 +10,14 @@ const accountSid = `AC${'a'.repeat(32)}`;
 let app: Awaited<ReturnType<typeof buildAppWithQueue>>;
 let t: TestApp;
 let peers: Awaited<ReturnType<typeof startOutsidePeers>>;
-let receiver: HttpRecorder;
-let twilioApi: HttpRecorder;
-let telegramApi: HttpRecorder;
-let smtp: SmtpStandIn;
 
 beforeAll(async () => {
   peers = await startOutsidePeers();
-  ({ receiver, twilioApi, telegramApi, smtp } = peers);
   app = await buildAppWithQueue({
-    WEBHOOK_URL: `${receiver.url}/hooks`, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'AUTOMATED_ACTION', WEBHOOK_RETRIES: '2',
-    SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'ops@example.com',
-    TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: 'tok', TWILIO_FROM: '+15550000000', TWILIO_BASE_URL: twilioApi.url, NOTIFY_SMS_TO: '+15551230000',
-    TELEGRAM_BOT_TOKEN: '42:bot', TELEGRAM_CHAT_ID: '7', TELEGRAM_API_URL: telegramApi.url,
+    WEBHOOK_URL: `${peers.receiver.url}/hooks`, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'AUTOMATED_ACTION', WEBHOOK_RETRIES: '2',
+    SMTP_HOST: '127.0.0.1', SMTP_PORT: String(peers.smtp.port), NOTIFY_EMAIL_TO: 'ops@example.com',
+    TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: 'tok', TWILIO_FROM: '+15550000000', TWILIO_BASE_URL: peers.twilioApi.url, NOTIFY_SMS_TO: '+15551230000',
+    TELEGRAM_BOT_TOKEN: '42:bot', TELEGRAM_CHAT_ID: '7', TELEGRAM_API_URL: peers.telegramApi.url,
     NOTIFY_CUSTOM: 'telegram', NOTIFY_AUTOMATED_ACTION: 'telegram',
   });
   t = app.t;
@@ -170,13 +165,13 @@ describe(`automation engine (${testDatabaseBackend()})`, () => {
     expect(Date.parse(after.body.action.lastExecutedAt)).not.toBeNaN();
 
     const hooks = await eventually(() => {
-      const found = receiver.requests.filter((request) => JSON.parse(request.body).data.actionId === action._id);
+      const found = peers.receiver.requests.filter((request) => JSON.parse(request.body).data.actionId === action._id);
       return found.length ? found : undefined;
     });
     await sleep(1000);
-    expect(receiver.requests.filter((request) => JSON.parse(request.body).data.actionId === action._id)).toHaveLength(1);
+    expect(peers.receiver.requests.filter((request) => JSON.parse(request.body).data.actionId === action._id)).toHaveLength(1);
     // NOTIFY_AUTOMATED_ACTION=telegram
-    await eventually(() => telegramApi.requests.some((request) => (new URLSearchParams(request.body).get('text') ?? '').startsWith('Automated action ran: Threshold three')));
+    await eventually(() => peers.telegramApi.requests.some((request) => (new URLSearchParams(request.body).get('text') ?? '').startsWith('Automated action ran: Threshold three')));
     const hook = hooks[0]!;
     expect(verifyWebhookSignature({ header: String(hook.headers['x-webhook-signature']), body: hook.body, secret })).toBe(true);
     expect(JSON.parse(hook.body)).toEqual({
@@ -208,7 +203,7 @@ describe(`automation engine (${testDatabaseBackend()})`, () => {
     const product = await t.createProduct({ licensePrefix: 'EXEC' });
     const license = await t.createLicense({ product: product._id, ipLimit: 1, expiresAt: new Date(Date.now() + 86_400_000) });
     const target = await t.createLicense({ product: product._id });
-    const mailsBefore = smtp.mails.length;
+    const mailsBefore = peers.smtp.mails.length;
     const action = await createAction({
       name: 'Everything',
       trigger: { event: 'custom' },
@@ -219,7 +214,7 @@ describe(`automation engine (${testDatabaseBackend()})`, () => {
         { type: 'send_telegram', params: { message: 'Telegram for {{licenseKey}}' } },
         { type: 'send_notification', params: { kind: 'custom', subject: 'Note', message: 'routed' } },
         { type: 'revoke_license', params: { licenseKey: 'EXEC-doesnotexist' } },
-        { type: 'webhook', params: { url: `${receiver.url}/custom`, event: 'CUSTOM_HOOK', data: { note: 'hello' } } },
+        { type: 'webhook', params: { url: `${peers.receiver.url}/custom`, event: 'CUSTOM_HOOK', data: { note: 'hello' } } },
         { type: 'create_license', params: { productId: product._id, licenseType: 'fixed', durationDays: 10 } },
         { type: 'suspend_license', params: { licenseId: target._id, reason: 'manual test' } },
         { type: 'custom', params: { note: 'call accounting' } },
@@ -247,15 +242,15 @@ describe(`automation engine (${testDatabaseBackend()})`, () => {
     const createdKey = /License (EXEC-\S+) created/.exec(result.results[7].message)![1];
     expect((await t.database.pool.query('SELECT 1 FROM licenses WHERE key = $1', [createdKey])).rowCount).toBe(1);
 
-    expect(smtp.mails.length).toBe(mailsBefore + 1);
-    expect(smtp.mails.at(-1)!.to).toEqual(['ops@example.com']);
-    expect(smtp.mails.at(-1)!.raw).toContain(`License ${license.key} changed`);
-    expect(new URLSearchParams(twilioApi.requests.at(-1)!.body).get('Body')).toBe(`Automated action: Everything: SMS for ${license.key}`);
-    const telegramTexts = () => telegramApi.requests.map((request) => new URLSearchParams(request.body).get('text'));
+    expect(peers.smtp.mails.length).toBe(mailsBefore + 1);
+    expect(peers.smtp.mails.at(-1)!.to).toEqual(['ops@example.com']);
+    expect(peers.smtp.mails.at(-1)!.raw).toContain(`License ${license.key} changed`);
+    expect(new URLSearchParams(peers.twilioApi.requests.at(-1)!.body).get('Body')).toBe(`Automated action: Everything: SMS for ${license.key}`);
+    const telegramTexts = () => peers.telegramApi.requests.map((request) => new URLSearchParams(request.body).get('text'));
     expect(telegramTexts()).toContain(`Automated action: Everything\n\nTelegram for ${license.key}`);
     // send_notification goes through the queue to the channels routed for its kind (NOTIFY_CUSTOM=telegram).
     await eventually(() => telegramTexts().includes('Note\n\nrouted'));
-    const custom = await eventually(() => receiver.requests.find((request) => request.path === '/custom'));
+    const custom = await eventually(() => peers.receiver.requests.find((request) => request.path === '/custom'));
     expect(JSON.parse(custom.body)).toMatchObject({ event: 'CUSTOM_HOOK', data: { actionId: action._id, data: { note: 'hello' } } });
     expect(verifyWebhookSignature({ header: String(custom.headers['x-webhook-signature']), body: custom.body, secret })).toBe(true);
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@app/events';
 import { testDatabaseBackend } from '@app/db/testing';
 import type { TestApp } from '../helpers.js';
-import { buildAppWithQueue, drainJobs, eventually, sleep, startOutsidePeers, type HttpRecorder, type SmtpStandIn } from './peers.js';
+import { buildAppWithQueue, drainJobs, eventually, sleep, startOutsidePeers } from './peers.js';
 
 const secret = 'whsec_jobs';
 const day = 86_400_000;
@@ -11,20 +11,15 @@ const accountSid = `AC${'b'.repeat(32)}`;
 let app: Awaited<ReturnType<typeof buildAppWithQueue>>;
 let t: TestApp;
 let peers: Awaited<ReturnType<typeof startOutsidePeers>>;
-let receiver: HttpRecorder;
-let twilioApi: HttpRecorder;
-let telegramApi: HttpRecorder;
-let smtp: SmtpStandIn;
 
 beforeAll(async () => {
   peers = await startOutsidePeers();
-  ({ receiver, twilioApi, telegramApi, smtp } = peers);
   app = await buildAppWithQueue({
-    WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'LICENSE_EXPIRED,ANOMALY_DETECTED',
+    WEBHOOK_URL: peers.receiver.url, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'LICENSE_EXPIRED,ANOMALY_DETECTED',
     ANOMALY_MAX_IPS: '3', ANOMALY_MAX_FAILURES: '4', ANOMALY_WINDOW_MINUTES: '60', EXPIRY_WARNING_DAYS: '7',
-    SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'ops@example.com',
-    TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: 'tok', TWILIO_FROM: '+15550000001', TWILIO_BASE_URL: twilioApi.url, NOTIFY_SMS_TO: '+15559990000',
-    TELEGRAM_BOT_TOKEN: '9:bot', TELEGRAM_CHAT_ID: '9', TELEGRAM_API_URL: telegramApi.url,
+    SMTP_HOST: '127.0.0.1', SMTP_PORT: String(peers.smtp.port), NOTIFY_EMAIL_TO: 'ops@example.com',
+    TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: 'tok', TWILIO_FROM: '+15550000001', TWILIO_BASE_URL: peers.twilioApi.url, NOTIFY_SMS_TO: '+15559990000',
+    TELEGRAM_BOT_TOKEN: '9:bot', TELEGRAM_CHAT_ID: '9', TELEGRAM_API_URL: peers.telegramApi.url,
     NOTIFY_LICENSE_EXPIRING: 'email', NOTIFY_LICENSE_VIOLATION: 'telegram', NOTIFY_ANOMALY: 'sms,telegram',
   });
   t = app.t;
@@ -36,9 +31,9 @@ afterAll(async () => {
   await peers?.close();
 });
 
-const hooks = (event: string) => receiver.requests.map((request) => JSON.parse(request.body)).filter((body) => body.event === event);
-const telegramTexts = () => telegramApi.requests.map((request) => new URLSearchParams(request.body).get('text') ?? '');
-const smsBodies = () => twilioApi.requests.map((request) => new URLSearchParams(request.body).get('Body') ?? '');
+const hooks = (event: string) => peers.receiver.requests.map((request) => JSON.parse(request.body)).filter((body) => body.event === event);
+const telegramTexts = () => peers.telegramApi.requests.map((request) => new URLSearchParams(request.body).get('text') ?? '');
+const smsBodies = () => peers.twilioApi.requests.map((request) => new URLSearchParams(request.body).get('Body') ?? '');
 
 /** Runs a scheduled job through the queue, as the cron would, and waits until pg-boss has finished it. */
 async function runJob(name: string) {
@@ -63,7 +58,7 @@ describe(`scheduled scans (${testDatabaseBackend()})`, () => {
     expect(expiredHooks[0].data).toEqual({
       licenseKey: expired.key, expiresAt: expired.expiresAt, customerId: customer._id, productId: product._id, licenseId: expired._id,
     });
-    const raw = receiver.requests.find((request) => request.body.includes(expired.key))!;
+    const raw = peers.receiver.requests.find((request) => request.body.includes(expired.key))!;
     expect(verifyWebhookSignature({ header: String(raw.headers['x-webhook-signature']), body: raw.body, secret })).toBe(true);
 
     await runJob('license-expiry-scan');
@@ -82,7 +77,7 @@ describe(`scheduled scans (${testDatabaseBackend()})`, () => {
     await eventually(() => hooks('LICENSE_EXPIRED').filter((body) => body.data.licenseKey === expired.key).length === 2);
     expect(hooks('LICENSE_EXPIRED').filter((body) => body.data.licenseKey === expired.key)[1].data.expiresAt).toBe(newExpiry);
     // Routed to email (NOTIFY_LICENSE_EXPIRING=email) through the queue.
-    await eventually(() => smtp.mails.some((mail) => mail.raw.includes(`License expired: ${expired.key}`)));
+    await eventually(() => peers.smtp.mails.some((mail) => mail.raw.includes(`License expired: ${expired.key}`)));
   }, 40_000);
 
   it('trial conversion turns a trial with automatic conversion into its full type instead of expiring it', async () => {
@@ -139,36 +134,36 @@ describe(`scheduled scans (${testDatabaseBackend()})`, () => {
     const soon = await t.createLicense({ expiresAt: new Date(Date.now() + 3 * day) });
     const later = await t.createLicense({ expiresAt: new Date(Date.now() + 30 * day) });
     await runJob('license-expiry-warnings');
-    await eventually(() => smtp.mails.some((mail) => mail.raw.includes(`License expiring: ${soon.key}`)));
+    await eventually(() => peers.smtp.mails.some((mail) => mail.raw.includes(`License expiring: ${soon.key}`)));
     await runJob('license-expiry-warnings');
     await sleep(1000);
-    expect(smtp.mails.filter((mail) => mail.raw.includes(`License expiring: ${soon.key}`))).toHaveLength(1);
-    expect(smtp.mails.some((mail) => mail.raw.includes(later.key))).toBe(false);
-    expect(smtp.mails.at(-1)!.to).toEqual(['ops@example.com']);
+    expect(peers.smtp.mails.filter((mail) => mail.raw.includes(`License expiring: ${soon.key}`))).toHaveLength(1);
+    expect(peers.smtp.mails.some((mail) => mail.raw.includes(later.key))).toBe(false);
+    expect(peers.smtp.mails.at(-1)!.to).toEqual(['ops@example.com']);
   }, 30_000);
 });
 
 describe(`notifications routed by kind (${testDatabaseBackend()})`, () => {
   it('a blocked validation (license violation) goes to the channels of NOTIFY_LICENSE_VIOLATION only, one alert for a burst', async () => {
     const license = await t.createLicense({ hwidLimit: 1 });
-    const smsBefore = twilioApi.requests.length;
+    const smsBefore = peers.twilioApi.requests.length;
     await t.http.post('/api/license/validate').send({ key: license.key, ip: '10.5.0.1', hwid: 'one' });
     for (const hwid of ['two', 'three', 'four']) {
       expect((await t.http.post('/api/license/validate').send({ key: license.key, ip: '10.5.0.1', hwid })).body.error).toBe('HWID limit exceeded');
     }
     const text = await eventually(() => telegramTexts().find((candidate) => candidate.includes(license.key)));
     expect(text).toContain('License violation: HWID limit exceeded');
-    expect(new URLSearchParams(telegramApi.requests.at(-1)!.body).get('chat_id')).toBe('9');
+    expect(new URLSearchParams(peers.telegramApi.requests.at(-1)!.body).get('chat_id')).toBe('9');
     await sleep(1500);
     expect(telegramTexts().filter((candidate) => candidate.includes(license.key))).toHaveLength(1);
-    expect(twilioApi.requests.length).toBe(smsBefore);
-    expect(smtp.mails.some((mail) => mail.raw.includes(license.key))).toBe(false);
+    expect(peers.twilioApi.requests.length).toBe(smsBefore);
+    expect(peers.smtp.mails.some((mail) => mail.raw.includes(license.key))).toBe(false);
     // No violation_threshold action exists here: the blocked validations queued no trigger jobs.
     const triggers = await t.database.pool.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'automation-trigger' AND data->>'event' = 'violation_threshold'`);
     expect(triggers.rows[0].n).toBe(0);
     // WEBHOOK_EVENTS=LICENSE_EXPIRED,ANOMALY_DETECTED: the other events are not sent.
     expect(hooks('NEW_REQUEST_BLOCKED')).toEqual([]);
     expect(hooks('LICENSE_CREATED')).toEqual([]);
-    expect(new Set(receiver.requests.map((request) => JSON.parse(request.body).event))).toEqual(new Set(['LICENSE_EXPIRED', 'ANOMALY_DETECTED']));
+    expect(new Set(peers.receiver.requests.map((request) => JSON.parse(request.body).event))).toEqual(new Set(['LICENSE_EXPIRED', 'ANOMALY_DETECTED']));
   });
 });
