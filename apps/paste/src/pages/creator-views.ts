@@ -15,6 +15,13 @@ export interface CreatedPageData {
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
+function viewsLeft(paste: PasteSummary): string {
+  if (paste.maxViews === null) return '';
+  const left = Math.max(0, paste.maxViews - paste.viewsCount);
+  if (left === 0) return ': its views are used up';
+  return left === 1 ? ': one view is left for the person you send it to' : `: ${left} views are left for the people you send it to`;
+}
+
 /** The creator's page after the web form: link, QR code, delete link and limits; never the content. */
 export function createdPage(settings: PasteSettings, data: CreatedPageData): string {
   const { paste } = data;
@@ -23,7 +30,7 @@ export function createdPage(settings: PasteSettings, data: CreatedPageData): str
 <section class="card created">
   <div class="created-head">
     <h1>Your paste is ready</h1>
-    <p class="muted">Share the link below. Opening this page counted no view${paste.maxViews === null ? '' : html`: the paste is still there for the ${plural(paste.maxViews, 'view', 'views')} it allows`}.</p>
+    <p class="muted">Share the link below. Opening this page counted no view${viewsLeft(paste)}.</p>
   </div>
   <div class="created-grid">
     <div class="stack">
