@@ -6,8 +6,10 @@
   var form = document.getElementById('paste-form');
   if (form) setUpCreateForm(form);
 
-  var copy = document.getElementById('copy-button');
-  if (copy) setUpCopyButton(copy);
+  Array.prototype.forEach.call(document.querySelectorAll('button[data-target]'), setUpCopyButton);
+
+  var deleteForm = document.getElementById('delete-form');
+  if (deleteForm) setUpDeleteForm(deleteForm);
 
   function setUpCreateForm(form) {
     var errorBox = document.getElementById('form-error');
@@ -46,8 +48,9 @@
         })
         .then(function (response) {
           return response.json().catch(function () { return {}; }).then(function (data) {
-            if (response.ok && data.url) {
-              window.location.assign(data.url);
+            if (response.ok && data.slug) {
+              // The creator's page, not the paste: opening the paste would count a view.
+              window.location.assign('/paste/' + encodeURIComponent(data.slug) + '/created');
               return;
             }
             if (response.status === 429) showError('Too many requests: ' + (data.error || 'rate limit exceeded') + '. Please try again later.');
@@ -68,11 +71,13 @@
 
   function setUpCopyButton(button) {
     button.addEventListener('click', function () {
-      var code = document.getElementById(button.getAttribute('data-target'));
-      var text = code ? code.textContent : '';
+      var source = document.getElementById(button.getAttribute('data-target'));
+      var text = !source ? '' : (source.tagName === 'INPUT' || source.tagName === 'TEXTAREA') ? source.value : source.textContent;
+      var label = button.getAttribute('data-label') || button.textContent;
+      button.setAttribute('data-label', label);
       var done = function () {
         button.textContent = 'Copied';
-        setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+        setTimeout(function () { button.textContent = label; }, 1500);
       };
       if (navigator.clipboard && navigator.clipboard.writeText) {
         navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
@@ -81,6 +86,17 @@
         done();
       }
     });
+  }
+
+  // The delete link carries its token in the fragment (#token), which browsers never send to
+  // the server; the form posts it in the body.
+  function setUpDeleteForm(form) {
+    var token = decodeURIComponent(window.location.hash.replace(/^#/, ''));
+    form.elements.token.value = token;
+    if (token === '') {
+      document.getElementById('delete-token-missing').hidden = false;
+      document.getElementById('delete-button').disabled = true;
+    }
   }
 
   function fallbackCopy(text) {

@@ -16,6 +16,8 @@ import { pageRoutes } from './pages/pages.routes.js';
 import { errorPage } from './pages/views.js';
 import { pasteBodyParser } from './pastes/paste-body.js';
 import { createPasteRepository } from './pastes/paste.repository.js';
+import { creatorRoutes } from './pastes/creator.routes.js';
+import { createDeleteAccess } from './pastes/delete-access.js';
 import { pasteRoutes } from './pastes/paste.routes.js';
 import { createPasteService, type PasteService } from './pastes/paste.service.js';
 import { settingsRoutes } from './settings/settings.routes.js';
@@ -72,6 +74,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
 
   const pastes = createPasteService({
     repository: createPasteRepository(database.pool), settings, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10,
+    publicUrl: deps.publicUrl,
   });
   const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
   const stats = createStatsService(createStatsRepository(database.pool));
@@ -107,7 +110,9 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     sessions(req, res, next);
   });
   // The paste routes first: they carry nearly all the traffic, and every router passed on the way costs.
-  app.use(pasteRoutes({ service: pastes, settings, access, highlight: createHighlighter() }));
+  app.use(pasteRoutes({ service: pastes, settings, access, highlight: createHighlighter(), now }));
+  const deleteAccess = createDeleteAccess({ auth, access, apiKeys, ownerId: config.OWNER_ID });
+  app.use(creatorRoutes({ service: pastes, settings, access, deleteAccess, now }));
   app.use(auth.routes);
   app.use(pageRoutes({ settings }));
   app.use(settingsRoutes({ settings, access }));

@@ -56,7 +56,7 @@ describe(`batched paste statements (${testDatabaseBackend()})`, () => {
   it('inserts concurrent pastes in batches: taken slugs answer undefined, one bad row fails alone, usage counts once per API paste', async () => {
     await insert('taken', null);
     const repository = createPasteRepository(database.pool);
-    const paste = (slug: string, content = 'x') => ({ slug, content, passwordHash: null, maxViews: null });
+    const paste = (slug: string, content = 'x') => ({ slug, content, passwordHash: null, maxViews: null, deleteTokenHash: 'f'.repeat(64) });
     const results = await Promise.allSettled([
       repository.insert(paste('new-1'), true),
       repository.insert(paste('taken'), true),

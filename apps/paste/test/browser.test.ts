@@ -31,11 +31,16 @@ describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBack
     return page.locator('#form-error').textContent();
   };
 
-  it('creates a paste with the CSRF token (a web request) and lands on it', async () => {
+  it('creates a paste with the CSRF token (a web request) and lands on the created page, not on the paste', async () => {
     await page.fill('#content', 'hello from the browser <b>bold?</b>');
     await page.fill('#maxViews', '3');
     await page.click('#submit');
-    await page.waitForURL(/\/paste\/[A-Za-z0-9]{8}$/);
+    await page.waitForURL(/\/paste\/[A-Za-z0-9]{8}\/created$/);
+    const slug = page.url().split('/').at(-2)!;
+    expect(await page.locator('#paste-link').inputValue()).toBe(`${site.baseUrl}/paste/${slug}`);
+    expect(await page.locator('.limits').textContent()).toContain('3 views');
+    // Landing there counted no view; the paste itself shows the count from 1.
+    await page.goto(`${site.baseUrl}/paste/${slug}`);
     expect(await page.locator('#paste-code').textContent()).toBe('hello from the browser <b>bold?</b>');
     expect(await page.locator('.paste-meta').textContent()).toContain('1 of 3 views');
     // A web request: API usage did not count it.
@@ -73,18 +78,27 @@ describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBack
     expect(page.url()).toBe(`${site.baseUrl}/`);
   });
 
-  it('unlocks a protected paste through the password form', async () => {
+  it('unlocks a protected paste through the password form (in a browser that did not create it)', async () => {
     await page.fill('#content', 'behind a password');
     await page.fill('#password', 'open');
     await page.click('#submit');
-    await page.waitForURL(/\/paste\//);
-    expect(await page.locator('main').textContent()).not.toContain('behind a password');
-    await page.fill('input[name=password]', 'wrong');
-    await page.click('button[type=submit]');
-    expect(await page.locator('[role=alert]').textContent()).toContain('Incorrect password');
-    await page.fill('input[name=password]', 'open');
-    await page.click('button[type=submit]');
-    await page.locator('#paste-code').waitFor();
-    expect(await page.locator('#paste-code').textContent()).toBe('behind a password');
+    await page.waitForURL(/\/created$/);
+    const link = await page.locator('#paste-link').inputValue();
+    // The creator's own session is not asked for the password: the recipient's browser is.
+    const recipient = await browser.newContext();
+    try {
+      const visitor = await recipient.newPage();
+      await visitor.goto(link);
+      expect(await visitor.locator('main').textContent()).not.toContain('behind a password');
+      await visitor.fill('input[name=password]', 'wrong');
+      await visitor.click('button[type=submit]');
+      expect(await visitor.locator('[role=alert]').textContent()).toContain('Incorrect password');
+      await visitor.fill('input[name=password]', 'open');
+      await visitor.click('button[type=submit]');
+      await visitor.locator('#paste-code').waitFor();
+      expect(await visitor.locator('#paste-code').textContent()).toBe('behind a password');
+    } finally {
+      await recipient.close();
+    }
   });
 });

@@ -12,11 +12,14 @@ const viewsOf = async (slug: string) =>
   (await site.database.pool.query('SELECT views_count FROM pastes WHERE slug = $1', [slug])).rows[0]?.views_count as number | undefined;
 
 describe(`POST /api/paste (${testDatabaseBackend()})`, () => {
-  it('stores a paste and answers success, the slug and its url /paste/<slug>', async () => {
+  it('stores a paste and answers success, the slug, its url /paste/<slug> and its delete token', async () => {
     const response = await site.http.post('/api/paste').send({ content: 'hello world' });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/application\/json/);
-    expect(response.body).toEqual({ success: true, slug: expect.any(String), url: `/paste/${response.body.slug}` });
+    expect(response.body).toEqual({
+      success: true, slug: expect.any(String), url: `/paste/${response.body.slug}`,
+      deleteToken: expect.any(String), deleteUrl: expect.stringContaining(`/paste/${response.body.slug}/delete#`),
+    });
     expect(response.body.slug).toMatch(/^[A-Za-z0-9]{8}$/);
     const { rows } = await site.database.pool.query('SELECT content, views_count, max_views, password_hash FROM pastes');
     expect(rows).toEqual([{ content: 'hello world', views_count: 0, max_views: null, password_hash: null }]);

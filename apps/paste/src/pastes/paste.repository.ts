@@ -9,6 +9,8 @@ export interface NewPaste {
   content: string;
   passwordHash: string | null;
   maxViews: number | null;
+  /** SHA-256 (hex) of the delete token. */
+  deleteTokenHash: string;
 }
 
 export interface ViewedPaste {
@@ -19,6 +21,15 @@ export interface ViewedPaste {
   maxViews: number | null;
   createdAt: Date;
   hasPassword: boolean;
+}
+
+/** What the creator's page shows: the limits and the count so far, never the content. */
+export interface PasteSummary {
+  slug: string;
+  maxViews: number | null;
+  viewsCount: number;
+  hasPassword: boolean;
+  createdAt: Date;
 }
 
 /** Why a view counted nothing: the paste is missing, used up, or waits for its password. */
@@ -66,12 +77,13 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     const values: unknown[] = [
       sent.map((item) => item.paste.slug), sent.map((item) => item.paste.content),
       sent.map((item) => item.paste.passwordHash), sent.map((item) => item.paste.maxViews),
+      sent.map((item) => item.paste.deleteTokenHash),
     ];
     let usage = '';
     if (apiUsage) {
       values.push(sent.map((item) => item.countApiUsage), `api_usage:${Math.floor(Math.random() * API_USAGE_SHARDS)}`);
       usage = `, usage AS (INSERT INTO paste_counters (name, value)
-             SELECT $6::text, count(*) FROM inserted JOIN unnest($1::text[], $5::boolean[]) AS api(slug, counted) USING (slug)
+             SELECT $7::text, count(*) FROM inserted JOIN unnest($1::text[], $6::boolean[]) AS api(slug, counted) USING (slug)
               WHERE api.counted HAVING count(*) > 0
              ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + EXCLUDED.value)`;
     }
@@ -80,8 +92,8 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     // "prepare" of the same name would fail.
     const { rows } = await db.query<{ slug: string }>({
       text: `WITH inserted AS (
-         INSERT INTO pastes (slug, content, password_hash, max_views)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[])
+         INSERT INTO pastes (slug, content, password_hash, max_views, delete_token_hash)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::text[])
          ON CONFLICT (slug) DO NOTHING RETURNING slug)${usage}
        SELECT slug FROM inserted`,
       values,
@@ -194,6 +206,26 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       const { rows } = await db.query<{ passwordHash: string | null }>(
         'SELECT password_hash AS "passwordHash" FROM pastes WHERE slug = $1', [slug]);
       return rows[0];
+    },
+
+    /** The limits and count of a paste, without counting a view. */
+    async summary(slug: string): Promise<PasteSummary | undefined> {
+      const { rows } = await db.query<PasteSummary>(
+        `SELECT slug, max_views AS "maxViews", views_count AS "viewsCount", password_hash IS NOT NULL AS "hasPassword",
+                created_at AS "createdAt" FROM pastes WHERE slug = $1`, [slug]);
+      return rows[0];
+    },
+
+    async findDeleteTokenHash(slug: string): Promise<{ id: number; deleteTokenHash: string | null } | undefined> {
+      const { rows } = await db.query<{ id: number; deleteTokenHash: string | null }>(
+        'SELECT id, delete_token_hash AS "deleteTokenHash" FROM pastes WHERE slug = $1', [slug]);
+      return rows[0];
+    },
+
+    /** By id, not slug: a paste made later under the same slug is never the one deleted. */
+    async deleteById(id: number): Promise<boolean> {
+      const { rowCount } = await db.query('DELETE FROM pastes WHERE id = $1', [id]);
+      return (rowCount ?? 0) > 0;
     },
 
     async deleteAll(): Promise<number> {

@@ -7,6 +7,7 @@ import type { Highlighter } from '../pages/highlight.js';
 import { passwordPage, pastePage } from '../pages/views.js';
 import type { PasteService } from './paste.service.js';
 import { createPasteSchema, slugParamsSchema, verifyPasteSchema } from './paste.schema.js';
+import { rememberCreated } from './created.js';
 import { isUnlocked, unlock } from './unlocked.js';
 
 /** A browser form post (Accept prefers HTML) gets pages and redirects; programs get JSON. */
@@ -23,6 +24,7 @@ export function pasteRoutes(deps: {
   settings: SettingsStore<PasteSettings>;
   access: Access;
   highlight: Highlighter;
+  now: () => Date;
 }): Router {
   const { service, settings, access } = deps;
   const router = Router();
@@ -30,8 +32,15 @@ export function pasteRoutes(deps: {
 
   router.post('/api/paste', access.pasteGate, async (req, res: Response) => {
     const input = parseInput(createPasteSchema, req.body);
-    const created = await service.create(input, res.locals.viaApi === true);
-    res.json({ success: true, slug: created.slug, url: created.url });
+    const viaApi = res.locals.viaApi === true;
+    const created = await service.create(input, viaApi);
+    if (!viaApi) {
+      // The site's own form: its session may open the creator's page, and is not asked for the
+      // password it just typed.
+      rememberCreated(req, created.slug, created.deleteToken, deps.now().getTime());
+      if (input.password) unlock(req, created.slug);
+    }
+    res.json({ success: true, slug: created.slug, url: created.url, deleteToken: created.deleteToken, deleteUrl: created.deleteUrl });
   });
 
   router.post('/api/admin/clear-pastes', ...access.ownerWrite, async (_req, res) => {

@@ -23,6 +23,11 @@ export const verifyPasteSchema = z.object({
   password: z.string().optional(),
 });
 
+/** The delete confirmation form (POST /paste/:slug/delete). */
+export const deleteFormSchema = z.object({
+  token: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+});
+
 export const slugParamsSchema = z.object({
   slug: z.string().min(1).max(64).regex(/^[A-Za-z0-9]+$/),
 });

@@ -2,7 +2,8 @@ import bcrypt from 'bcrypt';
 import { HttpError } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import type { PasteRepository, ViewedPaste } from './paste.repository.js';
+import { deleteTokenMatches, hashDeleteToken, newDeleteToken } from './delete-token.js';
+import type { PasteRepository, PasteSummary, ViewedPaste } from './paste.repository.js';
 import type { CreatePasteInput } from './paste.schema.js';
 import { generateSlug, type RandomInt } from './slug.js';
 
@@ -14,7 +15,26 @@ export interface PasteServiceDeps {
   repository: PasteRepository;
   settings: SettingsStore<PasteSettings>;
   randomInt: RandomInt;
+  /** A new delete token (crypto random by default). */
+  deleteToken?: () => string;
   bcryptRounds: number;
+  /** The site's public base URL: links handed out (deleteUrl, the creator's page) are absolute. */
+  publicUrl: string;
+}
+
+export interface CreatedPaste {
+  slug: string;
+  /** `/paste/<slug>`, as the specification shows it. */
+  url: string;
+  /** Answered once; only its hash is stored. */
+  deleteToken: string;
+  deleteUrl: string;
+}
+
+/** Who asks to delete: the delete token they carry, and whether they are the signed-in owner. */
+export interface DeleteCredentials {
+  token: string | undefined;
+  owner: boolean;
 }
 
 export type ViewResult = { kind: 'shown'; paste: ViewedPaste } | { kind: 'locked'; slug: string };
@@ -25,20 +45,35 @@ export function formatMegabytes(value: number): string {
 
 export function createPasteService(deps: PasteServiceDeps) {
   const { repository, settings } = deps;
+  const base = deps.publicUrl.replace(/\/+$/, '');
+  const makeDeleteToken = deps.deleteToken ?? newDeleteToken;
+
+  const links = (slug: string, deleteToken: string) => ({
+    link: `${base}/paste/${slug}`,
+    // The token rides in the fragment: browsers never send it to the server, so it stays out
+    // of request logs and Referer headers; the confirm page's script posts it in a form body.
+    deleteUrl: `${base}/paste/${slug}/delete#${deleteToken}`,
+  });
 
   return {
+    links,
+
     /** Stores a paste; `viaApi` counts it in apiUsage. */
-    async create(input: CreatePasteInput, viaApi: boolean): Promise<{ slug: string; url: string }> {
+    async create(input: CreatePasteInput, viaApi: boolean): Promise<CreatedPaste> {
       const { content } = input;
       if (content === undefined || content.trim() === '') throw HttpError.badRequest('Content cannot be empty');
       const { maxPasteSize, slugLength, slugCharacterSet } = settings.get();
       if (Buffer.byteLength(content, 'utf8') > maxPasteSize * MB) throw tooLong(maxPasteSize);
 
       const passwordHash = input.password ? await bcrypt.hash(input.password, deps.bcryptRounds) : null;
+      const deleteToken = makeDeleteToken();
+      const deleteTokenHash = hashDeleteToken(deleteToken);
       for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
         const slug = generateSlug(slugLength, slugCharacterSet, deps.randomInt);
-        const inserted = await repository.insert({ slug, content, passwordHash, maxViews: input.maxViews ?? null }, viaApi);
-        if (inserted) return { slug: inserted.slug, url: `/paste/${inserted.slug}` };
+        const inserted = await repository.insert({ slug, content, passwordHash, maxViews: input.maxViews ?? null, deleteTokenHash }, viaApi);
+        if (inserted) {
+          return { slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl };
+        }
       }
       throw new HttpError(503, 'Could not find a free slug; raise slugLength or choose a larger character set');
     },
@@ -67,6 +102,32 @@ export function createPasteService(deps: PasteServiceDeps) {
       if (!found) throw HttpError.notFound('Paste not found');
       if (found.passwordHash === null) return;
       if (!(await bcrypt.compare(password, found.passwordHash))) throw HttpError.unauthorized('Incorrect password');
+    },
+
+    /** The limits and count of a paste for its creator's page, counting no view; 404 when gone. */
+    async summary(slug: string): Promise<PasteSummary> {
+      const found = await repository.summary(slug);
+      if (!found) throw HttpError.notFound('Paste not found');
+      return found;
+    },
+
+    /** 404 when there is no such paste (the delete page asks only about pastes that exist). */
+    async requireExists(slug: string): Promise<void> {
+      if (!(await repository.findDeleteTokenHash(slug))) throw HttpError.notFound('Paste not found');
+    },
+
+    /**
+     * Deletes a paste for the owner, or for whoever carries its delete token: 404 `Paste not
+     * found` for an unknown slug, 403 `Invalid delete token` for a missing or wrong token.
+     */
+    async remove(slug: string, credentials: DeleteCredentials): Promise<void> {
+      const found = await repository.findDeleteTokenHash(slug);
+      if (!found) throw HttpError.notFound('Paste not found');
+      if (!credentials.owner && !deleteTokenMatches(credentials.token, found.deleteTokenHash)) {
+        throw HttpError.forbidden('Invalid delete token');
+      }
+      // A concurrent delete may have won: the paste is gone either way, but this request deleted nothing.
+      if (!(await repository.deleteById(found.id))) throw HttpError.notFound('Paste not found');
     },
 
     async clearAll(): Promise<number> {

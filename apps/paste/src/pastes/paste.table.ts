@@ -12,6 +12,8 @@ export const pastesTable = pgTable('pastes', {
   viewsCount: integer('views_count').notNull().default(0),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   lastViewedAt: timestamp('last_viewed_at', { withTimezone: true }),
+  /** SHA-256 (hex) of the paste's delete token; NULL for pastes made before delete tokens existed (only the owner deletes them). */
+  deleteTokenHash: text('delete_token_hash'),
 }, (table) => [
   index('pastes_created_at_idx').on(table.createdAt),
   // The auto-delete job looks pastes up by their last activity.

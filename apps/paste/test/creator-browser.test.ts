@@ -1,0 +1,105 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { testDatabaseBackend } from '@app/db/testing';
+import { startTestSite, type TestSite } from './helpers.js';
+
+// Debian's chromium; the browser scenarios are skipped where it is not installed.
+const executablePath = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => existsSync(candidate));
+
+// Kept for people to look at (git-ignored): the repository's artifacts/screenshots/.
+const screenshots = path.resolve(import.meta.dirname, '../../../artifacts/screenshots');
+
+async function screenshotAtBothWidths(page: Page, name: string): Promise<void> {
+  mkdirSync(screenshots, { recursive: true });
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 1280 ? 800 : 844 });
+    await page.screenshot({ path: path.join(screenshots, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+describe.skipIf(!executablePath)(`the creator's pages in a browser (${testDatabaseBackend()})`, () => {
+  let site: TestSite;
+  let browser: Browser;
+  beforeAll(async () => {
+    site = await startTestSite();
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+
+  it('a one-view paste made in the form lands on the created page, the link copies, the recipient sees it, and the delete link deletes it after asking', async () => {
+    await site.reset();
+    const creator = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    const recipient = await browser.newContext();
+    try {
+      const page = await creator.newPage();
+      await page.goto(`${site.baseUrl}/`);
+      await page.getByLabel('Content').fill('meet at the north gate at 9');
+      await page.getByLabel('Expire after views').fill('1');
+      await page.getByRole('button', { name: 'Create paste' }).click();
+
+      await page.waitForURL(/\/paste\/[A-Za-z0-9]{8}\/created$/);
+      const slug = page.url().split('/').at(-2)!;
+      const link = `${site.baseUrl}/paste/${slug}`;
+      await page.getByRole('heading', { name: 'Your paste is ready' }).waitFor();
+      expect(await page.getByLabel('Link to share').inputValue()).toBe(link);
+      expect(await page.getByRole('img', { name: `QR code of ${link}` }).isVisible()).toBe(true);
+      expect(await page.locator('.limits').innerText()).toMatch(/Views allowed\s+1 view/);
+      expect(await page.locator('.limits').innerText()).toMatch(/Password protected\s+No/);
+      expect(await page.locator('main').innerText()).not.toContain('north gate');
+      await screenshotAtBothWidths(page, 'paste-created');
+
+      await page.getByRole('button', { name: 'Copy link' }).click();
+      await page.getByRole('button', { name: 'Copied' }).waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+
+      // The recipient, in a browser of their own, gets the one view the creator's page left.
+      const visitor = await recipient.newPage();
+      const shown = await visitor.goto(link);
+      expect(shown?.status()).toBe(200);
+      expect(await visitor.locator('#paste-code').textContent()).toBe('meet at the north gate at 9');
+
+      await page.getByRole('link', { name: 'Delete this paste' }).click();
+      await page.getByRole('heading', { name: 'Delete this paste?' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/paste/${slug}/delete`);
+      expect(await page.getByRole('link', { name: 'Cancel' }).getAttribute('href')).toBe('/');
+      await screenshotAtBothWidths(page, 'paste-delete-confirm');
+
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page.getByRole('heading', { name: 'Paste deleted' }).waitFor();
+      await screenshotAtBothWidths(page, 'paste-deleted');
+
+      const gone = await visitor.goto(link);
+      expect(gone?.status()).toBe(404);
+    } finally {
+      await creator.close();
+      await recipient.close();
+    }
+  });
+
+  it('the created page in the dark theme (screenshot at 390 px)', async () => {
+    await site.reset();
+    const context = await browser.newContext({ colorScheme: 'dark', viewport: { width: 390, height: 844 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${site.baseUrl}/`);
+      await page.getByLabel('Content').fill('dark mode');
+      await page.getByLabel('Password').fill('swordfish');
+      await page.getByRole('button', { name: 'Create paste' }).click();
+      await page.waitForURL(/\/created$/);
+      expect(await page.locator('.limits').innerText()).toMatch(/Password protected\s+Yes/);
+      mkdirSync(screenshots, { recursive: true });
+      await page.screenshot({ path: path.join(screenshots, 'paste-created-dark-390.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+});
