@@ -18,6 +18,7 @@ import { pasteBodyParser } from './pastes/paste-body.js';
 import { createPasteRepository } from './pastes/paste.repository.js';
 import { pasteRoutes } from './pastes/paste.routes.js';
 import { createPasteService, type PasteService } from './pastes/paste.service.js';
+import { createPasswordAttemptsRepository } from './pastes/password-attempts.repository.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import type { PasteSettings } from './settings/settings.schema.js';
 import { createAccess } from './shared/access.js';
@@ -71,7 +72,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const random = deps.randomInt ?? randomInt;
 
   const pastes = createPasteService({
-    repository: createPasteRepository(database.pool), settings, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10,
+    repository: createPasteRepository(database.pool), passwordAttempts: createPasswordAttemptsRepository(database.pool),
+    settings, now, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10,
   });
   const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
   const stats = createStatsService(createStatsRepository(database.pool));

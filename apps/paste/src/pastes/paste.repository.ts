@@ -190,12 +190,6 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       return found === 'viewable' ? 'locked' : found;
     },
 
-    async findPasswordHash(slug: string): Promise<{ passwordHash: string | null } | undefined> {
-      const { rows } = await db.query<{ passwordHash: string | null }>(
-        'SELECT password_hash AS "passwordHash" FROM pastes WHERE slug = $1', [slug]);
-      return rows[0];
-    },
-
     async deleteAll(): Promise<number> {
       const { rowCount } = await db.query('DELETE FROM pastes');
       return rowCount ?? 0;
