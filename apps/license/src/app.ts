@@ -5,7 +5,7 @@ import type { Config } from '@app/config';
 import type { Database } from '@app/db';
 import type { JobQueue } from '@app/events';
 import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, type Logger } from '@app/http';
-import { createRateLimiter, type Redis } from '@app/rate-limit';
+import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import './common/request.js';
 import { recordAudit } from './audit/audit.repository.js';
@@ -25,6 +25,7 @@ import { licensesService } from './licenses/licenses.service.js';
 import { applyPanicModeFromEnvironment, createPanicGuard } from './panic/panic.js';
 import { productRoutes } from './products/products.routes.js';
 import { productsService } from './products/products.service.js';
+import { createRateLimits } from './rate-limits/rate-limits.js';
 import { runtimeConfigRoutes } from './runtime-config/runtime-config.routes.js';
 import type { LicenseSettings } from './runtime-config/runtime-config.schema.js';
 import { loadResponseSigner, type ResponseSigner } from './validation/signing.js';
@@ -133,21 +134,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   const panicGuard = createPanicGuard(settings);
   const adminGuard = requireAdmin({ pool, jwt, twoFactorGate });
-  const effectiveRateLimit = () => {
-    const stored = settings.get().rateLimit;
-    return {
-      enabled: stored.enabled ?? config.RATE_LIMIT_ENABLED,
-      windowMs: stored.windowMs ?? config.RATE_LIMIT_WINDOW_MS,
-      max: stored.max ?? config.RATE_LIMIT_MAX,
-    };
-  };
-  const publicLimiter = createRateLimiter({
-    name: 'license:public',
-    redis: deps.redis,
-    current: () => { const { enabled, windowMs, max } = effectiveRateLimit(); return { enabled, windowMs, limit: max }; },
-    message: 'Too many requests, please try again later',
-  });
-  const stopWatching = settings.onChange(() => publicLimiter.rebuild());
+  const rateLimits = createRateLimits({ config, settings, jwt, redis: deps.redis });
 
   const services = {
     products: productsService({ pool, now }),
@@ -186,7 +173,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   // before the session, helmet and request-log middleware (its usage records are its log), so
   // the hot path does nothing but parse, validate in one statement, sign and answer.
   app.use(validationRoutes({
-    validate: validationService({ repository: createValidationRepository({ db: pool, now }), events }), signer, panicGuard, limiter: publicLimiter.middleware, logger,
+    validate: validationService({ repository: createValidationRepository({ db: pool, now }), events }), signer, panicGuard, limiter: rateLimits.publicLimit, logger,
   }));
   commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY });
 
@@ -195,8 +182,10 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   // CSRF protects what a session is allowed to do: a request without a signed-in user carries
   // no authority (its guard answers 401 Unauthorized), so only signed-in sessions are checked.
   app.use((req, res, next) => (req.user ? auth.csrf(req, res, next) : next()));
+  // Signed-in people count per user from here on (the public routes above count per IP).
+  app.use(rateLimits.signedInLimit);
   app.use(adminTokenRoutes({ requireAdmin: adminGuard, jwt, now }));
-  app.use(runtimeConfigRoutes({ pool, settings, requireAdmin: adminGuard, effectiveRateLimit }));
+  app.use(runtimeConfigRoutes({ pool, settings, requireAdmin: adminGuard, effectiveRateLimit: rateLimits.effectivePublicLimit }));
   app.use(productRoutes({ service: services.products, requireAdmin: adminGuard }));
   app.use(customerRoutes({ service: services.customers, requireAdmin: adminGuard }));
   app.use(licenseRoutes({ service: services.licenses, requireAdmin: adminGuard }));
@@ -213,7 +202,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     app,
     context,
     async close() {
-      stopWatching();
+      rateLimits.close();
       await auth.close();
     },
   };

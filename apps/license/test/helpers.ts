@@ -10,6 +10,7 @@ import { createTestDatabase } from '@app/db/testing';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
 import type { JobQueue } from '@app/events';
 import { createLogger } from '@app/http';
+import type { Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, type AppContext } from '../src/app.js';
 import type { Actor } from '../src/common/actor.js';
@@ -61,6 +62,8 @@ export interface TestAppOptions {
   jobs?: JobQueue;
   /** Reuse a database (e.g. a second instance on the same data); the caller closes it. */
   database?: Database;
+  /** Rate-limit counts in Redis (see testRateLimitStore); in memory without it. */
+  redis?: Redis;
 }
 
 let sequence = 0;
@@ -81,7 +84,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
   const built = await createApp({
     config, database, settings, logger: createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
-    now: options.now, events: options.events, jobs: options.jobs,
+    now: options.now, events: options.events, jobs: options.jobs, redis: options.redis,
   });
   server.on('request', built.app);
   const { context } = built;

@@ -20,6 +20,7 @@ import { creatorRoutes } from './pastes/creator.routes.js';
 import { createDeleteAccess } from './pastes/delete-access.js';
 import { pasteRoutes } from './pastes/paste.routes.js';
 import { createPasteService, type PasteService } from './pastes/paste.service.js';
+import { createPasswordAttemptsRepository } from './pastes/password-attempts.repository.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import type { PasteSettings } from './settings/settings.schema.js';
 import { createAccess } from './shared/access.js';
@@ -73,8 +74,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const random = deps.randomInt ?? randomInt;
 
   const pastes = createPasteService({
-    repository: createPasteRepository(database.pool), settings, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10,
-    publicUrl: deps.publicUrl,
+    repository: createPasteRepository(database.pool), passwordAttempts: createPasswordAttemptsRepository(database.pool),
+    settings, now, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10, publicUrl: deps.publicUrl,
   });
   const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
   const stats = createStatsService(createStatsRepository(database.pool));

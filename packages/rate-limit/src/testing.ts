@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { createRedisClient, type Redis } from './redis-client.js';
 
 /**
  * Whether a Redis server answers PING at `url`. Tests that need Redis skip themselves on a
@@ -17,4 +19,32 @@ export async function redisAvailableForTests(url: string): Promise<boolean> {
   });
   if (!answered && process.env.CI) throw new Error(`Redis does not answer at ${url}, and CI requires it`);
   return answered;
+}
+
+export interface TestRateLimitStore {
+  /** Redis when REDIS_URL is set (the PostgreSQL test run); undefined: the in-memory store. */
+  redis?: Redis;
+  kind: 'redis' | 'memory';
+  /** Deletes this store's keys and closes the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * The rate-limit store of a test: Redis when `REDIS_URL` is set, with a key prefix of its own so
+ * the counts start at zero and no other test (or earlier run) shares them; memory otherwise.
+ */
+export function testRateLimitStore(url = process.env.REDIS_URL): TestRateLimitStore {
+  if (!url) return { kind: 'memory', async close() {} };
+  const keyPrefix = `test-${randomBytes(6).toString('hex')}:`;
+  const redis = createRedisClient(url, { keyPrefix });
+  return {
+    redis,
+    kind: 'redis',
+    async close() {
+      // KEYS answers full names; DEL through this client adds the prefix again, so strip it.
+      const keys = await redis.keys(`${keyPrefix}*`);
+      if (keys.length) await redis.del(...keys.map((key) => key.slice(keyPrefix.length)));
+      await redis.quit();
+    },
+  };
 }
