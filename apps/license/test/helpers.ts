@@ -11,7 +11,7 @@ import { startDevIdp, type DevIdp } from '@app/dev-idp';
 import type { JobQueue } from '@app/events';
 import { createLogger } from '@app/http';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
-import { createApp, type AppContext } from '../src/app.js';
+import { createApp, type AppContext, type WebhookDeliveryDeps } from '../src/app.js';
 import type { Actor } from '../src/common/actor.js';
 import type { EventBus } from '../src/events/event-bus.js';
 import { insertCustomer } from '../src/customers/customers.repository.js';
@@ -59,6 +59,8 @@ export interface TestAppOptions {
   now?: () => Date;
   events?: EventBus;
   jobs?: JobQueue;
+  /** DNS, HTTP out, retry schedule and polling of webhook delivery (tests compress the schedule). */
+  webhookDelivery?: WebhookDeliveryDeps;
   /** Reuse a database (e.g. a second instance on the same data); the caller closes it. */
   database?: Database;
 }
@@ -81,7 +83,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
   const built = await createApp({
     config, database, settings, logger: createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
-    now: options.now, events: options.events, jobs: options.jobs,
+    now: options.now, events: options.events, jobs: options.jobs, webhookDelivery: options.webhookDelivery,
   });
   server.on('request', built.app);
   const { context } = built;
