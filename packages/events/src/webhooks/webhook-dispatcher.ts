@@ -78,7 +78,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   let running = false;
   let pumping: Promise<void> | undefined;
-  let pumpAgain = false;
+  /** Set by every wake; the claim loop runs until no wake came during its last claim. */
+  let wanted = false;
   let poller: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
   const failedSinceRelease = new Set<string>();
@@ -92,16 +93,21 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     return id;
   }
 
+  /** Claims due deliveries now; a wake that arrives while claiming makes the claim loop run again. */
   function wake(): void {
     if (!running) return;
-    if (pumping) { pumpAgain = true; return; }
-    pumping = pump().finally(() => { pumping = undefined; });
+    wanted = true;
+    if (pumping) return;
+    pumping = pump().finally(() => {
+      pumping = undefined;
+      if (wanted) wake();
+    });
   }
 
   async function pump(): Promise<void> {
     try {
-      do {
-        pumpAgain = false;
+      while (wanted && running) {
+        wanted = false;
         while (running && inFlight.size < concurrency) {
           const at = now();
           const leaseUntil = new Date(at.getTime() + options.settings().timeoutMs + 30_000);
@@ -114,8 +120,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
           }
           if (claimed.length === 0) break;
         }
-      } while (pumpAgain && running && inFlight.size < concurrency);
+      }
     } catch (error) {
+      wanted = false;
       options.logger?.error?.({ err: error }, 'claiming webhook deliveries failed');
     }
   }
@@ -161,6 +168,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     options.logger?.warn({ webhookId: delivery.id, event: delivery.event, url: delivery.url, attempts: delivery.attempts, responseCode, error, nextRetryAt },
       nextRetryAt ? 'webhook delivery failed; will retry' : 'webhook delivery failed for good; kept as failed');
     await store.markFailed({ id: delivery.id, attempt: delivery.attempts, at, responseCode, error, nextRetryAt });
+    // A retry due before the next poll is claimed on time (compressed schedules in tests).
+    if (delay !== undefined && delay < pollIntervalMs) setTimeout(wake, delay).unref();
   }
 
   /** The endpoint answered: its deliveries waiting for a retry are due now. */
