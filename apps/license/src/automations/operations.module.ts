@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
-import { createWebhookDispatcher, type Notifier, type WebhookDispatcher, type WorkQueue } from '@app/events';
+import { checkOutgoingUrl, createWebhookDispatcher, type Notifier, type WebhookDispatcher, type WorkQueue } from '@app/events';
 import type { Logger } from '@app/http';
 import type { AppContext } from '../app.js';
 import type { EventBus, LicenseEventName } from '../events/event-bus.js';
@@ -86,6 +86,11 @@ export async function setupOperations(ctx: OperationsContext): Promise<Operation
     concurrency: config.WEBHOOK_CONCURRENCY, ...outgoing, ...ctx.webhookDelivery,
   });
   const checkWebhookUrl = (url: string) => assertWebhookUrlAllowed(url, outgoing);
+  if (config.WEBHOOK_URL) {
+    // Not refused here (the environment is the operator's), but every delivery to it would fail.
+    checkOutgoingUrl(config.WEBHOOK_URL, outgoing).catch((error: Error) =>
+      logger.warn({ url: config.WEBHOOK_URL, err: error }, 'WEBHOOK_URL is not allowed (see WEBHOOK_ALLOW_PRIVATE): its deliveries will fail'));
+  }
   const notifier = createLicenseNotifier(config, queue, logger);
   const engine = createAutomationEngine({
     pool, now, bus: events, notifier, webhooks, logger,
