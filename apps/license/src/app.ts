@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { createAuth, type Auth, type OAuthSettings, type SessionUser } from '@app/auth';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
-import type { JobQueue } from '@app/events';
+import type { JobQueue, WebhookDispatcherOptions } from '@app/events';
 import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
@@ -51,9 +51,11 @@ export interface AppDeps {
   events?: EventBus;
   jobs?: JobQueue;
   redis?: Redis;
-  /** Outgoing HTTP (webhooks); the global fetch by default. */
-  fetch?: typeof fetch;
+  /** Webhook delivery's side effects and pace: DNS, HTTP out, the retry schedule (tests compress it), polling. */
+  webhookDelivery?: WebhookDeliveryDeps;
 }
+
+export type WebhookDeliveryDeps = Partial<Pick<WebhookDispatcherOptions, 'lookup' | 'transport' | 'schedule' | 'pollIntervalMs'>>;
 
 /** Everything a feature needs to build its router, handed to the feature routers below. */
 export interface AppContext {
@@ -66,7 +68,7 @@ export interface AppContext {
   events: EventBus;
   jobs?: JobQueue;
   redis?: Redis;
-  fetch: typeof fetch;
+  webhookDelivery?: WebhookDeliveryDeps;
   auth: Auth;
   jwt: JwtService;
   signer: ResponseSigner;
@@ -142,7 +144,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     licenses: licensesService({ pool, events, now }),
   };
   const context: AppContext = {
-    config, database, pool, logger, settings, now, events, jobs: deps.jobs, redis: deps.redis, fetch: deps.fetch ?? fetch,
+    config, database, pool, logger, settings, now, events, jobs: deps.jobs, redis: deps.redis, webhookDelivery: deps.webhookDelivery,
     auth, jwt, signer, requireAdmin: adminGuard, panicGuard, services,
   };
 
@@ -203,6 +205,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     context,
     async close() {
       rateLimits.close();
+      await operations.close();
       await auth.close();
     },
   };

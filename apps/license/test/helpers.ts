@@ -12,7 +12,7 @@ import type { JobQueue } from '@app/events';
 import { createLogger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
-import { createApp, type AppContext } from '../src/app.js';
+import { createApp, type AppContext, type WebhookDeliveryDeps } from '../src/app.js';
 import type { Actor } from '../src/common/actor.js';
 import type { EventBus } from '../src/events/event-bus.js';
 import { insertCustomer } from '../src/customers/customers.repository.js';
@@ -60,6 +60,8 @@ export interface TestAppOptions {
   now?: () => Date;
   events?: EventBus;
   jobs?: JobQueue;
+  /** DNS, HTTP out, retry schedule and polling of webhook delivery (tests compress the schedule). */
+  webhookDelivery?: WebhookDeliveryDeps;
   /** Reuse a database (e.g. a second instance on the same data); the caller closes it. */
   database?: Database;
   /** Rate-limit counts in Redis (see testRateLimitStore); in memory without it. */
@@ -84,7 +86,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
   const built = await createApp({
     config, database, settings, logger: createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
-    now: options.now, events: options.events, jobs: options.jobs, redis: options.redis,
+    now: options.now, events: options.events, jobs: options.jobs, redis: options.redis, webhookDelivery: options.webhookDelivery,
   });
   server.on('request', built.app);
   const { context } = built;
