@@ -188,7 +188,11 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(validationRoutes({
     validate: validationService({ repository: createValidationRepository({ db: pool, now }), events }), signer, panicGuard, limiter: publicLimiter.middleware, logger,
   }));
-  commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY });
+  commonMiddleware(app, {
+    logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY,
+    // Programs with a bearer token have no session user: the admin the token names is the user.
+    userId: (req) => req.user?.id ?? req.admin?.userId,
+  });
 
   app.use(...auth.session);
   app.use(auth.routes);

@@ -9,7 +9,7 @@ import type { Database } from '@app/db';
 import { createTestDatabase } from '@app/db/testing';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
 import type { JobQueue } from '@app/events';
-import { createLogger } from '@app/http';
+import { createLogger, type Logger } from '@app/http';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, type AppContext } from '../src/app.js';
 import type { Actor } from '../src/common/actor.js';
@@ -61,6 +61,8 @@ export interface TestAppOptions {
   jobs?: JobQueue;
   /** Reuse a database (e.g. a second instance on the same data); the caller closes it. */
   database?: Database;
+  /** The app's logger (silent by default); log tests pass one that writes to a capture. */
+  logger?: Logger;
 }
 
 let sequence = 0;
@@ -80,7 +82,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
   const built = await createApp({
-    config, database, settings, logger: createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
+    config, database, settings, logger: options.logger ?? createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
     now: options.now, events: options.events, jobs: options.jobs,
   });
   server.on('request', built.app);

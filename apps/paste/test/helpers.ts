@@ -8,7 +8,7 @@ import { loadConfig } from '@app/config';
 import type { Database } from '@app/db';
 import { createTestDatabase } from '@app/db/testing';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
-import { createLogger } from '@app/http';
+import { createLogger, type Logger } from '@app/http';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { csrfTokenFor, signInAs } from '@app/auth/testing';
 import { createApp, migrationsFolder, type PasteApp } from '../src/app.js';
@@ -42,7 +42,7 @@ export interface TestSite {
  * The paste service on a fresh test database, listening on a free port (the dev identity
  * provider needs a real callback address), with the owner OWNER_ID. One per test file.
  */
-export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LIMITS): Promise<TestSite> {
+export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LIMITS, options: { logger?: Logger } = {}): Promise<TestSite> {
   const database = await createTestDatabase(migrationsFolder);
   const idp: DevIdp = await startDevIdp({ port: 0 });
   let handler: http.RequestListener = (_req, res) => { res.statusCode = 503; res.end(); };
@@ -56,7 +56,7 @@ export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LI
   const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'paste-uploads-'));
   const paste = createApp({
     config, database, settings, oauth: idp.oauth, publicUrl: baseUrl, uploadDir,
-    logger: createLogger({ level: 'silent' }),
+    logger: options.logger ?? createLogger({ level: 'silent' }),
     bcryptRounds: 4,
   });
   handler = paste.app;

@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { HttpError } from './http-error.js';
 import { requestLogger, type Logger } from './logger.js';
@@ -11,6 +11,8 @@ export interface CommonMiddlewareOptions {
   trustProxy: string;
   /** Extra Content-Security-Policy directives (helmet's defaults otherwise). */
   contentSecurityPolicy?: Record<string, string[]>;
+  /** The signed-in user's id for the request log (default: passport's `req.user.id`). */
+  userId?: (req: Request) => string | undefined;
 }
 
 /** Parses `TRUST_PROXY`: `true`/`false`, a hop count, or a comma-separated list of addresses. */
@@ -32,7 +34,7 @@ export function commonMiddleware(app: Express, options: CommonMiddlewareOptions)
       directives: { ...helmet.contentSecurityPolicy.getDefaultDirectives(), 'upgrade-insecure-requests': null, ...options.contentSecurityPolicy },
     },
   }));
-  app.use(requestLogger(options.logger));
+  app.use(requestLogger(options.logger, { userId: options.userId }));
   app.use(express.json({ limit: options.bodyLimit }));
   app.use(express.urlencoded({ extended: false, limit: options.bodyLimit }));
 }
