@@ -34,7 +34,7 @@ import { validationService } from './validation/validation.service.js';
 import { setupTwoFactor } from './two-factor/two-factor.module.js';
 import { setupExports } from './exports/exports.module.js';
 import { setupOperations } from './automations/operations.module.js';
-import { dashboardRoutes } from './dashboard/dashboard.routes.js';
+import { dashboardRoutes, pageNotFound } from './dashboard/dashboard.routes.js';
 
 /** What the app is built from. Side effects come in here so tests can swap them. */
 export interface AppDeps {
@@ -210,6 +210,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(dashboardRoutes(context));
 
   app.use(apiNotFound);
+  app.use(pageNotFound);
   app.use(auditFailedAdminWrites(pool, logger));
   app.use(createErrorHandler({ style: 'license', logger }));
 

@@ -39,7 +39,11 @@ export function commonMiddleware(app: Express, options: CommonMiddlewareOptions)
   app.use(express.urlencoded({ extended: false, limit: options.bodyLimit }));
 }
 
-/** JSON 404 for unknown `/api` paths; mount after every router. */
+/**
+ * 404 `{ success: false, error: "Not found" }` for unknown `/api` paths, in both services' error
+ * styles alike; mount after every router. Other paths fall through to the app's HTML 404 page.
+ */
 export const apiNotFound: RequestHandler = (req, _res, next) => {
-  next(req.path.startsWith('/api') ? HttpError.notFound('Not found') : undefined);
+  const isApi = req.path === '/api' || req.path.startsWith('/api/');
+  next(isApi ? new HttpError(404, 'Not found', undefined, { success: false }) : undefined);
 };

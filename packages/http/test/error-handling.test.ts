@@ -76,10 +76,12 @@ describe.each([
     expect(res.body.body).toEqual({ name: 'a', count: 2 });
   });
 
-  it('answers unknown /api routes with 404 JSON', async () => {
-    const res = await request(app).get('/api/nothing-here');
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ ...envelope, error: 'Not found' });
+  it.each(['get', 'post', 'put', 'delete'] as const)('answers %s of an unknown /api path with 404 { success: false, error: "Not found" }', async (method) => {
+    for (const path of ['/api/nothing-here', '/api']) {
+      const res = await request(app)[method](path);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ success: false, error: 'Not found' });
+    }
   });
 
   it('answers a path with broken percent-encoding with 400, not 500', async () => {
