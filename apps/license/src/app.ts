@@ -35,7 +35,7 @@ import { validationService } from './validation/validation.service.js';
 import { setupTwoFactor } from './two-factor/two-factor.module.js';
 import { setupExports } from './exports/exports.module.js';
 import { setupOperations } from './automations/operations.module.js';
-import { dashboardRoutes } from './dashboard/dashboard.routes.js';
+import { dashboardRoutes, pageNotFound } from './dashboard/dashboard.routes.js';
 
 /** What the app is built from. Side effects come in here so tests can swap them. */
 export interface AppDeps {
@@ -177,7 +177,11 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(validationRoutes({
     validate: validationService({ repository: createValidationRepository({ db: pool, now }), events }), signer, panicGuard, limiter: rateLimits.publicLimit, logger,
   }));
-  commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY });
+  commonMiddleware(app, {
+    logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY,
+    // Programs with a bearer token have no session user: the admin the token names is the user.
+    userId: (req) => req.user?.id ?? req.admin?.userId,
+  });
 
   app.use(...auth.session);
   app.use(auth.routes);
@@ -197,6 +201,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(dashboardRoutes(context));
 
   app.use(apiNotFound);
+  app.use(pageNotFound);
   app.use(auditFailedAdminWrites(pool, logger));
   app.use(createErrorHandler({ style: 'license', logger }));
 

@@ -3,17 +3,18 @@ import { getConfig } from '@app/config';
 import { openDatabase, runMigrations } from '@app/db';
 import { startDevIdp } from '@app/dev-idp';
 import { createJobQueue } from '@app/events';
-import { createLogger, serveGracefully } from '@app/http';
+import { serveGracefully } from '@app/http';
 import { createRedisClient } from '@app/rate-limit';
 import { createSettingsStore } from '@app/settings';
 import { createApp } from './app.js';
+import { createLicenseLogger } from './common/logger.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from './runtime-config/runtime-config.schema.js';
 
 const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 
 async function main(): Promise<void> {
   const config = getConfig();
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'license' });
+  const logger = createLicenseLogger({ level: config.LOG_LEVEL });
   const port = config.licensePort;
   const publicUrl = config.LICENSE_PUBLIC_URL ?? `http://localhost:${port}`;
 

@@ -9,7 +9,7 @@ import type { Database } from '@app/db';
 import { createTestDatabase } from '@app/db/testing';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
 import type { JobQueue } from '@app/events';
-import { createLogger } from '@app/http';
+import { createLogger, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, type AppContext, type WebhookDeliveryDeps } from '../src/app.js';
@@ -66,6 +66,8 @@ export interface TestAppOptions {
   database?: Database;
   /** Rate-limit counts in Redis (see testRateLimitStore); in memory without it. */
   redis?: Redis;
+  /** The app's logger (silent by default); log tests pass one that writes to a capture. */
+  logger?: Logger;
 }
 
 let sequence = 0;
@@ -85,7 +87,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
   const built = await createApp({
-    config, database, settings, logger: createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
+    config, database, settings, logger: options.logger ?? createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
     now: options.now, events: options.events, jobs: options.jobs, redis: options.redis, webhookDelivery: options.webhookDelivery,
   });
   server.on('request', built.app);

@@ -4,7 +4,7 @@ import express, { Router, type Express, type Request } from 'express';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
-import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, HttpError, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createApiKeyRepository } from './api-keys/api-key.repository.js';
@@ -123,7 +123,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   app.use(adminRoutes({ settings, stats, apiKeys, access, ownerId: config.OWNER_ID }));
 
   app.use(apiNotFound);
-  app.use((req, _res, next) => next(HttpError.notFound('Page not found')));
+  // Every other unknown path, whatever the method: the HTML page, never Express's "Cannot GET".
+  app.use((_req, res) => { res.status(404).type('html').send(errorPage(settings.get(), 404, 'Page not found')); });
   app.use(createErrorHandler({
     style: 'paste',
     logger,

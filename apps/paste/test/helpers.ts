@@ -8,7 +8,7 @@ import { loadConfig } from '@app/config';
 import type { Database } from '@app/db';
 import { createTestDatabase } from '@app/db/testing';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
-import { createLogger } from '@app/http';
+import { createLogger, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { csrfTokenFor, signInAs } from '@app/auth/testing';
@@ -45,6 +45,8 @@ export interface TestSiteOptions {
   /** Rate-limit counts in Redis (see testRateLimitStore); in memory without it. */
   redis?: Redis;
   now?: () => Date;
+  /** The app's logger (silent by default); log tests pass one that writes to a capture. */
+  logger?: Logger;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LI
   const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'paste-uploads-'));
   const paste = createApp({
     config, database, settings, oauth: idp.oauth, publicUrl: baseUrl, uploadDir,
-    logger: createLogger({ level: 'silent' }),
+    logger: options.logger ?? createLogger({ level: 'silent' }),
     bcryptRounds: 4, redis: options.redis, now: options.now,
   });
   handler = paste.app;

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request } from 'express';
-import type { Logger } from './logger.js';
+import { requestIdOf, type Logger } from './logger.js';
 import { isHttpError } from './http-error.js';
 
 /** `paste`: `{ error }`; `license`: `{ success: false, error }`. Both add `details` for validation. */
@@ -22,7 +22,8 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHa
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
     const { status, message, details, extra } = describe(error);
-    if (status >= 500) options.logger.error({ err: error, url: req.originalUrl }, 'request failed');
+    // The path without its query string (which may carry tokens); the request id ties this line to the request's.
+    if (status >= 500) options.logger.error({ err: error, reqId: requestIdOf(req), method: req.method, path: req.originalUrl.split('?')[0] }, 'request failed');
     const html = options.renderHtml?.(req, status, message);
     if (html !== undefined) {
       res.status(status).type('html').send(html);

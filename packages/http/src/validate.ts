@@ -1,8 +1,14 @@
 import type { RequestHandler } from 'express';
 import type { z } from 'zod';
 import { HttpError } from './http-error.js';
+import { readableIssue } from './readable-issue.js';
 
-/** `{ field: message }` from a zod error: the first message for each field. */
+export { readableIssue };
+
+/**
+ * `{ field: message }` from a zod error: the first message for each field. Parse with
+ * `{ error: readableIssue }` (as `parseInput` does) so the messages are written for people.
+ */
 export function validationDetails(error: z.ZodError): Record<string, string> {
   const details: Record<string, string> = {};
   for (const issue of error.issues) {
@@ -28,7 +34,8 @@ function pathOfNul(value: unknown, path: string[] = []): string | undefined {
  * NUL character are refused here too: the database would refuse them later, as a 500.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const result = schema.safeParse(input ?? {});
+  // Messages a schema sets itself win over readableIssue (zod's order), so spec texts stay as written.
+  const result = schema.safeParse(input ?? {}, { error: readableIssue });
   if (!result.success) throw HttpError.badRequest('Validation failed', validationDetails(result.error));
   const nulAt = pathOfNul(result.data);
   if (nulAt) throw HttpError.badRequest('Validation failed', { [nulAt]: 'Must not contain NUL characters' });
