@@ -7,6 +7,9 @@ import { transientKind } from './database-errors.js';
  * `ambiguous` failure (the connection died without an answer, so a write may have committed)
  * only when `repeatable` says the work has no effect to double. A second failure is thrown: the
  * error handler answers it with 503 and `Retry-After`.
+ *
+ * The retry waits a moment (20-50 ms): when the server drops every connection at once, the
+ * pool's other idle clients are dead too, and it learns so only as their sockets report it.
  */
 export async function retryTransient<T>(work: () => Promise<T>, options: { repeatable?: boolean } = {}): Promise<T> {
   try {
@@ -14,9 +17,12 @@ export async function retryTransient<T>(work: () => Promise<T>, options: { repea
   } catch (error) {
     const kind = transientKind(error);
     if (!kind || (kind === 'ambiguous' && !options.repeatable)) throw error;
+    await retryPause();
     return work();
   }
 }
+
+export const retryPause = () => new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
 
 const leadingComments = /^(?:\s+|--[^\n]*\n?|\/\*[\s\S]*?\*\/)*/;
 const writes = /\b(?:INSERT|UPDATE|DELETE|MERGE|TRUNCATE|CREATE|DROP|ALTER|GRANT|NOTIFY|LISTEN|LOCK|SET|CALL|COPY|DO|nextval|setval|pg_notify|pg_advisory\w*)\b/i;

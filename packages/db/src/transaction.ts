@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { transientKind } from './database-errors.js';
+import { retryPause } from './retry.js';
 
 /** Anything that runs a query: the pool, or a client inside a transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
@@ -22,6 +23,7 @@ export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolCl
   } catch (error) {
     const kind = transientKind(error);
     if (!kind || (kind === 'ambiguous' && atCommit.has(error as object))) throw error;
+    await retryPause();
     return runTransaction(pool, work);
   }
 }
