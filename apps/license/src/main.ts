@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { getConfig } from '@app/config';
-import { openDatabase, runMigrations } from '@app/db';
+import { DataFolderInUseError, openDatabase, runMigrations } from '@app/db';
 import { startDevIdp } from '@app/dev-idp';
 import { createJobQueue } from '@app/events';
 import { serveGracefully } from '@app/http';
@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   const database = await openDatabase({
     url: config.LICENSE_DATABASE_URL ?? config.DATABASE_URL,
     dataDir: path.join(config.DATA_DIR, 'license'),
+    warn: (message) => logger.warn(message),
   });
   await runMigrations(database.db, migrationsFolder, 'license');
 
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error);
+  // Another process holds the data folder: its one line says all there is to say.
+  console.error(error instanceof DataFolderInUseError ? error.message : error);
   process.exit(1);
 });

@@ -55,7 +55,7 @@ async function resolveOAuth(config: Config, logger: Logger): Promise<{ oauth: OA
 export async function startPasteService(config: Config, options: { logger?: Logger; handleSignals?: boolean; port?: number } = {}): Promise<StartedPasteService> {
   const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, name: 'paste' });
   const url = config.PASTE_DATABASE_URL ?? config.DATABASE_URL;
-  const database = await openDatabase(url ? { url } : { dataDir: path.join(config.DATA_DIR, 'paste') });
+  const database = await openDatabase(url ? { url } : { dataDir: path.join(config.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
   await runMigrations(database.db, migrationsFolder, 'paste');
   const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema });
   const { oauth, devIdp } = await resolveOAuth(config, logger);
