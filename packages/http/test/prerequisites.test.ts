@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { findChromium, requireForTests } from '../src/testing.js';
+import { findChromium, requireForTests } from '../src/testing/index.js';
 
 const folder = mkdtempSync(path.join(os.tmpdir(), 'find-chromium-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

@@ -1,0 +1,2 @@
+export { requireForTests, findChromium, chromiumForTests } from './prerequisites.js';
+export { startServiceProcess, type ServiceProcess } from './service-process.js';
