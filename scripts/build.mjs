@@ -62,6 +62,8 @@ export async function buildTarget(name) {
     format: 'esm',
     target: 'node20.19',
     sourcemap: true,
+    // Class names (error types) stay readable in logs and stack traces.
+    keepNames: true,
     logLevel: 'warning',
     plugins: [npmPackagesExternal(imported)],
   });
