@@ -44,7 +44,8 @@ export interface AppDeps {
   logger: Logger;
   /** Runtime settings (namespace `license`): panic mode and the public rate limit. */
   settings: SettingsStore<LicenseSettings>;
-  oauth: OAuthSettings;
+  /** The identity provider; without one, sign-in answers 503 naming what to configure. */
+  oauth: OAuthSettings | undefined;
   /** Base URL people and the identity provider reach this service at. */
   publicUrl: string;
   now?: () => Date;

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { getConfig } from '@app/config';
+import { resolveIdentityProvider } from '@app/auth';
+import { describeSessionSecret, getConfig, resolveSessionSecret } from '@app/config';
 import { DataFolderInUseError, openDatabase, runMigrations } from '@app/db';
-import { startDevIdp } from '@app/dev-idp';
 import { createJobQueue } from '@app/events';
 import { serveGracefully } from '@app/http';
 import { createRedisClient } from '@app/rate-limit';
@@ -13,8 +13,12 @@ import { licenseSettingsNamespace, licenseSettingsSchema } from './runtime-confi
 const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 
 async function main(): Promise<void> {
-  const config = getConfig();
-  const logger = createLicenseLogger({ level: config.LOG_LEVEL });
+  const processConfig = getConfig();
+  const logger = createLicenseLogger({ level: processConfig.LOG_LEVEL });
+  const sessionSecret = resolveSessionSecret(processConfig, 'license');
+  const sessionSecretNote = describeSessionSecret(sessionSecret);
+  if (sessionSecretNote) logger.info({ file: sessionSecret.file }, sessionSecretNote);
+  const config = { ...processConfig, SESSION_SECRET: sessionSecret.secret };
   const port = config.licensePort;
   const publicUrl = config.LICENSE_PUBLIC_URL ?? `http://localhost:${port}`;
 
@@ -25,21 +29,7 @@ async function main(): Promise<void> {
   });
   await runMigrations(database.db, migrationsFolder, 'license');
 
-  let oauth;
-  let devIdp: Awaited<ReturnType<typeof startDevIdp>> | undefined;
-  if (config.OAUTH_CLIENT_ID) {
-    oauth = {
-      authorizationURL: config.OAUTH_AUTHORIZATION_URL!, tokenURL: config.OAUTH_TOKEN_URL!, userInfoURL: config.OAUTH_USERINFO_URL!,
-      clientID: config.OAUTH_CLIENT_ID, clientSecret: config.OAUTH_CLIENT_SECRET ?? '', scope: config.OAUTH_SCOPE,
-      idField: config.OAUTH_ID_FIELD, usernameField: config.OAUTH_USERNAME_FIELD,
-    };
-  } else if (config.NODE_ENV !== 'production' && config.DEV_IDP_ENABLED) {
-    devIdp = await startDevIdp({ port: config.DEV_IDP_PORT });
-    oauth = devIdp.oauth;
-    logger.warn({ url: devIdp.url }, 'NO OAUTH PROVIDER CONFIGURED: signing in through the local DEVELOPMENT identity provider');
-  } else {
-    throw new Error('OAUTH_CLIENT_ID (and the provider URLs) must be configured');
-  }
+  const { oauth, devIdp } = await resolveIdentityProvider(config, logger, publicUrl);
 
   const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
   // A job schema of its own: the paste service may share this database (a lone DATABASE_URL).

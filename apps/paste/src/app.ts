@@ -38,8 +38,11 @@ export interface PasteAppDeps {
   database: Database;
   logger: Logger;
   settings: SettingsStore<PasteSettings>;
-  /** Where the identity provider is; the provider returns to `${publicUrl}/auth/idp/callback`. */
-  oauth: OAuthSettings;
+  /**
+   * Where the identity provider is; the provider returns to `${publicUrl}/auth/idp/callback`.
+   * Without one, sign-in answers 503 naming what to configure; the rest of the site works.
+   */
+  oauth: OAuthSettings | undefined;
   publicUrl: string;
   /** Folder of uploaded logos and favicons. */
   uploadDir: string;

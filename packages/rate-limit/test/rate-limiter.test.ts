@@ -5,10 +5,10 @@ import express from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createErrorHandler, createLogger } from '@app/http';
 import { createRateLimiter, createRedisClient, type RateLimitValues, type Redis, type RebuildableLimiter } from '../src/index.js';
-import { redisAvailableForTests } from '../src/testing.js';
+import { redisForTests, testRedisUrl } from '../src/testing.js';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const withRedis = await redisAvailableForTests(redisUrl);
+const redisUrl = testRedisUrl();
+const withRedis = await redisForTests('rate limits shared through Redis', redisUrl);
 const logger = createLogger({ level: 'silent' });
 const servers: Server[] = [];
 const clients: Redis[] = [];
