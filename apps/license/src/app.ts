@@ -56,7 +56,7 @@ export interface AppDeps {
   webhookDelivery?: WebhookDeliveryDeps;
 }
 
-export type WebhookDeliveryDeps = Partial<Pick<WebhookDispatcherOptions, 'lookup' | 'transport' | 'schedule' | 'pollIntervalMs'>>;
+export type WebhookDeliveryDeps = Partial<Pick<WebhookDispatcherOptions, 'lookup' | 'transport' | 'schedule' | 'pollIntervalMs' | 'probeEveryMs'>>;
 
 /** Everything a feature needs to build its router, handed to the feature routers below. */
 export interface AppContext {

@@ -80,6 +80,25 @@ export function webhookDeliveryStore(db: Queryable): WebhookDeliveryStore {
         `UPDATE webhook_deliveries SET next_retry_at = $2 WHERE url = $1 AND status = 'pending' AND next_retry_at > $2`, [url, now]);
       return rowCount ?? 0;
     },
+
+    async probeWaitingEndpoints(now, quietMs) {
+      const { rowCount } = await db.query(
+        `UPDATE webhook_deliveries d SET next_retry_at = $1::timestamptz
+         FROM (
+           SELECT DISTINCT ON (url) id, url FROM webhook_deliveries
+           WHERE status = 'pending'
+           ORDER BY url, next_retry_at
+         ) earliest
+         WHERE d.id = earliest.id
+           AND NOT EXISTS (
+             SELECT 1 FROM webhook_deliveries busy
+             WHERE busy.url = earliest.url AND busy.status = 'pending'
+               AND (busy.next_retry_at <= $1::timestamptz + $2::float8 * interval '1 millisecond'
+                    OR busy.last_attempt_at > $1::timestamptz - $2::float8 * interval '1 millisecond'
+                    OR busy.claimed_until > $1::timestamptz))`,
+        [now, quietMs]);
+      return rowCount ?? 0;
+    },
   };
 }
 

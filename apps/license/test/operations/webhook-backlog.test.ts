@@ -77,6 +77,52 @@ describe(`a webhook receiver that is down while 2,000 events queue, then comes b
   }, 240_000);
 });
 
+describe(`a webhook receiver that comes back while no new event is sent (${testDatabaseBackend()})`, () => {
+  let app: Awaited<ReturnType<typeof buildAppWithQueue>>;
+  let peer: Awaited<ReturnType<typeof startSwitchableReceiver>>;
+  // Test-compressed: production asks a waiting endpoint once a minute.
+  const probeEveryMs = 1500;
+
+  beforeAll(async () => {
+    peer = await startSwitchableReceiver();
+    // Stretched ten times: the first retry is 100 s away, so only a probe can find the return in time.
+    app = await buildAppWithQueue({
+      WEBHOOK_URL: `${peer.receiver.url}/hooks`, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'LICENSE_CREATED', WEBHOOK_ALLOW_PRIVATE: 'true',
+    }, undefined, { webhookDelivery: { schedule: scaleRetrySchedule(webhookRetrySchedule(), 10), probeEveryMs } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await peer?.receiver.close();
+  });
+
+  it('asks the endpoint with one delivery per probe period while it is down, and delivers the whole backlog within a period of its return', async () => {
+    const { t } = app;
+    const events = 50;
+    await Promise.all(Array.from({ length: events }, (_, i) => t.context.events.emit('LICENSE_CREATED', { licenseKey: `WAITING-${i}` })));
+    await eventually(async () => {
+      const { rows } = await t.database.pool.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE attempts = 0 OR claimed_until > now()");
+      return rows[0].n === 0;
+    }, 60_000, 100);
+    const attemptsWhileDown = async () => (await t.database.pool.query('SELECT sum(attempts)::int AS n FROM webhook_deliveries')).rows[0].n as number;
+    const before = await attemptsWhileDown();
+    await sleep(probeEveryMs * 3);
+    // Three periods down: at most one probe each (a fourth may be starting), never the whole backlog.
+    expect(await attemptsWhileDown() - before).toBeLessThanOrEqual(4);
+    expect(peer.accepted).toHaveLength(0);
+
+    peer.state.down = false;
+    const returned = Date.now();
+    await eventually(() => new Set(peer.accepted.map((request) => request.headers['x-webhook-id'])).size >= events, 30_000, 50);
+    const seconds = (Date.now() - returned) / 1000;
+    console.log(`[${testDatabaseBackend()}] no new event: ${events} waiting deliveries delivered ${seconds.toFixed(1)} s after the return (probe every ${probeEveryMs} ms)`);
+    expect(seconds).toBeLessThan((probeEveryMs * 2 + 2000) / 1000);
+    expect(peer.accepted.every(signed)).toBe(true);
+    // The receiver has answered the last one; its outcome is recorded a moment later.
+    await eventually(async () => (await statusCounts(t)).delivered === events, 10_000, 50);
+    expect(await statusCounts(t)).toEqual({ delivered: events });
+  }, 120_000);
+});
+
 describe(`a webhook receiver down for longer than the whole retry schedule (${testDatabaseBackend()})`, () => {
   let app: Awaited<ReturnType<typeof buildAppWithQueue>>;
   let peer: Awaited<ReturnType<typeof startSwitchableReceiver>>;

@@ -42,4 +42,12 @@ export interface WebhookDeliveryStore {
   markFailed(outcome: AttemptOutcome & { nextRetryAt: Date | null }): Promise<void>;
   /** Makes every pending delivery to `url` due at `now` (the endpoint is back). */
   releaseEndpoint(url: string, now: Date): Promise<number>;
+  /**
+   * For each endpoint whose pending deliveries all wait longer than `quietMs`, and none of which
+   * was attempted within the last `quietMs`, makes its earliest one due now: one request per
+   * endpoint and period asks whether it is back, so a returned endpoint gets its backlog (through
+   * `releaseEndpoint` on that success) within `quietMs` instead of at the next backoff step, which
+   * may be an hour away. Answers how many endpoints were probed.
+   */
+  probeWaitingEndpoints(now: Date, quietMs: number): Promise<number>;
 }

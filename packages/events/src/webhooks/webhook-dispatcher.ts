@@ -37,6 +37,12 @@ export interface WebhookDispatcherOptions {
   schedule?: RetrySchedule;
   /** How often an idle instance looks for due retries and other instances' deliveries. Default 1000. */
   pollIntervalMs?: number;
+  /**
+   * How often an endpoint that only has deliveries waiting for a later retry is asked, with one of
+   * them, whether it is back (`probeWaitingEndpoints`). Default 60,000: a returned endpoint gets
+   * its backlog within a minute even when no new event is sent to it.
+   */
+  probeEveryMs?: number;
 }
 
 export interface WebhookDispatcher {
@@ -71,6 +77,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const now = options.now ?? (() => new Date());
   const concurrency = options.concurrency ?? 16;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const probeEveryMs = options.probeEveryMs ?? 60_000;
   const ownTransport = options.transport ? undefined
     : createWebhookTransport({ allowPrivate: options.allowPrivate, lookup: options.lookup, maxSockets: concurrency });
   const transport = options.transport ?? ownTransport!;
@@ -81,6 +88,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   /** Set by every wake; the claim loop runs until no wake came during its last claim. */
   let wanted = false;
   let poller: NodeJS.Timeout | undefined;
+  let prober: NodeJS.Timeout | undefined;
   const inFlight = new Set<Promise<void>>();
   const failedSinceRelease = new Set<string>();
   const lastRelease = new Map<string, number>();
@@ -183,17 +191,28 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (await store.releaseEndpoint(url, now())) wake();
   }
 
+  async function probe(): Promise<void> {
+    try {
+      if (running && (await store.probeWaitingEndpoints(now(), probeEveryMs))) wake();
+    } catch (error) {
+      options.logger?.error?.({ err: error }, 'probing waiting webhook endpoints failed');
+    }
+  }
+
   return {
     start() {
       if (running) return;
       running = true;
       poller = setInterval(wake, pollIntervalMs);
       poller.unref();
+      prober = setInterval(() => void probe(), probeEveryMs);
+      prober.unref();
       wake();
     },
     async stop() {
       running = false;
       clearInterval(poller);
+      clearInterval(prober);
       await pumping;
       while (inFlight.size) await Promise.allSettled([...inFlight]);
       ownTransport?.close();
