@@ -1,12 +1,16 @@
-# One multi-stage image definition for both services; docker-compose.yml picks the app with
-# the APP build argument (paste or license).
+# One image definition for each service of the workspace; the TARGET build argument picks it:
+# apps/paste (default), apps/license, or packages/dev-idp (the demo's sign-in provider).
+# docker-compose.yml builds all three. The runtime image holds the compiled JavaScript of that
+# one service and its production dependencies, and runs as the unprivileged user "node".
 ARG NODE_VERSION=22-bookworm-slim
 
-# --- dependencies: resolved from the lock file only, so this layer is cached across code changes
-FROM node:${NODE_VERSION} AS deps
-WORKDIR /app
+# --- the workspace's manifests only: the install layers below stay cached across code changes
+FROM node:${NODE_VERSION} AS manifests
 RUN npm install -g pnpm@10.34.8
+WORKDIR /app
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
+COPY apps/paste/package.json apps/paste/
+COPY apps/license/package.json apps/license/
 COPY packages/auth/package.json packages/auth/
 COPY packages/config/package.json packages/config/
 COPY packages/db/package.json packages/db/
@@ -15,24 +19,34 @@ COPY packages/events/package.json packages/events/
 COPY packages/http/package.json packages/http/
 COPY packages/rate-limit/package.json packages/rate-limit/
 COPY packages/settings/package.json packages/settings/
-COPY apps/paste/package.json apps/paste/
-COPY apps/license/package.json apps/license/
+
+# --- build: every dependency, type-check, then `npm run build` (esbuild: dist/main.js per service)
+FROM manifests AS build
 RUN pnpm install --frozen-lockfile
-
-# --- check: the sources type-check before an image is made of them
-FROM deps AS build
 COPY . .
-RUN pnpm exec tsc -p tsconfig.json --noEmit
+RUN pnpm exec tsc -p tsconfig.json --noEmit && node scripts/build.mjs
+ARG TARGET=apps/paste
+# What the service reads at run time beside its bundle: migrations, static files.
+RUN mkdir -p /out/${TARGET} && for folder in dist drizzle public; do \
+      if [ -d "${TARGET}/${folder}" ]; then cp -r "${TARGET}/${folder}" "/out/${TARGET}/"; fi; \
+    done
 
-# --- runtime: sources and dependencies, no build tools, an unprivileged user
+# --- the production dependencies of the one service (its bundle declares every package it imports)
+FROM manifests AS production-dependencies
+ARG TARGET=apps/paste
+RUN pnpm install --prod --frozen-lockfile --filter "./${TARGET}"
+
+# --- runtime: node, the service's production dependencies and its compiled JavaScript
 FROM node:${NODE_VERSION} AS runtime
-ARG APP=paste
-ENV NODE_ENV=production APP=${APP} DATA_DIR=/data
+ARG TARGET=apps/paste
+ENV NODE_ENV=production DATA_DIR=/data TARGET=${TARGET}
 WORKDIR /app
-COPY --from=build --chown=node:node /app /app
+COPY --from=production-dependencies /app /app
+COPY --from=build /out/ /app/
+COPY scripts/healthcheck.mjs /app/healthcheck.mjs
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
-EXPOSE 8080 3000
-HEALTHCHECK --interval=10s --timeout=3s --retries=5 CMD node -e "fetch('http://127.0.0.1:' + (process.env.APP === 'license' ? (process.env.LICENSE_PORT || process.env.PORT || 3000) : (process.env.PASTE_PORT || 8080)) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-CMD ["sh", "-c", "exec node_modules/.bin/tsx apps/${APP}/src/main.ts"]
+EXPOSE 8080 3000 9000
+HEALTHCHECK --interval=15s --timeout=5s --start-period=120s --retries=4 CMD ["node", "/app/healthcheck.mjs"]
+CMD ["sh", "-c", "exec node --enable-source-maps \"${TARGET}/dist/main.js\""]

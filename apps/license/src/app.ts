@@ -3,9 +3,9 @@ import type pg from 'pg';
 import { createAuth, type Auth, type OAuthSettings, type SessionUser } from '@app/auth';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
-import type { JobQueue } from '@app/events';
+import type { JobQueue, WebhookDispatcherOptions } from '@app/events';
 import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, type Logger } from '@app/http';
-import { createRateLimiter, type Redis } from '@app/rate-limit';
+import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import './common/request.js';
 import { recordAudit } from './audit/audit.repository.js';
@@ -25,6 +25,7 @@ import { licensesService } from './licenses/licenses.service.js';
 import { applyPanicModeFromEnvironment, createPanicGuard } from './panic/panic.js';
 import { productRoutes } from './products/products.routes.js';
 import { productsService } from './products/products.service.js';
+import { createRateLimits } from './rate-limits/rate-limits.js';
 import { runtimeConfigRoutes } from './runtime-config/runtime-config.routes.js';
 import type { LicenseSettings } from './runtime-config/runtime-config.schema.js';
 import { loadResponseSigner, type ResponseSigner } from './validation/signing.js';
@@ -34,7 +35,7 @@ import { validationService } from './validation/validation.service.js';
 import { setupTwoFactor } from './two-factor/two-factor.module.js';
 import { setupExports } from './exports/exports.module.js';
 import { setupOperations } from './automations/operations.module.js';
-import { dashboardRoutes } from './dashboard/dashboard.routes.js';
+import { dashboardRoutes, pageNotFound } from './dashboard/dashboard.routes.js';
 
 /** What the app is built from. Side effects come in here so tests can swap them. */
 export interface AppDeps {
@@ -43,16 +44,19 @@ export interface AppDeps {
   logger: Logger;
   /** Runtime settings (namespace `license`): panic mode and the public rate limit. */
   settings: SettingsStore<LicenseSettings>;
-  oauth: OAuthSettings;
+  /** The identity provider; without one, sign-in answers 503 naming what to configure. */
+  oauth: OAuthSettings | undefined;
   /** Base URL people and the identity provider reach this service at. */
   publicUrl: string;
   now?: () => Date;
   events?: EventBus;
   jobs?: JobQueue;
   redis?: Redis;
-  /** Outgoing HTTP (webhooks); the global fetch by default. */
-  fetch?: typeof fetch;
+  /** Webhook delivery's side effects and pace: DNS, HTTP out, the retry schedule (tests compress it), polling. */
+  webhookDelivery?: WebhookDeliveryDeps;
 }
+
+export type WebhookDeliveryDeps = Partial<Pick<WebhookDispatcherOptions, 'lookup' | 'transport' | 'schedule' | 'pollIntervalMs'>>;
 
 /** Everything a feature needs to build its router, handed to the feature routers below. */
 export interface AppContext {
@@ -65,7 +69,7 @@ export interface AppContext {
   events: EventBus;
   jobs?: JobQueue;
   redis?: Redis;
-  fetch: typeof fetch;
+  webhookDelivery?: WebhookDeliveryDeps;
   auth: Auth;
   jwt: JwtService;
   signer: ResponseSigner;
@@ -133,21 +137,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   const panicGuard = createPanicGuard(settings);
   const adminGuard = requireAdmin({ pool, jwt, twoFactorGate });
-  const effectiveRateLimit = () => {
-    const stored = settings.get().rateLimit;
-    return {
-      enabled: stored.enabled ?? config.RATE_LIMIT_ENABLED,
-      windowMs: stored.windowMs ?? config.RATE_LIMIT_WINDOW_MS,
-      max: stored.max ?? config.RATE_LIMIT_MAX,
-    };
-  };
-  const publicLimiter = createRateLimiter({
-    name: 'license:public',
-    redis: deps.redis,
-    current: () => { const { enabled, windowMs, max } = effectiveRateLimit(); return { enabled, windowMs, limit: max }; },
-    message: 'Too many requests, please try again later',
-  });
-  const stopWatching = settings.onChange(() => publicLimiter.rebuild());
+  const rateLimits = createRateLimits({ config, settings, jwt, redis: deps.redis });
 
   const services = {
     products: productsService({ pool, now }),
@@ -155,7 +145,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     licenses: licensesService({ pool, events, now }),
   };
   const context: AppContext = {
-    config, database, pool, logger, settings, now, events, jobs: deps.jobs, redis: deps.redis, fetch: deps.fetch ?? fetch,
+    config, database, pool, logger, settings, now, events, jobs: deps.jobs, redis: deps.redis, webhookDelivery: deps.webhookDelivery,
     auth, jwt, signer, requireAdmin: adminGuard, panicGuard, services,
   };
 
@@ -186,17 +176,23 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   // before the session, helmet and request-log middleware (its usage records are its log), so
   // the hot path does nothing but parse, validate in one statement, sign and answer.
   app.use(validationRoutes({
-    validate: validationService({ repository: createValidationRepository({ db: pool, now }), events }), signer, panicGuard, limiter: publicLimiter.middleware, logger,
+    validate: validationService({ repository: createValidationRepository({ db: pool, now }), events }), signer, panicGuard, limiter: rateLimits.publicLimit, logger,
   }));
-  commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY });
+  commonMiddleware(app, {
+    logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY,
+    // Programs with a bearer token have no session user: the admin the token names is the user.
+    userId: (req) => req.user?.id ?? req.admin?.userId,
+  });
 
   app.use(...auth.session);
   app.use(auth.routes);
   // CSRF protects what a session is allowed to do: a request without a signed-in user carries
   // no authority (its guard answers 401 Unauthorized), so only signed-in sessions are checked.
   app.use((req, res, next) => (req.user ? auth.csrf(req, res, next) : next()));
+  // Signed-in people count per user from here on (the public routes above count per IP).
+  app.use(rateLimits.signedInLimit);
   app.use(adminTokenRoutes({ requireAdmin: adminGuard, jwt, now }));
-  app.use(runtimeConfigRoutes({ pool, settings, requireAdmin: adminGuard, effectiveRateLimit }));
+  app.use(runtimeConfigRoutes({ pool, settings, requireAdmin: adminGuard, effectiveRateLimit: rateLimits.effectivePublicLimit }));
   app.use(productRoutes({ service: services.products, requireAdmin: adminGuard }));
   app.use(customerRoutes({ service: services.customers, requireAdmin: adminGuard }));
   app.use(licenseRoutes({ service: services.licenses, requireAdmin: adminGuard }));
@@ -206,6 +202,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(dashboardRoutes(context));
 
   app.use(apiNotFound);
+  app.use(pageNotFound);
   app.use(auditFailedAdminWrites(pool, logger));
   app.use(createErrorHandler({ style: 'license', logger }));
 
@@ -213,7 +210,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     app,
     context,
     async close() {
-      stopWatching();
+      rateLimits.close();
+      await operations.close();
       await auth.close();
     },
   };

@@ -1,43 +1,35 @@
 import path from 'node:path';
-import { getConfig } from '@app/config';
-import { openDatabase, runMigrations } from '@app/db';
-import { startDevIdp } from '@app/dev-idp';
+import { resolveIdentityProvider } from '@app/auth';
+import { describeSessionSecret, getConfig, resolveSessionSecret } from '@app/config';
+import { DataFolderInUseError, openDatabase, runMigrations } from '@app/db';
 import { createJobQueue } from '@app/events';
-import { createLogger, serveGracefully } from '@app/http';
+import { serveGracefully } from '@app/http';
 import { createRedisClient } from '@app/rate-limit';
 import { createSettingsStore } from '@app/settings';
 import { createApp } from './app.js';
+import { createLicenseLogger } from './common/logger.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from './runtime-config/runtime-config.schema.js';
 
 const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 
 async function main(): Promise<void> {
-  const config = getConfig();
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'license' });
+  const processConfig = getConfig();
+  const logger = createLicenseLogger({ level: processConfig.LOG_LEVEL });
+  const sessionSecret = resolveSessionSecret(processConfig, 'license');
+  const sessionSecretNote = describeSessionSecret(sessionSecret);
+  if (sessionSecretNote) logger.info({ file: sessionSecret.file }, sessionSecretNote);
+  const config = { ...processConfig, SESSION_SECRET: sessionSecret.secret };
   const port = config.licensePort;
   const publicUrl = config.LICENSE_PUBLIC_URL ?? `http://localhost:${port}`;
 
   const database = await openDatabase({
     url: config.LICENSE_DATABASE_URL ?? config.DATABASE_URL,
     dataDir: path.join(config.DATA_DIR, 'license'),
+    warn: (message) => logger.warn(message),
   });
   await runMigrations(database.db, migrationsFolder, 'license');
 
-  let oauth;
-  let devIdp: Awaited<ReturnType<typeof startDevIdp>> | undefined;
-  if (config.OAUTH_CLIENT_ID) {
-    oauth = {
-      authorizationURL: config.OAUTH_AUTHORIZATION_URL!, tokenURL: config.OAUTH_TOKEN_URL!, userInfoURL: config.OAUTH_USERINFO_URL!,
-      clientID: config.OAUTH_CLIENT_ID, clientSecret: config.OAUTH_CLIENT_SECRET ?? '', scope: config.OAUTH_SCOPE,
-      idField: config.OAUTH_ID_FIELD, usernameField: config.OAUTH_USERNAME_FIELD,
-    };
-  } else if (config.NODE_ENV !== 'production' && config.DEV_IDP_ENABLED) {
-    devIdp = await startDevIdp({ port: config.DEV_IDP_PORT });
-    oauth = devIdp.oauth;
-    logger.warn({ url: devIdp.url }, 'NO OAUTH PROVIDER CONFIGURED: signing in through the local DEVELOPMENT identity provider');
-  } else {
-    throw new Error('OAUTH_CLIENT_ID (and the provider URLs) must be configured');
-  }
+  const { oauth, devIdp } = await resolveIdentityProvider(config, logger, publicUrl);
 
   const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
   // A job schema of its own: the paste service may share this database (a lone DATABASE_URL).
@@ -59,6 +51,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error);
+  // Another process holds the data folder: its one line says all there is to say.
+  console.error(error instanceof DataFolderInUseError ? error.message : error);
   process.exit(1);
 });

@@ -19,8 +19,8 @@ describe('customers admin API', () => {
     expect(customer).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', userId: 'ada' });
 
     const duplicate = await t.http.post('/api/customers').set(admin.headers).send({ name: 'Other', email: 'o@example.com', userId: 'ada' });
-    expect(duplicate.status).toBe(400);
-    expect(duplicate.body.details).toHaveProperty('userId');
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body).toEqual({ success: false, error: 'A customer with this userId already exists' });
     const badEmail = await t.http.post('/api/customers').set(admin.headers).send({ name: 'Other', email: 'nope' });
     expect(badEmail.status).toBe(400);
     expect(badEmail.body.details).toHaveProperty('email');

@@ -9,9 +9,10 @@ import type { Database } from '@app/db';
 import { createTestDatabase } from '@app/db/testing';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
 import type { JobQueue } from '@app/events';
-import { createLogger } from '@app/http';
+import { createLogger, type Logger } from '@app/http';
+import type { Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
-import { createApp, type AppContext } from '../src/app.js';
+import { createApp, type AppContext, type WebhookDeliveryDeps } from '../src/app.js';
 import type { Actor } from '../src/common/actor.js';
 import type { EventBus } from '../src/events/event-bus.js';
 import { insertCustomer } from '../src/customers/customers.repository.js';
@@ -59,8 +60,14 @@ export interface TestAppOptions {
   now?: () => Date;
   events?: EventBus;
   jobs?: JobQueue;
+  /** DNS, HTTP out, retry schedule and polling of webhook delivery (tests compress the schedule). */
+  webhookDelivery?: WebhookDeliveryDeps;
   /** Reuse a database (e.g. a second instance on the same data); the caller closes it. */
   database?: Database;
+  /** Rate-limit counts in Redis (see testRateLimitStore); in memory without it. */
+  redis?: Redis;
+  /** The app's logger (silent by default); log tests pass one that writes to a capture. */
+  logger?: Logger;
 }
 
 let sequence = 0;
@@ -80,8 +87,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
   const built = await createApp({
-    config, database, settings, logger: createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
-    now: options.now, events: options.events, jobs: options.jobs,
+    config, database, settings, logger: options.logger ?? createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
+    now: options.now, events: options.events, jobs: options.jobs, redis: options.redis, webhookDelivery: options.webhookDelivery,
   });
   server.on('request', built.app);
   const { context } = built;

@@ -68,4 +68,33 @@ describe('JWT bearer access (EdDSA public key)', () => {
     const hs = await hs256({});
     expect((await t.http.get('/api/products').set('Authorization', `Bearer ${hs}`)).status).toBe(401);
   });
+
+  it('when only the public key is configured, POST /api/auth/token answers 501 naming JWT_PRIVATE_KEY', async () => {
+    const res = await t.http.post('/api/auth/token').set((await t.admin()).headers);
+    expect(res.status).toBe(501);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'JWT issuing is not configured: this service only verifies tokens with JWT_PUBLIC_KEY; set JWT_PRIVATE_KEY (its private key) to issue them here',
+    });
+  });
+});
+
+describe('JWT not configured', () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await buildTestApp(); });
+  afterAll(async () => { await t?.close(); });
+
+  it('POST /api/auth/token answers 501 saying JWT is not configured and which variables turn it on', async () => {
+    const res = await t.http.post('/api/auth/token').set((await t.admin()).headers);
+    expect(res.status).toBe(501);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'JWT is not configured: set JWT_SECRET (HS256), or JWT_PUBLIC_KEY with JWT_PRIVATE_KEY (RS256 or EdDSA)',
+    });
+  });
+
+  it('an anonymous caller still gets 401 first, and a bearer token is refused with 401', async () => {
+    expect((await t.http.post('/api/auth/token')).status).toBe(401);
+    expect((await t.http.get('/api/products').set('Authorization', 'Bearer a.b.c')).status).toBe(401);
+  });
 });

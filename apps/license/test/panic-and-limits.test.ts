@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabaseBackend } from '@app/db/testing';
+import { testRateLimitStore } from '@app/rate-limit/testing';
+import { ADMIN_SETTINGS_LIMIT } from '../src/rate-limits/rate-limits.js';
 import { buildTestApp, type TestApp } from './helpers.js';
+
+// Redis when REDIS_URL is set (the PostgreSQL run), the memory store otherwise.
+const store = testRateLimitStore();
+afterAll(async () => { await store.close(); });
 
 describe('panic mode', () => {
   let t: TestApp;
@@ -39,9 +46,9 @@ describe('panic mode', () => {
   });
 });
 
-describe('public rate limit', () => {
+describe(`public rate limit (${store.kind} store)`, () => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' } }); });
+  beforeAll(async () => { t = await buildTestApp({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' }, redis: store.redis }); });
   afterAll(async () => { await t?.close(); });
 
   it('answers 429 Too many requests, please try again later after the maximum, with the X-RateLimit headers', async () => {
@@ -70,5 +77,81 @@ describe('public rate limit', () => {
     expect(unlimited.headers['x-ratelimit-limit']).toBeUndefined();
     const bad = await t.http.put('/api/admin/config').set(admin.headers).send({ rateLimit: { max: 0 } });
     expect(bad.status).toBe(400);
+  });
+});
+
+describe(`limits for signed-in people (${testDatabaseBackend()}, ${store.kind} store)`, () => {
+  let t: TestApp;
+  // Behind one proxy hop, so each request can say which address it comes from.
+  const OFFICE = '198.51.100.20';
+  beforeAll(async () => {
+    t = await buildTestApp({
+      env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000', TRUST_PROXY: '1', JWT_SECRET: 'jwt-secret-for-limit-tests-0123456789abcdef' },
+      redis: store.redis,
+    });
+  });
+  afterAll(async () => { await t?.close(); });
+
+  it('when applications at the admin\'s address use up the public limit, the admin still reads and changes the configuration', async () => {
+    const license = await t.createLicense({});
+    const validations = [];
+    for (let i = 0; i < 4; i++) {
+      validations.push((await t.http.post('/api/license/validate').set('X-Forwarded-For', OFFICE).send({ key: license.key })).status);
+    }
+    expect(validations).toEqual([200, 200, 200, 429]);
+
+    const admin = await t.admin();
+    const read = await t.http.get('/api/admin/config').set('Cookie', admin.cookie).set('X-Forwarded-For', OFFICE);
+    expect(read.status).toBe(200);
+    expect(read.headers['x-ratelimit-limit']).toBe(String(ADMIN_SETTINGS_LIMIT.limit));
+    const changed = await t.http.put('/api/admin/config').set(admin.headers).set('X-Forwarded-For', OFFICE)
+      .send({ rateLimit: { max: 5 }, userRateLimit: { max: 500 } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.config.rateLimit).toEqual({ enabled: true, windowMs: 60000, max: 5 });
+    expect(changed.body.config.userRateLimit).toEqual({ windowMs: 15 * 60_000, max: 500 });
+    const products = await t.http.get('/api/products').set('Cookie', admin.cookie).set('X-Forwarded-For', OFFICE);
+    expect(products.status).toBe(200);
+    expect(products.headers['x-ratelimit-limit']).toBe('500');
+    expect(Number(products.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
+  });
+
+  it('an admin\'s own limit answers that admin 429 (session and token alike), but not applications, customers or the configuration', async () => {
+    const admin = await t.admin();
+    const token = (await t.http.post('/api/auth/token').set(admin.headers)).body.token as string;
+    const probe = await t.http.get('/api/products').set('Cookie', admin.cookie);
+    const counted = 500 - Number(probe.headers['x-ratelimit-remaining']);
+    await t.http.put('/api/admin/config').set(admin.headers).send({ userRateLimit: { max: counted + 2 } });
+
+    expect((await t.http.get('/api/products').set('Cookie', admin.cookie)).status).toBe(200);
+    expect((await t.http.get('/api/licenses').set('Authorization', `Bearer ${token}`)).status).toBe(200);
+    const limited = await t.http.get('/api/customers').set('Cookie', admin.cookie);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ success: false, error: 'Too many requests, please try again later' });
+    expect((await t.http.get('/api/products').set('Authorization', `Bearer ${token}`)).status).toBe(429);
+
+    // Others are counted apart: an application at the same address, a customer signed in there.
+    const license = await t.createLicense({});
+    expect((await t.http.post('/api/license/validate').set('X-Forwarded-For', '203.0.113.9').send({ key: license.key })).status).toBe(200);
+    const { session } = await t.customer();
+    expect((await t.http.get('/api/customer/licenses/stats').set('Cookie', session.cookie)).status).toBe(200);
+
+    // The configuration stays open to the admin, who raises the limit again.
+    expect((await t.http.get('/api/admin/config').set('Cookie', admin.cookie)).status).toBe(200);
+    const raised = await t.http.put('/api/admin/config').set(admin.headers).send({ userRateLimit: { max: 1000 } });
+    expect(raised.status).toBe(200);
+    expect((await t.http.get('/api/products').set('Cookie', admin.cookie)).status).toBe(200);
+  });
+
+  it('each customer has a count of their own', async () => {
+    const admin = await t.admin();
+    await t.http.put('/api/admin/config').set(admin.headers).send({ userRateLimit: { max: 2 } });
+    const [first, second] = [await t.customer(), await t.customer()];
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await t.http.get('/api/customer/licenses/stats').set('Cookie', first.session.cookie)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect((await t.http.get('/api/customer/licenses/stats').set('Cookie', second.session.cookie)).status).toBe(200);
+    const invalid = await t.http.put('/api/admin/config').set(admin.headers).send({ userRateLimit: { max: 0 } });
+    expect(invalid.status).toBe(400);
+    await t.http.put('/api/admin/config').set(admin.headers).send({ userRateLimit: { max: 1000 } });
   });
 });

@@ -4,7 +4,7 @@ import express, { Router, type Express, type Request } from 'express';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
-import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, HttpError, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createApiKeyRepository } from './api-keys/api-key.repository.js';
@@ -20,6 +20,7 @@ import { creatorRoutes } from './pastes/creator.routes.js';
 import { createDeleteAccess } from './pastes/delete-access.js';
 import { pasteRoutes } from './pastes/paste.routes.js';
 import { createPasteService, type PasteService } from './pastes/paste.service.js';
+import { createPasswordAttemptsRepository } from './pastes/password-attempts.repository.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import type { PasteSettings } from './settings/settings.schema.js';
 import { createAccess } from './shared/access.js';
@@ -37,8 +38,11 @@ export interface PasteAppDeps {
   database: Database;
   logger: Logger;
   settings: SettingsStore<PasteSettings>;
-  /** Where the identity provider is; the provider returns to `${publicUrl}/auth/idp/callback`. */
-  oauth: OAuthSettings;
+  /**
+   * Where the identity provider is; the provider returns to `${publicUrl}/auth/idp/callback`.
+   * Without one, sign-in answers 503 naming what to configure; the rest of the site works.
+   */
+  oauth: OAuthSettings | undefined;
   publicUrl: string;
   /** Folder of uploaded logos and favicons. */
   uploadDir: string;
@@ -73,8 +77,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const random = deps.randomInt ?? randomInt;
 
   const pastes = createPasteService({
-    repository: createPasteRepository(database.pool), settings, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10,
-    publicUrl: deps.publicUrl,
+    repository: createPasteRepository(database.pool), passwordAttempts: createPasswordAttemptsRepository(database.pool),
+    settings, now, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10, publicUrl: deps.publicUrl,
   });
   const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
   const stats = createStatsService(createStatsRepository(database.pool));
@@ -122,7 +126,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   app.use(adminRoutes({ settings, stats, apiKeys, access, ownerId: config.OWNER_ID }));
 
   app.use(apiNotFound);
-  app.use((req, _res, next) => next(HttpError.notFound('Page not found')));
+  // Every other unknown path, whatever the method: the HTML page, never Express's "Cannot GET".
+  app.use((_req, res) => { res.status(404).type('html').send(errorPage(settings.get(), 404, 'Page not found')); });
   app.use(createErrorHandler({
     style: 'paste',
     logger,

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type { Config } from '@app/config';
+import { describeSessionSecret, resolveSessionSecret, type Config } from '@app/config';
 import { openDatabase, runMigrations, type Database } from '@app/db';
-import type { OAuthSettings } from '@app/auth';
-import { startDevIdp, type DevIdp } from '@app/dev-idp';
+import { resolveIdentityProvider } from '@app/auth';
 import { createJobQueue, type JobQueue } from '@app/events';
 import { createLogger, serveGracefully, type Logger, type RunningServer } from '@app/http';
 import { createRedisClient, type Redis } from '@app/rate-limit';
@@ -24,44 +23,24 @@ export function uploadDirOf(config: Config): string {
   return path.resolve(config.PASTE_UPLOAD_DIR ?? path.join(config.DATA_DIR, 'paste-uploads', 'images'));
 }
 
-/** The identity provider from the configuration, or (outside production) a local development one. */
-async function resolveOAuth(config: Config, logger: Logger): Promise<{ oauth: OAuthSettings; devIdp?: DevIdp }> {
-  if (config.OAUTH_CLIENT_ID) {
-    return {
-      oauth: {
-        authorizationURL: config.OAUTH_AUTHORIZATION_URL!,
-        tokenURL: config.OAUTH_TOKEN_URL!,
-        userInfoURL: config.OAUTH_USERINFO_URL!,
-        clientID: config.OAUTH_CLIENT_ID,
-        clientSecret: config.OAUTH_CLIENT_SECRET ?? '',
-        scope: config.OAUTH_SCOPE,
-        idField: config.OAUTH_ID_FIELD,
-        usernameField: config.OAUTH_USERNAME_FIELD,
-      },
-    };
-  }
-  if (config.NODE_ENV === 'production' || !config.DEV_IDP_ENABLED) {
-    throw new Error('No identity provider configured: set OAUTH_CLIENT_ID and the OAUTH_* URLs');
-  }
-  const devIdp = await startDevIdp({ port: config.DEV_IDP_PORT });
-  logger.warn({ url: devIdp.url }, '!!! DEVELOPMENT IDENTITY PROVIDER: anyone can sign in as any user id. Set OAUTH_CLIENT_ID for real sign-in. !!!');
-  return { oauth: devIdp.oauth, devIdp };
-}
-
 /**
  * Opens the database, migrates, starts the job queue and the HTTP server. `main.ts` calls it
  * with the process configuration; the benchmark calls it with its own.
  */
-export async function startPasteService(config: Config, options: { logger?: Logger; handleSignals?: boolean; port?: number } = {}): Promise<StartedPasteService> {
-  const logger = options.logger ?? createLogger({ level: config.LOG_LEVEL, name: 'paste' });
+export async function startPasteService(processConfig: Config, options: { logger?: Logger; handleSignals?: boolean; port?: number } = {}): Promise<StartedPasteService> {
+  const logger = options.logger ?? createLogger({ level: processConfig.LOG_LEVEL, name: 'paste' });
+  const sessionSecret = resolveSessionSecret(processConfig, 'paste');
+  const sessionSecretNote = describeSessionSecret(sessionSecret);
+  if (sessionSecretNote) logger.info({ file: sessionSecret.file }, sessionSecretNote);
+  const config: Config = { ...processConfig, SESSION_SECRET: sessionSecret.secret };
   const url = config.PASTE_DATABASE_URL ?? config.DATABASE_URL;
-  const database = await openDatabase(url ? { url } : { dataDir: path.join(config.DATA_DIR, 'paste') });
+  const database = await openDatabase(url ? { url } : { dataDir: path.join(config.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
   await runMigrations(database.db, migrationsFolder, 'paste');
   const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema });
-  const { oauth, devIdp } = await resolveOAuth(config, logger);
   const redis: Redis | undefined = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
   const port = options.port ?? config.PASTE_PORT;
   const publicUrl = (config.PASTE_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const { oauth, devIdp } = await resolveIdentityProvider(config, logger, publicUrl);
 
   const paste = createApp({ config, database, logger, settings, oauth, publicUrl, uploadDir: uploadDirOf(config), redis });
   // A job schema of its own: the license service may share this database (a lone DATABASE_URL).

@@ -1,11 +1,11 @@
-import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { testDatabaseBackend } from '@app/db/testing';
+import { chromiumForTests } from '@app/http/testing';
 import { RELAXED_LIMITS, startTestSite, type TestSite } from './helpers.js';
 
-// Debian's chromium; the browser scenarios are skipped where it is not installed.
-const executablePath = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => existsSync(candidate));
+// Debian's chromium; without one the scenarios are skipped with a line saying so (a failure under CI=true).
+const executablePath = chromiumForTests('paste browser tests');
 
 describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBackend()})`, () => {
   let site: TestSite;

@@ -1,6 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
+import { OWNER_SETTINGS_LIMIT } from '../src/shared/access.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1e3e3a40000000049454e44ae426082', 'hex');
@@ -9,14 +10,17 @@ type Call = (site: TestSite, owner: { cookie: string; csrf: string }) => any;
 const asOwner = (req: any, owner: { cookie: string; csrf: string }) => req.set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf);
 
 const ownerCalls: { name: string; call: Call }[] = [
-  { name: 'GET /api/settings', call: (s, o) => asOwner(s.http.get('/api/settings'), o) },
   { name: 'POST /api/settings/general', call: (s, o) => asOwner(s.http.post('/api/settings/general'), o).send({ siteName: 'x' }) },
-  { name: 'POST /api/settings/security', call: (s, o) => asOwner(s.http.post('/api/settings/security'), o).send({ apiAccess: true }) },
   { name: 'POST /api/settings/advanced', call: (s, o) => asOwner(s.http.post('/api/settings/advanced'), o).send({ slugLength: 9 }) },
   { name: 'GET /api/stats', call: (s, o) => asOwner(s.http.get('/api/stats'), o) },
   { name: 'POST /api/admin/clear-pastes', call: (s, o) => asOwner(s.http.post('/api/admin/clear-pastes'), o) },
   { name: 'POST /api/upload/logo', call: (s, o) => asOwner(s.http.post('/api/upload/logo'), o).attach('logo', PNG, 'l.png') },
   { name: 'POST /api/upload/favicon', call: (s, o) => asOwner(s.http.post('/api/upload/favicon'), o).attach('favicon', PNG, 'f.png') },
+];
+/** The routes that change the limits: the owner has a fixed budget of their own there. */
+const settingsCalls: { name: string; call: Call }[] = [
+  { name: 'GET /api/settings', call: (s, o) => asOwner(s.http.get('/api/settings'), o) },
+  { name: 'POST /api/settings/security', call: (s, o) => asOwner(s.http.post('/api/settings/security'), o).send({ apiAccess: true }) },
 ];
 
 describe(`429 on every rate-limited endpoint (${testDatabaseBackend()})`, () => {
@@ -26,18 +30,43 @@ describe(`429 on every rate-limited endpoint (${testDatabaseBackend()})`, () => 
   beforeAll(async () => {
     site = await startTestSite({ webRateLimit: 1, apiRateLimit: 1 });
     owner = await site.session(OWNER_ID);
-    slug = await site.createPaste({ content: 'x' }); // uses the one API request
-    expect((await site.http.get(`/paste/${slug}`)).status).toBe(200); // uses the one web request
+    slug = await site.createPaste({ content: 'x' }); // uses the address's one API request
+    expect((await site.http.get(`/paste/${slug}`)).status).toBe(200); // uses the address's one web request
+    expect((await site.http.get('/api/stats').set('Cookie', owner.cookie)).status).toBe(200); // the owner's own one API request
   });
   afterAll(async () => { await site?.close(); });
 
-  test.each(ownerCalls)('$name answers 429 with the rate-limit headers once the API limit is used', async ({ call }) => {
+  test.each(ownerCalls)('$name answers 429 with the rate-limit headers once the owner used the API limit', async ({ call }) => {
     const response = await call(site, owner);
     expect(response.status).toBe(429);
     expect(response.body).toEqual({ error: expect.stringMatching(/too many requests/i) });
     expect(response.headers['x-ratelimit-limit']).toBe('1');
     expect(response.headers['x-ratelimit-remaining']).toBe('0');
     expect(response.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
+  });
+
+  test.each(settingsCalls)('$name answers 429 to an anonymous client once its address used the API limit', async ({ call }) => {
+    const response = await call(site, { cookie: '', csrf: '' });
+    expect(response.status).toBe(429);
+    expect(response.headers['x-ratelimit-limit']).toBe('1');
+    expect(response.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
+  it('the settings answer the owner 429 once the owner used the fixed settings budget', async () => {
+    const { limit } = OWNER_SETTINGS_LIMIT;
+    let remaining = Infinity;
+    while (remaining > 0) {
+      const response = await asOwner(site.http.get('/api/settings'), owner);
+      expect(response.status).toBe(200);
+      remaining = Number(response.headers['x-ratelimit-remaining']);
+    }
+    for (const { call } of settingsCalls) {
+      const response = await call(site, owner);
+      expect(response.status).toBe(429);
+      expect(response.body).toEqual({ error: expect.stringMatching(/too many requests/i) });
+      expect(response.headers['x-ratelimit-limit']).toBe(String(limit));
+      expect(response.headers['x-ratelimit-remaining']).toBe('0');
+    }
   });
 
   test.each([

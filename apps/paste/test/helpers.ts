@@ -8,7 +8,8 @@ import { loadConfig } from '@app/config';
 import type { Database } from '@app/db';
 import { createTestDatabase } from '@app/db/testing';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
-import { createLogger } from '@app/http';
+import { createLogger, type Logger } from '@app/http';
+import type { Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { csrfTokenFor, signInAs } from '@app/auth/testing';
 import { createApp, migrationsFolder, type PasteApp } from '../src/app.js';
@@ -38,11 +39,21 @@ export interface TestSite {
   close(): Promise<void>;
 }
 
+export interface TestSiteOptions {
+  /** Environment variables over the test defaults (e.g. TRUST_PROXY). */
+  env?: Record<string, string>;
+  /** Rate-limit counts in Redis (see testRateLimitStore); in memory without it. */
+  redis?: Redis;
+  now?: () => Date;
+  /** The app's logger (silent by default); log tests pass one that writes to a capture. */
+  logger?: Logger;
+}
+
 /**
  * The paste service on a fresh test database, listening on a free port (the dev identity
  * provider needs a real callback address), with the owner OWNER_ID. One per test file.
  */
-export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LIMITS): Promise<TestSite> {
+export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LIMITS, options: TestSiteOptions = {}): Promise<TestSite> {
   const database = await createTestDatabase(migrationsFolder);
   const idp: DevIdp = await startDevIdp({ port: 0 });
   let handler: http.RequestListener = (_req, res) => { res.statusCode = 503; res.end(); };
@@ -50,14 +61,14 @@ export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LI
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const config = loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent' });
+  const config = loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent', ...options.env });
   const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema, refreshMs: 60_000 });
   await settings.update(initial);
   const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'paste-uploads-'));
   const paste = createApp({
     config, database, settings, oauth: idp.oauth, publicUrl: baseUrl, uploadDir,
-    logger: createLogger({ level: 'silent' }),
-    bcryptRounds: 4,
+    logger: options.logger ?? createLogger({ level: 'silent' }),
+    bcryptRounds: 4, redis: options.redis, now: options.now,
   });
   handler = paste.app;
 

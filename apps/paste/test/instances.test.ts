@@ -13,27 +13,17 @@ import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
 import { createLogger } from '@app/http';
 import { createRedisClient, type Redis } from '@app/rate-limit';
+import { redisForTests, testRedisUrl } from '@app/rate-limit/testing';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, migrationsFolder, type PasteApp } from '../src/app.js';
 import { pasteSettingsSchema, type PasteSettings } from '../src/settings/settings.schema.js';
 import { OWNER_ID } from './helpers.js';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisReachable(): Promise<boolean> {
-  const probe = createRedisClient(redisUrl);
-  try {
-    return (await Promise.race([probe.ping(), new Promise((resolve) => setTimeout(() => resolve('timeout'), 1000))])) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
+const redisUrl = testRedisUrl();
 
 interface Instance { baseUrl: string; paste: PasteApp; settings: SettingsStore<PasteSettings>; server: http.Server }
 
-const available = await redisReachable();
+const available = await redisForTests('two paste instances sharing Redis', redisUrl);
 
 /** Two instances of the service on one database and one Redis, as behind a load balancer. */
 describe.skipIf(!available)(`two instances sharing the database and Redis (${testDatabaseBackend()})`, () => {

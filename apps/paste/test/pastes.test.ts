@@ -341,13 +341,28 @@ describe('pages and unknown paths', () => {
     expect(script.text).toContain('X-CSRF-Token');
   });
 
-  it('unknown /api paths answer JSON 404, unknown pages an HTML 404', async () => {
-    const api = await site.http.get('/api/nothing');
+  it.each(['get', 'post', 'put', 'delete', 'patch'] as const)('unknown /api paths answer %s with 404 { success: false, error: "Not found" }', async (method) => {
+    const api = await site.http[method]('/api/nothing');
     expect(api.status).toBe(404);
-    expect(api.body).toEqual({ error: 'Not found' });
-    const page = await site.http.get('/nothing/here');
+    expect(api.headers['content-type']).toMatch(/application\/json/);
+    expect(api.body).toEqual({ success: false, error: 'Not found' });
+  });
+
+  it.each(['get', 'post', 'put', 'delete'] as const)('unknown pages answer %s with the HTML 404 page, never Express\'s "Cannot ..."', async (method) => {
+    const page = await site.http[method]('/nothing/here').set('Accept', 'application/json');
     expect(page.status).toBe(404);
     expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.text).toContain('Page not found');
+    expect(page.text).not.toMatch(/Cannot (GET|POST|PUT|DELETE)/);
+  });
+
+  it('HEAD of an unknown path answers 404 with headers only', async () => {
+    const page = await site.http.head('/nothing/here');
+    expect(page.status).toBe(404);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    const api = await site.http.head('/api/nothing');
+    expect(api.status).toBe(404);
+    expect(api.headers['content-type']).toMatch(/application\/json/);
   });
 
   it('GET /api/csrf-token answers a token string', async () => {

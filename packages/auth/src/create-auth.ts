@@ -1,6 +1,8 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import passport from 'passport';
 import type pg from 'pg';
+import { OAUTH_VARIABLES, signInSetupHint } from '@app/config';
+import { HttpError } from '@app/http';
 import { createCsrf } from './csrf.js';
 import { callbackErrorCode, ProviderStrategy } from './oauth-strategy.js';
 import { createSessionMiddleware } from './session.js';
@@ -15,7 +17,11 @@ export interface AuthOptions {
   cookieName: string;
   /** The app's public base URL; the provider redirects back to `${publicUrl}/auth/idp/callback`. */
   publicUrl: string;
-  oauth: OAuthSettings;
+  /**
+   * The identity provider. Without one the service still runs, and the sign-in routes answer
+   * 503 naming the OAUTH_* variables to set and the callback URL to register.
+   */
+  oauth: OAuthSettings | undefined;
   onSignIn?: (user: SessionUser, req: Request) => Promise<void>;
   onSignOut?: (user: SessionUser, req: Request) => Promise<void>;
   /** Optional limiter in front of /auth/idp and /auth/idp/callback. */
@@ -39,7 +45,8 @@ export function createAuth(options: AuthOptions): Auth {
   const csrf = createCsrf();
   // A Passport instance of its own: two apps in one process (tests, `npm start`) never share strategies.
   const authenticator = new passport.Passport();
-  authenticator.use('oauth2', new ProviderStrategy(options.oauth, `${options.publicUrl.replace(/\/+$/, '')}/auth/idp/callback`));
+  const callbackUrl = callbackUrlOf(options.publicUrl);
+  if (options.oauth) authenticator.use('oauth2', new ProviderStrategy(options.oauth, callbackUrl));
   // No user table: the session keeps the user itself, which is what /auth/status shows as
   // `session.passport.user`.
   authenticator.serializeUser((user: Express.User, done) => done(null, { id: user.id, username: user.username }));
@@ -47,6 +54,12 @@ export function createAuth(options: AuthOptions): Auth {
 
   const limiter = options.signInLimiter ?? ((_req: Request, _res: Response, next: NextFunction) => next());
   const routes = Router();
+
+  if (!options.oauth) {
+    routes.get(['/auth/idp', '/auth/idp/callback'], (_req, _res, next) => {
+      next(new HttpError(503, signInSetupHint(callbackUrl), undefined, { variables: [...OAUTH_VARIABLES], callbackUrl }));
+    });
+  }
 
   routes.get('/auth/idp', limiter, (req, res, next) => {
     const hint = typeof req.query.login_hint === 'string' ? req.query.login_hint.slice(0, 200) : undefined;
@@ -110,6 +123,11 @@ export function createAuth(options: AuthOptions): Auth {
     hasValidCsrfToken: csrf.hasValidCsrfToken,
     close: sessions.close,
   };
+}
+
+/** Where the provider sends people back to: register this URL at the provider. */
+export function callbackUrlOf(publicUrl: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/auth/idp/callback`;
 }
 
 function isSessionUser(value: unknown): value is SessionUser {

@@ -24,7 +24,7 @@ export interface TestApp {
  * A small app wired the way the services wire auth, listening on port 0 (the callback URL
  * needs the real port, so the server listens before the app is built).
  */
-export async function startTestApp(options: { database: Database; idp: DevIdp; secureCookies?: boolean }): Promise<TestApp> {
+export async function startTestApp(options: { database: Database; idp: DevIdp | undefined; secureCookies?: boolean }): Promise<TestApp> {
   const server = http.createServer();
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -39,7 +39,7 @@ export async function startTestApp(options: { database: Database; idp: DevIdp; s
     secureCookies: options.secureCookies ?? false,
     cookieName: 'test.sid',
     publicUrl: baseUrl,
-    oauth: options.idp.oauth,
+    oauth: options.idp?.oauth,
     onSignIn: async (user) => { signIns.push(user.id); },
     onSignOut: async (user) => { signOuts.push(user.id); },
   });

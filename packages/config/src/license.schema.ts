@@ -27,8 +27,13 @@ export const licenseSchema = {
   WEBHOOK_URL: envUrl(),
   WEBHOOK_EVENTS: envChoices(webhookEvents),
   WEBHOOK_TIMEOUT_MS: envInt(5000, 1),
-  WEBHOOK_RETRIES: envInt(3, 0, 100),
+  /** Retries after the first attempt; fewer than the 32 that span 24 hours are raised to 32. */
+  WEBHOOK_RETRIES: envInt(32, 0, 200),
   WEBHOOK_SECRET: optionalString(),
+  /** Let webhooks reach loopback, private, link-local ... addresses (local receivers, tests). */
+  WEBHOOK_ALLOW_PRIVATE: envBoolean(false),
+  /** Webhook attempts in flight at once per instance. */
+  WEBHOOK_CONCURRENCY: envInt(16, 1, 256),
   SMTP_HOST: optionalString(),
   SMTP_PORT: envInt(587, 0, 65535),
   SMTP_SECURE: envBoolean(false),

@@ -21,9 +21,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const config = result.data;
   const problems: string[] = [];
-  if (config.NODE_ENV === 'production' && !config.SESSION_SECRET) {
-    problems.push('SESSION_SECRET: required when NODE_ENV=production');
-  }
   if (config.OAUTH_CLIENT_ID && !(config.OAUTH_AUTHORIZATION_URL && config.OAUTH_TOKEN_URL && config.OAUTH_USERINFO_URL)) {
     problems.push('OAUTH_AUTHORIZATION_URL, OAUTH_TOKEN_URL, OAUTH_USERINFO_URL: required when OAUTH_CLIENT_ID is set');
   }

@@ -19,6 +19,10 @@ export const sharedSchema = {
   OAUTH_ID_FIELD: z.string().default('id'),
   OAUTH_USERNAME_FIELD: z.string().default('username'),
   DEV_IDP_PORT: envPort(9000),
+  /** Interface the stand-alone development provider listens on (0.0.0.0 in a container). */
+  DEV_IDP_HOST: z.string().default('127.0.0.1'),
+  /** Base URL browsers reach the stand-alone provider at, when it differs from its own (docker compose). */
+  DEV_IDP_PUBLIC_URL: envUrl(),
   DEV_IDP_ENABLED: envBoolean(true),
   SHUTDOWN_TIMEOUT_MS: envInt(10_000, 0),
 };

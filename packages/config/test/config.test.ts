@@ -27,9 +27,15 @@ describe('configuration', () => {
     { name: 'a port that is not a number', env: { PASTE_PORT: 'eighty' }, variable: 'PASTE_PORT' },
     { name: 'a database URL that is not a URL', env: { DATABASE_URL: 'not a url' }, variable: 'DATABASE_URL' },
     { name: 'an unknown NODE_ENV', env: { NODE_ENV: 'staging' }, variable: 'NODE_ENV' },
-    { name: 'production without a session secret', env: { NODE_ENV: 'production' }, variable: 'SESSION_SECRET' },
+    { name: 'a client id without the provider URLs', env: { OAUTH_CLIENT_ID: 'client' }, variable: 'OAUTH_TOKEN_URL' },
   ])('names the variable when given $name', ({ env, variable }) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);
+  });
+
+  it('accepts production without SESSION_SECRET and without OAUTH_*: the services make a secret and explain sign-in', () => {
+    const config = loadConfig({ NODE_ENV: 'production' });
+    expect(config.SESSION_SECRET).toBeUndefined();
+    expect(config.OAUTH_CLIENT_ID).toBeUndefined();
   });
 });

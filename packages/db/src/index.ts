@@ -2,3 +2,6 @@ export { openDatabase, type Database, type OpenDatabaseOptions } from './open-da
 export { runMigrations } from './migrate.js';
 export { withTransaction, type Queryable } from './transaction.js';
 export { createBatcher, type BatcherOptions } from './batcher.js';
+export { DataFolderInUseError } from './data-folder-lock.js';
+export { retryTransient, isReadOnlyStatement } from './retry.js';
+export { transientKind, isTransientDatabaseError, uniqueViolation, type TransientKind } from './database-errors.js';

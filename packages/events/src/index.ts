@@ -1,3 +1,3 @@
-export { createJobQueue, type JobQueue, type JobQueueOptions, type SendOptions, type WorkOptions } from './job-queue.js';
+export { createJobQueue, type JobQueue, type JobQueueOptions, type SendOptions, type WorkOptions, type WorkQueue } from './job-queue.js';
 export * from './webhooks/index.js';
 export * from './notifications/index.js';

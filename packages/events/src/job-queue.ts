@@ -39,6 +39,12 @@ export interface SendOptions {
   singletonSeconds?: number;
 }
 
+/** The part of the job queue that notifications and automation triggers use (an in-process stand-in fits it too). */
+export interface WorkQueue {
+  send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string | null>;
+  work<T>(name: string, handler: (data: T) => Promise<void>): Promise<void>;
+}
+
 export interface JobQueue {
   /** Handles the jobs of queue `name`; the options become the queue's retry defaults. */
   work<T>(name: string, handler: (data: T) => Promise<void>, options?: WorkOptions): Promise<void>;

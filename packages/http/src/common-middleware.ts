@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { HttpError } from './http-error.js';
 import { requestLogger, type Logger } from './logger.js';
@@ -11,6 +11,8 @@ export interface CommonMiddlewareOptions {
   trustProxy: string;
   /** Extra Content-Security-Policy directives (helmet's defaults otherwise). */
   contentSecurityPolicy?: Record<string, string[]>;
+  /** The signed-in user's id for the request log (default: passport's `req.user.id`). */
+  userId?: (req: Request) => string | undefined;
 }
 
 /** Parses `TRUST_PROXY`: `true`/`false`, a hop count, or a comma-separated list of addresses. */
@@ -32,12 +34,16 @@ export function commonMiddleware(app: Express, options: CommonMiddlewareOptions)
       directives: { ...helmet.contentSecurityPolicy.getDefaultDirectives(), 'upgrade-insecure-requests': null, ...options.contentSecurityPolicy },
     },
   }));
-  app.use(requestLogger(options.logger));
+  app.use(requestLogger(options.logger, { userId: options.userId }));
   app.use(express.json({ limit: options.bodyLimit }));
   app.use(express.urlencoded({ extended: false, limit: options.bodyLimit }));
 }
 
-/** JSON 404 for unknown `/api` paths; mount after every router. */
+/**
+ * 404 `{ success: false, error: "Not found" }` for unknown `/api` paths, in both services' error
+ * styles alike; mount after every router. Other paths fall through to the app's HTML 404 page.
+ */
 export const apiNotFound: RequestHandler = (req, _res, next) => {
-  next(req.path.startsWith('/api') ? HttpError.notFound('Not found') : undefined);
+  const isApi = req.path === '/api' || req.path.startsWith('/api/');
+  next(isApi ? new HttpError(404, 'Not found', undefined, { success: false }) : undefined);
 };

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request } from 'express';
-import type { Logger } from './logger.js';
+import { isTransientDatabaseError, uniqueViolation } from '@app/db/errors';
+import { requestIdOf, type Logger } from './logger.js';
 import { isHttpError } from './http-error.js';
 
 /** `paste`: `{ error }`; `license`: `{ success: false, error }`. Both add `details` for validation. */
@@ -21,8 +22,10 @@ interface BodyParserError { type?: string; status?: number; expose?: boolean }
 export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const { status, message, details, extra } = describe(error);
-    if (status >= 500) options.logger.error({ err: error, url: req.originalUrl }, 'request failed');
+    const { status, message, details, extra, headers } = describeError(error);
+    // The path without its query string (which may carry tokens); the request id ties this line to the request's.
+    if (status >= 500) options.logger.error({ err: error, reqId: requestIdOf(req), method: req.method, path: req.originalUrl.split('?')[0] }, 'request failed');
+    if (headers) res.set(headers);
     const html = options.renderHtml?.(req, status, message);
     if (html !== undefined) {
       res.status(status).type('html').send(html);
@@ -34,7 +37,15 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHa
   };
 }
 
-function describe(error: unknown): { status: number; message: string; details?: Record<string, string>; extra?: Record<string, unknown> } {
+interface ErrorAnswer {
+  status: number; message: string; details?: Record<string, string>; extra?: Record<string, unknown>; headers?: Record<string, string>;
+}
+
+/** The answer to a database that is briefly unreachable (after the one retry where it was safe). */
+const serviceUnavailable = { status: 503, message: 'Service temporarily unavailable, please retry', headers: { 'Retry-After': '1' } };
+
+/** The answer to an error that is not an HttpError: a parser's, a database's, or a bug (500). */
+export function describeError(error: unknown): ErrorAnswer {
   if (isHttpError(error)) return { status: error.status, message: error.message, details: error.details, extra: error.extra };
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
@@ -46,6 +57,10 @@ function describe(error: unknown): { status: number; message: string; details?: 
   }
   // PostgreSQL refused a character of the input (a NUL in a path segment, say): the client's fault.
   if ((error as { code?: unknown })?.code === '22021') return { status: 400, message: 'Invalid characters in input' };
+  // Services turn the violations of the constraints they know into their own 409; this catches
+  // the rest, so a value taken by a simultaneous request is never a 500.
+  if (uniqueViolation(error) !== undefined) return { status: 409, message: 'Conflict: this value is already taken' };
+  if (isTransientDatabaseError(error)) return serviceUnavailable;
   // Errors of Express and its parsers carry a 4xx status (e.g. a path with bad percent-encoding);
   // only those marked `expose` have a message fit for the client.
   const status = parserError?.status;

@@ -1,54 +1,131 @@
-import { pino, type Logger as PinoLogger } from 'pino';
-import { pinoHttp, startTime } from 'pino-http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import type { Request, RequestHandler } from 'express';
 
 export type Logger = PinoLogger;
 
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  return pino({ level: options.level ?? 'info', name: options.name });
+export interface LoggerOptions {
+  level?: string;
+  name?: string;
+  /** Where the lines go; standard output by default (tests pass a stream to read them). */
+  destination?: DestinationStream;
+  /**
+   * Rewrites every finished line before it is written: the last wall for secrets whose shape
+   * only the app knows (the license service masks license keys with it), wherever they occur.
+   */
+  maskLine?: (line: string) => string;
+}
+
+/** Request headers whose values are credentials; they are logged (at debug) only as `[redacted]`. */
+export const secretRequestHeaders = [
+  'cookie', 'authorization', 'proxy-authorization', 'x-api-key', 'x-csrf-token', 'x-delete-token', 'x-paste-password', 'stripe-signature',
+] as const;
+
+const redactedPaths = [
+  ...secretRequestHeaders.map((name) => `req.headers["${name}"]`),
+  'res.headers["set-cookie"]',
+  // Body parsers attach the raw body to their errors; a request body is never logged.
+  'err.body',
+];
+
+/**
+ * The process's logger: JSON lines, credentials in headers redacted wherever a line carries
+ * `req.headers` or `res.headers`.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  return pino({
+    level: options.level ?? 'info',
+    name: options.name,
+    redact: { paths: redactedPaths, censor: '[redacted]' },
+    ...(options.maskLine ? { hooks: { streamWrite: options.maskLine } } : {}),
+  }, options.destination);
+}
+
+const requestIdKey = Symbol('requestId');
+const acceptedRequestId = /^[\w.:@/+=-]{1,64}$/;
+
+/**
+ * The request's id: the `X-Request-Id` a proxy in front set, else a new UUID. Made on first use,
+ * so a request that logs nothing pays nothing for it.
+ */
+export function requestIdOf(req: IncomingMessage): string {
+  const holder = req as IncomingMessage & { [requestIdKey]?: string };
+  if (holder[requestIdKey] === undefined) {
+    const given = req.headers['x-request-id'];
+    holder[requestIdKey] = typeof given === 'string' && acceptedRequestId.test(given) ? given : randomUUID();
+  }
+  return holder[requestIdKey];
+}
+
+/** Query parameters whose values may be credentials (tokens, keys, passwords, OAuth codes). */
+const secretQueryKey = /token|key|pass|secret|sig|auth|code|state|session|csrf|otp/i;
+const longest = { path: 200, userId: 64, queryValue: 100 };
+
+const clip = (text: string, length: number) => (text.length > length ? `${text.slice(0, length)}…` : text);
+
+/** The query string's keys, with the values of those that may hold credentials masked (debug lines only). */
+function maskedQuery(search: string): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(search)) {
+    query[clip(key, longest.queryValue)] = secretQueryKey.test(key) ? '[redacted]' : clip(value, longest.queryValue);
+  }
+  return query;
+}
+
+export interface RequestLogOptions {
+  /** The signed-in user's id, if any (default: passport's `req.user.id`). */
+  userId?: (req: Request) => string | undefined;
 }
 
 const quietPaths = new Set(['/healthz', '/readyz']);
 
-const levelOf = (_req: IncomingMessage, res: ServerResponse, error?: Error) =>
-  error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+const defaultUserId = (req: Request) => {
+  const id = (req as { user?: { id?: unknown } }).user?.id;
+  return typeof id === 'string' ? id : undefined;
+};
 
 /**
- * One structured log line per request; health probes are not logged.
+ * One line per request, written when the answer is done: at info the method, the path without
+ * its query string (which may carry tokens), the status, the duration, the request id and the
+ * signed-in user; at debug also the headers (credentials redacted) and the query keys. 5xx
+ * answers are logged at error, 4xx at warn, the rest at info; health probes not at all. No
+ * request body is ever logged.
  *
- * pino-http makes each request's child logger (serializing the request) when the request
- * arrives, a large share of a small request's cost. When info lines are off (LOG_LEVEL warn or
- * above), most answers write nothing: the request is then handed to pino-http only once its
- * answer is known to be logged (a 4xx or 5xx), which writes the same line as before.
+ * The work per request before the answer is one listener; everything else happens only when the
+ * line will be written, so hot paths pay next to nothing while info lines are off.
  */
-export function requestLogger(logger: Logger): RequestHandler {
-  const full = pinoHttp({
-    logger,
-    autoLogging: { ignore: (req) => quietPaths.has(req.url ?? '') },
-    customLogLevel: levelOf,
-  });
+export function requestLogger(logger: Logger, options: RequestLogOptions = {}): RequestHandler {
+  const userIdOf = options.userId ?? defaultUserId;
   return (req, res, next) => {
-    if (logger.isLevelEnabled('info') || quietPaths.has(req.url ?? '')) {
-      full(req, res, next);
-      return;
-    }
-    const started = Date.now();
-    const done = (error?: Error) => {
-      res.off('finish', done);
-      res.off('close', done);
-      res.off('error', done);
-      if (!logger.isLevelEnabled(levelOf(req, res, error))) return;
-      (res as unknown as Record<symbol, number>)[startTime] = started;
-      const before = new Set(res.listeners('finish'));
-      full(req, res);
-      // pino-http's own completion listener, called now since the answer is complete.
-      const complete = res.listeners('finish').find((listener) => !before.has(listener)) as ((error?: Error) => void) | undefined;
-      complete?.(error);
-    };
-    res.on('finish', done);
-    res.on('close', done);
-    res.on('error', done);
+    if (quietPaths.has(req.url) || !logger.isLevelEnabled('error')) return next();
+    const started = performance.now();
+    res.once('close', () => {
+      const status = res.statusCode;
+      const aborted = !res.writableFinished;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const url = req.originalUrl ?? req.url;
+      const queryAt = url.indexOf('?');
+      const userId = userIdOf(req);
+      const line: Record<string, unknown> = {
+        reqId: requestIdOf(req),
+        method: req.method,
+        path: clip(queryAt === -1 ? url : url.slice(0, queryAt), longest.path),
+        status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      };
+      if (userId !== undefined) line.userId = clip(userId, longest.userId);
+      if (aborted) line.aborted = true;
+      if (logger.isLevelEnabled('debug')) {
+        if (queryAt !== -1) line.query = maskedQuery(url.slice(queryAt + 1));
+        line.ip = req.ip;
+        line.req = { headers: req.headers };
+        line.res = { headers: res.getHeaders() };
+      }
+      logger[level](line, aborted ? 'request aborted' : 'request completed');
+    });
     next();
   };
 }

@@ -1,8 +1,14 @@
 import type { RequestHandler } from 'express';
 import type { z } from 'zod';
 import { HttpError } from './http-error.js';
+import { readableIssue } from './readable-issue.js';
 
-/** `{ field: message }` from a zod error: the first message for each field. */
+export { readableIssue };
+
+/**
+ * `{ field: message }` from a zod error: the first message for each field. Parse with
+ * `{ error: readableIssue }` (as `parseInput` does) so the messages are written for people.
+ */
 export function validationDetails(error: z.ZodError): Record<string, string> {
   const details: Record<string, string> = {};
   for (const issue of error.issues) {
@@ -12,26 +18,47 @@ export function validationDetails(error: z.ZodError): Record<string, string> {
   return details;
 }
 
-/** The path of the first string that holds a NUL character, which PostgreSQL text cannot store. */
-function pathOfNul(value: unknown, path: string[] = []): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path.join('.') || '_root' : undefined;
+/** Lone UTF-16 surrogates: not text at all, and a JSON column refuses them (`\ud800`). */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string cannot be stored as text (PostgreSQL text and jsonb), or undefined when it can. */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'Must not contain NUL characters';
+  if (loneSurrogate.test(text)) return 'Must not contain unpaired surrogate characters';
+  return undefined;
+}
+
+/**
+ * The first string, object key included (free-form objects such as license metadata are stored
+ * as jsonb), that the database cannot store: its path and why.
+ */
+function pathOfBadText(value: unknown, path: string[] = []): { path: string; problem: string } | undefined {
+  const here = () => path.join('.') || '_root';
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    return problem ? { path: here(), problem } : undefined;
+  }
   if (value === null || typeof value !== 'object') return undefined;
   for (const [key, child] of Object.entries(value)) {
-    const found = pathOfNul(child, [...path, key]);
+    const keyProblem = Array.isArray(value) ? undefined : textProblem(key);
+    if (keyProblem) return { path: here(), problem: `Keys: ${keyProblem.charAt(0).toLowerCase()}${keyProblem.slice(1)}` };
+    const found = pathOfBadText(child, [...path, key]);
     if (found) return found;
   }
   return undefined;
 }
 
 /**
- * Parses input with a schema, or throws 400 `Validation failed` with the details. Strings with a
- * NUL character are refused here too: the database would refuse them later, as a 500.
+ * Parses input with a schema, or throws 400 `Validation failed` with the details. Text the
+ * database cannot store (a NUL character, an unpaired surrogate, in a value or a key) is refused
+ * here too: the database would refuse it later, as a 500.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const result = schema.safeParse(input ?? {});
+  // Messages a schema sets itself win over readableIssue (zod's order), so spec texts stay as written.
+  const result = schema.safeParse(input ?? {}, { error: readableIssue });
   if (!result.success) throw HttpError.badRequest('Validation failed', validationDetails(result.error));
-  const nulAt = pathOfNul(result.data);
-  if (nulAt) throw HttpError.badRequest('Validation failed', { [nulAt]: 'Must not contain NUL characters' });
+  const bad = pathOfBadText(result.data);
+  if (bad) throw HttpError.badRequest('Validation failed', { [bad.path]: bad.problem });
   return result.data;
 }
 

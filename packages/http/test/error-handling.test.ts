@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import express, { type Express } from 'express';
 import request from 'supertest';
@@ -75,10 +76,12 @@ describe.each([
     expect(res.body.body).toEqual({ name: 'a', count: 2 });
   });
 
-  it('answers unknown /api routes with 404 JSON', async () => {
-    const res = await request(app).get('/api/nothing-here');
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ ...envelope, error: 'Not found' });
+  it.each(['get', 'post', 'put', 'delete'] as const)('answers %s of an unknown /api path with 404 { success: false, error: "Not found" }', async (method) => {
+    for (const path of ['/api/nothing-here', '/api']) {
+      const res = await request(app)[method](path);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ success: false, error: 'Not found' });
+    }
   });
 
   it('answers a path with broken percent-encoding with 400, not 500', async () => {
@@ -120,5 +123,23 @@ describe('readiness', () => {
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
     expect(res.body.status).toBe('unavailable');
+  });
+});
+
+describe('the log line of an unexpected error', () => {
+  it('names the request (id, method, path) but leaves out the query string', async () => {
+    const text: string[] = [];
+    const destination = new Writable({ write(chunk, _encoding, callback) { text.push(String(chunk)); callback(); } });
+    const captured = createLogger({ level: 'error', destination });
+    const app = express();
+    commonMiddleware(app, { logger: captured, bodyLimit: '1kb', trustProxy: 'false' });
+    app.get('/api/broken', () => { throw new Error('boom'); });
+    app.use(createErrorHandler({ style: 'license', logger: captured }));
+    await request(app).get('/api/broken?token=query-secret').set('X-Request-Id', 'req-7').expect(500);
+    await new Promise((resolve) => setImmediate(resolve));
+    const lines = text.map((line) => JSON.parse(line));
+    expect(lines.find((line) => line.msg === 'request failed')).toMatchObject({ reqId: 'req-7', method: 'GET', path: '/api/broken', err: { message: 'boom' } });
+    expect(lines.find((line) => line.msg === 'request completed')).toMatchObject({ reqId: 'req-7', status: 500 });
+    expect(text.join('')).not.toContain('query-secret');
   });
 });

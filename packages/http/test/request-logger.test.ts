@@ -1,42 +1,119 @@
 import { Writable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { requestLogger } from '../src/logger.js';
+import { createLogger, requestLogger, secretRequestHeaders } from '../src/logger.js';
 
-function appLogging(level: string) {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({ write(chunk, _encoding, callback) { lines.push(JSON.parse(String(chunk))); callback(); } });
+/** A logger at `level` whose lines are kept as text, as they would reach standard output. */
+function capturedLogger(level: string, maskLine?: (line: string) => string) {
+  const text: string[] = [];
+  const destination = new Writable({ write(chunk, _encoding, callback) { text.push(String(chunk)); callback(); } });
+  const logger = createLogger({ level, destination, maskLine });
+  return { logger, text, lines: () => text.map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+function appLogging(level: string, maskLine?: (line: string) => string) {
+  const captured = capturedLogger(level, maskLine);
   const app = express();
-  app.use(requestLogger(pino({ level }, stream)));
+  app.use(requestLogger(captured.logger, { userId: (req) => req.get('x-test-user') }));
   app.get('/ok', (_req, res) => { res.json({ ok: true }); });
+  app.post('/ok', express.json(), (_req, res) => { res.set('Set-Cookie', 'sid=cookie-secret-value; HttpOnly').json({ ok: true }); });
   app.get('/missing', (_req, res) => { res.status(404).json({ error: 'no' }); });
   app.get('/broken', (_req, res) => { res.status(503).end(); });
   app.get('/healthz', (_req, res) => { res.status(500).end(); });
-  return { app, lines };
+  return { app, ...captured };
 }
 
-const shape = (line: Record<string, unknown>) => ({
-  level: line.level, msg: line.msg, method: (line.req as { method?: string })?.method, url: (line.req as { url?: string })?.url,
-  status: (line.res as { statusCode?: number })?.statusCode, hasTime: typeof line.responseTime === 'number', err: Boolean(line.err),
-});
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+const shape = (line: Record<string, unknown>) => ({ level: line.level, msg: line.msg, method: line.method, path: line.path, status: line.status });
 
 describe('request log', () => {
-  it('logs every request at info; 4xx at warn and 5xx at error when info is off, with the same fields', async () => {
-    for (const level of ['info', 'warn']) {
-      const { app, lines } = appLogging(level);
-      await request(app).get('/ok').expect(200);
-      await request(app).get('/missing').expect(404);
-      await request(app).get('/broken').expect(503);
-      await request(app).get('/healthz').expect(500);
-      await new Promise((resolve) => setImmediate(resolve));
-      const expected = [
-        { level: 40, msg: 'request completed', method: 'GET', url: '/missing', status: 404, hasTime: true, err: false },
-        { level: 50, msg: 'request errored', method: 'GET', url: '/broken', status: 503, hasTime: true, err: true },
-      ];
-      if (level === 'info') expected.unshift({ level: 30, msg: 'request completed', method: 'GET', url: '/ok', status: 200, hasTime: true, err: false });
-      expect(lines.map(shape)).toEqual(expected);
-    }
+  it.each(['info', 'warn'])('at %s, logs 2xx at info, 4xx at warn and 5xx at error, and health probes never', async (level) => {
+    const { app, lines } = appLogging(level);
+    await request(app).get('/ok').expect(200);
+    await request(app).get('/missing').expect(404);
+    await request(app).get('/broken').expect(503);
+    await request(app).get('/healthz').expect(500);
+    await settled();
+    const expected = [
+      { level: 40, msg: 'request completed', method: 'GET', path: '/missing', status: 404 },
+      { level: 50, msg: 'request completed', method: 'GET', path: '/broken', status: 503 },
+    ];
+    if (level === 'info') expected.unshift({ level: 30, msg: 'request completed', method: 'GET', path: '/ok', status: 200 });
+    expect(lines().map(shape)).toEqual(expected);
+  });
+
+  it('writes an info line of at most 300 bytes with method, path, status, duration, request id and user, and no headers', async () => {
+    const { app, text, lines } = appLogging('info');
+    await request(app).get('/ok?token=query-secret&page=2')
+      .set('User-Agent', `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 ${'x'.repeat(500)}`)
+      .set('Accept-Language', 'en-GB,en;q=0.9')
+      .set('X-Test-User', 'user-42')
+      .expect(200);
+    await settled();
+    expect(text).toHaveLength(1);
+    expect(Buffer.byteLength(text[0]!)).toBeLessThanOrEqual(300);
+    const [line] = lines();
+    expect(line).toMatchObject({ level: 30, method: 'GET', path: '/ok', status: 200, userId: 'user-42', reqId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(typeof line!.ms).toBe('number');
+    expect(text[0]).not.toMatch(/query-secret|page=2|Mozilla|headers/);
+  });
+
+  it('keeps a request id a proxy set in X-Request-Id, and makes a new one for each request otherwise', async () => {
+    const { app, lines } = appLogging('info');
+    await request(app).get('/ok').set('X-Request-Id', 'edge-1234').expect(200);
+    await request(app).get('/ok').expect(200);
+    await request(app).get('/ok').set('X-Request-Id', 'not acceptable: spaces and "quotes"').expect(200);
+    await settled();
+    const ids = lines().map((line) => line.reqId);
+    expect(ids[0]).toBe('edge-1234');
+    expect(ids[1]).not.toBe(ids[2]);
+    expect(ids[2]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('cuts a very long path short, so a line stays small', async () => {
+    const { app, text } = appLogging('info');
+    await request(app).get(`/${'a'.repeat(5000)}`).expect(404);
+    await settled();
+    expect(Buffer.byteLength(text[0]!)).toBeLessThanOrEqual(400);
+  });
+
+  it('at debug adds the headers and the query keys, with credentials and credential-like query values redacted', async () => {
+    const { app, text, lines } = appLogging('debug');
+    await request(app).post('/ok?token=query-token-secret&apiKey=query-key-secret&code=oauth-code-secret&page=2')
+      .set('Cookie', 'sid=request-cookie-secret')
+      .set('Authorization', 'Bearer authorization-secret')
+      .set('User-Agent', 'test-agent')
+      .send({ password: 'body-secret' })
+      .expect(200);
+    await settled();
+    const [line] = lines() as Array<{ query: Record<string, string>; req: { headers: Record<string, string> }; res: { headers: Record<string, unknown> } }>;
+    expect(line!.query).toEqual({ token: '[redacted]', apiKey: '[redacted]', code: '[redacted]', page: '2' });
+    expect(line!.req.headers).toMatchObject({ cookie: '[redacted]', authorization: '[redacted]', 'user-agent': 'test-agent' });
+    expect(line!.res.headers['set-cookie']).toBe('[redacted]');
+    expect(text.join('')).not.toMatch(/secret/);
+  });
+
+  it.each(secretRequestHeaders)('never writes the value of the %s header, at any level', async (header) => {
+    const { app, text } = appLogging('trace');
+    await request(app).get('/missing').set(header, 'header-value-secret').expect(404);
+    await settled();
+    expect(text.join('')).toContain(`"${header}":"[redacted]"`);
+    expect(text.join('')).not.toContain('header-value-secret');
+  });
+
+  it('passes every line through maskLine before writing it', async () => {
+    const { app, text } = appLogging('info', (line) => line.replaceAll('hidden-part', '***'));
+    await request(app).get('/missing/hidden-part').expect(404);
+    await settled();
+    expect(text.join('')).toContain('"/missing/***"');
+  });
+
+  it('logs nothing while the level is silent', async () => {
+    const { app, text } = appLogging('silent');
+    await request(app).get('/broken').expect(503);
+    await settled();
+    expect(text).toEqual([]);
   });
 });

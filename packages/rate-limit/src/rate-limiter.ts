@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, MemoryStore, rateLimit, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { Redis } from 'ioredis';
@@ -21,7 +21,14 @@ export interface RateLimiterOptions {
   current: () => RateLimitValues;
   /** Error text of the 429 answer. */
   message: string;
-  skip?: (req: Request) => boolean;
+  skip?: (req: Request, res: Response) => boolean;
+  /**
+   * The signed-in person a request counts against, by their user id; `undefined` counts it
+   * against the client IP. A person gets a count of their own, apart from everyone behind the
+   * same address (and from their own address's anonymous traffic). Return an id only for a
+   * verified identity (a session user or a checked token), never for a claimed one.
+   */
+  identify?: (req: Request, res: Response) => string | undefined;
   /** Where store errors (Redis unreachable) are logged; the console otherwise. */
   logger?: Pick<Logger, 'error' | 'warn'>;
 }
@@ -53,7 +60,7 @@ export function createRateLimiter(options: RateLimiterOptions): RebuildableLimit
       legacyHeaders: true, // X-RateLimit-Limit, -Remaining, -Reset (Unix seconds, rounded up)
       standardHeaders: false,
       store: newStore(),
-      keyGenerator: (req) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown'),
+      keyGenerator: (req, res) => keyOf(req, res, options.identify),
       skip: options.skip,
       handler: (_req, _res, next) => next(new HttpError(429, options.message)),
       // A Redis outage must not take the service down with it: requests pass uncounted.
@@ -71,6 +78,14 @@ export function createRateLimiter(options: RateLimiterOptions): RebuildableLimit
       active = build();
     },
   };
+}
+
+/** `user:<id>` for an identified person; the client IP (an IPv6 client by its /56) otherwise. */
+function keyOf(req: Request, res: Response, identify: RateLimiterOptions['identify']): string {
+  const userId = identify?.(req, res);
+  if (userId !== undefined) return `user:${userId}`;
+  // An IP never starts with "user:", so the two kinds of key cannot meet.
+  return ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 }
 
 function newRedisStore(redis: Redis, prefix: string): RedisStore {

@@ -5,10 +5,10 @@ import express from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createErrorHandler, createLogger } from '@app/http';
 import { createRateLimiter, createRedisClient, type RateLimitValues, type Redis, type RebuildableLimiter } from '../src/index.js';
-import { redisAvailableForTests } from '../src/testing.js';
+import { redisForTests, testRedisUrl } from '../src/testing.js';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const withRedis = await redisAvailableForTests(redisUrl);
+const redisUrl = testRedisUrl();
+const withRedis = await redisForTests('rate limits shared through Redis', redisUrl);
 const logger = createLogger({ level: 'silent' });
 const servers: Server[] = [];
 const clients: Redis[] = [];
@@ -124,6 +124,28 @@ describe.runIf(withRedis)('with Redis, two app instances', () => {
   });
 });
 
+/** A signed-in person as an auth layer would have verified them; here a test header stands in for it. */
+const identifyByTestHeader = (req: express.Request) => req.get('x-test-user') || undefined;
+
+describe.runIf(withRedis)('with Redis, identified people', () => {
+  it('count per user across instances, apart from their address\'s anonymous count', async () => {
+    const name = uniqueName('identify');
+    const values = () => ({ limit: 2, windowMs: 60_000 });
+    const urls = [
+      await startApp(createRateLimiter({ name, redis: redisClient(), current: values, message: 'Too many requests', identify: identifyByTestHeader })),
+      await startApp(createRateLimiter({ name, redis: redisClient(), current: values, message: 'Too many requests', identify: identifyByTestHeader })),
+    ];
+    expect((await hit(urls[0]!)).status).toBe(200);
+    expect((await hit(urls[1]!)).status).toBe(200);
+    expect((await hit(urls[0]!)).status).toBe(429);
+    const owner = { 'x-test-user': 'owner-1' };
+    expect(await hit(urls[0]!, owner)).toMatchObject({ status: 200, remaining: '1' });
+    expect(await hit(urls[1]!, owner)).toMatchObject({ status: 200, remaining: '0' });
+    expect((await hit(urls[0]!, owner)).status).toBe(429);
+    expect((await hit(urls[1]!, { 'x-test-user': 'someone-else' })).status).toBe(200);
+  });
+});
+
 describe.runIf(withRedis)('with Redis clients of different key prefixes', () => {
   it('keeps their counts apart under the same limiter name (test isolation)', async () => {
     const name = uniqueName('keyprefix');
@@ -231,6 +253,17 @@ describe('with the memory store', () => {
     for (let i = 0; i < 3; i++) expect((await hit(url, { 'x-internal': 'yes' })).status).toBe(200);
     expect((await hit(url)).status).toBe(200);
     expect((await hit(url)).status).toBe(429);
+  });
+
+  it('counts an identified person by user id, apart from the anonymous requests of the same address', async () => {
+    const url = await startApp(createRateLimiter({
+      name: 'memory-identify', current: () => ({ limit: 1, windowMs: 60_000 }), message: 'Too many requests', identify: identifyByTestHeader,
+    }));
+    expect((await hit(url)).status).toBe(200);
+    expect((await hit(url)).status).toBe(429);
+    expect((await hit(url, { 'x-test-user': 'owner-1' })).status).toBe(200);
+    expect((await hit(url, { 'x-test-user': 'owner-1' })).status).toBe(429);
+    expect((await hit(url, { 'x-test-user': 'someone-else' })).status).toBe(200);
   });
 
   it('counts each client IP apart, and an IPv6 client by its /56 network', async () => {

@@ -10,7 +10,12 @@ import type { CreateAction, UpdateAction } from './automations.schema.js';
 
 const notFound = () => HttpError.notFound('Automated action not found');
 
-export function automationsService(deps: { pool: pg.Pool; now: () => Date; engine: AutomationEngine }) {
+/** The webhook URLs of an action's steps, each checked like any outgoing URL (400 `Webhook URL not allowed`). */
+async function checkWebhookSteps(actions: Array<{ type: string; params: Record<string, unknown> }> | undefined, check: (url: string) => Promise<void>) {
+  for (const step of actions ?? []) if (step.type === 'webhook') await check(String(step.params.url));
+}
+
+export function automationsService(deps: { pool: pg.Pool; now: () => Date; engine: AutomationEngine; checkWebhookUrl: (url: string) => Promise<void> }) {
   const { pool, now } = deps;
 
   async function get(id: string) {
@@ -30,19 +35,19 @@ export function automationsService(deps: { pool: pg.Pool; now: () => Date; engin
     list: () => repo.listActions(pool),
     get,
 
-    create: (actor: Actor, input: CreateAction) => changed(withTransaction(pool, async (client) => {
+    create: async (actor: Actor, input: CreateAction) => checkWebhookSteps(input.actions, deps.checkWebhookUrl).then(() => changed(withTransaction(pool, async (client) => {
       const action = await repo.insertAction(client, input, now());
       await recordAudit(client, actor, { action: 'create', resourceType: 'system', resourceId: action._id, after: action });
       return action;
-    })),
+    }))),
 
-    update: (actor: Actor, id: string, input: UpdateAction) => changed(withTransaction(pool, async (client) => {
+    update: async (actor: Actor, id: string, input: UpdateAction) => checkWebhookSteps(input.actions, deps.checkWebhookUrl).then(() => changed(withTransaction(pool, async (client) => {
       const before = isUuid(id) ? await repo.findAction(client, id) : undefined;
       if (!before) throw notFound();
       const action = (await repo.updateAction(client, id, input, now()))!;
       await recordAudit(client, actor, { action: 'update', resourceType: 'system', resourceId: id, before, after: action });
       return action;
-    })),
+    }))),
 
     remove: (actor: Actor, id: string) => changed(withTransaction(pool, async (client) => {
       const before = isUuid(id) ? await repo.findAction(client, id) : undefined;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Router } from 'express';
-import { createWebhookDispatcher, type Notifier, type WebhookDispatcher, type WebhookQueue } from '@app/events';
+import { checkOutgoingUrl, createWebhookDispatcher, type Notifier, type WebhookDispatcher, type WorkQueue } from '@app/events';
 import type { Logger } from '@app/http';
 import type { AppContext } from '../app.js';
 import type { EventBus, LicenseEventName } from '../events/event-bus.js';
@@ -8,14 +8,16 @@ import { createLicenseNotifier, subscribeNotifications } from '../notifications/
 import { jobsService, scheduleJobs, type JobsService } from '../jobs/jobs.service.js';
 import { stripeService } from '../stripe/stripe.service.js';
 import { stripeRoutes } from '../stripe/stripe.routes.js';
-import { subscribeWebhooks, webhookSettings } from '../webhooks/webhooks.service.js';
+import { webhookDeliveryStore } from '../webhooks/webhook-deliveries.repository.js';
+import { webhookRoutes } from '../webhooks/webhooks.routes.js';
+import { assertWebhookUrlAllowed, subscribeWebhooks, webhooksService, webhookSettings } from '../webhooks/webhooks.service.js';
 import { createAutomationEngine, type AutomationEngine } from './automation-engine.js';
 import { automationRoutes } from './automations.routes.js';
 import { automationsService } from './automations.service.js';
 import type { TriggerEvent } from './automations.schema.js';
 import { coreLicenseOperations } from './license-operations.js';
 
-type OperationsContext = Pick<AppContext, 'config' | 'pool' | 'logger' | 'now' | 'events' | 'jobs' | 'fetch' | 'requireAdmin' | 'panicGuard' | 'services'>;
+type OperationsContext = Pick<AppContext, 'config' | 'pool' | 'logger' | 'now' | 'events' | 'jobs' | 'webhookDelivery' | 'requireAdmin' | 'panicGuard' | 'services'>;
 
 export interface Operations {
   /** Routers that need the raw body (POST /api/stripe): mount before the JSON parser. */
@@ -25,13 +27,16 @@ export interface Operations {
   notifier: Notifier;
   engine: AutomationEngine;
   jobs: JobsService;
+  /** Stops the webhook workers (waits for the attempts in flight). */
+  close(): Promise<void>;
 }
 
 /**
- * Without a job queue (some tests) deliveries are attempted once, in this process, right away.
- * Every real start passes the queue, which stores them and retries.
+ * Without a job queue (some tests) notifications and triggers run once, in this process, right
+ * away. Every real start passes the queue, which stores them and retries. (Webhook deliveries
+ * never need it: they are stored in their own table.)
  */
-function inProcessQueue(logger: Pick<Logger, 'warn'>): WebhookQueue {
+function inProcessQueue(logger: Pick<Logger, 'warn'>): WorkQueue {
   const handlers = new Map<string, (data: unknown) => Promise<void>>();
   return {
     async send(name, data) {
@@ -53,7 +58,7 @@ const triggerQueue = 'automation-trigger';
  * with the event that caused it, so it survives a crash or a stop, and a retried one skips the
  * actions it already ran.
  */
-async function subscribeAutomations(bus: EventBus, engine: AutomationEngine, queue: WebhookQueue) {
+async function subscribeAutomations(bus: EventBus, engine: AutomationEngine, queue: WorkQueue) {
   const enqueue = async (event: TriggerEvent, context: Record<string, unknown>) => {
     if (!(await engine.hasActionsFor(event))) return;
     await queue.send<TriggerJob>(triggerQueue, { triggerId: randomUUID(), event, context, depth: engine.currentDepth() },
@@ -73,9 +78,19 @@ async function subscribeAutomations(bus: EventBus, engine: AutomationEngine, que
 /** Webhooks, notifications, automated actions, the Stripe receiver and the scheduled scans (issue 5). */
 export async function setupOperations(ctx: OperationsContext): Promise<Operations> {
   const { config, pool, logger, now, events } = ctx;
-  const queue: WebhookQueue = ctx.jobs ?? inProcessQueue(logger);
+  const queue: WorkQueue = ctx.jobs ?? inProcessQueue(logger);
 
-  const webhooks = createWebhookDispatcher({ queue, settings: () => webhookSettings(config), logger, now, fetch: ctx.fetch });
+  const outgoing = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, lookup: ctx.webhookDelivery?.lookup };
+  const webhooks = createWebhookDispatcher({
+    store: webhookDeliveryStore(pool), settings: () => webhookSettings(config), logger, now,
+    concurrency: config.WEBHOOK_CONCURRENCY, ...outgoing, ...ctx.webhookDelivery,
+  });
+  const checkWebhookUrl = (url: string) => assertWebhookUrlAllowed(url, outgoing);
+  if (config.WEBHOOK_URL) {
+    // Not refused here (the environment is the operator's), but every delivery to it would fail.
+    checkOutgoingUrl(config.WEBHOOK_URL, outgoing).catch((error: Error) =>
+      logger.warn({ url: config.WEBHOOK_URL, err: error }, 'WEBHOOK_URL is not allowed (see WEBHOOK_ALLOW_PRIVATE): its deliveries will fail'));
+  }
   const notifier = createLicenseNotifier(config, queue, logger);
   const engine = createAutomationEngine({
     pool, now, bus: events, notifier, webhooks, logger,
@@ -95,14 +110,18 @@ export async function setupOperations(ctx: OperationsContext): Promise<Operation
   subscribeNotifications(events, notifier);
   const triggers = await subscribeAutomations(events, engine, queue);
 
-  await webhooks.start();
+  webhooks.start();
   await notifier.start();
   if (ctx.jobs) await scheduleJobs(ctx.jobs, jobs, logger);
 
   const stripe = stripeService({ pool, now, webhookSecret: config.STRIPE_WEBHOOK_SECRET, bus: events, engine: triggers, notifier, logger });
   return {
     rawBodyRouters: [stripeRoutes({ service: stripe, panicGuard: ctx.panicGuard })],
-    routers: [automationRoutes({ service: automationsService({ pool, now, engine }), requireAdmin: ctx.requireAdmin })],
+    routers: [
+      automationRoutes({ service: automationsService({ pool, now, engine, checkWebhookUrl }), requireAdmin: ctx.requireAdmin }),
+      webhookRoutes({ service: webhooksService({ pool, now, dispatcher: webhooks }), requireAdmin: ctx.requireAdmin }),
+    ],
     webhooks, notifier, engine, jobs,
+    close: () => webhooks.stop(),
   };
 }

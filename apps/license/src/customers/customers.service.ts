@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { withTransaction } from '@app/db';
+import { uniqueViolation, withTransaction } from '@app/db';
 import { HttpError } from '@app/http';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
@@ -8,7 +8,17 @@ import * as repo from './customers.repository.js';
 import type { CreateCustomer, ListCustomers, UpdateCustomer } from './customers.schema.js';
 
 const notFound = () => HttpError.notFound('Customer not found');
-const userIdTaken = () => HttpError.badRequest('Validation failed', { userId: 'Another customer already signs in with this user id' });
+const userIdTaken = () => HttpError.conflict('A customer with this userId already exists');
+
+/** The check before the write reads committed rows: a simultaneous request can still win the unique index. */
+async function orUserIdTaken<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (uniqueViolation(error) === 'customers_user_id_idx') throw userIdTaken();
+    throw error;
+  }
+}
 
 export function customersService(deps: { pool: pg.Pool }) {
   const { pool } = deps;
@@ -21,21 +31,21 @@ export function customersService(deps: { pool: pg.Pool }) {
       return customer;
     },
 
-    create: (actor: Actor, input: CreateCustomer) => withTransaction(pool, async (client) => {
+    create: (actor: Actor, input: CreateCustomer) => orUserIdTaken(withTransaction(pool, async (client) => {
       if (input.userId && await repo.userIdTaken(client, input.userId)) throw userIdTaken();
       const customer = await repo.insertCustomer(client, input);
       await recordAudit(client, actor, { action: 'create', resourceType: 'customer', resourceId: customer._id, after: customer });
       return customer;
-    }),
+    })),
 
-    update: (actor: Actor, id: string, input: UpdateCustomer) => withTransaction(pool, async (client) => {
+    update: (actor: Actor, id: string, input: UpdateCustomer) => orUserIdTaken(withTransaction(pool, async (client) => {
       const before = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
       if (!before) throw notFound();
       if (input.userId && await repo.userIdTaken(client, input.userId, id)) throw userIdTaken();
       const customer = (await repo.updateCustomer(client, id, input))!;
       await recordAudit(client, actor, { action: 'update', resourceType: 'customer', resourceId: id, before, after: customer });
       return customer;
-    }),
+    })),
 
     remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
       const before = isUuid(id) ? await repo.findCustomer(client, id) : undefined;

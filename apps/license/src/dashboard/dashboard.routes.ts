@@ -3,7 +3,7 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import { isHttpError } from '@app/http';
 import type { AppContext } from '../app.js';
 import { dashboardService } from './dashboard.service.js';
-import { adminPage, anonymousPage, assetsPath, customerPage, noAccessPage, twoFactorPage } from './dashboard.view.js';
+import { adminPage, anonymousPage, assetsPath, customerPage, noAccessPage, notFoundPage, twoFactorPage } from './dashboard.view.js';
 
 const assetsDir = path.join(import.meta.dirname, 'assets');
 
@@ -64,3 +64,11 @@ export function dashboardRoutes(context: AppContext): Router {
   });
   return router;
 }
+
+/**
+ * 404 with an HTML page for every unknown path outside `/api` (any method; HEAD gets the headers
+ * only), instead of Express's "Cannot GET". Mount after every router and after `apiNotFound`.
+ */
+export const pageNotFound: RequestHandler = (req, res) => {
+  res.status(404).set('Cache-Control', 'no-store').type('html').send(notFoundPage(req.user?.username));
+};

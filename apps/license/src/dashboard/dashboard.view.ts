@@ -74,6 +74,19 @@ export function noAccessPage(username: string): string {
   });
 }
 
+/** The page for a path that does not exist (every method); `/api` paths answer JSON instead. */
+export function notFoundPage(username?: string): string {
+  return layout({
+    title: 'Page not found',
+    username,
+    body: html`<section class="card narrow">
+  <h1>Page not found</h1>
+  <p>There is no page at this address. It may have moved, or the link may be mistyped.</p>
+  <p><a class="button button-primary" href="/">Go to the dashboard</a></p>
+</section>`,
+  });
+}
+
 /** The two-factor gate of an admin session: verify a code, or set two-factor up when it is required. */
 export function twoFactorPage(username: string, step: 'verify' | 'setup'): string {
   const verify = html`<form id="two-factor-verify" class="stack" autocomplete="off">

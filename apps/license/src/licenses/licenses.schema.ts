@@ -9,6 +9,11 @@ const member = z.object({
   role: z.enum(memberRoles).default('member'),
 });
 const expiresAt = z.union([isoDate(), z.null()]);
+// Members are keyed by email (case-insensitively) per license: one entry per email.
+const members = z.array(member).max(10_000).refine(
+  (list) => new Set(list.map((entry) => entry.email.toLowerCase())).size === list.length,
+  'Each email may appear only once',
+);
 
 export const createLicenseSchema = z.object({
   product: uuidString(),
@@ -23,7 +28,7 @@ export const createLicenseSchema = z.object({
   convertToType: z.enum(['fixed', 'consumption', 'enterprise']).optional(),
   autoConvert: z.boolean().default(false),
   convertDurationDays: z.number().int().min(1).max(36_500).optional(),
-  members: z.array(member).max(10_000).optional(),
+  members: members.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -39,7 +44,7 @@ export const updateLicenseSchema = z.object({
   convertToType: z.enum(['fixed', 'consumption', 'enterprise']).nullable().optional(),
   autoConvert: z.boolean().optional(),
   convertDurationDays: z.number().int().min(1).max(36_500).nullable().optional(),
-  members: z.array(member).max(10_000).optional(),
+  members: members.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 }).refine((value) => Object.keys(value).length > 0, 'Nothing to update');
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { withTransaction, type Queryable } from '@app/db';
+import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
 import { HttpError } from '@app/http';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
@@ -11,6 +11,16 @@ import type { CreateLicense, ListLicenses, UpdateLicense } from './licenses.sche
 
 const notFound = () => HttpError.notFound('License not found');
 const trialDays = 14;
+
+/** Keys are random (142 bits): a taken one is all but impossible, yet answered as a conflict. */
+async function orKeyTaken<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (uniqueViolation(error) === 'licenses_key_idx') throw HttpError.conflict('A license with this key already exists');
+    throw error;
+  }
+}
 
 export interface LicensesServiceDeps {
   pool: pg.Pool;
@@ -74,7 +84,7 @@ export function licensesService(deps: LicensesServiceDeps) {
       if (input.licenseType === 'consumption' && input.credits === undefined) {
         throw HttpError.badRequest('Validation failed', { credits: 'Required for consumption licenses' });
       }
-      const license = await withTransaction(pool, async (client) => {
+      const license = await orKeyTaken(withTransaction(pool, async (client) => {
         const product = await repo.findProductForLicense(client, input.product);
         if (!product) throw HttpError.notFound('Product not found');
         if (!product.is_active) throw HttpError.badRequest('Product is not active');
@@ -94,7 +104,7 @@ export function licensesService(deps: LicensesServiceDeps) {
         const after = await adminView(client, id);
         await recordAudit(client, actor, { action: 'create', resourceType: 'license', resourceId: id, after });
         return after;
-      });
+      }));
       await events.emit('LICENSE_CREATED', {
         licenseKey: license.key, licenseId: license._id, productId: license.product._id, customerId: license.customer?._id ?? null,
         licenseType: license.licenseType, expiresAt: license.expiresAt,
@@ -148,14 +158,14 @@ export function licensesService(deps: LicensesServiceDeps) {
     }),
 
     /** A new key for the same license; the old key stops validating with this commit. */
-    rotate: (actor: Actor, key: string) => withTransaction(pool, async (client) => {
+    rotate: (actor: Actor, key: string) => orKeyTaken(withTransaction(pool, async (client) => {
       const row = await repo.findLicenseByKey(client, key, { forUpdate: true });
       if (!row) throw notFound();
       const newKey = generateLicenseKey(row.product_prefix);
       await repo.rotateKey(client, key, newKey);
       await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: row.id, before: { key }, after: { key: newKey } });
       return { oldKey: key, newKey };
-    }),
+    })),
 
     clear: (actor: Actor, key: string) => withTransaction(pool, async (client) => {
       const old = await repo.clearRestrictions(client, key);

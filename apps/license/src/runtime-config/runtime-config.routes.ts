@@ -7,7 +7,8 @@ import { actorOf } from '../common/actor.js';
 import { configPatchSchema, panicBodySchema, type ConfigPatch, type LicenseSettings } from './runtime-config.schema.js';
 
 /**
- * `GET/PUT /api/admin/config` (security.panicMode, rateLimit.enabled/windowMs/max) and the
+ * `GET/PUT /api/admin/config` (security.panicMode, rateLimit.enabled/windowMs/max,
+ * userRateLimit.windowMs/max) and the
  * panic switch `GET/POST /api/admin/panic`. The settings store has its own transaction, so
  * the audit entry follows the change right after it.
  */
@@ -19,13 +20,16 @@ export function runtimeConfigRoutes(deps: {
   const router = Router();
   router.use('/api/admin', deps.requireAdmin);
 
-  const view = () => ({ security: settings.get().security, rateLimit: deps.effectiveRateLimit(), stored: settings.get() });
+  const view = () => ({
+    security: settings.get().security, rateLimit: deps.effectiveRateLimit(), userRateLimit: settings.get().userRateLimit, stored: settings.get(),
+  });
 
   const apply = async (req: Parameters<RequestHandler>[0], patch: ConfigPatch) => {
     const before = settings.get();
     const after = await settings.update({
       security: { ...before.security, ...patch.security },
       rateLimit: { ...before.rateLimit, ...patch.rateLimit },
+      userRateLimit: { ...before.userRateLimit, ...patch.userRateLimit },
     });
     const action = patch.security?.panicMode !== undefined && patch.security.panicMode !== before.security.panicMode
       ? (patch.security.panicMode ? 'suspend' : 'activate') : 'update';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import Stripe from 'stripe';
 import { withTransaction, type Queryable } from '@app/db';
-import { HttpError, validationDetails, type Logger } from '@app/http';
+import { HttpError, readableIssue, validationDetails, type Logger } from '@app/http';
 import type { Notifier } from '@app/events';
 import type { EventBus } from '../events/event-bus.js';
 import { generateLicenseKey } from '../licenses/license-key.js';
@@ -39,7 +39,7 @@ export function stripeService(deps: StripeServiceDeps) {
   /** A paid session: the transaction completed and the license created or extended, in the caller's transaction. */
   async function completeCheckout(client: Queryable, event: Stripe.Event, session: Session): Promise<Outcome> {
     const base = { externalId: session.id, amount: amountOf(session), currency: session.currency ?? 'usd', now: now() };
-    const parsed = checkoutMetadataSchema.safeParse(session.metadata ?? {});
+    const parsed = checkoutMetadataSchema.safeParse(session.metadata ?? {}, { error: readableIssue });
     if (!parsed.success) {
       // Retrying cannot fix bad metadata: the payment is kept as a failed transaction for an admin to settle.
       const transaction = await repo.upsertTransaction(client, { ...base, status: 'failed', metadata: { stripeEventId: event.id, error: 'Invalid checkout metadata', details: validationDetails(parsed.error) } });

@@ -1,4 +1,4 @@
-import { createBatcher, type Queryable } from '@app/db';
+import { createBatcher, isTransientDatabaseError, type Queryable } from '@app/db';
 import type { LicenseType } from '../licenses/licenses.table.js';
 
 export interface ValidationRow {
@@ -21,15 +21,27 @@ export const limitErrors = ['IP limit exceeded', 'HWID limit exceeded'];
  * Two batches run at once: while one is in the database the next one gathers. A batch the
  * database refuses (say, a deadlock with an admin's bulk update) is rolled back whole and its
  * items are run again one by one, so nothing is lost or counted twice.
+ *
+ * Transient failures: the pool repeats the call once when the database says it did not commit
+ * (a terminated backend, a deadlock: the function is one statement, all or nothing). When the
+ * connection died without an answer the batch may have committed (credits spent, attempts
+ * recorded), so it is not repeated, and neither is a batch that failed twice: every item of it
+ * fails with the transient error (503 with Retry-After), never run again one by one.
  */
 export function createValidationRepository(deps: { db: Queryable; now: () => Date; concurrency?: number; maxBatch?: number }) {
-  const runBatch = async (items: ValidationRequest[]): Promise<Array<ValidationRow | undefined>> => {
-    const { rows } = await deps.db.query<ValidationRow & { n: number }>({
-      name: 'license-validate-batch',
-      text: 'SELECT * FROM license_validate_batch($1::text[], $2::text[], $3::text[], $4::timestamptz)',
-      values: [items.map((item) => item.key), items.map((item) => item.ip), items.map((item) => item.hwid), deps.now()],
-    });
-    const answers = new Array<ValidationRow | undefined>(items.length);
+  const runBatch = async (items: ValidationRequest[]): Promise<Array<ValidationRow | undefined | Error>> => {
+    let rows: Array<ValidationRow & { n: number }>;
+    try {
+      ({ rows } = await deps.db.query<ValidationRow & { n: number }>({
+        name: 'license-validate-batch',
+        text: 'SELECT * FROM license_validate_batch($1::text[], $2::text[], $3::text[], $4::timestamptz)',
+        values: [items.map((item) => item.key), items.map((item) => item.ip), items.map((item) => item.hwid), deps.now()],
+      }));
+    } catch (error) {
+      if (isTransientDatabaseError(error)) return items.map(() => error as Error);
+      throw error;
+    }
+    const answers = new Array<ValidationRow | undefined | Error>(items.length);
     for (const row of rows) answers[row.n - 1] = row.id === null ? undefined : row;
     return answers;
   };

@@ -1,5 +1,5 @@
 import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import { createErrorHandler, isHttpError, parseInput, type Logger } from '@app/http';
+import { createErrorHandler, describeError, parseInput, type Logger } from '@app/http';
 import type { ResponseSigner } from './signing.js';
 import type { validationService } from './validation.service.js';
 import { validateBodySchema } from './validation.schema.js';
@@ -14,16 +14,6 @@ function sendSigned(res: Response, signer: ResponseSigner, status: number, body:
     'X-Content-Type-Options': 'nosniff',
     'Content-Type': 'application/json; charset=utf-8',
   }).send(bytes);
-}
-
-/** HttpErrors and the body parser's client errors (bad JSON, too large); undefined for the rest. */
-function describeClientError(error: unknown): { status: number; message: string; details?: Record<string, string> } | undefined {
-  if (isHttpError(error)) return { status: error.status, message: error.message, details: error.details };
-  const parser = error as { type?: string; status?: number; expose?: boolean; message?: string };
-  if (parser?.type === 'entity.parse.failed') return { status: 400, message: 'Invalid JSON body' };
-  if (parser?.type === 'entity.too.large') return { status: 413, message: 'Request body too large' };
-  if (parser?.expose && typeof parser.status === 'number' && parser.status < 500) return { status: parser.status, message: parser.message ?? 'Bad request' };
-  return undefined;
 }
 
 /** The caller's address as a plain IPv4 when it arrives IPv4-mapped (`::ffff:10.0.0.1`). */
@@ -57,11 +47,13 @@ export function validationRoutes(deps: {
   });
 
   // Failures of validation (including 429 and 503) are signed as well: a spoofed server must
-  // not be able to forge a "valid: false" either.
+  // not be able to forge a "valid: false" either. Only an unexpected error (500) goes to the
+  // common handler, which logs it.
   const signedErrors: ErrorRequestHandler = (error, req, res, next) => {
     if (res.headersSent) return next(error);
-    const failure = describeClientError(error);
-    if (!failure) return next(error);
+    const failure = describeError(error);
+    if (failure.status === 500) return next(error);
+    if (failure.headers) res.set(failure.headers);
     sendSigned(res, signer, failure.status, {
       success: false, valid: false, error: failure.message, ...(failure.details ? { details: failure.details } : {}), ...nonceOf(req.body),
     });

@@ -1,6 +1,12 @@
+import type pg from 'pg';
 import type { Config } from '@app/config';
-import type { WebhookDispatcher, WebhookSettings } from '@app/events';
+import { checkOutgoingUrl, WebhookUrlNotAllowedError, type OutgoingUrlPolicy, type WebhookDispatcher, type WebhookSettings } from '@app/events';
+import { HttpError } from '@app/http';
+import { recordAudit } from '../audit/audit.repository.js';
+import type { Actor } from '../common/actor.js';
+import { isUuid } from '../common/schemas.js';
 import { licenseEventNames, type EventBus } from '../events/event-bus.js';
+import { findDelivery, listDeliveries, requeueDelivery, type DeliveryStatus } from './webhook-deliveries.repository.js';
 
 /** The webhook settings of the environment (WEBHOOK_*). */
 export function webhookSettings(config: Config): WebhookSettings {
@@ -14,9 +20,42 @@ export function webhookSettings(config: Config): WebhookSettings {
 }
 
 /**
- * Every event of the bus goes to the dispatcher, which queues it in the database when the event
- * is enabled. Queuing is one INSERT, so the operation that emitted the event is barely delayed.
+ * Every event of the bus goes to the dispatcher, which stores a delivery when the event is
+ * enabled. Storing is one INSERT, so the operation that emitted the event is barely delayed.
  */
 export function subscribeWebhooks(bus: EventBus, dispatcher: Pick<WebhookDispatcher, 'emit'>): void {
   for (const event of licenseEventNames) bus.on(event, async (data) => { await dispatcher.emit(event, data); });
+}
+
+/** The save-time check of an outgoing URL: 400 `Webhook URL not allowed` (delivery checks again). */
+export async function assertWebhookUrlAllowed(url: string, policy: OutgoingUrlPolicy): Promise<void> {
+  try {
+    await checkOutgoingUrl(url, policy);
+  } catch (error) {
+    if (error instanceof WebhookUrlNotAllowedError) throw HttpError.badRequest(error.message);
+    throw error;
+  }
+}
+
+/** The admin's view of deliveries: list them and send one again. */
+export function webhooksService(deps: { pool: pg.Pool; now: () => Date; dispatcher: Pick<WebhookDispatcher, 'wake'> }) {
+  const { pool } = deps;
+  return {
+    list: (filter: { status?: DeliveryStatus; limit: number; skip: number }) => listDeliveries(pool, filter),
+
+    /** Makes a delivered or failed delivery pending again, due now, with a fresh retry schedule. */
+    async redeliver(actor: Actor, id: string) {
+      const before = isUuid(id) ? await findDelivery(pool, id) : undefined;
+      if (!before) throw HttpError.notFound('Delivery not found');
+      const delivery = await requeueDelivery(pool, id, deps.now());
+      if (!delivery) throw HttpError.conflict('Delivery is already pending');
+      await recordAudit(pool, actor, {
+        action: 'update', resourceType: 'notification', resourceId: id,
+        before: { status: before.status, attempts: before.attempts, lastError: before.lastError },
+        after: { status: delivery.status, redelivered: true },
+      });
+      deps.dispatcher.wake();
+      return delivery;
+    },
+  };
 }

@@ -14,7 +14,7 @@ let peers: Awaited<ReturnType<typeof startOutsidePeers>>;
 beforeAll(async () => {
   peers = await startOutsidePeers();
   app = await buildAppWithQueue({
-    WEBHOOK_URL: `${peers.receiver.url}/hooks`, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'AUTOMATED_ACTION', WEBHOOK_RETRIES: '2',
+    WEBHOOK_URL: `${peers.receiver.url}/hooks`, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'AUTOMATED_ACTION', WEBHOOK_ALLOW_PRIVATE: 'true',
     SMTP_HOST: '127.0.0.1', SMTP_PORT: String(peers.smtp.port), NOTIFY_EMAIL_TO: 'ops@example.com',
     TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: 'tok', TWILIO_FROM: '+15550000000', TWILIO_BASE_URL: peers.twilioApi.url, NOTIFY_SMS_TO: '+15551230000',
     TELEGRAM_BOT_TOKEN: '42:bot', TELEGRAM_CHAT_ID: '7', TELEGRAM_API_URL: peers.telegramApi.url,

@@ -15,7 +15,7 @@ let peers: Awaited<ReturnType<typeof startOutsidePeers>>;
 beforeAll(async () => {
   peers = await startOutsidePeers();
   app = await buildAppWithQueue({
-    WEBHOOK_URL: peers.receiver.url, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'LICENSE_EXPIRED,ANOMALY_DETECTED',
+    WEBHOOK_URL: peers.receiver.url, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'LICENSE_EXPIRED,ANOMALY_DETECTED', WEBHOOK_ALLOW_PRIVATE: 'true',
     ANOMALY_MAX_IPS: '3', ANOMALY_MAX_FAILURES: '4', ANOMALY_WINDOW_MINUTES: '60', EXPIRY_WARNING_DAYS: '7',
     SMTP_HOST: '127.0.0.1', SMTP_PORT: String(peers.smtp.port), NOTIFY_EMAIL_TO: 'ops@example.com',
     TWILIO_ACCOUNT_SID: accountSid, TWILIO_AUTH_TOKEN: 'tok', TWILIO_FROM: '+15550000001', TWILIO_BASE_URL: peers.twilioApi.url, NOTIFY_SMS_TO: '+15559990000',

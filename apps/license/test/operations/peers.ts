@@ -2,7 +2,7 @@ import type { Database } from '@app/db';
 import { createTestDatabase } from '@app/db/testing';
 import { createJobQueue, type JobQueue } from '@app/events';
 import { createLogger } from '@app/http';
-import { buildTestApp, migrationsFolder, type TestApp } from '../helpers.js';
+import { buildTestApp, migrationsFolder, type TestApp, type TestAppOptions } from '../helpers.js';
 import { eventually, startHttpRecorder, startSmtpStandIn, startTelegramStandIn, startTwilioStandIn } from '@app/events/testing';
 
 export { eventually, startHttpRecorder, startSmtpStandIn, type HttpRecorder, type RecordedRequest, type SmtpStandIn } from '@app/events/testing';
@@ -19,10 +19,10 @@ export async function startOutsidePeers() {
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The test app with a real job queue (pg-boss) on its database, as `npm start` runs it. */
-export async function buildAppWithQueue(env: Record<string, string>, database?: Database): Promise<{ t: TestApp; queue: JobQueue; database: Database; close(): Promise<void> }> {
+export async function buildAppWithQueue(env: Record<string, string>, database?: Database, options: Omit<TestAppOptions, 'env' | 'jobs' | 'database'> = {}): Promise<{ t: TestApp; queue: JobQueue; database: Database; close(): Promise<void> }> {
   const db = database ?? await createTestDatabase(migrationsFolder);
   const queue = await createJobQueue({ pool: db.pool, logger: createLogger({ level: 'silent' }), pollingIntervalSeconds: 0.5, cronMonitorIntervalSeconds: 1, cronWorkerIntervalSeconds: 1 });
-  const t = await buildTestApp({ env, jobs: queue, database: db });
+  const t = await buildTestApp({ ...options, env, jobs: queue, database: db });
   return {
     t, queue, database: db,
     async close() {

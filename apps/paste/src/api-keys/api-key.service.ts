@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request } from 'express';
+import { uniqueViolation } from '@app/db';
 import { HttpError } from '@app/http';
 import type { ApiKeyRepository, ApiKeySummary } from './api-key.repository.js';
 
@@ -21,8 +22,14 @@ export function createApiKeyService(repository: ApiKeyRepository) {
     /** Creates a key; the secret is returned here once and only its hash is kept. */
     async create(name: string): Promise<ApiKeySummary & { key: string }> {
       const key = KEY_PREFIX + randomBytes(32).toString('base64url');
-      const summary = await repository.insert(name, hashKey(key), key.slice(0, KEY_PREFIX.length + 6));
-      return { ...summary, key };
+      try {
+        const summary = await repository.insert(name, hashKey(key), key.slice(0, KEY_PREFIX.length + 6));
+        return { ...summary, key };
+      } catch (error) {
+        // 256 random bits: a taken key is all but impossible, yet answered as a conflict.
+        if (uniqueViolation(error) === 'api_keys_key_hash_unique') throw HttpError.conflict('An API key with this value already exists');
+        throw error;
+      }
     },
 
     list: () => repository.list(),

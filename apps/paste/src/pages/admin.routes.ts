@@ -16,7 +16,7 @@ export function adminRoutes(deps: {
   ownerId: string | undefined;
 }): Router {
   const router = Router();
-  router.get('/admin', deps.access.apiLimiter.middleware, async (req, res) => {
+  router.get('/admin', deps.access.settingsLimit, async (req, res) => {
     if (!req.user) {
       res.redirect(302, '/auth/idp');
       return;

@@ -202,12 +202,6 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       return found === 'viewable' ? 'locked' : found;
     },
 
-    async findPasswordHash(slug: string): Promise<{ passwordHash: string | null } | undefined> {
-      const { rows } = await db.query<{ passwordHash: string | null }>(
-        'SELECT password_hash AS "passwordHash" FROM pastes WHERE slug = $1', [slug]);
-      return rows[0];
-    },
-
     /** The limits and count of a paste, without counting a view. */
     async summary(slug: string): Promise<PasteSummary | undefined> {
       const { rows } = await db.query<PasteSummary>(

@@ -91,7 +91,7 @@ export function pasteRoutes(deps: {
     try {
       await service.verify(slug, password);
     } catch (error) {
-      if (wantsHtml(req) && isHttpError(error) && (error.status === 400 || error.status === 401)) {
+      if (wantsHtml(req) && isHttpError(error) && [400, 401, 429].includes(error.status)) {
         res.status(error.status).type('html').send(passwordPage(settings.get(), slug, error.message));
         return;
       }

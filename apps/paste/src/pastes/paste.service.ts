@@ -4,16 +4,26 @@ import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { deleteTokenMatches, hashDeleteToken, newDeleteToken } from './delete-token.js';
 import type { PasteRepository, PasteSummary, ViewedPaste } from './paste.repository.js';
+import type { PasswordAttemptsRepository } from './password-attempts.repository.js';
 import type { CreatePasteInput } from './paste.schema.js';
 import { generateSlug, type RandomInt } from './slug.js';
 
 const MB = 1024 * 1024;
 /** Slugs are drawn again on a collision; with the smallest space (4 digits) a few tries suffice until it is nearly full. */
 const SLUG_ATTEMPTS = 20;
+/**
+ * Wrong passwords one paste takes in a window of an hour; after that it answers 429 to everyone
+ * (the right password too) until the hour that began with the first wrong one is over. Counted
+ * per paste, not per client: rotating addresses (or forged X-Forwarded-For) gains nothing.
+ */
+export const MAX_WRONG_PASSWORDS = 30;
+export const WRONG_PASSWORD_WINDOW_MS = 60 * 60_000;
 
 export interface PasteServiceDeps {
   repository: PasteRepository;
+  passwordAttempts: PasswordAttemptsRepository;
   settings: SettingsStore<PasteSettings>;
+  now: () => Date;
   randomInt: RandomInt;
   /** A new delete token (crypto random by default). */
   deleteToken?: () => string;
@@ -44,7 +54,7 @@ export function formatMegabytes(value: number): string {
 }
 
 export function createPasteService(deps: PasteServiceDeps) {
-  const { repository, settings } = deps;
+  const { repository, passwordAttempts, settings } = deps;
   const base = deps.publicUrl.replace(/\/+$/, '');
   const makeDeleteToken = deps.deleteToken ?? newDeleteToken;
 
@@ -54,6 +64,11 @@ export function createPasteService(deps: PasteServiceDeps) {
     // of request logs and Referer headers; the confirm page's script posts it in a form body.
     deleteUrl: `${base}/paste/${slug}/delete#${deleteToken}`,
   });
+  const tooManyAttempts = () => new HttpError(429, 'Too many attempts');
+  /** Windows that started at or before this instant are over. */
+  const windowOpenedAfter = (now: Date) => new Date(now.getTime() - WRONG_PASSWORD_WINDOW_MS);
+  const lockedByAttempts = async (slug: string) =>
+    ((await passwordAttempts.find(slug, windowOpenedAfter(deps.now())))?.failures ?? 0) >= MAX_WRONG_PASSWORDS;
 
   return {
     links,
@@ -85,6 +100,8 @@ export function createPasteService(deps: PasteServiceDeps) {
       const why = await repository.whyNotViewed(slug);
       if (why === 'not_found') throw HttpError.notFound('Paste not found');
       if (why === 'expired') throw new HttpError(410, 'Paste has expired');
+      // Its password form would only answer 429: say so at once.
+      if (await lockedByAttempts(slug)) throw tooManyAttempts();
       return { kind: 'locked', slug };
     },
 
@@ -95,13 +112,28 @@ export function createPasteService(deps: PasteServiceDeps) {
       if (state === 'expired') throw new HttpError(410, 'Paste has expired');
     },
 
-    /** Checks a paste's password; the caller records the unlock in the session. */
+    /**
+     * Checks a paste's password; the caller records the unlock in the session. A wrong one is
+     * counted against the paste: the 31st within the hour and every later attempt (right or
+     * wrong, from anyone) answer 429 `Too many attempts` until the hour is over.
+     */
     async verify(slug: string, password: string | undefined): Promise<void> {
       if (!password) throw HttpError.badRequest('Password is required');
-      const found = await repository.findPasswordHash(slug);
+      const now = deps.now();
+      const found = await passwordAttempts.find(slug, windowOpenedAfter(now));
       if (!found) throw HttpError.notFound('Paste not found');
       if (found.passwordHash === null) return;
-      if (!(await bcrypt.compare(password, found.passwordHash))) throw HttpError.unauthorized('Incorrect password');
+      if (found.failures >= MAX_WRONG_PASSWORDS) throw tooManyAttempts();
+      if (await bcrypt.compare(password, found.passwordHash)) {
+        // Concurrent wrong guesses may have used up the window while this one was compared.
+        if (await lockedByAttempts(slug)) throw tooManyAttempts();
+        return;
+      }
+      // The count decides, not the check above: of simultaneous wrong guesses exactly the first
+      // MAX_WRONG_PASSWORDS of the window get 401.
+      const failures = await passwordAttempts.recordFailure(slug, now, windowOpenedAfter(now));
+      if (failures !== undefined && failures > MAX_WRONG_PASSWORDS) throw tooManyAttempts();
+      throw HttpError.unauthorized('Incorrect password');
     },
 
     /** The limits and count of a paste for its creator's page, counting no view; 404 when gone. */

@@ -1,5 +1,5 @@
 import type { ChannelName, NotificationChannel, NotificationMessage } from './channel.js';
-import type { WebhookQueue } from '../webhooks/webhook-dispatcher.js';
+import type { WorkQueue } from '../job-queue.js';
 
 export interface NotifierOptions {
   /** The channels that are configured; a channel missing here is skipped. */
@@ -7,7 +7,7 @@ export interface NotifierOptions {
   /** Channels per notification kind (e.g. `anomaly: ['telegram']`); a kind without channels sends nothing. */
   routing: Record<string, ChannelName[]>;
   /** When set, routed notifications are queued in the database and retried; otherwise sent at once. */
-  queue?: WebhookQueue;
+  queue?: WorkQueue;
   queueName?: string;
   retries?: number;
   logger?: { warn(obj: object, msg?: string): void };

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { StoredDelivery, WebhookDeliveryStore } from './delivery-store.js';
+import { WEBHOOK_URL_NOT_ALLOWED, WebhookUrlNotAllowedError, type WebhookLookup } from './outgoing-url.js';
+import { webhookRetrySchedule, type RetrySchedule } from './retry-schedule.js';
 import { signWebhookPayload, WEBHOOK_SIGNATURE_HEADER } from './signature.js';
+import { createWebhookTransport, type WebhookTransport } from './webhook-transport.js';
 
-/** What the dispatcher needs of the job queue (structurally the `JobQueue` of this package). */
-export interface WebhookQueue {
-  send<T extends object>(name: string, data: T, options?: { retryLimit?: number; retryDelay?: number; retryBackoff?: boolean; singletonKey?: string; singletonSeconds?: number }): Promise<string | null>;
-  work<T>(name: string, handler: (data: T) => Promise<void>): Promise<void>;
-}
+/** Header carrying the delivery's id, the same on every attempt, so receivers can drop duplicates. */
+export const WEBHOOK_ID_HEADER = 'X-Webhook-Id';
 
 export interface WebhookSettings {
   /** Where events go; no URL means webhooks are off. */
@@ -13,101 +14,196 @@ export interface WebhookSettings {
   /** Enabled event names; empty means every event. */
   events: string[];
   timeoutMs: number;
-  /** Attempts after the first one. */
+  /** Retries after the first attempt; raised to what spans 24 hours (see `webhookRetrySchedule`). */
   retries: number;
   secret?: string;
 }
 
-/** One delivery as stored in the queue: the body is fixed here, so every retry sends the same bytes. */
-export interface WebhookJob {
-  id: string;
-  url: string;
-  event: string;
-  body: string;
-  timeoutMs: number;
-}
-
 export interface WebhookDispatcherOptions {
-  queue: WebhookQueue;
-  /** Read at every emit and delivery, so settings changed at run time apply. */
+  store: WebhookDeliveryStore;
+  /** Read at every emit and attempt, so settings changed at run time apply. */
   settings: () => WebhookSettings;
-  logger?: { warn(obj: object, msg?: string): void; info?(obj: object, msg?: string): void };
+  /** WEBHOOK_ALLOW_PRIVATE: let deliveries reach loopback, private and link-local addresses. */
+  allowPrivate: boolean;
+  logger?: { warn(obj: object, msg?: string): void; error?(obj: object, msg?: string): void };
   now?: () => Date;
-  fetch?: typeof fetch;
-  /** Queue name (default 'webhook-delivery'). */
-  queueName?: string;
-  /** First retry delay in seconds; later ones grow exponentially (default 1). */
-  retryDelaySeconds?: number;
+  /** HTTP out; by default node's client behind the outgoing-address guard. */
+  transport?: WebhookTransport;
+  /** DNS for the default transport (tests make a name resolve to loopback). */
+  lookup?: WebhookLookup;
+  /** Attempts in flight at once in this instance (WEBHOOK_CONCURRENCY). Default 16. */
+  concurrency?: number;
+  /** Retry delays; by default `webhookRetrySchedule(settings().retries)`. Tests compress it. */
+  schedule?: RetrySchedule;
+  /** How often an idle instance looks for due retries and other instances' deliveries. Default 1000. */
+  pollIntervalMs?: number;
 }
 
 export interface WebhookDispatcher {
-  /** Registers the delivery worker; deliveries queued earlier (even by a stopped process) are sent. */
-  start(): Promise<void>;
-  /** Queues `event` for the configured URL when it is enabled; the job id, or null when not sent. */
+  /** Starts the workers; deliveries stored earlier (even by a stopped process) are sent. */
+  start(): void;
+  /** Claims nothing more and waits for the attempts in flight. */
+  stop(): Promise<void>;
+  /** Queues `event` for the configured URL when it is enabled; the delivery id, or null when not sent. */
   emit(event: string, data: object): Promise<string | null>;
   /** Queues `event` for a given URL regardless of the enabled list (automated `webhook` actions). */
-  emitTo(url: string, event: string, data: object): Promise<string | null>;
-  /** One delivery attempt; throws when the receiver does not answer 2xx in time. */
-  deliver(job: WebhookJob): Promise<void>;
+  emitTo(url: string, event: string, data: object): Promise<string>;
+  /** Looks for due deliveries now (after one was made due outside, e.g. a redelivery). */
+  wake(): void;
 }
 
 export function isWebhookEventEnabled(settings: WebhookSettings, event: string): boolean {
   return settings.events.length === 0 || settings.events.includes(event);
 }
 
-export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
-  const queueName = options.queueName ?? 'webhook-delivery';
-  const now = options.now ?? (() => new Date());
-  const doFetch = options.fetch ?? fetch;
+/** A success to an endpoint releases its waiting retries; without a recent failure seen here, at most this often. */
+const releaseEveryMs = 5000;
 
-  async function enqueue(url: string, event: string, data: object): Promise<string | null> {
-    const settings = options.settings();
-    const job: WebhookJob = {
-      id: randomUUID(),
-      url,
-      event,
-      body: JSON.stringify({ event, timestamp: now().toISOString(), data }),
-      timeoutMs: settings.timeoutMs,
-    };
-    return options.queue.send(queueName, job, {
-      retryLimit: settings.retries,
-      retryDelay: options.retryDelaySeconds ?? 1,
-      retryBackoff: true,
+/**
+ * Delivers webhooks from the store: up to `concurrency` attempts at once, claiming more as soon
+ * as a slot frees (no pause while work is due), fresh deliveries before retries. A failed attempt
+ * is retried on the schedule; after the last retry, or at once when the address is not allowed,
+ * the delivery is kept as failed (listed and redeliverable). The first success to an endpoint
+ * makes its waiting retries due, so an endpoint that comes back gets its backlog right away.
+ */
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const { store } = options;
+  const now = options.now ?? (() => new Date());
+  const concurrency = options.concurrency ?? 16;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const ownTransport = options.transport ? undefined
+    : createWebhookTransport({ allowPrivate: options.allowPrivate, lookup: options.lookup, maxSockets: concurrency });
+  const transport = options.transport ?? ownTransport!;
+  const schedule = () => options.schedule ?? webhookRetrySchedule(options.settings().retries);
+
+  let running = false;
+  let pumping: Promise<void> | undefined;
+  /** Set by every wake; the claim loop runs until no wake came during its last claim. */
+  let wanted = false;
+  let poller: NodeJS.Timeout | undefined;
+  const inFlight = new Set<Promise<void>>();
+  const failedSinceRelease = new Set<string>();
+  const lastRelease = new Map<string, number>();
+
+  async function enqueue(url: string, event: string, data: object): Promise<string> {
+    const id = randomUUID();
+    const createdAt = now();
+    await store.insert({ id, url, event, payload: JSON.stringify({ event, timestamp: createdAt.toISOString(), data }), createdAt });
+    wake();
+    return id;
+  }
+
+  /** Claims due deliveries now; a wake that arrives while claiming makes the claim loop run again. */
+  function wake(): void {
+    if (!running) return;
+    wanted = true;
+    if (pumping) return;
+    pumping = pump().finally(() => {
+      pumping = undefined;
+      if (wanted) wake();
     });
   }
 
-  async function deliver(job: WebhookJob): Promise<void> {
-    const { secret } = options.settings();
-    const headers: Record<string, string> = {
-      'Content-Type': 'application/json',
-      'User-Agent': 'license-service-webhooks',
-      'X-Webhook-Id': job.id,
-      'X-Webhook-Event': job.event,
-    };
-    // Signed at send time: `t` is the moment of this attempt, the body is the one fixed at enqueue.
-    if (secret) headers[WEBHOOK_SIGNATURE_HEADER] = signWebhookPayload(secret, job.body, Math.floor(now().getTime() / 1000));
-    let response: Response;
+  async function pump(): Promise<void> {
     try {
-      response = await doFetch(job.url, { method: 'POST', headers, body: job.body, signal: AbortSignal.timeout(job.timeoutMs), redirect: 'manual' });
+      while (wanted && running) {
+        wanted = false;
+        while (running && inFlight.size < concurrency) {
+          const at = now();
+          const leaseUntil = new Date(at.getTime() + options.settings().timeoutMs + 30_000);
+          const claimed = await store.claimDue(at, concurrency - inFlight.size, leaseUntil);
+          for (const delivery of claimed) {
+            const attempt = attemptDelivery(delivery).catch((error: unknown) => {
+              options.logger?.error?.({ err: error, webhookId: delivery.id }, 'webhook delivery could not be recorded');
+            }).finally(() => { inFlight.delete(attempt); wake(); });
+            inFlight.add(attempt);
+          }
+          if (claimed.length === 0) break;
+        }
+      }
     } catch (error) {
-      options.logger?.warn({ webhookId: job.id, event: job.event, url: job.url, err: error }, 'webhook delivery failed');
-      throw new Error(`Webhook delivery to ${job.url} failed: ${(error as Error).message}`);
-    }
-    await response.body?.cancel().catch(() => {});
-    if (response.status < 200 || response.status >= 300) {
-      options.logger?.warn({ webhookId: job.id, event: job.event, url: job.url, status: response.status }, 'webhook receiver refused');
-      throw new Error(`Webhook receiver ${job.url} answered ${response.status}`);
+      wanted = false;
+      options.logger?.error?.({ err: error }, 'claiming webhook deliveries failed');
     }
   }
 
+  async function attemptDelivery(delivery: StoredDelivery): Promise<void> {
+    const { secret, timeoutMs } = options.settings();
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'User-Agent': 'license-service-webhooks',
+      [WEBHOOK_ID_HEADER]: delivery.id,
+      'X-Webhook-Event': delivery.event,
+    };
+    // Signed at send time: `t` is the moment of this attempt, the body is the one fixed at enqueue.
+    if (secret) headers[WEBHOOK_SIGNATURE_HEADER] = signWebhookPayload(secret, delivery.payload, Math.floor(now().getTime() / 1000));
+
+    let responseCode: number | null = null;
+    let error: string;
+    let retry = true;
+    try {
+      const response = await transport({ url: delivery.url, headers, body: delivery.payload, timeoutMs });
+      responseCode = response.status;
+      if (response.status >= 200 && response.status < 300) {
+        await store.markDelivered({ id: delivery.id, attempt: delivery.attempts, at: now(), responseCode, error: null });
+        await releaseBacklog(delivery);
+        return;
+      }
+      error = response.status >= 300 && response.status < 400
+        ? `Receiver answered ${response.status}; redirects are not followed`
+        : `Receiver answered ${response.status}`;
+    } catch (thrown) {
+      if (thrown instanceof WebhookUrlNotAllowedError) {
+        retry = false;
+        error = `${WEBHOOK_URL_NOT_ALLOWED}: ${thrown.reason}`;
+      } else {
+        error = (thrown as Error).message || 'Delivery failed';
+      }
+    }
+    failedSinceRelease.add(delivery.url);
+    const delays = schedule().delaysMs;
+    const delay = retry ? delays[delivery.attempts - 1] : undefined;
+    const at = now();
+    const nextRetryAt = delay === undefined ? null : new Date(at.getTime() + delay);
+    options.logger?.warn({ webhookId: delivery.id, event: delivery.event, url: delivery.url, attempts: delivery.attempts, responseCode, error, nextRetryAt },
+      nextRetryAt ? 'webhook delivery failed; will retry' : 'webhook delivery failed for good; kept as failed');
+    await store.markFailed({ id: delivery.id, attempt: delivery.attempts, at, responseCode, error, nextRetryAt });
+    // A retry due before the next poll is claimed on time (compressed schedules in tests).
+    if (delay !== undefined && delay < pollIntervalMs) setTimeout(wake, delay).unref();
+  }
+
+  /** The endpoint answered: its deliveries waiting for a retry are due now. */
+  async function releaseBacklog(delivery: StoredDelivery): Promise<void> {
+    const { url } = delivery;
+    const recent = Date.now() - (lastRelease.get(url) ?? 0) < releaseEveryMs;
+    if (recent && delivery.attempts === 1 && !failedSinceRelease.has(url)) return;
+    failedSinceRelease.delete(url);
+    lastRelease.set(url, Date.now());
+    if (lastRelease.size > 10_000) lastRelease.clear();
+    if (await store.releaseEndpoint(url, now())) wake();
+  }
+
   return {
-    start: () => options.queue.work<WebhookJob>(queueName, deliver),
+    start() {
+      if (running) return;
+      running = true;
+      poller = setInterval(wake, pollIntervalMs);
+      poller.unref();
+      wake();
+    },
+    async stop() {
+      running = false;
+      clearInterval(poller);
+      await pumping;
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+      ownTransport?.close();
+    },
     async emit(event, data) {
       const settings = options.settings();
       if (!settings.url || !isWebhookEventEnabled(settings, event)) return null;
       return enqueue(settings.url, event, data);
     },
     emitTo: enqueue,
-    deliver,
+    wake,
   };
 }

@@ -1,0 +1,109 @@
+import type { Queryable } from '@app/db';
+import type { AttemptOutcome, NewDelivery, StoredDelivery, WebhookDeliveryStore } from '@app/events';
+import { iso } from '../common/schemas.js';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+interface DeliveryRow {
+  id: string; url: string; event: string; payload: string; status: DeliveryStatus; attempts: number;
+  last_response_code: number | null; last_error: string | null; next_retry_at: Date | null;
+  last_attempt_at: Date | null; created_at: Date; delivered_at: Date | null;
+}
+
+const parsed = (payload: string): unknown => {
+  try { return JSON.parse(payload); } catch { return payload; }
+};
+
+const toJson = (row: DeliveryRow) => ({
+  _id: row.id,
+  url: row.url,
+  event: row.event,
+  status: row.status,
+  attempts: row.attempts,
+  lastResponseCode: row.last_response_code,
+  lastError: row.last_error,
+  nextRetryAt: iso(row.next_retry_at),
+  lastAttemptAt: iso(row.last_attempt_at),
+  createdAt: iso(row.created_at),
+  deliveredAt: iso(row.delivered_at),
+  payload: parsed(row.payload),
+});
+export type WebhookDelivery = ReturnType<typeof toJson>;
+
+const columns = 'id, url, event, payload, status, attempts, last_response_code, last_error, next_retry_at, last_attempt_at, created_at, delivered_at';
+
+/** The delivery queue of the dispatcher (@app/events) on the `webhook_deliveries` table. */
+export function webhookDeliveryStore(db: Queryable): WebhookDeliveryStore {
+  return {
+    async insert(delivery: NewDelivery) {
+      await db.query(
+        `INSERT INTO webhook_deliveries (id, url, event, payload, status, attempts, next_retry_at, created_at)
+         VALUES ($1, $2, $3, $4, 'pending', 0, $5, $5)`,
+        [delivery.id, delivery.url, delivery.event, delivery.payload, delivery.createdAt]);
+    },
+
+    async claimDue(now, limit, leaseUntil) {
+      // SKIP LOCKED: instances claiming at the same moment take different rows. The lease keeps a
+      // claimed row from being claimed again until its attempt is recorded (or its instance died).
+      const { rows } = await db.query<StoredDelivery>(
+        `UPDATE webhook_deliveries d SET attempts = d.attempts + 1, claimed_until = $3, last_attempt_at = $1
+         FROM (
+           SELECT id FROM webhook_deliveries
+           WHERE status = 'pending' AND next_retry_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
+           ORDER BY (attempts > 0), next_retry_at
+           LIMIT $2 FOR UPDATE SKIP LOCKED
+         ) due
+         WHERE d.id = due.id
+         RETURNING d.id, d.url, d.event, d.payload, d.attempts`,
+        [now, limit, leaseUntil]);
+      return rows;
+    },
+
+    async markDelivered(outcome: AttemptOutcome) {
+      await db.query(
+        `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $3, last_response_code = $4, last_error = NULL,
+           next_retry_at = NULL, claimed_until = NULL
+         WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
+        [outcome.id, outcome.attempt, outcome.at, outcome.responseCode]);
+    },
+
+    async markFailed(outcome) {
+      await db.query(
+        `UPDATE webhook_deliveries SET status = CASE WHEN $5::timestamptz IS NULL THEN 'failed' ELSE 'pending' END,
+           next_retry_at = $5, last_response_code = $3, last_error = $4, claimed_until = NULL
+         WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
+        [outcome.id, outcome.attempt, outcome.responseCode, outcome.error, outcome.nextRetryAt]);
+    },
+
+    async releaseEndpoint(url, now) {
+      const { rowCount } = await db.query(
+        `UPDATE webhook_deliveries SET next_retry_at = $2 WHERE url = $1 AND status = 'pending' AND next_retry_at > $2`, [url, now]);
+      return rowCount ?? 0;
+    },
+  };
+}
+
+export async function listDeliveries(db: Queryable, filter: { status?: DeliveryStatus; limit: number; skip: number }) {
+  const where = filter.status ? 'WHERE status = $1' : '';
+  const values = filter.status ? [filter.status] : [];
+  const [page, count] = await Promise.all([
+    db.query<DeliveryRow>(
+      `SELECT ${columns} FROM webhook_deliveries ${where} ORDER BY created_at DESC, id DESC
+       LIMIT $${values.length + 1} OFFSET $${values.length + 2}`, [...values, filter.limit, filter.skip]),
+    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries ${where}`, values),
+  ]);
+  return { deliveries: page.rows.map(toJson), total: count.rows[0]!.total };
+}
+
+export async function findDelivery(db: Queryable, id: string) {
+  const { rows } = await db.query<DeliveryRow>(`SELECT ${columns} FROM webhook_deliveries WHERE id = $1`, [id]);
+  return rows[0] ? toJson(rows[0]) : undefined;
+}
+
+/** A delivered or failed delivery becomes pending again, due now, with a fresh retry schedule. */
+export async function requeueDelivery(db: Queryable, id: string, now: Date) {
+  const { rows } = await db.query<DeliveryRow>(
+    `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_retry_at = $2, delivered_at = NULL, claimed_until = NULL
+     WHERE id = $1 AND status <> 'pending' RETURNING ${columns}`, [id, now]);
+  return rows[0] ? toJson(rows[0]) : undefined;
+}

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { fuzzRuns, jsonBodies } from '@app/http/testing';
+import { buildTestApp, type Session, type TestApp } from './helpers.js';
+
+/**
+ * Every route that takes a JSON body, sent arbitrary JSON: odd text (lone surrogates, NUL, full
+ * Unicode, in values and keys), huge numbers, deep nesting, wrong types, shaped like the route's
+ * fields or not. Whatever comes in, the answer is never a 5xx.
+ */
+interface Ids { product: string; customer: string; license: string; licenseKey: string; action: string }
+interface Route {
+  method: 'post' | 'put';
+  path: (ids: Ids) => string;
+  auth: 'admin' | 'none';
+  fields: string[];
+  /** A body the route accepts; the fuzzer replaces one or two of its fields. */
+  valid?: (ids: Ids) => Record<string, unknown>;
+}
+
+const validAction = { name: 'Fuzz target', trigger: { event: 'custom' }, actions: [{ type: 'custom', params: {} }] };
+
+const routes: Route[] = [
+  { method: 'post', path: () => '/api/license/validate', auth: 'none', fields: ['key', 'ip', 'hwid', 'nonce'], valid: (ids) => ({ key: ids.licenseKey, ip: '10.0.0.1', hwid: 'hw-1' }) },
+  { method: 'post', path: () => '/api/stripe', auth: 'none', fields: ['id', 'type', 'data'] },
+  { method: 'post', path: () => '/api/customers', auth: 'admin', fields: ['name', 'email', 'userId'], valid: () => ({ name: 'Fuzz', email: 'fuzz@example.com' }) },
+  { method: 'put', path: (ids) => `/api/customers/${ids.customer}`, auth: 'admin', fields: ['name', 'email', 'userId'] },
+  { method: 'post', path: () => '/api/products', auth: 'admin', fields: ['name', 'description', 'isActive', 'licensePrefix'], valid: () => ({ name: 'Fuzz product' }) },
+  { method: 'put', path: (ids) => `/api/products/${ids.product}`, auth: 'admin', fields: ['name', 'description', 'isActive', 'licensePrefix'] },
+  {
+    method: 'post', path: () => '/api/licenses', auth: 'admin',
+    fields: ['product', 'customer', 'licenseType', 'expiresAt', 'ipLimit', 'hwidLimit', 'credits', 'parent', 'active', 'convertToType',
+      'autoConvert', 'convertDurationDays', 'members', 'metadata'],
+    valid: (ids) => ({ product: ids.product, customer: ids.customer }),
+  },
+  {
+    method: 'put', path: (ids) => `/api/licenses/${ids.license}`, auth: 'admin',
+    fields: ['customer', 'licenseType', 'expiresAt', 'ipLimit', 'hwidLimit', 'credits', 'parent', 'active', 'convertToType',
+      'autoConvert', 'convertDurationDays', 'members', 'metadata'],
+  },
+  { method: 'post', path: (ids) => `/api/licenses/${ids.license}/suspend`, auth: 'admin', fields: ['reason'] },
+  { method: 'post', path: (ids) => `/api/licenses/${ids.license}/reactivate`, auth: 'admin', fields: [] },
+  { method: 'post', path: (ids) => `/api/licenses/${ids.license}/revoke`, auth: 'admin', fields: ['reason'] },
+  { method: 'post', path: () => '/api/license/clear', auth: 'admin', fields: ['key'], valid: (ids) => ({ key: ids.licenseKey }) },
+  { method: 'post', path: () => '/api/license/rotate', auth: 'admin', fields: ['key'] },
+  { method: 'post', path: () => '/api/automated-actions', auth: 'admin', fields: ['name', 'description', 'enabled', 'trigger', 'actions'], valid: () => validAction },
+  { method: 'put', path: (ids) => `/api/automated-actions/${ids.action}`, auth: 'admin', fields: ['name', 'description', 'enabled', 'trigger', 'actions'], valid: () => validAction },
+  { method: 'post', path: (ids) => `/api/automated-actions/${ids.action}/execute`, auth: 'admin', fields: ['context'] },
+  { method: 'post', path: () => '/api/auth/token', auth: 'admin', fields: [] },
+  { method: 'post', path: () => '/api/2fa/verify', auth: 'admin', fields: ['token', 'backupCode'] },
+  { method: 'post', path: () => '/api/2fa/enable', auth: 'admin', fields: ['token'] },
+  { method: 'post', path: () => '/api/2fa/disable', auth: 'admin', fields: ['password'] },
+  // Last: they may turn panic mode on or change the limits, which the earlier routes would meet.
+  { method: 'put', path: () => '/api/admin/config', auth: 'admin', fields: ['security', 'rateLimit'] },
+  { method: 'post', path: () => '/api/admin/panic', auth: 'admin', fields: ['enabled'] },
+];
+
+let t: TestApp;
+let admin: Session;
+let ids: Ids;
+
+beforeAll(async () => {
+  t = await buildTestApp({ env: { STRIPE_WEBHOOK_SECRET: 'whsec_fuzz' } });
+  admin = await t.admin();
+  const product = await t.createProduct();
+  const customer = await t.createCustomer();
+  const license = await t.createLicense({ product: product._id, customer: customer._id, ipLimit: 2 });
+  const action = await t.http.post('/api/automated-actions').set(admin.headers)
+    .send(validAction);
+  expect(action.status).toBe(201);
+  ids = { product: product._id, customer: customer._id, license: license._id, licenseKey: license.key, action: action.body.action._id };
+});
+afterAll(async () => { await t?.close(); });
+
+describe('arbitrary JSON bodies never answer 5xx (license service)', () => {
+  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id' })}` })))(
+    '$name', async (route) => {
+      const failures: string[] = [];
+      const statuses = new Map<number, number>();
+      await fc.assert(fc.asyncProperty(jsonBodies(route.fields, route.valid?.(ids)), async (body) => {
+        const request = t.http[route.method](route.path(ids)).set('Content-Type', 'application/json');
+        if (route.auth === 'admin') request.set(admin.headers);
+        const response = await request.send(JSON.stringify(body));
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        if (response.status >= 500) failures.push(`${response.status} ${JSON.stringify(response.body)} for ${JSON.stringify(body).slice(0, 300)}`);
+        return response.status < 500;
+      }), { numRuns: fuzzRuns(route.fields), endOnFailure: true });
+      if (process.env.FUZZ_REPORT) console.log(route.name, Object.fromEntries(statuses));
+      expect(failures).toEqual([]);
+    }, 120_000);
+});

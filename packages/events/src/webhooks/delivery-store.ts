@@ -1,0 +1,45 @@
+/** One webhook delivery as the store keeps it: the body is fixed when it is queued, so every attempt sends the same bytes. */
+export interface StoredDelivery {
+  id: string;
+  url: string;
+  event: string;
+  payload: string;
+  /** Attempts made, counting the one just claimed. */
+  attempts: number;
+}
+
+export interface NewDelivery {
+  id: string;
+  url: string;
+  event: string;
+  payload: string;
+  createdAt: Date;
+}
+
+export interface AttemptOutcome {
+  id: string;
+  /** The `attempts` the claim answered: a result for an attempt that is no longer the latest is dropped. */
+  attempt: number;
+  at: Date;
+  responseCode: number | null;
+  error: string | null;
+}
+
+/**
+ * Where deliveries live between attempts (the app's `webhook_deliveries` table). The store is the
+ * queue: a delivery is due when it is pending and its next retry time has come, and an instance
+ * claims due ones for a lease, so each attempt is made by one instance.
+ */
+export interface WebhookDeliveryStore {
+  insert(delivery: NewDelivery): Promise<void>;
+  /**
+   * Claims up to `limit` due deliveries until `leaseUntil` and counts an attempt on each. First
+   * deliveries come before retries, so fresh events never wait behind a backlog.
+   */
+  claimDue(now: Date, limit: number, leaseUntil: Date): Promise<StoredDelivery[]>;
+  markDelivered(outcome: AttemptOutcome): Promise<void>;
+  /** `nextRetryAt` null: no attempts left (or never retried), the delivery is kept as failed. */
+  markFailed(outcome: AttemptOutcome & { nextRetryAt: Date | null }): Promise<void>;
+  /** Makes every pending delivery to `url` due at `now` (the endpoint is back). */
+  releaseEndpoint(url: string, now: Date): Promise<number>;
+}

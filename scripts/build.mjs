@@ -1,0 +1,92 @@
+// `npm run build`: compiles each app to one JavaScript file, apps/<app>/dist/main.js, that
+// `node apps/<app>/dist/main.js` runs without TypeScript tooling (and the development identity
+// provider to packages/dev-idp/dist/main.js, for the docker compose demo).
+//
+// The workspace packages (@app/*) are TypeScript sources, so they are bundled in; npm packages
+// stay external and are loaded from the app's node_modules at run time. That only works when the
+// app itself declares every npm package its bundle imports (pnpm gives each package only its own
+// dependencies), so the build fails when one is missing from the app's "dependencies".
+//
+// The bundle lives in dist/, one level below the app like src/, so paths the code resolves from
+// import.meta.dirname ('../drizzle', '../public') find the same folders; files beside a module
+// deeper in src/ are copied next to the bundle (see `copies`).
+import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+/**
+ * What is built: the folder holding src/main.ts, and folders read at run time relative to a
+ * module deeper inside src/, copied to where the bundle looks for them.
+ */
+const targets = {
+  paste: { dir: 'apps/paste', copies: [] },
+  license: { dir: 'apps/license', copies: [['src/dashboard/assets', 'dist/assets']] },
+  'dev-idp': { dir: 'packages/dev-idp', copies: [] },
+};
+
+/** 'pg' -> 'pg', 'pg/lib/x' -> 'pg', '@scope/name/sub' -> '@scope/name'. */
+const packageNameOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+/** Marks npm packages external and records which ones the bundle imports, and from where. */
+function npmPackagesExternal(imported) {
+  return {
+    name: 'npm-packages-external',
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('@app/')) return undefined;
+        if (isBuiltin(args.path)) return { external: true };
+        const name = packageNameOf(args.path);
+        if (!imported.has(name)) imported.set(name, path.relative(root, args.importer));
+        return { external: true };
+      });
+    },
+  };
+}
+
+export async function buildTarget(name) {
+  const spec = targets[name];
+  if (!spec) throw new Error(`Unknown build target "${name}": one of ${Object.keys(targets).join(', ')}`);
+  const appDir = path.join(root, spec.dir);
+  const dist = path.join(appDir, 'dist');
+  rmSync(dist, { recursive: true, force: true });
+
+  const imported = new Map();
+  await build({
+    entryPoints: [path.join(appDir, 'src/main.ts')],
+    outfile: path.join(dist, 'main.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    sourcemap: true,
+    // Class names (error types) stay readable in logs and stack traces.
+    keepNames: true,
+    logLevel: 'warning',
+    plugins: [npmPackagesExternal(imported)],
+  });
+
+  const manifest = JSON.parse(readFileSync(path.join(appDir, 'package.json'), 'utf8'));
+  const declared = new Set(Object.keys(manifest.dependencies ?? {}));
+  const undeclared = [...imported].filter(([name]) => !declared.has(name));
+  if (undeclared.length) {
+    rmSync(dist, { recursive: true, force: true });
+    throw new Error(`${spec.dir}/package.json must list in "dependencies" every npm package its bundle imports:\n`
+      + undeclared.map(([name, from]) => `  - ${name} (imported by ${from})`).join('\n'));
+  }
+
+  for (const [from, to] of spec.copies) cpSync(path.join(appDir, from), path.join(appDir, to), { recursive: true });
+  return path.relative(root, path.join(dist, 'main.js'));
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const chosen = process.argv.slice(2);
+  try {
+    for (const name of chosen.length ? chosen : Object.keys(targets)) console.log(`built ${await buildTarget(name)}`);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+}
