@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   createErrorHandler, createLogger, createOpenApiDocument, defineRoute, HttpError, listMountedRoutes, mountRoutes,
-  openApiPath, openApiRoutes, publicAccess, type AnyRoute, type Guard,
+  openApiPath, openApiRoutes, publicAccess, appError, errorCodes, type AnyRoute, type Guard,
 } from '../src/index.js';
 
 const memberOnly: Guard = {
@@ -127,5 +127,23 @@ describe('routes declared as data', () => {
     await request(app).get('/docs/swagger-ui.css').expect(200);
     const init = await request(app).get('/docs/swagger-ui-init.js').expect(200);
     expect(init.text).toContain('/openapi.json');
+  });
+});
+
+describe('error codes', () => {
+  it.each([
+    { name: 'a paste that is gone', code: 'PASTE_EXPIRED' as const, status: 410, error: 'Paste has expired' },
+    { name: 'a validation of an unknown key', code: 'LICENSE_VALIDATION_NOT_FOUND' as const, status: 400, error: 'License not found' },
+    { name: 'panic mode', code: 'PANIC_MODE' as const, status: 503, error: 'Service unavailable: panic mode is active' },
+  ])('answers $name with the status and text of its code', async ({ code, status, error }) => {
+    const app = express();
+    app.use(mountRoutes([defineRoute({
+      method: 'get', path: '/boom', summary: 'fails', guard: publicAccess, responses: { [status]: { description: error } },
+      handler: () => { throw appError(code); },
+    })]));
+    app.use(createErrorHandler({ style: 'license', logger: createLogger({ level: 'silent' }) }));
+    const answer = await request(app).get('/boom').expect(status);
+    expect(answer.body).toEqual({ success: false, error });
+    expect(errorCodes[code].status).toBe(status);
   });
 });
