@@ -22,6 +22,8 @@ export const errorCodes = {
   PASTE_NOT_FOUND: { status: 404, message: 'Paste not found' },
   PASTE_EXPIRED: { status: 410, message: 'Paste has expired' },
   PASTE_CONTENT_EMPTY: { status: 400, message: 'Content cannot be empty' },
+  PASTE_CONTENT_TOO_LONG: { status: 400, message: 'Content exceeds the maximum size' },
+  PASTE_NO_FREE_SLUG: { status: 503, message: 'Could not find a free slug; raise slugLength or choose a larger character set' },
   PASTE_PASSWORD_REQUIRED: { status: 400, message: 'Password is required' },
   PASTE_PASSWORD_INCORRECT: { status: 401, message: 'Incorrect password' },
   PASTE_TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many attempts' },
@@ -30,8 +32,10 @@ export const errorCodes = {
   PASTE_API_KEY_REQUIRED: { status: 401, message: 'API key required' },
   PASTE_API_KEY_INVALID: { status: 401, message: 'Invalid API key' },
   PASTE_API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
+  PASTE_API_KEY_TAKEN: { status: 409, message: 'An API key with this value already exists' },
   PASTE_FILE_TOO_LARGE: { status: 400, message: 'File too large (maximum 2 MB)' },
   PASTE_FILE_EMPTY: { status: 400, message: 'File is empty' },
+  PASTE_UPLOAD_INVALID: { status: 400, message: 'Malformed multipart body' },
 
   // License service.
   LICENSE_NOT_FOUND: { status: 404, message: 'License not found' },
