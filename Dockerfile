@@ -19,6 +19,7 @@ COPY packages/events/package.json packages/events/
 COPY packages/http/package.json packages/http/
 COPY packages/rate-limit/package.json packages/rate-limit/
 COPY packages/settings/package.json packages/settings/
+COPY packages/ui/package.json packages/ui/
 
 # --- build: every dependency, type-check, then `npm run build` (esbuild: dist/main.js per service)
 FROM manifests AS build
@@ -26,10 +27,11 @@ RUN pnpm install --frozen-lockfile
 COPY . .
 RUN pnpm exec tsc -p tsconfig.json --noEmit && node scripts/build.mjs
 ARG TARGET=apps/paste
-# What the service reads at run time beside its bundle: migrations, static files.
-RUN mkdir -p /out/${TARGET} && for folder in dist drizzle public; do \
+# What the service reads at run time beside its bundle: migrations, static files, page views,
+# and the shared UI kit's stylesheet, script and partials (found through node_modules/@app/ui).
+RUN mkdir -p /out/${TARGET} /out/packages/ui && for folder in dist drizzle public views; do \
       if [ -d "${TARGET}/${folder}" ]; then cp -r "${TARGET}/${folder}" "/out/${TARGET}/"; fi; \
-    done
+    done && cp -r packages/ui/assets packages/ui/views /out/packages/ui/
 
 # --- the production dependencies of the one service (its bundle declares every package it imports)
 FROM manifests AS production-dependencies

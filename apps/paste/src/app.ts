@@ -1,37 +1,39 @@
-import path from 'node:path';
 import { randomInt } from 'node:crypto';
-import express, { Router, type Express, type Request } from 'express';
+import express, { Router, type Express, type Request, type RequestHandler } from 'express';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
+import type { JobQueue } from '@app/events';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
-import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
+import { createGuards } from './access/guards.js';
+import { apiDocsModule } from './api-docs/api-docs.module.js';
 import { createApiKeyRepository } from './api-keys/api-key.repository.js';
-import { apiKeyRoutes } from './api-keys/api-key.routes.js';
 import { createApiKeyService } from './api-keys/api-key.service.js';
-import { createHighlighter } from './pages/highlight.js';
-import { adminRoutes } from './pages/admin.routes.js';
-import { pageRoutes } from './pages/pages.routes.js';
-import { errorPage } from './pages/views.js';
-import { pasteBodyParser } from './pastes/paste-body.js';
+import { apiKeysModule } from './api-keys/api-keys.module.js';
+import { autoDeleteModule } from './auto-delete/auto-delete.module.js';
+import type { FeatureModule } from './feature-module.js';
+import { mountModules, startJobs } from './mount-modules.js';
+import { pagesModule } from './pages/pages.module.js';
+import { errorData } from './pages/page-data.js';
+import { createViews, useViews } from '@app/ui';
+import { createOwnerCheck } from './pastes/delete-access.js';
 import { createPasteRepository } from './pastes/paste.repository.js';
-import { creatorRoutes } from './pastes/creator.routes.js';
-import { createDeleteAccess } from './pastes/delete-access.js';
-import { pasteRoutes } from './pastes/paste.routes.js';
 import { createPasteService, type PasteService } from './pastes/paste.service.js';
+import { pastesModule } from './pastes/pastes.module.js';
 import { createPasswordAttemptsRepository } from './pastes/password-attempts.repository.js';
-import { settingsRoutes } from './settings/settings.routes.js';
 import type { PasteSettings } from './settings/settings.schema.js';
-import { createAccess } from './shared/access.js';
+import { settingsModule } from './settings/settings.module.js';
 import { createStatsRepository } from './stats/stats.repository.js';
-import { statsRoutes } from './stats/stats.routes.js';
 import { createStatsService } from './stats/stats.service.js';
-import { uploadedFiles, uploadRoutes } from './uploads/upload.routes.js';
+import { statsModule } from './stats/stats.module.js';
 import { createUploadService } from './uploads/upload.service.js';
+import { uploadsModule } from './uploads/uploads.module.js';
 
-export const publicDir = path.resolve(import.meta.dirname, '../public');
-export const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
+import { viewsDir } from './paths.js';
+
+export { migrationsFolder, publicDir } from './paths.js';
 
 export interface PasteAppDeps {
   config: Config;
@@ -60,6 +62,10 @@ export interface PasteApp {
   app: Express;
   auth: Auth;
   pastes: PasteService;
+  /** The modules mounted, in order (the API description and the jobs come from them). */
+  modules: readonly FeatureModule[];
+  /** Starts the modules' jobs on the queue; answers how to stop them. */
+  startJobs(queue: JobQueue): Promise<() => void>;
   close(): Promise<void>;
 }
 
@@ -75,6 +81,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const { config, database, logger, settings } = deps;
   const now = deps.now ?? (() => new Date());
   const random = deps.randomInt ?? randomInt;
+  const ownerId = config.OWNER_ID;
 
   const pastes = createPasteService({
     repository: createPasteRepository(database.pool), passwordAttempts: createPasswordAttemptsRepository(database.pool),
@@ -92,42 +99,42 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
   });
-  const access = createAccess({ auth, settings, apiKeys, ownerId: config.OWNER_ID, redis: deps.redis, rateLimitName: deps.rateLimitName });
+  const guards = createGuards({ auth, settings, apiKeys, ownerId, redis: deps.redis, rateLimitName: deps.rateLimitName });
+
+  // The paste routes first: they carry nearly all the traffic, and every route passed on the way costs.
+  const features: FeatureModule[] = [
+    { name: 'health', sessionlessRoutes: healthRouteDeclarations(database.pool), routes: [] },
+    pastesModule({ service: pastes, settings, guards, isOwner: createOwnerCheck({ auth, apiKeys, ownerId }), now }),
+    { name: 'auth', routes: auth.routeDeclarations },
+    pagesModule({ settings, stats, apiKeys, guards }),
+    settingsModule({ settings, guards }),
+    apiKeysModule({ service: apiKeys, guards }),
+    statsModule({ service: stats, guards }),
+    uploadsModule({ service: uploads, guards, uploadDir: deps.uploadDir }),
+    autoDeleteModule({ pastes, settings, logger }),
+  ];
+  const modules = [...features, apiDocsModule(features)];
 
   const app = express();
+  const views = createViews({ folders: [viewsDir] });
+  useViews(app, views);
+  const errorPage = (status: number, message: string) => views.render('errors/error', errorData(settings.get(), status, message));
   // Pages change with every view (the count) and say no-store; hashing each body for an ETag is wasted work.
   app.set('etag', false);
-  // Paste bodies may be far larger than any other body: their parser comes first, sized by maxPasteSize.
-  app.post('/api/paste', pasteBodyParser(settings));
-  commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY });
-  app.use(healthRoutes(database.pool));
-  // Static files: before the session (no session lookup) and outside every rate limit.
-  app.use('/static', express.static(publicDir, { index: false, maxAge: '1h' }));
-  app.use('/uploads/images', uploadedFiles(deps.uploadDir));
-  app.get('/favicon.ico', (_req, res) => res.redirect(302, settings.get().favIcon));
-
+  // POST /api/paste parses its own body, sized by maxPasteSize (in the route's `before`).
+  commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY, ownBodyParser: isPastePost });
   // Reading a paste or posting one without a session cookie needs no session: skipping the
   // session machinery there (a new session id, passport) is a large share of those hot paths.
   const sessions = Router().use(...auth.session);
-  app.use((req, res, next) => {
+  const session: RequestHandler = (req, res, next) => {
     if (isHotPath(req) && !req.headers.cookie?.includes(`${SESSION_COOKIE}=`)) return next();
     sessions(req, res, next);
-  });
-  // The paste routes first: they carry nearly all the traffic, and every router passed on the way costs.
-  app.use(pasteRoutes({ service: pastes, settings, access, highlight: createHighlighter(), now }));
-  const deleteAccess = createDeleteAccess({ auth, access, apiKeys, ownerId: config.OWNER_ID });
-  app.use(creatorRoutes({ service: pastes, settings, access, deleteAccess, now }));
-  app.use(auth.routes);
-  app.use(pageRoutes({ settings }));
-  app.use(settingsRoutes({ settings, access }));
-  app.use(apiKeyRoutes({ service: apiKeys, access }));
-  app.use(statsRoutes({ service: stats, access }));
-  app.use(uploadRoutes({ service: uploads, access }));
-  app.use(adminRoutes({ settings, stats, apiKeys, access, ownerId: config.OWNER_ID }));
+  };
+  mountModules(app, modules, session);
 
   app.use(apiNotFound);
   // Every other unknown path, whatever the method: the HTML page, never Express's "Cannot GET".
-  app.use((_req, res) => { res.status(404).type('html').send(errorPage(settings.get(), 404, 'Page not found')); });
+  app.use((_req, res) => { res.status(404).type('html').send(errorPage(404, 'Page not found')); });
   app.use(createErrorHandler({
     style: 'paste',
     logger,
@@ -135,7 +142,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     renderHtml: (req, status, message) => {
       if (!pagePath(req)) return undefined;
       if (req.method !== 'GET' && req.method !== 'HEAD' && req.accepts(['json', 'html']) !== 'html') return undefined;
-      return errorPage(settings.get(), status, message);
+      return errorPage(status, message);
     },
   }));
 
@@ -143,9 +150,13 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     app,
     auth,
     pastes,
+    modules,
+    startJobs: (queue) => startJobs(modules, queue),
     async close() {
-      access.close();
+      guards.close();
       await auth.close();
     },
   };
 }
+
+const isPastePost = (req: Request) => req.method === 'POST' && req.path === '/api/paste';

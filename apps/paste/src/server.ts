@@ -7,7 +7,6 @@ import { createLogger, serveGracefully, type Logger, type RunningServer } from '
 import { createRedisClient, type Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, migrationsFolder, type PasteApp } from './app.js';
-import { scheduleAutoDelete } from './auto-delete/auto-delete.job.js';
 import { pasteSettingsSchema, type PasteSettings } from './settings/settings.schema.js';
 
 export interface StartedPasteService {
@@ -45,10 +44,10 @@ export async function startPasteService(processConfig: Config, options: { logger
   const paste = createApp({ config, database, logger, settings, oauth, publicUrl, uploadDir: uploadDirOf(config), redis });
   // A job schema of its own: the license service may share this database (a lone DATABASE_URL).
   const queue: JobQueue = await createJobQueue({ pool: database.pool, logger, schema: 'pgboss_paste' });
-  const stopAutoDelete = await scheduleAutoDelete({ queue, pastes: paste.pastes, settings, logger });
+  const stopJobs = await paste.startJobs(queue);
 
   const closeAll = async () => {
-    stopAutoDelete();
+    stopJobs();
     await queue.stop();
     await paste.close();
     await settings.close();

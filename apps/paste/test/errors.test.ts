@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
-import { OWNER_SETTINGS_LIMIT } from '../src/shared/access.js';
+import { OWNER_SETTINGS_LIMIT } from '../src/access/guards.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1e3e3a40000000049454e44ae426082', 'hex');

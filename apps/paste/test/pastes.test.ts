@@ -185,8 +185,8 @@ describe('GET /paste/:slug', () => {
       expect(response.text).not.toContain('<script>alert');
       expect(response.text).not.toContain('<img src=x');
       expect(response.text).toContain('&lt;');
-      // The only script on the page is the site's own static file.
-      expect(response.text.match(/<script/g)).toEqual(['<script']);
+      // The only scripts on the page are the site's own static files (the UI kit's and the page's).
+      expect(response.text.match(/<script[^>]*>/g)).toEqual(['<script src="/static/ui/ui.js">', '<script src="/static/app.js" defer>']);
       expect(response.headers['content-security-policy']).toContain("script-src 'self'");
     }
   });

@@ -66,6 +66,15 @@ describe('the built paste service in production, as a fresh install', () => {
     const script = await request(service.url).get('/static/app.js');
     expect(script.status).toBe(200);
     expect(script.text).toBe(readFileSync(path.join(root, 'apps/paste/public/app.js'), 'utf8'));
+    // The views and the shared UI kit, found from the bundle as from the sources.
+    expect(home.text).toContain('id="paste-form"');
+    const kit = await request(service.url).get('/static/ui/ui.css');
+    expect(kit.status).toBe(200);
+    expect(kit.text).toBe(readFileSync(path.join(root, 'packages/ui/assets/ui.css'), 'utf8'));
+    expect((await request(service.url).get('/openapi.json')).body.openapi).toBe('3.1.0');
+    const missing = await request(service.url).get('/no-such-page');
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('Page not found');
 
     const created = await request(service.url).post('/api/paste').send({ content: 'built and running' });
     expect(created.status).toBe(200);

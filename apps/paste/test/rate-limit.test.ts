@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { testRateLimitStore } from '@app/rate-limit/testing';
-import { OWNER_SETTINGS_LIMIT } from '../src/shared/access.js';
+import { OWNER_SETTINGS_LIMIT } from '../src/access/guards.js';
 import { OTHER_USER_ID, OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 // The specification's defaults (100 per 60 minutes) for both limiters.

@@ -1,8 +1,9 @@
-import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { type Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import passport from 'passport';
 import type pg from 'pg';
 import { OAUTH_VARIABLES, signInSetupHint } from '@app/config';
-import { HttpError } from '@app/http';
+import { defineRoute, HttpError, mountRoutes, publicAccess, type AnyRoute } from '@app/http';
+import { z } from 'zod';
 import { createCsrf } from './csrf.js';
 import { callbackErrorCode, ProviderStrategy } from './oauth-strategy.js';
 import { createSessionMiddleware } from './session.js';
@@ -31,8 +32,10 @@ export interface AuthOptions {
 export interface Auth {
   /** express-session (table "session") + passport: `app.use(...auth.session)`. */
   session: RequestHandler[];
-  /** GET /auth/idp, /auth/idp/callback, /auth/logout, /auth/status, /api/csrf-token. */
+  /** GET /auth/idp, /auth/idp/callback, /auth/logout, /auth/status, /api/csrf-token, mounted. */
   routes: Router;
+  /** The same routes as declarations, for a service that mounts and documents its routes itself. */
+  routeDeclarations: AnyRoute[];
   /** CSRF check for POST/PUT/PATCH/DELETE; skips requests carrying a bearer token or an API key. */
   csrf: RequestHandler;
   hasValidCsrfToken(req: Request): boolean;
@@ -53,72 +56,87 @@ export function createAuth(options: AuthOptions): Auth {
   authenticator.deserializeUser((stored: unknown, done) => done(null, isSessionUser(stored) ? stored : false));
 
   const limiter = options.signInLimiter ?? ((_req: Request, _res: Response, next: NextFunction) => next());
-  const routes = Router();
+  // Without a provider, sign-in answers 503 naming what to configure, before any limit counts.
+  const notConfigured: RequestHandler[] = options.oauth ? [] : [(_req, _res, next) => {
+    next(new HttpError(503, signInSetupHint(callbackUrl), undefined, { variables: [...OAUTH_VARIABLES], callbackUrl }));
+  }];
+  const signInSteps = [...notConfigured, limiter];
+  const redirect = { description: 'Redirect (to the identity provider, or back to the site)' };
+  const notConfiguredAnswer = { description: 'Sign-in is not configured: names the OAUTH_* variables to set' };
 
-  if (!options.oauth) {
-    routes.get(['/auth/idp', '/auth/idp/callback'], (_req, _res, next) => {
-      next(new HttpError(503, signInSetupHint(callbackUrl), undefined, { variables: [...OAUTH_VARIABLES], callbackUrl }));
-    });
-  }
-
-  routes.get('/auth/idp', limiter, (req, res, next) => {
-    const hint = typeof req.query.login_hint === 'string' ? req.query.login_hint.slice(0, 200) : undefined;
-    authenticator.authenticate('oauth2', { loginHint: hint } as passport.AuthenticateOptions)(req, res, next);
-  });
-
-  routes.get('/auth/idp/callback', limiter, (req, res, next) => {
-    // Without a code (or the provider's error) passport-oauth2 would start a new authorization;
-    // a callback that carries neither is a failed sign-in.
-    if (typeof req.query.code !== 'string' && typeof req.query.error !== 'string') return res.redirect('/?error=auth_failed');
-    authenticator.authenticate('oauth2', (error: unknown, user: SessionUser | false) => {
-      // Failures of the sign-in itself go back to the homepage with a code; failures of our own
-      // storage (below) are server errors.
-      if (error) return res.redirect(`/?error=${callbackErrorCode(error)}`);
-      if (!user) return res.redirect('/?error=auth_failed'); // bad or missing state, access denied
-      // passport regenerates the session here (a new id, nothing kept from the anonymous one).
-      req.logIn(user, (loginError) => {
-        if (loginError) return next(loginError);
-        Promise.resolve(options.onSignIn?.(user, req)).then(() => res.redirect('/'), next);
-      });
-    })(req, res, next);
-  });
-
-  routes.get('/auth/logout', async (req, res, next) => {
-    try {
-      if (req.user) await options.onSignOut?.(req.user, req);
-      req.session.destroy((error) => {
-        if (error) return next(error);
+  const routeDeclarations: AnyRoute[] = [
+    defineRoute({
+      method: 'get', path: '/auth/idp', summary: 'Start signing in with the identity provider', tags: ['auth'], guard: publicAccess,
+      before: signInSteps,
+      query: z.object({ login_hint: z.string().transform((hint) => hint.slice(0, 200)).optional().catch(undefined) }),
+      responses: { 302: redirect, 503: notConfiguredAnswer },
+      handler: ({ query, req, res }) => runMiddleware(
+        authenticator.authenticate('oauth2', { loginHint: query.login_hint } as passport.AuthenticateOptions), req, res),
+    }),
+    defineRoute({
+      method: 'get', path: '/auth/idp/callback', summary: 'Where the identity provider sends people back', tags: ['auth'], guard: publicAccess,
+      before: signInSteps,
+      query: z.object({ code: z.string().optional().catch(undefined), error: z.string().optional().catch(undefined) }),
+      responses: { 302: redirect, 503: notConfiguredAnswer },
+      handler: ({ query, req, res }) => {
+        // Without a code (or the provider's error) passport-oauth2 would start a new authorization;
+        // a callback that carries neither is a failed sign-in.
+        if (query.code === undefined && query.error === undefined) return res.redirect('/?error=auth_failed');
+        return new Promise<void>((resolve, reject) => {
+          authenticator.authenticate('oauth2', (error: unknown, user: SessionUser | false) => {
+            // Failures of the sign-in itself go back to the homepage with a code; failures of our own
+            // storage (below) are server errors.
+            if (error) return resolve(res.redirect(`/?error=${callbackErrorCode(error)}`));
+            if (!user) return resolve(res.redirect('/?error=auth_failed')); // bad or missing state, access denied
+            // passport regenerates the session here (a new id, nothing kept from the anonymous one).
+            req.logIn(user, (loginError) => {
+              if (loginError) return reject(loginError);
+              Promise.resolve(options.onSignIn?.(user, req)).then(() => resolve(res.redirect('/')), reject);
+            });
+          })(req, res, reject);
+        });
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/auth/logout', summary: 'Sign out', tags: ['auth'], guard: publicAccess,
+      responses: { 302: { description: 'Signed out; back to the site' } },
+      handler: async ({ req, res }) => {
+        if (req.user) await options.onSignOut?.(req.user, req);
+        await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve())));
         res.clearCookie(options.cookieName, sessions.cookieOptions);
         res.redirect('/');
-      });
-    } catch (error) {
-      next(error);
-    }
-  });
-
-  routes.get('/auth/status', (req, res) => {
-    const user = req.user ? { id: req.user.id, username: req.user.username } : null;
-    res.set('Cache-Control', 'no-store');
-    res.json({
-      authenticated: user !== null,
-      user,
-      session: user ? { passport: { user: req.session.passport?.user ?? user } } : {},
-    });
-  });
-
-  routes.get('/api/csrf-token', (req, res, next) => {
-    const csrfToken = csrf.tokenFor(req);
-    // Saved before answering, so an anonymous visitor's next request finds the same token.
-    req.session.save((error) => {
-      if (error) return next(error);
-      res.set('Cache-Control', 'no-store');
-      res.json({ csrfToken });
-    });
-  });
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/auth/status', summary: 'Who is signed in', tags: ['auth'], guard: publicAccess,
+      responses: { 200: { description: 'The signed-in user, or none', schema: authStatusSchema } },
+      handler: ({ req, res }) => {
+        const user = req.user ? { id: req.user.id, username: req.user.username } : null;
+        res.set('Cache-Control', 'no-store');
+        return {
+          authenticated: user !== null,
+          user,
+          session: user ? { passport: { user: req.session.passport?.user ?? user } } : {},
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/csrf-token', summary: "The session's CSRF token (send it in X-CSRF-Token)", tags: ['auth'], guard: publicAccess,
+      responses: { 200: { description: 'The token', schema: z.object({ csrfToken: z.string() }) } },
+      handler: async ({ req, res }) => {
+        const csrfToken = csrf.tokenFor(req);
+        // Saved before answering, so an anonymous visitor's next request finds the same token.
+        await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+        res.set('Cache-Control', 'no-store');
+        return { csrfToken };
+      },
+    }),
+  ];
 
   return {
     session: [sessions.handler, authenticator.initialize(), authenticator.session()],
-    routes,
+    routes: mountRoutes(routeDeclarations),
+    routeDeclarations,
     csrf: csrf.middleware,
     hasValidCsrfToken: csrf.hasValidCsrfToken,
     close: sessions.close,
@@ -128,6 +146,26 @@ export function createAuth(options: AuthOptions): Auth {
 /** Where the provider sends people back to: register this URL at the provider. */
 export function callbackUrlOf(publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/auth/idp/callback`;
+}
+
+const sessionUserSchema = z.object({ id: z.string(), username: z.string() });
+const authStatusSchema = z.object({
+  authenticated: z.boolean(),
+  user: sessionUserSchema.nullable(),
+  session: z.object({ passport: z.object({ user: sessionUserSchema }).optional() }),
+});
+
+/**
+ * Runs a middleware (passport's) as a handler's answer: done when it sends, failed when it
+ * passes an error on. Passing on without an error means it did not answer: a 404 like any
+ * path nobody serves.
+ */
+function runMiddleware(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    res.once('finish', () => resolve());
+    res.once('close', () => resolve());
+    middleware(req, res, (error?: unknown) => reject(error ?? HttpError.notFound()));
+  });
 }
 
 function isSessionUser(value: unknown): value is SessionUser {

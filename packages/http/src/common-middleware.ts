@@ -13,6 +13,8 @@ export interface CommonMiddlewareOptions {
   contentSecurityPolicy?: Record<string, string[]>;
   /** The signed-in user's id for the request log (default: passport's `req.user.id`). */
   userId?: (req: Request) => string | undefined;
+  /** Requests whose route parses its own body (in its `before`): the shared parsers leave them alone. */
+  ownBodyParser?: (req: Request) => boolean;
 }
 
 /** Parses `TRUST_PROXY`: `true`/`false`, a hop count, or a comma-separated list of addresses. */
@@ -35,8 +37,9 @@ export function commonMiddleware(app: Express, options: CommonMiddlewareOptions)
     },
   }));
   app.use(requestLogger(options.logger, { userId: options.userId }));
-  app.use(express.json({ limit: options.bodyLimit }));
-  app.use(express.urlencoded({ extended: false, limit: options.bodyLimit }));
+  const parsers = [express.json({ limit: options.bodyLimit }), express.urlencoded({ extended: false, limit: options.bodyLimit })];
+  const skip = options.ownBodyParser;
+  for (const parser of parsers) app.use(skip ? (req, res, next) => (skip(req) ? next() : parser(req, res, next)) : parser);
 }
 
 /**

@@ -1,17 +1,41 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type pg from 'pg';
+import { z } from 'zod';
+import { defineRoute, mountRoutes, publicAccess, type AnyRoute } from './routes.js';
 
-/** `/healthz`: the process answers. `/readyz`: the database answers too. Mount before limiters. */
+const status = (value: string) => z.object({ status: z.literal(value) });
+
+/**
+ * `/healthz`: the process answers. `/readyz`: the database answers too. As declarations, so a
+ * service lists them in its API description; mount them before the rate limiters.
+ */
+export function healthRouteDeclarations(pool: Pick<pg.Pool, 'query'>): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get', path: '/healthz', summary: 'Liveness: the process answers', tags: ['health'], guard: publicAccess,
+      responses: { 200: { description: 'Alive', schema: status('ok') } },
+      handler: () => ({ status: 'ok' }),
+    }),
+    defineRoute({
+      method: 'get', path: '/readyz', summary: 'Readiness: the database answers too', tags: ['health'], guard: publicAccess,
+      responses: {
+        200: { description: 'Ready', schema: status('ready') },
+        503: { description: 'The database is unreachable', schema: z.object({ status: z.literal('unavailable'), error: z.string() }) },
+      },
+      handler: async ({ res }) => {
+        try {
+          await pool.query('SELECT 1');
+          return { status: 'ready' };
+        } catch {
+          res.status(503).json({ status: 'unavailable', error: 'Database unreachable' });
+          return undefined;
+        }
+      },
+    }),
+  ];
+}
+
+/** The health routes as a router, for services that mount routers. */
 export function healthRoutes(pool: Pick<pg.Pool, 'query'>): Router {
-  const router = Router();
-  router.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
-  router.get('/readyz', async (_req, res) => {
-    try {
-      await pool.query('SELECT 1');
-      res.json({ status: 'ready' });
-    } catch {
-      res.status(503).json({ status: 'unavailable', error: 'Database unreachable' });
-    }
-  });
-  return router;
+  return mountRoutes(healthRouteDeclarations(pool));
 }

@@ -9,6 +9,8 @@ export class HttpError extends Error {
     readonly details?: Record<string, string>,
     /** Extra fields of the error body (e.g. `valid: false` on license validation). */
     readonly extra?: Record<string, unknown>,
+    /** The stable code of `errorCodes` this error was made from (audit records and logs read it). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'HttpError';

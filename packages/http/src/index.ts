@@ -3,6 +3,10 @@ export { createErrorHandler, describeError, type ErrorStyle, type ErrorHandlerOp
 export { validate, parseInput, validationDetails, readableIssue } from './validate.js';
 export { createLogger, requestLogger, requestIdOf, secretRequestHeaders, type Logger, type LoggerOptions, type RequestLogOptions } from './logger.js';
 export { commonMiddleware, apiNotFound, type CommonMiddlewareOptions } from './common-middleware.js';
-export { healthRoutes } from './health.js';
+export { healthRouteDeclarations, healthRoutes } from './health.js';
 export { serveGracefully, type RunningServer } from './serve.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
+export { defineRoute, mountRoutes, publicAccess, type AnyRoute, type Guard, type HttpMethod, type ResponseDeclaration, type RouteDeclaration, type RouteInput } from './routes.js';
+export { createOpenApiDocument, openApiPath, openApiRoutes, type OpenApiInfo, type OpenApiOptions } from './openapi.js';
+export { listMountedRoutes, type MountedRoute } from './route-inventory.js';
+export { appError, errorCodes, type ErrorCode } from './error-codes.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { uniqueViolation } from '@app/db';
-import { HttpError } from '@app/http';
+import { appError } from '@app/http';
 import type { ApiKeyRepository, ApiKeySummary } from './api-key.repository.js';
 
 const KEY_PREFIX = 'pk_';
@@ -27,7 +27,7 @@ export function createApiKeyService(repository: ApiKeyRepository) {
         return { ...summary, key };
       } catch (error) {
         // 256 random bits: a taken key is all but impossible, yet answered as a conflict.
-        if (uniqueViolation(error) === 'api_keys_key_hash_unique') throw HttpError.conflict('An API key with this value already exists');
+        if (uniqueViolation(error) === 'api_keys_key_hash_unique') throw appError('PASTE_API_KEY_TAKEN');
         throw error;
       }
     },
@@ -35,14 +35,14 @@ export function createApiKeyService(repository: ApiKeyRepository) {
     list: () => repository.list(),
 
     async remove(id: string): Promise<void> {
-      if (!(await repository.remove(id))) throw HttpError.notFound('API key not found');
+      if (!(await repository.remove(id))) throw appError('PASTE_API_KEY_NOT_FOUND');
     },
 
     /** 401 `API key required` / `Invalid API key` unless the request carries a known key. */
     async authenticate(req: Request): Promise<void> {
       const key = keyFromRequest(req);
-      if (!key) throw HttpError.unauthorized('API key required');
-      if (!(await repository.use(hashKey(key)))) throw HttpError.unauthorized('Invalid API key');
+      if (!key) throw appError('PASTE_API_KEY_REQUIRED');
+      if (!(await repository.use(hashKey(key)))) throw appError('PASTE_API_KEY_INVALID');
     },
   };
 }

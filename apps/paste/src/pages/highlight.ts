@@ -1,5 +1,5 @@
 import hljs from 'highlight.js/lib/common';
-import { escapeHtml } from './html.js';
+import { escapeHtml } from '@app/http';
 
 /**
  * Highlighting runs on the event loop, so its cost is bounded: the language is detected on the

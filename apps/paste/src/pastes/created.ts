@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { SessionData } from 'express-session';
 
 /**
  * The pastes this browser session just created through the web form, with their delete
@@ -16,9 +17,12 @@ export interface CreatedEntry {
   createdAt: number;
 }
 
-interface CreatedState { createdPastes?: CreatedEntry[] }
+declare module 'express-session' {
+  interface SessionData { createdPastes?: CreatedEntry[] }
+}
 
-const stateOf = (req: Request) => (req as unknown as { session?: CreatedState }).session;
+/** The session, or undefined where the hot path skipped it (no session cookie). */
+const stateOf = (req: Request): Partial<SessionData> | undefined => req.session;
 
 const fresh = (entries: CreatedEntry[] | undefined, now: number) =>
   (entries ?? []).filter((entry) => now - entry.createdAt < CREATED_PAGE_TTL_MS);

@@ -1,25 +1,21 @@
-import { Router, type Request } from 'express';
-import { HttpError, isHttpError, parseInput } from '@app/http';
+import type { Request } from 'express';
+import { appError, defineRoute, isHttpError, type AnyRoute } from '@app/http';
 import type { SettingsStore } from '@app/settings';
+import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import { createdPage, deleteConfirmPage, deletedPage } from '../pages/creator-views.js';
+import { createdData, deleteConfirmData, deletedData } from '../pages/page-data.js';
 import { qrCodeSvg } from '../pages/qr.js';
-import type { Access } from '../shared/access.js';
 import { CREATED_PAGE_TTL_MS, createdEntry, forgetCreated } from './created.js';
-import type { DeleteAccess } from './delete-access.js';
+import type { OwnerCheck } from './delete-access.js';
 import type { PasteService } from './paste.service.js';
-import { deleteFormSchema, slugParamsSchema } from './paste.schema.js';
-
-/** A slug that cannot exist is simply not found (404), not a validation error. */
-function slugOf(req: Request): string {
-  const parsed = slugParamsSchema.safeParse(req.params);
-  return parsed.success ? parsed.data.slug : '';
-}
+import { deleteFormSchema, errorSchema, slugParamsSchema, successSchema } from './paste.schema.js';
 
 const headerToken = (req: Request) => {
   const value = req.headers['x-delete-token'];
   return typeof value === 'string' && value !== '' ? value : undefined;
 };
+
+const page = (description: string) => ({ description, contentType: 'text/html' });
 
 /**
  * What the creator of a paste uses: the page after the web form (`/paste/:slug/created`, for
@@ -29,58 +25,75 @@ const headerToken = (req: Request) => {
 export function creatorRoutes(deps: {
   service: PasteService;
   settings: SettingsStore<PasteSettings>;
-  access: Access;
-  deleteAccess: DeleteAccess;
+  guards: PasteGuards;
+  isOwner: OwnerCheck;
   now: () => Date;
-}): Router {
-  const { service, settings, deleteAccess } = deps;
-  const router = Router();
-  const web = deps.access.webLimiter.middleware;
-
-  router.get('/paste/:slug/created', web, async (req, res) => {
-    const slug = slugOf(req);
-    res.set('Cache-Control', 'no-store');
-    // Only the session that created the paste: someone who merely knows the slug gets the same
-    // 404 as for a paste that does not exist, and never the delete token.
-    const entry = createdEntry(req, slug, deps.now().getTime());
-    if (!entry) throw HttpError.notFound('Paste not found');
-    const paste = await service.summary(slug);
-    const { link, deleteUrl } = service.links(slug, entry.deleteToken);
-    const qrSvg = await qrCodeSvg(link, `QR code of ${link}`);
-    res.type('html').send(createdPage(settings.get(), {
-      paste, link, deleteUrl, qrSvg, availableMinutes: CREATED_PAGE_TTL_MS / 60_000,
-    }));
-  });
-
-  router.get('/paste/:slug/delete', web, async (req, res) => {
-    const slug = slugOf(req);
-    await service.requireExists(slug);
-    res.set('Cache-Control', 'no-store').type('html').send(deleteConfirmPage(settings.get(), slug));
-  });
-
-  // The confirm page's form: the token comes in the body, never in the address.
-  router.post('/paste/:slug/delete', web, async (req, res) => {
-    const slug = slugOf(req);
-    const { token } = parseInput(deleteFormSchema, req.body ?? {});
-    try {
-      await service.remove(slug, { token, owner: await deleteAccess.isOwner(req) });
-    } catch (error) {
-      if (isHttpError(error) && error.status === 403) {
-        res.status(403).type('html').send(deleteConfirmPage(settings.get(), slug, error.message));
-        return;
-      }
-      throw error;
-    }
-    forgetCreated(req, slug);
-    res.set('Cache-Control', 'no-store').type('html').send(deletedPage(settings.get(), slug));
-  });
-
-  router.delete('/api/paste/:slug', deleteAccess.limiter, async (req, res) => {
-    const slug = slugOf(req);
-    await service.remove(slug, { token: headerToken(req), owner: await deleteAccess.isOwner(req) });
-    forgetCreated(req, slug);
-    res.json({ success: true });
-  });
-
-  return router;
+}): AnyRoute[] {
+  const { service, settings, guards, isOwner } = deps;
+  const tags = ['pastes'];
+  return [
+    defineRoute({
+      method: 'get', path: '/paste/:slug/created', summary: "The creator's page: link, QR code, delete link", tags, guard: guards.web,
+      params: slugParamsSchema,
+      responses: { 200: page('The page, for the session that created the paste'), 404: page('Not found (also for anyone else)') },
+      handler: async ({ params: { slug }, req, res }) => {
+        res.set('Cache-Control', 'no-store');
+        // Only the session that created the paste: someone who merely knows the slug gets the same
+        // 404 as for a paste that does not exist, and never the delete token.
+        const entry = createdEntry(req, slug, deps.now().getTime());
+        if (!entry) throw appError('PASTE_NOT_FOUND');
+        const paste = await service.summary(slug);
+        const { link, deleteUrl } = service.links(slug, entry.deleteToken);
+        const qrSvg = await qrCodeSvg(link, `QR code of ${link}`);
+        res.render('pastes/created', createdData(settings.get(), {
+          paste, link, deleteUrl, qrSvg, availableMinutes: CREATED_PAGE_TTL_MS / 60_000,
+        }));
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/paste/:slug/delete', summary: 'Asks before deleting a paste', tags, guard: guards.web,
+      params: slugParamsSchema,
+      responses: { 200: page('The confirmation page'), 404: page('Not found') },
+      handler: async ({ params: { slug }, res }) => {
+        await service.requireExists(slug);
+        res.set('Cache-Control', 'no-store').render('pastes/delete', deleteConfirmData(settings.get(), slug));
+      },
+    }),
+    // The confirm page's form: the token comes in the body, never in the address.
+    defineRoute({
+      method: 'post', path: '/paste/:slug/delete', summary: 'Delete a paste from the confirmation page', tags, guard: guards.web,
+      params: slugParamsSchema,
+      body: deleteFormSchema,
+      responses: { 200: page('Deleted'), 403: page('Invalid delete token'), 404: page('Not found') },
+      handler: async ({ params: { slug }, body, req, res }) => {
+        try {
+          await service.remove(slug, { token: body.token, owner: await isOwner(req) });
+        } catch (failure) {
+          if (isHttpError(failure) && failure.code === 'PASTE_INVALID_DELETE_TOKEN') {
+            res.status(failure.status).render('pastes/delete', deleteConfirmData(settings.get(), slug, failure.message));
+            return;
+          }
+          throw failure;
+        }
+        forgetCreated(req, slug);
+        res.set('Cache-Control', 'no-store').render('pastes/deleted', deletedData(settings.get(), slug));
+      },
+    }),
+    defineRoute({
+      method: 'delete', path: '/api/paste/:slug', summary: 'Delete a paste', tags, guard: guards.pasteDelete,
+      description: 'With the delete token in the X-Delete-Token header, or as the owner (API key, or session with CSRF token).',
+      params: slugParamsSchema,
+      responses: {
+        200: { description: 'Deleted', schema: successSchema },
+        401: { description: 'Invalid API key', schema: errorSchema },
+        403: { description: 'Invalid delete token', schema: errorSchema },
+        404: { description: 'Not found', schema: errorSchema },
+      },
+      handler: async ({ params: { slug }, req }) => {
+        await service.remove(slug, { token: headerToken(req), owner: await isOwner(req) });
+        forgetCreated(req, slug);
+        return { success: true };
+      },
+    }),
+  ];
 }

@@ -1,109 +1,139 @@
-import { Router, type Request, type Response } from 'express';
-import { isHttpError, parseInput } from '@app/http';
+import type { Request } from 'express';
+import { defineRoute, isHttpError, type AnyRoute } from '@app/http';
 import type { SettingsStore } from '@app/settings';
-import type { Access } from '../shared/access.js';
+import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { Highlighter } from '../pages/highlight.js';
-import { passwordPage, pastePage } from '../pages/views.js';
+import { passwordData, pasteData } from '../pages/page-data.js';
 import type { PasteService } from './paste.service.js';
-import { createPasteSchema, slugParamsSchema, verifyPasteSchema } from './paste.schema.js';
+import {
+  clearedPastesSchema, createdPasteSchema, createPasteSchema, errorSchema, slugParamsSchema, successSchema, verifyPasteSchema,
+} from './paste.schema.js';
+import { pasteBodyParser } from './paste-body.js';
 import { rememberCreated } from './created.js';
 import { isUnlocked, unlock } from './unlocked.js';
 
 /** A browser form post (Accept prefers HTML) gets pages and redirects; programs get JSON. */
 const wantsHtml = (req: Request) => req.accepts(['json', 'html']) === 'html';
 
-/** A slug that cannot exist is simply not found (404), not a validation error. */
-function slugOf(req: Request): string {
-  const parsed = slugParamsSchema.safeParse(req.params);
-  return parsed.success ? parsed.data.slug : '';
-}
+const error = (description: string) => ({ description, schema: errorSchema });
+const page = (description: string) => ({ description, contentType: 'text/html' });
+const text = (description: string) => ({ description, contentType: 'text/plain' });
 
+/** Creating, reading and unlocking pastes: the paths that carry nearly all the traffic. */
 export function pasteRoutes(deps: {
   service: PasteService;
   settings: SettingsStore<PasteSettings>;
-  access: Access;
+  guards: PasteGuards;
   highlight: Highlighter;
   now: () => Date;
-}): Router {
-  const { service, settings, access } = deps;
-  const router = Router();
-  const web = access.webLimiter.middleware;
-
-  router.post('/api/paste', access.pasteGate, async (req, res: Response) => {
-    const input = parseInput(createPasteSchema, req.body);
-    const viaApi = res.locals.viaApi === true;
-    const created = await service.create(input, viaApi);
-    if (!viaApi) {
-      // The site's own form: its session may open the creator's page, and is not asked for the
-      // password it just typed.
-      rememberCreated(req, created.slug, created.deleteToken, deps.now().getTime());
-      if (input.password) unlock(req, created.slug);
-    }
-    res.json({ success: true, slug: created.slug, url: created.url, deleteToken: created.deleteToken, deleteUrl: created.deleteUrl });
-  });
-
-  router.post('/api/admin/clear-pastes', ...access.ownerWrite, async (_req, res) => {
-    const deletedCount = await service.clearAll();
-    res.json({ success: true, message: `Cleared ${deletedCount} ${deletedCount === 1 ? 'paste' : 'pastes'}`, deletedCount });
-  });
-
-  // Express would answer HEAD with the GET handler, counting a view: link checkers and `curl -I`
-  // must not use up a paste with a view limit.
-  router.head(['/paste/:slug', '/paste/:slug/raw'], web, async (req, res) => {
-    await service.peek(slugOf(req));
-    res.set('Cache-Control', 'no-store').type(req.path.endsWith('/raw') ? 'text/plain' : 'html').end();
-  });
-
-  router.get('/paste/:slug', web, async (req, res) => {
-    const slug = slugOf(req);
-    const result = await service.view(slug, isUnlocked(req, slug));
-    res.set('Cache-Control', 'no-store');
-    if (result.kind === 'locked') {
-      res.type('html').send(passwordPage(settings.get(), slug));
-      return;
-    }
-    const current = settings.get();
-    const code = deps.highlight(result.paste.id, result.paste.content, current.syntaxHighlighting);
-    res.type('html').send(pastePage(current, result.paste, code));
-  });
-
-  // Plain text under the same rules; its errors are plain text too.
-  router.get('/paste/:slug/raw', web, async (req, res) => {
-    const slug = slugOf(req);
-    res.set('Cache-Control', 'no-store');
-    try {
-      const result = await service.view(slug, isUnlocked(req, slug));
-      if (result.kind === 'locked') {
-        res.status(401).type('text/plain').send(`Password required: unlock this paste at /paste/${slug}\n`);
-        return;
-      }
-      res.type('text/plain; charset=utf-8').send(result.paste.content);
-    } catch (error) {
-      if (!isHttpError(error) || error.status >= 500) throw error;
-      res.status(error.status).type('text/plain').send(`${error.message}\n`);
-    }
-  });
-
-  router.post('/paste/:slug/verify', web, async (req, res) => {
-    const slug = slugOf(req);
-    const { password } = parseInput(verifyPasteSchema, req.body);
-    try {
-      await service.verify(slug, password);
-    } catch (error) {
-      if (wantsHtml(req) && isHttpError(error) && [400, 401, 429].includes(error.status)) {
-        res.status(error.status).type('html').send(passwordPage(settings.get(), slug, error.message));
-        return;
-      }
-      throw error;
-    }
-    unlock(req, slug);
-    if (wantsHtml(req)) {
-      res.redirect(303, `/paste/${slug}`);
-      return;
-    }
-    res.json({ success: true });
-  });
-
-  return router;
+}): AnyRoute[] {
+  const { service, settings, guards } = deps;
+  const tags = ['pastes'];
+  return [
+    defineRoute({
+      method: 'post', path: '/api/paste', summary: 'Create a paste', tags, guard: guards.pasteCreate,
+      description: 'JSON or a form post. From the site\'s own page (with its CSRF token) under the web limit; '
+        + 'any other caller is an API request (API limit, apiAccess, apiKeyProtection).',
+      // Paste bodies may be far larger than any other body: their parser is sized by maxPasteSize.
+      before: [pasteBodyParser(settings)],
+      body: createPasteSchema,
+      responses: {
+        200: { description: 'Created', schema: createdPasteSchema },
+        400: error('Empty or too long content, or invalid fields'),
+        401: error('API key required or invalid'),
+        403: error('API access is disabled'),
+        429: error('Too many requests'),
+      },
+      handler: async ({ body, req, res }) => {
+        const viaApi = res.locals.viaApi === true;
+        const created = await service.create(body, viaApi);
+        if (!viaApi) {
+          // The site's own form: its session may open the creator's page, and is not asked for the
+          // password it just typed.
+          rememberCreated(req, created.slug, created.deleteToken, deps.now().getTime());
+          if (body.password) unlock(req, created.slug);
+        }
+        return { success: true, slug: created.slug, url: created.url, deleteToken: created.deleteToken, deleteUrl: created.deleteUrl };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/admin/clear-pastes', summary: 'Delete every paste', tags: ['owner'], guard: guards.ownerWrite,
+      responses: { 200: { description: 'Deleted', schema: clearedPastesSchema }, 403: error('Not the owner, or no CSRF token') },
+      handler: async () => {
+        const deletedCount = await service.clearAll();
+        return { success: true, message: `Cleared ${deletedCount} ${deletedCount === 1 ? 'paste' : 'pastes'}`, deletedCount };
+      },
+    }),
+    // Express would answer HEAD with the GET handler, counting a view: link checkers and `curl -I`
+    // must not use up a paste with a view limit. Declared before the GETs for that reason.
+    ...(['/paste/:slug', '/paste/:slug/raw'] as const).map((path) => defineRoute({
+      method: 'head', path, summary: 'Whether the paste exists, without counting a view', tags, guard: guards.web,
+      params: slugParamsSchema,
+      responses: { 200: { description: 'It exists' }, 404: { description: 'Not found' }, 410: { description: 'Expired' } },
+      handler: async ({ params, res }) => {
+        await service.peek(params.slug);
+        res.set('Cache-Control', 'no-store').type(path.endsWith('/raw') ? 'text/plain' : 'html').end();
+      },
+    })),
+    defineRoute({
+      method: 'get', path: '/paste/:slug', summary: 'Read a paste (counts a view)', tags, guard: guards.web,
+      params: slugParamsSchema,
+      responses: { 200: page('The paste, or the password form'), 404: page('Not found'), 410: page('Expired') },
+      handler: async ({ params, req, res }) => {
+        const result = await service.view(params.slug, isUnlocked(req, params.slug));
+        res.set('Cache-Control', 'no-store');
+        if (result.kind === 'locked') return res.render('pastes/password', passwordData(settings.get(), params.slug));
+        const current = settings.get();
+        const code = deps.highlight(result.paste.id, result.paste.content, current.syntaxHighlighting);
+        res.render('pastes/show', pasteData(current, result.paste, code));
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/paste/:slug/raw', summary: 'Read a paste as plain text (counts a view)', tags, guard: guards.web,
+      params: slugParamsSchema,
+      responses: { 200: text('The content'), 401: text('Password required'), 404: text('Not found'), 410: text('Expired') },
+      // Plain text under the same rules; its errors are plain text too.
+      handler: async ({ params: { slug }, req, res }) => {
+        res.set('Cache-Control', 'no-store');
+        try {
+          const result = await service.view(slug, isUnlocked(req, slug));
+          if (result.kind === 'locked') {
+            res.status(401).type('text/plain').send(`Password required: unlock this paste at /paste/${slug}\n`);
+            return;
+          }
+          res.type('text/plain; charset=utf-8').send(result.paste.content);
+        } catch (failure) {
+          if (!isHttpError(failure) || failure.status >= 500) throw failure;
+          res.status(failure.status).type('text/plain').send(`${failure.message}\n`);
+        }
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/paste/:slug/verify', summary: 'Unlock a password-protected paste for this session', tags, guard: guards.web,
+      params: slugParamsSchema,
+      body: verifyPasteSchema,
+      responses: {
+        200: { description: 'Unlocked', schema: successSchema },
+        303: { description: 'Unlocked: a browser form is sent to the paste' },
+        400: error('Password is required'),
+        401: error('Incorrect password'),
+        429: error('Too many attempts'),
+      },
+      handler: async ({ params: { slug }, body, req, res }) => {
+        try {
+          await service.verify(slug, body.password);
+        } catch (failure) {
+          if (wantsHtml(req) && isHttpError(failure) && [400, 401, 429].includes(failure.status)) {
+            res.status(failure.status).render('pastes/password', passwordData(settings.get(), slug, failure.message));
+            return;
+          }
+          throw failure;
+        }
+        unlock(req, slug);
+        if (wantsHtml(req)) return void res.redirect(303, `/paste/${slug}`);
+        return { success: true };
+      },
+    }),
+  ];
 }

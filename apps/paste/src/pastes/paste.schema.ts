@@ -23,11 +23,24 @@ export const verifyPasteSchema = z.object({
   password: z.string().optional(),
 });
 
-/** The delete confirmation form (POST /paste/:slug/delete). */
-export const deleteFormSchema = z.object({
+/** The delete confirmation form (POST /paste/:slug/delete); a post without a body sends no token. */
+export const deleteFormSchema = z.preprocess((value) => value ?? {}, z.object({
   token: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+}));
+
+/** A slug that cannot exist is simply not found (404, as '' is), not a validation error. */
+export const slugParamsSchema = z.object({
+  slug: z.string().min(1).max(64).regex(/^[A-Za-z0-9]+$/).catch(''),
 });
 
-export const slugParamsSchema = z.object({
-  slug: z.string().min(1).max(64).regex(/^[A-Za-z0-9]+$/),
+export const successSchema = z.object({ success: z.literal(true) });
+export const messageSchema = successSchema.extend({ message: z.string() });
+
+export const createdPasteSchema = successSchema.extend({
+  slug: z.string(), url: z.string(), deleteToken: z.string(), deleteUrl: z.string(),
 });
+
+export const clearedPastesSchema = messageSchema.extend({ deletedCount: z.number().int() });
+
+/** The error body of the paste service's JSON answers. */
+export const errorSchema = z.object({ error: z.string(), details: z.record(z.string(), z.string()).optional() });

@@ -1,5 +1,5 @@
 import bcrypt from 'bcrypt';
-import { HttpError } from '@app/http';
+import { appError, type HttpError } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { deleteTokenMatches, hashDeleteToken, newDeleteToken } from './delete-token.js';
@@ -64,7 +64,7 @@ export function createPasteService(deps: PasteServiceDeps) {
     // of request logs and Referer headers; the confirm page's script posts it in a form body.
     deleteUrl: `${base}/paste/${slug}/delete#${deleteToken}`,
   });
-  const tooManyAttempts = () => new HttpError(429, 'Too many attempts');
+  const tooManyAttempts = () => appError('PASTE_TOO_MANY_ATTEMPTS');
   /** Windows that started at or before this instant are over. */
   const windowOpenedAfter = (now: Date) => new Date(now.getTime() - WRONG_PASSWORD_WINDOW_MS);
   const lockedByAttempts = async (slug: string) =>
@@ -76,7 +76,7 @@ export function createPasteService(deps: PasteServiceDeps) {
     /** Stores a paste; `viaApi` counts it in apiUsage. */
     async create(input: CreatePasteInput, viaApi: boolean): Promise<CreatedPaste> {
       const { content } = input;
-      if (content === undefined || content.trim() === '') throw HttpError.badRequest('Content cannot be empty');
+      if (content === undefined || content.trim() === '') throw appError('PASTE_CONTENT_EMPTY');
       const { maxPasteSize, slugLength, slugCharacterSet } = settings.get();
       if (Buffer.byteLength(content, 'utf8') > maxPasteSize * MB) throw tooLong(maxPasteSize);
 
@@ -90,7 +90,7 @@ export function createPasteService(deps: PasteServiceDeps) {
           return { slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl };
         }
       }
-      throw new HttpError(503, 'Could not find a free slug; raise slugLength or choose a larger character set');
+      throw appError('PASTE_NO_FREE_SLUG');
     },
 
     /** Counts and returns a view, or says the paste waits for its password; 404 and 410 otherwise. */
@@ -98,8 +98,8 @@ export function createPasteService(deps: PasteServiceDeps) {
       const paste = await repository.view(slug, unlocked);
       if (paste) return { kind: 'shown', paste };
       const why = await repository.whyNotViewed(slug);
-      if (why === 'not_found') throw HttpError.notFound('Paste not found');
-      if (why === 'expired') throw new HttpError(410, 'Paste has expired');
+      if (why === 'not_found') throw appError('PASTE_NOT_FOUND');
+      if (why === 'expired') throw appError('PASTE_EXPIRED');
       // Its password form would only answer 429: say so at once.
       if (await lockedByAttempts(slug)) throw tooManyAttempts();
       return { kind: 'locked', slug };
@@ -108,8 +108,8 @@ export function createPasteService(deps: PasteServiceDeps) {
     /** 404 or 410 like a view, without counting one (HEAD requests: link checkers must not use up a paste). */
     async peek(slug: string): Promise<void> {
       const state = await repository.state(slug);
-      if (state === 'not_found') throw HttpError.notFound('Paste not found');
-      if (state === 'expired') throw new HttpError(410, 'Paste has expired');
+      if (state === 'not_found') throw appError('PASTE_NOT_FOUND');
+      if (state === 'expired') throw appError('PASTE_EXPIRED');
     },
 
     /**
@@ -118,10 +118,10 @@ export function createPasteService(deps: PasteServiceDeps) {
      * wrong, from anyone) answer 429 `Too many attempts` until the hour is over.
      */
     async verify(slug: string, password: string | undefined): Promise<void> {
-      if (!password) throw HttpError.badRequest('Password is required');
+      if (!password) throw appError('PASTE_PASSWORD_REQUIRED');
       const now = deps.now();
       const found = await passwordAttempts.find(slug, windowOpenedAfter(now));
-      if (!found) throw HttpError.notFound('Paste not found');
+      if (!found) throw appError('PASTE_NOT_FOUND');
       if (found.passwordHash === null) return;
       if (found.failures >= MAX_WRONG_PASSWORDS) throw tooManyAttempts();
       if (await bcrypt.compare(password, found.passwordHash)) {
@@ -133,19 +133,19 @@ export function createPasteService(deps: PasteServiceDeps) {
       // MAX_WRONG_PASSWORDS of the window get 401.
       const failures = await passwordAttempts.recordFailure(slug, now, windowOpenedAfter(now));
       if (failures !== undefined && failures > MAX_WRONG_PASSWORDS) throw tooManyAttempts();
-      throw HttpError.unauthorized('Incorrect password');
+      throw appError('PASTE_PASSWORD_INCORRECT');
     },
 
     /** The limits and count of a paste for its creator's page, counting no view; 404 when gone. */
     async summary(slug: string): Promise<PasteSummary> {
       const found = await repository.summary(slug);
-      if (!found) throw HttpError.notFound('Paste not found');
+      if (!found) throw appError('PASTE_NOT_FOUND');
       return found;
     },
 
     /** 404 when there is no such paste (the delete page asks only about pastes that exist). */
     async requireExists(slug: string): Promise<void> {
-      if (!(await repository.findDeleteTokenHash(slug))) throw HttpError.notFound('Paste not found');
+      if (!(await repository.findDeleteTokenHash(slug))) throw appError('PASTE_NOT_FOUND');
     },
 
     /**
@@ -154,12 +154,12 @@ export function createPasteService(deps: PasteServiceDeps) {
      */
     async remove(slug: string, credentials: DeleteCredentials): Promise<void> {
       const found = await repository.findDeleteTokenHash(slug);
-      if (!found) throw HttpError.notFound('Paste not found');
+      if (!found) throw appError('PASTE_NOT_FOUND');
       if (!credentials.owner && !deleteTokenMatches(credentials.token, found.deleteTokenHash)) {
-        throw HttpError.forbidden('Invalid delete token');
+        throw appError('PASTE_INVALID_DELETE_TOKEN');
       }
       // A concurrent delete may have won: the paste is gone either way, but this request deleted nothing.
-      if (!(await repository.deleteById(found.id))) throw HttpError.notFound('Paste not found');
+      if (!(await repository.deleteById(found.id))) throw appError('PASTE_NOT_FOUND');
     },
 
     async clearAll(): Promise<number> {
@@ -176,7 +176,7 @@ export function createPasteService(deps: PasteServiceDeps) {
 }
 
 export function tooLong(maxPasteSize: number): HttpError {
-  return HttpError.badRequest(`Content exceeds maximum size of ${formatMegabytes(maxPasteSize)} MB`);
+  return appError('PASTE_CONTENT_TOO_LONG', { message: `Content exceeds maximum size of ${formatMegabytes(maxPasteSize)} MB` });
 }
 
 export type PasteService = ReturnType<typeof createPasteService>;

@@ -1,11 +1,15 @@
 import type { Request } from 'express';
+import type { SessionData } from 'express-session';
 
 /** The slugs this session has unlocked, most recent last; bounded so a session row stays small. */
 const MAX_UNLOCKED = 200;
 
-interface UnlockState { unlockedPastes?: string[] }
+declare module 'express-session' {
+  interface SessionData { unlockedPastes?: string[] }
+}
 
-const stateOf = (req: Request) => (req as unknown as { session?: UnlockState }).session;
+/** The session, or undefined where the hot path skipped it (no session cookie). */
+const stateOf = (req: Request): Partial<SessionData> | undefined => req.session;
 
 export function isUnlocked(req: Request, slug: string): boolean {
   return stateOf(req)?.unlockedPastes?.includes(slug) ?? false;

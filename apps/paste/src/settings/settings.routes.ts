@@ -1,31 +1,44 @@
-import { Router } from 'express';
-import { parseInput } from '@app/http';
+import { defineRoute, type AnyRoute } from '@app/http';
 import type { SettingsStore } from '@app/settings';
-import type { Access } from '../shared/access.js';
-import { advancedSettingsSchema, generalSettingsSchema, securitySettingsSchema, type PasteSettings } from './settings.schema.js';
+import type { PasteGuards } from '../access/guards.js';
+import { errorSchema, messageSchema } from '../pastes/paste.schema.js';
+import { advancedSettingsSchema, generalSettingsSchema, pasteSettingsSchema, securitySettingsSchema, type PasteSettings } from './settings.schema.js';
 
-// `changesLimits`: the owner reaches it under the fixed owner-settings limit, so a limit set too
-// low never locks the owner out of raising it again.
-const sections = [
-  { path: 'general', schema: generalSettingsSchema, message: 'General settings updated successfully', changesLimits: false },
-  // Saving fires the store's onChange, which rebuilds the rate limiters before we answer.
-  { path: 'security', schema: securitySettingsSchema, message: 'Security settings updated successfully', changesLimits: true },
-  { path: 'advanced', schema: advancedSettingsSchema, message: 'Advanced settings updated successfully', changesLimits: false },
-] as const;
-
-export function settingsRoutes(deps: { settings: SettingsStore<PasteSettings>; access: Access }): Router {
-  const router = Router();
-  router.get('/api/settings', ...deps.access.ownerSettings, (_req, res) => {
-    res.set('Cache-Control', 'no-store').json(deps.settings.get());
-  });
-  for (const section of sections) {
-    const guard = section.changesLimits ? deps.access.ownerSettingsWrite : deps.access.ownerWrite;
-    router.post(`/api/settings/${section.path}`, ...guard, async (req, res) => {
-      const patch = parseInput(section.schema, req.body) as Partial<PasteSettings>;
-      const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<PasteSettings>;
-      await deps.settings.update(defined);
-      res.json({ success: true, message: section.message });
-    });
-  }
-  return router;
+export function settingsRoutes(deps: { settings: SettingsStore<PasteSettings>; guards: PasteGuards }): AnyRoute[] {
+  const { settings, guards } = deps;
+  const tags = ['owner'];
+  const answers = {
+    200: { description: 'Saved', schema: messageSchema },
+    400: { description: 'Invalid values', schema: errorSchema },
+    403: { description: 'Not the owner, or no CSRF token', schema: errorSchema },
+  };
+  // Unknown fields are ignored and undefined leaves a setting as it is.
+  const save = (patch: Partial<PasteSettings>, message: string) => settings.update(patch).then(() => ({ success: true, message }));
+  return [
+    defineRoute({
+      method: 'get', path: '/api/settings', summary: "The site's settings", tags, guard: guards.ownerSettings,
+      responses: { 200: { description: 'Every setting', schema: pasteSettingsSchema }, 403: answers[403] },
+      handler: ({ res }) => {
+        res.set('Cache-Control', 'no-store');
+        return settings.get();
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/settings/general', summary: 'Name, description, colours', tags, guard: guards.ownerWrite,
+      body: generalSettingsSchema, responses: answers,
+      handler: ({ body }) => save(body, 'General settings updated successfully'),
+    }),
+    // Under the fixed owner-settings limit: a limit set too low never locks the owner out of
+    // raising it again. Saving fires the store's onChange, which rebuilds the limiters before we answer.
+    defineRoute({
+      method: 'post', path: '/api/settings/security', summary: 'Rate limits, paste size, API access', tags, guard: guards.ownerSettingsWrite,
+      body: securitySettingsSchema, responses: answers,
+      handler: ({ body }) => save(body, 'Security settings updated successfully'),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/settings/advanced', summary: 'Auto-delete, highlighting, slugs', tags, guard: guards.ownerWrite,
+      body: advancedSettingsSchema, responses: answers,
+      handler: ({ body }) => save(body, 'Advanced settings updated successfully'),
+    }),
+  ];
 }

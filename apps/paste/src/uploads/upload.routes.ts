@@ -1,7 +1,9 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
 import multer from 'multer';
-import { HttpError } from '@app/http';
-import type { Access } from '../shared/access.js';
+import { z } from 'zod';
+import { appError, defineRoute, type AnyRoute } from '@app/http';
+import type { PasteGuards } from '../access/guards.js';
+import { errorSchema, messageSchema } from '../pastes/paste.schema.js';
 import type { BrandingKind, UploadService } from './upload.service.js';
 
 const MAX_BYTES = 2 * 1024 * 1024;
@@ -13,31 +15,40 @@ function singleFile(field: BrandingKind): RequestHandler {
     upload(req, res, (error?: unknown) => {
       if (!error) return next();
       if (error instanceof multer.MulterError) {
-        if (error.code === 'LIMIT_FILE_SIZE') return next(HttpError.badRequest('File too large (maximum 2 MB)'));
+        if (error.code === 'LIMIT_FILE_SIZE') return next(appError('PASTE_FILE_TOO_LARGE'));
         if (error.code === 'LIMIT_UNEXPECTED_FILE') {
-          return next(HttpError.badRequest(`Unexpected file field "${error.field ?? ''}": send the file in the "${field}" field`));
+          return next(appError('PASTE_UPLOAD_INVALID', { message: `Unexpected file field "${error.field ?? ''}": send the file in the "${field}" field` }));
         }
-        return next(HttpError.badRequest(error.message));
+        return next(appError('PASTE_UPLOAD_INVALID', { message: error.message }));
       }
-      next(HttpError.badRequest('Malformed multipart body'));
+      next(appError('PASTE_UPLOAD_INVALID'));
     });
   };
 }
 
-export function uploadRoutes(deps: { service: UploadService; access: Access }): Router {
-  const router = Router();
+const uploaded = (pathKey: string) => messageSchema.extend({ [pathKey]: z.string() });
+
+export function uploadRoutes(deps: { service: UploadService; guards: PasteGuards }): AnyRoute[] {
   const kinds = [
     { kind: 'logo', pathKey: 'logoPath', message: 'Logo uploaded successfully' },
     { kind: 'favicon', pathKey: 'faviconPath', message: 'Favicon uploaded successfully' },
   ] as const;
-  for (const { kind, pathKey, message } of kinds) {
-    // The CSRF header is checked before the body is read: no stranger's upload is buffered.
-    router.post(`/api/upload/${kind}`, ...deps.access.ownerWrite, singleFile(kind), async (req, res) => {
+  return kinds.map(({ kind, pathKey, message }) => defineRoute({
+    method: 'post', path: `/api/upload/${kind}`, summary: `Upload the site's ${kind}`, tags: ['owner'],
+    description: `multipart/form-data with the file in the "${kind}" field (JPEG, PNG, GIF, SVG, ICO; 2 MB).`,
+    // The CSRF header is checked before the body is read: no stranger's upload is buffered. The
+    // guard runs first, then the file parser, then the handler.
+    guard: { ...deps.guards.ownerWrite, middleware: [...deps.guards.ownerWrite.middleware, singleFile(kind)] },
+    responses: {
+      200: { description: 'Stored', schema: uploaded(pathKey) },
+      400: { description: 'No file, too large, or not an image', schema: errorSchema },
+      403: { description: 'Not the owner, or no CSRF token', schema: errorSchema },
+    },
+    handler: async ({ req }) => {
       const stored = await deps.service.store(kind, req.file);
-      res.json({ success: true, message, [pathKey]: stored });
-    });
-  }
-  return router;
+      return { success: true, message, [pathKey]: stored };
+    },
+  }));
 }
 
 /**

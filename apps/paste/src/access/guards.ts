@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { Auth } from '@app/auth';
 import { requireOwner } from '@app/auth';
-import { HttpError } from '@app/http';
+import { appError, HttpError, publicAccess, type Guard } from '@app/http';
 import { createRateLimiter, type Redis, type RebuildableLimiter } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import type { ApiKeyService } from '../api-keys/api-key.service.js';
@@ -16,34 +16,58 @@ export const RATE_LIMIT_MESSAGE = 'Too many requests, please try again later';
  */
 export const OWNER_SETTINGS_LIMIT = { limit: 300, windowMs: 15 * 60_000 };
 
-export interface Access {
+/** How the API description names the credentials the guards check. */
+export const securitySchemes = {
+  session: { type: 'apiKey', in: 'cookie', name: 'paste.sid', description: "The owner's session (sign in at /auth/idp)" },
+  csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'The session\'s token from GET /api/csrf-token' },
+  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key made by the owner' },
+  bearer: { type: 'http', scheme: 'bearer', description: 'An API key as a bearer token' },
+};
+
+const ownerSession: Record<string, string[]>[] = [{ session: [] }];
+const ownerSessionWithCsrf: Record<string, string[]>[] = [{ session: [], csrf: [] }];
+/** Anyone; the owner's API key where the settings ask for one. */
+const optionalApiKey: Record<string, string[]>[] = [{}, { apiKey: [] }, { bearer: [] }];
+
+/** Who may call which route, with the rate limit each counts against. */
+export interface PasteGuards {
   webLimiter: RebuildableLimiter;
   apiLimiter: RebuildableLimiter;
+  /** Anyone, no limit (the home page). */
+  public: Guard;
+  /** Anyone, under the web limit (reading pastes, the creator's pages). */
+  web: Guard;
   /**
    * Owner reads: API limit, then a signed-in owner (403 otherwise). The signed-in owner counts
    * against a count of their own (by user id), everyone else against their IP's, so no
    * anonymous traffic from the owner's address can lock the owner out.
    */
-  owner: RequestHandler[];
+  owner: Guard;
   /** Owner changes: as `owner`, plus the session's CSRF token (403 `Invalid CSRF token`). */
-  ownerWrite: RequestHandler[];
+  ownerWrite: Guard;
   /** As `owner` for the routes that change the limits: the owner counts against OWNER_SETTINGS_LIMIT. */
-  ownerSettings: RequestHandler[];
+  ownerSettings: Guard;
   /** As `ownerWrite` for the routes that change the limits. */
-  ownerSettingsWrite: RequestHandler[];
-  /** The limit of the owner's settings page: OWNER_SETTINGS_LIMIT for the owner, the API limit for others. */
-  settingsLimit: RequestHandler;
+  ownerSettingsWrite: Guard;
+  /** The owner's dashboard page: strangers are sent to sign in, other users get 403. */
+  ownerPage: Guard;
   /**
    * POST /api/paste: a request with the session's CSRF token comes from the site's own page and
    * counts against the web limit; any other is an API request (API limit, apiAccess,
    * apiKeyProtection). Sets `res.locals.viaApi`.
    */
-  pasteGate: RequestHandler;
+  pasteCreate: Guard;
+  /**
+   * DELETE /api/paste/:slug: web limit for a request with the session's CSRF token (the site's
+   * pages), API limit for any other. Not gated by apiAccess or apiKeyProtection: the delete
+   * token (or the owner's own credentials) authenticates the request by itself.
+   */
+  pasteDelete: Guard;
   /** Stops listening for settings changes. */
   close(): void;
 }
 
-export function createAccess(deps: {
+export function createGuards(deps: {
   auth: Auth;
   settings: SettingsStore<PasteSettings>;
   apiKeys: ApiKeyService;
@@ -51,7 +75,7 @@ export function createAccess(deps: {
   redis?: Redis;
   /** Prefix of the limiters' names (their Redis keys); tests sharing one Redis use their own. */
   rateLimitName?: string;
-}): Access {
+}): PasteGuards {
   const prefix = deps.rateLimitName ?? 'paste';
   const { auth, settings } = deps;
   const minutes = (value: number) => value * 60_000;
@@ -91,21 +115,23 @@ export function createAccess(deps: {
   // The session's token only: a request carrying an API key gets no pass here, since owner
   // endpoints authenticate by the session alone.
   const csrf: RequestHandler = (req, _res, next) => {
-    next(auth.hasValidCsrfToken(req) ? undefined : new HttpError(403, 'Invalid CSRF token'));
+    next(auth.hasValidCsrfToken(req) ? undefined : appError('INVALID_CSRF_TOKEN'));
   };
   // The specification lists 403 for every caller of an owner endpoint who is not the owner,
   // signed in or not: a visitor without a session gets 403 with a text that says what to do.
   const ownerCheck = requireOwner(deps.ownerId);
   const ownerOnly: RequestHandler = (req, res, next) => ownerCheck(req, res, (error?: unknown) =>
-    next(error instanceof HttpError && error.status === 401 ? HttpError.forbidden('Owner sign-in required') : error));
-  const owner = [apiLimiter.middleware, ownerOnly];
+    next(error instanceof HttpError && error.status === 401 ? appError('FORBIDDEN', { message: 'Owner sign-in required' }) : error));
+  const ownerPageCheck: RequestHandler = (req, res, next) => {
+    if (!req.user) return res.redirect(302, '/auth/idp');
+    next(deps.ownerId && req.user.id === deps.ownerId ? undefined : appError('FORBIDDEN', { message: 'Only the site owner can change its settings' }));
+  };
 
   const apiGuard = async (req: Request): Promise<void> => {
     const current = settings.get();
-    if (!current.apiAccess) throw HttpError.forbidden('API access is disabled');
+    if (!current.apiAccess) throw appError('PASTE_API_DISABLED');
     if (current.apiKeyProtection) await deps.apiKeys.authenticate(req);
   };
-
   const pasteGate: RequestHandler = (req, res, next) => {
     if (auth.hasValidCsrfToken(req)) {
       res.locals.viaApi = false;
@@ -117,10 +143,23 @@ export function createAccess(deps: {
       apiGuard(req).then(() => next(), next);
     });
   };
+  const deleteLimit: RequestHandler = (req, res, next) =>
+    (auth.hasValidCsrfToken(req) ? webLimiter : apiLimiter).middleware(req, res, next);
 
-  const ownerSettings = [settingsLimit, ownerOnly];
+  const owner: Guard = { name: 'owner', middleware: [apiLimiter.middleware, ownerOnly], security: ownerSession };
+  const ownerSettings: Guard = { name: 'owner', middleware: [settingsLimit, ownerOnly], security: ownerSession };
   return {
-    webLimiter, apiLimiter, owner, ownerWrite: [...owner, csrf], ownerSettings, ownerSettingsWrite: [...ownerSettings, csrf],
-    settingsLimit, pasteGate, close: unsubscribe,
+    webLimiter,
+    apiLimiter,
+    public: publicAccess,
+    web: { name: 'public', middleware: [webLimiter.middleware] },
+    owner,
+    ownerWrite: { name: 'ownerWrite', middleware: [...owner.middleware, csrf], security: ownerSessionWithCsrf },
+    ownerSettings,
+    ownerSettingsWrite: { name: 'ownerWrite', middleware: [...ownerSettings.middleware, csrf], security: ownerSessionWithCsrf },
+    ownerPage: { name: 'owner', middleware: [settingsLimit, ownerPageCheck], security: ownerSession },
+    pasteCreate: { name: 'apiKey', middleware: [pasteGate], security: optionalApiKey },
+    pasteDelete: { name: 'apiKey', middleware: [deleteLimit], security: optionalApiKey },
+    close: unsubscribe,
   };
 }

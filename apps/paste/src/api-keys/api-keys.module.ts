@@ -1,0 +1,9 @@
+import type { PasteGuards } from '../access/guards.js';
+import type { FeatureModule } from '../feature-module.js';
+import { apiKeyRoutes } from './api-key.routes.js';
+import type { ApiKeyService } from './api-key.service.js';
+
+/** The owner's API keys. */
+export function apiKeysModule(deps: { service: ApiKeyService; guards: PasteGuards }): FeatureModule {
+  return { name: 'api-keys', routes: apiKeyRoutes(deps) };
+}

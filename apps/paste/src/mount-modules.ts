@@ -1,0 +1,27 @@
+import type { Express, RequestHandler } from 'express';
+import { mountRoutes, type AnyRoute } from '@app/http';
+import type { JobQueue } from '@app/events';
+import type { FeatureModule } from './feature-module.js';
+
+/** Every route the modules declare, in mounting order. */
+export function declaredRoutes(modules: readonly FeatureModule[]): AnyRoute[] {
+  return [...modules.flatMap((module) => module.sessionlessRoutes ?? []), ...modules.flatMap((module) => module.routes)];
+}
+
+/**
+ * Static files and session-free routes first (no session lookup, no rate limit), then the
+ * session, then every module's routes in the order the modules are listed.
+ */
+export function mountModules(app: Express, modules: readonly FeatureModule[], session: RequestHandler): void {
+  for (const { path, handler } of modules.flatMap((module) => module.staticFiles ?? [])) app.use(path, handler);
+  app.use(mountRoutes(modules.flatMap((module) => module.sessionlessRoutes ?? [])));
+  app.use(session);
+  app.use(mountRoutes(modules.flatMap((module) => module.routes)));
+}
+
+/** Starts every module's jobs; answers how to stop them all. */
+export async function startJobs(modules: readonly FeatureModule[], queue: JobQueue): Promise<() => void> {
+  const stops: (() => void)[] = [];
+  for (const job of modules.flatMap((module) => module.jobs ?? [])) stops.push(await job(queue));
+  return () => stops.forEach((stop) => stop());
+}

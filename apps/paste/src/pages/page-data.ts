@@ -1,0 +1,170 @@
+import type { ApiKeySummary } from '../api-keys/api-key.repository.js';
+import type { PasteSummary, ViewedPaste } from '../pastes/paste.repository.js';
+import type { PasteSettings } from '../settings/settings.schema.js';
+import { autoDeleteChoices, slugCharacterSets } from '../settings/settings.schema.js';
+import type { Statistics } from '../stats/stats.service.js';
+import type { Highlighted } from './highlight.js';
+import { shortDate, siteView } from './site-view.js';
+
+// What each page's view receives: plain data, every text still unescaped (the views escape it).
+
+/** What a failed sign-in (the provider's callback redirects to `/?error=...`) tells the visitor. */
+const signInErrors: Record<string, string> = {
+  auth_failed: 'Sign-in failed. Please try again.',
+  rate_limited: 'The sign-in provider is busy (rate limited). Please try again in a moment.',
+  no_user: 'The sign-in provider returned no user.',
+};
+
+function formatSize(megabytes: number): string {
+  return megabytes >= 1 ? `${Number(megabytes.toFixed(2))} MB` : `${Math.round(megabytes * 1024)} KB`;
+}
+
+export function homeData(settings: PasteSettings, signInError: string | undefined) {
+  return {
+    site: siteView(settings), title: '', script: true,
+    notice: signInError ? signInErrors[signInError] : undefined,
+    maxSize: formatSize(settings.maxPasteSize),
+  };
+}
+
+export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Highlighted) {
+  const views = paste.maxViews === null
+    ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
+    : `${paste.viewsCount} of ${paste.maxViews} views`;
+  return {
+    site: siteView(settings), title: `Paste ${paste.slug}`, script: true,
+    paste: {
+      slug: paste.slug,
+      views,
+      lastView: paste.maxViews !== null && paste.viewsCount >= paste.maxViews,
+      createdAt: paste.createdAt.toISOString(),
+      createdAtText: shortDate(paste.createdAt),
+      language: code.language,
+      lineNumbers: Array.from({ length: code.lines }, (_, index) => index + 1).join('\n'),
+      codeHtml: code.html,
+    },
+  };
+}
+
+export function passwordData(settings: PasteSettings, slug: string, error?: string) {
+  return { site: siteView(settings), title: 'Password required', slug, error };
+}
+
+export interface CreatedPageInput {
+  paste: PasteSummary;
+  /** Absolute link of the paste. */
+  link: string;
+  deleteUrl: string;
+  /** Inline SVG of the link's QR code. */
+  qrSvg: string;
+  /** How long this page stays available to the creator, in minutes. */
+  availableMinutes: number;
+}
+
+function viewsLeft(paste: PasteSummary): string {
+  if (paste.maxViews === null) return '';
+  const left = Math.max(0, paste.maxViews - paste.viewsCount);
+  if (left === 0) return ': its views are used up';
+  return left === 1 ? ': one view is left for the person you send it to' : `: ${left} views are left for the people you send it to`;
+}
+
+export function createdData(settings: PasteSettings, input: CreatedPageInput) {
+  const { paste } = input;
+  return {
+    site: siteView(settings), title: 'Paste created', script: true,
+    link: input.link, deleteUrl: input.deleteUrl, qrSvg: input.qrSvg, availableMinutes: input.availableMinutes,
+    viewsLeft: viewsLeft(paste),
+    allowed: paste.maxViews === null ? 'Unlimited' : `${paste.maxViews} ${paste.maxViews === 1 ? 'view' : 'views'}`,
+    viewsCount: paste.viewsCount,
+    hasPassword: paste.hasPassword,
+  };
+}
+
+export function deleteConfirmData(settings: PasteSettings, slug: string, error?: string) {
+  return { site: siteView(settings), title: 'Delete paste', script: true, slug, error };
+}
+
+export function deletedData(settings: PasteSettings, slug: string) {
+  return { site: siteView(settings), title: 'Paste deleted', slug };
+}
+
+const errorTitles: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Not authorised',
+  403: 'Forbidden',
+  404: 'Not found',
+  410: 'This paste has expired',
+  429: 'Too many requests',
+  500: 'Something went wrong',
+};
+
+const errorHints: Record<number, string> = {
+  404: 'There is no paste at this address. Check the link, or create a new paste.',
+  410: 'It reached its view limit and can no longer be shown.',
+  429: 'You have made too many requests. Please wait a while and try again.',
+  500: 'The server could not answer this request. Please try again later.',
+};
+
+export function errorData(settings: PasteSettings, status: number, message: string) {
+  const title = errorTitles[status] ?? (status >= 500 ? errorTitles[500]! : 'Error');
+  return { site: siteView(settings), title, status, message, hint: errorHints[status] };
+}
+
+/** `<input type="color">` takes only #rrggbb. */
+function expand(color: string): string {
+  return /^#[0-9a-fA-F]{3}$/.test(color) ? `#${[...color.slice(1)].map((c) => c + c).join('')}` : color;
+}
+
+const number = (name: keyof PasteSettings, label: string, value: number, min: number, max: number, step = '1') =>
+  ({ kind: 'number', type: 'number', name, label, value, required: true, attributes: { min, max, step } });
+const checkbox = (name: keyof PasteSettings, label: string, checked: boolean) => ({ kind: 'checkbox', name, label, checked });
+const select = (name: keyof PasteSettings, label: string, choices: readonly string[], value: string, text = (o: string) => o) =>
+  ({ kind: 'select', name, label, value, options: choices.map((choice) => ({ value: choice, label: text(choice) })) });
+
+export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiKeySummary[], username: string) {
+  return {
+    site: siteView(settings), title: 'Site settings', script: true, bodyClass: 'admin', username,
+    figures: [
+      ['Pastes', stats.totalPastes], ['Views', stats.totalViews], ['Last 30 days', stats.last30Days],
+      ['API requests', stats.apiUsage], ['Average size', stats.avgPasteSize], ['Most viewed', stats.mostViewed],
+      ['Average views', stats.avgViews], ['Storage', stats.storageUsed],
+    ].map(([label, value]) => ({ label, value })),
+    forms: [
+      {
+        endpoint: '/api/settings/general', title: 'General', fields: [
+          { kind: 'text', name: 'siteName', label: 'Site name', value: settings.siteName, required: true, attributes: { maxlength: 100 } },
+          { kind: 'text', name: 'siteDescription', label: 'Description', value: settings.siteDescription, attributes: { maxlength: 500 } },
+          { kind: 'color', type: 'color', name: 'primaryColor', label: 'Primary colour', value: expand(settings.primaryColor) },
+          { kind: 'color', type: 'color', name: 'secondaryColor', label: 'Secondary colour', value: expand(settings.secondaryColor) },
+        ],
+      },
+      {
+        endpoint: '/api/settings/security', title: 'Security and limits', fields: [
+          number('webRateLimit', 'Web requests per window', settings.webRateLimit, 1, 1_000_000),
+          number('webRateLimitWindow', 'Web window (minutes)', settings.webRateLimitWindow, 1, 10_080),
+          number('apiRateLimit', 'API requests per window', settings.apiRateLimit, 1, 1_000_000),
+          number('apiRateLimitWindow', 'API window (minutes)', settings.apiRateLimitWindow, 1, 10_080),
+          number('maxPasteSize', 'Maximum paste size (MB)', settings.maxPasteSize, 0.01, 100, '0.01'),
+          checkbox('apiAccess', 'Allow API access', settings.apiAccess),
+          checkbox('apiKeyProtection', 'Require an API key for API requests', settings.apiKeyProtection),
+        ],
+      },
+      {
+        endpoint: '/api/settings/advanced', title: 'Pastes', fields: [
+          select('autoDeleteInactive', 'Delete pastes inactive for', autoDeleteChoices, settings.autoDeleteInactive, (o) => (o === 'never' ? 'Never' : `${o} days`)),
+          number('slugLength', 'Slug length', settings.slugLength, 4, 64),
+          select('slugCharacterSet', 'Slug characters', slugCharacterSets, settings.slugCharacterSet),
+          checkbox('syntaxHighlighting', 'Syntax highlighting', settings.syntaxHighlighting),
+        ],
+      },
+    ],
+    uploads: [
+      { kind: 'logo', label: 'Logo', current: siteView(settings).logo },
+      { kind: 'favicon', label: 'Favicon', current: siteView(settings).favicon },
+    ],
+    keys: keys.map((key) => ({
+      id: key.id, name: key.name, prefix: key.prefix,
+      created: shortDate(key.createdAt), lastUsed: key.lastUsedAt ? shortDate(key.lastUsedAt) : 'never',
+    })),
+  };
+}

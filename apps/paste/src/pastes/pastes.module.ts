@@ -1,0 +1,23 @@
+import type { SettingsStore } from '@app/settings';
+import type { PasteGuards } from '../access/guards.js';
+import type { FeatureModule } from '../feature-module.js';
+import { createHighlighter } from '../pages/highlight.js';
+import type { PasteSettings } from '../settings/settings.schema.js';
+import { creatorRoutes } from './creator.routes.js';
+import type { OwnerCheck } from './delete-access.js';
+import { pasteRoutes } from './paste.routes.js';
+import type { PasteService } from './paste.service.js';
+
+/** Pastes: create, read, unlock, and what their creator uses (the created page, deleting). */
+export function pastesModule(deps: {
+  service: PasteService;
+  settings: SettingsStore<PasteSettings>;
+  guards: PasteGuards;
+  isOwner: OwnerCheck;
+  now: () => Date;
+}): FeatureModule {
+  return {
+    name: 'pastes',
+    routes: [...pasteRoutes({ ...deps, highlight: createHighlighter() }), ...creatorRoutes(deps)],
+  };
+}

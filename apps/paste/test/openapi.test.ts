@@ -1,0 +1,46 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listMountedRoutes, openApiPath } from '@app/http';
+import { startTestSite, type TestSite } from './helpers.js';
+
+type Operations = Record<string, { security?: unknown[]; parameters?: { name: string; in: string }[] }>;
+
+describe('the paste service describes its API in OpenAPI 3.1', () => {
+  let site: TestSite;
+  let document: { openapi: string; paths: Record<string, Operations> };
+  beforeAll(async () => {
+    site = await startTestSite();
+    document = (await site.http.get('/openapi.json').expect(200).expect('content-type', /json/)).body;
+  });
+  afterAll(() => site.close());
+
+  it('serves a document that a maintained validator accepts as OpenAPI 3.1', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('lists the paste routes with their parameters and credentials', () => {
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining([
+      '/api/paste', '/paste/{slug}', '/paste/{slug}/raw', '/api/paste/{slug}', '/api/settings', '/admin', '/auth/idp', '/healthz', '/openapi.json', '/docs',
+    ]));
+    expect(document.paths['/paste/{slug}']!.get!.parameters).toEqual([expect.objectContaining({ name: 'slug', in: 'path' })]);
+    expect(document.paths['/api/settings/general']!.post!.security).toEqual([{ session: [], csrf: [] }]);
+    expect(document.paths['/api/paste']!.post!.security).toEqual([{}, { apiKey: [] }, { bearer: [] }]);
+  });
+
+  it('documents every mounted route, and mounts every documented one', () => {
+    const mounted = listMountedRoutes(site.paste.app).map(({ method, path }) => `${method} ${openApiPath(path)}`).sort();
+    const documented = Object.entries(document.paths)
+      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`)).sort();
+    expect(mounted).toEqual(documented);
+  });
+
+  it('serves the reference page with its assets from this server', async () => {
+    await site.http.get('/docs').expect(301).expect('location', '/docs/');
+    expect((await site.http.get('/docs/').expect(200)).text).toContain('swagger-ui');
+    await site.http.get('/docs/swagger-ui.css').expect(200);
+  });
+});

@@ -1,0 +1,75 @@
+import { HttpError } from './http-error.js';
+
+/**
+ * Every error answer of both services, by a stable code: its HTTP status and the text the
+ * specifications give it. This is the one place that decides a status; services throw
+ * `appError('PASTE_NOT_FOUND')` and the error handler renders it as JSON, HTML or text.
+ * Add a code here (in its section) rather than writing a status where the error is thrown.
+ */
+export const errorCodes = {
+  // Shared by both services.
+  VALIDATION_FAILED: { status: 400, message: 'Validation failed' },
+  INVALID_JSON: { status: 400, message: 'Invalid JSON body' },
+  UNAUTHORIZED: { status: 401, message: 'Unauthorized' },
+  FORBIDDEN: { status: 403, message: 'Forbidden' },
+  INVALID_CSRF_TOKEN: { status: 403, message: 'Invalid CSRF token' },
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  CONFLICT: { status: 409, message: 'Conflict: this value is already taken' },
+  TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests, please try again later' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable, please retry' },
+
+  // Paste service.
+  PASTE_NOT_FOUND: { status: 404, message: 'Paste not found' },
+  PASTE_EXPIRED: { status: 410, message: 'Paste has expired' },
+  PASTE_CONTENT_EMPTY: { status: 400, message: 'Content cannot be empty' },
+  PASTE_CONTENT_TOO_LONG: { status: 400, message: 'Content exceeds the maximum size' },
+  PASTE_NO_FREE_SLUG: { status: 503, message: 'Could not find a free slug; raise slugLength or choose a larger character set' },
+  PASTE_PASSWORD_REQUIRED: { status: 400, message: 'Password is required' },
+  PASTE_PASSWORD_INCORRECT: { status: 401, message: 'Incorrect password' },
+  PASTE_TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many attempts' },
+  PASTE_INVALID_DELETE_TOKEN: { status: 403, message: 'Invalid delete token' },
+  PASTE_API_DISABLED: { status: 403, message: 'API access is disabled' },
+  PASTE_API_KEY_REQUIRED: { status: 401, message: 'API key required' },
+  PASTE_API_KEY_INVALID: { status: 401, message: 'Invalid API key' },
+  PASTE_API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
+  PASTE_API_KEY_TAKEN: { status: 409, message: 'An API key with this value already exists' },
+  PASTE_FILE_TOO_LARGE: { status: 400, message: 'File too large (maximum 2 MB)' },
+  PASTE_FILE_EMPTY: { status: 400, message: 'File is empty' },
+  PASTE_UPLOAD_INVALID: { status: 400, message: 'Malformed multipart body' },
+
+  // License service.
+  LICENSE_NOT_FOUND: { status: 404, message: 'License not found' },
+  LICENSE_VALIDATION_NOT_FOUND: { status: 400, message: 'License not found' },
+  LICENSE_EXPIRED: { status: 403, message: 'License expired' },
+  LICENSE_SUSPENDED: { status: 403, message: 'License suspended' },
+  LICENSE_REVOKED: { status: 403, message: 'License revoked' },
+  LICENSE_NOT_ACTIVE: { status: 403, message: 'License not active' },
+  LICENSE_IP_LIMIT: { status: 403, message: 'IP limit exceeded' },
+  LICENSE_HWID_LIMIT: { status: 403, message: 'HWID limit exceeded' },
+  LICENSE_NO_CREDITS: { status: 403, message: 'No credits remaining' },
+  LICENSE_KEY_TAKEN: { status: 409, message: 'A license with this key already exists' },
+  MASTER_LICENSE_NOT_FOUND: { status: 404, message: 'Master license not found' },
+  PRODUCT_NOT_FOUND: { status: 404, message: 'Product not found' },
+  PRODUCT_NOT_ACTIVE: { status: 400, message: 'Product is not active' },
+  PRODUCT_HAS_LICENSES: { status: 400, message: 'Product has licenses and cannot be deleted' },
+  CUSTOMER_NOT_FOUND: { status: 404, message: 'Customer not found' },
+  CUSTOMER_USER_ID_TAKEN: { status: 409, message: 'A customer with this userId already exists' },
+  NO_CUSTOMER_ACCOUNT: { status: 403, message: 'No customer account for this user' },
+  PANIC_MODE: { status: 503, message: 'Service unavailable: panic mode is active' },
+  WEBHOOK_URL_NOT_ALLOWED: { status: 400, message: 'Webhook URL not allowed' },
+  DELIVERY_NOT_FOUND: { status: 404, message: 'Delivery not found' },
+  DELIVERY_PENDING: { status: 409, message: 'Delivery is already pending' },
+  AUTOMATION_NOT_FOUND: { status: 404, message: 'Automated action not found' },
+  AUDIT_LOG_NOT_FOUND: { status: 404, message: 'Audit log not found' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+/**
+ * The error of a code, ready to throw. `message` replaces the catalogue's text only where the
+ * text carries a value (`Content exceeds maximum size of 2 MB`); `details` and `extra` as HttpError.
+ */
+export function appError(code: ErrorCode, options: { message?: string; details?: Record<string, string>; extra?: Record<string, unknown> } = {}): HttpError {
+  const { status, message } = errorCodes[code];
+  return new HttpError(status, options.message ?? message, options.details, options.extra, code);
+}

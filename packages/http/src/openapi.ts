@@ -1,0 +1,116 @@
+import { Router } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import { z } from 'zod';
+import { defineRoute, publicAccess, type AnyRoute } from './routes.js';
+
+type JsonSchema = Record<string, unknown>;
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description?: string;
+}
+
+export interface OpenApiOptions {
+  info: OpenApiInfo;
+  /** Security schemes the guards name (`{ session: { type: 'apiKey', in: 'cookie', name: 'sid' } }`). */
+  securitySchemes?: Record<string, JsonSchema>;
+}
+
+/** Express's `/paste/:slug` as OpenAPI's `/paste/{slug}`. */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function pathParameterNames(expressPath: string): string[] {
+  return [...expressPath.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
+}
+
+/**
+ * JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a zod schema: what a client may send for
+ * requests, what it receives for answers. Transforms and refinements cannot be expressed and
+ * are left open rather than failing the document.
+ */
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+  return rest;
+}
+
+/** Each property of an object schema as a parameter `in` the path or the query string. */
+function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query', names: string[] = []): JsonSchema[] {
+  const objectSchema = schema ? jsonSchemaOf(schema, 'input') : { type: 'object', properties: {} };
+  const properties = (objectSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((objectSchema.required ?? []) as string[]);
+  const all = new Set([...names, ...Object.keys(properties)]);
+  return [...all].map((name) => ({
+    name,
+    in: location,
+    required: location === 'path' || required.has(name),
+    schema: properties[name] ?? { type: 'string' },
+  }));
+}
+
+function operationOf(route: AnyRoute): JsonSchema {
+  const parameters = [
+    ...parametersOf(route.params, 'path', pathParameterNames(route.path)),
+    ...(route.query ? parametersOf(route.query, 'query') : []),
+  ];
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, answer] of Object.entries(route.responses)) {
+    responses[status] = {
+      description: answer.description,
+      ...(answer.schema || answer.contentType
+        ? { content: { [answer.contentType ?? 'application/json']: { schema: answer.schema ? jsonSchemaOf(answer.schema, 'output') : {} } } }
+        : {}),
+    };
+  }
+  return {
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    ...(route.tags ? { tags: route.tags } : {}),
+    operationId: `${route.method}${openApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, next: string | undefined) => (next ?? '').toUpperCase())}`,
+    security: route.guard.security ?? [],
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } } } } : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document of a service, made from the same declarations that serve it. */
+export function createOpenApiDocument(routes: readonly AnyRoute[], options: OpenApiOptions): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    const operations = (paths[openApiPath(route.path)] ??= {});
+    operations[route.method] = operationOf(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: options.info,
+    paths,
+    components: { securitySchemes: options.securitySchemes ?? {} },
+  };
+}
+
+/**
+ * `GET /openapi.json` and a reference page at `GET /docs` (Swagger UI, served from
+ * node_modules: it works offline and under the services' Content-Security-Policy). The two are
+ * declarations like every other route, so the document lists them too; `assets` serves the
+ * page's scripts and styles below `/docs/`.
+ */
+export function openApiRoutes(document: () => JsonSchema): { routes: AnyRoute[]; assets: Router } {
+  const page = swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' }, customSiteTitle: 'API reference' });
+  const routes = [
+    defineRoute({
+      method: 'get', path: '/openapi.json', summary: 'This API description (OpenAPI 3.1)', tags: ['meta'], guard: publicAccess,
+      responses: { 200: { description: 'The OpenAPI document' } },
+      handler: () => document(),
+    }),
+    defineRoute({
+      method: 'get', path: '/docs', summary: 'Readable API reference', tags: ['meta'], guard: publicAccess,
+      responses: { 200: { description: 'The reference page', contentType: 'text/html' } },
+      // The page's assets are relative to `/docs/`.
+      handler: ({ req, res, }) => (req.originalUrl === '/docs' ? res.redirect(301, '/docs/') : page(req, res, () => {})),
+    }),
+  ];
+  return { routes, assets: Router().use('/docs', swaggerUi.serve) };
+}

@@ -1,0 +1,40 @@
+import type { Express } from 'express';
+
+/** A method and path that an Express app answers, as mounted. */
+export interface MountedRoute {
+  method: string;
+  path: string;
+}
+
+interface StackLayer {
+  rawPath?: string | string[];
+  slash?: boolean;
+  route?: { path: string | string[]; methods: Record<string, boolean> };
+  handle?: { stack?: StackLayer[] };
+}
+
+function walk(stack: StackLayer[], prefix: string, found: MountedRoute[]): void {
+  for (const layer of stack) {
+    if (layer.route) {
+      const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+      for (const method of Object.keys(layer.route.methods).filter((name) => name !== '_all')) {
+        for (const path of paths) found.push({ method, path: `${prefix}${path}` });
+      }
+    } else if (layer.handle?.stack) {
+      const mountPath = layer.slash || typeof layer.rawPath !== 'string' || layer.rawPath === '/' ? '' : layer.rawPath;
+      walk(layer.handle.stack, `${prefix}${mountPath}`, found);
+    }
+  }
+}
+
+/**
+ * Every route an app has mounted (Express 5's router stack, routers included), so a test can
+ * compare what is served with what is documented.
+ */
+export function listMountedRoutes(app: Express): MountedRoute[] {
+  const found: MountedRoute[] = [];
+  // Express keeps its router's layers on `app.router`; they are not part of its typed API.
+  const root = (app as unknown as { router: { stack: StackLayer[] } }).router;
+  walk(root.stack, '', found);
+  return found;
+}

@@ -1,0 +1,149 @@
+import express, { type RequestHandler } from 'express';
+import request from 'supertest';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  createErrorHandler, createLogger, createOpenApiDocument, defineRoute, HttpError, listMountedRoutes, mountRoutes,
+  openApiPath, openApiRoutes, publicAccess, appError, errorCodes, type AnyRoute, type Guard,
+} from '../src/index.js';
+
+const memberOnly: Guard = {
+  name: 'member',
+  middleware: [(req, _res, next) => next(req.get('x-member') === 'yes' ? undefined : HttpError.unauthorized())],
+  security: [{ member: [] }],
+};
+
+const note = z.object({ id: z.string(), text: z.string(), pinned: z.boolean() });
+const notes = new Map<string, z.infer<typeof note>>();
+let seenRoute: string | undefined;
+const recordRoute: RequestHandler = (_req, res, next) => {
+  seenRoute = res.locals.route?.summary;
+  next();
+};
+
+const routes: AnyRoute[] = [
+  defineRoute({
+    method: 'post', path: '/api/notes', summary: 'Create a note', tags: ['notes'], guard: memberOnly, status: 201,
+    body: z.object({ text: z.string().min(1).max(100), pinned: z.boolean().default(false) }),
+    responses: { 201: { description: 'Created', schema: z.object({ success: z.literal(true), note }) } },
+    audit: { action: 'create', resource: 'note' },
+    handler: ({ body }) => {
+      // `body.text` is a string and `body.pinned` a boolean here, with no cast.
+      const created = { id: String(notes.size + 1), text: body.text, pinned: body.pinned };
+      notes.set(created.id, created);
+      return { success: true, note: created };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/api/notes/:id', summary: 'Read a note', guard: publicAccess, before: [recordRoute],
+    params: z.object({ id: z.string().regex(/^\d+$/) }),
+    query: z.object({ fields: z.enum(['all', 'text']).optional() }),
+    responses: { 200: { description: 'The note', schema: note }, 404: { description: 'No such note' } },
+    handler: ({ params, query }) => {
+      const found = notes.get(params.id);
+      if (!found) throw HttpError.notFound('Note not found');
+      return query.fields === 'text' ? { text: found.text } : found;
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/notes/:id/raw', summary: 'A note as text', guard: publicAccess,
+    params: z.object({ id: z.string() }),
+    responses: { 200: { description: 'The text', contentType: 'text/plain' } },
+    handler: ({ params, res }) => {
+      res.type('text/plain').send(`${notes.get(params.id)?.text ?? ''}\n`);
+    },
+  }),
+];
+
+function appOf(declared: AnyRoute[]) {
+  const app = express();
+  app.use(express.json());
+  const options = { info: { title: 'Notes', version: '1.0.0' }, securitySchemes: { member: { type: 'apiKey', in: 'header', name: 'X-Member' } } };
+  let document: Record<string, unknown> = {};
+  const meta = openApiRoutes(() => document);
+  const all = [...declared, ...meta.routes];
+  document = createOpenApiDocument(all, options);
+  app.use(meta.assets);
+  app.use(mountRoutes(all));
+  app.use(createErrorHandler({ style: 'license', logger: createLogger({ level: 'silent' }) }));
+  return { app, document };
+}
+
+describe('routes declared as data', () => {
+  const { app, document } = appOf(routes);
+
+  it('runs the guard, validates the body and answers the returned value with the declared status', async () => {
+    await request(app).post('/api/notes').send({ text: 'hi' }).expect(401);
+    const created = await request(app).post('/api/notes').set('x-member', 'yes').send({ text: 'hi' }).expect(201);
+    expect(created.body).toEqual({ success: true, note: { id: '1', text: 'hi', pinned: false } });
+    const refused = await request(app).post('/api/notes').set('x-member', 'yes').send({ text: '' }).expect(400);
+    expect(refused.body.error).toBe('Validation failed');
+    expect(Object.keys(refused.body.details)).toEqual(['text']);
+  });
+
+  it('validates params and query, and tells the middleware which route it serves', async () => {
+    await request(app).post('/api/notes').set('x-member', 'yes').send({ text: 'second' }).expect(201);
+    expect((await request(app).get('/api/notes/2?fields=text').expect(200)).body).toEqual({ text: 'second' });
+    expect(seenRoute).toBe('Read a note');
+    await request(app).get('/api/notes/x').expect(400);
+    await request(app).get('/api/notes/2?fields=everything').expect(400);
+    expect((await request(app).get('/api/notes/99').expect(404)).body.error).toBe('Note not found');
+  });
+
+  it('lets a handler send its own answer', async () => {
+    const answer = await request(app).get('/notes/1/raw').expect(200);
+    expect(answer.type).toBe('text/plain');
+    expect(answer.text).toBe('hi\n');
+  });
+
+  it('describes every mounted route in a valid OpenAPI 3.1 document, and nothing else', async () => {
+    const served = await request(app).get('/openapi.json').expect(200);
+    expect(served.body).toEqual(document);
+    const validator = new Validator();
+    const result = await validator.validate(served.body);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+
+    const mounted = listMountedRoutes(app).map(({ method, path }) => `${method} ${openApiPath(path)}`).sort();
+    const documented = Object.entries(document.paths as Record<string, object>)
+      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`)).sort();
+    expect(mounted).toEqual(documented);
+    expect(documented).toContain('get /api/notes/{id}');
+
+    const paths = document.paths as Record<string, Record<string, { parameters?: { name: string; in: string; required: boolean }[]; security: unknown[] }>>;
+    expect(paths['/api/notes/{id}']!.get!.parameters).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true }),
+      expect.objectContaining({ name: 'fields', in: 'query', required: false }),
+    ]);
+    expect(paths['/api/notes']!.post!.security).toEqual([{ member: [] }]);
+  });
+
+  it('serves a reference page whose assets load from this server', async () => {
+    await request(app).get('/docs').expect(301).expect('location', '/docs/');
+    const page = await request(app).get('/docs/').expect(200);
+    expect(page.text).toContain('swagger-ui');
+    await request(app).get('/docs/swagger-ui.css').expect(200);
+    const init = await request(app).get('/docs/swagger-ui-init.js').expect(200);
+    expect(init.text).toContain('/openapi.json');
+  });
+});
+
+describe('error codes', () => {
+  it.each([
+    { name: 'a paste that is gone', code: 'PASTE_EXPIRED' as const, status: 410, error: 'Paste has expired' },
+    { name: 'a validation of an unknown key', code: 'LICENSE_VALIDATION_NOT_FOUND' as const, status: 400, error: 'License not found' },
+    { name: 'panic mode', code: 'PANIC_MODE' as const, status: 503, error: 'Service unavailable: panic mode is active' },
+  ])('answers $name with the status and text of its code', async ({ code, status, error }) => {
+    const app = express();
+    app.use(mountRoutes([defineRoute({
+      method: 'get', path: '/boom', summary: 'fails', guard: publicAccess, responses: { [status]: { description: error } },
+      handler: () => { throw appError(code); },
+    })]));
+    app.use(createErrorHandler({ style: 'license', logger: createLogger({ level: 'silent' }) }));
+    const answer = await request(app).get('/boom').expect(status);
+    expect(answer.body).toEqual({ success: false, error });
+    expect(errorCodes[code].status).toBe(status);
+  });
+});

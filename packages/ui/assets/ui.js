@@ -1,0 +1,90 @@
+// The shared page script: the theme choice (remembered in localStorage) and confirmation
+// dialogs. Loaded as a file in <head> (the Content-Security-Policy allows no inline script),
+// so the chosen theme applies before the page paints.
+(function () {
+  'use strict';
+  var KEY = 'ui-theme';
+  var root = document.documentElement;
+
+  function stored() {
+    try { return localStorage.getItem(KEY); } catch (e) { return null; }
+  }
+  function apply(theme) {
+    if (theme === 'light' || theme === 'dark') root.setAttribute('data-theme', theme);
+    else root.removeAttribute('data-theme');
+  }
+  function current() {
+    var chosen = root.getAttribute('data-theme');
+    if (chosen) return chosen;
+    return window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  }
+  apply(stored());
+
+  function label(button) {
+    var next = current() === 'dark' ? 'light' : 'dark';
+    button.setAttribute('aria-label', 'Switch to the ' + next + ' theme');
+    button.setAttribute('title', 'Switch to the ' + next + ' theme');
+    button.setAttribute('aria-pressed', current() === 'dark' ? 'true' : 'false');
+  }
+
+  // A form or button with data-ui-confirm="Question?" asks in a dialog before it goes ahead.
+  function confirmFirst(event) {
+    var element = event.currentTarget;
+    if (element.dataset.uiConfirmed === 'yes') { element.dataset.uiConfirmed = ''; return; }
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    var dialog = document.createElement('dialog');
+    dialog.className = 'dialog';
+    dialog.setAttribute('aria-labelledby', 'ui-confirm-text');
+    var text = document.createElement('p');
+    text.id = 'ui-confirm-text';
+    text.textContent = element.getAttribute('data-ui-confirm');
+    var actions = document.createElement('div');
+    actions.className = 'dialog-actions';
+    var cancel = document.createElement('button');
+    cancel.type = 'button';
+    cancel.className = 'button button-ghost';
+    cancel.textContent = 'Cancel';
+    var ok = document.createElement('button');
+    ok.type = 'button';
+    ok.className = 'button ' + (element.getAttribute('data-ui-confirm-style') === 'primary' ? '' : 'button-danger');
+    ok.textContent = element.getAttribute('data-ui-confirm-button') || 'Confirm';
+    actions.appendChild(cancel);
+    actions.appendChild(ok);
+    dialog.appendChild(text);
+    dialog.appendChild(actions);
+    document.body.appendChild(dialog);
+    dialog.addEventListener('close', function () { dialog.remove(); });
+    cancel.addEventListener('click', function () { dialog.close(); });
+    ok.addEventListener('click', function () {
+      dialog.close();
+      element.dataset.uiConfirmed = 'yes';
+      if (element.tagName === 'FORM') {
+        if (element.requestSubmit) element.requestSubmit(); else element.submit();
+      } else {
+        element.click();
+      }
+    });
+    dialog.showModal();
+    cancel.focus();
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    Array.prototype.forEach.call(document.querySelectorAll('[data-theme-toggle]'), function (button) {
+      button.hidden = false;
+      label(button);
+      button.addEventListener('click', function () {
+        var next = current() === 'dark' ? 'light' : 'dark';
+        apply(next);
+        try { localStorage.setItem(KEY, next); } catch (e) { /* private mode: for this page only */ }
+        label(button);
+      });
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('form[data-ui-confirm]'), function (form) {
+      form.addEventListener('submit', confirmFirst);
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('button[data-ui-confirm], a[data-ui-confirm]'), function (button) {
+      button.addEventListener('click', confirmFirst);
+    });
+  });
+})();

@@ -1,0 +1,109 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import ejs from 'ejs';
+import express, { type Express, type RequestHandler } from 'express';
+
+// Found through the package's own name, not this file's folder: an app's build bundles this
+// code into the app's dist/main.js, from where `@app/ui` still resolves to this package.
+const packageRoot = path.dirname(createRequire(import.meta.url).resolve('@app/ui/package.json'));
+
+/** ui.css and ui.js. */
+export const uiAssetsDir = path.join(packageRoot, 'assets');
+/** The shared partials, included as `ui/header`, `ui/flash`, `ui/field`, `ui/table`, ... */
+export const uiViewsDir = path.join(packageRoot, 'views');
+/** Where the apps serve the kit: `/static/ui/ui.css`, `/static/ui/ui.js`. */
+export const UI_STATIC_PATH = '/static/ui';
+
+/** Serves the kit's stylesheet and script; mount at UI_STATIC_PATH. */
+export function uiStatic(): RequestHandler {
+  return express.static(uiAssetsDir, { index: false, maxAge: '1h' });
+}
+
+/** Escapes text for element content and quoted attributes (`<%= %>`); nothing for null and undefined. */
+export function escapeHtml(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return String(value)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+export interface ViewOptions {
+  /** The app's views folders; the kit's own folder is searched after them. */
+  folders: string[];
+  /** A page is rendered inside `layouts/<layout>` unless its data says `layout: false` (default 'main'). */
+  defaultLayout?: string;
+}
+
+export interface Views {
+  /** The folders searched, the app's first. */
+  folders: string[];
+  /** Renders `name` (e.g. 'errors/error') with its layout, synchronously. */
+  render(name: string, data: Record<string, unknown>): string;
+  /** Renders a template file with its layout (Express's view engine calls this). */
+  renderFile(file: string, data: object): string;
+}
+
+/**
+ * EJS with layouts. `<%= %>` escapes (quotes too, as `&quot;`); `<%- %>` is for partials and for
+ * markup the app made itself. Templates are compiled once and kept.
+ */
+export function createViews(options: ViewOptions): Views {
+  const folders = [...options.folders, uiViewsDir];
+  const compiled = new Map<string, ejs.TemplateFunction>();
+  const template = (file: string): ejs.TemplateFunction => {
+    let found = compiled.get(file);
+    if (!found) {
+      found = ejs.compile(readFileSync(file, 'utf8'), { filename: file, views: folders, escape: escapeHtml, cache: true });
+      compiled.set(file, found);
+    }
+    return found;
+  };
+  const locate = (name: string): string => {
+    for (const folder of folders) {
+      const file = path.join(folder, `${name}.ejs`);
+      if (existsSync(file)) return file;
+    }
+    throw new Error(`No view "${name}" in ${folders.join(', ')}`);
+  };
+  const layouts = new Map<string, string>();
+  const layoutFile = (name: string) => {
+    let file = layouts.get(name);
+    if (!file) layouts.set(name, (file = locate(`layouts/${name}`)));
+    return file;
+  };
+  const renderFile = (file: string, data: object): string => {
+    const body = template(file)({ ...data });
+    const layout = ('layout' in data ? data.layout : undefined) ?? options.defaultLayout ?? 'main';
+    if (layout === false || typeof layout !== 'string') return body;
+    return template(layoutFile(layout))({ ...data, body });
+  };
+  const files = new Map<string, string>();
+  return {
+    folders,
+    renderFile,
+    render(name, data) {
+      let file = files.get(name);
+      if (!file) files.set(name, (file = locate(name)));
+      return renderFile(file, data);
+    },
+  };
+}
+
+/** Makes `res.render(name, data)` use these views (EJS, layouts, the kit's partials). */
+export function useViews(app: Express, views: Views): void {
+  app.engine('ejs', (file, data, done) => {
+    try {
+      done(null, views.renderFile(file, data));
+    } catch (error) {
+      done(error);
+    }
+  });
+  app.set('view engine', 'ejs');
+  app.set('views', views.folders);
+  // Express otherwise looks the file up on disk for every render outside production.
+  app.enable('view cache');
+}
