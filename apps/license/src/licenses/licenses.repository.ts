@@ -115,9 +115,53 @@ export async function updateLicenseColumns(db: Queryable, id: string, columns: R
 }
 
 export async function deleteLicense(db: Queryable, id: string): Promise<void> {
-  // usage_records has no foreign key (see usage.table.ts): its rows go with the license here.
-  await db.query('DELETE FROM usage_records WHERE license_id = $1', [id]);
   await db.query('DELETE FROM licenses WHERE id = $1', [id]);
+}
+
+/**
+ * Adds `days` to the expiry, counted from now when the license has expired (or has none), adds
+ * credits, and clears the expiry notice so the next expiry is announced again.
+ */
+export async function extendLicense(db: Queryable, id: string, days: number, credits: number, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE licenses SET
+       expires_at = GREATEST(COALESCE(expires_at, $4), $4) + make_interval(days => $2::int),
+       credits_total = credits_total + $3, expired_notified_at = NULL, updated_at = $4
+     WHERE id = $1`, [id, days, credits, now]);
+}
+
+/** A license as the scheduled scans see it. */
+export interface ScannedLicense {
+  id: string; key: string; expires_at: Date | null; customer_id: string | null; product_id: string; license_type: LicenseType;
+}
+const scannedColumns = 'id, key, expires_at, customer_id, product_id, license_type';
+
+/** Trials past their end with automatic conversion on become their full type; each converts once. */
+export async function convertDueTrials(db: Queryable, now: Date): Promise<ScannedLicense[]> {
+  const { rows } = await db.query<ScannedLicense>(
+    `UPDATE licenses SET
+       license_type = COALESCE(convert_to_type, 'fixed'), converted_at = $1, updated_at = $1, expired_notified_at = NULL,
+       expires_at = CASE WHEN convert_duration_days IS NULL THEN NULL ELSE $1 + make_interval(days => convert_duration_days) END
+     WHERE license_type = 'trial' AND auto_convert AND converted_at IS NULL AND NOT revoked AND NOT suspended
+       AND expires_at IS NOT NULL AND expires_at <= $1
+     RETURNING ${scannedColumns}`, [now]);
+  return rows;
+}
+
+/**
+ * Marks licenses that have expired and were not announced yet, answering them: the UPDATE is the
+ * claim, so each license is announced once even when scans overlap. A notice older than the
+ * current expiry belongs to an earlier expiry (the license was extended since), so the new one
+ * is announced too.
+ */
+export async function claimExpiredLicenses(db: Queryable, now: Date, limit: number): Promise<ScannedLicense[]> {
+  const { rows } = await db.query<ScannedLicense>(
+    `UPDATE licenses SET expired_notified_at = $1
+     WHERE id IN (
+       SELECT id FROM licenses WHERE expires_at <= $1 AND (expired_notified_at IS NULL OR expired_notified_at < expires_at) AND NOT revoked
+       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+     RETURNING ${scannedColumns}`, [now, limit]);
+  return rows;
 }
 
 export async function rotateKey(db: Queryable, oldKey: string, newKey: string): Promise<string | undefined> {
