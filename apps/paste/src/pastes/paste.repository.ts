@@ -1,8 +1,6 @@
 import pg from 'pg';
 import { createBatcher, type Queryable } from '@app/db';
-
-/** API usage is counted over this many rows, so concurrent API requests rarely wait on one row's lock. */
-export const API_USAGE_SHARDS = 16;
+import { apiUsageShard, countApiUsageSql } from '../stats/stats.repository.js';
 
 export interface NewPaste {
   slug: string;
@@ -81,11 +79,8 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     ];
     let usage = '';
     if (apiUsage) {
-      values.push(sent.map((item) => item.countApiUsage), `api_usage:${Math.floor(Math.random() * API_USAGE_SHARDS)}`);
-      usage = `, usage AS (INSERT INTO paste_counters (name, value)
-             SELECT $7::text, count(*) FROM inserted JOIN unnest($1::text[], $6::boolean[]) AS api(slug, counted) USING (slug)
-              WHERE api.counted HAVING count(*) > 0
-             ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + EXCLUDED.value)`;
+      values.push(sent.map((item) => item.countApiUsage), apiUsageShard());
+      usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$6', shard: '$7' })})`;
     }
     // Unnamed: with batches the parse is shared anyway, and a named statement outlives a
     // client that the pool drops after an error (PGlite's one session), so the next client's
