@@ -1,8 +1,6 @@
 import type { Queryable } from '@app/db';
+import type { ScannedLicense } from '../licenses/licenses.repository.js';
 
-export interface ScannedLicense {
-  id: string; key: string; expires_at: Date | null; customer_id: string | null; product_id: string; license_type: string;
-}
 const columns = 'id, key, expires_at, customer_id, product_id, license_type';
 
 /** Licenses expiring within `days` that were not warned about this expiry yet; the insert is the claim. */

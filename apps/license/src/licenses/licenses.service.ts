@@ -7,6 +7,7 @@ import { isUuid, iso } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
 import { deleteUsageOfLicense } from '../usage/usage.repository.js';
 import { generateLicenseKey } from './license-key.js';
+import { licenseJson, memberJson, usageStatsJson, type LicenseJson } from './licenses.presenter.js';
 import * as repo from './licenses.repository.js';
 import type { CreateLicense, ListLicenses, UpdateLicense } from './licenses.schema.js';
 
@@ -24,7 +25,7 @@ async function orKeyTaken<T>(write: Promise<T>): Promise<T> {
 }
 
 /** The payload of LICENSE_CREATED, whoever created the license. */
-export const licenseCreatedEvent = (license: repo.LicenseJson) => ({
+export const licenseCreatedEvent = (license: LicenseJson) => ({
   licenseKey: license.key, licenseId: license._id, productId: license.product._id, customerId: license.customer?._id ?? null,
   licenseType: license.licenseType, expiresAt: license.expiresAt,
 });
@@ -42,13 +43,13 @@ export function licensesService(deps: LicensesServiceDeps) {
   async function adminView(db: Queryable, id: string) {
     const row = await repo.findLicense(db, id);
     if (!row) throw notFound();
-    return { ...repo.licenseJson(row), members: await repo.listMembers(db, id) };
+    return { ...licenseJson(row), members: (await repo.listMembers(db, id)).map(memberJson) };
   }
 
   async function lockedOrThrow(client: Queryable, id: string) {
     const row = isUuid(id) ? await repo.findLicense(client, id, { forUpdate: true }) : undefined;
     if (!row) throw notFound();
-    return { row, before: { ...repo.licenseJson(row), members: await repo.listMembers(client, id) } };
+    return { row, before: { ...licenseJson(row), members: (await repo.listMembers(client, id)).map(memberJson) } };
   }
 
   async function checkParent(client: Queryable, parentId: string, selfId?: string) {
@@ -100,16 +101,16 @@ export function licensesService(deps: LicensesServiceDeps) {
       if (!isUuid(id)) throw notFound();
       const row = await repo.findLicense(pool, id);
       if (!row) throw notFound();
-      const license = repo.licenseJson(row);
+      const license = licenseJson(row);
       return {
         ...license, product: { ...license.product, description: row.product_description },
-        members: await repo.listMembers(pool, id), usageStats: await repo.usageStats(pool, id),
+        members: (await repo.listMembers(pool, id)).map(memberJson), usageStats: usageStatsJson(await repo.usageStats(pool, id)),
       };
     },
 
     async list(query: ListLicenses) {
       const { rows, total } = await repo.listLicenses(pool, query, now());
-      return { licenses: rows.map(repo.licenseJson), total };
+      return { licenses: rows.map(licenseJson), total };
     },
 
     async create(actor: Actor, input: CreateLicense) {

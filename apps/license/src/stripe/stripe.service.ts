@@ -5,7 +5,7 @@ import { appError, isHttpError, readableIssue, validationDetails, type Logger } 
 import type { Notifier } from '@app/events';
 import type { Actor } from '../common/actor.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { LicenseJson } from '../licenses/licenses.repository.js';
+import type { LicenseJson } from '../licenses/licenses.presenter.js';
 import { licenseCreatedEvent, type LicensesService } from '../licenses/licenses.service.js';
 import type { CreateLicense } from '../licenses/licenses.schema.js';
 import type { TransactionStatus } from '../transactions/transactions.table.js';
