@@ -1,34 +1,19 @@
 import pg from 'pg';
 import { createBatcher, type Queryable } from '@app/db';
 import { apiUsageShard, countApiUsageSql } from '../stats/stats.repository.js';
+import type { pastesTable } from './paste.table.js';
 
-export interface NewPaste {
-  slug: string;
-  content: string;
-  passwordHash: string | null;
-  maxViews: number | null;
+type PasteRow = typeof pastesTable.$inferSelect;
+
+export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'maxViews'> & {
   /** SHA-256 (hex) of the delete token. */
   deleteTokenHash: string;
-}
+};
 
-export interface ViewedPaste {
-  id: number;
-  slug: string;
-  content: string;
-  viewsCount: number;
-  maxViews: number | null;
-  createdAt: Date;
-  hasPassword: boolean;
-}
+export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt'> & { hasPassword: boolean };
 
 /** What the creator's page shows: the limits and the count so far, never the content. */
-export interface PasteSummary {
-  slug: string;
-  maxViews: number | null;
-  viewsCount: number;
-  hasPassword: boolean;
-  createdAt: Date;
-}
+export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | 'createdAt'> & { hasPassword: boolean };
 
 /** Why a view counted nothing: the paste is missing, used up, or waits for its password. */
 export type MissedView = 'not_found' | 'expired' | 'locked';
@@ -39,7 +24,7 @@ const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount"
 interface ViewRequest { slug: string; unlocked: boolean }
 interface InsertRequest { paste: NewPaste; countApiUsage: boolean }
 
-interface BatchedViewRow extends ViewedPaste { old: number }
+type BatchedViewRow = ViewedPaste & { old: number };
 
 export interface PasteRepositoryOptions {
   /**
