@@ -15,8 +15,10 @@ import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, type AppContext, type WebhookDeliveryDeps } from '../src/app.js';
 import type { Actor } from '../src/common/actor.js';
 import type { EventBus } from '../src/events/event-bus.js';
+import { customerJson } from '../src/customers/customers.presenter.js';
 import { insertCustomer } from '../src/customers/customers.repository.js';
 import { createLicenseSchema, type CreateLicense } from '../src/licenses/licenses.schema.js';
+import { productJson } from '../src/products/products.presenter.js';
 import { insertProduct } from '../src/products/products.repository.js';
 import { licenseSettingsNamespace, licenseSettingsSchema, type LicenseSettings } from '../src/runtime-config/runtime-config.schema.js';
 
@@ -102,16 +104,16 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 
   const createProduct: TestApp['createProduct'] = async (overrides = {}) => {
     sequence += 1;
-    return insertProduct(database.pool, {
+    return productJson(await insertProduct(database.pool, {
       name: overrides.name ?? `Product ${sequence}`, description: overrides.description ?? 'A test product',
       isActive: overrides.isActive ?? true, licensePrefix: overrides.licensePrefix ?? 'TEST',
-    });
+    }));
   };
   const createCustomer: TestApp['createCustomer'] = async (overrides = {}) => {
     sequence += 1;
-    return insertCustomer(database.pool, {
+    return customerJson(await insertCustomer(database.pool, {
       name: overrides.name ?? `Customer ${sequence}`, email: overrides.email ?? `customer${sequence}@example.com`, userId: overrides.userId,
-    });
+    }));
   };
 
   return {

@@ -5,3 +5,4 @@ export { createBatcher, type BatcherOptions } from './batcher.js';
 export { DataFolderInUseError } from './data-folder-lock.js';
 export { retryTransient, isReadOnlyStatement } from './retry.js';
 export { transientKind, isTransientDatabaseError, uniqueViolation, type TransientKind } from './database-errors.js';
+export type { RowOf } from './rows.js';

@@ -48,6 +48,8 @@ export const errorCodes = {
   LICENSE_HWID_LIMIT: { status: 403, message: 'HWID limit exceeded' },
   LICENSE_NO_CREDITS: { status: 403, message: 'No credits remaining' },
   LICENSE_KEY_TAKEN: { status: 409, message: 'A license with this key already exists' },
+  LICENSE_REVOKED_NOT_REACTIVATED: { status: 400, message: 'License is revoked and cannot be reactivated' },
+  LICENSE_NOT_CONSUMPTION: { status: 400, message: 'License is not a consumption-based license' },
   MASTER_LICENSE_NOT_FOUND: { status: 404, message: 'Master license not found' },
   PRODUCT_NOT_FOUND: { status: 404, message: 'Product not found' },
   PRODUCT_NOT_ACTIVE: { status: 400, message: 'Product is not active' },
@@ -61,6 +63,8 @@ export const errorCodes = {
   DELIVERY_PENDING: { status: 409, message: 'Delivery is already pending' },
   AUTOMATION_NOT_FOUND: { status: 404, message: 'Automated action not found' },
   AUDIT_LOG_NOT_FOUND: { status: 404, message: 'Audit log not found' },
+  STRIPE_NOT_CONFIGURED: { status: 503, message: 'Stripe webhooks are not configured' },
+  STRIPE_INVALID_SIGNATURE: { status: 400, message: 'Invalid Stripe signature' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

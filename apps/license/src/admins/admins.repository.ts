@@ -1,6 +1,7 @@
-import type { Queryable } from '@app/db';
+import type { Queryable, RowOf } from '@app/db';
+import type { admins } from './admins.table.js';
 
-export interface AdminRow { id: string; user_id: string; username: string | null }
+export type AdminRow = Pick<RowOf<typeof admins>, 'id' | 'user_id' | 'username'>;
 
 export async function findAdminByUserId(db: Queryable, userId: string): Promise<AdminRow | undefined> {
   const { rows } = await db.query<AdminRow>('SELECT id, user_id, username FROM admins WHERE user_id = $1', [userId]);

@@ -1,10 +1,7 @@
-import type pg from 'pg';
 import { isHttpError } from '@app/http';
 import type { Actor } from '../common/actor.js';
-import { isUuid } from '../common/schemas.js';
-import { findLicense, findLicenseByKey } from '../licenses/licenses.repository.js';
 import { createLicenseSchema, updateLicenseSchema } from '../licenses/licenses.schema.js';
-import type { licensesService } from '../licenses/licenses.service.js';
+import type { LicensesService } from '../licenses/licenses.service.js';
 
 /** What automated actions do to licenses; implemented with the license core's services, so audit and events follow. */
 export interface LicenseOperations {
@@ -38,13 +35,12 @@ function parse<T>(schema: { safeParse(input: unknown): { success: true; data: T 
 }
 
 /** The license core's service behind the automated actions, so their changes are audited and emit events like an admin's. */
-export function coreLicenseOperations(deps: { pool: pg.Pool; now: () => Date; licenses: ReturnType<typeof licensesService> }): LicenseOperations {
-  const { pool, now, licenses } = deps;
+export function coreLicenseOperations(deps: { now: () => Date; licenses: LicensesService }): LicenseOperations {
+  const { now, licenses } = deps;
   return {
     async find(ref) {
-      const row = ref.licenseId ? (isUuid(ref.licenseId) ? await findLicense(pool, ref.licenseId) : undefined)
-        : ref.licenseKey ? await findLicenseByKey(pool, ref.licenseKey) : undefined;
-      return row ? { id: row.id, key: row.key } : undefined;
+      const license = await licenses.find(ref);
+      return license ? { id: license.id, key: license.key } : undefined;
     },
     async suspend(licenseId, reason) {
       await licenses.suspend(automationActor, licenseId, reason).catch(explain);
@@ -67,8 +63,8 @@ export function coreLicenseOperations(deps: { pool: pg.Pool; now: () => Date; li
       const { extendDays, ...rest } = patch;
       const fields: Record<string, unknown> = { ...rest };
       if (extendDays !== undefined) {
-        const row = await findLicense(pool, licenseId);
-        const from = Math.max(row?.expires_at ? new Date(row.expires_at).getTime() : 0, now().getTime());
+        const license = await licenses.find({ licenseId });
+        const from = Math.max(license?.expiresAt ? new Date(license.expiresAt).getTime() : 0, now().getTime());
         fields.expiresAt = new Date(from + Number(extendDays) * dayMs).toISOString();
       }
       await licenses.update(automationActor, licenseId, parse(updateLicenseSchema, fields)).catch(explain);

@@ -94,10 +94,10 @@ export async function setupOperations(ctx: OperationsContext): Promise<Operation
   const notifier = createLicenseNotifier(config, queue, logger);
   const engine = createAutomationEngine({
     pool, now, bus: events, notifier, webhooks, logger,
-    licenses: coreLicenseOperations({ pool, now, licenses: ctx.services.licenses }),
+    licenses: coreLicenseOperations({ now, licenses: ctx.services.licenses }),
   });
   const jobs = jobsService({
-    pool, now, bus: events, notifier, logger,
+    pool, now, bus: events, licenses: ctx.services.licenses, notifier, logger,
     settings: {
       expiryWarningDays: config.EXPIRY_WARNING_DAYS, anomalyMaxIps: config.ANOMALY_MAX_IPS,
       anomalyWindowMinutes: config.ANOMALY_WINDOW_MINUTES, anomalyMaxFailures: config.ANOMALY_MAX_FAILURES,
@@ -114,7 +114,7 @@ export async function setupOperations(ctx: OperationsContext): Promise<Operation
   await notifier.start();
   if (ctx.jobs) await scheduleJobs(ctx.jobs, jobs, logger);
 
-  const stripe = stripeService({ pool, now, webhookSecret: config.STRIPE_WEBHOOK_SECRET, bus: events, engine: triggers, notifier, logger });
+  const stripe = stripeService({ pool, now, webhookSecret: config.STRIPE_WEBHOOK_SECRET, bus: events, licenses: ctx.services.licenses, engine: triggers, notifier, logger });
   return {
     rawBodyRouters: [stripeRoutes({ service: stripe, panicGuard: ctx.panicGuard })],
     routers: [

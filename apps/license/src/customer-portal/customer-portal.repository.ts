@@ -1,6 +1,6 @@
-import type { Queryable } from '@app/db';
-import { iso } from '../common/schemas.js';
+import type { Queryable, RowOf } from '@app/db';
 import { licenseSelect, type LicenseRow } from '../licenses/licenses.repository.js';
+import type { usageRecords } from '../usage/usage.table.js';
 
 // Every query takes the signed-in customer's id: a license of another customer is never read.
 
@@ -20,8 +20,13 @@ export async function listCustomerLicenses(db: Queryable, customerId: string): P
   return rows;
 }
 
-export async function customerStats(db: Queryable, customerId: string, now: Date) {
-  const { rows } = await db.query<Record<string, number>>(
+export interface CustomerCounts {
+  total: number; active: number; expired: number; suspended: number;
+  fixed: number; trial: number; consumption: number; enterprise: number; requests: number; successful: number;
+}
+
+export async function customerStats(db: Queryable, customerId: string, now: Date): Promise<CustomerCounts> {
+  const { rows } = await db.query<CustomerCounts>(
     `SELECT count(*) AS total,
        count(*) FILTER (WHERE active AND NOT suspended AND NOT revoked AND (expires_at IS NULL OR expires_at > $2)) AS active,
        count(*) FILTER (WHERE expires_at IS NOT NULL AND expires_at <= $2) AS expired,
@@ -34,41 +39,27 @@ export async function customerStats(db: Queryable, customerId: string, now: Date
        (SELECT count(*) FROM usage_records u JOIN licenses l2 ON l2.id = u.license_id
           WHERE l2.customer_id = $1 AND u.status = 'success') AS successful
      FROM licenses WHERE customer_id = $1`, [customerId, now]);
-  const row = rows[0]!;
-  return {
-    totalLicenses: row.total!, activeLicenses: row.active!, expiredLicenses: row.expired!, suspendedLicenses: row.suspended!,
-    totalRequests: row.requests!, successfulRequests: row.successful!,
-    byType: { fixed: row.fixed!, trial: row.trial!, consumption: row.consumption!, enterprise: row.enterprise! },
-  };
+  return rows[0]!;
 }
 
 export interface UsageRange { start: Date; end: Date; maxRequests: number }
 
-export async function licenseUsage(db: Queryable, customerId: string, licenseId: string, range: UsageRange) {
+export interface DailyUsage { day: string; status: RowOf<typeof usageRecords>['status']; n: number }
+export type UsageRequestRow = Pick<RowOf<typeof usageRecords>, 'id' | 'ip' | 'hwid' | 'status' | 'reason' | 'created_at'>;
+
+/** Attempts per day and status in the range, and the latest `maxRequests` attempts themselves. */
+export async function licenseUsage(db: Queryable, customerId: string, licenseId: string, range: UsageRange): Promise<{ daily: DailyUsage[]; requests: UsageRequestRow[] }> {
   // The join on the customer keeps the owner in the query even though the caller checked it.
   const scope = `FROM usage_records u JOIN licenses l ON l.id = u.license_id
     WHERE l.customer_id = $1 AND u.license_id = $2 AND u.created_at >= $3 AND u.created_at <= $4`;
   const params = [customerId, licenseId, range.start, range.end];
   const [daily, requests] = await Promise.all([
-    db.query<{ day: string; status: 'success' | 'blocked' | 'invalid'; n: number }>(
+    db.query<DailyUsage>(
       `SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, u.status, count(*) AS n ${scope}
        GROUP BY 1, 2 ORDER BY 1`, params),
-    db.query<{ id: number; ip: string | null; hwid: string | null; status: string; reason: string | null; created_at: Date }>(
+    db.query<UsageRequestRow>(
       `SELECT u.id, u.ip, u.hwid, u.status, u.reason, u.created_at ${scope} ORDER BY u.created_at DESC, u.id DESC LIMIT $5`,
       [...params, range.maxRequests]),
   ]);
-  const byStatus = { success: 0, blocked: 0, invalid: 0 };
-  const dailyStats: Record<string, { success: number; blocked: number; invalid: number }> = {};
-  for (const row of daily.rows) {
-    byStatus[row.status] += row.n;
-    (dailyStats[row.day] ??= { success: 0, blocked: 0, invalid: 0 })[row.status] += row.n;
-  }
-  return {
-    total: byStatus.success + byStatus.blocked + byStatus.invalid,
-    byStatus,
-    dailyStats,
-    requests: requests.rows.map((row) => ({
-      _id: String(row.id), ipAddress: row.ip ?? '', hwid: row.hwid ?? '', status: row.status, reason: row.reason, createdAt: iso(row.created_at)!,
-    })),
-  };
+  return { daily: daily.rows, requests: requests.rows };
 }

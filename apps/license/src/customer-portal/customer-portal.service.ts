@@ -1,22 +1,14 @@
 import type pg from 'pg';
-import { HttpError } from '@app/http';
+import { appError } from '@app/http';
 import { isUuid } from '../common/schemas.js';
-import { creditsOf, licenseJson, usageStats, type LicenseRow } from '../licenses/licenses.repository.js';
+import { creditsOf, usageStatsJson } from '../licenses/licenses.presenter.js';
+import { usageStats } from '../licenses/licenses.repository.js';
+import { customerLicenseJson, customerStatsJson, licenseUsageJson } from './customer-portal.presenter.js';
 import * as repo from './customer-portal.repository.js';
 
-const notFound = () => HttpError.notFound('License not found');
+const notFound = () => appError('LICENSE_NOT_FOUND');
 const maxRequests = 1000;
 const defaultRangeDays = 30;
-
-/** The License fields a customer sees. */
-function customerLicense(row: LicenseRow) {
-  const full = licenseJson(row);
-  return {
-    _id: full._id, key: full.key, product: full.product, active: full.active, suspended: full.suspended, revoked: full.revoked,
-    expiresAt: full.expiresAt, licenseType: full.licenseType, ipLimit: full.ipLimit, hwidLimit: full.hwidLimit,
-    usedIps: full.usedIps, usedHwids: full.usedHwids, ...(full.credits ? { credits: full.credits } : {}),
-  };
-}
 
 export function customerPortalService(deps: { pool: pg.Pool; now: () => Date }) {
   const { pool, now } = deps;
@@ -34,28 +26,28 @@ export function customerPortalService(deps: { pool: pg.Pool; now: () => Date }) 
      */
     async list(customerId: string, licenseId: string) {
       if (isUuid(licenseId) && (await repo.isOtherCustomersLicense(pool, customerId, licenseId))) throw notFound();
-      return (await repo.listCustomerLicenses(pool, customerId)).map(customerLicense);
+      return (await repo.listCustomerLicenses(pool, customerId)).map(customerLicenseJson);
     },
 
     async detail(customerId: string, licenseId: string) {
       const row = await ownLicense(customerId, licenseId);
-      const license = customerLicense(row);
-      return { ...license, product: { ...license.product, description: row.product_description }, usageStats: await usageStats(pool, row.id) };
+      const license = customerLicenseJson(row);
+      return { ...license, product: { ...license.product, description: row.product_description }, usageStats: usageStatsJson(await usageStats(pool, row.id)) };
     },
 
     async usage(customerId: string, licenseId: string, range: { startDate?: Date; endDate?: Date }) {
       await ownLicense(customerId, licenseId);
       const end = range.endDate ?? now();
       const start = range.startDate ?? new Date(end.getTime() - defaultRangeDays * 86_400_000);
-      if (start > end) throw HttpError.badRequest('Validation failed', { startDate: 'Must not be after endDate' });
-      return repo.licenseUsage(pool, customerId, licenseId, { start, end, maxRequests });
+      if (start > end) throw appError('VALIDATION_FAILED', { details: { startDate: 'Must not be after endDate' } });
+      return licenseUsageJson(await repo.licenseUsage(pool, customerId, licenseId, { start, end, maxRequests }));
     },
 
-    stats: (customerId: string) => repo.customerStats(pool, customerId, now()),
+    stats: async (customerId: string) => customerStatsJson(await repo.customerStats(pool, customerId, now())),
 
     async credits(customerId: string, licenseId: string) {
       const row = await ownLicense(customerId, licenseId);
-      if (row.license_type !== 'consumption') throw HttpError.badRequest('License is not a consumption-based license');
+      if (row.license_type !== 'consumption') throw appError('LICENSE_NOT_CONSUMPTION');
       return creditsOf(row);
     },
   };

@@ -1,19 +1,10 @@
-import type { Queryable } from '@app/db';
-import { iso } from '../common/schemas.js';
+import type { Queryable, RowOf } from '@app/db';
 import type { CustomerRecord } from '../common/request.js';
+import type { customers } from './customers.table.js';
 import type { CreateCustomer, ListCustomers, UpdateCustomer } from './customers.schema.js';
 
-interface CustomerRow { id: string; name: string; email: string; user_id: string | null; created_at: Date; updated_at: Date; license_count?: number }
-
-const toJson = (row: CustomerRow) => ({
-  _id: row.id,
-  name: row.name,
-  email: row.email,
-  userId: row.user_id,
-  ...(row.license_count !== undefined ? { licenseCount: row.license_count } : {}),
-  createdAt: iso(row.created_at)!,
-  updatedAt: iso(row.updated_at)!,
-});
+/** A customer, with the number of their licenses where the query counts them. */
+export type CustomerRow = RowOf<typeof customers> & { license_count?: number };
 
 const licenseCount = '(SELECT count(*) FROM licenses l WHERE l.customer_id = c.id) AS license_count';
 
@@ -25,12 +16,12 @@ export async function listCustomers(db: Queryable, query: ListCustomers) {
       [search, query.search ?? null, query.limit, query.skip]),
     db.query<{ total: number }>(`SELECT count(*) AS total FROM customers c ${where}`, [search, query.search ?? null]),
   ]);
-  return { customers: page.rows.map(toJson), total: total.rows[0]?.total ?? 0 };
+  return { rows: page.rows, total: total.rows[0]?.total ?? 0 };
 }
 
-export async function findCustomer(db: Queryable, id: string) {
+export async function findCustomer(db: Queryable, id: string): Promise<CustomerRow | undefined> {
   const { rows } = await db.query<CustomerRow>(`SELECT c.*, ${licenseCount} FROM customers c WHERE c.id = $1`, [id]);
-  return rows[0] ? toJson(rows[0]) : undefined;
+  return rows[0];
 }
 
 export async function findCustomerByUserId(db: Queryable, userId: string): Promise<CustomerRecord | undefined> {
@@ -39,20 +30,20 @@ export async function findCustomerByUserId(db: Queryable, userId: string): Promi
   return row && { id: row.id, name: row.name, email: row.email, userId: row.user_id };
 }
 
-export async function insertCustomer(db: Queryable, input: CreateCustomer) {
+export async function insertCustomer(db: Queryable, input: CreateCustomer): Promise<CustomerRow> {
   const { rows } = await db.query<CustomerRow>(
     'INSERT INTO customers (name, email, user_id) VALUES ($1, $2, $3) RETURNING *, 0::int8 AS license_count',
     [input.name, input.email, input.userId ?? null]);
-  return toJson(rows[0]!);
+  return rows[0]!;
 }
 
-export async function updateCustomer(db: Queryable, id: string, input: UpdateCustomer) {
+export async function updateCustomer(db: Queryable, id: string, input: UpdateCustomer): Promise<CustomerRow | undefined> {
   const { rows } = await db.query<CustomerRow>(
     `UPDATE customers c SET name = coalesce($2, name), email = coalesce($3, email),
        user_id = CASE WHEN $4::boolean THEN $5 ELSE user_id END, updated_at = now()
      WHERE id = $1 RETURNING *, ${licenseCount}`,
     [id, input.name ?? null, input.email ?? null, input.userId !== undefined, input.userId ?? null]);
-  return rows[0] ? toJson(rows[0]) : undefined;
+  return rows[0];
 }
 
 export async function deleteCustomer(db: Queryable, id: string): Promise<void> {

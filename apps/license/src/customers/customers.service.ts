@@ -1,14 +1,15 @@
 import type pg from 'pg';
 import { uniqueViolation, withTransaction } from '@app/db';
-import { HttpError } from '@app/http';
+import { appError } from '@app/http';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
+import { customerJson } from './customers.presenter.js';
 import * as repo from './customers.repository.js';
 import type { CreateCustomer, ListCustomers, UpdateCustomer } from './customers.schema.js';
 
-const notFound = () => HttpError.notFound('Customer not found');
-const userIdTaken = () => HttpError.conflict('A customer with this userId already exists');
+const notFound = () => appError('CUSTOMER_NOT_FOUND');
+const userIdTaken = () => appError('CUSTOMER_USER_ID_TAKEN');
 
 /** The check before the write reads committed rows: a simultaneous request can still win the unique index. */
 async function orUserIdTaken<T>(write: Promise<T>): Promise<T> {
@@ -23,33 +24,38 @@ async function orUserIdTaken<T>(write: Promise<T>): Promise<T> {
 export function customersService(deps: { pool: pg.Pool }) {
   const { pool } = deps;
   return {
-    list: (query: ListCustomers) => repo.listCustomers(pool, query),
+    async list(query: ListCustomers) {
+      const { rows, total } = await repo.listCustomers(pool, query);
+      return { customers: rows.map(customerJson), total };
+    },
 
     async get(id: string) {
-      const customer = isUuid(id) ? await repo.findCustomer(pool, id) : undefined;
-      if (!customer) throw notFound();
-      return customer;
+      const row = isUuid(id) ? await repo.findCustomer(pool, id) : undefined;
+      if (!row) throw notFound();
+      return customerJson(row);
     },
 
     create: (actor: Actor, input: CreateCustomer) => orUserIdTaken(withTransaction(pool, async (client) => {
       if (input.userId && await repo.userIdTaken(client, input.userId)) throw userIdTaken();
-      const customer = await repo.insertCustomer(client, input);
+      const customer = customerJson(await repo.insertCustomer(client, input));
       await recordAudit(client, actor, { action: 'create', resourceType: 'customer', resourceId: customer._id, after: customer });
       return customer;
     })),
 
     update: (actor: Actor, id: string, input: UpdateCustomer) => orUserIdTaken(withTransaction(pool, async (client) => {
-      const before = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
-      if (!before) throw notFound();
+      const found = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
+      if (!found) throw notFound();
+      const before = customerJson(found);
       if (input.userId && await repo.userIdTaken(client, input.userId, id)) throw userIdTaken();
-      const customer = (await repo.updateCustomer(client, id, input))!;
+      const customer = customerJson((await repo.updateCustomer(client, id, input))!);
       await recordAudit(client, actor, { action: 'update', resourceType: 'customer', resourceId: id, before, after: customer });
       return customer;
     })),
 
     remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
-      const before = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
-      if (!before) throw notFound();
+      const found = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
+      if (!found) throw notFound();
+      const before = customerJson(found);
       // Their licenses stay (customer_id set null): an application in the field keeps working.
       await repo.deleteCustomer(client, id);
       await recordAudit(client, actor, { action: 'delete', resourceType: 'customer', resourceId: id, before });

@@ -4,7 +4,7 @@ import { findAdminByUserId } from '../admins/admins.repository.js';
 import type { CustomerRecord } from '../common/request.js';
 import { listCustomerLicenses } from '../customer-portal/customer-portal.repository.js';
 import { findCustomerByUserId } from '../customers/customers.repository.js';
-import { licenseJson, type LicenseJson } from '../licenses/licenses.repository.js';
+import { licenseJson, type LicenseJson } from '../licenses/licenses.presenter.js';
 import type { licensesService } from '../licenses/licenses.service.js';
 import { isPanicMode } from '../panic/panic.js';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';

@@ -1,37 +1,7 @@
 import type { Queryable } from '@app/db';
+import type { ScannedLicense } from '../licenses/licenses.repository.js';
 
-export interface ScannedLicense {
-  id: string; key: string; expires_at: Date | null; customer_id: string | null; product_id: string; license_type: string;
-}
 const columns = 'id, key, expires_at, customer_id, product_id, license_type';
-
-/** Trials past their end with automatic conversion on become their full type; each converts once. */
-export async function convertDueTrials(db: Queryable, now: Date): Promise<ScannedLicense[]> {
-  const { rows } = await db.query<ScannedLicense>(
-    `UPDATE licenses SET
-       license_type = COALESCE(convert_to_type, 'fixed'), converted_at = $1, updated_at = $1, expired_notified_at = NULL,
-       expires_at = CASE WHEN convert_duration_days IS NULL THEN NULL ELSE $1 + make_interval(days => convert_duration_days) END
-     WHERE license_type = 'trial' AND auto_convert AND converted_at IS NULL AND NOT revoked AND NOT suspended
-       AND expires_at IS NOT NULL AND expires_at <= $1
-     RETURNING ${columns}`, [now]);
-  return rows;
-}
-
-/**
- * Marks licenses that have expired and were not announced yet, answering them: the UPDATE is the
- * claim, so each license is announced once even when scans overlap. A notice older than the
- * current expiry belongs to an earlier expiry (the license was extended since), so the new one
- * is announced too.
- */
-export async function claimExpiredLicenses(db: Queryable, now: Date, limit = 1000): Promise<ScannedLicense[]> {
-  const { rows } = await db.query<ScannedLicense>(
-    `UPDATE licenses SET expired_notified_at = $1
-     WHERE id IN (
-       SELECT id FROM licenses WHERE expires_at <= $1 AND (expired_notified_at IS NULL OR expired_notified_at < expires_at) AND NOT revoked
-       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-     RETURNING ${columns}`, [now, limit]);
-  return rows;
-}
 
 /** Licenses expiring within `days` that were not warned about this expiry yet; the insert is the claim. */
 export async function claimExpiryWarnings(db: Queryable, now: Date, days: number): Promise<ScannedLicense[]> {

@@ -1,15 +1,17 @@
 import type pg from 'pg';
 import type { JobQueue, Notifier } from '@app/events';
 import type { Logger } from '@app/http';
-import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import type { EventBus } from '../events/event-bus.js';
+import type { LicensesService } from '../licenses/licenses.service.js';
 import * as repo from './jobs.repository.js';
 
 export interface JobsDeps {
   pool: pg.Pool;
   now: () => Date;
   bus: EventBus;
+  /** Trial conversion and the expiry claims change licenses: through their service. */
+  licenses: Pick<LicensesService, 'convertDueTrials' | 'claimExpired'>;
   notifier: Pick<Notifier, 'notify'>;
   logger: Pick<Logger, 'info' | 'error'>;
   settings: { expiryWarningDays: number; anomalyMaxIps: number; anomalyWindowMinutes: number; anomalyMaxFailures: number };
@@ -23,14 +25,7 @@ export function jobsService(deps: JobsDeps) {
   const { pool, now, bus, settings } = deps;
 
   async function convertTrials(): Promise<number> {
-    const converted = await repo.convertDueTrials(pool, now());
-    for (const license of converted) {
-      await recordAudit(pool, system, {
-        action: 'update', resourceType: 'license', resourceId: license.id,
-        before: { licenseType: 'trial' }, after: { licenseType: license.license_type, expiresAt: iso(license.expires_at), convertedBy: 'trial conversion' },
-      });
-    }
-    return converted.length;
+    return (await deps.licenses.convertDueTrials(system)).length;
   }
 
   /** Trials convert first, so a trial that becomes a full license is not announced as expired. */
@@ -38,7 +33,7 @@ export function jobsService(deps: JobsDeps) {
     await convertTrials();
     let announced = 0;
     for (;;) {
-      const expired = await repo.claimExpiredLicenses(pool, now());
+      const expired = await deps.licenses.claimExpired(1000);
       for (const license of expired) {
         await bus.emit('LICENSE_EXPIRED', {
           licenseKey: license.key, expiresAt: iso(license.expires_at), customerId: license.customer_id,

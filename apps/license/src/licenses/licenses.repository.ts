@@ -1,56 +1,12 @@
-import type { Queryable } from '@app/db';
-import { iso } from '../common/schemas.js';
-import type { LicenseType } from './licenses.table.js';
+import type { Queryable, RowOf } from '@app/db';
+import type { licenseMembers, licenses } from './licenses.table.js';
 import type { LicenseMemberInput, ListLicenses } from './licenses.schema.js';
 
-export interface LicenseRow {
-  id: string; key: string; product_id: string; customer_id: string | null; parent_id: string | null;
-  license_type: LicenseType; active: boolean; suspended: boolean; suspend_reason: string | null;
-  revoked: boolean; revoke_reason: string | null; expires_at: Date | null; ip_limit: number; hwid_limit: number;
-  used_ips: string[]; used_hwids: string[]; credits_total: number; credits_used: number;
-  convert_to_type: LicenseType | null; auto_convert: boolean; convert_duration_days: number | null; converted_at: Date | null;
-  violation_count: number; last_validated_at: Date | null; metadata: Record<string, unknown>;
-  created_at: Date; updated_at: Date;
+/** A license with the names the admin views show beside it (`licenseSelect`). */
+export type LicenseRow = RowOf<typeof licenses> & {
   product_name: string; product_description: string; product_prefix: string; customer_name: string | null; customer_email: string | null;
-}
-
-export interface MemberJson { _id: string; email: string; userId: string | null; role: string; createdAt: string }
-
-export const creditsOf = (row: Pick<LicenseRow, 'credits_total' | 'credits_used'>) =>
-  ({ total: row.credits_total, used: row.credits_used, remaining: Math.max(0, row.credits_total - row.credits_used) });
-
-/** The License resource of the specification, plus the admin-side fields. */
-export function licenseJson(row: LicenseRow) {
-  return {
-    _id: row.id,
-    key: row.key,
-    product: { _id: row.product_id, name: row.product_name },
-    customer: row.customer_id ? { _id: row.customer_id, name: row.customer_name, email: row.customer_email } : null,
-    parent: row.parent_id,
-    licenseType: row.license_type,
-    active: row.active,
-    suspended: row.suspended,
-    suspendReason: row.suspend_reason,
-    revoked: row.revoked,
-    revokeReason: row.revoke_reason,
-    expiresAt: iso(row.expires_at),
-    ipLimit: row.ip_limit,
-    hwidLimit: row.hwid_limit,
-    usedIps: row.used_ips,
-    usedHwids: row.used_hwids,
-    credits: row.license_type === 'consumption' ? creditsOf(row) : null,
-    convertToType: row.convert_to_type,
-    autoConvert: row.auto_convert,
-    convertDurationDays: row.convert_duration_days,
-    convertedAt: iso(row.converted_at),
-    violationCount: row.violation_count,
-    lastValidatedAt: iso(row.last_validated_at),
-    metadata: row.metadata,
-    createdAt: iso(row.created_at)!,
-    updatedAt: iso(row.updated_at)!,
-  };
-}
-export type LicenseJson = ReturnType<typeof licenseJson>;
+};
+export type MemberRow = RowOf<typeof licenseMembers>;
 
 export const licenseSelect = `SELECT l.*, p.name AS product_name, p.description AS product_description, p.license_prefix AS product_prefix,
   c.name AS customer_name, c.email AS customer_email
@@ -88,11 +44,8 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
   return { rows: page.rows, total: total.rows[0]?.total ?? 0 };
 }
 
-export interface LicenseValues {
-  key: string; productId: string; customerId: string | null; parentId: string | null; licenseType: LicenseType;
-  active: boolean; expiresAt: Date | null; ipLimit: number; hwidLimit: number; creditsTotal: number;
-  convertToType: LicenseType | null; autoConvert: boolean; convertDurationDays: number | null; metadata: Record<string, unknown>;
-}
+export type LicenseValues = Pick<typeof licenses.$inferInsert, 'key' | 'productId' | 'metadata'> & Required<Pick<typeof licenses.$inferInsert,
+  'customerId' | 'parentId' | 'licenseType' | 'active' | 'expiresAt' | 'ipLimit' | 'hwidLimit' | 'creditsTotal' | 'convertToType' | 'autoConvert' | 'convertDurationDays'>>;
 
 export async function insertLicense(db: Queryable, values: LicenseValues): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
@@ -115,9 +68,51 @@ export async function updateLicenseColumns(db: Queryable, id: string, columns: R
 }
 
 export async function deleteLicense(db: Queryable, id: string): Promise<void> {
-  // usage_records has no foreign key (see usage.table.ts): its rows go with the license here.
-  await db.query('DELETE FROM usage_records WHERE license_id = $1', [id]);
   await db.query('DELETE FROM licenses WHERE id = $1', [id]);
+}
+
+/**
+ * Adds `days` to the expiry, counted from now when the license has expired (or has none), adds
+ * credits, and clears the expiry notice so the next expiry is announced again.
+ */
+export async function extendLicense(db: Queryable, id: string, days: number, credits: number, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE licenses SET
+       expires_at = GREATEST(COALESCE(expires_at, $4), $4) + make_interval(days => $2::int),
+       credits_total = credits_total + $3, expired_notified_at = NULL, updated_at = $4
+     WHERE id = $1`, [id, days, credits, now]);
+}
+
+/** A license as the scheduled scans see it. */
+export type ScannedLicense = Pick<RowOf<typeof licenses>, 'id' | 'key' | 'expires_at' | 'customer_id' | 'product_id' | 'license_type'>;
+const scannedColumns = 'id, key, expires_at, customer_id, product_id, license_type';
+
+/** Trials past their end with automatic conversion on become their full type; each converts once. */
+export async function convertDueTrials(db: Queryable, now: Date): Promise<ScannedLicense[]> {
+  const { rows } = await db.query<ScannedLicense>(
+    `UPDATE licenses SET
+       license_type = COALESCE(convert_to_type, 'fixed'), converted_at = $1, updated_at = $1, expired_notified_at = NULL,
+       expires_at = CASE WHEN convert_duration_days IS NULL THEN NULL ELSE $1 + make_interval(days => convert_duration_days) END
+     WHERE license_type = 'trial' AND auto_convert AND converted_at IS NULL AND NOT revoked AND NOT suspended
+       AND expires_at IS NOT NULL AND expires_at <= $1
+     RETURNING ${scannedColumns}`, [now]);
+  return rows;
+}
+
+/**
+ * Marks licenses that have expired and were not announced yet, answering them: the UPDATE is the
+ * claim, so each license is announced once even when scans overlap. A notice older than the
+ * current expiry belongs to an earlier expiry (the license was extended since), so the new one
+ * is announced too.
+ */
+export async function claimExpiredLicenses(db: Queryable, now: Date, limit: number): Promise<ScannedLicense[]> {
+  const { rows } = await db.query<ScannedLicense>(
+    `UPDATE licenses SET expired_notified_at = $1
+     WHERE id IN (
+       SELECT id FROM licenses WHERE expires_at <= $1 AND (expired_notified_at IS NULL OR expired_notified_at < expires_at) AND NOT revoked
+       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+     RETURNING ${scannedColumns}`, [now, limit]);
+  return rows;
 }
 
 export async function rotateKey(db: Queryable, oldKey: string, newKey: string): Promise<string | undefined> {
@@ -133,10 +128,9 @@ export async function clearRestrictions(db: Queryable, key: string): Promise<{ i
   return rows[0];
 }
 
-export async function listMembers(db: Queryable, licenseId: string): Promise<MemberJson[]> {
-  const { rows } = await db.query<{ id: string; email: string; user_id: string | null; role: string; created_at: Date }>(
-    'SELECT * FROM license_members WHERE license_id = $1 ORDER BY created_at, email', [licenseId]);
-  return rows.map((row) => ({ _id: row.id, email: row.email, userId: row.user_id, role: row.role, createdAt: iso(row.created_at)! }));
+export async function listMembers(db: Queryable, licenseId: string): Promise<MemberRow[]> {
+  const { rows } = await db.query<MemberRow>('SELECT * FROM license_members WHERE license_id = $1 ORDER BY created_at, email', [licenseId]);
+  return rows;
 }
 
 export async function replaceMembers(db: Queryable, licenseId: string, members: LicenseMemberInput[]): Promise<void> {
@@ -160,15 +154,13 @@ export async function customerExists(db: Queryable, customerId: string): Promise
   return (rowCount ?? 0) > 0;
 }
 
-export async function usageStats(db: Queryable, licenseId: string) {
-  const { rows } = await db.query<{ total: number; success: number; blocked: number; ips: number; hwids: number; last: Date | null }>(
+export interface UsageCounts { total: number; success: number; blocked: number; ips: number; hwids: number; last: Date | null }
+
+export async function usageStats(db: Queryable, licenseId: string): Promise<UsageCounts> {
+  const { rows } = await db.query<UsageCounts>(
     `SELECT count(*) AS total, count(*) FILTER (WHERE status = 'success') AS success,
        count(*) FILTER (WHERE status = 'blocked') AS blocked, count(DISTINCT ip) AS ips, count(DISTINCT hwid) AS hwids,
        max(created_at) AS last
      FROM usage_records WHERE license_id = $1`, [licenseId]);
-  const row = rows[0]!;
-  return {
-    totalRequests: row.total, successfulRequests: row.success, blockedRequests: row.blocked,
-    uniqueIPs: row.ips, uniqueHWIDs: row.hwids, lastUsed: iso(row.last),
-  };
+  return rows[0]!;
 }

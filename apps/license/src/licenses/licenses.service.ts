@@ -1,15 +1,17 @@
 import type pg from 'pg';
 import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
-import { HttpError } from '@app/http';
+import { appError } from '@app/http';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
-import { isUuid } from '../common/schemas.js';
+import { isUuid, iso } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
+import { deleteUsageOfLicense } from '../usage/usage.repository.js';
 import { generateLicenseKey } from './license-key.js';
+import { licenseJson, memberJson, usageStatsJson, type LicenseJson } from './licenses.presenter.js';
 import * as repo from './licenses.repository.js';
 import type { CreateLicense, ListLicenses, UpdateLicense } from './licenses.schema.js';
 
-const notFound = () => HttpError.notFound('License not found');
+const notFound = () => appError('LICENSE_NOT_FOUND');
 const trialDays = 14;
 
 /** Keys are random (142 bits): a taken one is all but impossible, yet answered as a conflict. */
@@ -17,10 +19,16 @@ async function orKeyTaken<T>(write: Promise<T>): Promise<T> {
   try {
     return await write;
   } catch (error) {
-    if (uniqueViolation(error) === 'licenses_key_idx') throw HttpError.conflict('A license with this key already exists');
+    if (uniqueViolation(error) === 'licenses_key_idx') throw appError('LICENSE_KEY_TAKEN');
     throw error;
   }
 }
+
+/** The payload of LICENSE_CREATED, whoever created the license. */
+export const licenseCreatedEvent = (license: LicenseJson) => ({
+  licenseKey: license.key, licenseId: license._id, productId: license.product._id, customerId: license.customer?._id ?? null,
+  licenseType: license.licenseType, expiresAt: license.expiresAt,
+});
 
 export interface LicensesServiceDeps {
   pool: pg.Pool;
@@ -35,20 +43,20 @@ export function licensesService(deps: LicensesServiceDeps) {
   async function adminView(db: Queryable, id: string) {
     const row = await repo.findLicense(db, id);
     if (!row) throw notFound();
-    return { ...repo.licenseJson(row), members: await repo.listMembers(db, id) };
+    return { ...licenseJson(row), members: (await repo.listMembers(db, id)).map(memberJson) };
   }
 
   async function lockedOrThrow(client: Queryable, id: string) {
     const row = isUuid(id) ? await repo.findLicense(client, id, { forUpdate: true }) : undefined;
     if (!row) throw notFound();
-    return { row, before: { ...repo.licenseJson(row), members: await repo.listMembers(client, id) } };
+    return { row, before: { ...licenseJson(row), members: (await repo.listMembers(client, id)).map(memberJson) } };
   }
 
   async function checkParent(client: Queryable, parentId: string, selfId?: string) {
-    if (parentId === selfId) throw HttpError.badRequest('Validation failed', { parent: 'A license cannot be its own master' });
+    if (parentId === selfId) throw appError('VALIDATION_FAILED', { details: { parent: 'A license cannot be its own master' } });
     const parent = await repo.findLicense(client, parentId);
-    if (!parent) throw HttpError.notFound('Master license not found');
-    if (parent.parent_id) throw HttpError.badRequest('Validation failed', { parent: 'A child license cannot be a master' });
+    if (!parent) throw appError('MASTER_LICENSE_NOT_FOUND');
+    if (parent.parent_id) throw appError('VALIDATION_FAILED', { details: { parent: 'A child license cannot be a master' } });
   }
 
   /** Writes a state change and its audit entry in one transaction; returns the new state. */
@@ -63,58 +71,100 @@ export function licensesService(deps: LicensesServiceDeps) {
     });
   }
 
+  async function createWithin(client: Queryable, actor: Actor, input: CreateLicense) {
+    if (input.licenseType === 'consumption' && input.credits === undefined) {
+      throw appError('VALIDATION_FAILED', { details: { credits: 'Required for consumption licenses' } });
+    }
+    const product = await repo.findProductForLicense(client, input.product);
+    if (!product) throw appError('PRODUCT_NOT_FOUND');
+    if (!product.is_active) throw appError('PRODUCT_NOT_ACTIVE');
+    if (input.customer && !(await repo.customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
+    if (input.parent) await checkParent(client, input.parent);
+    // A trial without an end would never end: default to two weeks.
+    const expiresAt = input.expiresAt !== undefined ? input.expiresAt
+      : input.licenseType === 'trial' ? new Date(now().getTime() + trialDays * 86_400_000) : null;
+    const id = await repo.insertLicense(client, {
+      key: generateLicenseKey(product.license_prefix), productId: product.id, customerId: input.customer ?? null,
+      parentId: input.parent ?? null, licenseType: input.licenseType, active: input.active, expiresAt,
+      ipLimit: input.ipLimit, hwidLimit: input.hwidLimit, creditsTotal: input.credits ?? 0,
+      convertToType: input.convertToType ?? (input.autoConvert ? 'fixed' : null), autoConvert: input.autoConvert,
+      convertDurationDays: input.convertDurationDays ?? null, metadata: input.metadata ?? {},
+    });
+    if (input.members) await repo.replaceMembers(client, id, input.members);
+    const after = await adminView(client, id);
+    await recordAudit(client, actor, { action: 'create', resourceType: 'license', resourceId: id, after });
+    return after;
+  }
+
   return {
     detail: async (id: string) => {
       if (!isUuid(id)) throw notFound();
       const row = await repo.findLicense(pool, id);
       if (!row) throw notFound();
-      const license = repo.licenseJson(row);
+      const license = licenseJson(row);
       return {
         ...license, product: { ...license.product, description: row.product_description },
-        members: await repo.listMembers(pool, id), usageStats: await repo.usageStats(pool, id),
+        members: (await repo.listMembers(pool, id)).map(memberJson), usageStats: usageStatsJson(await repo.usageStats(pool, id)),
       };
     },
 
     async list(query: ListLicenses) {
       const { rows, total } = await repo.listLicenses(pool, query, now());
-      return { licenses: rows.map(repo.licenseJson), total };
+      return { licenses: rows.map(licenseJson), total };
     },
 
     async create(actor: Actor, input: CreateLicense) {
-      if (input.licenseType === 'consumption' && input.credits === undefined) {
-        throw HttpError.badRequest('Validation failed', { credits: 'Required for consumption licenses' });
-      }
-      const license = await orKeyTaken(withTransaction(pool, async (client) => {
-        const product = await repo.findProductForLicense(client, input.product);
-        if (!product) throw HttpError.notFound('Product not found');
-        if (!product.is_active) throw HttpError.badRequest('Product is not active');
-        if (input.customer && !(await repo.customerExists(client, input.customer))) throw HttpError.notFound('Customer not found');
-        if (input.parent) await checkParent(client, input.parent);
-        // A trial without an end would never end: default to two weeks.
-        const expiresAt = input.expiresAt !== undefined ? input.expiresAt
-          : input.licenseType === 'trial' ? new Date(now().getTime() + trialDays * 86_400_000) : null;
-        const id = await repo.insertLicense(client, {
-          key: generateLicenseKey(product.license_prefix), productId: product.id, customerId: input.customer ?? null,
-          parentId: input.parent ?? null, licenseType: input.licenseType, active: input.active, expiresAt,
-          ipLimit: input.ipLimit, hwidLimit: input.hwidLimit, creditsTotal: input.credits ?? 0,
-          convertToType: input.convertToType ?? (input.autoConvert ? 'fixed' : null), autoConvert: input.autoConvert,
-          convertDurationDays: input.convertDurationDays ?? null, metadata: input.metadata ?? {},
-        });
-        if (input.members) await repo.replaceMembers(client, id, input.members);
-        const after = await adminView(client, id);
-        await recordAudit(client, actor, { action: 'create', resourceType: 'license', resourceId: id, after });
-        return after;
-      }));
-      await events.emit('LICENSE_CREATED', {
-        licenseKey: license.key, licenseId: license._id, productId: license.product._id, customerId: license.customer?._id ?? null,
-        licenseType: license.licenseType, expiresAt: license.expiresAt,
-      });
+      const license = await orKeyTaken(withTransaction(pool, (client) => createWithin(client, actor, input)));
+      await events.emit('LICENSE_CREATED', licenseCreatedEvent(license));
       return license;
     },
 
+    /**
+     * Creates a license inside the caller's transaction (a purchase records its payment in the
+     * same commit), with the same rules and audit as `create`. The caller emits LICENSE_CREATED
+     * (`licenseCreatedEvent`) once its transaction has committed.
+     */
+    createWithin: (client: Queryable, actor: Actor, input: CreateLicense) => orKeyTaken(createWithin(client, actor, input)),
+
+    /**
+     * Extends the license of `key` inside the caller's transaction: `days` added to its expiry
+     * (from now when it has expired or has none) and `credits` added; audited as an update.
+     */
+    async extendWithin(client: Queryable, actor: Actor, key: string, extension: { days: number; credits: number }) {
+      const row = await repo.findLicenseByKey(client, key, { forUpdate: true });
+      if (!row) throw notFound();
+      const before = await adminView(client, row.id);
+      await repo.extendLicense(client, row.id, extension.days, extension.credits, now());
+      const after = await adminView(client, row.id);
+      await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: row.id, before, after });
+      return after;
+    },
+
+    /** The id and key of a license named by id or by key (automated actions name them either way). */
+    async find(ref: { licenseId?: string; licenseKey?: string }) {
+      const row = ref.licenseId ? (isUuid(ref.licenseId) ? await repo.findLicense(pool, ref.licenseId) : undefined)
+        : ref.licenseKey ? await repo.findLicenseByKey(pool, ref.licenseKey) : undefined;
+      return row ? { id: row.id, key: row.key, expiresAt: row.expires_at } : undefined;
+    },
+
+    /** Trials past their end with automatic conversion on become their full type, each audited. */
+    convertDueTrials: (actor: Actor) => withTransaction(pool, async (client) => {
+      const converted = await repo.convertDueTrials(client, now());
+      for (const license of converted) {
+        await recordAudit(client, actor, {
+          action: 'update', resourceType: 'license', resourceId: license.id,
+          before: { licenseType: 'trial' }, after: { licenseType: license.license_type, expiresAt: iso(license.expires_at), convertedBy: 'trial conversion' },
+        });
+      }
+      return converted;
+    }),
+
+    /** Claims up to `limit` expired licenses not announced yet (see the repository); the caller announces them. */
+    claimExpired: (limit: number) => repo.claimExpiredLicenses(pool, now(), limit),
+
     update: (actor: Actor, id: string, input: UpdateLicense) => withTransaction(pool, async (client) => {
       const { before } = await lockedOrThrow(client, id);
-      if (input.customer && !(await repo.customerExists(client, input.customer))) throw HttpError.notFound('Customer not found');
+      if (input.customer && !(await repo.customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
       if (input.parent) await checkParent(client, input.parent, id);
       const columns: Record<string, unknown> = {};
       const set = (column: string, value: unknown) => { if (value !== undefined) columns[column] = value; };
@@ -141,7 +191,7 @@ export function licensesService(deps: LicensesServiceDeps) {
       change(actor, id, 'suspend', () => ({ suspended: true, suspend_reason: reason ?? null, suspended_at: now() })),
 
     reactivate: (actor: Actor, id: string) => change(actor, id, 'activate', (row) => {
-      if (row.revoked) throw HttpError.badRequest('License is revoked and cannot be reactivated');
+      if (row.revoked) throw appError('LICENSE_REVOKED_NOT_REACTIVATED');
       return { suspended: false, suspend_reason: null, suspended_at: null, active: true };
     }),
 
@@ -153,6 +203,7 @@ export function licensesService(deps: LicensesServiceDeps) {
 
     remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
       const { before } = await lockedOrThrow(client, id);
+      await deleteUsageOfLicense(client, id);
       await repo.deleteLicense(client, id);
       await recordAudit(client, actor, { action: 'delete', resourceType: 'license', resourceId: id, before });
     }),
@@ -177,3 +228,4 @@ export function licensesService(deps: LicensesServiceDeps) {
     }),
   };
 }
+export type LicensesService = ReturnType<typeof licensesService>;

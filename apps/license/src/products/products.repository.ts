@@ -1,27 +1,9 @@
-import type { Queryable } from '@app/db';
-import { iso } from '../common/schemas.js';
+import type { Queryable, RowOf } from '@app/db';
+import type { products } from './products.table.js';
 import type { CreateProduct, UpdateProduct } from './products.schema.js';
 
-interface ProductRow {
-  id: string; name: string; description: string; is_active: boolean; license_prefix: string;
-  created_at: Date; updated_at: Date; license_count?: number; active_license_count?: number;
-}
-
-export type ProductJson = ReturnType<typeof toJson>;
-
-function toJson(row: ProductRow) {
-  return {
-    _id: row.id,
-    name: row.name,
-    description: row.description,
-    isActive: row.is_active,
-    licensePrefix: row.license_prefix,
-    // Present only when the query asked for counts.
-    ...(row.license_count !== undefined ? { licenseCount: row.license_count, activeLicenseCount: row.active_license_count ?? 0 } : {}),
-    createdAt: iso(row.created_at)!,
-    updatedAt: iso(row.updated_at)!,
-  };
-}
+/** A product, with its license counts where the query counts them. */
+export type ProductRow = RowOf<typeof products> & { license_count?: number; active_license_count?: number };
 
 // "Active" license for the counts: active, not suspended, not revoked, not expired.
 const countsSql = `,
@@ -29,35 +11,35 @@ const countsSql = `,
   (SELECT count(*) FROM licenses l WHERE l.product_id = p.id AND l.active AND NOT l.suspended AND NOT l.revoked
      AND (l.expires_at IS NULL OR l.expires_at > $1)) AS active_license_count`;
 
-export async function listProducts(db: Queryable, options: { includeCounts: boolean; activeOnly: boolean; now: Date }) {
+export async function listProducts(db: Queryable, options: { includeCounts: boolean; activeOnly: boolean; now: Date }): Promise<ProductRow[]> {
   const params: unknown[] = options.includeCounts ? [options.now] : [];
   const { rows } = await db.query<ProductRow>(
     `SELECT p.* ${options.includeCounts ? countsSql : ''} FROM products p
      ${options.activeOnly ? 'WHERE p.is_active' : ''} ORDER BY p.created_at DESC, p.id`, params);
-  return rows.map(toJson);
+  return rows;
 }
 
-export async function findProduct(db: Queryable, id: string, options: { includeCounts: boolean; now: Date } = { includeCounts: false, now: new Date() }) {
+export async function findProduct(db: Queryable, id: string, options: { includeCounts: boolean; now: Date } = { includeCounts: false, now: new Date() }): Promise<ProductRow | undefined> {
   const params: unknown[] = options.includeCounts ? [options.now, id] : [id];
   const { rows } = await db.query<ProductRow>(
     `SELECT p.* ${options.includeCounts ? countsSql : ''} FROM products p WHERE p.id = $${params.length}`, params);
-  return rows[0] ? toJson(rows[0]) : undefined;
+  return rows[0];
 }
 
-export async function insertProduct(db: Queryable, input: CreateProduct) {
+export async function insertProduct(db: Queryable, input: CreateProduct): Promise<ProductRow> {
   const { rows } = await db.query<ProductRow>(
     `INSERT INTO products (name, description, is_active, license_prefix) VALUES ($1, $2, $3, $4) RETURNING *`,
     [input.name, input.description, input.isActive, input.licensePrefix]);
-  return toJson(rows[0]!);
+  return rows[0]!;
 }
 
-export async function updateProduct(db: Queryable, id: string, input: UpdateProduct) {
+export async function updateProduct(db: Queryable, id: string, input: UpdateProduct): Promise<ProductRow | undefined> {
   const { rows } = await db.query<ProductRow>(
     `UPDATE products SET name = coalesce($2, name), description = coalesce($3, description),
        is_active = coalesce($4, is_active), license_prefix = coalesce($5, license_prefix), updated_at = now()
      WHERE id = $1 RETURNING *`,
     [id, input.name ?? null, input.description ?? null, input.isActive ?? null, input.licensePrefix ?? null]);
-  return rows[0] ? toJson(rows[0]) : undefined;
+  return rows[0];
 }
 
 export async function deleteProduct(db: Queryable, id: string): Promise<boolean> {

@@ -1,14 +1,18 @@
 import type pg from 'pg';
 import Stripe from 'stripe';
 import { withTransaction, type Queryable } from '@app/db';
-import { HttpError, readableIssue, validationDetails, type Logger } from '@app/http';
+import { appError, isHttpError, readableIssue, validationDetails, type Logger } from '@app/http';
 import type { Notifier } from '@app/events';
+import type { Actor } from '../common/actor.js';
 import type { EventBus } from '../events/event-bus.js';
-import { generateLicenseKey } from '../licenses/license-key.js';
+import type { LicenseJson } from '../licenses/licenses.presenter.js';
+import { licenseCreatedEvent, type LicensesService } from '../licenses/licenses.service.js';
+import type { CreateLicense } from '../licenses/licenses.schema.js';
 import type { TransactionStatus } from '../transactions/transactions.table.js';
+import * as transactions from '../transactions/transactions.repository.js';
 import type { AutomationEngine } from '../automations/automation-engine.js';
-import * as repo from './stripe.repository.js';
-import { checkoutMetadataSchema } from './stripe.schema.js';
+import { claimStripeEvent } from './stripe.repository.js';
+import { checkoutMetadataSchema, type CheckoutMetadata } from './stripe.schema.js';
 
 export interface StripeServiceDeps {
   pool: pg.Pool;
@@ -16,6 +20,8 @@ export interface StripeServiceDeps {
   /** STRIPE_WEBHOOK_SECRET; without it the receiver refuses every call. */
   webhookSecret?: string;
   bus: EventBus;
+  /** Licenses are created and extended through their service: the same rules and audit as an admin's. */
+  licenses: Pick<LicensesService, 'createWithin' | 'extendWithin'>;
   engine: Pick<AutomationEngine, 'trigger'>;
   notifier: Pick<Notifier, 'notify'>;
   logger: Pick<Logger, 'warn' | 'error'>;
@@ -25,85 +31,102 @@ type Session = Stripe.Checkout.Session;
 
 interface Outcome {
   transaction?: { id: string; status: TransactionStatus };
-  created?: repo.LicenseRow;
-  extended?: repo.LicenseRow;
+  created?: LicenseJson;
+  extended?: LicenseJson;
   context?: Record<string, unknown>;
 }
+
+/**
+ * Who the audit log names for licenses a marketplace event created or extended: `stripe`, with
+ * the address the event came from (documented in the README).
+ */
+export const stripeActor = (ip: string | undefined): Actor => ({ userId: 'stripe', ip: ip ?? null, userAgent: 'stripe-webhook' });
+
+/** Refusals of the license rules that no retry of the event can change: the payment is kept as a failed transaction. */
+const settledRefusals = new Set(['LICENSE_NOT_FOUND', 'PRODUCT_NOT_FOUND', 'PRODUCT_NOT_ACTIVE']);
 
 const dayMs = 86_400_000;
 const amountOf = (session: Session) => (session.amount_total ?? 0) / 100;
 
 export function stripeService(deps: StripeServiceDeps) {
-  const { pool, now } = deps;
+  const { pool, now, licenses } = deps;
+
+  /** The license a paid checkout buys; a customer id that names nobody is left out rather than refusing a paid order. */
+  async function createLicense(client: Queryable, actor: Actor, meta: CheckoutMetadata, session: Session): Promise<LicenseJson> {
+    const input: CreateLicense = {
+      product: meta.productId!, customer: meta.customerId, licenseType: meta.licenseType,
+      expiresAt: new Date(now().getTime() + meta.durationDays * dayMs), ipLimit: meta.ipLimit, hwidLimit: meta.hwidLimit,
+      credits: meta.licenseType === 'consumption' ? meta.credits : 0, active: true, autoConvert: false,
+      metadata: { source: 'stripe', checkoutSessionId: session.id },
+    };
+    try {
+      return await licenses.createWithin(client, actor, input);
+    } catch (error) {
+      // Thrown before anything was written, so the transaction is still good for the second try.
+      if (isHttpError(error) && error.code === 'CUSTOMER_NOT_FOUND') return licenses.createWithin(client, actor, { ...input, customer: undefined });
+      throw error;
+    }
+  }
 
   /** A paid session: the transaction completed and the license created or extended, in the caller's transaction. */
-  async function completeCheckout(client: Queryable, event: Stripe.Event, session: Session): Promise<Outcome> {
+  async function completeCheckout(client: Queryable, event: Stripe.Event, session: Session, actor: Actor): Promise<Outcome> {
     const base = { externalId: session.id, amount: amountOf(session), currency: session.currency ?? 'usd', now: now() };
     const parsed = checkoutMetadataSchema.safeParse(session.metadata ?? {}, { error: readableIssue });
     if (!parsed.success) {
       // Retrying cannot fix bad metadata: the payment is kept as a failed transaction for an admin to settle.
-      const transaction = await repo.upsertTransaction(client, { ...base, status: 'failed', metadata: { stripeEventId: event.id, error: 'Invalid checkout metadata', details: validationDetails(parsed.error) } });
+      const transaction = await transactions.upsertTransaction(client, { ...base, status: 'failed', metadata: { stripeEventId: event.id, error: 'Invalid checkout metadata', details: validationDetails(parsed.error) } });
       return { transaction };
     }
     const meta = parsed.data;
-    let created: repo.LicenseRow | undefined;
-    let extended: repo.LicenseRow | undefined;
-    if (meta.licenseKey) {
-      extended = await repo.extendLicense(client, meta.licenseKey, meta.durationDays, meta.credits, now());
-      if (!extended) {
-        const transaction = await repo.upsertTransaction(client, { ...base, status: 'failed', metadata: { stripeEventId: event.id, error: 'License not found', licenseKey: meta.licenseKey } });
-        return { transaction };
-      }
-    } else {
-      const prefix = await repo.findProductPrefix(client, meta.productId!);
-      const customerId = meta.customerId && (await repo.customerExists(client, meta.customerId)) ? meta.customerId : undefined;
-      if (!prefix) {
-        const transaction = await repo.upsertTransaction(client, { ...base, status: 'failed', metadata: { stripeEventId: event.id, error: 'Product not found', productId: meta.productId } });
-        return { transaction };
-      }
-      created = await repo.insertLicense(client, {
-        key: generateLicenseKey(prefix), productId: meta.productId!, customerId, licenseType: meta.licenseType,
-        expiresAt: new Date(now().getTime() + meta.durationDays * dayMs), ipLimit: meta.ipLimit, hwidLimit: meta.hwidLimit,
-        credits: meta.licenseType === 'consumption' ? meta.credits : 0, metadata: { source: 'stripe', checkoutSessionId: session.id }, now: now(),
-      });
+    let created: LicenseJson | undefined;
+    let extended: LicenseJson | undefined;
+    try {
+      if (meta.licenseKey) extended = await licenses.extendWithin(client, actor, meta.licenseKey, { days: meta.durationDays, credits: meta.credits });
+      else created = await createLicense(client, actor, meta, session);
+    } catch (error) {
+      if (!isHttpError(error) || !error.code || !settledRefusals.has(error.code)) throw error;
+      const subject = meta.licenseKey ? { licenseKey: meta.licenseKey } : { productId: meta.productId };
+      const transaction = await transactions.upsertTransaction(client, { ...base, status: 'failed', metadata: { stripeEventId: event.id, error: error.message, ...subject } });
+      return { transaction };
     }
     const license = (created ?? extended)!;
-    const transaction = await repo.upsertTransaction(client, {
-      ...base, status: 'completed', customerId: license.customer_id, licenseId: license.id, productId: license.product_id,
+    const customerId = license.customer?._id ?? null;
+    const transaction = await transactions.upsertTransaction(client, {
+      ...base, status: 'completed', customerId, licenseId: license._id, productId: license.product._id,
       metadata: { stripeEventId: event.id, paymentIntent: session.payment_intent ?? null, customerEmail: session.customer_details?.email ?? null, ...(extended ? { extendedDays: meta.durationDays } : {}) },
     });
     return {
       transaction, created, extended,
       context: {
-        transactionId: transaction.id, amount: base.amount, currency: base.currency, licenseId: license.id, licenseKey: license.key,
-        productId: license.product_id, customerId: license.customer_id, licenseType: license.license_type,
-        expiresAt: license.expires_at?.toISOString() ?? null, stripeEventId: event.id, checkoutSessionId: session.id,
+        transactionId: transaction.id, amount: base.amount, currency: base.currency, licenseId: license._id, licenseKey: license.key,
+        productId: license.product._id, customerId, licenseType: license.licenseType,
+        expiresAt: license.expiresAt, stripeEventId: event.id, checkoutSessionId: session.id,
       },
     };
   }
 
-  async function apply(client: Queryable, event: Stripe.Event): Promise<Outcome> {
+  async function apply(client: Queryable, event: Stripe.Event, actor: Actor): Promise<Outcome> {
     switch (event.type) {
       case 'checkout.session.completed':
       case 'checkout.session.async_payment_succeeded': {
         const session = event.data.object;
         // A delayed payment method completes the session unpaid; the license waits for async_payment_succeeded.
         if (session.payment_status === 'unpaid') {
-          return { transaction: await repo.upsertTransaction(client, { externalId: session.id, status: 'processing', amount: amountOf(session), currency: session.currency ?? 'usd', metadata: { stripeEventId: event.id }, now: now() }) };
+          return { transaction: await transactions.upsertTransaction(client, { externalId: session.id, status: 'processing', amount: amountOf(session), currency: session.currency ?? 'usd', metadata: { stripeEventId: event.id }, now: now() }) };
         }
-        return completeCheckout(client, event, session);
+        return completeCheckout(client, event, session, actor);
       }
       case 'checkout.session.async_payment_failed':
-        await repo.setTransactionStatus(client, event.data.object.id, 'failed', now());
+        await transactions.setTransactionStatus(client, event.data.object.id, 'failed', now());
         return {};
       case 'charge.refunded': {
         const intent = event.data.object.payment_intent;
         const id = typeof intent === 'string' ? intent : intent?.id;
-        if (id) await repo.refundByPaymentIntent(client, id, now());
+        if (id) await transactions.refundByPaymentIntent(client, id, now());
         return {};
       }
       case 'checkout.session.expired':
-        await repo.setTransactionStatus(client, event.data.object.id, 'cancelled', now());
+        await transactions.setTransactionStatus(client, event.data.object.id, 'cancelled', now());
         return {};
       default:
         return {};
@@ -113,7 +136,7 @@ export function stripeService(deps: StripeServiceDeps) {
   return {
     /** Verifies, then processes the event once: the event id is claimed in the same transaction as the work. */
     async receive(rawBody: Buffer, signature: string | undefined, ip?: string) {
-      if (!deps.webhookSecret) throw new HttpError(503, 'Stripe webhooks are not configured');
+      if (!deps.webhookSecret) throw appError('STRIPE_NOT_CONFIGURED');
       let event: Stripe.Event;
       try {
         event = Stripe.webhooks.constructEvent(rawBody, signature ?? '', deps.webhookSecret);
@@ -124,21 +147,17 @@ export function stripeService(deps: StripeServiceDeps) {
           subject: 'Rejected payment webhook: invalid Stripe signature',
           text: `POST /api/stripe from ${ip ?? 'unknown address'} carried no valid Stripe-Signature.`,
         }, { key: `stripe:${ip ?? 'unknown'}`, seconds: 600 }).catch((error: unknown) => deps.logger.warn({ err: error }, 'security notification failed'));
-        throw HttpError.badRequest('Invalid Stripe signature');
+        throw appError('STRIPE_INVALID_SIGNATURE');
       }
       const result = await withTransaction(pool, async (client) => {
-        if (!(await repo.claimStripeEvent(client, event.id, event.type))) return { duplicate: true as const };
-        return { duplicate: false as const, outcome: await apply(client, event) };
+        if (!(await claimStripeEvent(client, event.id, event.type))) return { duplicate: true as const };
+        return { duplicate: false as const, outcome: await apply(client, event, stripeActor(ip)) };
       });
       if (result.duplicate) return { received: true, duplicate: true };
       const { outcome } = result;
       // Side effects after the commit: they announce what is now stored.
       if (outcome.created) {
-        await deps.bus.emit('LICENSE_CREATED', {
-          licenseId: outcome.created.id, licenseKey: outcome.created.key, productId: outcome.created.product_id,
-          customerId: outcome.created.customer_id, licenseType: outcome.created.license_type,
-          expiresAt: outcome.created.expires_at?.toISOString() ?? null, source: 'stripe',
-        });
+        await deps.bus.emit('LICENSE_CREATED', { ...licenseCreatedEvent(outcome.created), source: 'stripe' });
       }
       if (outcome.context && outcome.transaction?.status === 'completed') {
         await deps.notifier.notify('transaction', {

@@ -1,11 +1,8 @@
 import type { Queryable } from '@app/db';
+import type { adminTwoFactor } from './two-factor.table.js';
 
-export interface TwoFactorRow {
-  enabled: boolean;
-  secret: string | null;
-  pendingSecret: string | null;
-  lastUsedStep: number | null;
-}
+/** The columns the checks need (selected with their schema names). */
+export type TwoFactorRow = Pick<typeof adminTwoFactor.$inferSelect, 'enabled' | 'secret' | 'pendingSecret' | 'lastUsedStep'>;
 
 export async function findTwoFactor(db: Queryable, userId: string): Promise<TwoFactorRow | undefined> {
   const { rows } = await db.query<TwoFactorRow>(

@@ -1,5 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import type { Queryable } from '@app/db';
+import { ensureSigningKey } from './signing-keys.repository.js';
 
 export interface ResponseSigner {
   /** Base64 Ed25519 signature of exactly these bytes. */
@@ -15,18 +16,14 @@ const keyRowId = 'license-responses';
 
 /**
  * The service's Ed25519 key pair, generated on first start and kept in the database so every
- * instance (and every restart) signs with the same key. Concurrent first starts race on the
- * primary key: one insert wins and everyone reads the winner.
+ * instance (and every restart) signs with the same key.
  */
 export async function loadResponseSigner(db: Queryable): Promise<ResponseSigner> {
   const pair = generateKeyPairSync('ed25519');
-  await db.query(
-    `INSERT INTO signing_keys (id, algorithm, public_key_pem, private_key_pem) VALUES ($1, 'Ed25519', $2, $3)
-     ON CONFLICT (id) DO NOTHING`,
-    [keyRowId, pair.publicKey.export({ type: 'spki', format: 'pem' }), pair.privateKey.export({ type: 'pkcs8', format: 'pem' })]);
-  const { rows } = await db.query<{ public_key_pem: string; private_key_pem: string }>(
-    'SELECT public_key_pem, private_key_pem FROM signing_keys WHERE id = $1', [keyRowId]);
-  const row = rows[0]!;
+  const row = await ensureSigningKey(db, keyRowId, {
+    publicKeyPem: pair.publicKey.export({ type: 'spki', format: 'pem' }) as string,
+    privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+  });
   const privateKey = createPrivateKey(row.private_key_pem);
   const publicKey = createPublicKey(row.public_key_pem);
   const raw = rawPublicKey(publicKey);

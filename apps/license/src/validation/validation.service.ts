@@ -1,13 +1,24 @@
-import { HttpError } from '@app/http';
+import { appError, type ErrorCode } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
 import { iso } from '../common/schemas.js';
 import { limitErrors, type ValidationRepository, type ValidationRequest } from './validation.repository.js';
+
+/** The verdicts of `license_validate_batch` (validate-batch.sql) and their error codes, same texts. */
+export const verdictCodes: Record<string, ErrorCode> = {
+  'License revoked': 'LICENSE_REVOKED',
+  'License suspended': 'LICENSE_SUSPENDED',
+  'License not active': 'LICENSE_NOT_ACTIVE',
+  'License expired': 'LICENSE_EXPIRED',
+  'No credits remaining': 'LICENSE_NO_CREDITS',
+  'IP limit exceeded': 'LICENSE_IP_LIMIT',
+  'HWID limit exceeded': 'LICENSE_HWID_LIMIT',
+};
 
 /** Validates a key; answers the license on success, throws the failure (400/403, `valid: false`). */
 export function validationService(deps: { repository: ValidationRepository; events: EventBus }) {
   return async function validateLicense(input: ValidationRequest) {
     const row = await deps.repository.validateAndRecord(input);
-    if (!row) throw new HttpError(400, 'License not found', undefined, { valid: false });
+    if (!row) throw appError('LICENSE_VALIDATION_NOT_FOUND', { extra: { valid: false } });
     if (row.error) {
       if (limitErrors.includes(row.error)) {
         await deps.events.emit('NEW_REQUEST_BLOCKED', {
@@ -15,7 +26,8 @@ export function validationService(deps: { repository: ValidationRepository; even
           blockedCount: row.violation_count ?? 0,
         });
       }
-      throw new HttpError(403, row.error, undefined, { valid: false });
+      // The text is the function's own, so the answer is its verdict even if the catalogue lagged behind.
+      throw appError(verdictCodes[row.error] ?? 'LICENSE_NOT_ACTIVE', { message: row.error, extra: { valid: false } });
     }
     return {
       key: row.key,

@@ -203,6 +203,29 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
     expect((await transactionOf(missing.data.object.id))[0].metadata).toMatchObject({ error: 'License not found' });
   });
 
+  it('creates and extends licenses through the licenses service: audited as `stripe`, refused for an inactive product', async () => {
+    const product = await t.createProduct({ licensePrefix: 'AUD' });
+    const bought = await post(checkoutEvent({ productId: product._id, customerId: '00000000-0000-4000-8000-000000000000' }));
+    expect(bought.body.transaction.status).toBe('completed');
+    // A customer id that names nobody is left out, so the paid order still gets its license.
+    const license = await licenseByKey(bought.body.licenseKey);
+    expect(license.customer_id).toBeNull();
+    await post(checkoutEvent({ licenseKey: license.key, durationDays: '10' }));
+    const audit = await t.database.pool.query(
+      "SELECT user_id, action, ip, user_agent, changes FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 ORDER BY created_at, id", [license.id]);
+    expect(audit.rows.map((row) => [row.user_id, row.action, row.ip, row.user_agent])).toEqual([
+      ['stripe', 'create', '127.0.0.1', 'stripe-webhook'], ['stripe', 'update', '127.0.0.1', 'stripe-webhook'],
+    ]);
+    expect(new Date(audit.rows[1].changes.after.expiresAt).getTime() - new Date(audit.rows[1].changes.before.expiresAt).getTime()).toBe(10 * day);
+
+    const retired = await t.createProduct({ licensePrefix: 'OLD', isActive: false });
+    const refused = checkoutEvent({ productId: retired._id });
+    expect((await post(refused)).body.transaction.status).toBe('failed');
+    expect((await transactionOf(refused.data.object.id))[0].metadata).toMatchObject({ error: 'Product is not active', productId: retired._id });
+    const { rows } = await t.database.pool.query('SELECT count(*)::int AS n FROM licenses WHERE product_id = $1', [retired._id]);
+    expect(rows[0].n).toBe(0);
+  });
+
   it('acknowledges event types it does not handle', async () => {
     const res = await post({ id: `evt_other_${Date.now()}`, object: 'event', type: 'customer.created', data: { object: { id: 'cus_1', object: 'customer' } } });
     expect(res.status).toBe(200);

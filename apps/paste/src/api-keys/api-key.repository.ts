@@ -1,12 +1,8 @@
 import type { Queryable } from '@app/db';
+import type { apiKeysTable } from './api-key.table.js';
 
-export interface ApiKeySummary {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-}
+/** A key as the owner's list shows it: never its hash. */
+export type ApiKeySummary = Pick<typeof apiKeysTable.$inferSelect, 'id' | 'name' | 'prefix' | 'createdAt' | 'lastUsedAt'>;
 
 const columns = `id, name, prefix, created_at AS "createdAt", last_used_at AS "lastUsedAt"`;
 

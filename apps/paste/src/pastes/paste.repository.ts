@@ -1,36 +1,19 @@
 import pg from 'pg';
 import { createBatcher, type Queryable } from '@app/db';
+import { apiUsageShard, countApiUsageSql } from '../stats/stats.repository.js';
+import type { pastesTable } from './paste.table.js';
 
-/** API usage is counted over this many rows, so concurrent API requests rarely wait on one row's lock. */
-export const API_USAGE_SHARDS = 16;
+type PasteRow = typeof pastesTable.$inferSelect;
 
-export interface NewPaste {
-  slug: string;
-  content: string;
-  passwordHash: string | null;
-  maxViews: number | null;
+export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'maxViews'> & {
   /** SHA-256 (hex) of the delete token. */
   deleteTokenHash: string;
-}
+};
 
-export interface ViewedPaste {
-  id: number;
-  slug: string;
-  content: string;
-  viewsCount: number;
-  maxViews: number | null;
-  createdAt: Date;
-  hasPassword: boolean;
-}
+export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt'> & { hasPassword: boolean };
 
 /** What the creator's page shows: the limits and the count so far, never the content. */
-export interface PasteSummary {
-  slug: string;
-  maxViews: number | null;
-  viewsCount: number;
-  hasPassword: boolean;
-  createdAt: Date;
-}
+export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | 'createdAt'> & { hasPassword: boolean };
 
 /** Why a view counted nothing: the paste is missing, used up, or waits for its password. */
 export type MissedView = 'not_found' | 'expired' | 'locked';
@@ -41,7 +24,7 @@ const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount"
 interface ViewRequest { slug: string; unlocked: boolean }
 interface InsertRequest { paste: NewPaste; countApiUsage: boolean }
 
-interface BatchedViewRow extends ViewedPaste { old: number }
+type BatchedViewRow = ViewedPaste & { old: number };
 
 export interface PasteRepositoryOptions {
   /**
@@ -81,11 +64,8 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     ];
     let usage = '';
     if (apiUsage) {
-      values.push(sent.map((item) => item.countApiUsage), `api_usage:${Math.floor(Math.random() * API_USAGE_SHARDS)}`);
-      usage = `, usage AS (INSERT INTO paste_counters (name, value)
-             SELECT $7::text, count(*) FROM inserted JOIN unnest($1::text[], $6::boolean[]) AS api(slug, counted) USING (slug)
-              WHERE api.counted HAVING count(*) > 0
-             ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + EXCLUDED.value)`;
+      values.push(sent.map((item) => item.countApiUsage), apiUsageShard());
+      usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$6', shard: '$7' })})`;
     }
     // Unnamed: with batches the parse is shared anyway, and a named statement outlives a
     // client that the pool drops after an error (PGlite's one session), so the next client's

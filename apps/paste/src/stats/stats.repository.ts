@@ -1,5 +1,25 @@
 import type { Queryable } from '@app/db';
 
+/** API usage is counted over this many rows, so concurrent API requests rarely wait on one row's lock. */
+export const API_USAGE_SHARDS = 16;
+
+/** The counter row one increment of API usage goes to. */
+export const apiUsageShard = () => `api_usage:${Math.floor(Math.random() * API_USAGE_SHARDS)}`;
+
+/**
+ * The statement that adds the API pastes just inserted to a shard of the API usage counter. The
+ * paste repository runs it as a CTE of its insert, so a batch of pastes and its count are one
+ * statement (one round trip on the creation path); the counters' SQL stays here, with their owner.
+ * `inserted` names the CTE of inserted rows (with `slug`); `slugs` and `counted` are the
+ * parameters of the batch's slugs and whether each counts; `shard` the parameter of the row name.
+ */
+export function countApiUsageSql(refs: { inserted: string; slugs: string; counted: string; shard: string }): string {
+  return `INSERT INTO paste_counters (name, value)
+             SELECT ${refs.shard}::text, count(*) FROM ${refs.inserted} JOIN unnest(${refs.slugs}::text[], ${refs.counted}::boolean[]) AS api(slug, counted) USING (slug)
+              WHERE api.counted HAVING count(*) > 0
+             ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + EXCLUDED.value`;
+}
+
 export interface PasteAggregates {
   totalPastes: number;
   totalViews: number;

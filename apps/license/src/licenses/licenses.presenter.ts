@@ -1,0 +1,50 @@
+import { iso } from '../common/schemas.js';
+import type { LicenseRow, MemberRow, UsageCounts } from './licenses.repository.js';
+
+// Rows → the API's JSON, with the specification's field names (`_id`, camelCase, ISO dates).
+
+export const creditsOf = (row: Pick<LicenseRow, 'credits_total' | 'credits_used'>) =>
+  ({ total: row.credits_total, used: row.credits_used, remaining: Math.max(0, row.credits_total - row.credits_used) });
+
+/** The License resource of the specification, plus the admin-side fields. */
+export function licenseJson(row: LicenseRow) {
+  return {
+    _id: row.id,
+    key: row.key,
+    product: { _id: row.product_id, name: row.product_name },
+    customer: row.customer_id ? { _id: row.customer_id, name: row.customer_name, email: row.customer_email } : null,
+    parent: row.parent_id,
+    licenseType: row.license_type,
+    active: row.active,
+    suspended: row.suspended,
+    suspendReason: row.suspend_reason,
+    revoked: row.revoked,
+    revokeReason: row.revoke_reason,
+    expiresAt: iso(row.expires_at),
+    ipLimit: row.ip_limit,
+    hwidLimit: row.hwid_limit,
+    usedIps: row.used_ips,
+    usedHwids: row.used_hwids,
+    credits: row.license_type === 'consumption' ? creditsOf(row) : null,
+    convertToType: row.convert_to_type,
+    autoConvert: row.auto_convert,
+    convertDurationDays: row.convert_duration_days,
+    convertedAt: iso(row.converted_at),
+    violationCount: row.violation_count,
+    lastValidatedAt: iso(row.last_validated_at),
+    metadata: row.metadata,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
+export type LicenseJson = ReturnType<typeof licenseJson>;
+
+export const memberJson = (row: MemberRow) =>
+  ({ _id: row.id, email: row.email, userId: row.user_id, role: row.role, createdAt: iso(row.created_at)! });
+export type MemberJson = ReturnType<typeof memberJson>;
+
+/** The `usageStats` of a license detail. */
+export const usageStatsJson = (counts: UsageCounts) => ({
+  totalRequests: counts.total, successfulRequests: counts.success, blockedRequests: counts.blocked,
+  uniqueIPs: counts.ips, uniqueHWIDs: counts.hwids, lastUsed: iso(counts.last),
+});

@@ -1,0 +1,17 @@
+import { iso } from '../common/schemas.js';
+import type { ProductRow } from './products.repository.js';
+
+/** The Product resource of the specification; the license counts only where the query counted them. */
+export function productJson(row: ProductRow) {
+  return {
+    _id: row.id,
+    name: row.name,
+    description: row.description,
+    isActive: row.is_active,
+    licensePrefix: row.license_prefix,
+    ...(row.license_count !== undefined ? { licenseCount: row.license_count, activeLicenseCount: row.active_license_count ?? 0 } : {}),
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
+export type ProductJson = ReturnType<typeof productJson>;

@@ -1,0 +1,166 @@
+-- The validation rule of the license service, in SQL for speed: one statement decides a whole
+-- batch of POST /api/license/validate requests (validation.repository.ts calls it), reading,
+-- deciding, updating the license and recording the attempt in one round trip and one commit.
+--
+-- This file is the readable source of the function. Migrations are immutable history: migration
+-- 0001_validate_batch.sql created it with exactly this text. To change the rule, edit this file
+-- and add a migration that runs the new CREATE OR REPLACE FUNCTION (a copy of this statement):
+-- test/validate-batch-rule.test.ts fails while the function in the database differs from this
+-- file, and while a verdict text below is missing from the error catalogue (@app/http).
+--
+-- The rule (and the test that proves each part):
+-- * Verdicts, first match wins: unknown key `License not found` (400); `License revoked`,
+--   `License suspended`, `License not active`, `License expired` (403); a child license answers
+--   with its master's state (a missing or inactive master is `License not active`); then
+--   `No credits remaining`, `IP limit exceeded`, `HWID limit exceeded`.
+--   validation.test.ts "checks in the order a user expects: revoked before suspended before
+--   expired before limits", "validates a child while its master is valid", and the 403 table.
+-- * IP and HWID limits: a limit of 0 means unlimited (validation.test.ts "treats a limit of 0 as
+--   unlimited"). A known IP (or hardware id) always passes; a new one is added only while the
+--   list is below the limit, and the check and the add are one atomic step under the row lock, so
+--   200 simultaneous new IPs against a limit of 5 give exactly 5 successes (concurrency.test.ts
+--   "when 200 different IPs validate a license limited to 5 at once ...", the HWID twin, and
+--   validation-batch.test.ts "keeps limits exact across many small batches of two instances").
+--   A refusal by a limit counts in `violation_count` (validation.test.ts "emits
+--   NEW_REQUEST_BLOCKED with the running count of blocked validations").
+-- * Credits: a consumption license uses one credit per successful validation and none for a
+--   refused one; at zero remaining it answers `No credits remaining` (validation.test.ts "uses
+--   one credit per successful validation of a consumption license", validation-batch.test.ts
+--   "uses credits one by one within a batch; a blocked item uses none", concurrency.test.ts
+--   "when a consumption license with 50 credits is validated 80 times at once ...").
+-- * Every attempt is recorded in usage_records, unknown keys too (license_id null), in arrival
+--   order (validation-batch.test.ts "answers unknown keys, several licenses and every failure in
+--   one batch, and records each attempt once").
+-- * A rotated key stops validating with the rotation's commit (validation-batch.test.ts "retires
+--   a rotated key at once, also for an item that has to lock the row").
+--
+-- This function is the one writer of `licenses` and `usage_records` outside their repositories
+-- (the exception listed in test/table-owners.test.ts): the limits and credits are the licenses
+-- rule, applied here so the hot path stays one statement.
+--
+-- Validates a batch of requests in one statement (one round trip, one commit), each one exactly
+-- as if it were alone: items of the same key run one after another in arrival order, and each
+-- sees the lists and credits the earlier ones left.
+--
+-- Per item: read the license by key. When the answer depends on the lists or credits (a new IP
+-- or hardware id, or a consumption license) lock the row with FOR UPDATE: in READ COMMITTED
+-- that waits for a concurrent validation of the same license and then reads the row as it was
+-- committed, so check-and-add is one atomic step. Rows are locked in key order, so two batches
+-- never wait for each other in a cycle. The common path (known IP and hardware id, no credits)
+-- takes no lock and changes nothing on the license.
+--
+-- Failure checks run in the order a user expects: not found, revoked, suspended, not active,
+-- expired, master, credits, IP limit, HWID limit. Every attempt is recorded in usage_records,
+-- unknown keys too (license_id null), with one insert for the batch, in arrival order.
+CREATE OR REPLACE FUNCTION license_validate_batch(p_keys text[], p_ips text[], p_hwids text[], p_now timestamptz)
+RETURNS TABLE (
+  n integer, id uuid, key text, active boolean, expires_at timestamptz, license_type text,
+  ip_limit integer, hwid_limit integer, used_ips text[], used_hwids text[],
+  credits_total integer, credits_used integer, error text, violation_count integer
+)
+LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+DECLARE
+  item record;
+  lic record;
+  needs_lock boolean;
+  locked boolean;
+  verdict text;
+  record_n integer[] := '{}';
+  record_license uuid[] := '{}';
+  record_status text[] := '{}';
+  record_reason text[] := '{}';
+BEGIN
+  FOR item IN
+    SELECT i.ord::integer AS ord, i.k, i.ip, i.hwid
+    FROM unnest(p_keys, p_ips, p_hwids) WITH ORDINALITY AS i(k, ip, hwid, ord)
+    ORDER BY i.k, i.ord
+  LOOP
+    SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.license_type, l.ip_limit, l.hwid_limit,
+           l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count
+    INTO lic FROM licenses l WHERE l.key = item.k;
+
+    locked := false;
+    needs_lock := false;
+    IF FOUND THEN
+      needs_lock := (item.ip IS NOT NULL AND NOT (item.ip = ANY (lic.used_ips)))
+        OR (item.hwid IS NOT NULL AND NOT (item.hwid = ANY (lic.used_hwids)))
+        OR lic.license_type = 'consumption';
+      IF needs_lock THEN
+        -- The key is checked again: a rotation committed while we waited retires the old key.
+        SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.license_type, l.ip_limit, l.hwid_limit,
+               l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count
+        INTO lic FROM licenses l WHERE l.id = lic.id AND l.key = item.k FOR UPDATE;
+        locked := FOUND;
+      END IF;
+    END IF;
+
+    IF lic.id IS NULL OR (needs_lock AND NOT locked) THEN
+      n := item.ord; id := NULL; key := NULL; active := NULL; expires_at := NULL; license_type := NULL;
+      ip_limit := NULL; hwid_limit := NULL; used_ips := NULL; used_hwids := NULL; credits_total := NULL;
+      credits_used := NULL; error := 'License not found'; violation_count := NULL;
+      record_n := record_n || item.ord; record_license := record_license || NULL::uuid;
+      record_status := record_status || 'invalid'::text; record_reason := record_reason || 'License not found'::text;
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+
+    verdict := CASE
+      WHEN lic.revoked THEN 'License revoked'
+      WHEN lic.suspended THEN 'License suspended'
+      WHEN NOT lic.active THEN 'License not active'
+      WHEN lic.expires_at IS NOT NULL AND lic.expires_at <= p_now THEN 'License expired'
+    END;
+    -- A child is valid only while its master is: it answers with the master's own state.
+    IF verdict IS NULL AND lic.parent_id IS NOT NULL THEN
+      SELECT CASE
+        WHEN m.id IS NULL OR NOT m.active THEN 'License not active'
+        WHEN m.revoked THEN 'License revoked'
+        WHEN m.suspended THEN 'License suspended'
+        WHEN m.expires_at IS NOT NULL AND m.expires_at <= p_now THEN 'License expired'
+      END INTO verdict
+      FROM (SELECT lic.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id;
+    END IF;
+    IF verdict IS NULL THEN
+      verdict := CASE
+        WHEN lic.license_type = 'consumption' AND lic.credits_used >= lic.credits_total THEN 'No credits remaining'
+        WHEN item.ip IS NOT NULL AND lic.ip_limit > 0 AND NOT (item.ip = ANY (lic.used_ips))
+          AND cardinality(lic.used_ips) >= lic.ip_limit THEN 'IP limit exceeded'
+        WHEN item.hwid IS NOT NULL AND lic.hwid_limit > 0 AND NOT (item.hwid = ANY (lic.used_hwids))
+          AND cardinality(lic.used_hwids) >= lic.hwid_limit THEN 'HWID limit exceeded'
+      END;
+    END IF;
+
+    violation_count := NULL;
+    -- Only a locked row is written: its values are the ones the verdict saw.
+    IF locked AND (verdict IS NULL OR verdict IN ('IP limit exceeded', 'HWID limit exceeded')) THEN
+      UPDATE licenses t SET
+        used_ips = CASE WHEN verdict IS NULL AND item.ip IS NOT NULL AND NOT (item.ip = ANY (t.used_ips))
+          THEN array_append(t.used_ips, item.ip) ELSE t.used_ips END,
+        used_hwids = CASE WHEN verdict IS NULL AND item.hwid IS NOT NULL AND NOT (item.hwid = ANY (t.used_hwids))
+          THEN array_append(t.used_hwids, item.hwid) ELSE t.used_hwids END,
+        credits_used = t.credits_used + CASE WHEN verdict IS NULL AND t.license_type = 'consumption' THEN 1 ELSE 0 END,
+        violation_count = t.violation_count + CASE WHEN verdict IS NULL THEN 0 ELSE 1 END,
+        last_validated_at = CASE WHEN verdict IS NULL THEN p_now ELSE t.last_validated_at END
+      WHERE t.id = lic.id
+      RETURNING t.used_ips, t.used_hwids, t.credits_used, t.violation_count
+      INTO lic.used_ips, lic.used_hwids, lic.credits_used, violation_count;
+    END IF;
+
+    n := item.ord; id := lic.id; key := lic.key; active := lic.active; expires_at := lic.expires_at;
+    license_type := lic.license_type; ip_limit := lic.ip_limit; hwid_limit := lic.hwid_limit;
+    used_ips := lic.used_ips; used_hwids := lic.used_hwids; credits_total := lic.credits_total;
+    credits_used := lic.credits_used; error := verdict;
+    record_n := record_n || item.ord; record_license := record_license || lic.id;
+    record_status := record_status || CASE WHEN verdict IS NULL THEN 'success'
+      WHEN verdict IN ('IP limit exceeded', 'HWID limit exceeded') THEN 'blocked' ELSE 'invalid' END;
+    record_reason := record_reason || verdict;
+    RETURN NEXT;
+  END LOOP;
+
+  INSERT INTO usage_records (license_id, ip, hwid, status, reason, created_at)
+  SELECT r.license_id, p_ips[r.ord], p_hwids[r.ord], r.status, r.reason, p_now
+  FROM unnest(record_n, record_license, record_status, record_reason) AS r(ord, license_id, status, reason)
+  ORDER BY r.ord;
+END
+$$;

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCodes } from '@app/http';
+import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
+import { verdictCodes } from '../src/validation/validation.service.js';
+import { migrationsFolder } from './helpers.js';
+
+// validate-batch.sql is the readable source of the validation rule; the migrations are the
+// history that put it into the database. These checks keep the two the same, and the verdicts
+// the function answers in the one catalogue of error texts.
+
+const ruleFile = path.resolve(import.meta.dirname, '../src/validation/validate-batch.sql');
+const source = readFileSync(ruleFile, 'utf8');
+/** What PostgreSQL keeps as the function's source: the text between the dollar quotes. */
+const body = /\bAS \$\$([\s\S]*)\$\$;\s*$/.exec(source)?.[1];
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+beforeAll(async () => { database = await createTestDatabase(migrationsFolder); });
+afterAll(async () => { await database?.close(); });
+
+describe(`the validation rule in SQL (${testDatabaseBackend()})`, () => {
+  it('the license_validate_batch function of a migrated database is exactly the body of validate-batch.sql', async () => {
+    expect(body).toBeDefined();
+    const { rows } = await database.pool.query<{ prosrc: string; args: string }>(
+      `SELECT prosrc, pg_get_function_identity_arguments(oid) AS args FROM pg_proc WHERE proname = 'license_validate_batch'`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.prosrc).toBe(body);
+    expect(source).toContain(`license_validate_batch(${rows[0]!.args.replace(/timestamp with time zone/g, 'timestamptz')})`);
+  });
+
+  it('every verdict the function answers is an error of the catalogue with the same text', () => {
+    // Verdicts are sentences ('License expired'); the lower-case words are usage statuses ('blocked').
+    const verdicts = new Set([...body!.matchAll(/(?:THEN|error :=) '([A-Z][^']+)'/g)].map((match) => match[1]!));
+    expect([...verdicts].sort()).toEqual([...Object.keys(verdictCodes), 'License not found'].sort());
+    for (const verdict of verdicts) {
+      const code = verdict === 'License not found' ? 'LICENSE_VALIDATION_NOT_FOUND' : verdictCodes[verdict]!;
+      expect(errorCodes[code].message).toBe(verdict);
+    }
+  });
+});

@@ -1,0 +1,42 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findTableWrites, sourceFiles, tableDefinitions, writersByTable } from '@app/db/testing';
+
+// One owner per table: every table is written (INSERT, UPDATE, DELETE, in SQL text or through
+// Drizzle) by exactly one repository, and other features change it through that feature's
+// service. This scans the app's sources and the shared packages (migrations are history and are
+// not scanned; tests and test helpers neither) and fails when a write appears anywhere else.
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const packageSources = readdirSync(path.join(root, 'packages')).map((name) => path.join(root, 'packages', name, 'src'));
+const files = sourceFiles([path.join(root, 'apps/paste/src'), ...packageSources]);
+const tables = tableDefinitions(files);
+const writes = findTableWrites(files, { base: root, tables });
+
+/** The one file that writes each table. */
+const owners: Record<string, string | null> = {
+  pastes: 'apps/paste/src/pastes/paste.repository.ts',
+  // The paste repository runs the counters' statement (countApiUsageSql) inside its insert, so a
+  // batch of API pastes and its count are one statement; the SQL that writes them lives in stats.
+  paste_counters: 'apps/paste/src/stats/stats.repository.ts',
+  api_keys: 'apps/paste/src/api-keys/api-key.repository.ts',
+  paste_password_attempts: 'apps/paste/src/pastes/password-attempts.repository.ts',
+  settings: 'packages/settings/src/settings-store.ts',
+  // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
+  session: null,
+};
+
+describe('one owner per table (paste service)', () => {
+  it('finds the tables of the Drizzle schema and the writes in the sources', () => {
+    expect([...tables.values()].sort()).toEqual(Object.keys(owners).sort());
+    // A scanner that found nothing would prove nothing.
+    expect(writes.length).toBeGreaterThan(8);
+  });
+
+  it.each(Object.entries(owners))('%s is written only by its owner', (table, owner) => {
+    const strays = writes.filter((write) => write.table === table && write.file !== owner).map((write) => `${write.file}:${write.line} ${write.kind}`);
+    expect(strays).toEqual([]);
+    if (owner) expect(writersByTable(writes).get(table)).toEqual([owner]);
+  });
+});
