@@ -25,6 +25,9 @@ export function customersService(deps: { pool: pg.Pool }) {
   return {
     list: (query: ListCustomers) => repo.listCustomers(pool, query),
 
+    /** The customer who signs in with this provider user id (the customer guard's question). */
+    findByUserId: (userId: string) => repo.findCustomerByUserId(pool, userId),
+
     async get(id: string) {
       const customer = isUuid(id) ? await repo.findCustomer(pool, id) : undefined;
       if (!customer) throw notFound();
