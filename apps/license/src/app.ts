@@ -1,41 +1,45 @@
-import express, { type Express, type RequestHandler, type Router } from 'express';
-import type pg from 'pg';
-import { createAuth, type Auth, type OAuthSettings, type SessionUser } from '@app/auth';
+import express, { type Express, type Request } from 'express';
+import { createAuth, type OAuthSettings, type SessionUser } from '@app/auth';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
-import type { JobQueue, WebhookDispatcherOptions } from '@app/events';
-import { apiNotFound, commonMiddleware, createErrorHandler, healthRoutes, type Logger } from '@app/http';
+import type { JobQueue } from '@app/events';
+import { apiNotFound, commonMiddleware, createErrorHandler, createOpenApiDocument, healthRoutes, mountRoutes, openApiRoutes, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import './common/request.js';
-import { recordAudit } from './audit/audit.repository.js';
-import { auditRoutes } from './audit/audit.routes.js';
+import { createGuards, securitySchemes } from './access/guards.js';
+import { adminTokenModule } from './admins/admins.module.js';
+import { adminsService } from './admins/admins.service.js';
+import { createJwtService } from './admins/jwt.js';
 import { auditFailedAdminWrites } from './audit/audit-failures.js';
-import { adminTokenRoutes } from './admins/admins.routes.js';
-import { ensureAdmins, findAdminByUserId, updateAdminUsername } from './admins/admins.repository.js';
-import { createJwtService, type JwtService } from './admins/jwt.js';
-import { requireAdmin, type TwoFactorGate } from './admins/require-admin.js';
-import { customerPortalRoutes } from './customer-portal/customer-portal.routes.js';
-import { customerPortalService } from './customer-portal/customer-portal.service.js';
-import { customerRoutes } from './customers/customers.routes.js';
+import { auditModule } from './audit/audit.module.js';
+import { automationsModule } from './automations/automations.module.js';
+import type { FeatureModule, MountStage } from './common/feature-module.js';
+import { customerPortalModule } from './customer-portal/customer-portal.module.js';
+import { customersModule } from './customers/customers.module.js';
 import { customersService } from './customers/customers.service.js';
+import { dashboardModule } from './dashboard/dashboard.module.js';
+import { pageNotFound } from './dashboard/dashboard.routes.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
-import { licenseRoutes } from './licenses/licenses.routes.js';
+import { inProcessQueue } from './events/in-process-queue.js';
+import { exportsModule } from './exports/exports.module.js';
+import { jobsModule } from './jobs/jobs.module.js';
+import { licensesModule } from './licenses/licenses.module.js';
 import { licensesService } from './licenses/licenses.service.js';
+import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard } from './panic/panic.js';
-import { productRoutes } from './products/products.routes.js';
-import { productsService } from './products/products.service.js';
+import { productsModule } from './products/products.module.js';
 import { createRateLimits } from './rate-limits/rate-limits.js';
-import { runtimeConfigRoutes } from './runtime-config/runtime-config.routes.js';
+import { runtimeConfigModule } from './runtime-config/runtime-config.module.js';
 import type { LicenseSettings } from './runtime-config/runtime-config.schema.js';
-import { loadResponseSigner, type ResponseSigner } from './validation/signing.js';
-import { validationRoutes } from './validation/validation.routes.js';
-import { createValidationRepository } from './validation/validation.repository.js';
-import { validationService } from './validation/validation.service.js';
-import { setupTwoFactor } from './two-factor/two-factor.module.js';
-import { setupExports } from './exports/exports.module.js';
-import { setupOperations } from './automations/operations.module.js';
-import { dashboardRoutes, pageNotFound } from './dashboard/dashboard.routes.js';
+import { stripeModule } from './stripe/stripe.module.js';
+import { createTwoFactorGate } from './two-factor/two-factor.gate.js';
+import { twoFactorModule, twoFactorServiceFrom } from './two-factor/two-factor.module.js';
+import { loadResponseSigner } from './validation/signing.js';
+import { validationModule } from './validation/validation.module.js';
+import { webhooksModule, type WebhookDeliveryDeps } from './webhooks/webhooks.module.js';
+
+export type { WebhookDeliveryDeps };
 
 /** What the app is built from. Side effects come in here so tests can swap them. */
 export interface AppDeps {
@@ -56,37 +60,14 @@ export interface AppDeps {
   webhookDelivery?: WebhookDeliveryDeps;
 }
 
-export type WebhookDeliveryDeps = Partial<Pick<WebhookDispatcherOptions, 'lookup' | 'transport' | 'schedule' | 'pollIntervalMs' | 'probeEveryMs'>>;
-
-/** Everything a feature needs to build its router, handed to the feature routers below. */
-export interface AppContext {
-  config: Config;
-  database: Database;
-  pool: pg.Pool;
-  logger: Logger;
-  settings: SettingsStore<LicenseSettings>;
-  now: () => Date;
-  events: EventBus;
-  jobs?: JobQueue;
-  redis?: Redis;
-  webhookDelivery?: WebhookDeliveryDeps;
-  auth: Auth;
-  jwt: JwtService;
-  signer: ResponseSigner;
-  /** Admin guard: session (with the two-factor gate) or JWT bearer. */
-  requireAdmin: RequestHandler;
-  /** 503 while panic mode is on: mount in front of every public API. */
-  panicGuard: RequestHandler;
-  services: {
-    products: ReturnType<typeof productsService>;
-    customers: ReturnType<typeof customersService>;
-    licenses: ReturnType<typeof licensesService>;
-  };
-}
-
 export interface LicenseApp {
   app: Express;
-  context: AppContext;
+  /** The event bus the features publish on (tests listen to it). */
+  events: EventBus;
+  /** The licenses service (tests prepare licenses through it, with its rules and audit). */
+  licenses: ReturnType<typeof licensesService>;
+  /** Every route the app declares, as the OpenAPI document describes them. */
+  openApiDocument: Record<string, unknown>;
   /** Stops timers the app owns (not the database, queue or settings store: the caller's). */
   close(): Promise<void>;
 }
@@ -98,92 +79,102 @@ function trustProxyValue(value: string): boolean | number | string {
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 
+const sessionSecretOf = (config: Config) => config.SESSION_SECRET ?? 'development-only-license-session-secret';
+
 export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const { config, database, logger, settings } = deps;
   const pool = database.pool;
   const now = deps.now ?? (() => new Date());
   const events = deps.events ?? createEventBus(logger);
+  const queue = deps.jobs ?? inProcessQueue(logger);
 
-  await ensureAdmins(pool, config.ADMIN_IDS);
+  // What several features share: the people, the guards, the limits, the signing key.
+  const admins = adminsService({ pool });
+  await admins.register(config.ADMIN_IDS);
   await applyPanicModeFromEnvironment(settings, config.PANIC_MODE);
   const signer = await loadResponseSigner(pool);
   const jwt = createJwtService({
     secret: config.JWT_SECRET, publicKey: config.JWT_PUBLIC_KEY, privateKey: config.JWT_PRIVATE_KEY, ttlSeconds: config.JWT_TTL_SECONDS,
   });
-
-  const onAdminSession = (action: 'login' | 'logout') => async (user: SessionUser, req: express.Request) => {
-    if (!(await findAdminByUserId(pool, user.id))) return;
-    if (action === 'login') await updateAdminUsername(pool, user.id, user.username);
-    await recordAudit(pool, { userId: user.id, ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null },
-      { action, resourceType: 'admin', resourceId: user.id });
-  };
+  const sessionActor = (req: Request) => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
   const auth = createAuth({
     pool,
-    sessionSecret: config.SESSION_SECRET ?? 'development-only-license-session-secret',
+    sessionSecret: sessionSecretOf(config),
     sessionTtlMs: config.SESSION_TTL_HOURS * 3_600_000,
     secureCookies: config.NODE_ENV === 'production' || deps.publicUrl.startsWith('https:'),
     cookieName: 'license.sid',
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
-    onSignIn: onAdminSession('login'),
-    onSignOut: onAdminSession('logout'),
+    onSignIn: (user: SessionUser, req: Request) => admins.recordSession('login', user, sessionActor(req)),
+    onSignOut: (user: SessionUser, req: Request) => admins.recordSession('logout', user, sessionActor(req)),
   });
-
-  // ---- issue 5: two-factor. Set this to the two-factor gate (throws 403 until the admin verifies).
-  const twoFactor = setupTwoFactor({
-    config, pool, now, sessionSecret: config.SESSION_SECRET ?? 'development-only-license-session-secret',
-  });
-  const twoFactorGate: TwoFactorGate | undefined = twoFactor.gate;
-
+  const customers = customersService({ pool });
+  const licenses = licensesService({ pool, events, now });
+  const twoFactor = twoFactorServiceFrom({ config, pool, now, sessionSecret: sessionSecretOf(config) });
+  const guards = createGuards({ pool, jwt, twoFactorGate: createTwoFactorGate(twoFactor), findCustomer: customers.findByUserId });
   const panicGuard = createPanicGuard(settings);
-  const adminGuard = requireAdmin({ pool, jwt, twoFactorGate });
   const rateLimits = createRateLimits({ config, settings, jwt, redis: deps.redis });
+  const { admin, customer } = guards;
 
-  const services = {
-    products: productsService({ pool, now }),
-    customers: customersService({ pool }),
-    licenses: licensesService({ pool, events, now }),
-  };
-  const context: AppContext = {
-    config, database, pool, logger, settings, now, events, jobs: deps.jobs, redis: deps.redis, webhookDelivery: deps.webhookDelivery,
-    auth, jwt, signer, requireAdmin: adminGuard, panicGuard, services,
-  };
+  const notifications = notificationsModule({ config, queue, logger, events });
+  const { notifier } = notifications;
+  const webhooks = webhooksModule({ config, pool, logger, now, events, delivery: deps.webhookDelivery, admin });
+  const automations = automationsModule({
+    pool, now, events, notifier, webhooks: webhooks.dispatcher, logger, licenses, queue, checkWebhookUrl: webhooks.checkUrl, admin,
+  });
 
-  // ---- issue 5 routers that need the raw request body (the marketplace receiver, POST /api/stripe):
-  // mounted before the JSON parser; put `context.panicGuard` in front of the receiver.
-  // Webhooks, notifications, automated actions, the Stripe receiver and the scheduled scans.
-  const operations = await setupOperations(context);
-  twoFactor.notifyVia(operations.notifier);
-  const rawBodyRouters: Router[] = [...operations.rawBodyRouters];
-
-  // ---- issue 5 routers (audit, exports, two-factor, automated actions, ...): mounted after the
-  // session and CSRF middleware; guard admin routes with `context.requireAdmin`.
-  const featureRouters: Router[] = [
-    auditRoutes({ pool, requireAdmin: adminGuard }),
-    // The two-factor routes are the way through the gate, so they use the guard without it.
-    twoFactor.routes(requireAdmin({ pool, jwt })),
-    setupExports({ config, pool, now, requireAdmin: adminGuard }),
-    ...operations.routers,
+  // In the order they are mounted within their stage, and subscribed to the bus.
+  const modules: FeatureModule[] = [
+    stripeModule({ config, pool, now, events, licenses, triggers: automations.triggers, notifier, logger, public: guards.public, panicGuard }),
+    validationModule({ pool, now, events, signer, logger, public: guards.public, panicGuard, limiter: rateLimits.publicLimit }),
+    adminTokenModule({ jwt, now, admin }),
+    runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
+    productsModule({ pool, now, admin }),
+    customersModule({ service: customers, admin }),
+    licensesModule({ service: licenses, admin }),
+    customerPortalModule({ pool, now, customer, panicGuard }),
+    auditModule({ pool, admin }),
+    twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
+    exportsModule({ config, pool, now, admin }),
+    webhooks,
+    notifications,
+    automations,
+    jobsModule({ config, pool, now, events, licenses, notifier, logger, queue: deps.jobs }),
   ];
+  // The API description, made from the same declarations that serve the routes, its own included.
+  const apiDocs = openApiRoutes(() => openApiDocument);
+  modules.push(
+    { name: 'api-docs', routes: apiDocs.routes, routers: [apiDocs.assets] },
+    dashboardModule({ pool, settings, now, licenses, public: guards.public, admin }),
+  );
+  const openApiDocument = createOpenApiDocument(modules.flatMap((module) => module.routes), {
+    info: { title: 'License Service', version: '1.0.0', description: 'License validation, administration and the customer portal.' },
+    securitySchemes,
+  });
+
+  for (const module of modules) await module.eventHandlers?.();
+  for (const module of modules) await module.jobs?.();
 
   const app = express();
   app.set('etag', false);
-  // Set here as well as in commonMiddleware: the routers mounted before it read req.ip too.
+  // Set here as well as in commonMiddleware: the routes mounted before it read req.ip too.
   app.set('trust proxy', trustProxyValue(config.TRUST_PROXY));
+  const mountStage = (stage: MountStage) => {
+    for (const module of modules.filter((candidate) => (candidate.stage ?? 'app') === stage)) {
+      app.use(mountRoutes(module.routes));
+      for (const router of module.routers ?? []) app.use(router);
+      if (module.errorHandlers) app.use(module.errorHandlers.path, ...module.errorHandlers.handlers);
+    }
+  };
+
   app.use(healthRoutes(pool));
-  for (const router of rawBodyRouters) app.use(router);
-  // Applications call validation many times a second, without a browser session: it runs
-  // before the session, helmet and request-log middleware (its usage records are its log), so
-  // the hot path does nothing but parse, validate in one statement, sign and answer.
-  app.use(validationRoutes({
-    validate: validationService({ repository: createValidationRepository({ db: pool, now }), events }), signer, panicGuard, limiter: rateLimits.publicLimit, logger,
-  }));
+  mountStage('rawBody');
+  mountStage('hotPath');
   commonMiddleware(app, {
     logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY,
     // Programs with a bearer token have no session user: the admin the token names is the user.
     userId: (req) => req.user?.id ?? req.admin?.userId,
   });
-
   app.use(...auth.session);
   app.use(auth.routes);
   // CSRF protects what a session is allowed to do: a request without a signed-in user carries
@@ -191,15 +182,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use((req, res, next) => (req.user ? auth.csrf(req, res, next) : next()));
   // Signed-in people count per user from here on (the public routes above count per IP).
   app.use(rateLimits.signedInLimit);
-  app.use(adminTokenRoutes({ requireAdmin: adminGuard, jwt, now }));
-  app.use(runtimeConfigRoutes({ pool, settings, requireAdmin: adminGuard, effectiveRateLimit: rateLimits.effectivePublicLimit }));
-  app.use(productRoutes({ service: services.products, requireAdmin: adminGuard }));
-  app.use(customerRoutes({ service: services.customers, requireAdmin: adminGuard }));
-  app.use(licenseRoutes({ service: services.licenses, requireAdmin: adminGuard }));
-  app.use(customerPortalRoutes({ service: customerPortalService({ pool, now }), pool, panicGuard }));
-  for (const router of featureRouters) app.use(router);
-  // The web page at `/` (after the session; no panic guard: admins must reach it in panic mode).
-  app.use(dashboardRoutes(context));
+  mountStage('app');
 
   app.use(apiNotFound);
   app.use(pageNotFound);
@@ -208,10 +191,12 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   return {
     app,
-    context,
+    events,
+    licenses,
+    openApiDocument,
     async close() {
       rateLimits.close();
-      await operations.close();
+      for (const module of modules) await module.close?.();
       await auth.close();
     },
   };

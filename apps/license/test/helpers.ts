@@ -12,7 +12,7 @@ import type { JobQueue } from '@app/events';
 import { createLogger, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
-import { createApp, type AppContext, type WebhookDeliveryDeps } from '../src/app.js';
+import { createApp, type LicenseApp, type WebhookDeliveryDeps } from '../src/app.js';
 import type { Actor } from '../src/common/actor.js';
 import type { EventBus } from '../src/events/event-bus.js';
 import { customerJson } from '../src/customers/customers.presenter.js';
@@ -34,9 +34,15 @@ export interface Session {
   headers: { Cookie: string; 'X-CSRF-Token': string };
 }
 
+/** What tests reach inside the app: the event bus and the licenses service. */
+export interface TestContext {
+  events: EventBus;
+  services: { licenses: LicenseApp['licenses'] };
+}
+
 export interface TestApp {
   app: Express;
-  context: AppContext;
+  context: TestContext;
   config: Config;
   database: Database;
   settings: SettingsStore<LicenseSettings>;
@@ -52,7 +58,7 @@ export interface TestApp {
   createProduct(overrides?: Partial<{ name: string; description: string; isActive: boolean; licensePrefix: string }>): Promise<{ _id: string; name: string; licensePrefix: string }>;
   createCustomer(overrides?: Partial<{ name: string; email: string; userId: string }>): Promise<{ _id: string; name: string; email: string; userId: string | null }>;
   /** Creates a license; a product is created when none is given. Returns the admin JSON. */
-  createLicense(input?: Partial<Omit<CreateLicense, 'expiresAt'>> & { expiresAt?: Date | string | null }): Promise<Awaited<ReturnType<AppContext['services']['licenses']['create']>>>;
+  createLicense(input?: Partial<Omit<CreateLicense, 'expiresAt'>> & { expiresAt?: Date | string | null }): Promise<Awaited<ReturnType<LicenseApp['licenses']['create']>>>;
   close(): Promise<void>;
 }
 
@@ -93,7 +99,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     now: options.now, events: options.events, jobs: options.jobs, redis: options.redis, webhookDelivery: options.webhookDelivery,
   });
   server.on('request', built.app);
-  const { context } = built;
+  const context: TestContext = { events: built.events, services: { licenses: built.licenses } };
 
   const signIn = async (userId: string): Promise<Session> => {
     const cookie = await signInAs(baseUrl, userId);

@@ -65,6 +65,10 @@ export const errorCodes = {
   AUDIT_LOG_NOT_FOUND: { status: 404, message: 'Audit log not found' },
   STRIPE_NOT_CONFIGURED: { status: 503, message: 'Stripe webhooks are not configured' },
   STRIPE_INVALID_SIGNATURE: { status: 400, message: 'Invalid Stripe signature' },
+  // 501: this deployment does not offer the function, and asking again will not change that
+  // (503 would invite retries). The message names the variables that turn it on.
+  JWT_NOT_CONFIGURED: { status: 501, message: 'JWT is not configured: set JWT_SECRET (HS256), or JWT_PUBLIC_KEY with JWT_PRIVATE_KEY (RS256 or EdDSA)' },
+  JWT_ISSUING_NOT_CONFIGURED: { status: 501, message: 'JWT issuing is not configured: this service only verifies tokens with JWT_PUBLIC_KEY; set JWT_PRIVATE_KEY (its private key) to issue them here' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,24 +1,18 @@
-import { Router, type RequestHandler } from 'express';
-import { HttpError } from '@app/http';
-import type { JwtService } from './jwt.js';
-
-/**
- * Why no token can be issued, naming the variables that turn it on. 501: this deployment does not
- * offer the function, and asking again will not change that (503 would invite retries).
- */
-function notIssuingReason(jwt: JwtService): string {
-  return jwt.enabled
-    ? 'JWT issuing is not configured: this service only verifies tokens with JWT_PUBLIC_KEY; set JWT_PRIVATE_KEY (its private key) to issue them here'
-    : 'JWT is not configured: set JWT_SECRET (HS256), or JWT_PUBLIC_KEY with JWT_PRIVATE_KEY (RS256 or EdDSA)';
-}
+import { defineRoute, HttpError, type AnyRoute, type Guard } from '@app/http';
+import { adminFailures } from '../common/responses.js';
+import type { adminTokenService } from './admin-token.service.js';
 
 /** `POST /api/auth/token`: a signed-in admin obtains a bearer token for programs. */
-export function adminTokenRoutes(deps: { requireAdmin: RequestHandler; jwt: JwtService; now: () => Date }): Router {
-  const router = Router();
-  router.post('/api/auth/token', deps.requireAdmin, async (req, res) => {
-    if (!deps.jwt.canIssue) throw new HttpError(501, notIssuingReason(deps.jwt));
-    const { token, expiresAt } = await deps.jwt.issue(req.admin!.userId, deps.now());
-    res.json({ success: true, token, tokenType: 'Bearer', expiresAt: expiresAt.toISOString() });
-  });
-  return router;
+export function adminTokenRoutes(deps: { service: ReturnType<typeof adminTokenService>; admin: Guard }): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post', path: '/api/auth/token', summary: 'Issue a bearer token (JWT) to the signed-in admin', tags: ['admin'], guard: deps.admin,
+      responses: { 200: { description: 'The token and when it expires' }, ...adminFailures, 501: { description: 'This deployment does not issue tokens' } },
+      handler: async ({ req }) => {
+        // The admin guard has set req.admin.
+        if (!req.admin) throw HttpError.unauthorized();
+        return { success: true, ...(await deps.service.issue(req.admin.userId)) };
+      },
+    }),
+  ];
 }

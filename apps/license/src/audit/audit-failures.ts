@@ -1,27 +1,36 @@
-import type { ErrorRequestHandler, Request } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import type pg from 'pg';
-import { isHttpError, type Logger } from '@app/http';
+import { describeError, type Logger } from '@app/http';
 import { actorOf } from '../common/actor.js';
 import { recordAudit, type AuditEntry } from './audit.repository.js';
+import { auditActions, auditResourceTypes } from './audit.table.js';
 
 type Target = Pick<AuditEntry, 'action' | 'resourceType' | 'resourceId'>;
 
-const resources = { products: 'product', customers: 'customer', licenses: 'license' } as const;
-const subActions = { suspend: 'suspend', reactivate: 'activate', revoke: 'revoke' } as const;
+/**
+ * The `:id` the request named, read from the route's declared path: error middleware runs
+ * outside the route, where Express no longer holds its params.
+ */
+function idOf(routePath: string, requestPath: string): string | null {
+  const names: string[] = [];
+  const pattern = routePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  const match = new RegExp(`^${pattern}/?$`).exec(requestPath);
+  const index = names.indexOf('id');
+  const id = index >= 0 ? match?.[index + 1] : undefined;
+  return id ?? null;
+}
 
-/** The audit action and resource of a failed admin write of the core API, if it is one. */
-function targetOf(req: Request): Target | undefined {
-  const path = req.path;
-  if (path === '/api/license/rotate' || path === '/api/license/clear') {
-    return { action: 'update', resourceType: 'license', resourceId: null };
-  }
-  const match = /^\/api\/(products|customers|licenses)(?:\/([^/]+))?(?:\/(suspend|reactivate|revoke))?\/?$/.exec(path);
-  if (!match) return undefined;
-  const resourceType = resources[match[1] as keyof typeof resources];
-  const id = match[2] ?? null;
-  if (match[3]) return { action: subActions[match[3] as keyof typeof subActions], resourceType, resourceId: id };
-  const action = req.method === 'POST' && !id ? 'create' : req.method === 'PUT' && id ? 'update' : req.method === 'DELETE' && id ? 'delete' : undefined;
-  return action && { action, resourceType, resourceId: id };
+/** The audit action and resource the serving route declares, for a failed admin write. */
+function targetOf(req: Request, res: Response): Target | undefined {
+  const route = res.locals.route;
+  if (!route?.audit || !req.admin || req.method === 'GET') return undefined;
+  const declared = route.audit;
+  const action = auditActions.find((known) => known === declared.action);
+  const resourceType = auditResourceTypes.find((known) => known === declared.resource);
+  return action && resourceType && { action, resourceType, resourceId: idOf(route.path, req.path) };
 }
 
 /**
@@ -30,11 +39,10 @@ function targetOf(req: Request): Target | undefined {
  * no transaction left to join, so it is written on its own. Mount before the error handler.
  */
 export function auditFailedAdminWrites(pool: pg.Pool, logger: Pick<Logger, 'error'>): ErrorRequestHandler {
-  return (error, req, _res, next) => {
-    const target = req.admin && req.method !== 'GET' ? targetOf(req) : undefined;
+  return (error, req, res, next) => {
+    const target = targetOf(req, res);
     if (!target) return next(error);
-    const status = isHttpError(error) ? error.status : 500;
-    const message = isHttpError(error) ? error.message : 'Internal server error';
+    const { status, message } = describeError(error);
     recordAudit(pool, actorOf(req), { ...target, success: false, after: { status, error: message } })
       .catch((auditError: unknown) => logger.error({ err: auditError }, 'audit of a failed admin write failed'))
       .finally(() => next(error));

@@ -1,22 +1,26 @@
-import { Router, type RequestHandler } from 'express';
-import type pg from 'pg';
-import { HttpError, validate } from '@app/http';
-import { isUuid } from '../common/schemas.js';
-import { findAuditLog, findAuditLogs } from './audit.repository.js';
-import { auditQuerySchema, type AuditQuery } from './audit.schema.js';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { adminFailures, notFound, validationFailure } from '../common/responses.js';
+import { idParams } from '../common/schemas.js';
+import { auditQuerySchema } from './audit.schema.js';
+import type { auditService } from './audit.service.js';
 
-export function auditRoutes(deps: { pool: pg.Pool; requireAdmin: RequestHandler }): Router {
-  const router = Router();
-  router.get('/api/audit', deps.requireAdmin, validate({ query: auditQuerySchema }), async (req, res) => {
-    const query = req.valid.query as AuditQuery;
-    const { auditLogs, total } = await findAuditLogs(deps.pool, query);
-    res.json({ success: true, auditLogs, count: auditLogs.length, total });
-  });
-  router.get('/api/audit/:id', deps.requireAdmin, async (req, res) => {
-    const id = String(req.params.id);
-    const auditLog = isUuid(id) ? await findAuditLog(deps.pool, id) : undefined;
-    if (!auditLog) throw HttpError.notFound('Audit log not found');
-    res.json({ success: true, auditLog });
-  });
-  return router;
+const tags = ['audit'];
+
+export function auditRoutes(deps: { service: ReturnType<typeof auditService>; admin: Guard }): AnyRoute[] {
+  const { service, admin } = deps;
+  return [
+    defineRoute({
+      method: 'get', path: '/api/audit', summary: 'Search the audit log', tags, guard: admin, query: auditQuerySchema,
+      responses: { 200: { description: 'A page of audit entries, newest first, and the total' }, ...validationFailure, ...adminFailures },
+      handler: async ({ query }) => {
+        const { auditLogs, total } = await service.list(query);
+        return { success: true, auditLogs, count: auditLogs.length, total };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/audit/:id', summary: 'Read one audit entry', tags, guard: admin, params: idParams,
+      responses: { 200: { description: 'The audit entry' }, ...adminFailures, ...notFound('Audit log') },
+      handler: async ({ params }) => ({ success: true, auditLog: await service.get(params.id) }),
+    }),
+  ];
 }

@@ -1,33 +1,48 @@
-import { Router, type RequestHandler } from 'express';
-import { validate } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
+import { adminFailures, notFound, validationFailure } from '../common/responses.js';
+import { idParams } from '../common/schemas.js';
 import type { automationsService } from './automations.service.js';
-import { createActionSchema, executeSchema, updateActionSchema, type CreateAction, type UpdateAction } from './automations.schema.js';
+import { createActionSchema, executeSchema, updateActionSchema } from './automations.schema.js';
 
-export function automationRoutes(deps: { service: ReturnType<typeof automationsService>; requireAdmin: RequestHandler }): Router {
-  const { service, requireAdmin } = deps;
-  const router = Router();
-  router.use('/api/automated-actions', requireAdmin);
+const tags = ['automated actions'];
 
-  router.get('/api/automated-actions', async (_req, res) => {
-    res.json({ success: true, actions: await service.list() });
-  });
-  router.get('/api/automated-actions/:id', async (req, res) => {
-    res.json({ success: true, action: await service.get(String(req.params.id)) });
-  });
-  router.post('/api/automated-actions', validate({ body: createActionSchema }), async (req, res) => {
-    res.status(201).json({ success: true, action: await service.create(actorOf(req), req.valid.body as CreateAction) });
-  });
-  router.put('/api/automated-actions/:id', validate({ body: updateActionSchema }), async (req, res) => {
-    res.json({ success: true, action: await service.update(actorOf(req), String(req.params.id), req.valid.body as UpdateAction) });
-  });
-  router.delete('/api/automated-actions/:id', async (req, res) => {
-    await service.remove(actorOf(req), String(req.params.id));
-    res.json({ success: true });
-  });
-  router.post('/api/automated-actions/:id/execute', validate({ body: executeSchema }), async (req, res) => {
-    const { context } = req.valid.body as { context: Record<string, unknown> };
-    res.json({ success: true, result: await service.execute(actorOf(req), String(req.params.id), context) });
-  });
-  return router;
+export function automationRoutes(deps: { service: ReturnType<typeof automationsService>; admin: Guard }): AnyRoute[] {
+  const { service, admin } = deps;
+  const missing = notFound('Automated action');
+  return [
+    defineRoute({
+      method: 'get', path: '/api/automated-actions', summary: 'List automated actions', tags, guard: admin,
+      responses: { 200: { description: 'The automated actions' }, ...adminFailures },
+      handler: async () => ({ success: true, actions: await service.list() }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/automated-actions/:id', summary: 'Read an automated action', tags, guard: admin, params: idParams,
+      responses: { 200: { description: 'The automated action' }, ...adminFailures, ...missing },
+      handler: async ({ params }) => ({ success: true, action: await service.get(params.id) }),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/automated-actions', summary: 'Create an automated action', tags, guard: admin, body: createActionSchema, status: 201,
+      responses: { 201: { description: 'The automated action created' }, ...validationFailure, ...adminFailures },
+      handler: async ({ body, req }) => ({ success: true, action: await service.create(actorOf(req), body) }),
+    }),
+    defineRoute({
+      method: 'put', path: '/api/automated-actions/:id', summary: 'Update an automated action', tags, guard: admin, params: idParams, body: updateActionSchema,
+      responses: { 200: { description: 'The automated action updated' }, ...validationFailure, ...adminFailures, ...missing },
+      handler: async ({ params, body, req }) => ({ success: true, action: await service.update(actorOf(req), params.id, body) }),
+    }),
+    defineRoute({
+      method: 'delete', path: '/api/automated-actions/:id', summary: 'Delete an automated action', tags, guard: admin, params: idParams,
+      responses: { 200: { description: 'Deleted' }, ...adminFailures, ...missing },
+      handler: async ({ params, req }) => {
+        await service.remove(actorOf(req), params.id);
+        return { success: true };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/automated-actions/:id/execute', summary: 'Run an automated action now', tags, guard: admin, params: idParams, body: executeSchema,
+      responses: { 200: { description: 'What each step did' }, ...validationFailure, ...adminFailures, ...missing },
+      handler: async ({ params, body, req }) => ({ success: true, result: await service.execute(actorOf(req), params.id, body.context) }),
+    }),
+  ];
 }

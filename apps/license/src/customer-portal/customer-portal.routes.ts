@@ -1,49 +1,55 @@
-import { Router, type RequestHandler } from 'express';
-import type pg from 'pg';
+import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
-import { HttpError, validate } from '@app/http';
+import { defineRoute, HttpError, type AnyRoute, type Guard } from '@app/http';
 import { isoDate } from '../common/schemas.js';
-import { findCustomerByUserId } from '../customers/customers.repository.js';
+import { notFound, validationFailure } from '../common/responses.js';
 import type { customerPortalService } from './customer-portal.service.js';
 
 const usageQuery = z.object({ startDate: isoDate().optional(), endDate: isoDate().optional() });
+const licenseParams = z.object({ licenseId: z.string() });
+const tags = ['customer portal'];
+const customerFailures = {
+  401: { description: 'Not signed in' }, 403: { description: 'Not a customer' }, 503: { description: 'Panic mode is on' },
+};
 
-/** A signed-in user who is registered as a customer; 401 without a session, 403 when not a customer. */
-export function requireCustomer(pool: pg.Pool): RequestHandler {
-  return async (req, _res, next) => {
-    if (!req.user) throw HttpError.unauthorized();
-    const customer = await findCustomerByUserId(pool, req.user.id);
-    if (!customer) throw HttpError.forbidden('No customer account for this user');
-    req.customer = customer;
-    next();
-  };
-}
-
+/** The customer API: a signed-in customer's own licenses only (closed in panic mode). */
 export function customerPortalRoutes(deps: {
-  service: ReturnType<typeof customerPortalService>; pool: pg.Pool; panicGuard: RequestHandler;
-}): Router {
-  const { service } = deps;
-  const router = Router();
-  router.use('/api/customer', deps.panicGuard, requireCustomer(deps.pool));
-  const me = (req: { customer?: { id: string } }) => req.customer!.id;
-  const licenseId = (params: Record<string, string | string[]>) => String(params.licenseId);
-
-  // Before `/:licenseId`, which would otherwise take "stats" as an id.
-  router.get('/api/customer/licenses/stats', async (req, res) => {
-    res.json({ success: true, stats: await service.stats(me(req)) });
-  });
-  router.get('/api/customer/licenses/:licenseId', async (req, res) => {
-    res.json({ success: true, licenses: await service.list(me(req), licenseId(req.params)) });
-  });
-  router.get('/api/customer/licenses/:licenseId/detail', async (req, res) => {
-    res.json({ success: true, license: await service.detail(me(req), licenseId(req.params)) });
-  });
-  router.get('/api/customer/licenses/:licenseId/usage', validate({ query: usageQuery }), async (req, res) => {
-    const range = req.valid.query as { startDate?: Date; endDate?: Date };
-    res.json({ success: true, usage: await service.usage(me(req), licenseId(req.params), range) });
-  });
-  router.get('/api/customer/licenses/:licenseId/credits', async (req, res) => {
-    res.json({ success: true, credits: await service.credits(me(req), licenseId(req.params)) });
-  });
-  return router;
+  service: ReturnType<typeof customerPortalService>; customer: Guard; panicGuard: RequestHandler;
+}): AnyRoute[] {
+  const { service, customer: guard } = deps;
+  const before = [deps.panicGuard];
+  // The customer guard has set req.customer.
+  const me = (req: Request) => {
+    if (!req.customer) throw HttpError.unauthorized();
+    return req.customer.id;
+  };
+  return [
+    // Before `/:licenseId`, which would otherwise take "stats" as an id.
+    defineRoute({
+      method: 'get', path: '/api/customer/licenses/stats', summary: 'Counts of my licenses', tags, guard, before,
+      responses: { 200: { description: 'Counts by state' }, ...customerFailures },
+      handler: async ({ req }) => ({ success: true, stats: await service.stats(me(req)) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/customer/licenses/:licenseId', summary: 'A license of mine and its sub-licenses', tags, guard, before, params: licenseParams,
+      responses: { 200: { description: 'The licenses' }, ...customerFailures, ...notFound('License') },
+      handler: async ({ params, req }) => ({ success: true, licenses: await service.list(me(req), params.licenseId) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/customer/licenses/:licenseId/detail', summary: 'One license of mine', tags, guard, before, params: licenseParams,
+      responses: { 200: { description: 'The license' }, ...customerFailures, ...notFound('License') },
+      handler: async ({ params, req }) => ({ success: true, license: await service.detail(me(req), params.licenseId) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/customer/licenses/:licenseId/usage', summary: 'Usage of a license of mine', tags, guard, before,
+      params: licenseParams, query: usageQuery,
+      responses: { 200: { description: 'Usage in the range (the last 30 days by default)' }, ...validationFailure, ...customerFailures, ...notFound('License') },
+      handler: async ({ params, query, req }) => ({ success: true, usage: await service.usage(me(req), params.licenseId, query) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/customer/licenses/:licenseId/credits', summary: 'Credits of a license of mine', tags, guard, before, params: licenseParams,
+      responses: { 200: { description: 'Total, used and remaining credits' }, ...customerFailures, ...notFound('License') },
+      handler: async ({ params, req }) => ({ success: true, credits: await service.credits(me(req), params.licenseId) }),
+    }),
+  ];
 }

@@ -1,30 +1,48 @@
-import { Router, type RequestHandler } from 'express';
-import { validate } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
+import { adminFailures, notFound, validationFailure } from '../common/responses.js';
+import { idParams } from '../common/schemas.js';
 import type { customersService } from './customers.service.js';
-import { createCustomerSchema, listCustomersQuery, updateCustomerSchema, type CreateCustomer, type ListCustomers, type UpdateCustomer } from './customers.schema.js';
+import { createCustomerSchema, listCustomersQuery, updateCustomerSchema } from './customers.schema.js';
 
-export function customerRoutes(deps: { service: ReturnType<typeof customersService>; requireAdmin: RequestHandler }): Router {
-  const { service, requireAdmin } = deps;
-  const router = Router();
-  router.use('/api/customers', requireAdmin);
+const tags = ['customers'];
 
-  router.get('/api/customers', validate({ query: listCustomersQuery }), async (req, res) => {
-    const { customers, total } = await service.list(req.valid.query as ListCustomers);
-    res.json({ success: true, customers, count: customers.length, total });
-  });
-  router.get('/api/customers/:id', async (req, res) => {
-    res.json({ success: true, customer: await service.get(String(req.params.id)) });
-  });
-  router.post('/api/customers', validate({ body: createCustomerSchema }), async (req, res) => {
-    res.status(201).json({ success: true, customer: await service.create(actorOf(req), req.valid.body as CreateCustomer) });
-  });
-  router.put('/api/customers/:id', validate({ body: updateCustomerSchema }), async (req, res) => {
-    res.json({ success: true, customer: await service.update(actorOf(req), String(req.params.id), req.valid.body as UpdateCustomer) });
-  });
-  router.delete('/api/customers/:id', async (req, res) => {
-    await service.remove(actorOf(req), String(req.params.id));
-    res.json({ success: true });
-  });
-  return router;
+export function customerRoutes(deps: { service: ReturnType<typeof customersService>; admin: Guard }): AnyRoute[] {
+  const { service, admin } = deps;
+  return [
+    defineRoute({
+      method: 'get', path: '/api/customers', summary: 'List customers', tags, guard: admin, query: listCustomersQuery,
+      responses: { 200: { description: 'A page of customers and the total' }, ...validationFailure, ...adminFailures },
+      handler: async ({ query }) => {
+        const { customers, total } = await service.list(query);
+        return { success: true, customers, count: customers.length, total };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/customers/:id', summary: 'Read a customer', tags, guard: admin, params: idParams,
+      responses: { 200: { description: 'The customer' }, ...adminFailures, ...notFound('Customer') },
+      handler: async ({ params }) => ({ success: true, customer: await service.get(params.id) }),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/customers', summary: 'Create a customer', tags, guard: admin, body: createCustomerSchema, status: 201,
+      audit: { action: 'create', resource: 'customer' },
+      responses: { 201: { description: 'The customer created' }, ...validationFailure, ...adminFailures, 409: { description: 'The userId is taken' } },
+      handler: async ({ body, req }) => ({ success: true, customer: await service.create(actorOf(req), body) }),
+    }),
+    defineRoute({
+      method: 'put', path: '/api/customers/:id', summary: 'Update a customer', tags, guard: admin, params: idParams, body: updateCustomerSchema,
+      audit: { action: 'update', resource: 'customer' },
+      responses: { 200: { description: 'The customer updated' }, ...validationFailure, ...adminFailures, ...notFound('Customer'), 409: { description: 'The userId is taken' } },
+      handler: async ({ params, body, req }) => ({ success: true, customer: await service.update(actorOf(req), params.id, body) }),
+    }),
+    defineRoute({
+      method: 'delete', path: '/api/customers/:id', summary: 'Delete a customer (their licenses stay)', tags, guard: admin, params: idParams,
+      audit: { action: 'delete', resource: 'customer' },
+      responses: { 200: { description: 'Deleted' }, ...adminFailures, ...notFound('Customer') },
+      handler: async ({ params, req }) => {
+        await service.remove(actorOf(req), params.id);
+        return { success: true };
+      },
+    }),
+  ];
 }

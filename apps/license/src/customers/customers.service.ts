@@ -29,6 +29,9 @@ export function customersService(deps: { pool: pg.Pool }) {
       return { customers: rows.map(customerJson), total };
     },
 
+    /** The customer who signs in with this provider user id (the customer guard's question). */
+    findByUserId: (userId: string) => repo.findCustomerByUserId(pool, userId),
+
     async get(id: string) {
       const row = isUuid(id) ? await repo.findCustomer(pool, id) : undefined;
       if (!row) throw notFound();

@@ -1,44 +1,56 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { validate } from '@app/http';
+import type { Response } from 'express';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
+import { adminFailures, validationFailure } from '../common/responses.js';
 import { exportFilename, responseOutput, type ExportOutput } from './export-output.js';
-import {
-  licenseExportQuerySchema, transactionExportQuerySchema, type LicenseExportFilter, type TransactionExportFilter,
-} from './exports.schema.js';
+import { licenseExportQuerySchema, transactionExportQuerySchema } from './exports.schema.js';
 import type { ExportsService } from './exports.service.js';
 
-export interface ExportRoutesDeps { service: ExportsService; requireAdmin: RequestHandler; now: () => Date }
+export interface ExportRoutesDeps { service: ExportsService; admin: Guard; now: () => Date }
 
-export function exportRoutes({ service, requireAdmin, now }: ExportRoutesDeps): Router {
-  const router = Router();
+const tags = ['exports'];
+const csv = (description: string) => ({ 200: { description, contentType: 'text/csv' } });
+const pdf = (description: string) => ({ 200: { description, contentType: 'application/pdf' } });
 
+export function exportRoutes({ service, admin, now }: ExportRoutesDeps): AnyRoute[] {
   /** Sets the file headers, then streams; an error before the first byte still gets a JSON answer. */
-  const sendFile = (name: string, extension: 'csv' | 'pdf', write: (req: Request, out: ExportOutput) => Promise<void>) =>
-    async (req: Request, res: Response) => {
-      res.status(200);
-      res.type(extension === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf');
-      res.set('Content-Disposition', `attachment; filename="${exportFilename(name, extension, now())}"`);
-      res.set('Cache-Control', 'no-store');
-      try {
-        await write(req, responseOutput(res));
-      } catch (error) {
-        if (!res.headersSent) {
-          res.removeHeader('Content-Disposition');
-          res.removeHeader('Content-Type');
-        }
-        throw error; // after the first byte the error handler can only cut the connection
+  const sendFile = async (res: Response, name: string, extension: 'csv' | 'pdf', write: (out: ExportOutput) => Promise<void>) => {
+    res.status(200);
+    res.type(extension === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf');
+    res.set('Content-Disposition', `attachment; filename="${exportFilename(name, extension, now())}"`);
+    res.set('Cache-Control', 'no-store');
+    try {
+      await write(responseOutput(res));
+    } catch (error) {
+      if (!res.headersSent) {
+        res.removeHeader('Content-Disposition');
+        res.removeHeader('Content-Type');
       }
-      res.end();
-    };
+      throw error; // after the first byte the error handler can only cut the connection
+    }
+    res.end();
+  };
 
-  router.get('/api/export/licenses/csv', requireAdmin, validate({ query: licenseExportQuerySchema }),
-    sendFile('licenses', 'csv', (req, out) => service.licensesCsv(actorOf(req), req.valid.query as LicenseExportFilter, out)));
-  router.get('/api/export/licenses/pdf', requireAdmin, validate({ query: licenseExportQuerySchema }),
-    sendFile('licenses', 'pdf', (req, out) => service.licensesPdf(actorOf(req), req.valid.query as LicenseExportFilter, out)));
-  router.get('/api/export/transactions/csv', requireAdmin, validate({ query: transactionExportQuerySchema }),
-    sendFile('transactions', 'csv', (req, out) => service.transactionsCsv(actorOf(req), req.valid.query as TransactionExportFilter, out)));
-  router.get('/api/export/summary/pdf', requireAdmin,
-    sendFile('summary', 'pdf', (req, out) => service.summaryPdf(actorOf(req), out)));
-
-  return router;
+  return [
+    defineRoute({
+      method: 'get', path: '/api/export/licenses/csv', summary: 'Licenses as CSV', tags, guard: admin, query: licenseExportQuerySchema,
+      responses: { ...csv('The licenses, one a row'), ...validationFailure, ...adminFailures },
+      handler: ({ query, req, res }) => sendFile(res, 'licenses', 'csv', (out) => service.licensesCsv(actorOf(req), query, out)),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/export/licenses/pdf', summary: 'Licenses as a PDF report', tags, guard: admin, query: licenseExportQuerySchema,
+      responses: { ...pdf('The licenses as a table'), ...validationFailure, ...adminFailures },
+      handler: ({ query, req, res }) => sendFile(res, 'licenses', 'pdf', (out) => service.licensesPdf(actorOf(req), query, out)),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/export/transactions/csv', summary: 'Transactions as CSV', tags, guard: admin, query: transactionExportQuerySchema,
+      responses: { ...csv('The transactions, one a row'), ...validationFailure, ...adminFailures },
+      handler: ({ query, req, res }) => sendFile(res, 'transactions', 'csv', (out) => service.transactionsCsv(actorOf(req), query, out)),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/export/summary/pdf', summary: 'Summary statistics as a PDF report', tags, guard: admin,
+      responses: { ...pdf('Counts by product and state'), ...adminFailures },
+      handler: ({ req, res }) => sendFile(res, 'summary', 'pdf', (out) => service.summaryPdf(actorOf(req), out)),
+    }),
+  ];
 }

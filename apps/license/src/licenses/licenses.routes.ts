@@ -1,56 +1,87 @@
-import { Router, type RequestHandler } from 'express';
-import { validate } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
+import { adminFailures, notFound, validationFailure } from '../common/responses.js';
+import { idParams } from '../common/schemas.js';
 import type { licensesService } from './licenses.service.js';
-import {
-  createLicenseSchema, keySchema, listLicensesQuery, reasonSchema, updateLicenseSchema,
-  type CreateLicense, type ListLicenses, type UpdateLicense,
-} from './licenses.schema.js';
+import { createLicenseSchema, keySchema, listLicensesQuery, reasonSchema, updateLicenseSchema } from './licenses.schema.js';
 
 type Service = ReturnType<typeof licensesService>;
+const tags = ['licenses'];
 
 /** The admin resource API of licenses, and rotate/clear of the specification. */
-export function licenseRoutes(deps: { service: Service; requireAdmin: RequestHandler }): Router {
-  const { service, requireAdmin } = deps;
-  const router = Router();
-  router.use(['/api/licenses', '/api/license/rotate', '/api/license/clear'], requireAdmin);
-  const id = (params: Record<string, string | string[]>) => String(params.id);
-  const reason = (body: unknown) => (body as { reason?: string }).reason;
-
-  router.get('/api/licenses', validate({ query: listLicensesQuery }), async (req, res) => {
-    const { licenses, total } = await service.list(req.valid.query as ListLicenses);
-    res.json({ success: true, licenses, count: licenses.length, total });
-  });
-  router.get('/api/licenses/:id', async (req, res) => {
-    res.json({ success: true, license: await service.detail(id(req.params)) });
-  });
-  router.post('/api/licenses', validate({ body: createLicenseSchema }), async (req, res) => {
-    res.status(201).json({ success: true, license: await service.create(actorOf(req), req.valid.body as CreateLicense) });
-  });
-  router.put('/api/licenses/:id', validate({ body: updateLicenseSchema }), async (req, res) => {
-    res.json({ success: true, license: await service.update(actorOf(req), id(req.params), req.valid.body as UpdateLicense) });
-  });
-  router.delete('/api/licenses/:id', async (req, res) => {
-    await service.remove(actorOf(req), id(req.params));
-    res.json({ success: true });
-  });
-  router.post('/api/licenses/:id/suspend', validate({ body: reasonSchema }), async (req, res) => {
-    res.json({ success: true, license: await service.suspend(actorOf(req), id(req.params), reason(req.valid.body)) });
-  });
-  router.post('/api/licenses/:id/reactivate', async (req, res) => {
-    res.json({ success: true, license: await service.reactivate(actorOf(req), id(req.params)) });
-  });
-  router.post('/api/licenses/:id/revoke', validate({ body: reasonSchema }), async (req, res) => {
-    res.json({ success: true, license: await service.revoke(actorOf(req), id(req.params), reason(req.valid.body)) });
-  });
-
-  router.post('/api/license/rotate', validate({ body: keySchema }), async (req, res) => {
-    const { oldKey, newKey } = await service.rotate(actorOf(req), (req.valid.body as { key: string }).key);
-    res.json({ success: true, oldKey, newKey });
-  });
-  router.post('/api/license/clear', validate({ body: keySchema }), async (req, res) => {
-    await service.clear(actorOf(req), (req.valid.body as { key: string }).key);
-    res.json({ success: true, message: 'License restrictions cleared' });
-  });
-  return router;
+export function licenseRoutes(deps: { service: Service; admin: Guard }): AnyRoute[] {
+  const { service, admin } = deps;
+  const oneLicense = { 200: { description: 'The license' }, ...adminFailures, ...notFound('License') };
+  return [
+    defineRoute({
+      method: 'get', path: '/api/licenses', summary: 'List licenses', tags, guard: admin, query: listLicensesQuery,
+      responses: { 200: { description: 'A page of licenses and the total' }, ...validationFailure, ...adminFailures },
+      handler: async ({ query }) => {
+        const { licenses, total } = await service.list(query);
+        return { success: true, licenses, count: licenses.length, total };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/licenses/:id', summary: 'Read a license with its usage', tags, guard: admin, params: idParams,
+      responses: oneLicense,
+      handler: async ({ params }) => ({ success: true, license: await service.detail(params.id) }),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/licenses', summary: 'Create a license', tags, guard: admin, body: createLicenseSchema, status: 201,
+      audit: { action: 'create', resource: 'license' },
+      responses: { 201: { description: 'The license created' }, ...validationFailure, ...adminFailures },
+      handler: async ({ body, req }) => ({ success: true, license: await service.create(actorOf(req), body) }),
+    }),
+    defineRoute({
+      method: 'put', path: '/api/licenses/:id', summary: 'Update a license', tags, guard: admin, params: idParams, body: updateLicenseSchema,
+      audit: { action: 'update', resource: 'license' },
+      responses: { ...oneLicense, ...validationFailure },
+      handler: async ({ params, body, req }) => ({ success: true, license: await service.update(actorOf(req), params.id, body) }),
+    }),
+    defineRoute({
+      method: 'delete', path: '/api/licenses/:id', summary: 'Delete a license', tags, guard: admin, params: idParams,
+      audit: { action: 'delete', resource: 'license' },
+      responses: { 200: { description: 'Deleted' }, ...adminFailures, ...notFound('License') },
+      handler: async ({ params, req }) => {
+        await service.remove(actorOf(req), params.id);
+        return { success: true };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/licenses/:id/suspend', summary: 'Suspend a license', tags, guard: admin, params: idParams, body: reasonSchema,
+      audit: { action: 'suspend', resource: 'license' },
+      responses: { ...oneLicense, ...validationFailure },
+      handler: async ({ params, body, req }) => ({ success: true, license: await service.suspend(actorOf(req), params.id, body.reason) }),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/licenses/:id/reactivate', summary: 'Lift a suspension', tags, guard: admin, params: idParams,
+      audit: { action: 'activate', resource: 'license' },
+      responses: oneLicense,
+      handler: async ({ params, req }) => ({ success: true, license: await service.reactivate(actorOf(req), params.id) }),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/licenses/:id/revoke', summary: 'Revoke a license for good', tags, guard: admin, params: idParams, body: reasonSchema,
+      audit: { action: 'revoke', resource: 'license' },
+      responses: { ...oneLicense, ...validationFailure },
+      handler: async ({ params, body, req }) => ({ success: true, license: await service.revoke(actorOf(req), params.id, body.reason) }),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/license/rotate', summary: 'Replace a license key with a new one', tags, guard: admin, body: keySchema,
+      audit: { action: 'update', resource: 'license' },
+      responses: { 200: { description: 'The old and the new key' }, ...validationFailure, ...adminFailures, ...notFound('License') },
+      handler: async ({ body, req }) => {
+        const { oldKey, newKey } = await service.rotate(actorOf(req), body.key);
+        return { success: true, oldKey, newKey };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/license/clear', summary: 'Clear the recorded IPs and hardware ids of a license', tags, guard: admin, body: keySchema,
+      audit: { action: 'update', resource: 'license' },
+      responses: { 200: { description: 'Cleared' }, ...validationFailure, ...adminFailures, ...notFound('License') },
+      handler: async ({ body, req }) => {
+        await service.clear(actorOf(req), body.key);
+        return { success: true, message: 'License restrictions cleared' };
+      },
+    }),
+  ];
 }

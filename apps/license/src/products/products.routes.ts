@@ -1,31 +1,50 @@
-import { Router, type RequestHandler } from 'express';
-import { validate } from '@app/http';
+import { z } from 'zod';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
+import { adminFailures, notFound, validationFailure } from '../common/responses.js';
+import { idParams } from '../common/schemas.js';
 import type { productsService } from './products.service.js';
-import { createProductSchema, listProductsQuery, productQuery, updateProductSchema, type CreateProduct, type UpdateProduct } from './products.schema.js';
+import { createProductSchema, listProductsQuery, productQuery, updateProductSchema } from './products.schema.js';
 
-export function productRoutes(deps: { service: ReturnType<typeof productsService>; requireAdmin: RequestHandler }): Router {
-  const { service, requireAdmin } = deps;
-  const router = Router();
-  router.use('/api/products', requireAdmin);
+const tags = ['products'];
+const success = z.object({ success: z.literal(true) });
 
-  router.get('/api/products', validate({ query: listProductsQuery }), async (req, res) => {
-    const products = await service.list(req.valid.query as { includeCounts: boolean; activeOnly: boolean });
-    res.json({ success: true, products, count: products.length });
-  });
-  router.get('/api/products/:id', validate({ query: productQuery }), async (req, res) => {
-    const { includeCounts } = req.valid.query as { includeCounts: boolean };
-    res.json({ success: true, product: await service.get(String(req.params.id), includeCounts) });
-  });
-  router.post('/api/products', validate({ body: createProductSchema }), async (req, res) => {
-    res.status(201).json({ success: true, product: await service.create(actorOf(req), req.valid.body as CreateProduct) });
-  });
-  router.put('/api/products/:id', validate({ body: updateProductSchema }), async (req, res) => {
-    res.json({ success: true, product: await service.update(actorOf(req), String(req.params.id), req.valid.body as UpdateProduct) });
-  });
-  router.delete('/api/products/:id', async (req, res) => {
-    await service.remove(actorOf(req), String(req.params.id));
-    res.json({ success: true });
-  });
-  return router;
+export function productRoutes(deps: { service: ReturnType<typeof productsService>; admin: Guard }): AnyRoute[] {
+  const { service, admin } = deps;
+  return [
+    defineRoute({
+      method: 'get', path: '/api/products', summary: 'List products', tags, guard: admin, query: listProductsQuery,
+      responses: { 200: { description: 'The products' }, ...validationFailure, ...adminFailures },
+      handler: async ({ query }) => {
+        const products = await service.list(query);
+        return { success: true, products, count: products.length };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/products/:id', summary: 'Read a product', tags, guard: admin, params: idParams, query: productQuery,
+      responses: { 200: { description: 'The product' }, ...adminFailures, ...notFound('Product') },
+      handler: async ({ params, query }) => ({ success: true, product: await service.get(params.id, query.includeCounts) }),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/products', summary: 'Create a product', tags, guard: admin, body: createProductSchema, status: 201,
+      audit: { action: 'create', resource: 'product' },
+      responses: { 201: { description: 'The product created' }, ...validationFailure, ...adminFailures },
+      handler: async ({ body, req }) => ({ success: true, product: await service.create(actorOf(req), body) }),
+    }),
+    defineRoute({
+      method: 'put', path: '/api/products/:id', summary: 'Update a product', tags, guard: admin, params: idParams, body: updateProductSchema,
+      audit: { action: 'update', resource: 'product' },
+      responses: { 200: { description: 'The product updated' }, ...validationFailure, ...adminFailures, ...notFound('Product') },
+      handler: async ({ params, body, req }) => ({ success: true, product: await service.update(actorOf(req), params.id, body) }),
+    }),
+    defineRoute({
+      method: 'delete', path: '/api/products/:id', summary: 'Delete a product without licenses', tags, guard: admin, params: idParams,
+      audit: { action: 'delete', resource: 'product' },
+      responses: { 200: { description: 'Deleted', schema: success }, 400: { description: 'The product has licenses' }, ...adminFailures, ...notFound('Product') },
+      handler: async ({ params, req }) => {
+        await service.remove(actorOf(req), params.id);
+        return { success: true };
+      },
+    }),
+  ];
 }

@@ -1,50 +1,37 @@
-import { Router, type RequestHandler } from 'express';
-import type pg from 'pg';
-import { validate } from '@app/http';
-import type { SettingsStore } from '@app/settings';
-import { recordAudit } from '../audit/audit.repository.js';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { configPatchSchema, panicBodySchema, type ConfigPatch, type LicenseSettings } from './runtime-config.schema.js';
+import { adminFailures, validationFailure } from '../common/responses.js';
+import { configPatchSchema, panicBodySchema } from './runtime-config.schema.js';
+import type { runtimeConfigService } from './runtime-config.service.js';
+
+const tags = ['runtime configuration'];
 
 /**
  * `GET/PUT /api/admin/config` (security.panicMode, rateLimit.enabled/windowMs/max,
- * userRateLimit.windowMs/max) and the
- * panic switch `GET/POST /api/admin/panic`. The settings store has its own transaction, so
- * the audit entry follows the change right after it.
+ * userRateLimit.windowMs/max) and the panic switch `GET/POST /api/admin/panic`.
  */
-export function runtimeConfigRoutes(deps: {
-  pool: pg.Pool; settings: SettingsStore<LicenseSettings>; requireAdmin: RequestHandler;
-  effectiveRateLimit: () => { enabled: boolean; windowMs: number; max: number };
-}): Router {
-  const { settings, pool } = deps;
-  const router = Router();
-  router.use('/api/admin', deps.requireAdmin);
-
-  const view = () => ({
-    security: settings.get().security, rateLimit: deps.effectiveRateLimit(), userRateLimit: settings.get().userRateLimit, stored: settings.get(),
-  });
-
-  const apply = async (req: Parameters<RequestHandler>[0], patch: ConfigPatch) => {
-    const before = settings.get();
-    const after = await settings.update({
-      security: { ...before.security, ...patch.security },
-      rateLimit: { ...before.rateLimit, ...patch.rateLimit },
-      userRateLimit: { ...before.userRateLimit, ...patch.userRateLimit },
-    });
-    const action = patch.security?.panicMode !== undefined && patch.security.panicMode !== before.security.panicMode
-      ? (patch.security.panicMode ? 'suspend' : 'activate') : 'update';
-    await recordAudit(pool, actorOf(req), { action, resourceType: 'system', resourceId: 'config', before, after });
-  };
-
-  router.get('/api/admin/config', (_req, res) => { res.json({ success: true, config: view() }); });
-  router.put('/api/admin/config', validate({ body: configPatchSchema }), async (req, res) => {
-    await apply(req, req.valid.body as ConfigPatch);
-    res.json({ success: true, config: view() });
-  });
-  router.get('/api/admin/panic', (_req, res) => { res.json({ success: true, panicMode: settings.get().security.panicMode }); });
-  router.post('/api/admin/panic', validate({ body: panicBodySchema }), async (req, res) => {
-    await apply(req, { security: { panicMode: (req.valid.body as { enabled: boolean }).enabled } });
-    res.json({ success: true, panicMode: settings.get().security.panicMode });
-  });
-  return router;
+export function runtimeConfigRoutes(deps: { service: ReturnType<typeof runtimeConfigService>; admin: Guard }): AnyRoute[] {
+  const { service, admin } = deps;
+  return [
+    defineRoute({
+      method: 'get', path: '/api/admin/config', summary: 'The runtime configuration in force', tags, guard: admin,
+      responses: { 200: { description: 'The configuration, and the stored values' }, ...adminFailures },
+      handler: () => ({ success: true, config: service.view() }),
+    }),
+    defineRoute({
+      method: 'put', path: '/api/admin/config', summary: 'Change the runtime configuration', tags, guard: admin, body: configPatchSchema,
+      responses: { 200: { description: 'The configuration in force after the change' }, ...validationFailure, ...adminFailures },
+      handler: async ({ body, req }) => ({ success: true, config: await service.update(actorOf(req), body) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/admin/panic', summary: 'Whether panic mode is on', tags, guard: admin,
+      responses: { 200: { description: 'The panic mode' }, ...adminFailures },
+      handler: () => ({ success: true, panicMode: service.panicMode() }),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/admin/panic', summary: 'Turn panic mode on or off', tags, guard: admin, body: panicBodySchema,
+      responses: { 200: { description: 'The panic mode after the change' }, ...validationFailure, ...adminFailures },
+      handler: async ({ body, req }) => ({ success: true, panicMode: await service.setPanicMode(actorOf(req), body.enabled) }),
+    }),
+  ];
 }

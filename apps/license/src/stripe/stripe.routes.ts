@@ -1,18 +1,27 @@
-import express, { Router, type RequestHandler } from 'express';
-import { HttpError } from '@app/http';
+import express, { type RequestHandler } from 'express';
+import { defineRoute, HttpError, type AnyRoute, type Guard } from '@app/http';
 import type { stripeService } from './stripe.service.js';
 
 /**
  * Stripe signs the exact bytes it sent, so this path needs the raw body: app.ts mounts this
- * parser for /api/stripe before the JSON parser (which then leaves the request alone).
+ * route before the JSON parser (which then leaves the request alone).
  */
 export const stripeRawBody: RequestHandler = express.raw({ type: '*/*', limit: '1mb' });
 
-export function stripeRoutes(deps: { service: ReturnType<typeof stripeService>; panicGuard: RequestHandler }): Router {
-  const router = Router();
-  router.post('/api/stripe', deps.panicGuard, stripeRawBody, async (req, res) => {
-    if (!Buffer.isBuffer(req.body)) throw HttpError.badRequest('Expected the raw request body');
-    res.json({ success: true, ...(await deps.service.receive(req.body, req.get('stripe-signature'), req.ip)) });
-  });
-  return router;
+export function stripeRoutes(deps: { service: ReturnType<typeof stripeService>; public: Guard; panicGuard: RequestHandler }): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post', path: '/api/stripe', summary: 'Stripe event receiver (signed with STRIPE_WEBHOOK_SECRET)', tags: ['stripe'],
+      guard: deps.public, before: [deps.panicGuard, stripeRawBody],
+      description: 'The raw body as Stripe sent it, checked against the `Stripe-Signature` header.',
+      responses: {
+        200: { description: 'The event was handled (or was a duplicate)' }, 400: { description: 'Bad signature or payload' },
+        503: { description: 'Panic mode is on, or no secret is configured' },
+      },
+      handler: async ({ req }) => {
+        if (!Buffer.isBuffer(req.body)) throw HttpError.badRequest('Expected the raw request body');
+        return { success: true, ...(await deps.service.receive(req.body, req.get('stripe-signature'), req.ip)) };
+      },
+    }),
+  ];
 }

@@ -1,15 +1,15 @@
-import type { RequestHandler, Router } from 'express';
 import type pg from 'pg';
 import type { Config } from '@app/config';
 import type { Notifier } from '@app/events';
-import { createTwoFactorGate } from './two-factor.gate.js';
+import type { Guard } from '@app/http';
+import type { FeatureModule } from '../common/feature-module.js';
 import { twoFactorRoutes } from './two-factor.routes.js';
-import { createTwoFactorService } from './two-factor.service.js';
+import { createTwoFactorService, type TwoFactorService } from './two-factor.service.js';
 
-/** Wires two-factor from the configuration: the service, the requireAdmin gate and the router. */
-export function setupTwoFactor(options: { config: Config; pool: pg.Pool; now: () => Date; sessionSecret: string }) {
+/** The two-factor service from the configuration (the admin guard's gate reads it too). */
+export function twoFactorServiceFrom(options: { config: Config; pool: pg.Pool; now: () => Date; sessionSecret: string }): TwoFactorService {
   const { config } = options;
-  const service = createTwoFactorService({
+  return createTwoFactorService({
     pool: options.pool,
     now: options.now,
     sessionSecret: options.sessionSecret,
@@ -19,13 +19,16 @@ export function setupTwoFactor(options: { config: Config; pool: pg.Pool; now: ()
     maxAttempts: config.TWO_FACTOR_MAX_ATTEMPTS,
     windowMs: config.TWO_FACTOR_WINDOW_MINUTES * 60_000,
   });
+}
+
+/** The two-factor routes, guarded WITHOUT the gate: they are the way through it. */
+export function twoFactorModule(needs: { service: TwoFactorService; adminWithoutTwoFactor: Guard; notifier: Pick<Notifier, 'notify'> }): FeatureModule {
+  const { service, notifier } = needs;
   return {
-    service,
-    gate: createTwoFactorGate(service),
-    /** `requireAdmin` must be the guard WITHOUT the gate: these routes are the way through it. */
-    routes: (requireAdmin: RequestHandler): Router => twoFactorRoutes({ service, requireAdmin }),
+    name: 'two-factor',
+    routes: twoFactorRoutes(needs),
     /** Failed codes and lock-outs become `security` notifications (NOTIFY_SECURITY), at most one per admin and reason every 10 minutes. */
-    notifyVia(notifier: Pick<Notifier, 'notify'>): void {
+    eventHandlers() {
       service.onSecurityEvent((event) => notifier.notify('security', {
         subject: event.reason === 'rate_limited'
           ? `Two-factor locked for admin ${event.userId}: too many wrong codes`

@@ -1,15 +1,16 @@
-import { Router, type Request, type RequestHandler } from 'express';
-import { HttpError, validate } from '@app/http';
+import type { Request, RequestHandler } from 'express';
+import { defineRoute, HttpError, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
 import type { AdminRecord } from '../common/request.js';
-import { disableBodySchema, enableBodySchema, verifyBodySchema, type DisableBody, type EnableBody, type VerifyBody } from './two-factor.schema.js';
+import { validationFailure } from '../common/responses.js';
+import { disableBodySchema, enableBodySchema, verifyBodySchema } from './two-factor.schema.js';
 import type { TwoFactorService } from './two-factor.service.js';
 import { isSessionVerified, markSessionVerified } from './two-factor.session.js';
 
 export interface TwoFactorRoutesDeps {
   service: TwoFactorService;
-  /** requireAdmin WITHOUT the two-factor gate: these routes are how a session gets through it. */
-  requireAdmin: RequestHandler;
+  /** The admin guard WITHOUT the two-factor gate: these routes are how a session gets through it. */
+  adminWithoutTwoFactor: Guard;
 }
 
 const adminOf = (req: Request): AdminRecord => {
@@ -20,44 +21,63 @@ const adminOf = (req: Request): AdminRecord => {
 /** A JWT was issued to a verified session; a session counts once it has verified a code. */
 const verified = (req: Request, admin: AdminRecord) => admin.via === 'jwt' || isSessionVerified(req, admin.userId);
 
-export function twoFactorRoutes({ service, requireAdmin }: TwoFactorRoutesDeps): Router {
-  const router = Router();
-  router.use('/api/2fa', requireAdmin, (req, res, next) => {
-    res.set('Cache-Control', 'no-store'); // secrets and backup codes must not be cached
-    next();
-  });
+/** Secrets and backup codes must not be cached. */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.set('Cache-Control', 'no-store');
+  next();
+};
 
-  router.get('/api/2fa/status', async (req, res) => {
-    const admin = adminOf(req);
-    res.json({ success: true, ...(await service.status(admin.userId, verified(req, admin))) });
-  });
+const tags = ['two-factor'];
+const failures = { 401: { description: 'Not signed in' }, 403: { description: 'Not an admin' } };
 
-  router.get('/api/2fa/setup', async (req, res) => {
-    const admin = adminOf(req);
-    res.json({ success: true, ...(await service.setup(actorOf(req), admin.username ?? admin.userId)) });
-  });
-
-  router.post('/api/2fa/enable', validate({ body: enableBodySchema }), async (req, res) => {
-    const admin = adminOf(req);
-    const { token } = req.valid.body as EnableBody;
-    const backupCodes = await service.enable(actorOf(req), token);
-    // The admin has just proved they hold the authenticator: this session is verified.
-    markSessionVerified(req, admin.userId);
-    res.json({ success: true, enabled: true, backupCodes });
-  });
-
-  router.post('/api/2fa/verify', validate({ body: verifyBodySchema }), async (req, res) => {
-    const admin = adminOf(req);
-    const result = await service.verify(actorOf(req), req.valid.body as VerifyBody, isSessionVerified(req, admin.userId));
-    markSessionVerified(req, admin.userId);
-    res.json({ success: true, verified: true, method: result.method, backupCodesRemaining: result.backupCodesRemaining });
-  });
-
-  router.post('/api/2fa/disable', validate({ body: disableBodySchema }), async (req, res) => {
-    const admin = adminOf(req);
-    await service.disable(actorOf(req), verified(req, admin), (req.valid.body as DisableBody).password);
-    res.json({ success: true, enabled: false });
-  });
-
-  return router;
+export function twoFactorRoutes({ service, adminWithoutTwoFactor: guard }: TwoFactorRoutesDeps): AnyRoute[] {
+  const before = [noStore];
+  return [
+    defineRoute({
+      method: 'get', path: '/api/2fa/status', summary: 'Whether two-factor is on and this session verified', tags, guard, before,
+      responses: { 200: { description: 'The two-factor status' }, ...failures },
+      handler: async ({ req }) => {
+        const admin = adminOf(req);
+        return { success: true, ...(await service.status(admin.userId, verified(req, admin))) };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/2fa/setup', summary: 'Start setting up two-factor: a new secret and its QR code', tags, guard, before,
+      responses: { 200: { description: 'The secret, its otpauth URL and QR code' }, ...failures },
+      handler: async ({ req }) => {
+        const admin = adminOf(req);
+        return { success: true, ...(await service.setup(actorOf(req), admin.username ?? admin.userId)) };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/2fa/enable', summary: 'Turn two-factor on with a first code', tags, guard, before, body: enableBodySchema,
+      responses: { 200: { description: 'On, with the backup codes (shown once)' }, ...validationFailure, ...failures },
+      handler: async ({ body, req }) => {
+        const admin = adminOf(req);
+        const backupCodes = await service.enable(actorOf(req), body.token);
+        // The admin has just proved they hold the authenticator: this session is verified.
+        markSessionVerified(req, admin.userId);
+        return { success: true, enabled: true, backupCodes };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/2fa/verify', summary: 'Verify this session with a code or a backup code', tags, guard, before, body: verifyBodySchema,
+      responses: { 200: { description: 'Verified' }, ...validationFailure, ...failures, 429: { description: 'Too many wrong codes' } },
+      handler: async ({ body, req }) => {
+        const admin = adminOf(req);
+        const result = await service.verify(actorOf(req), body, isSessionVerified(req, admin.userId));
+        markSessionVerified(req, admin.userId);
+        return { success: true, verified: true, method: result.method, backupCodesRemaining: result.backupCodesRemaining };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/2fa/disable', summary: 'Turn two-factor off', tags, guard, before, body: disableBodySchema,
+      responses: { 200: { description: 'Off' }, ...validationFailure, ...failures },
+      handler: async ({ body, req }) => {
+        const admin = adminOf(req);
+        await service.disable(actorOf(req), verified(req, admin), body.password);
+        return { success: true, enabled: false };
+      },
+    }),
+  ];
 }

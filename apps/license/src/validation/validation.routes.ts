@@ -1,5 +1,5 @@
-import express, { Router, type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import { createErrorHandler, describeError, parseInput, type Logger } from '@app/http';
+import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
+import { createErrorHandler, defineRoute, describeError, type AnyRoute, type Guard, type Logger } from '@app/http';
 import type { ResponseSigner } from './signing.js';
 import type { validationService } from './validation.service.js';
 import { validateBodySchema } from './validation.schema.js';
@@ -19,45 +19,68 @@ function sendSigned(res: Response, signer: ResponseSigner, status: number, body:
 /** The caller's address as a plain IPv4 when it arrives IPv4-mapped (`::ffff:10.0.0.1`). */
 const callerIp = (ip: string | undefined) => (ip ? ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') : null);
 
-const nonceOf = (body: unknown) => {
-  const nonce = (body as { nonce?: unknown } | undefined)?.nonce;
+/** The nonce of a request body, echoed even when the body fails validation (the body as sent, not parsed). */
+const nonceOf = (body: unknown): { nonce?: string } => {
+  if (typeof body !== 'object' || body === null || !('nonce' in body)) return {};
+  const { nonce } = body;
   return typeof nonce === 'string' && nonce.length <= 256 ? { nonce } : {};
 };
 
-export function validationRoutes(deps: {
+const tags = ['validation'];
+
+export interface ValidationRoutesDeps {
   validate: ReturnType<typeof validationService>;
   signer: ResponseSigner;
+  public: Guard;
   panicGuard: RequestHandler;
   limiter: RequestHandler;
-  logger: Logger;
-}): Router {
+}
+
+/**
+ * Mounted before the app's common middleware, so they bring their own small body parser: the
+ * hot path does nothing but parse, validate in one statement, sign and answer.
+ */
+export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
   const { signer } = deps;
-  const router = Router();
-  // Mounted before the app's common middleware: its own small body parser.
   const json = express.json({ limit: '16kb' });
+  return [
+    defineRoute({
+      method: 'post', path: '/api/license/validate', summary: 'Validate a license key (signed answer)', tags, guard: deps.public,
+      before: [deps.panicGuard, deps.limiter, json], body: validateBodySchema,
+      description: 'Every answer, failures included, carries `X-License-Signature`: the Ed25519 signature of the body bytes (see `/api/license/public-key`).',
+      responses: {
+        200: { description: 'The license is valid' }, 400: { description: 'Validation failed, or no such license' },
+        403: { description: 'Expired, suspended, revoked, inactive, over a limit or out of credits' },
+        429: { description: 'Too many requests from this address' }, 503: { description: 'Panic mode is on' },
+      },
+      handler: async ({ body, req, res }) => {
+        const license = await deps.validate({ key: body.key, ip: body.ip ?? callerIp(req.ip), hwid: body.hwid ?? null });
+        sendSigned(res, signer, 200, { success: true, valid: true, license, ...nonceOf(req.body) });
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/api/license/public-key', summary: 'The public key that verifies validation answers', tags, guard: deps.public,
+      before: [deps.panicGuard, deps.limiter],
+      responses: { 200: { description: 'The Ed25519 public key (PEM and base64)' }, 429: { description: 'Too many requests' }, 503: { description: 'Panic mode is on' } },
+      handler: () => ({ success: true, algorithm: 'Ed25519', keyId: signer.keyId, publicKey: signer.publicKeyPem, publicKeyBase64: signer.publicKeyBase64 }),
+    }),
+  ];
+}
 
-  router.post('/api/license/validate', deps.panicGuard, deps.limiter, json, async (req, res) => {
-    const body = parseInput(validateBodySchema, req.body);
-    const license = await deps.validate({ key: body.key, ip: body.ip ?? callerIp(req.ip), hwid: body.hwid ?? null });
-    sendSigned(res, signer, 200, { success: true, valid: true, license, ...nonceOf(req.body) });
-  });
-
-  router.get('/api/license/public-key', deps.panicGuard, deps.limiter, (_req, res) => {
-    res.json({ success: true, algorithm: 'Ed25519', keyId: signer.keyId, publicKey: signer.publicKeyPem, publicKeyBase64: signer.publicKeyBase64 });
-  });
-
-  // Failures of validation (including 429 and 503) are signed as well: a spoofed server must
-  // not be able to forge a "valid: false" either. Only an unexpected error (500) goes to the
-  // common handler, which logs it.
+/**
+ * Failures of validation (including 429 and 503) are signed as well: a spoofed server must not
+ * be able to forge a "valid: false" either. Only an unexpected error (500) goes on to the
+ * common handler, which logs it. Mount right after the validation routes.
+ */
+export function signedValidationErrors(deps: { signer: ResponseSigner; logger: Logger }): ErrorRequestHandler[] {
   const signedErrors: ErrorRequestHandler = (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const failure = describeError(error);
     if (failure.status === 500) return next(error);
     if (failure.headers) res.set(failure.headers);
-    sendSigned(res, signer, failure.status, {
+    sendSigned(res, deps.signer, failure.status, {
       success: false, valid: false, error: failure.message, ...(failure.details ? { details: failure.details } : {}), ...nonceOf(req.body),
     });
   };
-  router.use('/api/license/validate', signedErrors, createErrorHandler({ style: 'license', logger: deps.logger }));
-  return router;
+  return [signedErrors, createErrorHandler({ style: 'license', logger: deps.logger })];
 }

@@ -1,20 +1,28 @@
-import { Router, type RequestHandler } from 'express';
-import { validate } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { deliveriesQuerySchema, type DeliveriesQuery } from './webhooks.schema.js';
+import { adminFailures, notFound, validationFailure } from '../common/responses.js';
+import { idParams } from '../common/schemas.js';
+import { deliveriesQuerySchema } from './webhooks.schema.js';
 import type { webhooksService } from './webhooks.service.js';
 
+const tags = ['webhooks'];
+
 /** `GET /api/webhooks/deliveries` (status, limit, skip) and `POST /api/webhooks/deliveries/:id/redeliver`, admin only. */
-export function webhookRoutes(deps: { service: ReturnType<typeof webhooksService>; requireAdmin: RequestHandler }): Router {
-  const { service } = deps;
-  const router = Router();
-  router.use('/api/webhooks', deps.requireAdmin);
-  router.get('/api/webhooks/deliveries', validate({ query: deliveriesQuerySchema }), async (req, res) => {
-    const { deliveries, total } = await service.list(req.valid.query as DeliveriesQuery);
-    res.json({ success: true, deliveries, count: deliveries.length, total });
-  });
-  router.post('/api/webhooks/deliveries/:id/redeliver', async (req, res) => {
-    res.json({ success: true, delivery: await service.redeliver(actorOf(req), String(req.params.id)) });
-  });
-  return router;
+export function webhookRoutes(deps: { service: ReturnType<typeof webhooksService>; admin: Guard }): AnyRoute[] {
+  const { service, admin } = deps;
+  return [
+    defineRoute({
+      method: 'get', path: '/api/webhooks/deliveries', summary: 'List webhook deliveries', tags, guard: admin, query: deliveriesQuerySchema,
+      responses: { 200: { description: 'A page of deliveries, newest first, and the total' }, ...validationFailure, ...adminFailures },
+      handler: async ({ query }) => {
+        const { deliveries, total } = await service.list(query);
+        return { success: true, deliveries, count: deliveries.length, total };
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/api/webhooks/deliveries/:id/redeliver', summary: 'Send a delivery again', tags, guard: admin, params: idParams,
+      responses: { 200: { description: 'The delivery, pending again' }, ...adminFailures, ...notFound('Delivery'), 409: { description: 'The delivery is already pending' } },
+      handler: async ({ params, req }) => ({ success: true, delivery: await service.redeliver(actorOf(req), params.id) }),
+    }),
+  ];
 }

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Notifier, WebhookDispatcher, WorkQueue } from '@app/events';
+import type { Guard, Logger } from '@app/http';
+import type { FeatureModule } from '../common/feature-module.js';
+import type { EventBus, LicenseEventName } from '../events/event-bus.js';
+import type { licensesService } from '../licenses/licenses.service.js';
+import { createAutomationEngine, type AutomationEngine } from './automation-engine.js';
+import { automationRoutes } from './automations.routes.js';
+import type { TriggerEvent } from './automations.schema.js';
+import { automationsService } from './automations.service.js';
+import { coreLicenseOperations } from './license-operations.js';
+
+interface TriggerJob { triggerId: string; event: TriggerEvent; context: Record<string, unknown>; depth: number }
+const triggerQueue = 'automation-trigger';
+
+/** The bus's events that trigger automated actions. */
+const bridges: Array<[LicenseEventName, TriggerEvent]> = [
+  ['LICENSE_CREATED', 'license_created'], ['LICENSE_REVOKED', 'license_revoked'], ['LICENSE_EXPIRED', 'license_expired'],
+  ['NEW_REQUEST_BLOCKED', 'violation_threshold'], ['ANOMALY_DETECTED', 'anomaly_detected'],
+];
+
+/**
+ * Automated actions: their admin routes, and the triggers. A trigger goes through the job queue,
+ * stored with the event that caused it, so it survives a crash or a stop, and a retried one
+ * skips the actions it already ran. `triggers` lets other features (Stripe) fire one.
+ */
+export function automationsModule(needs: {
+  pool: pg.Pool; now: () => Date; events: EventBus; notifier: Notifier; webhooks: WebhookDispatcher; logger: Logger;
+  licenses: ReturnType<typeof licensesService>; queue: WorkQueue; checkWebhookUrl: (url: string) => Promise<void>; admin: Guard;
+}): FeatureModule & { triggers: Pick<AutomationEngine, 'trigger'> } {
+  const { pool, now, queue } = needs;
+  const engine = createAutomationEngine({
+    pool, now, bus: needs.events, notifier: needs.notifier, webhooks: needs.webhooks, logger: needs.logger,
+    licenses: coreLicenseOperations({ now, licenses: needs.licenses }),
+  });
+  const trigger = async (event: TriggerEvent, context: Record<string, unknown>) => {
+    if (!(await engine.hasActionsFor(event))) return;
+    await queue.send<TriggerJob>(triggerQueue, { triggerId: randomUUID(), event, context, depth: engine.currentDepth() },
+      { retryLimit: 3, retryDelay: 5, retryBackoff: true });
+  };
+  return {
+    name: 'automations',
+    routes: automationRoutes({ service: automationsService({ pool, now, engine, checkWebhookUrl: needs.checkWebhookUrl }), admin: needs.admin }),
+    triggers: { trigger },
+    async eventHandlers() {
+      for (const [name, event] of bridges) needs.events.on(name, (context) => trigger(event, context));
+      await queue.work<TriggerJob>(triggerQueue, (job) => engine.trigger(job.event, job.context, { depth: job.depth, triggerId: job.triggerId }));
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { RequestHandler } from 'express';
+import type pg from 'pg';
+import type { Guard, Logger } from '@app/http';
+import type { FeatureModule } from '../common/feature-module.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { ResponseSigner } from './signing.js';
+import { createValidationRepository } from './validation.repository.js';
+import { signedValidationErrors, validationRoutes } from './validation.routes.js';
+import { validationService } from './validation.service.js';
+
+/**
+ * License validation and its public key. Applications call validation many times a second,
+ * without a browser session: it runs before the session, helmet and request-log middleware
+ * (its usage records are its log).
+ */
+export function validationModule(needs: {
+  pool: pg.Pool; now: () => Date; events: EventBus; signer: ResponseSigner; logger: Logger;
+  public: Guard; panicGuard: RequestHandler; limiter: RequestHandler;
+}): FeatureModule {
+  const validate = validationService({ repository: createValidationRepository({ db: needs.pool, now: needs.now }), events: needs.events });
+  return {
+    name: 'validation',
+    stage: 'hotPath',
+    routes: validationRoutes({ validate, signer: needs.signer, public: needs.public, panicGuard: needs.panicGuard, limiter: needs.limiter }),
+    errorHandlers: { path: '/api/license/validate', handlers: signedValidationErrors({ signer: needs.signer, logger: needs.logger }) },
+  };
+}
