@@ -3,7 +3,7 @@ import { createAuth, type OAuthSettings, type SessionUser } from '@app/auth';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
 import type { JobQueue } from '@app/events';
-import { apiNotFound, commonMiddleware, createErrorHandler, createOpenApiDocument, healthRoutes, mountRoutes, openApiRoutes, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import './common/request.js';
@@ -147,7 +147,9 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     { name: 'api-docs', routes: apiDocs.routes, routers: [apiDocs.assets] },
     dashboardModule({ pool, settings, now, licenses, public: guards.public, admin }),
   );
-  const openApiDocument = createOpenApiDocument(modules.flatMap((module) => module.routes), {
+  // The shared packages' routes (health, sign-in, CSRF token) are declarations too, so the document lists them.
+  const health = healthRouteDeclarations(pool);
+  const openApiDocument = createOpenApiDocument([...health, ...auth.routeDeclarations, ...modules.flatMap((module) => module.routes)], {
     info: { title: 'License Service', version: '1.0.0', description: 'License validation, administration and the customer portal.' },
     securitySchemes,
   });
@@ -167,7 +169,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     }
   };
 
-  app.use(healthRoutes(pool));
+  app.use(mountRoutes(health));
   mountStage('rawBody');
   mountStage('hotPath');
   commonMiddleware(app, {
