@@ -6,6 +6,7 @@ import type { JobQueue } from '@app/events';
 import { apiNotFound, commonMiddleware, createErrorHandler, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
+import { createViews, useViews } from '@app/ui';
 import './common/request.js';
 import { createGuards, securitySchemes } from './access/guards.js';
 import { adminTokenModule } from './admins/admins.module.js';
@@ -28,6 +29,7 @@ import { licensesModule } from './licenses/licenses.module.js';
 import { licensesService } from './licenses/licenses.service.js';
 import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard } from './panic/panic.js';
+import { viewsDir } from './paths.js';
 import { productsModule } from './products/products.module.js';
 import { createRateLimits } from './rate-limits/rate-limits.js';
 import { runtimeConfigModule } from './runtime-config/runtime-config.module.js';
@@ -158,6 +160,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   for (const module of modules) await module.jobs?.();
 
   const app = express();
+  // Pages are EJS views with the UI kit's partials; routes pass plain data to res.render.
+  useViews(app, createViews({ folders: [viewsDir] }));
   app.set('etag', false);
   // Set here as well as in commonMiddleware: the routes mounted before it read req.ip too.
   app.set('trust proxy', trustProxyValue(config.TRUST_PROXY));

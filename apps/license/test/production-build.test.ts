@@ -54,10 +54,19 @@ describe('the built license service in production, as a fresh install', () => {
     expect(warning).toMatchObject({ msg: response.body.error, variables: VARIABLES });
   });
 
-  it('serves everything else: the dashboard and its assets, the public key, license validation', async () => {
+  it('serves everything else: the dashboard from its views, the UI kit and the dashboard\'s assets, the public key, license validation', async () => {
     const dashboard = await request(service.url).get('/');
     expect(dashboard.status).toBe(200);
     expect(dashboard.headers['content-type']).toMatch(/^text\/html/);
+    // The views folder and the UI kit were found from the bundle.
+    expect(dashboard.text).toContain('href="/auth/idp">Sign in</a>');
+    expect(dashboard.text).toContain('<link rel="stylesheet" href="/static/ui/ui.css">');
+    const kit = await request(service.url).get('/static/ui/ui.css');
+    expect(kit.status).toBe(200);
+    expect(kit.text).toBe(readFileSync(path.join(root, 'packages/ui/assets/ui.css'), 'utf8'));
+    const notFound = await request(service.url).get('/no/such/page');
+    expect(notFound.status).toBe(404);
+    expect(notFound.text).toContain('<h1>Page not found</h1>');
     // Assets beside a module deep in src/ were copied next to the bundle.
     const css = await request(service.url).get('/dashboard-assets/dashboard.css');
     expect(css.status).toBe(200);

@@ -2,8 +2,9 @@ import path from 'node:path';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { UI_STATIC_PATH, uiStatic } from '@app/ui';
+import { adminData, assetsPath, customerData, noAccessData, notFoundData, signInData, twoFactorData } from './dashboard.page-data.js';
 import type { DashboardService } from './dashboard.service.js';
-import { adminPage, anonymousPage, assetsPath, customerPage, noAccessPage, notFoundPage, twoFactorPage } from './dashboard.view.js';
 
 const assetsDir = path.join(import.meta.dirname, 'assets');
 
@@ -31,8 +32,10 @@ function twoFactorStep(error: unknown): 'verify' | 'setup' | undefined {
 /** `?error=` carries the sign-in failure's code back to the page; anything else is ignored. */
 const pageQuery = z.object({ error: z.string().optional().catch(undefined) });
 
-/** The page's stylesheet, script and icon (not API routes: served as files). */
-export const dashboardAssets: Router = Router().use(assetsPath, express.static(assetsDir, { index: false, maxAge: '1h', fallthrough: false }));
+/** The UI kit's stylesheet and script, and the page's own stylesheet, script and icon (files, not API routes). */
+export const dashboardAssets: Router = Router()
+  .use(UI_STATIC_PATH, uiStatic())
+  .use(assetsPath, express.static(assetsDir, { index: false, maxAge: '1h', fallthrough: false }));
 
 /**
  * The web dashboard at `/`: sign-in for visitors, the admin overview, a customer's licenses.
@@ -53,9 +56,8 @@ export function dashboardRoutes(deps: { service: DashboardService; public: Guard
       responses: { 200: { description: 'The page', contentType: 'text/html' } },
       handler: async ({ query, req, res }) => {
         res.set('Cache-Control', 'no-store');
-        res.type('html');
         const user = req.user;
-        if (!user) return void res.send(anonymousPage(query.error));
+        if (!user) return res.render('dashboard/sign-in', signInData(query.error));
 
         const visitor = await service.visitor(user.id);
         if (visitor.kind === 'admin') {
@@ -63,17 +65,17 @@ export function dashboardRoutes(deps: { service: DashboardService; public: Guard
           if (error) {
             const step = twoFactorStep(error);
             if (!step) throw error;
-            return void res.send(twoFactorPage(user.username, step));
+            return res.render('dashboard/two-factor', twoFactorData(user.username, step));
           }
-          return void res.send(adminPage({ username: user.username, ...(await service.adminOverview()) }));
+          return res.render('dashboard/admin', adminData(user.username, await service.adminOverview()));
         }
         if (visitor.kind === 'customer') {
           const panicMode = service.panicMode();
           // Panic mode closes the customer API; the page says so instead of reading licenses.
           const licenses = panicMode ? [] : await service.customerLicenses(visitor.customer.id);
-          return void res.send(customerPage({ username: user.username, customerName: visitor.customer.name, licenses, panicMode }));
+          return res.render('dashboard/customer', customerData(user.username, { customerName: visitor.customer.name, licenses, panicMode }));
         }
-        res.send(noAccessPage(user.username));
+        res.render('dashboard/no-access', noAccessData(user.username));
       },
     }),
   ];
@@ -84,5 +86,5 @@ export function dashboardRoutes(deps: { service: DashboardService; public: Guard
  * only), instead of Express's "Cannot GET". Mount after every router and after `apiNotFound`.
  */
 export const pageNotFound: RequestHandler = (req, res) => {
-  res.status(404).set('Cache-Control', 'no-store').type('html').send(notFoundPage(req.user?.username));
+  res.status(404).set('Cache-Control', 'no-store').render('errors/not-found', notFoundData(req.user?.username));
 };

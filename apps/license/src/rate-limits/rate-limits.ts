@@ -2,8 +2,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '@app/config';
 import { createRateLimiter, type Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
+import { UI_STATIC_PATH } from '@app/ui';
 import type { JwtService } from '../admins/jwt.js';
-import { assetsPath } from '../dashboard/dashboard.view.js';
+import { assetsPath } from '../dashboard/dashboard.page-data.js';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
 
 export const RATE_LIMIT_MESSAGE = 'Too many requests, please try again later';
@@ -88,7 +89,7 @@ export function createRateLimits(deps: {
   };
 
   const signedInLimit: RequestHandler = async (req, res, next) => {
-    if (req.path.startsWith(`${assetsPath}/`) || req.path === '/favicon.ico') return next();
+    if (req.path.startsWith(`${assetsPath}/`) || req.path.startsWith(`${UI_STATIC_PATH}/`) || req.path === '/favicon.ico') return next();
     const userId = await verifiedUserId(req);
     if (userId === undefined) return next();
     res.locals.rateLimitUserId = userId;

@@ -1,0 +1,105 @@
+import type { DashboardCounts } from './dashboard.repository.js';
+import type { LicenseRowView } from './dashboard.service.js';
+
+// What each page's view (apps/license/views) receives: plain data, every text still unescaped
+// (the views escape it), numbers already formatted.
+
+export const serviceName = 'License Service';
+/** Where the dashboard's own stylesheet, script and icon are served. */
+export const assetsPath = '/dashboard-assets';
+
+/** Sign-in failures the auth routes redirect to (`/?error=...`); anything else is ignored. */
+const signInErrors: Record<string, string> = {
+  auth_failed: 'Sign-in failed. Please try again.',
+  rate_limited: 'The identity provider is rate limiting sign-ins; wait a minute and try again.',
+  no_user: 'The identity provider returned no user.',
+};
+
+export function signInErrorMessage(code: unknown): string | undefined {
+  return typeof code === 'string' && Object.hasOwn(signInErrors, code) ? signInErrors[code] : undefined;
+}
+
+const number = (value: number) => value.toLocaleString('en-US');
+
+/** What every page's layout reads. */
+const layout = (title: string, username?: string, script = false) => ({ serviceName, assetsPath, title, username, script });
+
+const licenseRow = (license: LicenseRowView) => ({
+  ...license,
+  expiresDate: license.expiresAt?.slice(0, 10) ?? null,
+  credits: license.credits ? { total: number(license.credits.total), remaining: number(license.credits.remaining) } : null,
+});
+
+export function signInData(errorCode: unknown) {
+  return { ...layout('Sign in'), error: signInErrorMessage(errorCode) };
+}
+
+export function noAccessData(username: string) {
+  return { ...layout('No access', username) };
+}
+
+/** The page for a path that does not exist (every method); `/api` paths answer JSON instead. */
+export function notFoundData(username?: string) {
+  return { ...layout('Page not found', username) };
+}
+
+/** The two-factor gate of an admin session: verify a code, or set two-factor up when it is required. */
+export function twoFactorData(username: string, step: 'verify' | 'setup') {
+  return { ...layout('Two-factor verification', username, true), step };
+}
+
+const exportLinks = [
+  { href: '/api/export/licenses/csv', label: 'Licenses (CSV)' },
+  { href: '/api/export/licenses/pdf', label: 'Licenses (PDF)' },
+  { href: '/api/export/transactions/csv', label: 'Transactions (CSV)' },
+  { href: '/api/export/summary/pdf', label: 'Summary report (PDF)' },
+];
+
+const adminApi = [
+  { method: 'GET, POST', path: '/api/products', what: 'Products; PUT, DELETE /api/products/:id' },
+  { method: 'GET, POST', path: '/api/customers', what: 'Customers; GET, PUT, DELETE /api/customers/:id' },
+  { method: 'GET, POST', path: '/api/licenses', what: 'Licenses (filters: product, customer, licenseType, active, suspended, revoked, expired, search)' },
+  { method: 'POST', path: '/api/licenses/:id/suspend', what: 'Also /reactivate and /revoke' },
+  { method: 'POST', path: '/api/license/rotate', what: 'New key for a license; /api/license/clear empties its IP and HWID lists' },
+  { method: 'GET, PUT', path: '/api/admin/config', what: 'Runtime configuration: panic mode and the public rate limit' },
+  { method: 'GET, POST', path: '/api/admin/panic', what: 'Panic mode switch, body { "enabled": true | false }' },
+  { method: 'GET', path: '/api/audit', what: 'Audit log' },
+  { method: 'GET, POST', path: '/api/automated-actions', what: 'Automated actions' },
+  { method: 'POST', path: '/api/auth/token', what: 'A JWT for API clients (Authorization: Bearer)' },
+  { method: 'GET', path: '/api/2fa/status', what: 'Two-factor: /setup, /enable, /verify, /disable' },
+];
+
+export interface AdminOverview { counts: DashboardCounts; recent: LicenseRowView[]; panicMode: boolean }
+
+export function adminData(username: string, { counts, recent, panicMode }: AdminOverview) {
+  const { licenses, validations } = counts;
+  const stat = (id: string, label: string, value: number, note?: string) => ({ id, label, value: number(value), note });
+  return {
+    ...layout('Admin dashboard', username, true),
+    panicMode,
+    stats: [
+      stat('products', 'Products', counts.products),
+      stat('customers', 'Customers', counts.customers),
+      stat('licenses-total', 'Licenses', licenses.total, `${number(licenses.revoked)} revoked`),
+      stat('licenses-active', 'Active', licenses.active),
+      stat('licenses-suspended', 'Suspended', licenses.suspended),
+      stat('licenses-expired', 'Expired', licenses.expired),
+      stat('validations', 'Validations, last 24 h', validations.total),
+    ],
+    validationSplit: [
+      stat('validations-success', 'success', validations.success),
+      stat('validations-blocked', 'blocked', validations.blocked),
+      stat('validations-invalid', 'invalid', validations.invalid),
+    ],
+    exports: exportLinks,
+    recent: recent.map(licenseRow),
+    licenseTotal: number(licenses.total),
+    adminApi,
+  };
+}
+
+export interface CustomerOverview { customerName: string; licenses: LicenseRowView[]; panicMode: boolean }
+
+export function customerData(username: string, { customerName, licenses, panicMode }: CustomerOverview) {
+  return { ...layout('Your licenses', username), customerName, panicMode, licenses: licenses.map(licenseRow) };
+}
