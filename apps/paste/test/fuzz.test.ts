@@ -22,6 +22,8 @@ const routes: Route[] = [
   { name: 'POST /api/paste (API client)', path: () => '/api/paste', auth: 'api', fields: ['content', 'maxViews', 'password'], valid: { content: 'hello' } },
   { name: 'POST /api/paste (site page)', path: () => '/api/paste', auth: 'page', fields: ['content', 'maxViews', 'password'], valid: { content: 'hello' } },
   { name: 'POST /paste/:slug/verify', path: (slug) => `/paste/${slug}/verify`, auth: 'api', fields: ['password'], valid: { password: 'secret' } },
+  // The confirmation page's form; a wrong token is refused with 403 and the paste stays.
+  { name: 'POST /paste/:slug/delete', path: (slug) => `/paste/${slug}/delete`, auth: 'page', fields: ['token'] },
   { name: 'POST /api/settings/api-keys', path: () => '/api/settings/api-keys', auth: 'owner', fields: ['name'], valid: { name: 'fuzz' } },
   { name: 'POST /api/settings/general', path: () => '/api/settings/general', auth: 'owner', fields: ['siteName', 'siteDescription', 'primaryColor', 'secondaryColor'] },
   {
@@ -40,6 +42,24 @@ afterAll(async () => { await site?.close(); });
 beforeEach(async () => {
   await site.reset();
   slug = await site.createPaste({ content: 'locked', password: 'secret' });
+});
+
+/** `POST /paste/{}/verify`: a path with its parameters, whatever their names, as `{}`. */
+const normalised = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
+
+describe('the fuzz table (paste service)', () => {
+  it('covers every route whose OpenAPI declaration has a JSON request body', async () => {
+    const document = await site.http.get('/openapi.json');
+    expect(document.status).toBe(200);
+    const declared = Object.entries(document.body.paths as Record<string, Record<string, { requestBody?: unknown }>>)
+      .flatMap(([path, operations]) => Object.entries(operations)
+        .filter(([, operation]) => operation.requestBody !== undefined)
+        .map(([method]) => normalised(method, path)));
+    expect(declared.length).toBeGreaterThan(3);
+    // Every route of the table is a POST.
+    const fuzzed = new Set(routes.map((route) => normalised('post', route.path('{}'))));
+    expect(declared.filter((route) => !fuzzed.has(route))).toEqual([]);
+  });
 });
 
 describe('arbitrary JSON bodies never answer 5xx (paste service)', () => {

@@ -2,7 +2,7 @@ import { type Router, type NextFunction, type Request, type RequestHandler, type
 import passport from 'passport';
 import type pg from 'pg';
 import { OAUTH_VARIABLES, signInSetupHint } from '@app/config';
-import { defineRoute, HttpError, mountRoutes, publicAccess, type AnyRoute } from '@app/http';
+import { appError, defineRoute, mountRoutes, publicAccess, type AnyRoute } from '@app/http';
 import { z } from 'zod';
 import { createCsrf } from './csrf.js';
 import { callbackErrorCode, ProviderStrategy } from './oauth-strategy.js';
@@ -58,7 +58,7 @@ export function createAuth(options: AuthOptions): Auth {
   const limiter = options.signInLimiter ?? ((_req: Request, _res: Response, next: NextFunction) => next());
   // Without a provider, sign-in answers 503 naming what to configure, before any limit counts.
   const notConfigured: RequestHandler[] = options.oauth ? [] : [(_req, _res, next) => {
-    next(new HttpError(503, signInSetupHint(callbackUrl), undefined, { variables: [...OAUTH_VARIABLES], callbackUrl }));
+    next(appError('SIGN_IN_NOT_CONFIGURED', { message: signInSetupHint(callbackUrl), extra: { variables: [...OAUTH_VARIABLES], callbackUrl } }));
   }];
   const signInSteps = [...notConfigured, limiter];
   const redirect = { description: 'Redirect (to the identity provider, or back to the site)' };
@@ -164,7 +164,7 @@ function runMiddleware(middleware: RequestHandler, req: Request, res: Response):
   return new Promise((resolve, reject) => {
     res.once('finish', () => resolve());
     res.once('close', () => resolve());
-    middleware(req, res, (error?: unknown) => reject(error ?? HttpError.notFound()));
+    middleware(req, res, (error?: unknown) => reject(error ?? appError('NOT_FOUND')));
   });
 }
 

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { csrfSync } from 'csrf-sync';
-import { HttpError } from '@app/http';
+import { appError } from '@app/http';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -37,7 +37,7 @@ export function createCsrf() {
   const middleware: RequestHandler = (req, _res, next) => {
     if (SAFE_METHODS.has(req.method) || carriesApiCredentials(req)) return next();
     if (hasValidCsrfToken(req)) return next();
-    next(new HttpError(403, 'Invalid CSRF token'));
+    next(appError('INVALID_CSRF_TOKEN'));
   };
 
   /** The session's token, created on first use. */

@@ -1,17 +1,17 @@
 import type { Request, RequestHandler } from 'express';
-import { HttpError } from '@app/http';
+import { appError } from '@app/http';
 import type { SessionUser } from './types.js';
 
 /** 401 `Unauthorized` unless a user is signed in. */
 export function requireSignedIn(): RequestHandler {
-  return (req, _res, next) => next(req.user ? undefined : HttpError.unauthorized());
+  return (req, _res, next) => next(req.user ? undefined : appError('UNAUTHORIZED'));
 }
 
 /** 401 when nobody is signed in, 403 `Forbidden` for anyone but the owner (and for everyone when no owner is configured). */
 export function requireOwner(ownerId: string | undefined): RequestHandler {
   return (req, _res, next) => {
-    if (!req.user) return next(HttpError.unauthorized());
-    if (!ownerId || req.user.id !== ownerId) return next(HttpError.forbidden());
+    if (!req.user) return next(appError('UNAUTHORIZED'));
+    if (!ownerId || req.user.id !== ownerId) return next(appError('FORBIDDEN'));
     next();
   };
 }
@@ -22,9 +22,9 @@ export function requireUser(
   forbiddenMessage = 'Forbidden',
 ): RequestHandler {
   return async (req, _res, next) => {
-    if (!req.user) return next(HttpError.unauthorized());
+    if (!req.user) return next(appError('UNAUTHORIZED'));
     try {
-      next((await check(req.user, req)) ? undefined : HttpError.forbidden(forbiddenMessage));
+      next((await check(req.user, req)) ? undefined : appError('FORBIDDEN', { message: forbiddenMessage }));
     } catch (error) {
       next(error);
     }

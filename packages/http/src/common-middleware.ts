@@ -1,6 +1,6 @@
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { HttpError } from './http-error.js';
+import { appError } from './error-codes.js';
 import { requestLogger, type Logger } from './logger.js';
 
 export interface CommonMiddlewareOptions {
@@ -48,5 +48,5 @@ export function commonMiddleware(app: Express, options: CommonMiddlewareOptions)
  */
 export const apiNotFound: RequestHandler = (req, _res, next) => {
   const isApi = req.path === '/api' || req.path.startsWith('/api/');
-  next(isApi ? new HttpError(404, 'Not found', undefined, { success: false }) : undefined);
+  next(isApi ? appError('NOT_FOUND', { extra: { success: false } }) : undefined);
 };

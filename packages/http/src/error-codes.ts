@@ -17,6 +17,13 @@ export const errorCodes = {
   CONFLICT: { status: 409, message: 'Conflict: this value is already taken' },
   TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests, please try again later' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable, please retry' },
+  BODY_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  UNSUPPORTED_ENCODING: { status: 415, message: 'Unsupported request encoding' },
+  REQUEST_ABORTED: { status: 400, message: 'Request aborted' },
+  INVALID_CHARACTERS: { status: 400, message: 'Invalid characters in input' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+  // The message names the callback URL and the OAUTH_* variables to set (`signInSetupHint`).
+  SIGN_IN_NOT_CONFIGURED: { status: 503, message: 'Sign-in is not configured: set the OAUTH_* variables' },
 
   // Paste service.
   PASTE_NOT_FOUND: { status: 404, message: 'Paste not found' },
@@ -36,6 +43,9 @@ export const errorCodes = {
   PASTE_FILE_TOO_LARGE: { status: 400, message: 'File too large (maximum 2 MB)' },
   PASTE_FILE_EMPTY: { status: 400, message: 'File is empty' },
   PASTE_UPLOAD_INVALID: { status: 400, message: 'Malformed multipart body' },
+  // The message names the form field the file belongs in.
+  PASTE_NO_FILE_UPLOADED: { status: 400, message: 'No file uploaded' },
+  PASTE_INVALID_FILE_TYPE: { status: 400, message: 'Invalid file type: allowed formats are JPEG, PNG, GIF, SVG and ICO' },
 
   // License service.
   LICENSE_NOT_FOUND: { status: 404, message: 'License not found' },
@@ -65,6 +75,15 @@ export const errorCodes = {
   AUDIT_LOG_NOT_FOUND: { status: 404, message: 'Audit log not found' },
   STRIPE_NOT_CONFIGURED: { status: 503, message: 'Stripe webhooks are not configured' },
   STRIPE_INVALID_SIGNATURE: { status: 400, message: 'Invalid Stripe signature' },
+  STRIPE_RAW_BODY_EXPECTED: { status: 400, message: 'Expected the raw request body' },
+  TWO_FACTOR_ALREADY_ENABLED: { status: 400, message: 'Two-factor authentication is already enabled' },
+  TWO_FACTOR_SETUP_NOT_STARTED: { status: 400, message: 'Two-factor setup has not been started: call GET /api/2fa/setup first' },
+  TWO_FACTOR_INVALID_TOKEN: { status: 400, message: 'Invalid token' },
+  TWO_FACTOR_INVALID_CODE: { status: 400, message: 'Invalid token or backup code' },
+  TWO_FACTOR_PASSWORD_REQUIRED: { status: 400, message: 'Password is required to disable two-factor authentication' },
+  TWO_FACTOR_INVALID_PASSWORD: { status: 403, message: 'Invalid password' },
+  TWO_FACTOR_VERIFICATION_REQUIRED: { status: 403, message: 'Two-factor verification required' },
+  TWO_FACTOR_REQUIRED_BY_CONFIG: { status: 403, message: 'Two-factor authentication is required by the configuration and cannot be disabled' },
   // 501: this deployment does not offer the function, and asking again will not change that
   // (503 would invite retries). The message names the variables that turn it on.
   JWT_NOT_CONFIGURED: { status: 501, message: 'JWT is not configured: set JWT_SECRET (HS256), or JWT_PUBLIC_KEY with JWT_PRIVATE_KEY (RS256 or EdDSA)' },

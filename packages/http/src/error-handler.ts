@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Request } from 'express';
 import { isTransientDatabaseError, uniqueViolation } from '@app/db/errors';
 import { requestIdOf, type Logger } from './logger.js';
 import { isHttpError } from './http-error.js';
+import { errorCodes, type ErrorCode } from './error-codes.js';
 
 /** `paste`: `{ error }`; `license`: `{ success: false, error }`. Both add `details` for validation. */
 export type ErrorStyle = 'paste' | 'license';
@@ -41,31 +42,36 @@ interface ErrorAnswer {
   status: number; message: string; details?: Record<string, string>; extra?: Record<string, unknown>; headers?: Record<string, string>;
 }
 
-/** The answer to a database that is briefly unreachable (after the one retry where it was safe). */
-const serviceUnavailable = { status: 503, message: 'Service temporarily unavailable, please retry', headers: { 'Retry-After': '1' } };
+/** The answer of a catalogue code (status and text from `errorCodes`). */
+function answerOf(code: ErrorCode, headers?: Record<string, string>): ErrorAnswer {
+  const { status, message } = errorCodes[code];
+  return headers ? { status, message, headers } : { status, message };
+}
 
 /** The answer to an error that is not an HttpError: a parser's, a database's, or a bug (500). */
 export function describeError(error: unknown): ErrorAnswer {
   if (isHttpError(error)) return { status: error.status, message: error.message, details: error.details, extra: error.extra };
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
-    case 'entity.parse.failed': return { status: 400, message: 'Invalid JSON body' };
-    case 'entity.too.large': return { status: 413, message: 'Request body too large' };
+    case 'entity.parse.failed': return answerOf('INVALID_JSON');
+    case 'entity.too.large': return answerOf('BODY_TOO_LARGE');
     case 'encoding.unsupported':
-    case 'charset.unsupported': return { status: 415, message: 'Unsupported request encoding' };
-    case 'request.aborted': return { status: 400, message: 'Request aborted' };
+    case 'charset.unsupported': return answerOf('UNSUPPORTED_ENCODING');
+    case 'request.aborted': return answerOf('REQUEST_ABORTED');
   }
   // PostgreSQL refused a character of the input (a NUL in a path segment, say): the client's fault.
-  if ((error as { code?: unknown })?.code === '22021') return { status: 400, message: 'Invalid characters in input' };
+  if ((error as { code?: unknown })?.code === '22021') return answerOf('INVALID_CHARACTERS');
   // Services turn the violations of the constraints they know into their own 409; this catches
   // the rest, so a value taken by a simultaneous request is never a 500.
-  if (uniqueViolation(error) !== undefined) return { status: 409, message: 'Conflict: this value is already taken' };
-  if (isTransientDatabaseError(error)) return serviceUnavailable;
+  if (uniqueViolation(error) !== undefined) return answerOf('CONFLICT');
+  // A database that is briefly unreachable (after the one retry where it was safe).
+  if (isTransientDatabaseError(error)) return answerOf('SERVICE_UNAVAILABLE', { 'Retry-After': '1' });
   // Errors of Express and its parsers carry a 4xx status (e.g. a path with bad percent-encoding);
-  // only those marked `expose` have a message fit for the client.
+  // only those marked `expose` have a message fit for the client. The one status not taken from
+  // the catalogue: it comes from the library that raised the error, passed through as it is.
   const status = parserError?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { status, message: parserError.expose ? (error as Error).message : 'Bad request' };
   }
-  return { status: 500, message: 'Internal server error' };
+  return answerOf('INTERNAL_ERROR');
 }

@@ -15,12 +15,6 @@ export class HttpError extends Error {
     super(message);
     this.name = 'HttpError';
   }
-
-  static badRequest(message: string, details?: Record<string, string>) { return new HttpError(400, message, details); }
-  static unauthorized(message = 'Unauthorized') { return new HttpError(401, message); }
-  static forbidden(message = 'Forbidden') { return new HttpError(403, message); }
-  static notFound(message = 'Not found') { return new HttpError(404, message); }
-  static conflict(message: string) { return new HttpError(409, message); }
 }
 
 export function isHttpError(error: unknown): error is HttpError {

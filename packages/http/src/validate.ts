@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { z } from 'zod';
-import { HttpError } from './http-error.js';
+import { appError } from './error-codes.js';
 import { readableIssue } from './readable-issue.js';
 
 export { readableIssue };
@@ -56,9 +56,9 @@ function pathOfBadText(value: unknown, path: string[] = []): { path: string; pro
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   // Messages a schema sets itself win over readableIssue (zod's order), so spec texts stay as written.
   const result = schema.safeParse(input ?? {}, { error: readableIssue });
-  if (!result.success) throw HttpError.badRequest('Validation failed', validationDetails(result.error));
+  if (!result.success) throw appError('VALIDATION_FAILED', { details: validationDetails(result.error) });
   const bad = pathOfBadText(result.data);
-  if (bad) throw HttpError.badRequest('Validation failed', { [bad.path]: bad.problem });
+  if (bad) throw appError('VALIDATION_FAILED', { details: { [bad.path]: bad.problem } });
   return result.data;
 }
 

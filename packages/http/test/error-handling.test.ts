@@ -14,11 +14,11 @@ function buildApp(style: ErrorStyle): Express {
   commonMiddleware(app, { logger, bodyLimit: '1kb', trustProxy: 'false' });
   app.post('/api/things', validate({ body: bodySchema }), (req, res) => { res.json({ ok: true, body: req.valid.body }); });
   app.get('/api/things/:id', (req, res) => { res.json({ id: req.params.id }); });
-  app.get('/api/missing-thing', () => { throw HttpError.notFound('Thing not found'); });
+  app.get('/api/missing-thing', () => { throw new HttpError(404, 'Thing not found'); });
   // Stands in for a repository: the error PostgreSQL raises for a NUL character in a text value.
   app.get('/api/by-name/:name', (req) => {
     if (req.params.name.includes('\u0000')) throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
-    throw HttpError.notFound('Thing not found');
+    throw new HttpError(404, 'Thing not found');
   });
   app.get('/api/broken', () => { throw new Error('database password is hunter2'); });
   app.get('/api/async-broken', async () => { await Promise.resolve(); throw new Error('secret detail'); });

@@ -10,7 +10,7 @@ import {
 
 const memberOnly: Guard = {
   name: 'member',
-  middleware: [(req, _res, next) => next(req.get('x-member') === 'yes' ? undefined : HttpError.unauthorized())],
+  middleware: [(req, _res, next) => next(req.get('x-member') === 'yes' ? undefined : new HttpError(401, 'Unauthorized'))],
   security: [{ member: [] }],
 };
 
@@ -42,7 +42,7 @@ const routes: AnyRoute[] = [
     responses: { 200: { description: 'The note', schema: note }, 404: { description: 'No such note' } },
     handler: ({ params, query }) => {
       const found = notes.get(params.id);
-      if (!found) throw HttpError.notFound('Note not found');
+      if (!found) throw new HttpError(404, 'Note not found');
       return query.fields === 'text' ? { text: found.text } : found;
     },
   }),

@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, MemoryStore, rateLimit, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import type { Redis } from 'ioredis';
-import { HttpError, type Logger } from '@app/http';
+import { appError, type Logger } from '@app/http';
 import { CarriedOverMemoryStore } from './memory-store.js';
 
 export interface RateLimitValues {
@@ -62,7 +62,7 @@ export function createRateLimiter(options: RateLimiterOptions): RebuildableLimit
       store: newStore(),
       keyGenerator: (req, res) => keyOf(req, res, options.identify),
       skip: options.skip,
-      handler: (_req, _res, next) => next(new HttpError(429, options.message)),
+      handler: (_req, _res, next) => next(appError('TOO_MANY_REQUESTS', { message: options.message })),
       // A Redis outage must not take the service down with it: requests pass uncounted.
       passOnStoreError: true,
       // rebuild() runs from a settings request on purpose.

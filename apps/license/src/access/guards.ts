@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type pg from 'pg';
-import { appError, HttpError, publicAccess, type Guard } from '@app/http';
+import { appError, publicAccess, type Guard } from '@app/http';
 import { requireAdmin, type TwoFactorGate } from '../admins/require-admin.js';
 import type { JwtService } from '../admins/jwt.js';
 import type { CustomerRecord } from '../common/request.js';
@@ -27,7 +27,7 @@ const adminSecurity: Array<Record<string, string[]>> = [{ session: [] }, { beare
 /** 401 without a session, 403 when the signed-in user is not a customer. */
 function requireCustomer(findCustomer: (userId: string) => Promise<CustomerRecord | undefined>): RequestHandler {
   return async (req, _res, next) => {
-    if (!req.user) throw HttpError.unauthorized();
+    if (!req.user) throw appError('UNAUTHORIZED');
     const customer = await findCustomer(req.user.id);
     if (!customer) throw appError('NO_CUSTOMER_ACCOUNT');
     req.customer = customer;

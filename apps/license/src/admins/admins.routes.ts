@@ -1,4 +1,4 @@
-import { defineRoute, HttpError, type AnyRoute, type Guard } from '@app/http';
+import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { adminFailures } from '../common/responses.js';
 import type { adminTokenService } from './admin-token.service.js';
 
@@ -10,7 +10,7 @@ export function adminTokenRoutes(deps: { service: ReturnType<typeof adminTokenSe
       responses: { 200: { description: 'The token and when it expires' }, ...adminFailures, 501: { description: 'This deployment does not issue tokens' } },
       handler: async ({ req }) => {
         // The admin guard has set req.admin.
-        if (!req.admin) throw HttpError.unauthorized();
+        if (!req.admin) throw appError('UNAUTHORIZED');
         return { success: true, ...(await deps.service.issue(req.admin.userId)) };
       },
     }),

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type pg from 'pg';
-import { HttpError } from '@app/http';
+import { appError } from '@app/http';
 import type { AdminRecord } from '../common/request.js';
 import { findAdminByUserId } from './admins.repository.js';
 import type { JwtService } from './jwt.js';
@@ -25,20 +25,20 @@ export function requireAdmin(deps: RequireAdminDeps): RequestHandler {
     let userId: string;
     let via: AdminRecord['via'];
     if (bearer) {
-      if (!deps.jwt.enabled) throw HttpError.unauthorized();
+      if (!deps.jwt.enabled) throw appError('UNAUTHORIZED');
       try {
         userId = await deps.jwt.verify(bearer.trim());
       } catch {
-        throw HttpError.unauthorized();
+        throw appError('UNAUTHORIZED');
       }
       via = 'jwt';
     } else {
-      if (!req.user) throw HttpError.unauthorized();
+      if (!req.user) throw appError('UNAUTHORIZED');
       userId = req.user.id;
       via = 'session';
     }
     const row = await findAdminByUserId(deps.pool, userId);
-    if (!row) throw HttpError.forbidden();
+    if (!row) throw appError('FORBIDDEN');
     req.admin = { id: row.id, userId: row.user_id, username: row.username, via };
     if (via === 'session' && deps.twoFactorGate) await deps.twoFactorGate(req.admin, req);
     next();

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { withTransaction } from '@app/db';
-import { HttpError } from '@app/http';
+import { appError } from '@app/http';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
@@ -8,7 +8,7 @@ import type { AutomationEngine, Context } from './automation-engine.js';
 import * as repo from './automations.repository.js';
 import type { CreateAction, UpdateAction } from './automations.schema.js';
 
-const notFound = () => HttpError.notFound('Automated action not found');
+const notFound = () => appError('AUTOMATION_NOT_FOUND');
 
 /** The webhook URLs of an action's steps, each checked like any outgoing URL (400 `Webhook URL not allowed`). */
 async function checkWebhookSteps(actions: Array<{ type: string; params: Record<string, unknown> }> | undefined, check: (url: string) => Promise<void>) {

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
-import { defineRoute, HttpError, type AnyRoute, type Guard } from '@app/http';
+import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { isoDate } from '../common/schemas.js';
 import { notFound, validationFailure } from '../common/responses.js';
 import type { customerPortalService } from './customer-portal.service.js';
@@ -20,7 +20,7 @@ export function customerPortalRoutes(deps: {
   const before = [deps.panicGuard];
   // The customer guard has set req.customer.
   const me = (req: Request) => {
-    if (!req.customer) throw HttpError.unauthorized();
+    if (!req.customer) throw appError('UNAUTHORIZED');
     return req.customer.id;
   };
   return [

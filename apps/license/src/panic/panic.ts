@@ -1,9 +1,9 @@
 import type { RequestHandler } from 'express';
-import { HttpError } from '@app/http';
+import { appError, errorCodes } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
 
-export const panicMessage = 'Service unavailable: panic mode is active';
+export const panicMessage = errorCodes.PANIC_MODE.message;
 
 export function isPanicMode(settings: SettingsStore<LicenseSettings>): boolean {
   return settings.get().security.panicMode;
@@ -14,7 +14,7 @@ export function isPanicMode(settings: SettingsStore<LicenseSettings>): boolean {
  * the marketplace receiver); admin routes stay reachable so an admin can turn it off.
  */
 export function createPanicGuard(settings: SettingsStore<LicenseSettings>): RequestHandler {
-  return (_req, _res, next) => next(isPanicMode(settings) ? new HttpError(503, panicMessage) : undefined);
+  return (_req, _res, next) => next(isPanicMode(settings) ? appError('PANIC_MODE') : undefined);
 }
 
 /** `PANIC_MODE=true` at start-up switches panic mode on for every instance (an admin may turn it off). */

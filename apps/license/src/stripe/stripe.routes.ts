@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { defineRoute, HttpError, type AnyRoute, type Guard } from '@app/http';
+import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
 import type { stripeService } from './stripe.service.js';
 
 /**
@@ -19,7 +19,7 @@ export function stripeRoutes(deps: { service: ReturnType<typeof stripeService>; 
         503: { description: 'Panic mode is on, or no secret is configured' },
       },
       handler: async ({ req }) => {
-        if (!Buffer.isBuffer(req.body)) throw HttpError.badRequest('Expected the raw request body');
+        if (!Buffer.isBuffer(req.body)) throw appError('STRIPE_RAW_BODY_EXPECTED');
         return { success: true, ...(await deps.service.receive(req.body, req.get('stripe-signature'), req.ip)) };
       },
     }),

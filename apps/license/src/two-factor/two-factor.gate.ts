@@ -1,10 +1,10 @@
 import type { Request } from 'express';
-import { HttpError } from '@app/http';
+import { appError, errorCodes } from '@app/http';
 import type { AdminRecord } from '../common/request.js';
 import type { TwoFactorService } from './two-factor.service.js';
 import { isSessionVerified } from './two-factor.session.js';
 
-export const VERIFICATION_REQUIRED = 'Two-factor verification required';
+export const VERIFICATION_REQUIRED = errorCodes.TWO_FACTOR_VERIFICATION_REQUIRED.message;
 
 /**
  * The `twoFactorGate` of requireAdmin: an admin session grants nothing but the two-factor
@@ -16,9 +16,9 @@ export function createTwoFactorGate(service: TwoFactorService) {
     if (isSessionVerified(req, admin.userId)) return;
     const pending = await service.pending(admin.userId);
     if (!pending) return;
-    throw new HttpError(403, VERIFICATION_REQUIRED, undefined, {
+    throw appError('TWO_FACTOR_VERIFICATION_REQUIRED', { extra: {
       twoFactor: pending === 'verify' ? 'verify' : 'setup',
       next: pending === 'verify' ? 'POST /api/2fa/verify' : 'GET /api/2fa/setup',
-    });
+    } });
   };
 }

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { defineRoute, HttpError, type AnyRoute, type Guard } from '@app/http';
+import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
 import type { AdminRecord } from '../common/request.js';
 import { validationFailure } from '../common/responses.js';
@@ -14,7 +14,7 @@ export interface TwoFactorRoutesDeps {
 }
 
 const adminOf = (req: Request): AdminRecord => {
-  if (!req.admin) throw HttpError.unauthorized();
+  if (!req.admin) throw appError('UNAUTHORIZED');
   return req.admin;
 };
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { authenticator } from 'otplib';
 import QRCode from 'qrcode';
-import { HttpError } from '@app/http';
+import { appError, type ErrorCode } from '@app/http';
 import { withTransaction } from '@app/db';
 import type { Actor } from '../common/actor.js';
 import { recordAudit } from '../audit/audit.repository.js';
@@ -30,7 +30,6 @@ export type TwoFactorService = ReturnType<typeof createTwoFactorService>;
 export interface TwoFactorSecurityEvent { userId: string; ip: string | null; reason: 'invalid_code' | 'invalid_password' | 'rate_limited' }
 
 const STEP_SECONDS = 30;
-const TOO_MANY = 'Too many requests, please try again later';
 
 export function createTwoFactorService(options: TwoFactorOptions) {
   const { pool, now } = options;
@@ -58,15 +57,15 @@ export function createTwoFactorService(options: TwoFactorOptions) {
       await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId, success: false,
         after: { twoFactor: 'rate_limited' } });
       reportSecurityEvent({ userId: actor.userId, ip: actor.ip, reason: 'rate_limited' });
-      throw new HttpError(429, TOO_MANY);
+      throw appError('TOO_MANY_REQUESTS');
     }
   }
 
-  async function refuse(actor: Actor, message: string, status = 400, what: 'invalid_code' | 'invalid_password' = 'invalid_code'): Promise<never> {
+  async function refuse(actor: Actor, code: ErrorCode, what: 'invalid_code' | 'invalid_password' = 'invalid_code'): Promise<never> {
     await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId, success: false,
       after: { twoFactor: what } });
     reportSecurityEvent({ userId: actor.userId, ip: actor.ip, reason: what });
-    throw new HttpError(status, message);
+    throw appError(code);
   }
 
   return {
@@ -98,7 +97,7 @@ export function createTwoFactorService(options: TwoFactorOptions) {
     async setup(actor: Actor, label: string) {
       const secret = authenticator.generateSecret(20);
       if (!(await repo.savePendingSecret(pool, actor.userId, box.seal(secret)))) {
-        throw HttpError.badRequest('Two-factor authentication is already enabled');
+        throw appError('TWO_FACTOR_ALREADY_ENABLED');
       }
       const otpauthUrl = authenticator.keyuri(label, options.issuer, secret);
       const qrCode = await QRCode.toDataURL(otpauthUrl);
@@ -109,11 +108,11 @@ export function createTwoFactorService(options: TwoFactorOptions) {
 
     async enable(actor: Actor, token: string): Promise<string[]> {
       const row = await repo.findTwoFactor(pool, actor.userId);
-      if (row?.enabled) throw HttpError.badRequest('Two-factor authentication is already enabled');
-      if (!row?.pendingSecret) throw HttpError.badRequest('Two-factor setup has not been started: call GET /api/2fa/setup first');
+      if (row?.enabled) throw appError('TWO_FACTOR_ALREADY_ENABLED');
+      if (!row?.pendingSecret) throw appError('TWO_FACTOR_SETUP_NOT_STARTED');
       await countAttempt(actor);
       const secret = box.open(row.pendingSecret);
-      if (acceptedStep(token, secret) === undefined) await refuse(actor, 'Invalid token');
+      if (acceptedStep(token, secret) === undefined) await refuse(actor, 'TWO_FACTOR_INVALID_TOKEN');
       const codes = Array.from({ length: options.backupCodeCount ?? 10 }, generateBackupCode);
       const hashes = await Promise.all(codes.map(hashBackupCode));
       const enabled = await withTransaction(pool, async (client) => {
@@ -123,7 +122,7 @@ export function createTwoFactorService(options: TwoFactorOptions) {
           before: { twoFactorEnabled: false }, after: { twoFactorEnabled: true } });
         return true;
       });
-      if (!enabled) throw HttpError.badRequest('Two-factor authentication is already enabled');
+      if (!enabled) throw appError('TWO_FACTOR_ALREADY_ENABLED');
       return codes;
     },
 
@@ -132,7 +131,7 @@ export function createTwoFactorService(options: TwoFactorOptions) {
       const row = await repo.findTwoFactor(pool, actor.userId);
       await countAttempt(actor);
       // Without two-factor on there is no code that could be right: the same answer as a wrong code.
-      if (!row?.enabled || !row.secret) return refuse(actor, 'Invalid token or backup code');
+      if (!row?.enabled || !row.secret) return refuse(actor, 'TWO_FACTOR_INVALID_CODE');
       let method: 'totp' | 'backup_code' | undefined;
       if (input.token) {
         const step = acceptedStep(input.token, box.open(row.secret));
@@ -146,7 +145,7 @@ export function createTwoFactorService(options: TwoFactorOptions) {
         const match = unused[index];
         if (match && (await repo.spendBackupCode(pool, actor.userId, match.id, now()))) method = 'backup_code';
       }
-      if (!method) return refuse(actor, 'Invalid token or backup code');
+      if (!method) return refuse(actor, 'TWO_FACTOR_INVALID_CODE');
       await repo.resetAttempts(pool, actor.userId);
       await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId,
         after: { twoFactor: method } });
@@ -154,16 +153,16 @@ export function createTwoFactorService(options: TwoFactorOptions) {
     },
 
     async disable(actor: Actor, verified: boolean, password: string | undefined): Promise<void> {
-      if (options.required) throw HttpError.forbidden('Two-factor authentication is required by the configuration and cannot be disabled');
+      if (options.required) throw appError('TWO_FACTOR_REQUIRED_BY_CONFIG');
       const row = await repo.findTwoFactor(pool, actor.userId);
       // Already off: the state the caller asked for, so the answer is success, not an error.
       if (!row?.enabled) return;
       // Otherwise a stolen, unverified session could simply switch the second factor off.
-      if (!verified) throw HttpError.forbidden('Two-factor verification required');
+      if (!verified) throw appError('TWO_FACTOR_VERIFICATION_REQUIRED');
       if (passwordHash) {
-        if (!password) throw HttpError.badRequest('Password is required to disable two-factor authentication');
+        if (!password) throw appError('TWO_FACTOR_PASSWORD_REQUIRED');
         await countAttempt(actor);
-        if (!(await checkPassword(password, passwordHash))) await refuse(actor, 'Invalid password', 403, 'invalid_password');
+        if (!(await checkPassword(password, passwordHash))) await refuse(actor, 'TWO_FACTOR_INVALID_PASSWORD', 'invalid_password');
       }
       await withTransaction(pool, async (client) => {
         await repo.disableTwoFactor(client, actor.userId);

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Config } from '@app/config';
 import { checkOutgoingUrl, WebhookUrlNotAllowedError, type OutgoingUrlPolicy, type WebhookDispatcher, type WebhookSettings } from '@app/events';
-import { HttpError } from '@app/http';
+import { appError } from '@app/http';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
@@ -32,7 +32,7 @@ export async function assertWebhookUrlAllowed(url: string, policy: OutgoingUrlPo
   try {
     await checkOutgoingUrl(url, policy);
   } catch (error) {
-    if (error instanceof WebhookUrlNotAllowedError) throw HttpError.badRequest(error.message);
+    if (error instanceof WebhookUrlNotAllowedError) throw appError('WEBHOOK_URL_NOT_ALLOWED', { message: error.message });
     throw error;
   }
 }
@@ -46,9 +46,9 @@ export function webhooksService(deps: { pool: pg.Pool; now: () => Date; dispatch
     /** Makes a delivered or failed delivery pending again, due now, with a fresh retry schedule. */
     async redeliver(actor: Actor, id: string) {
       const before = isUuid(id) ? await findDelivery(pool, id) : undefined;
-      if (!before) throw HttpError.notFound('Delivery not found');
+      if (!before) throw appError('DELIVERY_NOT_FOUND');
       const delivery = await requeueDelivery(pool, id, deps.now());
-      if (!delivery) throw HttpError.conflict('Delivery is already pending');
+      if (!delivery) throw appError('DELIVERY_PENDING');
       await recordAudit(pool, actor, {
         action: 'update', resourceType: 'notification', resourceId: id,
         before: { status: before.status, attempts: before.attempts, lastError: before.lastError },

@@ -1,7 +1,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import createDOMPurify, { type DOMPurify } from 'dompurify';
 import { JSDOM } from 'jsdom';
-import { HttpError } from '@app/http';
+import { appError, errorCodes } from '@app/http';
 
 export type ImageExtension = 'jpg' | 'png' | 'gif' | 'svg' | 'ico';
 
@@ -10,7 +10,7 @@ export interface CheckedImage {
   data: Buffer;
 }
 
-export const INVALID_TYPE = 'Invalid file type: allowed formats are JPEG, PNG, GIF, SVG and ICO';
+export const INVALID_TYPE = errorCodes.PASTE_INVALID_FILE_TYPE.message;
 
 /** file-type's answer for the binary formats we take (it cannot recognise SVG, which is text). */
 const binaryTypes: Record<string, ImageExtension> = { jpg: 'jpg', png: 'png', gif: 'gif', ico: 'ico' };
@@ -25,19 +25,19 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
  * sanitises SVG. Throws 400 for an empty file, an unknown type, or a mismatch.
  */
 export async function checkImage(data: Buffer, originalName: string): Promise<CheckedImage> {
-  if (data.length === 0) throw HttpError.badRequest('File is empty');
+  if (data.length === 0) throw appError('PASTE_FILE_EMPTY');
   const detected = await fileTypeFromBuffer(data);
   let ext: ImageExtension | undefined = detected ? binaryTypes[detected.ext] : undefined;
   if (!ext && (!detected || detected.ext === 'xml') && isSvg(data)) ext = 'svg';
-  if (!ext) throw HttpError.badRequest(INVALID_TYPE);
+  if (!ext) throw appError('PASTE_INVALID_FILE_TYPE');
 
   const nameExt = /\.([A-Za-z0-9]+)$/.exec(originalName)?.[1]?.toLowerCase();
   if (nameExt !== undefined && claimedTypes[nameExt] !== ext) {
-    throw HttpError.badRequest(`${INVALID_TYPE} (the file's content does not match its .${nameExt} name)`);
+    throw appError('PASTE_INVALID_FILE_TYPE', { message: `${INVALID_TYPE} (the file's content does not match its .${nameExt} name)` });
   }
   if (ext !== 'svg') return { ext, data };
   const clean = sanitizeSvg(data.toString('utf8'));
-  if (!clean) throw HttpError.badRequest(INVALID_TYPE);
+  if (!clean) throw appError('PASTE_INVALID_FILE_TYPE');
   return { ext, data: Buffer.from(clean, 'utf8') };
 }
 
