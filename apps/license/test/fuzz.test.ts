@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fuzzRuns, jsonBodies } from '@app/http/testing';
+import { fuzzRuns, jsonBodies, normalisedRoute, routesWithRequestBody } from '@app/http/testing';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 /**
@@ -72,20 +72,14 @@ beforeAll(async () => {
 });
 afterAll(async () => { await t?.close(); });
 
-/** `POST /api/licenses/{}`: a path with its parameters, whatever their names, as `{}`. */
-const normalised = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
-
 describe('the fuzz table (license service)', () => {
   it('covers every route whose OpenAPI declaration has a JSON request body', async () => {
     const document = await t.http.get('/openapi.json');
     expect(document.status).toBe(200);
-    const declared = Object.entries(document.body.paths as Record<string, Record<string, { requestBody?: unknown }>>)
-      .flatMap(([path, operations]) => Object.entries(operations)
-        .filter(([, operation]) => operation.requestBody !== undefined)
-        .map(([method]) => normalised(method, path)));
+    const declared = routesWithRequestBody(document.body);
     expect(declared.length).toBeGreaterThan(10);
     const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}' };
-    const fuzzed = new Set(routes.map((route) => normalised(route.method, route.path(placeholders))));
+    const fuzzed = new Set(routes.map((route) => normalisedRoute(route.method, route.path(placeholders))));
     expect(declared.filter((route) => !fuzzed.has(route))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fuzzRuns, jsonBodies } from '@app/http/testing';
+import { fuzzRuns, jsonBodies, normalisedRoute, routesWithRequestBody } from '@app/http/testing';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 /**
@@ -44,20 +44,14 @@ beforeEach(async () => {
   slug = await site.createPaste({ content: 'locked', password: 'secret' });
 });
 
-/** `POST /paste/{}/verify`: a path with its parameters, whatever their names, as `{}`. */
-const normalised = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
-
 describe('the fuzz table (paste service)', () => {
   it('covers every route whose OpenAPI declaration has a JSON request body', async () => {
     const document = await site.http.get('/openapi.json');
     expect(document.status).toBe(200);
-    const declared = Object.entries(document.body.paths as Record<string, Record<string, { requestBody?: unknown }>>)
-      .flatMap(([path, operations]) => Object.entries(operations)
-        .filter(([, operation]) => operation.requestBody !== undefined)
-        .map(([method]) => normalised(method, path)));
+    const declared = routesWithRequestBody(document.body);
     expect(declared.length).toBeGreaterThan(3);
     // Every route of the table is a POST.
-    const fuzzed = new Set(routes.map((route) => normalised('post', route.path('{}'))));
+    const fuzzed = new Set(routes.map((route) => normalisedRoute('post', route.path('{}'))));
     expect(declared.filter((route) => !fuzzed.has(route))).toEqual([]);
   });
 });

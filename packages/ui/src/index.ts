@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import ejs from 'ejs';
 import express, { type Express, type RequestHandler } from 'express';
+import { escapeHtml as escapeText } from '@app/http';
 
 // Found through the package's own name, not this file's folder: an app's build bundles this
 // code into the app's dist/main.js, from where `@app/ui` still resolves to this package.
@@ -20,15 +21,9 @@ export function uiStatic(): RequestHandler {
   return express.static(uiAssetsDir, { index: false, maxAge: '1h' });
 }
 
-/** Escapes text for element content and quoted attributes (`<%= %>`); nothing for null and undefined. */
+/** `<%= %>`: @app/http's escaping, and nothing for null and undefined. */
 export function escapeHtml(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  return String(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return value === undefined || value === null ? '' : escapeText(value);
 }
 
 export interface ViewOptions {

@@ -1,3 +1,3 @@
 export { requireForTests, findChromium, chromiumForTests } from './prerequisites.js';
 export { startServiceProcess, type ServiceProcess } from './service-process.js';
-export { fuzzRuns, jsonBodies } from './json-bodies.js';
+export { fuzzRuns, jsonBodies, normalisedRoute, routesWithRequestBody } from './json-bodies.js';

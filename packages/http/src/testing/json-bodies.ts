@@ -56,3 +56,13 @@ export function fuzzRuns(fields: readonly string[]): number {
   const perField = Number(process.env.FUZZ_RUNS_PER_FIELD ?? 12);
   return perField * (fields.length + 3);
 }
+
+/** `POST /api/licenses/{}`: a route with its path parameters, whatever their names, as `{}`. */
+export const normalisedRoute = (method: string, path: string): string => `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`;
+
+/** The routes of an OpenAPI document that declare a request body, normalised as `normalisedRoute`. */
+export function routesWithRequestBody(document: { paths: Record<string, Record<string, { requestBody?: unknown }>> }): string[] {
+  return Object.entries(document.paths).flatMap(([path, operations]) => Object.entries(operations)
+    .filter(([, operation]) => operation.requestBody !== undefined)
+    .map(([method]) => normalisedRoute(method, path)));
+}
