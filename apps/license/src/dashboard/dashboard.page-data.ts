@@ -21,6 +21,24 @@ export function signInErrorMessage(code: unknown): string | undefined {
 
 const number = (value: number) => value.toLocaleString('en-US');
 
+/** The admin console's sections, in the navigation bar of every admin page. */
+export const adminNav = [
+  { id: 'dashboard', href: '/', label: 'Dashboard' },
+  { id: 'products', href: '/products', label: 'Products' },
+  { id: 'customers', href: '/customers', label: 'Customers' },
+  { id: 'licenses', href: '/licenses', label: 'Licenses' },
+  { id: 'automations', href: '/automations', label: 'Automations' },
+  { id: 'webhooks', href: '/webhooks', label: 'Webhooks' },
+  { id: 'audit', href: '/audit-log', label: 'Audit log' },
+  { id: 'exports', href: '/exports', label: 'Exports' },
+  { id: 'settings', href: '/settings', label: 'Settings' },
+] as const;
+export type AdminSection = (typeof adminNav)[number]['id'];
+
+/** What every admin console page's layout reads: the common layout plus the navigation bar with `section` marked current. */
+export const adminLayout = (title: string, username: string, section: AdminSection, script = false) =>
+  ({ ...layout(title, username, script), adminNav, adminSection: section });
+
 /** What every page's layout reads. */
 const layout = (title: string, username?: string, script = false) => ({ serviceName, assetsPath, title, username, script });
 
@@ -75,7 +93,7 @@ export function adminData(username: string, { counts, recent, panicMode }: Admin
   const { licenses, validations } = counts;
   const stat = (id: string, label: string, value: number, note?: string) => ({ id, label, value: number(value), note });
   return {
-    ...layout('Admin dashboard', username, true),
+    ...adminLayout('Admin dashboard', username, 'dashboard', true),
     panicMode,
     stats: [
       stat('products', 'Products', counts.products),
