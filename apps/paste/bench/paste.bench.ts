@@ -7,11 +7,19 @@
  * temporary folder; it is started by `startPasteService`, as `main.ts` starts it. Rate limits
  * are raised through the settings for the run.
  *
- * Environment: BENCH_DURATION (seconds per route, default 10), BENCH_CONNECTIONS (default 32),
- * BENCH_ROUTES (subset of bare,post,get,floor), BENCH_PROFILE (folder for a CPU profile of the servers).
+ * The machine is shared, so each route's runs alternate with runs of the bare route (medians of
+ * BENCH_ROUNDS, default 3), and the CPU the server process spent per request is printed beside
+ * the throughput: it does not move with the background load the way req/s does.
+ * After the runs, the counts are checked: every 2xx create made a paste and every 2xx view
+ * counted one view (requests still in flight when a run ended may count too); a mismatch
+ * fails the benchmark.
+ *
+ * Environment: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 32),
+ * BENCH_ROUNDS (default 3), BENCH_ROUTES (subset of post,get,floor), BENCH_PROFILE (folder
+ * for a CPU profile of the servers).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +34,7 @@ interface Ports { paste: number; bare: number; backend: string; slug: string }
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 async function serve(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paste-bench-'));
@@ -55,6 +64,13 @@ async function serve(): Promise<void> {
   const content = 'function add(a, b) {\n  // Adds two numbers.\n  return a + b;\n}\n\nconsole.log(add(2, 3));\n'.repeat(4);
   const slug = (await database.pool.query<{ slug: string }>(
     "INSERT INTO pastes (slug, content) VALUES ('benchmark', $1) RETURNING slug", [content])).rows[0]!.slug;
+  // The parent asks for the counts it checks after each route's runs.
+  process.on('message', (message) => {
+    if (message !== 'counts') return;
+    void database.pool.query<{ pastes: number; views: number }>(
+      "SELECT count(*)::int AS pastes, coalesce(sum(views_count) FILTER (WHERE slug = 'benchmark'), 0)::int AS views FROM pastes",
+    ).then(({ rows }) => process.send?.({ counts: rows[0] }));
+  });
   process.send?.({ paste: service.running.port, bare: barePort, backend: database.mode, slug } satisfies Ports);
   process.on('disconnect', () => {
     void service.stop().finally(() => {
@@ -74,44 +90,124 @@ function startServers(): Promise<{ child: ChildProcess; ports: Ports }> {
   });
 }
 
-interface Row { name: string; result: Result }
+interface Counts { pastes: number; views: number }
 
-async function run(name: string, options: Parameters<typeof autocannon>[0]): Promise<Row> {
-  // A short warm-up (JIT, pool connections, highlight cache), not counted.
-  await autocannon({ ...options, connections: CONNECTIONS, duration: 2 });
+function counts(child: ChildProcess): Promise<Counts> {
+  return new Promise((resolve) => {
+    const onMessage = (message: unknown) => {
+      if (typeof message === 'object' && message !== null && 'counts' in message) {
+        child.off('message', onMessage);
+        resolve((message as { counts: Counts }).counts);
+      }
+    };
+    child.on('message', onMessage);
+    child.send('counts');
+  });
+}
+
+/** CPU seconds (user + system) a process has used, from /proc (Linux; 0 elsewhere). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+interface Run { result: Result; cpuUs: number }
+
+async function measure(pid: number, options: Parameters<typeof autocannon>[0]): Promise<Run> {
+  const cpuBefore = cpuSeconds(pid);
   const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
-  if (result.non2xx || result.errors) console.warn(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { name, result };
+  const cpuUs = ((cpuSeconds(pid) - cpuBefore) / Math.max(1, result.requests.total)) * 1e6;
+  return { result, cpuUs };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+interface Compared { name: string; bare: Run[]; route: Run[]; counted: number }
+
+/**
+ * Alternates bare and route runs so both see the same background load; a short warm-up first
+ * (JIT, pool, highlight cache). `count` reads what the route's answers should have added.
+ */
+async function compare(pid: number, name: string, bareOptions: Parameters<typeof autocannon>[0], options: Parameters<typeof autocannon>[0],
+  count: () => Promise<number> = async () => 0): Promise<Compared> {
+  await autocannon({ ...options, connections: CONNECTIONS, duration: 2 });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const before = await count();
+  const bare: Run[] = [];
+  const route: Run[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    bare.push(await measure(pid, bareOptions));
+    route.push(await measure(pid, options));
+  }
+  // Requests cut off at the end of a run finish on the server meanwhile.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return { name, bare, route, counted: (await count()) - before };
 }
 
 async function main(): Promise<void> {
   const { child, ports } = await startServers();
   try {
     const paste = `http://127.0.0.1:${ports.paste}`;
+    const pid = child.pid!;
     console.log(`paste service on the ${ports.backend === 'server' ? 'PostgreSQL server' : 'embedded database (PGlite)'}; ` +
-      `${CONNECTIONS} connections, ${DURATION} s per route; ${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
-    // BENCH_ROUTES=bare,post,get,floor (default all) picks routes, e.g. to profile one.
-    const only = (process.env.BENCH_ROUTES ?? 'bare,post,get,floor').split(',');
-    const rows: Row[] = [];
-    if (only.includes('bare')) rows.push(await run('bare Express GET / (constant)', { url: `http://127.0.0.1:${ports.bare}/` }));
+      `${CONNECTIONS} connections, ${DURATION} s per run, bare and route runs alternate, medians of ${ROUNDS}; ` +
+      `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+    const bareOptions = { url: `http://127.0.0.1:${ports.bare}/` };
+    await autocannon({ ...bareOptions, connections: CONNECTIONS, duration: 2 });
+    // BENCH_ROUTES=post,get,floor (default all) picks routes, e.g. to profile one.
+    const only = (process.env.BENCH_ROUTES ?? 'post,get,floor').split(',');
+    const rows: Compared[] = [];
+    let exact = true;
     if (only.includes('post')) {
-      rows.push(await run('POST /api/paste', {
+      const row = await compare(pid, 'POST /api/paste', bareOptions, {
         url: `${paste}/api/paste`, method: 'POST', headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ content: 'const greeting = "hello";\nconsole.log(greeting);\n' }),
-      }));
+      }, async () => (await counts(child)).pastes);
+      rows.push(row);
+      exact = report('pastes created', row) && exact;
     }
-    if (only.includes('get')) rows.push(await run('GET /paste/:slug', { url: `${paste}/paste/${ports.slug}` }));
-    if (only.includes('floor')) rows.push(await run('(reference) bare Express + the view UPDATE only', { url: `http://127.0.0.1:${ports.bare}/view-only` }));
+    if (only.includes('get')) {
+      const row = await compare(pid, 'GET /paste/:slug', bareOptions, { url: `${paste}/paste/${ports.slug}` }, async () => (await counts(child)).views);
+      rows.push(row);
+      exact = report('views counted', row) && exact;
+    }
+    if (only.includes('floor')) {
+      rows.push(await compare(pid, '(reference) bare Express + the view UPDATE only', bareOptions, { url: `http://127.0.0.1:${ports.bare}/view-only` }));
+    }
 
-    const bare = rows[0]?.name.startsWith('bare') ? rows[0].result.requests.average : Number.NaN;
-    console.log('\n| route | req/s | p50 ms | p99 ms | ratio to bare |');
-    console.log('|---|---:|---:|---:|---:|');
-    for (const { name, result } of rows) {
-      console.log(`| ${name} | ${result.requests.average.toFixed(0)} | ${result.latency.p50} | ${result.latency.p99} | ${(result.requests.average / bare).toFixed(2)} |`);
+    console.log('\n| route | req/s | p50 ms | p99 ms | server CPU µs/req | ratio to bare (req/s) | ratio to bare (CPU) |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    for (const { name, bare, route } of rows) {
+      const bareRps = median(bare.map((run) => run.result.requests.average));
+      const rps = median(route.map((run) => run.result.requests.average));
+      const chosen = route.find((run) => run.result.requests.average === rps)!;
+      const bareCpu = median(bare.map((run) => run.cpuUs));
+      const cpu = median(route.map((run) => run.cpuUs));
+      console.log(`| bare Express GET / (alongside) | ${bareRps.toFixed(0)} | | | ${bareCpu.toFixed(0)} | 1.00 | 1.00 |`);
+      console.log(`| ${name} | ${rps.toFixed(0)} | ${chosen.result.latency.p50} | ${chosen.result.latency.p99} | ${cpu.toFixed(0)} | ${(rps / bareRps).toFixed(2)} | ${(bareCpu / cpu).toFixed(2)} |`);
+    }
+    if (!exact) {
+      console.error('\nA count did not match the answers (see above).');
+      process.exitCode = 1;
     }
   } finally {
     child.disconnect();
   }
+}
+
+/** Every 2xx answer counted once; requests cut off at the end of a run (sent, unanswered) may have counted as well. */
+function report(what: string, row: Compared): boolean {
+  const { route: runs, counted } = row;
+  const answered = runs.reduce((sum, run) => sum + run.result['2xx'], 0);
+  const sent = runs.reduce((sum, run) => sum + run.result.requests.sent, 0);
+  const ok = counted >= answered && counted <= sent;
+  const failed = runs.reduce((sum, run) => sum + run.result.non2xx + run.result.errors, 0);
+  console.log(`${row.name}: ${answered} answered 2xx (${failed} not), ${counted} ${what}${ok ? ' — every answer counted' : ' — MISMATCH'}`);
+  return ok;
 }
 
 if (process.argv.includes('--serve')) {
