@@ -19,6 +19,11 @@ export interface JobQueueOptions {
 }
 
 export interface WorkOptions {
+  /**
+   * How often this queue's idle worker looks for jobs sent by other instances (0.5 and up;
+   * default the queue's `pollingIntervalSeconds`). Jobs sent by this instance wake its worker at once.
+   */
+  pollingIntervalSeconds?: number;
   retryLimit?: number;
   retryDelaySeconds?: number;
   retryBackoff?: boolean;
@@ -42,7 +47,7 @@ export interface SendOptions {
 /** The part of the job queue that notifications and automation triggers use (an in-process stand-in fits it too). */
 export interface WorkQueue {
   send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string | null>;
-  work<T>(name: string, handler: (data: T) => Promise<void>): Promise<void>;
+  work<T>(name: string, handler: (data: T) => Promise<void>, options?: WorkOptions): Promise<void>;
 }
 
 export interface JobQueue {
@@ -75,6 +80,8 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
   let stopped: Promise<void> | undefined;
   const inFlight = new Set<Promise<unknown>>();
   const running = new Set<Promise<unknown>>();
+  /** This instance's worker ids per queue, woken when this instance sends to the queue. */
+  const workers = new Map<string, string[]>();
 
   const db = {
     async executeSql(text: string, values?: unknown[]) {
@@ -141,7 +148,8 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
       retryBackoff: workOptions.retryBackoff,
     });
     if (Object.keys(retry).length) await boss.updateQueue(name, { name, ...retry });
-    await boss.work<T>(name, { includeMetadata: true }, async (jobs) => {
+    const polling = withoutUndefined({ pollingIntervalSeconds: workOptions.pollingIntervalSeconds });
+    const workerId = await boss.work<T>(name, { includeMetadata: true, ...polling }, async (jobs) => {
       for (const job of jobs) {
         const run = handler(job.data);
         running.add(run);
@@ -155,11 +163,12 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
         }
       }
     });
+    workers.set(name, [...(workers.get(name) ?? []), workerId]);
   };
 
   const send = async <T>(name: string, data: T, sendOptions: SendOptions = {}): Promise<string | null> => {
     await ensureQueue(name);
-    return boss.send(name, data as object, withoutUndefined({
+    const id = await boss.send(name, data as object, withoutUndefined({
       retryLimit: sendOptions.retryLimit,
       retryDelay: sendOptions.retryDelay,
       retryBackoff: sendOptions.retryBackoff,
@@ -167,6 +176,9 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
       singletonKey: sendOptions.singletonKey,
       singletonSeconds: sendOptions.singletonSeconds,
     }));
+    // A job due now is fetched by this instance's worker at once instead of at its next poll.
+    if (id && !sendOptions.startAfterSeconds) for (const workerId of workers.get(name) ?? []) boss.notifyWorker(workerId);
+    return id;
   };
 
   return {

@@ -198,3 +198,50 @@ describe(`job queue across instances (${testDatabaseBackend()})`, () => {
     }
   });
 });
+
+describe(`job queue latency (${testDatabaseBackend()})`, () => {
+  let database: Database;
+  let sender: JobQueue;
+  let other: JobQueue;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(migrations);
+    // The production defaults: idle workers poll every 2 s.
+    sender = await createJobQueue({ pool: database.pool, logger });
+    other = await createJobQueue({ pool: database.pool, logger });
+  });
+  afterAll(async () => {
+    await sender?.stop();
+    await other?.stop();
+    await database?.close();
+  });
+
+  it("wakes this instance's worker at once when this instance sends a job (polling every 2 s otherwise)", async () => {
+    const started = new Map<number, number>();
+    await sender.work<{ n: number }>('wake-local', async ({ n }) => { started.set(n, Date.now()); });
+    const measured: number[] = [];
+    for (let n = 0; n < 5; n++) {
+      await sleep(300);
+      const sentAt = Date.now();
+      await sender.send('wake-local', { n });
+      await until(async () => started.has(n), Boolean, 5_000);
+      measured.push(started.get(n)! - sentAt);
+    }
+    // Without the wake-up, a job waits up to the 2 s polling interval; with it, well under a second.
+    expect(Math.max(...measured), `latencies ${measured.join(', ')} ms`).toBeLessThan(1_000);
+  });
+
+  it('a worker with pollingIntervalSeconds 0.5 takes a job sent by another instance within a second', async () => {
+    const started = new Map<number, number>();
+    await other.work<{ n: number }>('from-elsewhere', async ({ n }) => { started.set(n, Date.now()); }, { pollingIntervalSeconds: 0.5 });
+    const measured: number[] = [];
+    for (let n = 0; n < 5; n++) {
+      await sleep(300);
+      const sentAt = Date.now();
+      await sender.send('from-elsewhere', { n });
+      await until(async () => started.has(n), Boolean, 5_000);
+      measured.push(started.get(n)! - sentAt);
+    }
+    expect(Math.max(...measured), `latencies ${measured.join(', ')} ms`).toBeLessThan(1_000);
+  });
+});

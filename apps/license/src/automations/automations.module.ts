@@ -45,7 +45,10 @@ export function automationsModule(needs: {
     triggers: { trigger },
     async eventHandlers() {
       for (const [name, event] of bridges) needs.events.on(name, (context) => trigger(event, context));
-      await queue.work<TriggerJob>(triggerQueue, (job) => engine.trigger(job.event, job.context, { depth: job.depth, triggerId: job.triggerId }));
+      // Automated actions run within a second of their event: this instance's own triggers wake
+      // its worker at once, and triggers sent by another instance are looked for twice a second.
+      await queue.work<TriggerJob>(triggerQueue, (job) => engine.trigger(job.event, job.context, { depth: job.depth, triggerId: job.triggerId }),
+        { pollingIntervalSeconds: 0.5 });
     },
   };
 }
