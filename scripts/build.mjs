@@ -21,9 +21,12 @@ const root = path.resolve(import.meta.dirname, '..');
  * What is built: the folder holding src/main.ts, and folders read at run time relative to a
  * module deeper inside src/, copied to where the bundle looks for them.
  */
+// The embedded database's worker thread is a file of its own, loaded beside the bundle.
+const pgliteWorker = ['../../packages/db/src/pglite-worker.mjs', 'dist/pglite-worker.mjs'];
+
 const targets = {
-  paste: { dir: 'apps/paste', copies: [] },
-  license: { dir: 'apps/license', copies: [['src/dashboard/assets', 'dist/assets']] },
+  paste: { dir: 'apps/paste', copies: [pgliteWorker] },
+  license: { dir: 'apps/license', copies: [['src/dashboard/assets', 'dist/assets'], pgliteWorker] },
   'dev-idp': { dir: 'packages/dev-idp', copies: [] },
 };
 

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { PGlite } from '@electric-sql/pglite';
@@ -19,8 +20,13 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** Largest number of server connections the pool may open. */
   maxConnections?: number;
-  /** An existing PGlite instance to serve (tests load one from a template dump). */
+  /**
+   * An existing PGlite instance to serve on this thread (tests that build a template). Without
+   * it the embedded database runs in a worker thread of its own.
+   */
   pglite?: PGlite;
+  /** A PGlite dump (`dumpDataDir`, tar.gz) the worker loads instead of `dataDir` (tests start from a template). */
+  dumpFile?: string;
   /** Hears that a lock left on `dataDir` by a dead process was taken over (default: console.warn). */
   warn?: (message: string) => void;
 }
@@ -52,28 +58,26 @@ function openServer(url: string, max: number): Database {
   return { pool, db: drizzle(pool), mode: 'server', url, close: () => pool.end() };
 }
 
+// The pool below keeps one connection, but a client that the pool drops (pg-pool ends the
+// client of every failed query) is still being closed when its replacement connects: a server
+// limited to one connection would refuse that replacement.
+const socketConnections = 8;
+
 async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
-  let pglite = options.pglite;
   let lock: DataFolderLock | undefined;
-  if (!pglite) {
-    if (options.dataDir) {
-      const folder = path.resolve(options.dataDir);
-      mkdirSync(path.dirname(folder), { recursive: true });
-      lock = lockDataFolder(folder, path.normalize(options.dataDir), options.warn ?? ((message) => console.warn(message)));
-    }
-    try {
-      pglite = await PGlite.create(options.dataDir ? path.resolve(options.dataDir) : undefined);
-    } catch (error) {
-      lock?.release();
-      throw error;
-    }
+  if (!options.pglite && options.dataDir) {
+    const folder = path.resolve(options.dataDir);
+    mkdirSync(path.dirname(folder), { recursive: true });
+    lock = lockDataFolder(folder, path.normalize(options.dataDir), options.warn ?? ((message) => console.warn(message)));
   }
-  // The pool below keeps one connection, but a client that the pool drops (pg-pool ends the
-  // client of every failed query) is still being closed when its replacement connects: a server
-  // limited to one connection would refuse that replacement.
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 8 });
-  await server.start();
-  const url = `postgresql://postgres@${server.getServerConn()}/postgres`;
+  let served: EmbeddedServer;
+  try {
+    served = options.pglite ? await serveOnThisThread(options.pglite) : await serveInWorker(options);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const url = `postgresql://postgres@${served.address}/postgres`;
   // PGlite is one connection; the socket server multiplexes at the query level, which would
   // interleave the statements of concurrent transactions. One pooled connection keeps every
   // transaction whole: the pool queues the rest.
@@ -84,7 +88,6 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 1, onConnect: (client) => client.query('DEALLOCATE ALL') });
   retryPoolQueries(pool);
   pool.on('error', () => {});
-  const instance = pglite;
   return {
     pool,
     db: drizzle(pool),
@@ -92,9 +95,68 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
     url,
     async close() {
       await pool.end();
-      await server.stop();
-      if (!options.pglite || !instance.closed) await instance.close();
+      await served.close();
       lock?.release();
+    },
+  };
+}
+
+interface EmbeddedServer {
+  /** host:port of the PostgreSQL protocol socket. */
+  address: string;
+  /** Stops the socket server and closes PGlite (which writes its files). */
+  close(): Promise<void>;
+}
+
+async function serveOnThisThread(pglite: PGlite): Promise<EmbeddedServer> {
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: socketConnections });
+  await server.start();
+  return {
+    address: server.getServerConn(),
+    async close() {
+      await server.stop();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+/**
+ * PGlite runs every statement on the thread that holds it, and its WebAssembly PostgreSQL
+ * costs more CPU than the HTTP work around it: in a worker thread it leaves the request
+ * thread free, and the two use both cores.
+ */
+async function serveInWorker(options: OpenDatabaseOptions): Promise<EmbeddedServer> {
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
+    workerData: { dataDir: options.dataDir ? path.resolve(options.dataDir) : undefined, dumpFile: options.dumpFile, maxConnections: socketConnections },
+  });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  const next = () => new Promise<{ ready?: string; failed?: string; closed?: boolean }>((resolve, reject) => {
+    const onExit = (code: number) => reject(new Error(`the embedded database's thread stopped (exit code ${code})`));
+    worker.once('error', reject);
+    worker.once('exit', onExit);
+    worker.once('message', (message) => {
+      worker.off('error', reject);
+      worker.off('exit', onExit);
+      resolve(message);
+    });
+  });
+  const started = await next();
+  if (!started.ready) {
+    await worker.terminate();
+    throw new Error(`The embedded database did not start: ${started.failed ?? 'no answer'}`);
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    address: started.ready,
+    close() {
+      closing ??= (async () => {
+        const closed = next();
+        worker.postMessage('close');
+        const answer = await closed.catch((error: unknown) => ({ failed: String(error) }));
+        await exited;
+        if ('failed' in answer && answer.failed) throw new Error(`The embedded database did not close cleanly: ${answer.failed}`);
+      })();
+      return closing;
     },
   };
 }

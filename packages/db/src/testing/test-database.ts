@@ -101,6 +101,6 @@ async function createEmbeddedDatabase(migrationsFolder: string, hash: string): P
     writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
     renameSync(partial, dumpFile);
   }
-  const pglite = await PGlite.create({ loadDataDir: new Blob([readFileSync(dumpFile)]) });
-  return openDatabase({ pglite });
+  // Like `npm start`: the database in a worker thread of its own, loaded from the template.
+  return openDatabase({ dumpFile });
 }

@@ -1,0 +1,39 @@
+// The embedded database's own thread: PGlite (PostgreSQL compiled to WebAssembly) and the socket
+// server that speaks the PostgreSQL protocol for it. Every statement runs here, so the request
+// thread only does HTTP and the pg client's work; it connects to the port posted back.
+//
+// Plain JavaScript on purpose: a worker thread does not inherit the TypeScript loader of vitest
+// (or the bundle of `npm run build`), and this file is copied beside each app's bundle as is.
+import { readFileSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+/** @type {{ dataDir?: string; dumpFile?: string; maxConnections: number }} */
+const options = workerData;
+
+let pglite;
+let server;
+try {
+  pglite = options.dumpFile
+    ? await PGlite.create({ loadDataDir: new Blob([readFileSync(options.dumpFile)]) })
+    : await PGlite.create(options.dataDir);
+  server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: options.maxConnections });
+  await server.start();
+  parentPort.postMessage({ ready: server.getServerConn() });
+} catch (error) {
+  parentPort.postMessage({ failed: error instanceof Error ? `${error.message}` : String(error) });
+}
+
+parentPort.on('message', async (message) => {
+  if (message !== 'close') return;
+  // The data reaches its files only when PGlite closes; the thread ends after that.
+  try {
+    await server?.stop();
+    if (pglite && !pglite.closed) await pglite.close();
+    parentPort.postMessage({ closed: true });
+  } catch (error) {
+    parentPort.postMessage({ closed: false, failed: error instanceof Error ? error.message : String(error) });
+  }
+  parentPort.close();
+});
