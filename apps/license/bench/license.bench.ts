@@ -5,14 +5,16 @@
  * bare route, and checks that every validation was recorded.
  *
  * DATABASE_URL (or LICENSE_DATABASE_URL) picks the server; the bench database `license_bench`
- * on it is dropped and created afresh. BENCH_REQUESTS sets the requests per measurement.
+ * on it is dropped and created afresh. BENCH_DB=embedded runs on the embedded database instead
+ * (PGlite in a temporary folder, in its worker thread inside the app's process, as `npm start`
+ * runs it), with the 10,000 licenses only. BENCH_SECONDS sets the seconds per run.
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -33,6 +35,7 @@ const bigUsage = 5_000_000;
 const newIpShare = 0.2;
 
 const serverUrl = process.env.LICENSE_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const embedded = process.env.BENCH_DB === 'embedded';
 const benchName = 'license_bench';
 
 function withDatabase(url: string, name: string): string {
@@ -134,6 +137,8 @@ function cpuSeconds(pid: number): number {
  * database, per backend pid (autovacuum workers are left out: they come and go on their own).
  */
 async function cpuSnapshot(pool: pg.Pool, serverPid: number): Promise<{ app: number; db: Map<number, number> }> {
+  // The embedded database runs in a thread of the app's process: its CPU is the app's.
+  if (embedded) return { app: cpuSeconds(serverPid), db: new Map() };
   const { rows } = await pool.query<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'`, [benchName]);
   return { app: cpuSeconds(serverPid), db: new Map(rows.map((row) => [row.pid, cpuSeconds(row.pid)])) };
@@ -190,7 +195,14 @@ async function usageCount(pool: pg.Pool): Promise<number> {
 
 /** The child process: the license app and the bare route, each on its own port. */
 async function serve(): Promise<void> {
-  const database = await openDatabase({ url: withDatabase(serverUrl, benchName), maxConnections: Number(process.env.BENCH_POOL ?? 20) });
+  const dataDir = embedded ? mkdtempSync(path.join(os.tmpdir(), 'license-bench-')) : undefined;
+  const database = embedded
+    ? await openDatabase({ dataDir: path.join(dataDir!, 'license') })
+    : await openDatabase({ url: withDatabase(serverUrl, benchName), maxConnections: Number(process.env.BENCH_POOL ?? 20) });
+  if (embedded) {
+    await runMigrations(database.db, path.resolve(import.meta.dirname, '../drizzle'));
+    await seedLicenses(database.pool, 1, hotLicenses);
+  }
   const { pool } = database;
   // The bench drives from one address, so the public per-IP limit is off; request logs are at warn.
   const config = loadConfig({ ...process.env, NODE_ENV: 'production', SESSION_SECRET: 'bench', LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ADMIN_IDS: '' });
@@ -203,27 +215,43 @@ async function serve(): Promise<void> {
   bare.use(express.json());
   bare.post('/bare', (req, res) => { res.json({ success: true, valid: true, echo: req.body.key }); });
   const bareServer = await listen(bare);
-  process.send!({ service: service.url, bare: bareServer.url });
-  process.once('disconnect', () => { setTimeout(() => process.exit(0), 100); });
+  process.send!({ service: service.url, bare: bareServer.url, databaseUrl: database.url });
+  process.once('disconnect', () => {
+    if (!dataDir) return void setTimeout(() => process.exit(0), 100);
+    void database.close().finally(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  });
 }
 
-async function startServers(): Promise<{ service: string; bare: string; pid: number; stop(): void }> {
+async function startServers(): Promise<{ service: string; bare: string; databaseUrl: string; pid: number; stop(): void }> {
   const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_ROLE: 'server' }, execArgv: ['--import', 'tsx', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : [])] });
-  const [urls] = await once(child, 'message') as [{ service: string; bare: string }];
+  const [urls] = await once(child, 'message') as [{ service: string; bare: string; databaseUrl: string }];
   return { ...urls, pid: child.pid!, stop: () => { child.disconnect(); } };
 }
 
 async function main(): Promise<void> {
   console.log(`license bench: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ` +
     `${os.loadavg().map((value) => value.toFixed(1)).join(' ')}; ${connections} connections, ${secondsPerRun} s per run, ` +
-    `${(newIpShare * 100).toFixed(0)}% new IPs; bare and validate runs alternate, medians of 3`);
-  const database = await freshDatabase();
-  const { pool } = database;
-  await seedLicenses(pool, 1, hotLicenses);
+    `${(newIpShare * 100).toFixed(0)}% new IPs; bare and validate runs alternate, medians of 3; ` +
+    (embedded ? 'embedded database (PGlite in its worker thread)' : 'PostgreSQL server'));
+  let database: Database | undefined;
+  let servers: Awaited<ReturnType<typeof startServers>>;
+  let pool: pg.Pool;
+  if (embedded) {
+    // The app's process holds the embedded database; the counts are read through its socket.
+    servers = await startServers();
+    pool = new pg.Pool({ connectionString: servers.databaseUrl, max: 1 });
+  } else {
+    database = await freshDatabase();
+    pool = database.pool;
+    await seedLicenses(pool, 1, hotLicenses);
+    servers = await startServers();
+  }
   await pool.query('VACUUM ANALYZE');
   const keys = (await pool.query<{ key: string }>('SELECT key FROM licenses ORDER BY key')).rows.map((row) => row.key);
 
-  const servers = await startServers();
   const bareUrl = `${servers.bare}/bare`;
   const validateUrl = `${servers.service}/api/license/validate`;
   const bodies = validationBodies(keys);
@@ -247,15 +275,16 @@ async function main(): Promise<void> {
     const { bare, validate } = result;
     console.log(`\n${label}`);
     console.log(`  bare Express route          ${fmt(bare.measured)}   app CPU ${bare.appUs.toFixed(0)} µs/req   (runs: ${bare.all.join(', ')})`);
-    console.log(`  POST /api/license/validate  ${fmt(validate.measured)}   app CPU ${validate.appUs.toFixed(0)} µs/req, ` +
-      `PostgreSQL CPU ${validate.dbUs.toFixed(0)} µs/req   (runs: ${validate.all.join(', ')})`);
+    const databaseCpu = embedded ? ' (database included)' : `, PostgreSQL CPU ${validate.dbUs.toFixed(0)} µs/req`;
+    console.log(`  POST /api/license/validate  ${fmt(validate.measured)}   app CPU ${validate.appUs.toFixed(0)} µs/req${databaseCpu}   ` +
+      `(runs: ${validate.all.join(', ')})`);
     console.log(`  ratio ${(validate.measured.rps / bare.measured.rps).toFixed(2)}; ${answered} validations answered (${failed} not 2xx), ` +
       `${sent} sent, ${recorded} usage records written${everyOne ? ' — every request recorded' : ' — MISMATCH'}`);
     return result;
   };
 
   const small = await run(`1) ${hotLicenses.toLocaleString('en')} licenses`, bodies);
-  if (process.env.BENCH_LARGE !== '0') {
+  if (process.env.BENCH_LARGE !== '0' && !embedded) {
     console.log(`\ngrowing to ${bigLicenses.toLocaleString('en')} licenses and ${bigUsage.toLocaleString('en')} usage records ...`);
     const started = Date.now();
     await seedLicenses(pool, hotLicenses + 1, bigLicenses);
@@ -276,7 +305,8 @@ async function main(): Promise<void> {
       `${change(ratio(small), ratio(spread))} relative to the bare route`);
   }
   servers.stop();
-  await database.close();
+  if (database) await database.close();
+  else await pool.end();
   if (!allRecorded) process.exitCode = 1;
 }
 
