@@ -165,9 +165,11 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.set('etag', false);
   // Set here as well as in commonMiddleware: the routes mounted before it read req.ip too.
   app.set('trust proxy', trustProxyValue(config.TRUST_PROXY));
+  // Tests hold every JSON answer to the schema its route declares (the API description).
+  const mountOptions = { checkResponses: config.NODE_ENV === 'test' };
   const mountStage = (stage: MountStage) => {
     for (const module of modules.filter((candidate) => (candidate.stage ?? 'app') === stage)) {
-      app.use(mountRoutes(module.routes));
+      app.use(mountRoutes(module.routes, mountOptions));
       for (const router of module.routers ?? []) app.use(router);
       if (module.errorHandlers) app.use(module.errorHandlers.path, ...module.errorHandlers.handlers);
     }

@@ -130,7 +130,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     if (isHotPath(req) && !req.headers.cookie?.includes(`${SESSION_COOKIE}=`)) return next();
     sessions(req, res, next);
   };
-  mountModules(app, modules, session);
+  // Tests hold every JSON answer to the schema its route declares (the API description).
+  mountModules(app, modules, session, { checkResponses: config.NODE_ENV === 'test' });
 
   app.use(apiNotFound);
   // Every other unknown path, whatever the method: the HTML page, never Express's "Cannot GET".

@@ -1,5 +1,5 @@
 import type { Express, RequestHandler } from 'express';
-import { mountRoutes, type AnyRoute } from '@app/http';
+import { mountRoutes, type AnyRoute, type MountOptions } from '@app/http';
 import type { JobQueue } from '@app/events';
 import type { FeatureModule } from './feature-module.js';
 
@@ -12,11 +12,11 @@ export function declaredRoutes(modules: readonly FeatureModule[]): AnyRoute[] {
  * Static files and session-free routes first (no session lookup, no rate limit), then the
  * session, then every module's routes in the order the modules are listed.
  */
-export function mountModules(app: Express, modules: readonly FeatureModule[], session: RequestHandler): void {
+export function mountModules(app: Express, modules: readonly FeatureModule[], session: RequestHandler, options: MountOptions = {}): void {
   for (const { path, handler } of modules.flatMap((module) => module.staticFiles ?? [])) app.use(path, handler);
-  app.use(mountRoutes(modules.flatMap((module) => module.sessionlessRoutes ?? [])));
+  app.use(mountRoutes(modules.flatMap((module) => module.sessionlessRoutes ?? []), options));
   app.use(session);
-  app.use(mountRoutes(modules.flatMap((module) => module.routes)));
+  app.use(mountRoutes(modules.flatMap((module) => module.routes), options));
 }
 
 /** Starts every module's jobs; answers how to stop them all. */

@@ -6,7 +6,7 @@ export { commonMiddleware, apiNotFound, type CommonMiddlewareOptions } from './c
 export { healthRouteDeclarations, healthRoutes } from './health.js';
 export { serveGracefully, type RunningServer } from './serve.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
-export { defineRoute, mountRoutes, publicAccess, type AnyRoute, type Guard, type HttpMethod, type ResponseDeclaration, type RouteDeclaration, type RouteInput } from './routes.js';
+export { defineRoute, mountRoutes, publicAccess, ResponseMismatchError, type MountOptions, type AnyRoute, type Guard, type HttpMethod, type ResponseDeclaration, type RouteDeclaration, type RouteInput } from './routes.js';
 export { createOpenApiDocument, openApiPath, openApiRoutes, type OpenApiInfo, type OpenApiOptions } from './openapi.js';
 export { listMountedRoutes, type MountedRoute } from './route-inventory.js';
 export { appError, errorCodes, type ErrorCode } from './error-codes.js';

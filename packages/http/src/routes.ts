@@ -97,8 +97,36 @@ function parseWith<S extends z.ZodType | undefined>(schema: S, input: unknown): 
   return (schema ? parseInput(schema, input) : undefined) as Parsed<S>;
 }
 
+export interface MountOptions {
+  /** Mount on this router instead of a new one. */
+  router?: Router;
+  /**
+   * Check every JSON answer against the schema its declaration gives for that status, and fail
+   * the request when they differ: the declared schemas are the API description, so tests run
+   * with this on keep the description true. Off in production (it costs a parse per answer).
+   */
+  checkResponses?: boolean;
+}
+
+/** An answer that does not match its declared schema: a bug in the route, not in the request. */
+export class ResponseMismatchError extends Error {
+  constructor(route: AnyRoute, status: number, issues: readonly z.core.$ZodIssue[]) {
+    const where = issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+    super(`${route.method.toUpperCase()} ${route.path} answered ${status} with a body its declared schema refuses: ${where}`);
+    this.name = 'ResponseMismatchError';
+  }
+}
+
+function checkedAnswer(route: AnyRoute, status: number, result: unknown): void {
+  const schema = route.responses[status]?.schema;
+  if (!schema) return;
+  // What the client receives is the JSON text: dates as ISO strings, undefined fields left out.
+  const checked = schema.safeParse(JSON.parse(JSON.stringify(result)));
+  if (!checked.success) throw new ResponseMismatchError(route, status, checked.error.issues);
+}
+
 /** The Express handler chain of one declaration: remember it, limits, guard, validate, run. */
-function handlersOf(route: AnyRoute): RequestHandler[] {
+function handlersOf(route: AnyRoute, options: MountOptions): RequestHandler[] {
   const remember: RequestHandler = (_req, res, next) => {
     res.locals.route = route;
     next();
@@ -113,13 +141,16 @@ function handlersOf(route: AnyRoute): RequestHandler[] {
     };
     const result = await route.handler(input);
     if (result === undefined || res.headersSent) return;
-    res.status(route.status ?? 200).json(result);
+    const status = route.status ?? 200;
+    if (options.checkResponses) checkedAnswer(route, status, result);
+    res.status(status).json(result);
   };
   return [remember, ...(route.before ?? []), ...route.guard.middleware, run];
 }
 
 /** Mounts declarations on a router (a new one unless given), in the order listed. */
-export function mountRoutes(routes: readonly AnyRoute[], router: Router = Router()): Router {
-  for (const route of routes) router[route.method](route.path, ...handlersOf(route));
+export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions = {}): Router {
+  const router = options.router ?? Router();
+  for (const route of routes) router[route.method](route.path, ...handlersOf(route, options));
   return router;
 }

@@ -130,6 +130,32 @@ describe('routes declared as data', () => {
   });
 });
 
+describe('checking answers against their declared schemas', () => {
+  const declared = defineRoute({
+    method: 'get', path: '/api/clock', summary: 'The time', guard: publicAccess,
+    query: z.object({ broken: z.enum(['yes', 'no']).default('no') }),
+    responses: { 200: { description: 'Now', schema: z.object({ now: z.iso.datetime(), zone: z.string() }) } },
+    // A Date is sent as its ISO string, so it matches a datetime string; a missing field does not.
+    handler: ({ query }) => (query.broken === 'yes' ? { now: new Date(0) } : { now: new Date(0), zone: 'UTC' }),
+  });
+  const appWith = (checkResponses: boolean) => {
+    const app = express();
+    app.use(mountRoutes([declared], { checkResponses }));
+    app.use(createErrorHandler({ style: 'license', logger: createLogger({ level: 'silent' }) }));
+    return app;
+  };
+
+  it('passes an answer that matches once sent as JSON', async () => {
+    expect((await request(appWith(true)).get('/api/clock').expect(200)).body).toEqual({ now: '1970-01-01T00:00:00.000Z', zone: 'UTC' });
+  });
+
+  it('fails an answer that does not match, so a test sees the description is wrong', async () => {
+    await request(appWith(true)).get('/api/clock?broken=yes').expect(500);
+    // Without the check (production) the answer goes out as the handler made it.
+    expect((await request(appWith(false)).get('/api/clock?broken=yes').expect(200)).body).toEqual({ now: '1970-01-01T00:00:00.000Z' });
+  });
+});
+
 describe('error codes', () => {
   it.each([
     { name: 'a paste that is gone', code: 'PASTE_EXPIRED' as const, status: 410, error: 'Paste has expired' },

@@ -1,7 +1,6 @@
-import type { Queryable } from '@app/db';
+import type { Queryable, RowOf } from '@app/db';
 import type { Actor } from '../common/actor.js';
-import { iso } from '../common/schemas.js';
-import type { AuditAction, AuditResourceType } from './audit.table.js';
+import type { AuditAction, AuditResourceType, auditLogs } from './audit.table.js';
 
 export interface AuditEntry {
   action: AuditAction;
@@ -38,29 +37,7 @@ export interface AuditFilter {
   skip: number;
 }
 
-interface AuditRow {
-  id: string; user_id: string; action: string; resource_type: string; resource_id: string | null;
-  changes: unknown; ip: string | null; user_agent: string | null; success: boolean; created_at: Date;
-}
-
-function changesJson(changes: unknown): { before: object; after: object } {
-  const { before, after } = (changes ?? {}) as { before?: object | null; after?: object | null };
-  return { before: before ?? {}, after: after ?? {} };
-}
-
-const toJson = (row: AuditRow) => ({
-  _id: row.id,
-  userId: row.user_id,
-  action: row.action,
-  resourceType: row.resource_type,
-  // The specification types these as strings and objects: absent values read as '' and {}.
-  resourceId: row.resource_id ?? '',
-  changes: changesJson(row.changes),
-  ip: row.ip ?? '',
-  userAgent: row.user_agent ?? '',
-  success: row.success,
-  createdAt: iso(row.created_at),
-});
+export type AuditRow = RowOf<typeof auditLogs>;
 
 export async function findAuditLogs(db: Queryable, filter: AuditFilter) {
   const where: string[] = [];
@@ -79,10 +56,10 @@ export async function findAuditLogs(db: Queryable, filter: AuditFilter) {
       [...params, filter.limit, filter.skip]),
     db.query<{ total: number }>(`SELECT count(*) AS total FROM audit_logs ${clause}`, params),
   ]);
-  return { auditLogs: page.rows.map(toJson), total: total.rows[0]?.total ?? 0 };
+  return { rows: page.rows, total: total.rows[0]?.total ?? 0 };
 }
 
-export async function findAuditLog(db: Queryable, id: string) {
+export async function findAuditLog(db: Queryable, id: string): Promise<AuditRow | undefined> {
   const { rows } = await db.query<AuditRow>('SELECT * FROM audit_logs WHERE id = $1', [id]);
-  return rows[0] ? toJson(rows[0]) : undefined;
+  return rows[0];
 }

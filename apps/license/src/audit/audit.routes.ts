@@ -1,5 +1,6 @@
 import { defineRoute, type AnyRoute, type Guard } from '@app/http';
-import { adminFailures, notFound, validationFailure } from '../common/responses.js';
+import { adminFailures, notFound, one, page, validationFailure } from '../common/responses.js';
+import { auditLogJsonSchema } from './audit.presenter.js';
 import { idParams } from '../common/schemas.js';
 import { auditQuerySchema } from './audit.schema.js';
 import type { auditService } from './audit.service.js';
@@ -11,7 +12,7 @@ export function auditRoutes(deps: { service: ReturnType<typeof auditService>; ad
   return [
     defineRoute({
       method: 'get', path: '/api/audit', summary: 'Search the audit log', tags, guard: admin, query: auditQuerySchema,
-      responses: { 200: { description: 'A page of audit entries, newest first, and the total' }, ...validationFailure, ...adminFailures },
+      responses: { 200: { description: 'A page of audit entries, newest first, and the total', schema: page('auditLogs', auditLogJsonSchema, true) }, ...validationFailure, ...adminFailures },
       handler: async ({ query }) => {
         const { auditLogs, total } = await service.list(query);
         return { success: true, auditLogs, count: auditLogs.length, total };
@@ -19,7 +20,7 @@ export function auditRoutes(deps: { service: ReturnType<typeof auditService>; ad
     }),
     defineRoute({
       method: 'get', path: '/api/audit/:id', summary: 'Read one audit entry', tags, guard: admin, params: idParams,
-      responses: { 200: { description: 'The audit entry' }, ...adminFailures, ...notFound('Audit log') },
+      responses: { 200: { description: 'The audit entry', schema: one('auditLog', auditLogJsonSchema) }, ...adminFailures, ...notFound('Audit log') },
       handler: async ({ params }) => ({ success: true, auditLog: await service.get(params.id) }),
     }),
   ];

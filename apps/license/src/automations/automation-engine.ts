@@ -4,7 +4,7 @@ import type { ChannelName, Notifier, WebhookDispatcher } from '@app/events';
 import type { Logger } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
 import * as repo from './automations.repository.js';
-import type { AutomatedAction } from './automations.repository.js';
+import { automatedActionJson, type AutomatedAction } from './automations.presenter.js';
 import type { ActionStep, TriggerEvent } from './automations.schema.js';
 import type { LicenseOperations } from './license-operations.js';
 
@@ -143,7 +143,7 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
     const counted = await repo.recordRun(deps.pool, { actionId: action._id, triggerEvent, context, success, results, at: deps.now() });
     await deps.bus.emit('AUTOMATED_ACTION', {
       actionId: action._id, name: action.name, trigger: triggerEvent, success, results, context,
-      executionCount: counted?.executionCount ?? action.executionCount + 1,
+      executionCount: counted?.execution_count ?? action.executionCount + 1,
     });
     return { success, results };
   }
@@ -160,7 +160,7 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
       return;
     }
     await depth.run(level, async () => {
-      for (const action of await repo.findEnabledActions(deps.pool, event)) {
+      for (const action of (await repo.findEnabledActions(deps.pool, event)).map(automatedActionJson)) {
         try {
           if (!matches(action.trigger.conditions, context)) continue;
           if (event === 'violation_threshold') {

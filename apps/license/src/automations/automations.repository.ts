@@ -1,43 +1,26 @@
-import type { Queryable } from '@app/db';
-import { iso } from '../common/schemas.js';
-import type { ActionStep, CreateAction, TriggerEvent, UpdateAction } from './automations.schema.js';
+import type { Queryable, RowOf } from '@app/db';
+import type { CreateAction, TriggerEvent, UpdateAction } from './automations.schema.js';
+import type { automatedActionRuns, automatedActions } from './automations.table.js';
 
-interface ActionRow {
-  id: string; name: string; description: string; enabled: boolean; trigger_event: TriggerEvent;
-  trigger: { event: TriggerEvent; threshold?: number; conditions?: Record<string, unknown> };
-  actions: ActionStep[]; execution_count: number; last_executed_at: Date | null; created_at: Date; updated_at: Date;
-}
-
-const toJson = (row: ActionRow) => ({
-  _id: row.id,
-  name: row.name,
-  description: row.description,
-  enabled: row.enabled,
-  trigger: row.trigger,
-  actions: row.actions,
-  executionCount: row.execution_count,
-  lastExecutedAt: iso(row.last_executed_at),
-  createdAt: iso(row.created_at),
-  updatedAt: iso(row.updated_at),
-});
-export type AutomatedAction = ReturnType<typeof toJson>;
+export type ActionRow = RowOf<typeof automatedActions>;
+export type RunRow = RowOf<typeof automatedActionRuns>;
 
 const columns = 'id, name, description, enabled, trigger_event, trigger, actions, execution_count, last_executed_at, created_at, updated_at';
 
-export async function listActions(db: Queryable) {
+export async function listActions(db: Queryable): Promise<ActionRow[]> {
   const { rows } = await db.query<ActionRow>(`SELECT ${columns} FROM automated_actions ORDER BY created_at, id`);
-  return rows.map(toJson);
+  return rows;
 }
 
-export async function findAction(db: Queryable, id: string) {
+export async function findAction(db: Queryable, id: string): Promise<ActionRow | undefined> {
   const { rows } = await db.query<ActionRow>(`SELECT ${columns} FROM automated_actions WHERE id = $1`, [id]);
-  return rows[0] ? toJson(rows[0]) : undefined;
+  return rows[0];
 }
 
-export async function findEnabledActions(db: Queryable, event: TriggerEvent) {
+export async function findEnabledActions(db: Queryable, event: TriggerEvent): Promise<ActionRow[]> {
   const { rows } = await db.query<ActionRow>(
     `SELECT ${columns} FROM automated_actions WHERE trigger_event = $1 AND enabled ORDER BY created_at, id`, [event]);
-  return rows.map(toJson);
+  return rows;
 }
 
 /** The trigger events that have at least one enabled action. */
@@ -46,15 +29,15 @@ export async function enabledTriggerEvents(db: Queryable): Promise<Set<string>> 
   return new Set(rows.map((row) => row.trigger_event));
 }
 
-export async function insertAction(db: Queryable, input: CreateAction, now: Date) {
+export async function insertAction(db: Queryable, input: CreateAction, now: Date): Promise<ActionRow> {
   const { rows } = await db.query<ActionRow>(
     `INSERT INTO automated_actions (name, description, enabled, trigger_event, trigger, actions, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING ${columns}`,
     [input.name, input.description, input.enabled, input.trigger.event, JSON.stringify(input.trigger), JSON.stringify(input.actions), now]);
-  return toJson(rows[0]!);
+  return rows[0]!;
 }
 
-export async function updateAction(db: Queryable, id: string, input: UpdateAction, now: Date) {
+export async function updateAction(db: Queryable, id: string, input: UpdateAction, now: Date): Promise<ActionRow | undefined> {
   const { rows } = await db.query<ActionRow>(
     `UPDATE automated_actions SET
        name = COALESCE($2, name), description = COALESCE($3, description), enabled = COALESCE($4, enabled),
@@ -63,7 +46,7 @@ export async function updateAction(db: Queryable, id: string, input: UpdateActio
      WHERE id = $1 RETURNING ${columns}`,
     [id, input.name ?? null, input.description ?? null, input.enabled ?? null, input.trigger?.event ?? null,
       input.trigger ? JSON.stringify(input.trigger) : null, input.actions ? JSON.stringify(input.actions) : null, now]);
-  return rows[0] ? toJson(rows[0]) : undefined;
+  return rows[0];
 }
 
 export async function deleteAction(db: Queryable, id: string): Promise<boolean> {
@@ -92,12 +75,12 @@ export async function recordRun(db: Queryable, run: {
      )
      SELECT execution_count, last_executed_at FROM counted`,
     [run.actionId, run.triggerEvent, JSON.stringify(run.context), run.success, JSON.stringify(run.results), run.at]);
-  return rows[0] ? { executionCount: rows[0].execution_count, lastExecutedAt: iso(rows[0].last_executed_at) } : undefined;
+  return rows[0];
 }
 
-export async function listRuns(db: Queryable, actionId: string, limit = 50) {
-  const { rows } = await db.query(
+export async function listRuns(db: Queryable, actionId: string, limit = 50): Promise<RunRow[]> {
+  const { rows } = await db.query<RunRow>(
     `SELECT id, trigger_event, context, success, results, created_at FROM automated_action_runs
      WHERE action_id = $1 ORDER BY created_at DESC LIMIT $2`, [actionId, limit]);
-  return rows.map((row) => ({ _id: row.id, triggerEvent: row.trigger_event, context: row.context, success: row.success, results: row.results, createdAt: iso(row.created_at) }));
+  return rows;
 }

@@ -6,6 +6,7 @@ import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import type { AutomationEngine, Context } from './automation-engine.js';
 import * as repo from './automations.repository.js';
+import { automatedActionJson } from './automations.presenter.js';
 import type { CreateAction, UpdateAction } from './automations.schema.js';
 
 const notFound = () => appError('AUTOMATION_NOT_FOUND');
@@ -19,9 +20,9 @@ export function automationsService(deps: { pool: pg.Pool; now: () => Date; engin
   const { pool, now } = deps;
 
   async function get(id: string) {
-    const action = isUuid(id) ? await repo.findAction(pool, id) : undefined;
-    if (!action) throw notFound();
-    return action;
+    const row = isUuid(id) ? await repo.findAction(pool, id) : undefined;
+    if (!row) throw notFound();
+    return automatedActionJson(row);
   }
 
   /** After a committed change the engine re-reads which triggers have actions. */
@@ -32,26 +33,28 @@ export function automationsService(deps: { pool: pg.Pool; now: () => Date; engin
   }
 
   return {
-    list: () => repo.listActions(pool),
+    list: async () => (await repo.listActions(pool)).map(automatedActionJson),
     get,
 
     create: async (actor: Actor, input: CreateAction) => checkWebhookSteps(input.actions, deps.checkWebhookUrl).then(() => changed(withTransaction(pool, async (client) => {
-      const action = await repo.insertAction(client, input, now());
+      const action = automatedActionJson(await repo.insertAction(client, input, now()));
       await recordAudit(client, actor, { action: 'create', resourceType: 'system', resourceId: action._id, after: action });
       return action;
     }))),
 
     update: async (actor: Actor, id: string, input: UpdateAction) => checkWebhookSteps(input.actions, deps.checkWebhookUrl).then(() => changed(withTransaction(pool, async (client) => {
-      const before = isUuid(id) ? await repo.findAction(client, id) : undefined;
-      if (!before) throw notFound();
-      const action = (await repo.updateAction(client, id, input, now()))!;
+      const found = isUuid(id) ? await repo.findAction(client, id) : undefined;
+      if (!found) throw notFound();
+      const before = automatedActionJson(found);
+      const action = automatedActionJson((await repo.updateAction(client, id, input, now()))!);
       await recordAudit(client, actor, { action: 'update', resourceType: 'system', resourceId: id, before, after: action });
       return action;
     }))),
 
     remove: (actor: Actor, id: string) => changed(withTransaction(pool, async (client) => {
-      const before = isUuid(id) ? await repo.findAction(client, id) : undefined;
-      if (!before) throw notFound();
+      const found = isUuid(id) ? await repo.findAction(client, id) : undefined;
+      if (!found) throw notFound();
+      const before = automatedActionJson(found);
       await repo.deleteAction(client, id);
       await recordAudit(client, actor, { action: 'delete', resourceType: 'system', resourceId: id, before });
     })),

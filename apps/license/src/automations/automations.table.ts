@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import type { ActionStep, TriggerEvent } from './automations.schema.js';
 
 /** The trigger and steps are stored as the API shows them; `trigger_event` is copied out so the engine finds its actions by index. */
 export const automatedActions = pgTable('automated_actions', {
@@ -7,9 +8,9 @@ export const automatedActions = pgTable('automated_actions', {
   name: text('name').notNull(),
   description: text('description').notNull().default(''),
   enabled: boolean('enabled').notNull().default(true),
-  triggerEvent: text('trigger_event').notNull(),
-  trigger: jsonb('trigger').$type<Record<string, unknown>>().notNull(),
-  actions: jsonb('actions').$type<Array<Record<string, unknown>>>().notNull(),
+  triggerEvent: text('trigger_event').$type<TriggerEvent>().notNull(),
+  trigger: jsonb('trigger').$type<{ event: TriggerEvent; threshold?: number; conditions?: Record<string, unknown> }>().notNull(),
+  actions: jsonb('actions').$type<ActionStep[]>().notNull(),
   executionCount: integer('execution_count').notNull().default(0),
   lastExecutedAt: timestamp('last_executed_at', { withTimezone: true }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),

@@ -1,34 +1,10 @@
-import type { Queryable } from '@app/db';
+import type { Queryable, RowOf } from '@app/db';
 import type { AttemptOutcome, NewDelivery, StoredDelivery, WebhookDeliveryStore } from '@app/events';
-import { iso } from '../common/schemas.js';
+import type { webhookDeliveries } from './webhook-deliveries.table.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
-interface DeliveryRow {
-  id: string; url: string; event: string; payload: string; status: DeliveryStatus; attempts: number;
-  last_response_code: number | null; last_error: string | null; next_retry_at: Date | null;
-  last_attempt_at: Date | null; created_at: Date; delivered_at: Date | null;
-}
-
-const parsed = (payload: string): unknown => {
-  try { return JSON.parse(payload); } catch { return payload; }
-};
-
-const toJson = (row: DeliveryRow) => ({
-  _id: row.id,
-  url: row.url,
-  event: row.event,
-  status: row.status,
-  attempts: row.attempts,
-  lastResponseCode: row.last_response_code,
-  lastError: row.last_error,
-  nextRetryAt: iso(row.next_retry_at),
-  lastAttemptAt: iso(row.last_attempt_at),
-  createdAt: iso(row.created_at),
-  deliveredAt: iso(row.delivered_at),
-  payload: parsed(row.payload),
-});
-export type WebhookDelivery = ReturnType<typeof toJson>;
+export type DeliveryRow = Omit<RowOf<typeof webhookDeliveries>, 'claimed_until'>;
 
 const columns = 'id, url, event, payload, status, attempts, last_response_code, last_error, next_retry_at, last_attempt_at, created_at, delivered_at';
 
@@ -111,18 +87,18 @@ export async function listDeliveries(db: Queryable, filter: { status?: DeliveryS
        LIMIT $${values.length + 1} OFFSET $${values.length + 2}`, [...values, filter.limit, filter.skip]),
     db.query<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries ${where}`, values),
   ]);
-  return { deliveries: page.rows.map(toJson), total: count.rows[0]!.total };
+  return { rows: page.rows, total: count.rows[0]!.total };
 }
 
-export async function findDelivery(db: Queryable, id: string) {
+export async function findDelivery(db: Queryable, id: string): Promise<DeliveryRow | undefined> {
   const { rows } = await db.query<DeliveryRow>(`SELECT ${columns} FROM webhook_deliveries WHERE id = $1`, [id]);
-  return rows[0] ? toJson(rows[0]) : undefined;
+  return rows[0];
 }
 
 /** A delivered or failed delivery becomes pending again, due now, with a fresh retry schedule. */
-export async function requeueDelivery(db: Queryable, id: string, now: Date) {
+export async function requeueDelivery(db: Queryable, id: string, now: Date): Promise<DeliveryRow | undefined> {
   const { rows } = await db.query<DeliveryRow>(
     `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_retry_at = $2, delivered_at = NULL, claimed_until = NULL
      WHERE id = $1 AND status <> 'pending' RETURNING ${columns}`, [id, now]);
-  return rows[0] ? toJson(rows[0]) : undefined;
+  return rows[0];
 }

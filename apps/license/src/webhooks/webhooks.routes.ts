@@ -1,6 +1,7 @@
 import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { adminFailures, notFound, validationFailure } from '../common/responses.js';
+import { adminFailures, conflict, notFound, one, page, validationFailure } from '../common/responses.js';
+import { webhookDeliveryJsonSchema } from './webhooks.presenter.js';
 import { idParams } from '../common/schemas.js';
 import { deliveriesQuerySchema } from './webhooks.schema.js';
 import type { webhooksService } from './webhooks.service.js';
@@ -13,7 +14,7 @@ export function webhookRoutes(deps: { service: ReturnType<typeof webhooksService
   return [
     defineRoute({
       method: 'get', path: '/api/webhooks/deliveries', summary: 'List webhook deliveries', tags, guard: admin, query: deliveriesQuerySchema,
-      responses: { 200: { description: 'A page of deliveries, newest first, and the total' }, ...validationFailure, ...adminFailures },
+      responses: { 200: { description: 'A page of deliveries, newest first, and the total', schema: page('deliveries', webhookDeliveryJsonSchema, true) }, ...validationFailure, ...adminFailures },
       handler: async ({ query }) => {
         const { deliveries, total } = await service.list(query);
         return { success: true, deliveries, count: deliveries.length, total };
@@ -21,7 +22,7 @@ export function webhookRoutes(deps: { service: ReturnType<typeof webhooksService
     }),
     defineRoute({
       method: 'post', path: '/api/webhooks/deliveries/:id/redeliver', summary: 'Send a delivery again', tags, guard: admin, params: idParams,
-      responses: { 200: { description: 'The delivery, pending again' }, ...adminFailures, ...notFound('Delivery'), 409: { description: 'The delivery is already pending' } },
+      responses: { 200: { description: 'The delivery, pending again', schema: one('delivery', webhookDeliveryJsonSchema) }, ...adminFailures, ...notFound('Delivery'), ...conflict('The delivery is already pending') },
       handler: async ({ params, req }) => ({ success: true, delivery: await service.redeliver(actorOf(req), params.id) }),
     }),
   ];

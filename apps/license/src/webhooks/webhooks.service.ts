@@ -7,6 +7,7 @@ import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import { licenseEventNames, type EventBus } from '../events/event-bus.js';
 import { findDelivery, listDeliveries, requeueDelivery, type DeliveryStatus } from './webhook-deliveries.repository.js';
+import { webhookDeliveryJson } from './webhooks.presenter.js';
 
 /** The webhook settings of the environment (WEBHOOK_*). */
 export function webhookSettings(config: Config): WebhookSettings {
@@ -41,17 +42,21 @@ export async function assertWebhookUrlAllowed(url: string, policy: OutgoingUrlPo
 export function webhooksService(deps: { pool: pg.Pool; now: () => Date; dispatcher: Pick<WebhookDispatcher, 'wake'> }) {
   const { pool } = deps;
   return {
-    list: (filter: { status?: DeliveryStatus; limit: number; skip: number }) => listDeliveries(pool, filter),
+    async list(filter: { status?: DeliveryStatus; limit: number; skip: number }) {
+      const { rows, total } = await listDeliveries(pool, filter);
+      return { deliveries: rows.map(webhookDeliveryJson), total };
+    },
 
     /** Makes a delivered or failed delivery pending again, due now, with a fresh retry schedule. */
     async redeliver(actor: Actor, id: string) {
       const before = isUuid(id) ? await findDelivery(pool, id) : undefined;
       if (!before) throw appError('DELIVERY_NOT_FOUND');
-      const delivery = await requeueDelivery(pool, id, deps.now());
-      if (!delivery) throw appError('DELIVERY_PENDING');
+      const requeued = await requeueDelivery(pool, id, deps.now());
+      if (!requeued) throw appError('DELIVERY_PENDING');
+      const delivery = webhookDeliveryJson(requeued);
       await recordAudit(pool, actor, {
         action: 'update', resourceType: 'notification', resourceId: id,
-        before: { status: before.status, attempts: before.attempts, lastError: before.lastError },
+        before: { status: before.status, attempts: before.attempts, lastError: before.last_error },
         after: { status: delivery.status, redelivered: true },
       });
       deps.dispatcher.wake();
