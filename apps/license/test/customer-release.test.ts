@@ -4,6 +4,7 @@ import { buildTestApp, type Session, type TestApp } from './helpers.js';
 let t: TestApp;
 let alice: Session;
 let aliceId: string;
+let signedInUserId: string;
 let bobLicenseId: string;
 let admin: Session;
 
@@ -12,6 +13,7 @@ beforeAll(async () => {
   const signedIn = await t.customer();
   alice = signedIn.session;
   aliceId = signedIn.customer._id;
+  signedInUserId = signedIn.customer.userId!;
   const bob = await t.createCustomer();
   bobLicenseId = (await t.createLicense({ customer: bob._id, ipLimit: 5, hwidLimit: 5 }))._id;
   admin = await t.admin();
@@ -100,6 +102,22 @@ describe('POST /api/customer/licenses/:licenseId/release', () => {
     // The limit is per license: another license of the same customer still releases.
     const other = await boundLicense(['10.65.1.1']);
     expect((await release(alice, other._id, { ip: '10.65.1.1' })).status).toBe(200);
+  });
+
+  it('counts only the last 24 hours: a day later the license releases again', async () => {
+    const license = await boundLicense(['10.68.0.1', '10.68.0.2', '10.68.0.3', '10.68.0.4']);
+    for (const ip of ['10.68.0.1', '10.68.0.2', '10.68.0.3']) expect((await release(alice, license._id, { ip })).status).toBe(200);
+    expect((await release(alice, license._id, { ip: '10.68.0.4' })).status).toBe(429);
+    // A second instance on the same data whose clock is 25 hours ahead.
+    const later = await buildTestApp({ database: t.database, now: () => new Date(Date.now() + 25 * 3_600_000) });
+    try {
+      const session = await later.signIn(signedInUserId);
+      const res = await later.http.post(`/api/customer/licenses/${license._id}/release`).set(session.headers).send({ ip: '10.68.0.4' });
+      expect(res.status).toBe(200);
+      expect(res.body.license.usedIps).toEqual([]);
+    } finally {
+      await later.close();
+    }
   });
 
   it('keeps the limit exact under 10 simultaneous releases: exactly 3 succeed', async () => {
