@@ -10,4 +10,3 @@ export const releaseBodySchema = z.strictObject({
     context.addIssue({ code: 'custom', path: ['ip'], message: 'Give exactly one of ip and hwid' });
   }
 }).transform((body): LicenseBinding => (body.ip !== undefined ? { ip: body.ip } : { hwid: body.hwid ?? '' }));
-export type ReleaseBody = z.infer<typeof releaseBodySchema>;
