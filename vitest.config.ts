@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // One project per package and app, so `npm test` runs them all and `vitest --project paste` one.
 const folders = ['packages/config', 'packages/db', 'packages/http', 'packages/auth', 'packages/rate-limit',
-  'packages/settings', 'packages/events', 'packages/dev-idp', 'apps/paste', 'apps/license'];
+  'packages/settings', 'packages/events', 'packages/dev-idp', 'packages/license-client', 'apps/paste', 'apps/license'];
 
 export default defineConfig({
   test: {

@@ -25,6 +25,7 @@ import { createEventBus, type EventBus } from './events/event-bus.js';
 import { inProcessQueue } from './events/in-process-queue.js';
 import { exportsModule } from './exports/exports.module.js';
 import { jobsModule } from './jobs/jobs.module.js';
+import { licenseFiles } from './licenses/license-file.js';
 import { licensesModule } from './licenses/licenses.module.js';
 import { licensesService } from './licenses/licenses.service.js';
 import { notificationsModule } from './notifications/notifications.module.js';
@@ -112,6 +113,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   });
   const customers = customersService({ pool });
   const licenses = licensesService({ pool, events, now });
+  // Offline license files are signed with the key that signs validation answers.
+  const files = licenseFiles({ signer, now, validDays: config.OFFLINE_FILE_DAYS });
   const twoFactor = twoFactorServiceFrom({ config, pool, now, sessionSecret: sessionSecretOf(config) });
   const guards = createGuards({ pool, jwt, twoFactorGate: createTwoFactorGate(twoFactor), findCustomer: customers.findByUserId });
   const panicGuard = createPanicGuard(settings);
@@ -133,8 +136,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
     productsModule({ pool, now, admin }),
     customersModule({ service: customers, admin }),
-    licensesModule({ service: licenses, admin }),
-    customerPortalModule({ pool, now, customer, panicGuard }),
+    licensesModule({ service: licenses, admin, files }),
+    customerPortalModule({ pool, now, customer, panicGuard, licenses, files, releasesPerDay: config.CUSTOMER_RELEASES_PER_DAY }),
     auditModule({ pool, admin }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
     exportsModule({ config, pool, now, admin }),

@@ -8,11 +8,11 @@ import { buildTestApp, type Session, type TestApp } from './helpers.js';
  * Unicode, in values and keys), huge numbers, deep nesting, wrong types, shaped like the route's
  * fields or not. Whatever comes in, the answer is never a 5xx.
  */
-interface Ids { product: string; customer: string; license: string; licenseKey: string; action: string }
+interface Ids { product: string; customer: string; license: string; licenseKey: string; action: string; customerLicense: string }
 interface Route {
   method: 'post' | 'put';
   path: (ids: Ids) => string;
-  auth: 'admin' | 'none';
+  auth: 'admin' | 'customer' | 'none';
   fields: string[];
   /** A body the route accepts; the fuzzer replaces one or two of its fields. */
   valid?: (ids: Ids) => Record<string, unknown>;
@@ -41,6 +41,7 @@ const routes: Route[] = [
   { method: 'post', path: (ids) => `/api/licenses/${ids.license}/suspend`, auth: 'admin', fields: ['reason'] },
   { method: 'post', path: (ids) => `/api/licenses/${ids.license}/reactivate`, auth: 'admin', fields: [] },
   { method: 'post', path: (ids) => `/api/licenses/${ids.license}/revoke`, auth: 'admin', fields: ['reason'] },
+  { method: 'post', path: (ids) => `/api/customer/licenses/${ids.customerLicense}/release`, auth: 'customer', fields: ['ip', 'hwid'], valid: () => ({ ip: '10.0.0.1' }) },
   { method: 'post', path: () => '/api/license/clear', auth: 'admin', fields: ['key'], valid: (ids) => ({ key: ids.licenseKey }) },
   { method: 'post', path: () => '/api/license/rotate', auth: 'admin', fields: ['key'] },
   { method: 'post', path: () => '/api/automated-actions', auth: 'admin', fields: ['name', 'description', 'enabled', 'trigger', 'actions'], valid: () => validAction },
@@ -57,6 +58,7 @@ const routes: Route[] = [
 
 let t: TestApp;
 let admin: Session;
+let customerSession: Session;
 let ids: Ids;
 
 beforeAll(async () => {
@@ -65,10 +67,15 @@ beforeAll(async () => {
   const product = await t.createProduct();
   const customer = await t.createCustomer();
   const license = await t.createLicense({ product: product._id, customer: customer._id, ipLimit: 2 });
+  // A customer of their own (the admin routes may change the one above) with a license that is in use.
+  const signedIn = await t.customer();
+  customerSession = signedIn.session;
+  const customerLicense = await t.createLicense({ product: product._id, customer: signedIn.customer._id, ipLimit: 100 });
+  await t.http.post('/api/license/validate').send({ key: customerLicense.key, ip: '10.0.0.1' });
   const action = await t.http.post('/api/automated-actions').set(admin.headers)
     .send(validAction);
   expect(action.status).toBe(201);
-  ids = { product: product._id, customer: customer._id, license: license._id, licenseKey: license.key, action: action.body.action._id };
+  ids = { product: product._id, customer: customer._id, license: license._id, licenseKey: license.key, action: action.body.action._id, customerLicense: customerLicense._id };
 });
 afterAll(async () => { await t?.close(); });
 
@@ -78,20 +85,21 @@ describe('the fuzz table (license service)', () => {
     expect(document.status).toBe(200);
     const declared = routesWithRequestBody(document.body);
     expect(declared.length).toBeGreaterThan(10);
-    const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}' };
+    const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}', customerLicense: '{}' };
     const fuzzed = new Set(routes.map((route) => normalisedRoute(route.method, route.path(placeholders))));
     expect(declared.filter((route) => !fuzzed.has(route))).toEqual([]);
   });
 });
 
 describe('arbitrary JSON bodies never answer 5xx (license service)', () => {
-  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id' })}` })))(
+  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId' })}` })))(
     '$name', async (route) => {
       const failures: string[] = [];
       const statuses = new Map<number, number>();
       await fc.assert(fc.asyncProperty(jsonBodies(route.fields, route.valid?.(ids)), async (body) => {
         const request = t.http[route.method](route.path(ids)).set('Content-Type', 'application/json');
         if (route.auth === 'admin') request.set(admin.headers);
+        if (route.auth === 'customer') request.set(customerSession.headers);
         const response = await request.send(JSON.stringify(body));
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         if (response.status >= 500) failures.push(`${response.status} ${JSON.stringify(response.body)} for ${JSON.stringify(body).slice(0, 300)}`);

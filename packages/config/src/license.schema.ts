@@ -68,4 +68,9 @@ export const licenseSchema = {
   TWO_FACTOR_MAX_ATTEMPTS: envInt(5, 1, 1000),
   TWO_FACTOR_WINDOW_MINUTES: envInt(15, 1, 24 * 60),
   EXPORT_BATCH_SIZE: envInt(1000, 10, 100_000),
+  // Customer portal and offline license files.
+  /** Releases of an IP or hardware id a customer may make per license in any 24 hours. */
+  CUSTOMER_RELEASES_PER_DAY: envInt(3, 0, 1000),
+  /** Days an offline license file stays valid (never past the license's expiry). */
+  OFFLINE_FILE_DAYS: envInt(30, 1, 3650),
 };

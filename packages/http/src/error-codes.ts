@@ -61,6 +61,9 @@ export const errorCodes = {
   LICENSE_REVOKED_NOT_REACTIVATED: { status: 400, message: 'License is revoked and cannot be reactivated' },
   LICENSE_NOT_CONSUMPTION: { status: 400, message: 'License is not a consumption-based license' },
   MASTER_LICENSE_NOT_FOUND: { status: 404, message: 'Master license not found' },
+  // A customer's release of an IP or hardware id the license has not recorded.
+  LICENSE_BINDING_NOT_IN_USE: { status: 404, message: 'Not in use' },
+  LICENSE_RELEASE_LIMIT_REACHED: { status: 429, message: 'Release limit reached' },
   PRODUCT_NOT_FOUND: { status: 404, message: 'Product not found' },
   PRODUCT_NOT_ACTIVE: { status: 400, message: 'Product is not active' },
   PRODUCT_HAS_LICENSES: { status: 400, message: 'Product has licenses and cannot be deleted' },

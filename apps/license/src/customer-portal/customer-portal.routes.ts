@@ -1,8 +1,10 @@
 import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { actorOf } from '../common/actor.js';
 import { isoDate } from '../common/schemas.js';
 import { notFound, validationFailure } from '../common/responses.js';
+import { releaseBodySchema } from './customer-portal.schema.js';
 import type { customerPortalService } from './customer-portal.service.js';
 
 const usageQuery = z.object({ startDate: isoDate().optional(), endDate: isoDate().optional() });
@@ -50,6 +52,30 @@ export function customerPortalRoutes(deps: {
       method: 'get', path: '/api/customer/licenses/:licenseId/credits', summary: 'Credits of a license of mine', tags, guard, before, params: licenseParams,
       responses: { 200: { description: 'Total, used and remaining credits' }, ...customerFailures, ...notFound('License') },
       handler: async ({ params, req }) => ({ success: true, credits: await service.credits(me(req), params.licenseId) }),
+    }),
+    defineRoute({
+      method: 'post', path: '/api/customer/licenses/:licenseId/release', summary: 'Release an IP or hardware id of a license of mine', tags, guard, before,
+      params: licenseParams, body: releaseBodySchema,
+      description: 'Body `{ ip }` or `{ hwid }`. At most CUSTOMER_RELEASES_PER_DAY releases per license in any 24 hours; each is audited.',
+      responses: {
+        200: { description: 'Released: the license as it is now' }, ...validationFailure, ...customerFailures,
+        404: { description: 'License not found, or the IP or hardware id is not in use' }, 429: { description: 'Release limit reached' },
+      },
+      handler: async ({ params, body, req }) => ({ success: true, license: await service.release(actorOf(req), me(req), params.licenseId, body) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/customer/licenses/:licenseId/file', summary: 'An offline license file of a license of mine (signed)', tags, guard, before,
+      params: licenseParams,
+      description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`.',
+      responses: {
+        200: { description: 'The license file' }, ...customerFailures, ...notFound('License'),
+        403: { description: 'Not a customer, or the license is revoked, suspended, inactive or expired' },
+      },
+      handler: async ({ params, req, res }) => {
+        const { file, contentDisposition } = await service.file(me(req), params.licenseId);
+        res.set({ 'Content-Disposition': contentDisposition, 'Cache-Control': 'no-store' });
+        return file;
+      },
     }),
   ];
 }

@@ -1,8 +1,11 @@
 import type pg from 'pg';
 import { appError } from '@app/http';
+import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
+import type { LicenseFiles } from '../licenses/license-file.js';
 import { creditsOf, usageStatsJson } from '../licenses/licenses.presenter.js';
 import { usageStats } from '../licenses/licenses.repository.js';
+import type { LicenseBinding, LicensesService } from '../licenses/licenses.service.js';
 import { customerLicenseJson, customerStatsJson, licenseUsageJson } from './customer-portal.presenter.js';
 import * as repo from './customer-portal.repository.js';
 
@@ -10,7 +13,16 @@ const notFound = () => appError('LICENSE_NOT_FOUND');
 const maxRequests = 1000;
 const defaultRangeDays = 30;
 
-export function customerPortalService(deps: { pool: pg.Pool; now: () => Date }) {
+export interface CustomerPortalServiceDeps {
+  pool: pg.Pool;
+  now: () => Date;
+  /** Releases change the license through the licenses feature (its repository writes the table). */
+  licenses: LicensesService;
+  files: LicenseFiles;
+  releasesPerDay: number;
+}
+
+export function customerPortalService(deps: CustomerPortalServiceDeps) {
   const { pool, now } = deps;
   const ownLicense = async (customerId: string, licenseId: string) => {
     const row = isUuid(licenseId) ? await repo.findCustomerLicense(pool, customerId, licenseId) : undefined;
@@ -49,6 +61,16 @@ export function customerPortalService(deps: { pool: pg.Pool; now: () => Date }) 
       const row = await ownLicense(customerId, licenseId);
       if (row.license_type !== 'consumption') throw appError('LICENSE_NOT_CONSUMPTION');
       return creditsOf(row);
+    },
+
+    /** Takes an IP or hardware id off a license of mine (limited per day, audited). */
+    release: async (actor: Actor, customerId: string, licenseId: string, binding: LicenseBinding) =>
+      customerLicenseJson(await deps.licenses.release(actor, customerId, licenseId, binding, deps.releasesPerDay)),
+
+    /** A signed offline file of a license of mine, and its Content-Disposition. */
+    async file(customerId: string, licenseId: string) {
+      const license = customerLicenseJson(await ownLicense(customerId, licenseId));
+      return { file: deps.files.build(license), contentDisposition: deps.files.contentDisposition(license) };
     },
   };
 }

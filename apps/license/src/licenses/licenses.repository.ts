@@ -128,6 +128,14 @@ export async function clearRestrictions(db: Queryable, key: string): Promise<{ i
   return rows[0];
 }
 
+/** Takes one IP or hardware id off the license's recorded ones; answers whether it was there. */
+export async function removeBinding(db: Queryable, id: string, binding: { ip: string } | { hwid: string }): Promise<boolean> {
+  const [column, value] = 'ip' in binding ? ['used_ips', binding.ip] : ['used_hwids', binding.hwid];
+  const { rowCount } = await db.query(
+    `UPDATE licenses SET ${column} = array_remove(${column}, $2), updated_at = now() WHERE id = $1 AND $2 = ANY(${column})`, [id, value]);
+  return (rowCount ?? 0) > 0;
+}
+
 export async function listMembers(db: Queryable, licenseId: string): Promise<MemberRow[]> {
   const { rows } = await db.query<MemberRow>('SELECT * FROM license_members WHERE license_id = $1 ORDER BY created_at, email', [licenseId]);
   return rows;

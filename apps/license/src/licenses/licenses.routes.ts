@@ -2,6 +2,7 @@ import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
 import { adminFailures, notFound, validationFailure } from '../common/responses.js';
 import { idParams } from '../common/schemas.js';
+import type { LicenseFiles } from './license-file.js';
 import type { licensesService } from './licenses.service.js';
 import { createLicenseSchema, keySchema, listLicensesQuery, reasonSchema, updateLicenseSchema } from './licenses.schema.js';
 
@@ -9,8 +10,8 @@ type Service = ReturnType<typeof licensesService>;
 const tags = ['licenses'];
 
 /** The admin resource API of licenses, and rotate/clear of the specification. */
-export function licenseRoutes(deps: { service: Service; admin: Guard }): AnyRoute[] {
-  const { service, admin } = deps;
+export function licenseRoutes(deps: { service: Service; admin: Guard; files: LicenseFiles }): AnyRoute[] {
+  const { service, admin, files } = deps;
   const oneLicense = { 200: { description: 'The license' }, ...adminFailures, ...notFound('License') };
   return [
     defineRoute({
@@ -25,6 +26,18 @@ export function licenseRoutes(deps: { service: Service; admin: Guard }): AnyRout
       method: 'get', path: '/api/licenses/:id', summary: 'Read a license with its usage', tags, guard: admin, params: idParams,
       responses: oneLicense,
       handler: async ({ params }) => ({ success: true, license: await service.detail(params.id) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/licenses/:id/file', summary: 'An offline license file (signed)', tags, guard: admin, params: idParams,
+      description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`.',
+      responses: { 200: { description: 'The license file' }, ...adminFailures, ...notFound('License'),
+        403: { description: 'Not an admin, two-factor verification pending, or the license is revoked, suspended, inactive or expired' } },
+      handler: async ({ params, res }) => {
+        const license = await service.detail(params.id);
+        const file = files.build(license);
+        res.set({ 'Content-Disposition': files.contentDisposition(license), 'Cache-Control': 'no-store' });
+        return file;
+      },
     }),
     defineRoute({
       method: 'post', path: '/api/licenses', summary: 'Create a license', tags, guard: admin, body: createLicenseSchema, status: 201,

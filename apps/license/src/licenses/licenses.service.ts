@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
 import { appError } from '@app/http';
-import { recordAudit } from '../audit/audit.repository.js';
+import { countAuditEntriesSince, recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid, iso } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -13,6 +13,10 @@ import type { CreateLicense, ListLicenses, UpdateLicense } from './licenses.sche
 
 const notFound = () => appError('LICENSE_NOT_FOUND');
 const trialDays = 14;
+const releaseWindowMs = 86_400_000;
+
+/** One IP or one hardware id recorded on a license. */
+export type LicenseBinding = { ip: string } | { hwid: string };
 
 /** Keys are random (142 bits): a taken one is all but impossible, yet answered as a conflict. */
 async function orKeyTaken<T>(write: Promise<T>): Promise<T> {
@@ -217,6 +221,32 @@ export function licensesService(deps: LicensesServiceDeps) {
       await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: row.id, before: { key }, after: { key: newKey } });
       return { oldKey: key, newKey };
     })),
+
+    /**
+     * A customer takes one IP or hardware id off their own license, at most `perDay` times per
+     * license in any 24 hours. The count and the write happen under the license's row lock, so
+     * simultaneous releases cannot pass the limit. The audit entry (action `release`) is what
+     * the count counts. Answers the license row after the release.
+     */
+    release: (actor: Actor, customerId: string, id: string, binding: LicenseBinding, perDay: number) => withTransaction(pool, async (client) => {
+      const row = isUuid(id) ? await repo.findLicense(client, id, { forUpdate: true }) : undefined;
+      // Another customer's license reads as missing, as on every customer route.
+      if (!row || row.customer_id !== customerId) throw notFound();
+      const inUse = 'ip' in binding ? row.used_ips.includes(binding.ip) : row.used_hwids.includes(binding.hwid);
+      if (!inUse) throw appError('LICENSE_BINDING_NOT_IN_USE');
+      const target = { action: 'release', resourceType: 'license', resourceId: id } as const;
+      const since = new Date(now().getTime() - releaseWindowMs);
+      if (await countAuditEntriesSince(client, target, since) >= perDay) throw appError('LICENSE_RELEASE_LIMIT_REACHED');
+      await repo.removeBinding(client, id, binding);
+      const after = await repo.findLicense(client, id);
+      if (!after) throw notFound();
+      await recordAudit(client, actor, {
+        ...target,
+        before: { usedIps: row.used_ips, usedHwids: row.used_hwids },
+        after: { usedIps: after.used_ips, usedHwids: after.used_hwids, released: binding, customerId },
+      });
+      return after;
+    }),
 
     clear: (actor: Actor, key: string) => withTransaction(pool, async (client) => {
       const old = await repo.clearRestrictions(client, key);

@@ -1,0 +1,153 @@
+import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+
+// What an application embeds to trust the license service's answers without trusting the
+// network: offline license files and signed validation responses, both Ed25519-signed with the
+// key of GET /api/license/public-key. Node's crypto only, so it can be copied into any program.
+
+export const licenseFileFormat = 'license-file/1';
+
+/** The downloaded file, `*.lic.json`. */
+export interface LicenseFile {
+  format: string;
+  /** Base64 of the payload's UTF-8 JSON bytes. */
+  payload: string;
+  /** Base64 Ed25519 signature of the decoded payload bytes (not of the base64 text). */
+  signature: string;
+  /** First 16 hex digits of the SHA-256 of the raw 32-byte public key (`keyIdOf`). */
+  keyId: string;
+}
+
+/** The license as the file states it. */
+export interface LicenseFilePayload {
+  key: string;
+  product: { _id: string; name: string };
+  licenseType: string;
+  expiresAt: string | null;
+  ipLimit: number;
+  hwidLimit: number;
+  usedHwids: string[];
+  issuedAt: string;
+  /** After this the application must validate online again (never past expiresAt). */
+  validUntil: string;
+}
+
+export type LicenseFileFailure =
+  | 'malformed' // not a license file, or its payload is not the JSON it must be
+  | 'unsupported-format' // a format other than license-file/1
+  | 'unknown-key' // signed by another key than the one given
+  | 'bad-signature' // the payload was changed, or was not signed by the service
+  | 'expired' // validUntil has passed: validate online and download a new file
+  | 'hwid-not-allowed'; // this machine's hardware id is not among the license's
+
+export type LicenseFileResult = { valid: true; license: LicenseFilePayload } | { valid: false; reason: LicenseFileFailure };
+
+export interface LicenseFileOptions {
+  /** The time to check validUntil against (default: now). */
+  now?: Date;
+  /** This machine's hardware id: the file must list it in usedHwids. */
+  hwid?: string;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isDateString = (value: unknown): value is string => isString(value) && !Number.isNaN(Date.parse(value));
+
+/** Decodes canonical base64 only: Node's decoder skips stray characters, which would let a changed text pass. */
+function strictBase64(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes : undefined;
+}
+
+function publicKeyOf(publicKeyPem: string | KeyObject): KeyObject {
+  return typeof publicKeyPem === 'string' ? createPublicKey(publicKeyPem) : publicKeyPem;
+}
+
+/** The service's id of an Ed25519 public key: first 16 hex digits of the SHA-256 of its raw 32 bytes. */
+export function keyIdOf(publicKeyPem: string | KeyObject): string {
+  const x = publicKeyOf(publicKeyPem).export({ format: 'jwk' }).x;
+  if (!x) throw new Error('Not an Ed25519 public key');
+  return createHash('sha256').update(Buffer.from(x, 'base64url')).digest('hex').slice(0, 16);
+}
+
+function asLicenseFile(file: unknown): LicenseFile | undefined {
+  let value = file;
+  if (typeof value === 'string' || Buffer.isBuffer(value)) {
+    try { value = JSON.parse(value.toString()); } catch { return undefined; }
+  }
+  if (!isRecord(value)) return undefined;
+  const { format, payload, signature, keyId } = value;
+  if (!isString(format) || !isString(payload) || !isString(signature) || !isString(keyId)) return undefined;
+  return { format, payload, signature, keyId };
+}
+
+function asPayload(value: unknown): LicenseFilePayload | undefined {
+  if (!isRecord(value) || !isRecord(value.product)) return undefined;
+  const { key, product, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, issuedAt, validUntil } = value;
+  if (!isString(key) || !isString(product._id) || !isString(product.name) || !isString(licenseType)) return undefined;
+  if (!(expiresAt === null || isDateString(expiresAt)) || !isDateString(issuedAt) || !isDateString(validUntil)) return undefined;
+  if (typeof ipLimit !== 'number' || typeof hwidLimit !== 'number') return undefined;
+  if (!Array.isArray(usedHwids) || !usedHwids.every(isString)) return undefined;
+  return {
+    key, product: { _id: product._id, name: product.name }, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, issuedAt, validUntil,
+  };
+}
+
+/**
+ * Checks an offline license file (the parsed JSON, or its text): its format, that the service's
+ * key signed exactly these payload bytes, that validUntil has not passed, and, given a hardware
+ * id, that the license lists it. Only a `valid: true` answer carries the license.
+ */
+export function verifyLicenseFile(file: unknown, publicKeyPem: string | KeyObject, options: LicenseFileOptions = {}): LicenseFileResult {
+  const fail = (reason: LicenseFileFailure): LicenseFileResult => ({ valid: false, reason });
+  const parsed = asLicenseFile(file);
+  if (!parsed) return fail('malformed');
+  if (parsed.format !== licenseFileFormat) return fail('unsupported-format');
+  const key = publicKeyOf(publicKeyPem);
+  if (parsed.keyId !== keyIdOf(key)) return fail('unknown-key');
+  const bytes = strictBase64(parsed.payload);
+  const signature = strictBase64(parsed.signature);
+  if (!bytes || !signature) return fail('malformed');
+  if (!verify(null, bytes, key, signature)) return fail('bad-signature');
+  let license: LicenseFilePayload | undefined;
+  try { license = asPayload(JSON.parse(bytes.toString('utf8'))); } catch { license = undefined; }
+  if (!license) return fail('malformed');
+  const now = options.now ?? new Date();
+  if (Date.parse(license.validUntil) <= now.getTime()) return fail('expired');
+  if (options.hwid !== undefined && !license.usedHwids.includes(options.hwid)) return fail('hwid-not-allowed');
+  return { valid: true, license };
+}
+
+export type SignedValidationFailure =
+  | 'missing-signature' // no X-License-Signature header
+  | 'bad-signature' // the body was changed, or was not signed by the service
+  | 'malformed' // the body is not the JSON object the service sends
+  | 'nonce-mismatch' // an answer to another request (a replay)
+  | 'license-invalid'; // authentic, and the service says the license is not valid (see `error`)
+
+export type SignedValidationResult =
+  | { valid: true; body: Record<string, unknown> & { license: Record<string, unknown> } }
+  | { valid: false; reason: SignedValidationFailure; error?: string; body?: Record<string, unknown> };
+
+/**
+ * Checks an answer of POST /api/license/validate: `body` is the response body exactly as received
+ * (bytes or text, before any JSON parsing), `signature` the X-License-Signature header (base64
+ * Ed25519 of those bytes). Give the `nonce` the request carried to refuse a replayed answer.
+ * `valid: true` only when the signature holds and the service said the license is valid.
+ */
+export function verifySignedValidation(
+  body: Buffer | string, signature: string | null | undefined, publicKeyPem: string | KeyObject, options: { nonce?: string } = {},
+): SignedValidationResult {
+  if (!signature) return { valid: false, reason: 'missing-signature' };
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
+  const signatureBytes = strictBase64(signature);
+  if (!signatureBytes || !verify(null, bytes, publicKeyOf(publicKeyPem), signatureBytes)) return { valid: false, reason: 'bad-signature' };
+  let parsed: unknown;
+  try { parsed = JSON.parse(bytes.toString('utf8')); } catch { return { valid: false, reason: 'malformed' }; }
+  if (!isRecord(parsed)) return { valid: false, reason: 'malformed' };
+  if (options.nonce !== undefined && parsed.nonce !== options.nonce) return { valid: false, reason: 'nonce-mismatch', body: parsed };
+  const { license } = parsed;
+  if (parsed.valid !== true || !isRecord(license)) {
+    return { valid: false, reason: 'license-invalid', ...(isString(parsed.error) ? { error: parsed.error } : {}), body: parsed };
+  }
+  return { valid: true, body: { ...parsed, license } };
+}
