@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { iso } from '../common/schemas.js';
 import type { CustomerRow } from './customers.repository.js';
 
@@ -12,3 +13,14 @@ export const customerJson = (row: CustomerRow) => ({
   updatedAt: iso(row.updated_at)!,
 });
 export type CustomerJson = ReturnType<typeof customerJson>;
+
+/** The Customer resource as the API answers it. */
+export const customerJsonSchema = z.object({
+  _id: z.string(),
+  name: z.string(),
+  email: z.string().nullable(),
+  userId: z.string().nullable(),
+  licenseCount: z.number().int().optional(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { iso } from '../common/schemas.js';
+import { licenseTypes } from './licenses.table.js';
 import type { LicenseRow, MemberRow, UsageCounts } from './licenses.repository.js';
 
 // Rows → the API's JSON, with the specification's field names (`_id`, camelCase, ISO dates).
@@ -47,4 +49,47 @@ export type MemberJson = ReturnType<typeof memberJson>;
 export const usageStatsJson = (counts: UsageCounts) => ({
   totalRequests: counts.total, successfulRequests: counts.success, blockedRequests: counts.blocked,
   uniqueIPs: counts.ips, uniqueHWIDs: counts.hwids, lastUsed: iso(counts.last),
+});
+
+const isoOrNull = z.iso.datetime().nullable();
+const creditsJsonSchema = z.object({ total: z.number().int(), used: z.number().int(), remaining: z.number().int() });
+
+/** The License resource as the admin API answers it (the schema the tests hold every answer to). */
+export const licenseJsonSchema = z.object({
+  _id: z.string(),
+  key: z.string(),
+  product: z.object({ _id: z.string(), name: z.string() }),
+  customer: z.object({ _id: z.string(), name: z.string(), email: z.string().nullable() }).nullable(),
+  parent: z.string().nullable(),
+  licenseType: z.enum(licenseTypes),
+  active: z.boolean(),
+  suspended: z.boolean(),
+  suspendReason: z.string().nullable(),
+  revoked: z.boolean(),
+  revokeReason: z.string().nullable(),
+  expiresAt: isoOrNull,
+  ipLimit: z.number().int(),
+  hwidLimit: z.number().int(),
+  usedIps: z.array(z.string()),
+  usedHwids: z.array(z.string()),
+  credits: creditsJsonSchema.nullable(),
+  convertToType: z.enum(licenseTypes).nullable(),
+  autoConvert: z.boolean(),
+  convertDurationDays: z.number().int().nullable(),
+  convertedAt: isoOrNull,
+  violationCount: z.number().int(),
+  lastValidatedAt: isoOrNull,
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+
+/** One license read by id: the resource plus its product's description, members and usage totals. */
+export const licenseDetailJsonSchema = licenseJsonSchema.extend({
+  product: z.object({ _id: z.string(), name: z.string(), description: z.string().nullable() }),
+  members: z.array(z.object({ _id: z.string(), email: z.string().nullable(), userId: z.string().nullable(), role: z.string(), createdAt: z.iso.datetime() })),
+  usageStats: z.object({
+    totalRequests: z.number().int(), successfulRequests: z.number().int(), blockedRequests: z.number().int(),
+    uniqueIPs: z.number().int(), uniqueHWIDs: z.number().int(), lastUsed: isoOrNull,
+  }),
 });

@@ -1,6 +1,8 @@
 import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { adminFailures, notFound, validationFailure } from '../common/responses.js';
+import { z } from 'zod';
+import { adminFailures, notFound, one, page, successSchema, validationFailure } from '../common/responses.js';
+import { licenseDetailJsonSchema, licenseJsonSchema } from './licenses.presenter.js';
 import { idParams } from '../common/schemas.js';
 import type { LicenseFiles } from './license-file.js';
 import type { licensesService } from './licenses.service.js';
@@ -12,11 +14,11 @@ const tags = ['licenses'];
 /** The admin resource API of licenses, and rotate/clear of the specification. */
 export function licenseRoutes(deps: { service: Service; admin: Guard; files: LicenseFiles }): AnyRoute[] {
   const { service, admin, files } = deps;
-  const oneLicense = { 200: { description: 'The license' }, ...adminFailures, ...notFound('License') };
+  const oneLicense = { 200: { description: 'The license', schema: one('license', licenseJsonSchema) }, ...adminFailures, ...notFound('License') };
   return [
     defineRoute({
       method: 'get', path: '/api/licenses', summary: 'List licenses', tags, guard: admin, query: listLicensesQuery,
-      responses: { 200: { description: 'A page of licenses and the total' }, ...validationFailure, ...adminFailures },
+      responses: { 200: { description: 'A page of licenses and the total', schema: page('licenses', licenseJsonSchema, true) }, ...validationFailure, ...adminFailures },
       handler: async ({ query }) => {
         const { licenses, total } = await service.list(query);
         return { success: true, licenses, count: licenses.length, total };
@@ -24,13 +26,13 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
     }),
     defineRoute({
       method: 'get', path: '/api/licenses/:id', summary: 'Read a license with its usage', tags, guard: admin, params: idParams,
-      responses: oneLicense,
+      responses: { ...oneLicense, 200: { description: 'The license with its members and usage totals', schema: one('license', licenseDetailJsonSchema) } },
       handler: async ({ params }) => ({ success: true, license: await service.detail(params.id) }),
     }),
     defineRoute({
       method: 'get', path: '/api/licenses/:id/file', summary: 'An offline license file (signed)', tags, guard: admin, params: idParams,
       description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`.',
-      responses: { 200: { description: 'The license file' }, ...adminFailures, ...notFound('License'),
+      responses: { 200: { description: 'The license file', schema: z.object({ format: z.literal('license-file/1'), payload: z.string(), signature: z.string(), keyId: z.string() }) }, ...adminFailures, ...notFound('License'),
         403: { description: 'Not an admin, two-factor verification pending, or the license is revoked, suspended, inactive or expired' } },
       handler: async ({ params, res }) => {
         const license = await service.detail(params.id);
@@ -42,7 +44,7 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
     defineRoute({
       method: 'post', path: '/api/licenses', summary: 'Create a license', tags, guard: admin, body: createLicenseSchema, status: 201,
       audit: { action: 'create', resource: 'license' },
-      responses: { 201: { description: 'The license created' }, ...validationFailure, ...adminFailures },
+      responses: { 201: { description: 'The license created', schema: one('license', licenseJsonSchema) }, ...validationFailure, ...adminFailures },
       handler: async ({ body, req }) => ({ success: true, license: await service.create(actorOf(req), body) }),
     }),
     defineRoute({
@@ -54,7 +56,7 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
     defineRoute({
       method: 'delete', path: '/api/licenses/:id', summary: 'Delete a license', tags, guard: admin, params: idParams,
       audit: { action: 'delete', resource: 'license' },
-      responses: { 200: { description: 'Deleted' }, ...adminFailures, ...notFound('License') },
+      responses: { 200: { description: 'Deleted', schema: successSchema }, ...adminFailures, ...notFound('License') },
       handler: async ({ params, req }) => {
         await service.remove(actorOf(req), params.id);
         return { success: true };
@@ -81,7 +83,7 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
     defineRoute({
       method: 'post', path: '/api/license/rotate', summary: 'Replace a license key with a new one', tags, guard: admin, body: keySchema,
       audit: { action: 'update', resource: 'license' },
-      responses: { 200: { description: 'The old and the new key' }, ...validationFailure, ...adminFailures, ...notFound('License') },
+      responses: { 200: { description: 'The old and the new key', schema: z.object({ success: z.literal(true), oldKey: z.string(), newKey: z.string() }) }, ...validationFailure, ...adminFailures, ...notFound('License') },
       handler: async ({ body, req }) => {
         const { oldKey, newKey } = await service.rotate(actorOf(req), body.key);
         return { success: true, oldKey, newKey };
@@ -90,7 +92,7 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
     defineRoute({
       method: 'post', path: '/api/license/clear', summary: 'Clear the recorded IPs and hardware ids of a license', tags, guard: admin, body: keySchema,
       audit: { action: 'update', resource: 'license' },
-      responses: { 200: { description: 'Cleared' }, ...validationFailure, ...adminFailures, ...notFound('License') },
+      responses: { 200: { description: 'Cleared', schema: z.object({ success: z.literal(true), message: z.string() }) }, ...validationFailure, ...adminFailures, ...notFound('License') },
       handler: async ({ body, req }) => {
         await service.clear(actorOf(req), body.key);
         return { success: true, message: 'License restrictions cleared' };

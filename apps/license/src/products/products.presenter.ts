@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { iso } from '../common/schemas.js';
 import type { ProductRow } from './products.repository.js';
 
@@ -15,3 +16,16 @@ export function productJson(row: ProductRow) {
   };
 }
 export type ProductJson = ReturnType<typeof productJson>;
+
+/** The Product resource as the API answers it. */
+export const productJsonSchema = z.object({
+  _id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  isActive: z.boolean(),
+  licensePrefix: z.string().nullable(),
+  licenseCount: z.number().int().optional(),
+  activeLicenseCount: z.number().int().optional(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
