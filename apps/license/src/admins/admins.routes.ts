@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
-import { adminFailures } from '../common/responses.js';
+import { adminFailures, errorSchema } from '../common/responses.js';
 import type { adminTokenService } from './admin-token.service.js';
 
 /** `POST /api/auth/token`: a signed-in admin obtains a bearer token for programs. */
@@ -7,7 +8,13 @@ export function adminTokenRoutes(deps: { service: ReturnType<typeof adminTokenSe
   return [
     defineRoute({
       method: 'post', path: '/api/auth/token', summary: 'Issue a bearer token (JWT) to the signed-in admin', tags: ['admin'], guard: deps.admin,
-      responses: { 200: { description: 'The token and when it expires' }, ...adminFailures, 501: { description: 'This deployment does not issue tokens' } },
+      responses: {
+        200: {
+          description: 'The token and when it expires',
+          schema: z.object({ success: z.literal(true), token: z.string(), tokenType: z.literal('Bearer'), expiresAt: z.iso.datetime() }),
+        },
+        ...adminFailures, 501: { description: 'This deployment does not issue tokens', schema: errorSchema },
+      },
       handler: async ({ req }) => {
         // The admin guard has set req.admin.
         if (!req.admin) throw appError('UNAUTHORIZED');

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { iso } from '../common/schemas.js';
+import { licenseTypes } from '../licenses/licenses.table.js';
 import { licenseJson } from '../licenses/licenses.presenter.js';
 import type { LicenseRow } from '../licenses/licenses.repository.js';
 import type { CustomerCounts, DailyUsage, UsageRequestRow } from './customer-portal.repository.js';
@@ -36,3 +38,33 @@ export function licenseUsageJson(usage: { daily: DailyUsage[]; requests: UsageRe
     })),
   };
 }
+
+const count = z.number().int();
+const creditsJsonSchema = z.object({ total: count, used: count, remaining: count });
+
+/** The License fields a customer sees, as the customer API answers them. */
+export const customerLicenseJsonSchema = z.object({
+  _id: z.string(), key: z.string(), product: z.object({ _id: z.string(), name: z.string() }),
+  active: z.boolean(), suspended: z.boolean(), revoked: z.boolean(), expiresAt: z.iso.datetime().nullable(),
+  licenseType: z.enum(licenseTypes), ipLimit: count, hwidLimit: count, usedIps: z.array(z.string()), usedHwids: z.array(z.string()),
+  credits: creditsJsonSchema.optional(),
+});
+
+export const customerStatsJsonSchema = z.object({
+  totalLicenses: count, activeLicenses: count, expiredLicenses: count, suspendedLicenses: count,
+  totalRequests: count, successfulRequests: count,
+  byType: z.object({ fixed: count, trial: count, consumption: count, enterprise: count }),
+});
+
+const byStatus = z.object({ success: count, blocked: count, invalid: count });
+export const licenseUsageJsonSchema = z.object({
+  total: count,
+  byStatus,
+  dailyStats: z.record(z.string(), byStatus),
+  requests: z.array(z.object({
+    _id: z.string(), ipAddress: z.string(), hwid: z.string(), status: z.enum(['success', 'blocked', 'invalid']),
+    reason: z.string().nullable(), createdAt: z.iso.datetime(),
+  })),
+});
+
+export { creditsJsonSchema };

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
 import { isoDate } from '../common/schemas.js';
-import { notFound, validationFailure } from '../common/responses.js';
+import { errorSchema, notFound, one, validationFailure } from '../common/responses.js';
+import { licenseFileJsonSchema } from '../licenses/license-file.js';
+import { creditsJsonSchema, customerLicenseJsonSchema, customerStatsJsonSchema, licenseUsageJsonSchema } from './customer-portal.presenter.js';
 import { releaseBodySchema } from './customer-portal.schema.js';
 import type { customerPortalService } from './customer-portal.service.js';
 
@@ -11,7 +13,9 @@ const usageQuery = z.object({ startDate: isoDate().optional(), endDate: isoDate(
 const licenseParams = z.object({ licenseId: z.string() });
 const tags = ['customer portal'];
 const customerFailures = {
-  401: { description: 'Not signed in' }, 403: { description: 'Not a customer' }, 503: { description: 'Panic mode is on' },
+  401: { description: 'Not signed in', schema: errorSchema },
+  403: { description: 'Not a customer', schema: errorSchema },
+  503: { description: 'Panic mode is on', schema: errorSchema },
 };
 
 /** The customer API: a signed-in customer's own licenses only (closed in panic mode). */
@@ -29,28 +33,28 @@ export function customerPortalRoutes(deps: {
     // Before `/:licenseId`, which would otherwise take "stats" as an id.
     defineRoute({
       method: 'get', path: '/api/customer/licenses/stats', summary: 'Counts of my licenses', tags, guard, before,
-      responses: { 200: { description: 'Counts by state' }, ...customerFailures },
+      responses: { 200: { description: 'Counts by state', schema: one('stats', customerStatsJsonSchema) }, ...customerFailures },
       handler: async ({ req }) => ({ success: true, stats: await service.stats(me(req)) }),
     }),
     defineRoute({
       method: 'get', path: '/api/customer/licenses/:licenseId', summary: 'A license of mine and its sub-licenses', tags, guard, before, params: licenseParams,
-      responses: { 200: { description: 'The licenses' }, ...customerFailures, ...notFound('License') },
+      responses: { 200: { description: 'The licenses', schema: z.object({ success: z.literal(true), licenses: z.array(customerLicenseJsonSchema) }) }, ...customerFailures, ...notFound('License') },
       handler: async ({ params, req }) => ({ success: true, licenses: await service.list(me(req), params.licenseId) }),
     }),
     defineRoute({
       method: 'get', path: '/api/customer/licenses/:licenseId/detail', summary: 'One license of mine', tags, guard, before, params: licenseParams,
-      responses: { 200: { description: 'The license' }, ...customerFailures, ...notFound('License') },
+      responses: { 200: { description: 'The license', schema: one('license', customerLicenseJsonSchema) }, ...customerFailures, ...notFound('License') },
       handler: async ({ params, req }) => ({ success: true, license: await service.detail(me(req), params.licenseId) }),
     }),
     defineRoute({
       method: 'get', path: '/api/customer/licenses/:licenseId/usage', summary: 'Usage of a license of mine', tags, guard, before,
       params: licenseParams, query: usageQuery,
-      responses: { 200: { description: 'Usage in the range (the last 30 days by default)' }, ...validationFailure, ...customerFailures, ...notFound('License') },
+      responses: { 200: { description: 'Usage in the range (the last 30 days by default)', schema: one('usage', licenseUsageJsonSchema) }, ...validationFailure, ...customerFailures, ...notFound('License') },
       handler: async ({ params, query, req }) => ({ success: true, usage: await service.usage(me(req), params.licenseId, query) }),
     }),
     defineRoute({
       method: 'get', path: '/api/customer/licenses/:licenseId/credits', summary: 'Credits of a license of mine', tags, guard, before, params: licenseParams,
-      responses: { 200: { description: 'Total, used and remaining credits' }, ...customerFailures, ...notFound('License') },
+      responses: { 200: { description: 'Total, used and remaining credits', schema: one('credits', creditsJsonSchema) }, ...customerFailures, ...notFound('License') },
       handler: async ({ params, req }) => ({ success: true, credits: await service.credits(me(req), params.licenseId) }),
     }),
     defineRoute({
@@ -58,8 +62,8 @@ export function customerPortalRoutes(deps: {
       params: licenseParams, body: releaseBodySchema,
       description: 'Body `{ ip }` or `{ hwid }`. At most CUSTOMER_RELEASES_PER_DAY releases per license in any 24 hours; each is audited.',
       responses: {
-        200: { description: 'Released: the license as it is now' }, ...validationFailure, ...customerFailures,
-        404: { description: 'License not found, or the IP or hardware id is not in use' }, 429: { description: 'Release limit reached' },
+        200: { description: 'Released: the license as it is now', schema: one('license', customerLicenseJsonSchema) }, ...validationFailure, ...customerFailures,
+        404: { description: 'License not found, or the IP or hardware id is not in use', schema: errorSchema }, 429: { description: 'Release limit reached', schema: errorSchema },
       },
       handler: async ({ params, body, req }) => ({ success: true, license: await service.release(actorOf(req), me(req), params.licenseId, body) }),
     }),
@@ -68,8 +72,8 @@ export function customerPortalRoutes(deps: {
       params: licenseParams,
       description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`.',
       responses: {
-        200: { description: 'The license file' }, ...customerFailures, ...notFound('License'),
-        403: { description: 'Not a customer, or the license is revoked, suspended, inactive or expired' },
+        200: { description: 'The license file', schema: licenseFileJsonSchema }, ...customerFailures, ...notFound('License'),
+        403: { description: 'Not a customer, or the license is revoked, suspended, inactive or expired', schema: errorSchema },
       },
       handler: async ({ params, req, res }) => {
         const { file, contentDisposition } = await service.file(me(req), params.licenseId);

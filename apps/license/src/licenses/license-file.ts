@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { appError } from '@app/http';
 import type { ResponseSigner } from '../validation/signing.js';
 
@@ -30,6 +31,9 @@ export interface LicenseFilePayload {
   issuedAt: string;
   validUntil: string;
 }
+
+/** The file as the download answers it. */
+export const licenseFileJsonSchema = z.object({ format: z.literal(licenseFileFormat), payload: z.string(), signature: z.string(), keyId: z.string() });
 
 export interface LicenseFile {
   format: typeof licenseFileFormat;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { adminFailures, notFound, one, page, successSchema, validationFailure } from '../common/responses.js';
 import { licenseDetailJsonSchema, licenseJsonSchema } from './licenses.presenter.js';
 import { idParams } from '../common/schemas.js';
-import type { LicenseFiles } from './license-file.js';
+import { licenseFileJsonSchema, type LicenseFiles } from './license-file.js';
 import type { licensesService } from './licenses.service.js';
 import { createLicenseSchema, keySchema, listLicensesQuery, reasonSchema, updateLicenseSchema } from './licenses.schema.js';
 
@@ -32,7 +32,7 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
     defineRoute({
       method: 'get', path: '/api/licenses/:id/file', summary: 'An offline license file (signed)', tags, guard: admin, params: idParams,
       description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`.',
-      responses: { 200: { description: 'The license file', schema: z.object({ format: z.literal('license-file/1'), payload: z.string(), signature: z.string(), keyId: z.string() }) }, ...adminFailures, ...notFound('License'),
+      responses: { 200: { description: 'The license file', schema: licenseFileJsonSchema }, ...adminFailures, ...notFound('License'),
         403: { description: 'Not an admin, two-factor verification pending, or the license is revoked, suspended, inactive or expired' } },
       handler: async ({ params, res }) => {
         const license = await service.detail(params.id);

@@ -35,3 +35,11 @@ export const configPatchSchema = z.object({
 export type ConfigPatch = z.infer<typeof configPatchSchema>;
 
 export const panicBodySchema = z.object({ enabled: z.boolean() });
+
+/** The configuration in force (rate limits with the environment's values filled in) and what is stored. */
+export const configViewSchema = z.object({
+  security: z.object({ panicMode: z.boolean() }),
+  rateLimit: z.object({ enabled: z.boolean(), windowMs: z.number().int(), max: z.number().int() }),
+  userRateLimit: z.object({ windowMs: z.number().int(), max: z.number().int() }),
+  stored: licenseSettingsSchema,
+});

@@ -1,5 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { z } from 'zod';
+import { errorSchema } from '../common/responses.js';
 import type { stripeService } from './stripe.service.js';
 
 /**
@@ -15,8 +17,15 @@ export function stripeRoutes(deps: { service: ReturnType<typeof stripeService>; 
       guard: deps.public, before: [deps.panicGuard, stripeRawBody],
       description: 'The raw body as Stripe sent it, checked against the `Stripe-Signature` header.',
       responses: {
-        200: { description: 'The event was handled (or was a duplicate)' }, 400: { description: 'Bad signature or payload' },
-        503: { description: 'Panic mode is on, or no secret is configured' },
+        200: {
+          description: 'The event was handled (or was a duplicate)',
+          schema: z.object({
+            success: z.literal(true), received: z.literal(true), duplicate: z.boolean(),
+            transaction: z.object({ _id: z.string(), status: z.string() }).optional(), licenseKey: z.string().optional(),
+          }),
+        },
+        400: { description: 'Bad signature or payload', schema: errorSchema },
+        503: { description: 'Panic mode is on, or no secret is configured', schema: errorSchema },
       },
       handler: async ({ req }) => {
         if (!Buffer.isBuffer(req.body)) throw appError('STRIPE_RAW_BODY_EXPECTED');

@@ -1,8 +1,9 @@
 import type { Request, RequestHandler } from 'express';
+import { z } from 'zod';
 import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
 import type { AdminRecord } from '../common/request.js';
-import { validationFailure } from '../common/responses.js';
+import { errorSchema, validationFailure } from '../common/responses.js';
 import { disableBodySchema, enableBodySchema, verifyBodySchema } from './two-factor.schema.js';
 import type { TwoFactorService } from './two-factor.service.js';
 import { isSessionVerified, markSessionVerified } from './two-factor.session.js';
@@ -28,14 +29,22 @@ const noStore: RequestHandler = (_req, res, next) => {
 };
 
 const tags = ['two-factor'];
-const failures = { 401: { description: 'Not signed in' }, 403: { description: 'Not an admin' } };
+const failures = { 401: { description: 'Not signed in', schema: errorSchema }, 403: { description: 'Not an admin', schema: errorSchema } };
+const ok = z.object({ success: z.literal(true) });
+const answers = {
+  status: ok.extend({ enabled: z.boolean(), required: z.boolean(), verified: z.boolean(), backupCodesRemaining: z.number().int() }),
+  setup: ok.extend({ secret: z.string(), otpauthUrl: z.string(), qrCode: z.string() }),
+  enabled: ok.extend({ enabled: z.literal(true), backupCodes: z.array(z.string()) }),
+  verified: ok.extend({ verified: z.literal(true), method: z.enum(['totp', 'backup_code']), backupCodesRemaining: z.number().int() }),
+  disabled: ok.extend({ enabled: z.literal(false) }),
+};
 
 export function twoFactorRoutes({ service, adminWithoutTwoFactor: guard }: TwoFactorRoutesDeps): AnyRoute[] {
   const before = [noStore];
   return [
     defineRoute({
       method: 'get', path: '/api/2fa/status', summary: 'Whether two-factor is on and this session verified', tags, guard, before,
-      responses: { 200: { description: 'The two-factor status' }, ...failures },
+      responses: { 200: { description: 'The two-factor status', schema: answers.status }, ...failures },
       handler: async ({ req }) => {
         const admin = adminOf(req);
         return { success: true, ...(await service.status(admin.userId, verified(req, admin))) };
@@ -43,7 +52,7 @@ export function twoFactorRoutes({ service, adminWithoutTwoFactor: guard }: TwoFa
     }),
     defineRoute({
       method: 'get', path: '/api/2fa/setup', summary: 'Start setting up two-factor: a new secret and its QR code', tags, guard, before,
-      responses: { 200: { description: 'The secret, its otpauth URL and QR code' }, ...failures },
+      responses: { 200: { description: 'The secret, its otpauth URL and QR code', schema: answers.setup }, ...failures },
       handler: async ({ req }) => {
         const admin = adminOf(req);
         return { success: true, ...(await service.setup(actorOf(req), admin.username ?? admin.userId)) };
@@ -51,7 +60,7 @@ export function twoFactorRoutes({ service, adminWithoutTwoFactor: guard }: TwoFa
     }),
     defineRoute({
       method: 'post', path: '/api/2fa/enable', summary: 'Turn two-factor on with a first code', tags, guard, before, body: enableBodySchema,
-      responses: { 200: { description: 'On, with the backup codes (shown once)' }, ...validationFailure, ...failures },
+      responses: { 200: { description: 'On, with the backup codes (shown once)', schema: answers.enabled }, ...validationFailure, ...failures },
       handler: async ({ body, req }) => {
         const admin = adminOf(req);
         const backupCodes = await service.enable(actorOf(req), body.token);
@@ -62,7 +71,7 @@ export function twoFactorRoutes({ service, adminWithoutTwoFactor: guard }: TwoFa
     }),
     defineRoute({
       method: 'post', path: '/api/2fa/verify', summary: 'Verify this session with a code or a backup code', tags, guard, before, body: verifyBodySchema,
-      responses: { 200: { description: 'Verified' }, ...validationFailure, ...failures, 429: { description: 'Too many wrong codes' } },
+      responses: { 200: { description: 'Verified', schema: answers.verified }, ...validationFailure, ...failures, 429: { description: 'Too many wrong codes', schema: errorSchema } },
       handler: async ({ body, req }) => {
         const admin = adminOf(req);
         const result = await service.verify(actorOf(req), body, isSessionVerified(req, admin.userId));
@@ -72,7 +81,7 @@ export function twoFactorRoutes({ service, adminWithoutTwoFactor: guard }: TwoFa
     }),
     defineRoute({
       method: 'post', path: '/api/2fa/disable', summary: 'Turn two-factor off', tags, guard, before, body: disableBodySchema,
-      responses: { 200: { description: 'Off' }, ...validationFailure, ...failures },
+      responses: { 200: { description: 'Off', schema: answers.disabled }, ...validationFailure, ...failures },
       handler: async ({ body, req }) => {
         const admin = adminOf(req);
         await service.disable(actorOf(req), verified(req, admin), body.password);

@@ -1,5 +1,8 @@
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import { createErrorHandler, defineRoute, describeError, type AnyRoute, type Guard, type Logger } from '@app/http';
+import { z } from 'zod';
+import { errorSchema } from '../common/responses.js';
+import { licenseTypes } from '../licenses/licenses.table.js';
 import type { ResponseSigner } from './signing.js';
 import type { validationService } from './validation.service.js';
 import { validateBodySchema } from './validation.schema.js';
@@ -28,6 +31,21 @@ const nonceOf = (body: unknown): { nonce?: string } => {
 
 const tags = ['validation'];
 
+const count = z.number().int();
+/** `valid: true` with the license's limits and what it has used; the nonce echoed when one was sent. */
+const validAnswerSchema = z.object({
+  success: z.literal(true), valid: z.literal(true), nonce: z.string().optional(),
+  license: z.object({
+    key: z.string(), active: z.boolean(), expiresAt: z.iso.datetime().nullable(), ipLimit: count, hwidLimit: count,
+    usedIps: z.array(z.string()), usedHwids: z.array(z.string()), licenseType: z.enum(licenseTypes),
+    credits: z.object({ total: count, used: count, remaining: count }).optional(),
+  }),
+});
+const refusedAnswerSchema = errorSchema.extend({ valid: z.literal(false), nonce: z.string().optional() });
+const publicKeyAnswerSchema = z.object({
+  success: z.literal(true), algorithm: z.literal('Ed25519'), keyId: z.string(), publicKey: z.string(), publicKeyBase64: z.string(),
+});
+
 export interface ValidationRoutesDeps {
   validate: ReturnType<typeof validationService>;
   signer: ResponseSigner;
@@ -49,9 +67,11 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
       before: [deps.panicGuard, deps.limiter, json], body: validateBodySchema,
       description: 'Every answer, failures included, carries `X-License-Signature`: the Ed25519 signature of the body bytes (see `/api/license/public-key`).',
       responses: {
-        200: { description: 'The license is valid' }, 400: { description: 'Validation failed, or no such license' },
-        403: { description: 'Expired, suspended, revoked, inactive, over a limit or out of credits' },
-        429: { description: 'Too many requests from this address' }, 503: { description: 'Panic mode is on' },
+        200: { description: 'The license is valid', schema: validAnswerSchema },
+        400: { description: 'Validation failed, or no such license', schema: refusedAnswerSchema },
+        403: { description: 'Expired, suspended, revoked, inactive, over a limit or out of credits', schema: refusedAnswerSchema },
+        429: { description: 'Too many requests from this address', schema: refusedAnswerSchema },
+        503: { description: 'Panic mode is on', schema: refusedAnswerSchema },
       },
       handler: async ({ body, req, res }) => {
         const license = await deps.validate({ key: body.key, ip: body.ip ?? callerIp(req.ip), hwid: body.hwid ?? null });
@@ -61,7 +81,10 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
     defineRoute({
       method: 'get', path: '/api/license/public-key', summary: 'The public key that verifies validation answers', tags, guard: deps.public,
       before: [deps.panicGuard, deps.limiter],
-      responses: { 200: { description: 'The Ed25519 public key (PEM and base64)' }, 429: { description: 'Too many requests' }, 503: { description: 'Panic mode is on' } },
+      responses: {
+        200: { description: 'The Ed25519 public key (PEM and base64)', schema: publicKeyAnswerSchema },
+        429: { description: 'Too many requests', schema: errorSchema }, 503: { description: 'Panic mode is on', schema: errorSchema },
+      },
       handler: () => ({ success: true, algorithm: 'Ed25519', keyId: signer.keyId, publicKey: signer.publicKeyPem, publicKeyBase64: signer.publicKeyBase64 }),
     }),
   ];
