@@ -33,6 +33,19 @@ describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
     for (const route of ['get /healthz', 'get /readyz', 'get /auth/idp', 'get /auth/idp/callback', 'get /api/csrf-token']) expect(documented).toContain(route);
   });
 
+  it('describes the body of every API answer of success', () => {
+    const undescribed: string[] = [];
+    for (const [path, operations] of Object.entries(document.paths)) {
+      if (!path.startsWith('/api/')) continue;
+      for (const [method, operation] of Object.entries(operations as Record<string, { responses: Record<string, { content?: unknown }> }>)) {
+        if (method === 'head') continue;
+        const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2') && status !== '204');
+        if (success.length === 0 || success.some(([, answer]) => !answer.content)) undescribed.push(`${method} ${path}`);
+      }
+    }
+    expect(undescribed).toEqual([]);
+  });
+
   it('names each route\'s guard and parameters', () => {
     expect(document.paths['/api/licenses/{id}']!.get!.security).toEqual([{ session: [] }, { bearer: [] }]);
     expect(document.paths['/api/customer/licenses/stats']!.get!.security).toEqual([{ session: [] }]);

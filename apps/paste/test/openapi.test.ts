@@ -31,6 +31,19 @@ describe('the paste service describes its API in OpenAPI 3.1', () => {
     expect(document.paths['/api/paste']!.post!.security).toEqual([{}, { apiKey: [] }, { bearer: [] }]);
   });
 
+  it('describes the body of every API answer of success', () => {
+    const undescribed: string[] = [];
+    for (const [path, operations] of Object.entries(document.paths)) {
+      if (!path.startsWith('/api/')) continue;
+      for (const [method, operation] of Object.entries(operations as Record<string, { responses: Record<string, { content?: unknown }> }>)) {
+        if (method === 'head') continue;
+        const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2') && status !== '204');
+        if (success.length === 0 || success.some(([, answer]) => !answer.content)) undescribed.push(`${method} ${path}`);
+      }
+    }
+    expect(undescribed).toEqual([]);
+  });
+
   it('documents every mounted route, and mounts every documented one', () => {
     const mounted = listMountedRoutes(site.paste.app).map(({ method, path }) => `${method} ${openApiPath(path)}`).sort();
     const documented = Object.entries(document.paths)
