@@ -15,7 +15,7 @@
  * fails the benchmark.
  *
  * Environment: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 32),
- * BENCH_ROUNDS (default 3), BENCH_ROUTES (subset of post,get,floor), BENCH_PROFILE (folder
+ * BENCH_ROUNDS (default 3), BENCH_ROUTES (subset of post,get,raw,floor), BENCH_PROFILE (folder
  * for a CPU profile of the servers).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -64,11 +64,14 @@ async function serve(): Promise<void> {
   const content = 'function add(a, b) {\n  // Adds two numbers.\n  return a + b;\n}\n\nconsole.log(add(2, 3));\n'.repeat(4);
   const slug = (await database.pool.query<{ slug: string }>(
     "INSERT INTO pastes (slug, content) VALUES ('benchmark', $1) RETURNING slug", [content])).rows[0]!.slug;
+  // The raw view counts its views on a paste of its own, so each route's count is checked alone.
+  await database.pool.query("INSERT INTO pastes (slug, content) VALUES ('benchraw', $1)", [content]);
   // The parent asks for the counts it checks after each route's runs.
   process.on('message', (message) => {
     if (message !== 'counts') return;
-    void database.pool.query<{ pastes: number; views: number }>(
-      "SELECT count(*)::int AS pastes, coalesce(sum(views_count) FILTER (WHERE slug = 'benchmark'), 0)::int AS views FROM pastes",
+    void database.pool.query<Counts>(
+      `SELECT count(*)::int AS pastes, coalesce(sum(views_count) FILTER (WHERE slug = 'benchmark'), 0)::int AS views,
+              coalesce(sum(views_count) FILTER (WHERE slug = 'benchraw'), 0)::int AS "rawViews" FROM pastes`,
     ).then(({ rows }) => process.send?.({ counts: rows[0] }));
   });
   process.send?.({ paste: service.running.port, bare: barePort, backend: database.mode, slug } satisfies Ports);
@@ -90,7 +93,7 @@ function startServers(): Promise<{ child: ChildProcess; ports: Ports }> {
   });
 }
 
-interface Counts { pastes: number; views: number }
+interface Counts { pastes: number; views: number; rawViews: number }
 
 function counts(child: ChildProcess): Promise<Counts> {
   return new Promise((resolve) => {
@@ -158,8 +161,8 @@ async function main(): Promise<void> {
       `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
     const bareOptions = { url: `http://127.0.0.1:${ports.bare}/` };
     await autocannon({ ...bareOptions, connections: CONNECTIONS, duration: 2 });
-    // BENCH_ROUTES=post,get,floor (default all) picks routes, e.g. to profile one.
-    const only = (process.env.BENCH_ROUTES ?? 'post,get,floor').split(',');
+    // BENCH_ROUTES=post,get,raw,floor (default all) picks routes, e.g. to profile one.
+    const only = (process.env.BENCH_ROUTES ?? 'post,get,raw,floor').split(',');
     const rows: Compared[] = [];
     let exact = true;
     if (only.includes('post')) {
@@ -174,6 +177,11 @@ async function main(): Promise<void> {
       const row = await compare(pid, 'GET /paste/:slug', bareOptions, { url: `${paste}/paste/${ports.slug}` }, async () => (await counts(child)).views);
       rows.push(row);
       exact = report('views counted', row) && exact;
+    }
+    if (only.includes('raw')) {
+      const row = await compare(pid, 'GET /paste/:slug/raw', bareOptions, { url: `${paste}/paste/benchraw/raw` }, async () => (await counts(child)).rawViews);
+      rows.push(row);
+      exact = report('raw views counted', row) && exact;
     }
     if (only.includes('floor')) {
       rows.push(await compare(pid, '(reference) bare Express + the view UPDATE only', bareOptions, { url: `http://127.0.0.1:${ports.bare}/view-only` }));
