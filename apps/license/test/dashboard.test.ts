@@ -100,7 +100,8 @@ describe('dashboard page at /', () => {
 
   it('tells a signed-in user who is neither admin nor customer that the account has no access', async () => {
     const html = await page(await t.signIn('stranger'));
-    expect(text(html)).toContain('You are signed in as stranger , but this account has no access. Ask an administrator.');
+    expect(text(html)).toContain('You are signed in as stranger , but this account has no access.');
+    expect(text(html)).toContain('Ask your vendor\'s administrator to link your account');
     expect(html).toContain('href="/auth/logout"');
     expect(html).not.toContain('data-stat');
   });
