@@ -20,9 +20,13 @@ export interface BarChartOptions {
 
 const text = (value: unknown) => escapeText(value);
 
-/** The smallest 1, 2 or 5 times a power of ten that is at least `value` (1 for 0). */
+/**
+ * The top of a count axis: the smallest 1, 2 or 5 times a power of ten that is at least `value`,
+ * or up to 10 the next even number, so the half-way line is a whole count too (2 for 0).
+ */
 export function niceCeiling(value: number): number {
-  if (!(value > 0)) return 1;
+  if (!(value > 0)) return 2;
+  if (value <= 10) return Math.max(2, Math.ceil(value / 2) * 2);
   const power = 10 ** Math.floor(Math.log10(value));
   for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
   return 10 * power;

@@ -80,6 +80,18 @@ function addressWith(id: string, current: Record<string, string | number | undef
   return `${licenseHref(id)}${query ? `?${query}` : ''}`;
 }
 
+/** Days of credit use listed under the credits; the chart shows the whole range. */
+const creditHistoryDays = 10;
+
+/** A consumption license spends one credit per successful validation: the latest days with use. */
+function creditHistory(perDay: Array<{ day: string; used: number }>) {
+  const used = perDay.filter((entry) => entry.used > 0).reverse();
+  return {
+    days: used.slice(0, creditHistoryDays).map((entry) => ({ day: entry.day, used: number(entry.used) })),
+    more: Math.max(0, used.length - creditHistoryDays),
+  };
+}
+
 export interface LicensePage {
   customerName: string;
   license: LicenseRow;
@@ -138,11 +150,7 @@ export function licensePageData(username: string, page: LicensePage, query: { da
       totals: { success: number(totalSuccess), failure: number(totalFailure) },
       ranges: chartRanges.map((option) => ({ days: option, href: addressWith(row.id, current, { days: option }), current: option === chart.days })),
     },
-    // A consumption license spends one credit per successful validation.
-    creditHistory: license.credits
-      ? days.map((date, index) => ({ day: date, used: success[index]! })).filter((entry) => entry.used > 0).reverse()
-        .map((entry) => ({ day: entry.day, used: number(entry.used) }))
-      : [],
+    creditHistory: creditHistory(license.credits ? days.map((date, index) => ({ day: date, used: success[index]! })) : []),
     records: {
       rows: records.rows.map((record) => ({
         id: String(record.id), time: utcTime(record.created_at), iso: iso(record.created_at)!, status: record.status, statusLabel: statusLabels[record.status],
