@@ -87,6 +87,8 @@ describe.skipIf(!executablePath)(`the customer portal in a browser (${testDataba
     await row.getByRole('button', { name: 'Copied' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(seat.key);
     await row.getByRole('button', { name: 'Copy key' }).waitFor({ timeout: 5000 });
+    // At 1280 px the table fits its card: nothing to scroll sideways.
+    expect(await page.locator('.table-scroll').evaluate((element) => element.scrollWidth - element.clientWidth)).toBe(0);
     widths.list = await capture(page, 'customer-licenses');
 
     // At 390 px each license is a card with every field in view.
@@ -108,6 +110,12 @@ describe.skipIf(!executablePath)(`the customer portal in a browser (${testDataba
     expect(await page.locator('table.records tbody tr').count()).toBe(25);
     expect(await page.locator('#devices code').allTextContents()).toEqual(['203.0.113.7', '203.0.113.8', 'render-node-7', 'render-node-8-with-a-rather-long-hardware-identifier']);
     widths.detail = await capture(page, 'customer-license');
+    // The chart's colours follow the theme.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await chart.locator('rect.chart-success').first().evaluate((element) => getComputedStyle(element).fill)).toBe('rgb(134, 239, 172)');
+    await page.screenshot({ path: path.join(screenshots, 'license-customer-license-dark-1280.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // The range selector and the date filter, through the page's own controls.
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -125,6 +133,14 @@ describe.skipIf(!executablePath)(`the customer portal in a browser (${testDataba
 
     expect(widths).toEqual({ list: 390, detail: 390, filtered: 390 });
   }, 120_000);
+
+  it('greets a customer without licenses with an empty state that fits a phone', async () => {
+    const { session } = await t.customer({ name: 'Newcomer Ltd' });
+    const page = await pageOf(session);
+    await page.goto(`${t.baseUrl}/`);
+    await page.getByText('You have no licenses yet.').waitFor();
+    expect(await capture(page, 'customer-empty')).toBe(390);
+  });
 
   it('releases a hardware id after a confirmation and shows the answer\'s error when there is one', async () => {
     const { customer, session } = await t.customer();

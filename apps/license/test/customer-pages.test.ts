@@ -65,7 +65,7 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
     expect(cell(forever, 'Expires')).toBe('never');
     expect(cell(forever, 'Credits')).toBe('—');
     expect(cell(metered, 'Type')).toBe('consumption');
-    expect(cell(metered, 'Credits')).toBe('9 of 10 left');
+    expect(cell(metered, 'Credits')).toBe('9 left of 10');
     expect(cell(metered, 'In use')).toBe('IPs 1 / ∞ Devices 1 / ∞');
 
     for (const license of [soon, metered]) {

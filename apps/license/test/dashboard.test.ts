@@ -92,7 +92,7 @@ describe('dashboard page at /', () => {
     expect(html).toContain(own.key);
     expect(html).toContain(credits.key);
     expect(html).not.toContain(other.key);
-    expect(text(html)).toContain('9 of 10 left');
+    expect(text(html)).toContain('9 left of 10');
     expect(text(html)).toContain('0 / 5');
     // Nothing admin-only.
     for (const adminOnly of ['/api/export', 'panic-toggle', 'data-stat', '/api/admin']) expect(html).not.toContain(adminOnly);
