@@ -1,6 +1,8 @@
 import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
+import { barChartSvg, niceCeiling } from '@app/ui';
+import { expiryText } from '../src/customer-portal/customer-portal.page-data.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 const day = 86_400_000;
@@ -283,5 +285,39 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
     } finally {
       await t.settings.update({ security: { panicMode: false } });
     }
+  });
+});
+
+describe('the pieces the pages are made of', () => {
+  it('says when a license expires in whole days, rounding towards today', () => {
+    const now = new Date('2026-11-25T12:00:00Z');
+    const at = (hours: number) => new Date(now.getTime() + hours * 3_600_000);
+    expect(expiryText(null, now)).toBe('never');
+    expect(expiryText(at(5), now)).toBe('expires today');
+    expect(expiryText(at(24), now)).toBe('expires in 1 day');
+    expect(expiryText(at(24 * 12 + 23), now)).toBe('expires in 12 days');
+    expect(expiryText(at(0), now)).toBe('expired today');
+    expect(expiryText(at(-30), now)).toBe('expired 1 day ago');
+    expect(expiryText(at(-24 * 400), now)).toBe('expired 400 days ago');
+  });
+
+  it('draws a stacked bar chart whose scale ends on a whole count, with its texts escaped', () => {
+    expect([0, 1, 3, 5, 10, 11, 30, 51, 999].map(niceCeiling)).toEqual([2, 2, 4, 6, 10, 20, 50, 100, 1000]);
+    const svg = barChartSvg({
+      id: 'x', title: SCRIPT, description: ATTRIBUTE, labels: ['2026-11-24', '2026-11-25'],
+      series: [{ name: 'ok', className: 'chart-success', values: [3, 0] }, { name: 'failed', className: 'chart-failure', values: [1, 0] }],
+    });
+    const svgElement = new JSDOM(`<body>${svg}</body>`).window.document.querySelector('svg')!;
+    expect(svgElement.getAttribute('aria-labelledby')).toBe('x-title x-desc');
+    expect(svgElement.querySelector('title')?.textContent).toBe(SCRIPT);
+    expect(svgElement.querySelector('desc')?.textContent).toBe(ATTRIBUTE);
+    expect(svg).not.toContain('<script>');
+    expect([...svgElement.querySelectorAll('g.chart-bar > title')].map((title) => title.textContent)).toEqual(['2026-11-24: 3 ok, 1 failed', '2026-11-25: 0 ok, 0 failed']);
+    // 4 of a scale of 4: the full height; an empty day draws no bar.
+    const bars = [...svgElement.querySelectorAll('rect.chart-success, rect.chart-failure')];
+    expect(bars.map((bar) => bar.getAttribute('class'))).toEqual(['chart-success', 'chart-failure']);
+    const heights = bars.map((bar) => Number(bar.getAttribute('height')));
+    expect(heights[0]! / heights[1]!).toBeCloseTo(3);
+    expect([...svgElement.querySelectorAll('text')].map((text) => text.textContent)).toEqual(['2', '4', '2026-11-24', '2026-11-25']);
   });
 });
