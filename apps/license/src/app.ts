@@ -29,7 +29,7 @@ import { licenseFiles } from './licenses/license-file.js';
 import { licensesModule } from './licenses/licenses.module.js';
 import { licensesService } from './licenses/licenses.service.js';
 import { notificationsModule } from './notifications/notifications.module.js';
-import { applyPanicModeFromEnvironment, createPanicGuard } from './panic/panic.js';
+import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
 import { viewsDir } from './paths.js';
 import { productsModule } from './products/products.module.js';
 import { createRateLimits } from './rate-limits/rate-limits.js';
@@ -128,6 +128,11 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     pool, now, events, notifier, webhooks: webhooks.dispatcher, logger, licenses, queue, checkWebhookUrl: webhooks.checkUrl, admin,
   });
 
+  const customerPortal = customerPortalModule({
+    pool, now, customer, public: guards.public, panicGuard, panicMode: () => isPanicMode(settings), findCustomer: customers.findByUserId,
+    licenses, files, releasesPerDay: config.CUSTOMER_RELEASES_PER_DAY,
+  });
+
   // In the order they are mounted within their stage, and subscribed to the bus.
   const modules: FeatureModule[] = [
     stripeModule({ config, pool, now, events, licenses, triggers: automations.triggers, notifier, logger, public: guards.public, panicGuard }),
@@ -137,7 +142,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     productsModule({ pool, now, admin }),
     customersModule({ service: customers, admin }),
     licensesModule({ service: licenses, admin, files }),
-    customerPortalModule({ pool, now, customer, panicGuard, licenses, files, releasesPerDay: config.CUSTOMER_RELEASES_PER_DAY }),
+    customerPortal,
     auditModule({ pool, admin }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
     exportsModule({ config, pool, now, admin }),
@@ -150,7 +155,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const apiDocs = openApiRoutes(() => openApiDocument);
   modules.push(
     { name: 'api-docs', routes: apiDocs.routes, routers: [apiDocs.assets] },
-    dashboardModule({ pool, settings, now, licenses, public: guards.public, admin }),
+    dashboardModule({ pool, settings, now, licenses, public: guards.public, admin, customerHome: customerPortal.home }),
   );
   // The shared packages' routes (health, sign-in, CSRF token) are declarations too, so the document lists them.
   const health = healthRouteDeclarations(pool);

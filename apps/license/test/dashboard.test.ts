@@ -92,7 +92,7 @@ describe('dashboard page at /', () => {
     expect(html).toContain(own.key);
     expect(html).toContain(credits.key);
     expect(html).not.toContain(other.key);
-    expect(text(html)).toContain('9 of 10 left');
+    expect(text(html)).toContain('9 left of 10');
     expect(text(html)).toContain('0 / 5');
     // Nothing admin-only.
     for (const adminOnly of ['/api/export', 'panic-toggle', 'data-stat', '/api/admin']) expect(html).not.toContain(adminOnly);
@@ -100,7 +100,8 @@ describe('dashboard page at /', () => {
 
   it('tells a signed-in user who is neither admin nor customer that the account has no access', async () => {
     const html = await page(await t.signIn('stranger'));
-    expect(text(html)).toContain('You are signed in as stranger , but this account has no access. Ask an administrator.');
+    expect(text(html)).toContain('You are signed in as stranger , but this account has no access.');
+    expect(text(html)).toContain('Ask your vendor\'s administrator to link your account');
     expect(html).toContain('href="/auth/logout"');
     expect(html).not.toContain('data-stat');
   });

@@ -88,7 +88,7 @@ describe(`every license page escapes what admins, customers and visitors typed (
       expect(text).toContain('Your licenses');
       expect(text).toContain(`Signed in as ${userId} (customer ${HOSTILE}).`);
       expect(text).toContain(license.key);
-      expect(page).toContain(`<code class="key">${license.key.replace(ATTRIBUTE, ESCAPED_ATTRIBUTE)}</code>`);
+      expect(page).toContain(`<code class="key" id="key-${license._id}">${license.key.replace(ATTRIBUTE, ESCAPED_ATTRIBUTE)}</code>`);
     }
   });
 

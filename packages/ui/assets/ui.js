@@ -1,5 +1,5 @@
-// The shared page script: the theme choice (remembered in localStorage) and confirmation
-// dialogs. Loaded as a file in <head> (the Content-Security-Policy allows no inline script),
+// The shared page script: the theme choice (remembered in localStorage), confirmation
+// dialogs and copy-to-clipboard buttons. Loaded as a file in <head> (the Content-Security-Policy allows no inline script),
 // so the chosen theme applies before the page paints.
 (function () {
   'use strict';
@@ -69,7 +69,26 @@
     cancel.focus();
   }
 
+  // A button with data-copy="text" puts the text on the clipboard and says so on the button
+  // for two seconds (also to screen readers: the button's text is what changes).
+  function copyText(event) {
+    var button = event.currentTarget;
+    var label = button.getAttribute('data-copy-label') || button.textContent;
+    button.setAttribute('data-copy-label', label);
+    function show(text) {
+      button.textContent = text;
+      clearTimeout(button.uiCopyTimer);
+      button.uiCopyTimer = setTimeout(function () { button.textContent = label; }, 2000);
+    }
+    if (!navigator.clipboard || !navigator.clipboard.writeText) { show('Copy failed'); return; }
+    navigator.clipboard.writeText(button.getAttribute('data-copy')).then(function () { show('Copied'); }, function () { show('Copy failed'); });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
+    Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), function (button) {
+      button.setAttribute('aria-live', 'polite');
+      button.addEventListener('click', copyText);
+    });
     Array.prototype.forEach.call(document.querySelectorAll('[data-theme-toggle]'), function (button) {
       button.hidden = false;
       label(button);

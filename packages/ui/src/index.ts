@@ -122,3 +122,4 @@ export function useViews(app: Express, views: Views): void {
   // Express otherwise looks the file up on disk for every render outside production.
   app.enable('view cache');
 }
+export { barChartSvg, niceCeiling, type BarChartOptions, type ChartSeries } from './chart.js';

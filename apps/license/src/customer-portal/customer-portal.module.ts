@@ -1,18 +1,27 @@
 import type { RequestHandler } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
+import type { CustomerRecord } from '../common/request.js';
 import type { FeatureModule } from '../common/feature-module.js';
 import type { LicenseFiles } from '../licenses/license-file.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
+import { customerPortalPages, type CustomerPortalPages } from './customer-portal.pages.js';
 import { customerPortalRoutes } from './customer-portal.routes.js';
 import { customerPortalService } from './customer-portal.service.js';
 
+/** The customer API and the customer's pages; `home` renders a customer's front page for the dashboard route at `/`. */
 export function customerPortalModule(needs: {
-  pool: pg.Pool; now: () => Date; customer: Guard; panicGuard: RequestHandler;
+  pool: pg.Pool; now: () => Date; customer: Guard; public: Guard; panicGuard: RequestHandler; panicMode: () => boolean;
+  findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
   licenses: LicensesService; files: LicenseFiles; releasesPerDay: number;
-}): FeatureModule {
+}): FeatureModule & { home: CustomerPortalPages['home'] } {
   const service = customerPortalService({
     pool: needs.pool, now: needs.now, licenses: needs.licenses, files: needs.files, releasesPerDay: needs.releasesPerDay,
   });
-  return { name: 'customer-portal', routes: customerPortalRoutes({ service, customer: needs.customer, panicGuard: needs.panicGuard }) };
+  const pages = customerPortalPages({ service, public: needs.public, findCustomer: needs.findCustomer, panicMode: needs.panicMode });
+  return {
+    name: 'customer-portal',
+    routes: [...customerPortalRoutes({ service, customer: needs.customer, panicGuard: needs.panicGuard }), ...pages.routes],
+    home: pages.home,
+  };
 }

@@ -7,11 +7,20 @@ import { creditsOf, usageStatsJson } from '../licenses/licenses.presenter.js';
 import { usageStats } from '../licenses/licenses.repository.js';
 import type { LicenseBinding, LicensesService } from '../licenses/licenses.service.js';
 import { customerLicenseJson, customerStatsJson, licenseUsageJson } from './customer-portal.presenter.js';
+import * as usage from '../usage/usage.repository.js';
 import * as repo from './customer-portal.repository.js';
 
 const notFound = () => appError('LICENSE_NOT_FOUND');
 const maxRequests = 1000;
 const defaultRangeDays = 30;
+const day = 86_400_000;
+/** Usage records per page of the license page. */
+export const recordsPerPage = 25;
+
+/** What the license page asks for: the chart's days, the records' date bounds (UTC dates, `to` included) and page. */
+export interface LicensePageQuery { days: number; from?: string; to?: string; page: number }
+
+const utcMidnight = (date: Date) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
 
 export interface CustomerPortalServiceDeps {
   pool: pg.Pool;
@@ -53,6 +62,41 @@ export function customerPortalService(deps: CustomerPortalServiceDeps) {
       const start = range.startDate ?? new Date(end.getTime() - defaultRangeDays * 86_400_000);
       if (start > end) throw appError('VALIDATION_FAILED', { details: { startDate: 'Must not be after endDate' } });
       return licenseUsageJson(await repo.licenseUsage(pool, customerId, licenseId, { start, end, maxRequests }));
+    },
+
+    /** The list page: every license of this customer, and the time its expiries are counted from. */
+    async licensesPage(customerId: string) {
+      return { licenses: await repo.listCustomerLicenses(pool, customerId), now: now() };
+    },
+
+    /**
+     * The license page: the license, validations per day for the chart (the last `days` UTC days,
+     * today included), one page of its records within the date filter, and when each IP and
+     * hardware id it holds was first and last seen.
+     */
+    async licensePage(customerId: string, licenseId: string, query: LicensePageQuery) {
+      const license = await ownLicense(customerId, licenseId);
+      const at = now();
+      const chartEnd = new Date(utcMidnight(at).getTime() + day);
+      const chartStart = new Date(chartEnd.getTime() - query.days * day);
+      const from = query.from ? new Date(`${query.from}T00:00:00Z`) : undefined;
+      // `to` is a whole day: records up to its end.
+      const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + day) : undefined;
+      const [daily, firstPage, devices] = await Promise.all([
+        usage.dailyOutcomesOfCustomerLicense(pool, customerId, licenseId, { from: chartStart, to: chartEnd }),
+        usage.usageRecordsOfCustomerLicense(pool, customerId, licenseId, { from, to, limit: recordsPerPage, offset: (query.page - 1) * recordsPerPage }),
+        usage.deviceSightingsOfCustomerLicense(pool, customerId, licenseId),
+      ]);
+      const pages = Math.max(1, Math.ceil(firstPage.total / recordsPerPage));
+      // A page past the end (the filter narrowed, say) shows the last one instead of nothing.
+      const page = Math.min(query.page, pages);
+      const records = page === query.page ? firstPage
+        : await usage.usageRecordsOfCustomerLicense(pool, customerId, licenseId, { from, to, limit: recordsPerPage, offset: (page - 1) * recordsPerPage });
+      return {
+        license, now: at, devices,
+        chart: { start: chartStart, days: query.days, daily },
+        records: { rows: records.rows, total: records.total, page, pages },
+      };
     },
 
     stats: async (customerId: string) => customerStatsJson(await repo.customerStats(pool, customerId, now())),

@@ -1,5 +1,7 @@
 import type pg from 'pg';
+import type { Response } from 'express';
 import type { Guard } from '@app/http';
+import type { CustomerRecord } from '../common/request.js';
 import type { SettingsStore } from '@app/settings';
 import type { FeatureModule } from '../common/feature-module.js';
 import type { licensesService } from '../licenses/licenses.service.js';
@@ -10,7 +12,9 @@ import { dashboardService } from './dashboard.service.js';
 /** The web page at `/` and its assets (no panic guard: admins must reach it in panic mode). */
 export function dashboardModule(needs: {
   pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof licensesService>; public: Guard; admin: Guard;
+  /** Renders a signed-in customer's front page (the customer portal's). */
+  customerHome: (res: Response, username: string, customer: CustomerRecord) => Promise<void>;
 }): FeatureModule {
   const service = dashboardService({ pool: needs.pool, settings: needs.settings, now: needs.now, licenses: needs.licenses });
-  return { name: 'dashboard', routes: dashboardRoutes({ service, public: needs.public, admin: needs.admin }), routers: [dashboardAssets] };
+  return { name: 'dashboard', routes: dashboardRoutes({ service, public: needs.public, admin: needs.admin, customerHome: needs.customerHome }), routers: [dashboardAssets] };
 }

@@ -39,8 +39,8 @@ export type AdminSection = (typeof adminNav)[number]['id'];
 export const adminLayout = (title: string, username: string, section: AdminSection, script = false) =>
   ({ ...layout(title, username, script), adminNav, adminSection: section });
 
-/** What every page's layout reads. */
-const layout = (title: string, username?: string, script = false) => ({ serviceName, assetsPath, title, username, script });
+/** What every page's layout reads (`script`: the page loads dashboard.js). */
+export const layout = (title: string, username?: string, script = false) => ({ serviceName, assetsPath, title, username, script });
 
 const licenseRow = (license: LicenseRowView) => ({
   ...license,
@@ -114,10 +114,4 @@ export function adminData(username: string, { counts, recent, panicMode }: Admin
     licenseTotal: number(licenses.total),
     adminApi,
   };
-}
-
-export interface CustomerOverview { customerName: string; licenses: LicenseRowView[]; panicMode: boolean }
-
-export function customerData(username: string, { customerName, licenses, panicMode }: CustomerOverview) {
-  return { ...layout('Your licenses', username), customerName, panicMode, licenses: licenses.map(licenseRow) };
 }

@@ -3,7 +3,8 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { UI_STATIC_PATH, uiStatic } from '@app/ui';
-import { adminData, assetsPath, customerData, noAccessData, notFoundData, signInData, twoFactorData } from './dashboard.page-data.js';
+import { adminData, assetsPath, noAccessData, notFoundData, signInData, twoFactorData } from './dashboard.page-data.js';
+import type { CustomerRecord } from '../common/request.js';
 import type { DashboardService } from './dashboard.service.js';
 
 const assetsDir = path.join(import.meta.dirname, 'assets');
@@ -41,7 +42,9 @@ export const dashboardAssets: Router = Router()
  * The web dashboard at `/`: sign-in for visitors, the admin overview, a customer's licenses.
  * Mounted after the session middleware and without the panic guard: it stays reachable in panic mode.
  */
-export function dashboardRoutes(deps: { service: DashboardService; public: Guard; admin: Guard }): AnyRoute[] {
+export function dashboardRoutes(deps: {
+  service: DashboardService; public: Guard; admin: Guard; customerHome: (res: Response, username: string, customer: CustomerRecord) => Promise<void>;
+}): AnyRoute[] {
   const { service } = deps;
   return [
     defineRoute({
@@ -69,12 +72,7 @@ export function dashboardRoutes(deps: { service: DashboardService; public: Guard
           }
           return res.render('dashboard/admin', adminData(user.username, await service.adminOverview()));
         }
-        if (visitor.kind === 'customer') {
-          const panicMode = service.panicMode();
-          // Panic mode closes the customer API; the page says so instead of reading licenses.
-          const licenses = panicMode ? [] : await service.customerLicenses(visitor.customer.id);
-          return res.render('dashboard/customer', customerData(user.username, { customerName: visitor.customer.name, licenses, panicMode }));
-        }
+        if (visitor.kind === 'customer') return deps.customerHome(res, user.username, visitor.customer);
         res.render('dashboard/no-access', noAccessData(user.username));
       },
     }),

@@ -2,9 +2,8 @@ import type pg from 'pg';
 import type { SettingsStore } from '@app/settings';
 import { findAdminByUserId } from '../admins/admins.repository.js';
 import type { CustomerRecord } from '../common/request.js';
-import { listCustomerLicenses } from '../customer-portal/customer-portal.repository.js';
 import { findCustomerByUserId } from '../customers/customers.repository.js';
-import { licenseJson, type LicenseJson } from '../licenses/licenses.presenter.js';
+import type { LicenseJson } from '../licenses/licenses.presenter.js';
 import type { licensesService } from '../licenses/licenses.service.js';
 import { isPanicMode } from '../panic/panic.js';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
@@ -48,7 +47,7 @@ export type Visitor =
   | { kind: 'customer'; customer: CustomerRecord }
   | { kind: 'none' };
 
-/** Read-only: what the page at `/` shows. Writes go through the existing APIs from the page script. */
+/** Read-only: what the page at `/` shows admins (a customer's page is the customer portal's). Writes go through the existing APIs from the page script. */
 export function dashboardService(deps: {
   pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof licensesService>;
 }) {
@@ -70,12 +69,6 @@ export function dashboardService(deps: {
         deps.licenses.list({ limit: recentLimit, skip: 0, active: undefined, suspended: undefined, revoked: undefined, expired: undefined }),
       ]);
       return { counts, recent: recent.licenses.map((license) => rowView(license, at)), panicMode: isPanicMode(deps.settings) };
-    },
-
-    /** Only this customer's licenses: the query takes the customer id. */
-    async customerLicenses(customerId: string): Promise<LicenseRowView[]> {
-      const at = now();
-      return (await listCustomerLicenses(pool, customerId)).map((row) => rowView(licenseJson(row), at));
     },
   };
 }

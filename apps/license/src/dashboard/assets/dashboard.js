@@ -1,4 +1,4 @@
-// License Service dashboard: the panic switch and the two-factor forms. Served as a file because
+// License Service pages: the panic switch, the two-factor forms and a customer's release buttons. Served as a file because
 // the Content-Security-Policy allows no inline script. Every write sends the session's CSRF token.
 (function () {
   'use strict';
@@ -49,6 +49,20 @@
       if (enable && !window.confirm('Turn panic mode on? Validation and the customer API will answer 503 until it is turned off.')) return;
       busy(panicButton, document.getElementById('panic'), async () => {
         await request('POST', '/api/admin/panic', { enabled: enable });
+        window.location.reload();
+      });
+    });
+  }
+
+  // A customer frees an IP address or hardware id of their license; the page reloads to show the new lists.
+  for (const button of document.querySelectorAll('button[data-release-kind]')) {
+    button.addEventListener('click', () => {
+      const kind = button.dataset.releaseKind;
+      const value = button.dataset.releaseValue;
+      const what = kind === 'ip' ? 'IP address' : 'hardware id';
+      if (!window.confirm('Release the ' + what + ' ' + value + '? Its place on this license becomes free for another computer.')) return;
+      busy(button, button.closest('section') || document.body, async () => {
+        await request('POST', button.dataset.releaseUrl, kind === 'ip' ? { ip: value } : { hwid: value });
         window.location.reload();
       });
     });

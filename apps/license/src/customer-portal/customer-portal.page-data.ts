@@ -1,0 +1,174 @@
+import { barChartSvg } from '@app/ui';
+import { iso } from '../common/schemas.js';
+import { layout } from '../dashboard/dashboard.page-data.js';
+import { licenseState } from '../dashboard/dashboard.service.js';
+import { creditsOf } from '../licenses/licenses.presenter.js';
+import type { LicenseRow } from '../licenses/licenses.repository.js';
+import type { DailyOutcome, DeviceSighting, UsageRecordRow } from '../usage/usage.repository.js';
+
+// What the customer portal's views (views/customer-portal) receive: plain data, texts unescaped
+// (the views escape them), numbers and dates already formatted. Times are shown in UTC.
+
+const day = 86_400_000;
+const number = (value: number) => value.toLocaleString('en-US');
+const plural = (count: number, word: string) => `${number(count)} ${word}${count === 1 ? '' : 's'}`;
+
+/** `2026-11-25 14:03 UTC`. */
+export const utcTime = (value: Date | string) => `${new Date(value).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** "expires in 12 days", "expires today", "expired 3 days ago", "expired today", or "never". */
+export function expiryText(expiresAt: Date | null, now: Date): string {
+  if (!expiresAt) return 'never';
+  const left = expiresAt.getTime() - now.getTime();
+  if (left > 0) {
+    const days = Math.floor(left / day);
+    return days === 0 ? 'expires today' : `expires in ${plural(days, 'day')}`;
+  }
+  const ago = Math.floor(-left / day);
+  return ago === 0 ? 'expired today' : `expired ${plural(ago, 'day')} ago`;
+}
+
+/** The choices of the chart's range (the pages' query schema lists the same); anything else in the address means the default. */
+export const chartRanges = [7, 30, 90] as const;
+export const defaultChartDays = 30;
+
+const licenseHref = (id: string) => `/my-licenses/${encodeURIComponent(id)}`;
+
+/** A license as both pages show it. */
+function licenseView(row: LicenseRow, now: Date) {
+  const state = licenseState({ active: row.active, suspended: row.suspended, revoked: row.revoked, expiresAt: iso(row.expires_at) }, now);
+  const credits = row.license_type === 'consumption' ? creditsOf(row) : null;
+  return {
+    id: row.id,
+    key: row.key,
+    product: row.product_name,
+    type: row.license_type,
+    state,
+    expires: row.expires_at
+      ? { iso: iso(row.expires_at)!, date: iso(row.expires_at)!.slice(0, 10), text: expiryText(row.expires_at, now), past: state === 'expired' }
+      : null,
+    ips: { used: row.used_ips.length, limit: row.ip_limit },
+    hwids: { used: row.used_hwids.length, limit: row.hwid_limit },
+    credits: credits ? { total: number(credits.total), used: number(credits.used), remaining: number(credits.remaining), empty: credits.remaining === 0 } : null,
+    href: licenseHref(row.id),
+  };
+}
+
+export interface LicensesPage { customerName: string; licenses: LicenseRow[]; now: Date; panicMode: boolean }
+
+/** The list at `/` of a signed-in customer. */
+export function licensesPageData(username: string, page: LicensesPage) {
+  return {
+    ...layout('Your licenses', username, true),
+    customerName: page.customerName,
+    panicMode: page.panicMode,
+    licenses: page.licenses.map((row) => licenseView(row, page.now)),
+  };
+}
+
+/** The license page's address with `changes` applied to the current query (page 1 unless a page is given). */
+function addressWith(id: string, current: Record<string, string | number | undefined>, changes: Record<string, string | number | undefined>) {
+  const merged = { ...current, page: undefined, ...changes };
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(merged)) {
+    if (value === undefined || value === '') continue;
+    if (name === 'days' && value === defaultChartDays) continue;
+    if (name === 'page' && value === 1) continue;
+    params.set(name, String(value));
+  }
+  const query = params.toString();
+  return `${licenseHref(id)}${query ? `?${query}` : ''}`;
+}
+
+/** Days of credit use listed under the credits; the chart shows the whole range. */
+const creditHistoryDays = 10;
+
+/** A consumption license spends one credit per successful validation: the latest days with use. */
+function creditHistory(perDay: Array<{ day: string; used: number }>) {
+  const used = perDay.filter((entry) => entry.used > 0).reverse();
+  return {
+    days: used.slice(0, creditHistoryDays).map((entry) => ({ day: entry.day, used: number(entry.used) })),
+    more: Math.max(0, used.length - creditHistoryDays),
+  };
+}
+
+export interface LicensePage {
+  customerName: string;
+  license: LicenseRow;
+  now: Date;
+  chart: { start: Date; days: number; daily: DailyOutcome[] };
+  records: { rows: UsageRecordRow[]; total: number; page: number; pages: number };
+  devices: DeviceSighting[];
+}
+
+const statusLabels: Record<UsageRecordRow['status'], string> = { success: 'Success', blocked: 'Blocked', invalid: 'Invalid' };
+
+/** `/my-licenses/:licenseId`: every field, the usage chart, the records, credits, IPs and hardware ids. */
+export function licensePageData(username: string, page: LicensePage, query: { days: number; from?: string; to?: string }) {
+  const { license: row, now, chart, records } = page;
+  const license = licenseView(row, now);
+  const current = { days: query.days, from: query.from, to: query.to };
+
+  // One bar per UTC day of the range, days without validations included.
+  const counts = new Map(chart.daily.map((entry) => [entry.day, entry]));
+  const days = Array.from({ length: chart.days }, (_, index) => new Date(chart.start.getTime() + index * day).toISOString().slice(0, 10));
+  const success = days.map((date) => counts.get(date)?.success ?? 0);
+  const failure = days.map((date) => counts.get(date)?.failure ?? 0);
+  const totalSuccess = success.reduce((sum, value) => sum + value, 0);
+  const totalFailure = failure.reduce((sum, value) => sum + value, 0);
+  const range = `${days[0]} to ${days[days.length - 1]}`;
+  const svg = barChartSvg({
+    id: 'usage-chart',
+    title: `Validations per day, last ${chart.days} days`,
+    description: `From ${range} (UTC): ${plural(totalSuccess, 'successful validation')} and ${plural(totalFailure, 'failed validation')}.`,
+    labels: days,
+    series: [
+      { name: 'successful', className: 'chart-success', values: success },
+      { name: 'failed', className: 'chart-failure', values: failure },
+    ],
+  });
+
+  const sightings = new Map(page.devices.map((sighting) => [`${sighting.kind}:${sighting.value}`, sighting]));
+  const device = (kind: 'ip' | 'hwid') => (value: string) => {
+    const seen = sightings.get(`${kind}:${value}`);
+    return { value, firstSeen: seen ? utcTime(seen.first_seen) : null, lastSeen: seen ? utcTime(seen.last_seen) : null };
+  };
+
+  return {
+    ...layout(`${row.product_name} · ${row.key}`, username, true),
+    customerName: page.customerName,
+    license: {
+      ...license,
+      description: row.product_description,
+      createdAt: utcTime(row.created_at),
+      lastValidatedAt: row.last_validated_at ? utcTime(row.last_validated_at) : null,
+    },
+    chart: {
+      svg,
+      days: chart.days,
+      range,
+      totals: { success: number(totalSuccess), failure: number(totalFailure) },
+      ranges: chartRanges.map((option) => ({ days: option, href: addressWith(row.id, current, { days: option }), current: option === chart.days })),
+    },
+    creditHistory: creditHistory(license.credits ? days.map((date, index) => ({ day: date, used: success[index]! })) : []),
+    records: {
+      rows: records.rows.map((record) => ({
+        id: String(record.id), time: utcTime(record.created_at), iso: iso(record.created_at)!, status: record.status, statusLabel: statusLabels[record.status],
+        ip: record.ip, hwid: record.hwid, reason: record.reason,
+      })),
+      total: number(records.total),
+      count: records.total,
+      page: records.page,
+      pages: records.pages,
+      from: query.from ?? '',
+      to: query.to ?? '',
+      filtered: Boolean(query.from || query.to),
+      days: query.days === defaultChartDays ? '' : String(query.days),
+      clearHref: addressWith(row.id, current, { from: undefined, to: undefined }),
+      pageHref: (number: number) => `${addressWith(row.id, current, { page: number })}#records`,
+    },
+    devices: { ips: row.used_ips.map(device('ip')), hwids: row.used_hwids.map(device('hwid')) },
+    releaseUrl: `/api/customer/licenses/${encodeURIComponent(row.id)}/release`,
+    fileUrl: `/api/customer/licenses/${encodeURIComponent(row.id)}/file`,
+  };
+}

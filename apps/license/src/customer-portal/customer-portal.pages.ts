@@ -1,0 +1,74 @@
+import type { Response } from 'express';
+import { z } from 'zod';
+import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import type { CustomerRecord } from '../common/request.js';
+import { notFoundData } from '../dashboard/dashboard.page-data.js';
+import { defaultChartDays, licensePageData, licensesPageData } from './customer-portal.page-data.js';
+import type { customerPortalService } from './customer-portal.service.js';
+
+// The customer portal's web pages (the JSON API is customer-portal.routes.ts). A page never
+// answers an error as JSON: a license that is not the customer's gets the 404 page.
+
+/** A UTC calendar date `YYYY-MM-DD` that exists (2026-02-30 does not). */
+const calendarDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((value) => {
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+});
+
+/** The address's choices; what cannot be read falls back to the default instead of failing the page. */
+const licensePageQuery = z.object({
+  days: z.enum(['7', '30', '90']).optional().catch(undefined)
+    .transform((value) => (value ? Number(value) : defaultChartDays)),
+  from: calendarDate.optional().catch(undefined),
+  to: calendarDate.optional().catch(undefined),
+  page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
+});
+const licensePageParams = z.object({ licenseId: z.string() });
+
+type Service = ReturnType<typeof customerPortalService>;
+
+/** The pages, and the list that the front page `/` shows a signed-in customer. */
+export function customerPortalPages(deps: {
+  service: Service; public: Guard; findCustomer: (userId: string) => Promise<CustomerRecord | undefined>; panicMode: () => boolean;
+}) {
+  const { service } = deps;
+
+  /** Renders the customer's licenses (the dashboard route calls this for customers at `/`). */
+  async function home(res: Response, username: string, customer: CustomerRecord): Promise<void> {
+    // Panic mode closes the customer API; the page says so instead of reading licenses.
+    const panicMode = deps.panicMode();
+    const page = panicMode ? { licenses: [], now: new Date() } : await service.licensesPage(customer.id);
+    res.render('customer-portal/licenses', licensesPageData(username, { customerName: customer.name, panicMode, ...page }));
+  }
+
+  const routes: AnyRoute[] = [
+    defineRoute({
+      method: 'get', path: '/my-licenses/:licenseId', summary: 'The page of one of my licenses', tags: ['pages'], guard: deps.public,
+      params: licensePageParams, query: licensePageQuery,
+      description: 'Its fields, validations per day (`days`: 7, 30 or 90), the usage records (`from`, `to`: UTC dates; `page`), credits, IPs and hardware ids. Visitors are sent to `/` to sign in.',
+      responses: {
+        200: { description: 'The page', contentType: 'text/html' },
+        302: { description: 'Not signed in: to the sign-in page' },
+        404: { description: 'Not a license of the signed-in customer', contentType: 'text/html' },
+      },
+      handler: async ({ params, query, req, res }) => {
+        res.set('Cache-Control', 'no-store');
+        const user = req.user;
+        if (!user) return res.redirect('/');
+        const customer = await deps.findCustomer(user.id);
+        const notFound = () => res.status(404).render('errors/not-found', notFoundData(user.username));
+        if (!customer) return notFound();
+        if (deps.panicMode()) return home(res, user.username, customer);
+        try {
+          const page = await service.licensePage(customer.id, params.licenseId, query);
+          res.render('customer-portal/license', licensePageData(user.username, { customerName: customer.name, ...page }, query));
+        } catch (error) {
+          if (isHttpError(error) && error.status === 404) return notFound();
+          throw error;
+        }
+      },
+    }),
+  ];
+  return { routes, home };
+}
+export type CustomerPortalPages = ReturnType<typeof customerPortalPages>;
