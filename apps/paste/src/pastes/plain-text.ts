@@ -32,6 +32,7 @@ export const plainTextErrors: ErrorRequestHandler = (error, _req, res, next) => 
   // Server faults keep their logging in the main error handler.
   if (status >= 500) return next(error);
   if (headers) res.set(headers);
-  const lines = [message, ...Object.entries(details ?? {}).map(([field, text]) => `  ${field}: ${text}`)];
+  // The details name their field already ("maxViews must be ...").
+  const lines = [message, ...Object.values(details ?? {}).map((text) => `  ${text}`)];
   res.status(status).type('text/plain; charset=utf-8').send(`${lines.join('\n')}\n`);
 };
