@@ -135,7 +135,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
 
   app.use(apiNotFound);
   // A command-line create (text/plain) gets its errors as plain text.
-  app.use(plainTextErrors);
+  app.use(plainTextErrors(logger));
   // Every other unknown path, whatever the method: the HTML page, never Express's "Cannot GET".
   app.use((_req, res) => { res.status(404).type('html').send(errorPage(404, 'Page not found')); });
   app.use(createErrorHandler({

@@ -100,6 +100,16 @@ describe(`POST /api/paste with Content-Type: text/plain (${testDatabaseBackend()
     expect(limited.headers['x-ratelimit-limit']).toBe(String(used + 1));
   });
 
+  it('answers a server fault in text too (500 when the database fails)', async () => {
+    await site.database.pool.query('ALTER TABLE pastes RENAME TO pastes_away');
+    try {
+      const response = await plain().send('x');
+      expect([response.status, response.headers['content-type'], response.text]).toEqual([500, 'text/plain; charset=utf-8', 'Internal server error\n']);
+    } finally {
+      await site.database.pool.query('ALTER TABLE pastes_away RENAME TO pastes');
+    }
+  });
+
   it('JSON creates keep answering JSON, errors included', async () => {
     const response = await site.http.post('/api/paste').send({ content: '' });
     expect(response.status).toBe(400);

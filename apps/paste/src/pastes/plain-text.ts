@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import { describeError } from '@app/http';
+import { describeError, requestIdOf, type Logger } from '@app/http';
 
 /**
  * `POST /api/paste` from the command line: `Content-Type: text/plain`, the body is the content,
@@ -26,13 +26,15 @@ export const wantsPlainText = (res: Response): boolean => res.locals.plainText =
  * Errors of a plain-text create as plain text: the error text and a newline (a validation
  * error adds one line per field), with the status and headers the JSON answer would have.
  */
-export const plainTextErrors: ErrorRequestHandler = (error, _req, res, next) => {
-  if (!wantsPlainText(res) || res.headersSent) return next(error);
-  const { status, message, details, headers } = describeError(error);
-  // Server faults keep their logging in the main error handler.
-  if (status >= 500) return next(error);
-  if (headers) res.set(headers);
-  // The details name their field already ("maxViews must be ...").
-  const lines = [message, ...Object.values(details ?? {}).map((text) => `  ${text}`)];
-  res.status(status).type('text/plain; charset=utf-8').send(`${lines.join('\n')}\n`);
-};
+export function plainTextErrors(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    if (!wantsPlainText(res) || res.headersSent) return next(error);
+    const { status, message, details, headers } = describeError(error);
+    // Logged as the main error handler logs them: the path without its query string.
+    if (status >= 500) logger.error({ err: error, reqId: requestIdOf(req), method: req.method, path: req.originalUrl.split('?')[0] }, 'request failed');
+    if (headers) res.set(headers);
+    // The details name their field already ("maxViews must be ...").
+    const lines = [message, ...Object.values(details ?? {}).map((text) => `  ${text}`)];
+    res.status(status).type('text/plain; charset=utf-8').send(`${lines.join('\n')}\n`);
+  };
+}
