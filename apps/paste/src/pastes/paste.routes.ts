@@ -99,7 +99,7 @@ export function pasteRoutes(deps: {
       handler: async ({ params, req, res }) => {
         res.set('Cache-Control', 'no-store');
         if (isPreviewAgent(req)) {
-          await service.preview(params.slug);
+          await service.peek(params.slug);
           return res.render('pastes/preview', previewData(settings.get()));
         }
         const result = await service.view(params.slug, isUnlocked(req, params.slug));
@@ -149,7 +149,7 @@ export function pasteRoutes(deps: {
         res.set('Cache-Control', 'no-store');
         try {
           if (isPreviewAgent(req)) {
-            await service.preview(slug);
+            await service.peek(slug);
             return res.render('pastes/preview', previewData(settings.get()));
           }
           const result = await service.view(slug, isUnlocked(req, slug));

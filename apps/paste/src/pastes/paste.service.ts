@@ -163,15 +163,11 @@ export function createPasteService(deps: PasteServiceDeps) {
       throw appError('PASTE_EXPIRED');
     },
 
-    /** 404 or 410 like a view, without counting one (HEAD requests: link checkers must not use up a paste). */
+    /**
+     * 404 or 410 like a view, without counting one: HEAD requests and link-preview agents must not
+     * use up a paste. Counted in the paste's preview fetches instead.
+     */
     async peek(slug: string): Promise<void> {
-      const state = await repository.previewFetch(slug);
-      if (state === 'not_found') throw appError('PASTE_NOT_FOUND');
-      if (state === 'expired') throw appError('PASTE_EXPIRED');
-    },
-
-    /** A link-preview agent's fetch: counted in preview_fetches, never as a view; 404 and 410 as a view. */
-    async preview(slug: string): Promise<void> {
       const state = await repository.previewFetch(slug);
       if (state === 'not_found') throw appError('PASTE_NOT_FOUND');
       if (state === 'expired') throw appError('PASTE_EXPIRED');
