@@ -14,6 +14,17 @@
   function setUpCreateForm(form) {
     var errorBox = document.getElementById('form-error');
     var submit = document.getElementById('submit');
+    var reveal = form.elements.revealOnClick;
+    var revealTouched = false;
+
+    // "Reveal on click" follows the view limit until the creator sets it themselves: a paste
+    // with a view limit should not be used up by a chat's link preview.
+    if (reveal) {
+      reveal.addEventListener('change', function () { revealTouched = true; });
+      form.elements.maxViews.addEventListener('input', function () {
+        if (!revealTouched) reveal.checked = form.elements.maxViews.value.trim() !== '';
+      });
+    }
 
     function showError(message) {
       errorBox.textContent = message;
@@ -33,6 +44,9 @@
       var password = form.elements.password.value;
       if (maxViews !== '') body.maxViews = Number(maxViews);
       if (password !== '') body.password = password;
+      var expiresIn = form.elements.expiresIn ? form.elements.expiresIn.value : '';
+      if (expiresIn !== '') body.expiresIn = Number(expiresIn);
+      if (reveal) body.revealOnClick = reveal.checked;
 
       submit.disabled = true;
       submit.textContent = 'Creating…';

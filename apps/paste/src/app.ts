@@ -23,6 +23,7 @@ import { createPasteRepository } from './pastes/paste.repository.js';
 import { createPasteService, type PasteService } from './pastes/paste.service.js';
 import { pastesModule } from './pastes/pastes.module.js';
 import { createPasswordAttemptsRepository } from './pastes/password-attempts.repository.js';
+import { plainTextErrors } from './pastes/plain-text.js';
 import type { PasteSettings } from './settings/settings.schema.js';
 import { settingsModule } from './settings/settings.module.js';
 import { createStatsRepository } from './stats/stats.repository.js';
@@ -134,6 +135,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   mountModules(app, modules, session, { checkResponses: config.NODE_ENV === 'test' });
 
   app.use(apiNotFound);
+  // A command-line create (text/plain) gets its errors as plain text.
+  app.use(plainTextErrors(logger));
   // Every other unknown path, whatever the method: the HTML page, never Express's "Cannot GET".
   app.use((_req, res) => { res.status(404).type('html').send(errorPage(404, 'Page not found')); });
   app.use(createErrorHandler({

@@ -41,6 +41,8 @@ describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBack
     expect(await page.locator('.limits').textContent()).toContain('3 views');
     // Landing there counted no view; the paste itself shows the count from 1.
     await page.goto(`${site.baseUrl}/paste/${slug}`);
+    // A view limit turns "Reveal on click" on in the form: the link opens on the button.
+    await page.getByRole('button', { name: 'Show paste' }).click();
     expect(await page.locator('#paste-code').textContent()).toBe('hello from the browser <b>bold?</b>');
     expect(await page.locator('.paste-meta').textContent()).toContain('1 of 3 views');
     // A web request: API usage did not count it.

@@ -66,6 +66,8 @@ describe.skipIf(!executablePath)(`the creator's pages in a browser (${testDataba
       const visitor = await recipient.newPage();
       const shown = await visitor.goto(link);
       expect(shown?.status()).toBe(200);
+      // A view limit turns "Reveal on click" on in the form: the link opens on the button.
+      await visitor.getByRole('button', { name: 'Show paste' }).click();
       expect(await visitor.locator('#paste-code').textContent()).toBe('meet at the north gate at 9');
 
       await page.getByRole('link', { name: 'Delete this paste' }).click();

@@ -85,6 +85,16 @@ describe('every paste page escapes what visitors and the owner typed', () => {
     expectEscaped(page.text);
   });
 
+  it('the link-preview page, the "Show paste" page with its password error, and a revealed paste with a time limit', async () => {
+    const slug = await site.createPaste({ content: HOSTILE, password: 'pw', revealOnClick: true, expiresIn: 3600 });
+    expectEscaped((await site.http.get(`/paste/${slug}`).set('User-Agent', 'Slackbot 1.0').expect(200)).text);
+    expectEscaped((await site.http.get(`/paste/${slug}`).expect(200)).text);
+    expectEscaped((await site.http.post(`/paste/${slug}/reveal`).type('form').set('Accept', 'text/html').send({ password: HOSTILE }).expect(401)).text);
+    const shown = await site.http.post(`/paste/${slug}/reveal`).type('form').set('Accept', 'text/html').send({ password: 'pw' }).expect(200);
+    expectEscaped(shown.text);
+    expect(shown.text).toContain('expires in 1 hour');
+  });
+
   it("the owner's dashboard with hostile API key names", async () => {
     const owner = await site.session(OWNER_ID);
     for (const name of [SCRIPT, ATTRIBUTE, URL]) {

@@ -18,9 +18,14 @@ interface Route {
   valid?: Record<string, unknown>;
 }
 
+const pasteFields = ['content', 'maxViews', 'password', 'expiresIn', 'expiresAt', 'revealOnClick', 'title', 'language'];
+
 const routes: Route[] = [
-  { name: 'POST /api/paste (API client)', path: () => '/api/paste', auth: 'api', fields: ['content', 'maxViews', 'password'], valid: { content: 'hello' } },
-  { name: 'POST /api/paste (site page)', path: () => '/api/paste', auth: 'page', fields: ['content', 'maxViews', 'password'], valid: { content: 'hello' } },
+  { name: 'POST /api/paste (API client)', path: () => '/api/paste', auth: 'api', fields: pasteFields, valid: { content: 'hello' } },
+  { name: 'POST /api/paste (site page)', path: () => '/api/paste', auth: 'page', fields: pasteFields, valid: { content: 'hello' } },
+  // The "Show paste" form and the raw view behind it; a wrong password is 401.
+  { name: 'POST /paste/:slug/reveal', path: (slug) => `/paste/${slug}/reveal`, auth: 'api', fields: ['password'], valid: { password: 'secret' } },
+  { name: 'POST /paste/:slug/raw', path: (slug) => `/paste/${slug}/raw`, auth: 'api', fields: ['password'], valid: { password: 'secret' } },
   { name: 'POST /paste/:slug/verify', path: (slug) => `/paste/${slug}/verify`, auth: 'api', fields: ['password'], valid: { password: 'secret' } },
   // The confirmation page's form; a wrong token is refused with 403 and the paste stays.
   { name: 'POST /paste/:slug/delete', path: (slug) => `/paste/${slug}/delete`, auth: 'page', fields: ['token'] },

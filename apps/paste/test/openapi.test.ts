@@ -24,7 +24,7 @@ describe('the paste service describes its API in OpenAPI 3.1', () => {
 
   it('lists the paste routes with their parameters and credentials', () => {
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining([
-      '/api/paste', '/paste/{slug}', '/paste/{slug}/raw', '/api/paste/{slug}', '/api/settings', '/admin', '/auth/idp', '/healthz', '/openapi.json', '/docs',
+      '/api/paste', '/paste/{slug}', '/paste/{slug}/raw', '/paste/{slug}/reveal', '/api/paste/{slug}', '/api/settings', '/admin', '/auth/idp', '/healthz', '/openapi.json', '/docs',
     ]));
     expect(document.paths['/paste/{slug}']!.get!.parameters).toEqual([expect.objectContaining({ name: 'slug', in: 'path' })]);
     expect(document.paths['/api/settings/general']!.post!.security).toEqual([{ session: [], csrf: [] }]);

@@ -27,7 +27,9 @@ export const errorCodes = {
 
   // Paste service.
   PASTE_NOT_FOUND: { status: 404, message: 'Paste not found' },
-  PASTE_EXPIRED: { status: 410, message: 'Paste has expired' },
+  PASTE_EXPIRED: { status: 410, message: 'Paste expired' },
+  /** GET of the raw view of a reveal-on-click paste: only the button's POST shows it. */
+  PASTE_REVEAL_REQUIRED: { status: 405, message: 'This paste is shown only on request: POST to its address' },
   PASTE_CONTENT_EMPTY: { status: 400, message: 'Content cannot be empty' },
   PASTE_CONTENT_TOO_LONG: { status: 400, message: 'Content exceeds the maximum size' },
   PASTE_NO_FREE_SLUG: { status: 503, message: 'Could not find a free slug; raise slugLength or choose a larger character set' },

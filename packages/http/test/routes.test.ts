@@ -158,7 +158,7 @@ describe('checking answers against their declared schemas', () => {
 
 describe('error codes', () => {
   it.each([
-    { name: 'a paste that is gone', code: 'PASTE_EXPIRED' as const, status: 410, error: 'Paste has expired' },
+    { name: 'a paste that is gone', code: 'PASTE_EXPIRED' as const, status: 410, error: 'Paste expired' },
     { name: 'a validation of an unknown key', code: 'LICENSE_VALIDATION_NOT_FOUND' as const, status: 400, error: 'License not found' },
     { name: 'panic mode', code: 'PANIC_MODE' as const, status: 503, error: 'Service unavailable: panic mode is active' },
   ])('answers $name with the status and text of its code', async ({ code, status, error }) => {

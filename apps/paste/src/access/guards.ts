@@ -133,7 +133,8 @@ export function createGuards(deps: {
     if (current.apiKeyProtection) await deps.apiKeys.authenticate(req);
   };
   const pasteGate: RequestHandler = (req, res, next) => {
-    if (auth.hasValidCsrfToken(req)) {
+    // A plain-text post is the command line's: always an API request, whatever else it carries.
+    if (res.locals.plainText !== true && auth.hasValidCsrfToken(req)) {
       res.locals.viaApi = false;
       return webLimiter.middleware(req, res, next);
     }

@@ -7,9 +7,16 @@ import type { PasteSettings } from '../settings/settings.schema.js';
 export const AUTO_DELETE_JOB = 'paste-auto-delete-inactive';
 /** Hourly, at minute 7 (not on the hour, when many other schedules fire). */
 export const AUTO_DELETE_CRON = '7 * * * *';
+export const DELETE_EXPIRED_JOB = 'paste-delete-expired';
+/**
+ * Every minute: a paste past its time limit answers 410 from that instant on, and its content
+ * should not stay stored much longer than the creator asked for.
+ */
+export const DELETE_EXPIRED_CRON = '* * * * *';
 
 /**
- * Deletes inactive pastes under the autoDeleteInactive setting, as a queue job: it runs at
+ * Deletes inactive pastes under the autoDeleteInactive setting, and pastes past their time
+ * limit (a job of its own, every minute), as queue jobs: it runs at
  * start-up, hourly, and when the owner changes the setting, and once per run across every
  * instance (the queue hands each job to one worker).
  */
@@ -25,6 +32,11 @@ export async function scheduleAutoDelete(deps: {
     if (deleted > 0) logger.info({ deleted, afterDays: settings.get().autoDeleteInactive }, 'deleted inactive pastes');
   });
   await queue.runNow(AUTO_DELETE_JOB);
+  await queue.schedule(DELETE_EXPIRED_JOB, DELETE_EXPIRED_CRON, async () => {
+    const deleted = await pastes.deleteExpired();
+    if (deleted > 0) logger.info({ deleted }, 'deleted expired pastes');
+  });
+  await queue.runNow(DELETE_EXPIRED_JOB);
   return settings.onChange((next, previous) => {
     if (next.autoDeleteInactive !== previous.autoDeleteInactive && next.autoDeleteInactive !== 'never') {
       queue.runNow(AUTO_DELETE_JOB).catch((error: unknown) => logger.warn({ err: error }, 'could not queue the auto-delete run'));

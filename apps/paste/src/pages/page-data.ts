@@ -5,6 +5,7 @@ import { autoDeleteChoices, slugCharacterSets } from '../settings/settings.schem
 import type { Statistics } from '../stats/stats.service.js';
 import type { Highlighted } from './highlight.js';
 import { shortDate, siteView } from './site-view.js';
+import { expiresText, EXPIRY_PRESETS } from './expiry-text.js';
 
 // What each page's view receives: plain data, every text still unescaped (the views escape it).
 
@@ -24,10 +25,17 @@ export function homeData(settings: PasteSettings, signInError: string | undefine
     site: siteView(settings), title: '', script: true,
     notice: signInError ? signInErrors[signInError] : undefined,
     maxSize: formatSize(settings.maxPasteSize),
+    expiryOptions: EXPIRY_PRESETS.map(({ seconds, label }) => ({ value: seconds === null ? '' : String(seconds), label })),
   };
 }
 
-export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Highlighted) {
+/** The time limit as people read it: "expires in 3 hours", with the exact UTC time beside it. */
+function expiryView(expiresAt: Date | null, now: Date) {
+  if (expiresAt === null) return undefined;
+  return { text: expiresText(expiresAt, now), at: expiresAt.toISOString(), atText: shortDate(expiresAt) };
+}
+
+export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Highlighted, now: Date = new Date()) {
   const views = paste.maxViews === null
     ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
     : `${paste.viewsCount} of ${paste.maxViews} views`;
@@ -42,8 +50,19 @@ export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Hig
       language: code.language,
       lineNumbers: Array.from({ length: code.lines }, (_, index) => index + 1).join('\n'),
       codeHtml: code.html,
+      expires: expiryView(paste.expiresAt, now),
     },
   };
+}
+
+/** What a link-preview agent gets: the site's name, never the paste. */
+export function previewData(settings: PasteSettings) {
+  return { site: siteView(settings), title: '' };
+}
+
+/** The "Show paste" page of a reveal-on-click paste: no content, a password field when it needs one. */
+export function revealData(settings: PasteSettings, slug: string, needsPassword: boolean, error?: string) {
+  return { site: siteView(settings), title: 'Show paste', slug, needsPassword, error };
 }
 
 export function passwordData(settings: PasteSettings, slug: string, error?: string) {
@@ -59,6 +78,7 @@ export interface CreatedPageInput {
   qrSvg: string;
   /** How long this page stays available to the creator, in minutes. */
   availableMinutes: number;
+  now: Date;
 }
 
 function viewsLeft(paste: PasteSummary): string {
@@ -77,6 +97,9 @@ export function createdData(settings: PasteSettings, input: CreatedPageInput) {
     allowed: paste.maxViews === null ? 'Unlimited' : `${paste.maxViews} ${paste.maxViews === 1 ? 'view' : 'views'}`,
     viewsCount: paste.viewsCount,
     hasPassword: paste.hasPassword,
+    expires: expiryView(paste.expiresAt, input.now),
+    revealOnClick: paste.revealOnClick,
+    previewFetches: paste.previewFetches,
   };
 }
 
@@ -100,7 +123,7 @@ const errorTitles: Record<number, string> = {
 
 const errorHints: Record<number, string> = {
   404: 'There is no paste at this address. Check the link, or create a new paste.',
-  410: 'It reached its view limit and can no longer be shown.',
+  410: 'It reached its view limit or its time limit and can no longer be shown.',
   429: 'You have made too many requests. Please wait a while and try again.',
   500: 'The server could not answer this request. Please try again later.',
 };

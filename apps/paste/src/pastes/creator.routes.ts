@@ -46,7 +46,7 @@ export function creatorRoutes(deps: {
         const { link, deleteUrl } = service.links(slug, entry.deleteToken);
         const qrSvg = await qrCodeSvg(link, `QR code of ${link}`);
         res.render('pastes/created', createdData(settings.get(), {
-          paste, link, deleteUrl, qrSvg, availableMinutes: CREATED_PAGE_TTL_MS / 60_000,
+          paste, link, deleteUrl, qrSvg, availableMinutes: CREATED_PAGE_TTL_MS / 60_000, now: deps.now(),
         }));
       },
     }),

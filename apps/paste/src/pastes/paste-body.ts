@@ -2,11 +2,12 @@ import express, { type RequestHandler } from 'express';
 import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { tooLong } from './paste.service.js';
+import { isPlainTextPost, plainTextFields } from './plain-text.js';
 
 const MB = 1024 * 1024;
 
 /**
- * The body parsers of POST /api/paste, sized from maxPasteSize (up to 100 MB) instead of the
+ * The body parsers of POST /api/paste (JSON, forms, and plain text from the command line), sized from maxPasteSize (up to 100 MB) instead of the
  * site-wide body limit. JSON escaping can make the body several times longer than the content
  * (a control character becomes `\u0001`), so the parser allows 6x plus room for the other
  * fields; the service then measures the content itself. A body over even that limit is still
@@ -18,7 +19,7 @@ export function pasteBodyParser(settings: SettingsStore<PasteSettings>): Request
     let found = parsers.get(maxPasteSize);
     if (!found) {
       const limit = Math.ceil(maxPasteSize * MB * 6 + 64 * 1024);
-      found = [express.json({ limit }), express.urlencoded({ extended: false, limit })];
+      found = [express.json({ limit }), express.urlencoded({ extended: false, limit }), express.text({ limit, type: 'text/plain' })];
       parsers.clear();
       parsers.set(maxPasteSize, found);
     }
@@ -26,11 +27,21 @@ export function pasteBodyParser(settings: SettingsStore<PasteSettings>): Request
   };
   return (req, res, next) => {
     const { maxPasteSize } = settings.get();
-    const [json, form] = parsersFor(maxPasteSize) as [RequestHandler, RequestHandler];
+    const [json, form, text] = parsersFor(maxPasteSize) as [RequestHandler, RequestHandler, RequestHandler];
     const done = (error?: unknown) => {
       if ((error as { type?: string } | undefined)?.type === 'entity.too.large') return next(tooLong(maxPasteSize));
       next(error);
     };
+    if (isPlainTextPost(req)) {
+      // From the command line: the body is the content; answers and errors are plain text.
+      res.locals.plainText = true;
+      text(req, res, (error?: unknown) => {
+        if (error) return done(error);
+        req.body = plainTextFields(req, typeof req.body === 'string' ? req.body : '');
+        done();
+      });
+      return;
+    }
     json(req, res, (error?: unknown) => (error ? done(error) : form(req, res, done)));
   };
 }

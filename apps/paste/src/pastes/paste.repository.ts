@@ -5,21 +5,33 @@ import type { pastesTable } from './paste.table.js';
 
 type PasteRow = typeof pastesTable.$inferSelect;
 
-export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'maxViews'> & {
+export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'maxViews'>
+  & Partial<Pick<PasteRow, 'expiresAt' | 'revealOnClick' | 'title'>> & {
+  /** Missing or null: the column's default (`auto`). */
+  language?: string | null;
   /** SHA-256 (hex) of the delete token. */
   deleteTokenHash: string;
 };
 
-export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt'> & { hasPassword: boolean };
+export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt' | 'expiresAt'> & { hasPassword: boolean };
 
 /** What the creator's page shows: the limits and the count so far, never the content. */
-export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | 'createdAt'> & { hasPassword: boolean };
+export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | 'createdAt' | 'expiresAt' | 'revealOnClick' | 'previewFetches'>
+  & { hasPassword: boolean };
 
-/** Why a view counted nothing: the paste is missing, used up, or waits for its password. */
-export type MissedView = 'not_found' | 'expired' | 'locked';
+/**
+ * Why a view counted nothing: the paste is missing, used up (views or time), waits for its
+ * password, or opens only with its "Show paste" button (`reveal`).
+ */
+export type MissedView = 'not_found' | 'expired' | 'locked' | 'reveal';
+
+/** Past its view limit or its time limit (`p` is the pastes row). */
+const EXPIRED_SQL = '((p.max_views IS NOT NULL AND p.views_count >= p.max_views) OR (p.expires_at IS NOT NULL AND p.expires_at <= now()))';
+/** Neither: a view may still count. */
+const LIVE_SQL = '(p.max_views IS NULL OR p.views_count < p.max_views) AND (p.expires_at IS NULL OR p.expires_at > now())';
 
 const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount", p.max_views AS "maxViews",
-  p.created_at AS "createdAt", p.password_hash IS NOT NULL AS "hasPassword"`;
+  p.created_at AS "createdAt", p.expires_at AS "expiresAt", p.password_hash IS NOT NULL AS "hasPassword"`;
 
 interface ViewRequest { slug: string; unlocked: boolean }
 interface InsertRequest { paste: NewPaste; countApiUsage: boolean }
@@ -36,11 +48,16 @@ export interface PasteRepositoryOptions {
 
 export function createPasteRepository(db: Queryable, options: PasteRepositoryOptions = {}) {
   /** The paste's state without counting a view. */
+  const inspect = async (slug: string) => {
+    const { rows } = await db.query<{ expired: boolean; revealOnClick: boolean; hasPassword: boolean }>(
+      `SELECT ${EXPIRED_SQL} AS expired, p.reveal_on_click AS "revealOnClick", p.password_hash IS NOT NULL AS "hasPassword"
+         FROM pastes p WHERE p.slug = $1`, [slug]);
+    return rows[0];
+  };
   const state = async (slug: string): Promise<'not_found' | 'expired' | 'viewable'> => {
-    const { rows } = await db.query<{ expired: boolean }>(
-      'SELECT max_views IS NOT NULL AND views_count >= max_views AS expired FROM pastes WHERE slug = $1', [slug]);
-    if (!rows[0]) return 'not_found';
-    return rows[0].expired ? 'expired' : 'viewable';
+    const found = await inspect(slug);
+    if (!found) return 'not_found';
+    return found.expired ? 'expired' : 'viewable';
   };
 
   /**
@@ -61,19 +78,22 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       sent.map((item) => item.paste.slug), sent.map((item) => item.paste.content),
       sent.map((item) => item.paste.passwordHash), sent.map((item) => item.paste.maxViews),
       sent.map((item) => item.paste.deleteTokenHash),
+      sent.map((item) => item.paste.expiresAt?.toISOString() ?? null), sent.map((item) => item.paste.revealOnClick ?? false),
+      sent.map((item) => item.paste.title ?? null), sent.map((item) => item.paste.language ?? 'auto'),
     ];
     let usage = '';
     if (apiUsage) {
       values.push(sent.map((item) => item.countApiUsage), apiUsageShard());
-      usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$6', shard: '$7' })})`;
+      usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$10', shard: '$11' })})`;
     }
     // Unnamed: with batches the parse is shared anyway, and a named statement outlives a
     // client that the pool drops after an error (PGlite's one session), so the next client's
     // "prepare" of the same name would fail.
     const { rows } = await db.query<{ slug: string }>({
       text: `WITH inserted AS (
-         INSERT INTO pastes (slug, content, password_hash, max_views, delete_token_hash)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::text[])
+         INSERT INTO pastes (slug, content, password_hash, max_views, delete_token_hash, expires_at, reveal_on_click, title, language)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::text[],
+                              $6::timestamptz[], $7::boolean[], $8::text[], $9::text[])
          ON CONFLICT (slug) DO NOTHING RETURNING slug)${usage}
        SELECT slug FROM inserted`,
       values,
@@ -93,7 +113,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     const results = await db.query(
       `SET LOCAL synchronous_commit = off;
        UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
-        WHERE slug = ${pg.escapeLiteral(slug)} AND (max_views IS NULL OR views_count < max_views)
+        WHERE slug = ${pg.escapeLiteral(slug)} AND ${LIVE_SQL} AND NOT p.reveal_on_click
           AND (password_hash IS NULL OR ${unlocked ? 'true' : 'false'})
         RETURNING ${batchViewColumns}`) as unknown as pg.QueryResult<ViewedPaste>[];
     return results[1]?.rows[0];
@@ -128,7 +148,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
        l AS (
          SELECT p.id, p.views_count AS old, CASE WHEN p.password_hash IS NULL THEN b.n_all ELSE b.n_unlocked END AS n
            FROM pastes p JOIN b ON p.slug = b.slug
-          WHERE (p.max_views IS NULL OR p.views_count < p.max_views) AND (p.password_hash IS NULL OR b.n_unlocked > 0)
+          WHERE ${LIVE_SQL} AND NOT p.reveal_on_click AND (p.password_hash IS NULL OR b.n_unlocked > 0)
           ORDER BY p.id FOR UPDATE OF p)
        UPDATE pastes p SET views_count = CASE WHEN p.max_views IS NULL THEN l.old + l.n ELSE LEAST(p.max_views, l.old + l.n) END,
               last_viewed_at = now()
@@ -155,6 +175,8 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
 
   return {
     state,
+    /** Expired (views or time), reveal-on-click and password, without counting a view; undefined when missing. */
+    inspect,
 
     /**
      * Inserts unless the slug is taken (then `undefined`, and the caller draws another slug).
@@ -176,17 +198,45 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       return batching ? viewBatched(request) : (await viewBatch([request]))[0];
     },
 
-    /** After a view counted nothing: tells why. Expired wins over locked. */
+    /** After a view counted nothing: tells why. Expired wins over reveal, reveal over locked. */
     async whyNotViewed(slug: string): Promise<MissedView> {
-      const found = await state(slug);
-      return found === 'viewable' ? 'locked' : found;
+      const found = await inspect(slug);
+      if (!found) return 'not_found';
+      if (found.expired) return 'expired';
+      return found.revealOnClick ? 'reveal' : 'locked';
+    },
+
+    /**
+     * The view of a paste opened with its "Show paste" button (POST /paste/:slug/reveal): the
+     * same conditional increment as any view, as one statement, for reveal pastes too. Not
+     * batched: a button press is rare, and the row lock keeps it exact beside the batches.
+     */
+    async reveal(slug: string, unlocked: boolean): Promise<ViewedPaste | undefined> {
+      const { rows } = await db.query<ViewedPaste>(
+        `UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
+          WHERE slug = $1 AND ${LIVE_SQL} AND (password_hash IS NULL OR $2::boolean)
+          RETURNING ${batchViewColumns}`, [slug, unlocked]);
+      return rows[0];
+    },
+
+    /**
+     * A fetch that never counts a view (a link-preview agent, a HEAD request): counted in
+     * preview_fetches while the paste is live; answers its state.
+     */
+    async previewFetch(slug: string): Promise<'not_found' | 'expired' | 'viewable'> {
+      const { rows } = await db.query<{ expired: boolean }>(
+        `UPDATE pastes p SET preview_fetches = preview_fetches + CASE WHEN ${EXPIRED_SQL} THEN 0 ELSE 1 END
+          WHERE slug = $1 RETURNING ${EXPIRED_SQL} AS expired`, [slug]);
+      if (!rows[0]) return 'not_found';
+      return rows[0].expired ? 'expired' : 'viewable';
     },
 
     /** The limits and count of a paste, without counting a view. */
     async summary(slug: string): Promise<PasteSummary | undefined> {
       const { rows } = await db.query<PasteSummary>(
         `SELECT slug, max_views AS "maxViews", views_count AS "viewsCount", password_hash IS NOT NULL AS "hasPassword",
-                created_at AS "createdAt" FROM pastes WHERE slug = $1`, [slug]);
+                created_at AS "createdAt", expires_at AS "expiresAt", reveal_on_click AS "revealOnClick",
+                preview_fetches AS "previewFetches" FROM pastes WHERE slug = $1`, [slug]);
       return rows[0];
     },
 
@@ -204,6 +254,12 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
 
     async deleteAll(): Promise<number> {
       const { rowCount } = await db.query('DELETE FROM pastes');
+      return rowCount ?? 0;
+    },
+
+    /** Deletes pastes past their time limit. */
+    async deleteExpired(): Promise<number> {
+      const { rowCount } = await db.query('DELETE FROM pastes WHERE expires_at <= now()');
       return rowCount ?? 0;
     },
 

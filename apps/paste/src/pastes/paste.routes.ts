@@ -1,14 +1,16 @@
 import type { Request } from 'express';
-import { defineRoute, isHttpError, type AnyRoute } from '@app/http';
+import { appError, defineRoute, isHttpError, type AnyRoute } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { Highlighter } from '../pages/highlight.js';
-import { passwordData, pasteData } from '../pages/page-data.js';
+import { passwordData, pasteData, previewData, revealData } from '../pages/page-data.js';
 import type { PasteService } from './paste.service.js';
 import {
-  clearedPastesSchema, createdPasteSchema, createPasteSchema, errorSchema, slugParamsSchema, successSchema, verifyPasteSchema,
+  clearedPastesSchema, createdPasteSchema, createPasteSchema, errorSchema, revealFormSchema, slugParamsSchema, successSchema, verifyPasteSchema,
 } from './paste.schema.js';
+import { wantsPlainText } from './plain-text.js';
+import { isPreviewAgent } from './preview-agents.js';
 import { pasteBodyParser } from './paste-body.js';
 import { rememberCreated } from './created.js';
 import { isUnlocked, unlock } from './unlocked.js';
@@ -34,7 +36,10 @@ export function pasteRoutes(deps: {
     defineRoute({
       method: 'post', path: '/api/paste', summary: 'Create a paste', tags, guard: guards.pasteCreate,
       description: 'JSON or a form post. From the site\'s own page (with its CSRF token) under the web limit; '
-        + 'any other caller is an API request (API limit, apiAccess, apiKeyProtection).',
+        + 'any other caller is an API request (API limit, apiAccess, apiKeyProtection). '
+        + 'From the command line: Content-Type text/plain, the body is the content, query parameters maxViews, expiresIn, '
+        + 'title, language, header X-Paste-Password; it answers text/plain (the absolute URL and a newline) with the '
+        + 'delete token in the X-Delete-Token header, and errors as text/plain.',
       // Paste bodies may be far larger than any other body: their parser is sized by maxPasteSize.
       before: [pasteBodyParser(settings)],
       body: createPasteSchema,
@@ -48,13 +53,20 @@ export function pasteRoutes(deps: {
       handler: async ({ body, req, res }) => {
         const viaApi = res.locals.viaApi === true;
         const created = await service.create(body, viaApi);
+        if (wantsPlainText(res)) {
+          res.set('X-Delete-Token', created.deleteToken).type('text/plain; charset=utf-8').send(`${service.links(created.slug, created.deleteToken).link}\n`);
+          return;
+        }
         if (!viaApi) {
           // The site's own form: its session may open the creator's page, and is not asked for the
           // password it just typed.
           rememberCreated(req, created.slug, created.deleteToken, deps.now().getTime());
           if (body.password) unlock(req, created.slug);
         }
-        return { success: true, slug: created.slug, url: created.url, deleteToken: created.deleteToken, deleteUrl: created.deleteUrl };
+        return {
+          success: true, slug: created.slug, url: created.url, deleteToken: created.deleteToken, deleteUrl: created.deleteUrl,
+          expiresAt: created.expiresAt?.toISOString() ?? null,
+        };
       },
     }),
     defineRoute({
@@ -68,7 +80,7 @@ export function pasteRoutes(deps: {
     // Express would answer HEAD with the GET handler, counting a view: link checkers and `curl -I`
     // must not use up a paste with a view limit. Declared before the GETs for that reason.
     ...(['/paste/:slug', '/paste/:slug/raw'] as const).map((path) => defineRoute({
-      method: 'head', path, summary: 'Whether the paste exists, without counting a view', tags, guard: guards.web,
+      method: 'head', path, summary: 'Whether the paste exists, without counting a view (counted as a preview fetch)', tags, guard: guards.web,
       params: slugParamsSchema,
       responses: { 200: { description: 'It exists' }, 404: { description: 'Not found' }, 410: { description: 'Expired' } },
       handler: async ({ params, res }) => {
@@ -78,31 +90,100 @@ export function pasteRoutes(deps: {
     })),
     defineRoute({
       method: 'get', path: '/paste/:slug', summary: 'Read a paste (counts a view)', tags, guard: guards.web,
+      description: 'Link-preview agents get a preview page without the content and count no view; '
+        + 'a reveal-on-click paste shows a "Show paste" button (POST /paste/{slug}/reveal) and counts nothing.',
       params: slugParamsSchema,
-      responses: { 200: page('The paste, or the password form'), 404: page('Not found'), 410: page('Expired') },
+      responses: {
+        200: page('The paste, the password form, the "Show paste" page, or the preview page'), 404: page('Not found'), 410: page('Expired'),
+      },
       handler: async ({ params, req, res }) => {
-        const result = await service.view(params.slug, isUnlocked(req, params.slug));
         res.set('Cache-Control', 'no-store');
+        if (isPreviewAgent(req)) {
+          await service.peek(params.slug);
+          return res.render('pastes/preview', previewData(settings.get()));
+        }
+        const result = await service.view(params.slug, isUnlocked(req, params.slug));
         if (result.kind === 'locked') return res.render('pastes/password', passwordData(settings.get(), params.slug));
+        if (result.kind === 'reveal') return res.render('pastes/reveal', revealData(settings.get(), result.slug, result.needsPassword));
         const current = settings.get();
         const code = deps.highlight(result.paste.id, result.paste.content, current.syntaxHighlighting);
-        res.render('pastes/show', pasteData(current, result.paste, code));
+        res.render('pastes/show', pasteData(current, result.paste, code, deps.now()));
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/paste/:slug/reveal', summary: 'Show a reveal-on-click paste (counts a view)', tags, guard: guards.web,
+      description: 'The "Show paste" form; a password paste takes its password here (unless the session unlocked it).',
+      params: slugParamsSchema,
+      body: revealFormSchema,
+      responses: {
+        200: page('The paste'), 400: page('Password is required'), 401: page('Incorrect password'),
+        404: page('Not found'), 410: page('Expired'), 429: page('Too many attempts'),
+      },
+      handler: async ({ params: { slug }, body, req, res }) => {
+        res.set('Cache-Control', 'no-store');
+        let paste;
+        try {
+          paste = await service.reveal(slug, isUnlocked(req, slug), body.password);
+        } catch (failure) {
+          // A wrong or missing password: the same page again, saying why.
+          if (isHttpError(failure) && [400, 401, 429].includes(failure.status) && wantsHtml(req)) {
+            res.status(failure.status).render('pastes/reveal', revealData(settings.get(), slug, true, failure.message));
+            return;
+          }
+          throw failure;
+        }
+        const current = settings.get();
+        const code = deps.highlight(paste.id, paste.content, current.syntaxHighlighting);
+        res.render('pastes/show', pasteData(current, paste, code, deps.now()));
       },
     }),
     defineRoute({
       method: 'get', path: '/paste/:slug/raw', summary: 'Read a paste as plain text (counts a view)', tags, guard: guards.web,
       params: slugParamsSchema,
-      responses: { 200: text('The content'), 401: text('Password required'), 404: text('Not found'), 410: text('Expired') },
+      responses: {
+        200: text('The content'), 401: text('Password required'), 404: text('Not found'),
+        405: text('A reveal-on-click paste: POST /paste/{slug}/raw'), 410: text('Expired'),
+      },
       // Plain text under the same rules; its errors are plain text too.
       handler: async ({ params: { slug }, req, res }) => {
         res.set('Cache-Control', 'no-store');
         try {
+          if (isPreviewAgent(req)) {
+            await service.peek(slug);
+            return res.render('pastes/preview', previewData(settings.get()));
+          }
           const result = await service.view(slug, isUnlocked(req, slug));
           if (result.kind === 'locked') {
             res.status(401).type('text/plain').send(`Password required: unlock this paste at /paste/${slug}\n`);
             return;
           }
+          if (result.kind === 'reveal') {
+            // Only the button's POST shows a reveal-on-click paste, so no preview can use it up.
+            const refused = appError('PASTE_REVEAL_REQUIRED', { message: `This paste is shown only on request: POST /paste/${slug}/raw` });
+            res.status(refused.status).set('Allow', 'POST').type('text/plain').send(`${refused.message}\n`);
+            return;
+          }
           res.type('text/plain; charset=utf-8').send(result.paste.content);
+        } catch (failure) {
+          if (!isHttpError(failure) || failure.status >= 500) throw failure;
+          res.status(failure.status).type('text/plain').send(`${failure.message}\n`);
+        }
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/paste/:slug/raw', summary: 'Read a reveal-on-click paste as plain text (counts a view)', tags, guard: guards.web,
+      description: 'Any paste, under the same rules as the "Show paste" form: a password paste takes `password` in the body.',
+      params: slugParamsSchema,
+      body: revealFormSchema,
+      responses: {
+        200: text('The content'), 400: text('Password is required'), 401: text('Incorrect password'),
+        404: text('Not found'), 410: text('Expired'), 429: text('Too many attempts'),
+      },
+      handler: async ({ params: { slug }, body, req, res }) => {
+        res.set('Cache-Control', 'no-store');
+        try {
+          const paste = await service.reveal(slug, isUnlocked(req, slug), body.password);
+          res.type('text/plain; charset=utf-8').send(paste.content);
         } catch (failure) {
           if (!isHttpError(failure) || failure.status >= 500) throw failure;
           res.status(failure.status).type('text/plain').send(`${failure.message}\n`);

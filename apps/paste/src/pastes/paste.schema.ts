@@ -2,26 +2,63 @@ import { z } from 'zod';
 
 const blankToUndefined = (value: unknown) => (value === '' || value === null ? undefined : value);
 
+/** Forms and query strings send numbers as text: "3" is taken like 3. */
+const wholeNumberText = (value: unknown) => {
+  const blank = blankToUndefined(value);
+  return typeof blank === 'string' && /^\s*\d+\s*$/.test(blank) ? Number(blank) : blank;
+};
+
+/** Forms send checkboxes as text. */
+const booleanText = (value: unknown) => {
+  const blank = blankToUndefined(value);
+  if (blank === 'true' || blank === 'on' || blank === '1') return true;
+  if (blank === 'false' || blank === 'off' || blank === '0') return false;
+  return blank;
+};
+
+/** The longest time limit: one year, in seconds. */
+export const MAX_EXPIRY_SECONDS = 31_536_000;
+
+/** ISO 8601 date and time, with `Z` or an offset (`2026-01-31T12:00:00Z`, `2026-01-31T13:00:00+01:00`). */
+const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
 /**
  * POST /api/paste. `content` is checked by the service (its own error texts); forms send
  * maxViews as text, so "3" is accepted like 3.
  */
 export const createPasteSchema = z.object({
   content: z.preprocess((value) => (value === null ? undefined : value), z.string().optional()),
-  maxViews: z.preprocess(
-    (value) => {
-      const blank = blankToUndefined(value);
-      return typeof blank === 'string' && /^\s*\d+\s*$/.test(blank) ? Number(blank) : blank;
-    },
-    z.number().int().min(1).max(1_000_000_000).optional(),
-  ),
+  maxViews: z.preprocess(wholeNumberText, z.number().int().min(1).max(1_000_000_000).optional()),
   password: z.preprocess(blankToUndefined, z.string().max(1000).optional()),
+  /** Seconds from now; the service turns it into expiresAt. */
+  expiresIn: z.preprocess(wholeNumberText, z.number({ error: 'expiresIn must be a whole number of seconds from 1 to 31536000' })
+    .int('expiresIn must be a whole number of seconds from 1 to 31536000')
+    .min(1, 'expiresIn must be a whole number of seconds from 1 to 31536000')
+    .max(MAX_EXPIRY_SECONDS, 'expiresIn must be at most 31536000 seconds (one year)').optional()),
+  /** Checked against the clock by the service: in the future, at most a year ahead. */
+  expiresAt: z.preprocess(blankToUndefined, z.string({ error: 'expiresAt must be a date and time in ISO 8601 format (e.g. 2026-01-31T12:00:00Z)' })
+    .regex(isoDateTime, 'expiresAt must be a date and time in ISO 8601 format (e.g. 2026-01-31T12:00:00Z)')
+    .refine((value) => !Number.isNaN(Date.parse(value)), 'expiresAt must be a real date and time')
+    .optional()),
+  /** The paste page shows a "Show paste" button first: link previews never see the content. */
+  revealOnClick: z.preprocess(booleanText, z.boolean().optional()),
+  title: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+  language: z.preprocess(blankToUndefined, z.string().max(50).optional()),
+}).superRefine((value, context) => {
+  if (value.expiresIn !== undefined && value.expiresAt !== undefined) {
+    context.addIssue({ code: 'custom', path: ['expiresAt'], message: 'Give either expiresIn or expiresAt, not both' });
+  }
 });
 export type CreatePasteInput = z.infer<typeof createPasteSchema>;
 
 export const verifyPasteSchema = z.object({
   password: z.string().optional(),
 });
+
+/** The "Show paste" form (POST /paste/:slug/reveal and /raw): a password when the paste has one. */
+export const revealFormSchema = z.preprocess((value) => value ?? {}, z.object({
+  password: z.preprocess(blankToUndefined, z.string().max(1000).optional()),
+}));
 
 /** The delete confirmation form (POST /paste/:slug/delete); a post without a body sends no token. */
 export const deleteFormSchema = z.preprocess((value) => value ?? {}, z.object({
@@ -38,6 +75,8 @@ export const messageSchema = successSchema.extend({ message: z.string() });
 
 export const createdPasteSchema = successSchema.extend({
   slug: z.string(), url: z.string(), deleteToken: z.string(), deleteUrl: z.string(),
+  /** ISO 8601; null without a time limit. */
+  expiresAt: z.string().nullable(),
 });
 
 export const clearedPastesSchema = messageSchema.extend({ deletedCount: z.number().int() });

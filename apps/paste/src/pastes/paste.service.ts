@@ -5,7 +5,7 @@ import type { PasteSettings } from '../settings/settings.schema.js';
 import { deleteTokenMatches, hashDeleteToken, newDeleteToken } from './delete-token.js';
 import type { PasteRepository, PasteSummary, ViewedPaste } from './paste.repository.js';
 import type { PasswordAttemptsRepository } from './password-attempts.repository.js';
-import type { CreatePasteInput } from './paste.schema.js';
+import { MAX_EXPIRY_SECONDS, type CreatePasteInput } from './paste.schema.js';
 import { generateSlug, type RandomInt } from './slug.js';
 
 const MB = 1024 * 1024;
@@ -39,6 +39,8 @@ export interface CreatedPaste {
   /** Answered once; only its hash is stored. */
   deleteToken: string;
   deleteUrl: string;
+  /** The time limit; null without one. */
+  expiresAt: Date | null;
 }
 
 /** Who asks to delete: the delete token they carry, and whether they are the signed-in owner. */
@@ -47,7 +49,13 @@ export interface DeleteCredentials {
   owner: boolean;
 }
 
-export type ViewResult = { kind: 'shown'; paste: ViewedPaste } | { kind: 'locked'; slug: string };
+export type ViewResult =
+  | { kind: 'shown'; paste: ViewedPaste }
+  | { kind: 'locked'; slug: string }
+  /** A reveal-on-click paste: its "Show paste" page, with a password field when `needsPassword`. */
+  | { kind: 'reveal'; slug: string; needsPassword: boolean };
+
+const invalid = (field: string, message: string) => appError('VALIDATION_FAILED', { details: { [field]: message } });
 
 export function formatMegabytes(value: number): string {
   return String(Number(value.toFixed(2)));
@@ -70,6 +78,25 @@ export function createPasteService(deps: PasteServiceDeps) {
   const lockedByAttempts = async (slug: string) =>
     ((await passwordAttempts.find(slug, windowOpenedAfter(deps.now())))?.failures ?? 0) >= MAX_WRONG_PASSWORDS;
 
+  const checkPassword = async (slug: string, password: string | undefined): Promise<void> => {
+    if (!password) throw appError('PASTE_PASSWORD_REQUIRED');
+    const now = deps.now();
+    const found = await passwordAttempts.find(slug, windowOpenedAfter(now));
+    if (!found) throw appError('PASTE_NOT_FOUND');
+    if (found.passwordHash === null) return;
+    if (found.failures >= MAX_WRONG_PASSWORDS) throw tooManyAttempts();
+    if (await bcrypt.compare(password, found.passwordHash)) {
+      // Concurrent wrong guesses may have used up the window while this one was compared.
+      if (await lockedByAttempts(slug)) throw tooManyAttempts();
+      return;
+    }
+    // The count decides, not the check above: of simultaneous wrong guesses exactly the first
+    // MAX_WRONG_PASSWORDS of the window get 401.
+    const failures = await passwordAttempts.recordFailure(slug, now, windowOpenedAfter(now));
+    if (failures !== undefined && failures > MAX_WRONG_PASSWORDS) throw tooManyAttempts();
+    throw appError('PASTE_PASSWORD_INCORRECT');
+  };
+
   return {
     links,
 
@@ -80,14 +107,18 @@ export function createPasteService(deps: PasteServiceDeps) {
       const { maxPasteSize, slugLength, slugCharacterSet } = settings.get();
       if (Buffer.byteLength(content, 'utf8') > maxPasteSize * MB) throw tooLong(maxPasteSize);
 
+      const expiresAt = expiryOf(input, deps.now());
       const passwordHash = input.password ? await bcrypt.hash(input.password, deps.bcryptRounds) : null;
       const deleteToken = makeDeleteToken();
       const deleteTokenHash = hashDeleteToken(deleteToken);
       for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
         const slug = generateSlug(slugLength, slugCharacterSet, deps.randomInt);
-        const inserted = await repository.insert({ slug, content, passwordHash, maxViews: input.maxViews ?? null, deleteTokenHash }, viaApi);
+        const inserted = await repository.insert({
+          slug, content, passwordHash, maxViews: input.maxViews ?? null, deleteTokenHash,
+          expiresAt, revealOnClick: input.revealOnClick ?? false, title: input.title ?? null, language: input.language ?? null,
+        }, viaApi);
         if (inserted) {
-          return { slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl };
+          return { slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl, expiresAt };
         }
       }
       throw appError('PASTE_NO_FREE_SLUG');
@@ -100,14 +131,44 @@ export function createPasteService(deps: PasteServiceDeps) {
       const why = await repository.whyNotViewed(slug);
       if (why === 'not_found') throw appError('PASTE_NOT_FOUND');
       if (why === 'expired') throw appError('PASTE_EXPIRED');
+      if (why === 'reveal') {
+        // The button page counts nothing; its password field is needed unless the session unlocked it.
+        const needsPassword = !unlocked && (await repository.inspect(slug))?.hasPassword === true;
+        if (needsPassword && await lockedByAttempts(slug)) throw tooManyAttempts();
+        return { kind: 'reveal', slug, needsPassword };
+      }
       // Its password form would only answer 429: say so at once.
       if (await lockedByAttempts(slug)) throw tooManyAttempts();
       return { kind: 'locked', slug };
     },
 
-    /** 404 or 410 like a view, without counting one (HEAD requests: link checkers must not use up a paste). */
+    /**
+     * The view behind a "Show paste" button (POST /paste/:slug/reveal, POST /paste/:slug/raw):
+     * counts it under the same rules as any view (404, 410, exact under concurrency). A password
+     * paste needs the session's unlock or the right password (checked and counted as by verify).
+     */
+    async reveal(slug: string, unlocked: boolean, password: string | undefined): Promise<ViewedPaste> {
+      let open = unlocked;
+      if (!open) {
+        const found = await repository.inspect(slug);
+        if (!found) throw appError('PASTE_NOT_FOUND');
+        if (found.expired) throw appError('PASTE_EXPIRED');
+        if (found.hasPassword) await checkPassword(slug, password);
+        open = true;
+      }
+      const paste = await repository.reveal(slug, open);
+      if (paste) return paste;
+      // Used up (or deleted) by a concurrent view since the check above.
+      if ((await repository.state(slug)) === 'not_found') throw appError('PASTE_NOT_FOUND');
+      throw appError('PASTE_EXPIRED');
+    },
+
+    /**
+     * 404 or 410 like a view, without counting one: HEAD requests and link-preview agents must not
+     * use up a paste. Counted in the paste's preview fetches instead.
+     */
     async peek(slug: string): Promise<void> {
-      const state = await repository.state(slug);
+      const state = await repository.previewFetch(slug);
       if (state === 'not_found') throw appError('PASTE_NOT_FOUND');
       if (state === 'expired') throw appError('PASTE_EXPIRED');
     },
@@ -117,24 +178,7 @@ export function createPasteService(deps: PasteServiceDeps) {
      * counted against the paste: the 31st within the hour and every later attempt (right or
      * wrong, from anyone) answer 429 `Too many attempts` until the hour is over.
      */
-    async verify(slug: string, password: string | undefined): Promise<void> {
-      if (!password) throw appError('PASTE_PASSWORD_REQUIRED');
-      const now = deps.now();
-      const found = await passwordAttempts.find(slug, windowOpenedAfter(now));
-      if (!found) throw appError('PASTE_NOT_FOUND');
-      if (found.passwordHash === null) return;
-      if (found.failures >= MAX_WRONG_PASSWORDS) throw tooManyAttempts();
-      if (await bcrypt.compare(password, found.passwordHash)) {
-        // Concurrent wrong guesses may have used up the window while this one was compared.
-        if (await lockedByAttempts(slug)) throw tooManyAttempts();
-        return;
-      }
-      // The count decides, not the check above: of simultaneous wrong guesses exactly the first
-      // MAX_WRONG_PASSWORDS of the window get 401.
-      const failures = await passwordAttempts.recordFailure(slug, now, windowOpenedAfter(now));
-      if (failures !== undefined && failures > MAX_WRONG_PASSWORDS) throw tooManyAttempts();
-      throw appError('PASTE_PASSWORD_INCORRECT');
-    },
+    verify: checkPassword,
 
     /** The limits and count of a paste for its creator's page, counting no view; 404 when gone. */
     async summary(slug: string): Promise<PasteSummary> {
@@ -166,6 +210,11 @@ export function createPasteService(deps: PasteServiceDeps) {
       return repository.deleteAll();
     },
 
+    /** Deletes the pastes past their time limit (they answer 410 from that moment already). */
+    async deleteExpired(): Promise<number> {
+      return repository.deleteExpired();
+    },
+
     /** Deletes inactive pastes under the autoDeleteInactive setting; 0 when it is `never`. */
     async deleteInactive(): Promise<number> {
       const { autoDeleteInactive } = settings.get();
@@ -173,6 +222,19 @@ export function createPasteService(deps: PasteServiceDeps) {
       return repository.deleteInactive(Number(autoDeleteInactive));
     },
   };
+}
+
+/**
+ * The time limit asked for: `expiresIn` seconds from now, or `expiresAt` (in the future, at
+ * most a year ahead); null without one. Both at once were refused by the schema.
+ */
+function expiryOf(input: CreatePasteInput, now: Date): Date | null {
+  if (input.expiresIn !== undefined) return new Date(now.getTime() + input.expiresIn * 1000);
+  if (input.expiresAt === undefined) return null;
+  const at = new Date(input.expiresAt);
+  if (at.getTime() <= now.getTime()) throw invalid('expiresAt', 'expiresAt must be in the future');
+  if (at.getTime() > now.getTime() + MAX_EXPIRY_SECONDS * 1000) throw invalid('expiresAt', 'expiresAt must be at most one year ahead');
+  return at;
 }
 
 export function tooLong(maxPasteSize: number): HttpError {

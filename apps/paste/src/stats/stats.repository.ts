@@ -32,7 +32,12 @@ export interface PasteAggregates {
 
 export function createStatsRepository(db: Queryable) {
   return {
-    /** Every statistic in one scan of the pastes table; no paste is loaded into the process. */
+    /**
+     * Every statistic in one scan of the pastes table; no paste is loaded into the process.
+     * A paste past its time limit is gone for everyone (410) and is deleted by a job within a
+     * minute: it counts as gone from the instant it expires, so the figures do not depend on
+     * when that job runs. API usage counts creations and never goes down.
+     */
     async aggregates(): Promise<PasteAggregates> {
       const { rows } = await db.query<PasteAggregates>(`
         SELECT count(*)::int AS "totalPastes",
@@ -42,7 +47,7 @@ export function createStatsRepository(db: Queryable) {
                coalesce(max(views_count), 0)::int AS "mostViewed",
                coalesce(sum(octet_length(content)), 0)::bigint AS "bytes",
                coalesce((SELECT sum(value) FROM paste_counters WHERE name LIKE 'api\\_usage:%'), 0)::bigint AS "apiUsage"
-          FROM pastes`);
+          FROM pastes WHERE expires_at IS NULL OR expires_at > now()`);
       return rows[0]!;
     },
   };

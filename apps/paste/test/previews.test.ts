@@ -1,0 +1,170 @@
+import request from 'supertest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { testDatabaseBackend } from '@app/db/testing';
+import { PREVIEW_AGENTS } from '../src/pastes/preview-agents.js';
+import { startTestSite, type TestSite } from './helpers.js';
+
+let site: TestSite;
+beforeAll(async () => { site = await startTestSite(); });
+afterAll(async () => { await site?.close(); });
+beforeEach(async () => { await site.reset(); });
+
+const counts = async (slug: string) =>
+  (await site.database.pool.query('SELECT views_count AS views, preview_fetches AS previews FROM pastes WHERE slug = $1', [slug])).rows[0] as
+    { views: number; previews: number } | undefined;
+
+/** Fires `count` requests at once, each on its own connection; answers their statuses. */
+async function simultaneous(count: number, send: () => Promise<Response>): Promise<number[]> {
+  return Promise.all(Array.from({ length: count }, () => send().then(async (response) => {
+    await response.arrayBuffer();
+    return response.status;
+  })));
+}
+
+describe(`link previews never use up a paste (${testDatabaseBackend()})`, () => {
+  it('a maxViews: 1 paste fetched by Slackbot-LinkExpanding 1.0 and by HEAD is still viewable once', async () => {
+    const slug = await site.createPaste({ content: 'the secret itself', maxViews: 1 });
+    const preview = await site.http.get(`/paste/${slug}`).set('User-Agent', 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)');
+    expect(preview.status).toBe(200);
+    expect(preview.headers['content-type']).toMatch(/text\/html/);
+    expect(preview.text).toContain('<title>Paste</title>');
+    expect(preview.text).not.toContain('the secret itself');
+    expect((await site.http.get(`/paste/${slug}/raw`).set('User-Agent', 'Slackbot-LinkExpanding 1.0')).text).not.toContain('the secret itself');
+    expect((await site.http.head(`/paste/${slug}`)).status).toBe(200);
+    expect((await site.http.head(`/paste/${slug}/raw`)).status).toBe(200);
+    expect(await counts(slug)).toEqual({ views: 0, previews: 4 });
+
+    const person = await site.http.get(`/paste/${slug}`).set('User-Agent', 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120');
+    expect(person.status).toBe(200);
+    expect(person.text).toContain('the secret itself');
+    expect((await site.http.get(`/paste/${slug}`)).status).toBe(410);
+    // A preview of a used-up paste says so too, and is not counted any more.
+    expect((await site.http.get(`/paste/${slug}`).set('User-Agent', 'Slackbot-LinkExpanding 1.0')).status).toBe(410);
+    expect(await counts(slug)).toEqual({ views: 1, previews: 4 });
+  });
+
+  it.each(PREVIEW_AGENTS)('the agent %s (any case, inside a longer User-Agent) gets the preview page and counts no view', async (agent) => {
+    const slug = await site.createPaste({ content: 'not for bots', maxViews: 1 });
+    for (const userAgent of [`Mozilla/5.0 (compatible; ${agent}/2.1)`, agent.toLowerCase(), agent.toUpperCase()]) {
+      const response = await site.http.get(`/paste/${slug}`).set('User-Agent', userAgent);
+      expect(response.status).toBe(200);
+      expect(response.text).not.toContain('not for bots');
+    }
+    expect(await counts(slug)).toEqual({ views: 0, previews: 3 });
+  });
+
+  it('a preview of an unknown paste is a 404', async () => {
+    expect((await site.http.get('/paste/nothere1').set('User-Agent', 'Twitterbot/1.0')).status).toBe(404);
+  });
+});
+
+describe(`reveal on click (${testDatabaseBackend()})`, () => {
+  it('GET shows a "Show paste" button without the content and counts nothing; the button shows it once, then 410', async () => {
+    const created = await site.http.post('/api/paste').send({ content: 'behind the button', maxViews: 1, revealOnClick: true });
+    const { slug } = created.body;
+    for (let i = 0; i < 3; i += 1) {
+      const page = await site.http.get(`/paste/${slug}`);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`<form method="post" action="/paste/${slug}/reveal"`);
+      expect(page.text).toMatch(/<button type="submit" class="button">Show paste<\/button>/);
+      expect(page.text).not.toContain('behind the button');
+      expect(page.text).not.toMatch(/name="password"/);
+    }
+    expect(await counts(slug)).toEqual({ views: 0, previews: 0 });
+
+    const shown = await site.http.post(`/paste/${slug}/reveal`).type('form').set('Accept', 'text/html').send({});
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('behind the button');
+    expect(shown.headers['cache-control']).toBe('no-store');
+    const again = await site.http.post(`/paste/${slug}/reveal`).type('form').set('Accept', 'text/html').send({});
+    expect(again.status).toBe(410);
+    expect(again.text).toContain('Paste expired');
+    expect((await site.http.get(`/paste/${slug}`)).status).toBe(410);
+    expect(await counts(slug)).toEqual({ views: 1, previews: 0 });
+  });
+
+  it('its raw view answers only POST /paste/:slug/raw; GET raw is 405 and counts nothing', async () => {
+    const slug = await site.createPaste({ content: 'raw behind the button', maxViews: 2, revealOnClick: 'true' });
+    const get = await site.http.get(`/paste/${slug}/raw`);
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+    expect(get.text).toBe(`This paste is shown only on request: POST /paste/${slug}/raw\n`);
+    const post = await site.http.post(`/paste/${slug}/raw`);
+    expect(post.status).toBe(200);
+    expect(post.headers['content-type']).toMatch(/text\/plain/);
+    expect(post.text).toBe('raw behind the button');
+    expect((await site.http.post(`/paste/${slug}/raw`)).status).toBe(200);
+    const gone = await site.http.post(`/paste/${slug}/raw`);
+    expect([gone.status, gone.text]).toEqual([410, 'Paste expired\n']);
+    expect((await site.http.post('/paste/nothere1/raw')).text).toBe('Paste not found\n');
+    expect((await site.http.post('/paste/nothere1/reveal').set('Accept', 'text/html')).status).toBe(404);
+  });
+
+  it('a password paste: the button page has a password field; the same password rules apply to the reveal', async () => {
+    const slug = await site.createPaste({ content: 'locked behind the button', password: 'open sesame', revealOnClick: true });
+    const page = await site.http.get(`/paste/${slug}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/<span class="label">Password<\/span>\s*<input type="password" name="password" required/);
+    expect(page.text).toContain('Show paste');
+    const form = () => site.http.post(`/paste/${slug}/reveal`).type('form').set('Accept', 'text/html');
+    const missing = await form().send({});
+    expect(missing.status).toBe(400);
+    expect(missing.text).toContain('Password is required');
+    const wrong = await form().send({ password: 'nope' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('Incorrect password');
+    expect(wrong.text).not.toContain('locked behind the button');
+    const right = await form().send({ password: 'open sesame' });
+    expect(right.status).toBe(200);
+    expect(right.text).toContain('locked behind the button');
+    const raw = await site.http.post(`/paste/${slug}/raw`).send({ password: 'open sesame' });
+    expect([raw.status, raw.text]).toEqual([200, 'locked behind the button']);
+    expect((await site.http.post(`/paste/${slug}/raw`).send({ password: 'x' })).status).toBe(401);
+    expect(await counts(slug)).toEqual({ views: 2, previews: 0 });
+  });
+
+  it('a session that unlocked the paste reveals it without the password', async () => {
+    const slug = await site.createPaste({ content: 'unlocked before', password: 'pw', revealOnClick: true });
+    const browser = request.agent(site.baseUrl);
+    expect((await browser.post(`/paste/${slug}/verify`).send({ password: 'pw' })).status).toBe(200);
+    const page = await browser.get(`/paste/${slug}`);
+    expect(page.text).toContain('Show paste');
+    expect(page.text).not.toMatch(/name="password"/);
+    const shown = await browser.post(`/paste/${slug}/reveal`).type('form').set('Accept', 'text/html').send({});
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('unlocked before');
+  });
+
+  it('100 simultaneous POST /paste/:slug/reveal on a maxViews: 1 reveal paste: exactly one 200, 99 answer 410', async () => {
+    const slug = await site.createPaste({ content: 'one reveal', maxViews: 1, revealOnClick: true });
+    const statuses = await simultaneous(100, () => fetch(`${site.baseUrl}/paste/${slug}/reveal`, {
+      method: 'POST', headers: { Connection: 'close', Accept: 'text/html', 'Content-Type': 'application/x-www-form-urlencoded' }, body: '',
+    }));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 410)).toHaveLength(99);
+    expect(await counts(slug)).toEqual({ views: 1, previews: 0 });
+  });
+
+  it('a preview agent gets the preview page of a reveal paste too (counted as a preview fetch)', async () => {
+    const slug = await site.createPaste({ content: 'x', maxViews: 1, revealOnClick: true });
+    const preview = await site.http.get(`/paste/${slug}`).set('User-Agent', 'Discordbot/2.0');
+    expect(preview.text).not.toContain('Show paste');
+    expect(await counts(slug)).toEqual({ views: 0, previews: 1 });
+  });
+});
+
+describe(`the creator's page shows the preview fetches (${testDatabaseBackend()})`, () => {
+  it('counts preview agents and HEAD requests, and says whether the paste has the button', async () => {
+    const browser = request.agent(site.baseUrl);
+    const { body: token } = await browser.get('/api/csrf-token');
+    const created = await browser.post('/api/paste').set('X-CSRF-Token', token.csrfToken).send({ content: 'share me', maxViews: 1, revealOnClick: true });
+    const { slug } = created.body;
+    await site.http.get(`/paste/${slug}`).set('User-Agent', 'WhatsApp/2.23');
+    await site.http.get(`/paste/${slug}`).set('User-Agent', 'TelegramBot (like TwitterBot)');
+    await site.http.head(`/paste/${slug}`);
+    const page = await browser.get(`/paste/${slug}/created`);
+    expect(page.text).toMatch(/Preview fetches<\/dt><dd>3<\/dd>/);
+    expect(page.text).toMatch(/Show paste button<\/dt><dd>Yes<\/dd>/);
+    expect(page.text).toMatch(/Time limit<\/dt><dd>None<\/dd>/);
+  });
+});
