@@ -142,25 +142,39 @@ describe.skipIf(!executablePath)(`the customer portal in a browser (${testDataba
     expect(await capture(page, 'customer-empty')).toBe(390);
   });
 
-  it('releases a hardware id after a confirmation and shows the answer\'s error when there is one', async () => {
+  it('releases a hardware id after a confirmation, for real, and shows the limit\'s message once it is reached', async () => {
     const { customer, session } = await t.customer();
     const license = await t.createLicense({ customer: customer._id, hwidLimit: 2 });
-    await t.http.post('/api/license/validate').send({ key: license.key, hwid: 'old-laptop' }).expect(200);
+    const bind = (hwid: string) => t.http.post('/api/license/validate').send({ key: license.key, hwid }).expect(200);
+    const admin = await t.admin();
+    const usedHwids = async () => (await t.http.get(`/api/licenses/${license._id}`).set(admin.headers).expect(200)).body.license.usedHwids;
+    await bind('old-laptop');
+    await bind('desktop');
     const page = await pageOf(session);
-    // The release endpoint is another feature's; here the page's side only: what it sends, and what it shows.
-    const sent: unknown[] = [];
-    await page.route('**/api/customer/licenses/*/release', async (route) => {
-      sent.push({ body: route.request().postDataJSON(), csrf: route.request().headers()['x-csrf-token'] });
-      await route.fulfill({ status: 429, contentType: 'application/json', body: JSON.stringify({ success: false, error: 'Release limit reached' }) });
-    });
     await page.goto(`${t.baseUrl}/my-licenses/${license._id}`);
     const release = page.getByRole('button', { name: 'Release old-laptop' });
+
+    // Dismissing the confirmation sends nothing.
     page.once('dialog', (dialog) => void dialog.dismiss());
     await release.click();
-    expect(sent).toEqual([]);
+    expect(await usedHwids()).toEqual(['old-laptop', 'desktop']);
+
+    // Accepting releases it through the real endpoint; the page reloads without it.
     page.once('dialog', (dialog) => void dialog.accept());
-    await release.click();
+    await Promise.all([page.waitForEvent('load'), release.click()]);
+    await page.getByRole('button', { name: 'Release desktop' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Release old-laptop' }).count()).toBe(0);
+    expect(await usedHwids()).toEqual(['desktop']);
+
+    // Two more releases use up the day's three; the fourth, by button, shows the service's message.
+    for (const _ of [1, 2]) {
+      await bind('old-laptop');
+      await t.http.post(`/api/customer/licenses/${license._id}/release`).set(session.headers)
+        .send({ hwid: 'old-laptop' }).expect(200);
+    }
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Release desktop' }).click();
     await page.locator('#devices [data-error]').getByText('Release limit reached').waitFor();
-    expect(sent).toEqual([{ body: { hwid: 'old-laptop' }, csrf: session.csrfToken }]);
+    expect(await usedHwids()).toEqual(['desktop']);
   }, 60_000);
 });
