@@ -33,6 +33,8 @@
       var password = form.elements.password.value;
       if (maxViews !== '') body.maxViews = Number(maxViews);
       if (password !== '') body.password = password;
+      if (form.elements.title && form.elements.title.value.trim() !== '') body.title = form.elements.title.value.trim();
+      if (form.elements.language && form.elements.language.value !== 'auto') body.language = form.elements.language.value;
 
       submit.disabled = true;
       submit.textContent = 'Creating…';

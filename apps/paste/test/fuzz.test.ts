@@ -19,8 +19,8 @@ interface Route {
 }
 
 const routes: Route[] = [
-  { name: 'POST /api/paste (API client)', path: () => '/api/paste', auth: 'api', fields: ['content', 'maxViews', 'password'], valid: { content: 'hello' } },
-  { name: 'POST /api/paste (site page)', path: () => '/api/paste', auth: 'page', fields: ['content', 'maxViews', 'password'], valid: { content: 'hello' } },
+  { name: 'POST /api/paste (API client)', path: () => '/api/paste', auth: 'api', fields: ['content', 'maxViews', 'password', 'title', 'language'], valid: { content: 'hello' } },
+  { name: 'POST /api/paste (site page)', path: () => '/api/paste', auth: 'page', fields: ['content', 'maxViews', 'password', 'title', 'language'], valid: { content: 'hello' } },
   { name: 'POST /paste/:slug/verify', path: (slug) => `/paste/${slug}/verify`, auth: 'api', fields: ['password'], valid: { password: 'secret' } },
   // The confirmation page's form; a wrong token is refused with 403 and the paste stays.
   { name: 'POST /paste/:slug/delete', path: (slug) => `/paste/${slug}/delete`, auth: 'page', fields: ['token'] },

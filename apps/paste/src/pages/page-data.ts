@@ -3,6 +3,7 @@ import type { PasteSummary, ViewedPaste } from '../pastes/paste.repository.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { autoDeleteChoices, slugCharacterSets } from '../settings/settings.schema.js';
 import type { Statistics } from '../stats/stats.service.js';
+import { languageChoices } from '../pastes/languages.js';
 import type { Highlighted } from './highlight.js';
 import { shortDate, siteView } from './site-view.js';
 
@@ -24,6 +25,7 @@ export function homeData(settings: PasteSettings, signInError: string | undefine
     site: siteView(settings), title: '', script: true,
     notice: signInError ? signInErrors[signInError] : undefined,
     maxSize: formatSize(settings.maxPasteSize),
+    languages: languageChoices(),
   };
 }
 
@@ -32,9 +34,13 @@ export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Hig
     ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
     : `${paste.viewsCount} of ${paste.maxViews} views`;
   return {
-    site: siteView(settings), title: `Paste ${paste.slug}`, script: true,
+    site: siteView(settings), title: paste.title ?? `Paste ${paste.slug}`, script: true,
     paste: {
       slug: paste.slug,
+      title: paste.title,
+      markdown: code.markdown === true,
+      // A rendered Markdown page copies its source (the Copy button reads it from a hidden field).
+      source: code.markdown ? paste.content : undefined,
       views,
       lastView: paste.maxViews !== null && paste.viewsCount >= paste.maxViews,
       createdAt: paste.createdAt.toISOString(),

@@ -5,12 +5,12 @@ import type { pastesTable } from './paste.table.js';
 
 type PasteRow = typeof pastesTable.$inferSelect;
 
-export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'maxViews'> & {
+export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'maxViews'> & Partial<Pick<PasteRow, 'title' | 'language'>> & {
   /** SHA-256 (hex) of the delete token. */
   deleteTokenHash: string;
 };
 
-export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt'> & { hasPassword: boolean };
+export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt' | 'title' | 'language'> & { hasPassword: boolean };
 
 /** What the creator's page shows: the limits and the count so far, never the content. */
 export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | 'createdAt'> & { hasPassword: boolean };
@@ -19,7 +19,7 @@ export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | '
 export type MissedView = 'not_found' | 'expired' | 'locked';
 
 const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount", p.max_views AS "maxViews",
-  p.created_at AS "createdAt", p.password_hash IS NOT NULL AS "hasPassword"`;
+  p.created_at AS "createdAt", p.password_hash IS NOT NULL AS "hasPassword", p.title, p.language`;
 
 interface ViewRequest { slug: string; unlocked: boolean }
 interface InsertRequest { paste: NewPaste; countApiUsage: boolean }
@@ -61,19 +61,20 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       sent.map((item) => item.paste.slug), sent.map((item) => item.paste.content),
       sent.map((item) => item.paste.passwordHash), sent.map((item) => item.paste.maxViews),
       sent.map((item) => item.paste.deleteTokenHash),
+      sent.map((item) => item.paste.title ?? null), sent.map((item) => item.paste.language ?? 'auto'),
     ];
     let usage = '';
     if (apiUsage) {
       values.push(sent.map((item) => item.countApiUsage), apiUsageShard());
-      usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$6', shard: '$7' })})`;
+      usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$8', shard: '$9' })})`;
     }
     // Unnamed: with batches the parse is shared anyway, and a named statement outlives a
     // client that the pool drops after an error (PGlite's one session), so the next client's
     // "prepare" of the same name would fail.
     const { rows } = await db.query<{ slug: string }>({
       text: `WITH inserted AS (
-         INSERT INTO pastes (slug, content, password_hash, max_views, delete_token_hash)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::text[])
+         INSERT INTO pastes (slug, content, password_hash, max_views, delete_token_hash, title, language)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::text[], $7::text[])
          ON CONFLICT (slug) DO NOTHING RETURNING slug)${usage}
        SELECT slug FROM inserted`,
       values,

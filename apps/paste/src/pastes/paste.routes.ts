@@ -54,7 +54,10 @@ export function pasteRoutes(deps: {
           rememberCreated(req, created.slug, created.deleteToken, deps.now().getTime());
           if (body.password) unlock(req, created.slug);
         }
-        return { success: true, slug: created.slug, url: created.url, deleteToken: created.deleteToken, deleteUrl: created.deleteUrl };
+        return {
+          success: true, slug: created.slug, url: created.url, deleteToken: created.deleteToken, deleteUrl: created.deleteUrl,
+          title: created.title, language: created.language,
+        };
       },
     }),
     defineRoute({
@@ -85,7 +88,7 @@ export function pasteRoutes(deps: {
         res.set('Cache-Control', 'no-store');
         if (result.kind === 'locked') return res.render('pastes/password', passwordData(settings.get(), params.slug));
         const current = settings.get();
-        const code = deps.highlight(result.paste.id, result.paste.content, current.syntaxHighlighting);
+        const code = deps.highlight(result.paste.id, result.paste.content, current.syntaxHighlighting, result.paste.language);
         res.render('pastes/show', pasteData(current, result.paste, code));
       },
     }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalLanguage, DEFAULT_LANGUAGE } from './languages.js';
 
 const blankToUndefined = (value: unknown) => (value === '' || value === null ? undefined : value);
 
@@ -16,6 +17,14 @@ export const createPasteSchema = z.object({
     z.number().int().min(1).max(1_000_000_000).optional(),
   ),
   password: z.preprocess(blankToUndefined, z.string().max(1000).optional()),
+  title: z.preprocess((value) => blankToUndefined(typeof value === 'string' ? value.trim() : value), z.string().max(200).optional()),
+  /** Stored by its canonical name: `js` becomes `javascript`. */
+  language: z.preprocess(blankToUndefined, z.string().max(100)
+    .refine((value) => canonicalLanguage(value) !== undefined, {
+      message: 'language must be auto, plaintext, markdown or a language highlight.js knows (such as javascript, python or bash)',
+    })
+    .transform((value) => canonicalLanguage(value) ?? DEFAULT_LANGUAGE)
+    .optional()),
 });
 export type CreatePasteInput = z.infer<typeof createPasteSchema>;
 
@@ -38,6 +47,7 @@ export const messageSchema = successSchema.extend({ message: z.string() });
 
 export const createdPasteSchema = successSchema.extend({
   slug: z.string(), url: z.string(), deleteToken: z.string(), deleteUrl: z.string(),
+  title: z.string().nullable(), language: z.string(),
 });
 
 export const clearedPastesSchema = messageSchema.extend({ deletedCount: z.number().int() });

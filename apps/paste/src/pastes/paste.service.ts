@@ -7,6 +7,7 @@ import type { PasteRepository, PasteSummary, ViewedPaste } from './paste.reposit
 import type { PasswordAttemptsRepository } from './password-attempts.repository.js';
 import type { CreatePasteInput } from './paste.schema.js';
 import { generateSlug, type RandomInt } from './slug.js';
+import { DEFAULT_LANGUAGE } from './languages.js';
 
 const MB = 1024 * 1024;
 /** Slugs are drawn again on a collision; with the smallest space (4 digits) a few tries suffice until it is nearly full. */
@@ -39,6 +40,8 @@ export interface CreatedPaste {
   /** Answered once; only its hash is stored. */
   deleteToken: string;
   deleteUrl: string;
+  title: string | null;
+  language: string;
 }
 
 /** Who asks to delete: the delete token they carry, and whether they are the signed-in owner. */
@@ -83,11 +86,13 @@ export function createPasteService(deps: PasteServiceDeps) {
       const passwordHash = input.password ? await bcrypt.hash(input.password, deps.bcryptRounds) : null;
       const deleteToken = makeDeleteToken();
       const deleteTokenHash = hashDeleteToken(deleteToken);
+      const title = input.title ?? null;
+      const language = input.language ?? DEFAULT_LANGUAGE;
       for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
         const slug = generateSlug(slugLength, slugCharacterSet, deps.randomInt);
-        const inserted = await repository.insert({ slug, content, passwordHash, maxViews: input.maxViews ?? null, deleteTokenHash }, viaApi);
+        const inserted = await repository.insert({ slug, content, passwordHash, maxViews: input.maxViews ?? null, deleteTokenHash, title, language }, viaApi);
         if (inserted) {
-          return { slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl };
+          return { slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl, title, language };
         }
       }
       throw appError('PASTE_NO_FREE_SLUG');
