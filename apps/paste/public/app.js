@@ -195,4 +195,24 @@
         .then(function () { window.location.reload(); }, function (error) { window.alert(error.message); });
     });
   });
+
+  // The list of pastes: the owner deletes with the same request as a delete token holder, by the session.
+  Array.prototype.forEach.call(document.querySelectorAll('[data-delete-paste]'), function (button) {
+    button.addEventListener('click', function () {
+      var slug = button.getAttribute('data-delete-paste');
+      if (!window.confirm('Delete paste ' + slug + '? This cannot be undone.')) return;
+      var status = document.getElementById('paste-list-status');
+      button.disabled = true;
+      send('DELETE', '/api/paste/' + encodeURIComponent(slug)).then(function () {
+        var row = button.closest('tr');
+        if (row) row.parentNode.removeChild(row);
+        status.className = 'form-status small ok';
+        status.textContent = 'Paste ' + slug + ' deleted.';
+      }, function (error) {
+        button.disabled = false;
+        status.className = 'form-status small error';
+        status.textContent = error.message;
+      });
+    });
+  });
 })();
