@@ -200,7 +200,7 @@ export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiK
         ],
       },
       {
-        endpoint: '/api/settings/advanced', title: 'Pastes', fields: [
+        endpoint: '/api/settings/advanced', title: 'Paste settings', fields: [
           select('autoDeleteInactive', 'Delete pastes inactive for', autoDeleteChoices, settings.autoDeleteInactive, (o) => (o === 'never' ? 'Never' : `${o} days`)),
           number('slugLength', 'Slug length', settings.slugLength, 4, 64),
           select('slugCharacterSet', 'Slug characters', slugCharacterSets, settings.slugCharacterSet),
