@@ -126,7 +126,7 @@ describe(`Markdown pastes (${testDatabaseBackend()})`, () => {
 
     // Nothing that runs.
     expect(body.querySelectorAll('script, iframe, img, style, object, embed').length).toBe(0);
-    expect(page.text).not.toContain('alert("script")');
+    expect(page.text).not.toMatch(/<script>alert|<img src=x/);
     for (const element of [...body.querySelectorAll('*')]) {
       for (const attribute of [...element.attributes]) {
         expect(attribute.name.startsWith('on'), `${element.tagName} ${attribute.name}`).toBe(false);
@@ -136,7 +136,8 @@ describe(`Markdown pastes (${testDatabaseBackend()})`, () => {
     }
     const links = [...body.querySelectorAll('a')];
     expect(links.filter((link) => link.hasAttribute('href')).map((link) => link.getAttribute('href')))
-      .toEqual(['https://example.com', 'https://example.org', 'https://example.com/logo.png']);
+      // The addresses inside the raw HTML (shown as text) are linked like any address in text.
+      .toEqual(['https://example.com', 'https://example.org', 'https://example.net', 'https://example.com/logo.png']);
     for (const link of links) expect(link.getAttribute('rel')).toBe('nofollow noopener');
 
     // What is safe stays.
@@ -148,7 +149,9 @@ describe(`Markdown pastes (${testDatabaseBackend()})`, () => {
     expect(body.querySelector('blockquote')!.textContent!.trim()).toBe('quoted');
     expect(body.querySelector('pre code')!.textContent).toBe('const answer = 42;');
     expect(body.querySelector('pre code .hljs-keyword')).not.toBeNull();
-    expect(links.find((link) => link.textContent === 'raw link')).toBeDefined();
+    // Raw HTML is shown as the text it is, inert.
+    expect(body.textContent).toContain('<img src=x onerror=alert(1)>');
+    expect(body.textContent).toContain('<a href="https://example.org" onclick="alert(2)" style="color:red">raw link</a>');
     expect(links.find((link) => link.textContent === 'Image: logo')).toBeDefined();
 
     // The Copy button copies the source, which the page holds as text.
@@ -161,6 +164,25 @@ describe(`Markdown pastes (${testDatabaseBackend()})`, () => {
     const raw = await site.http.get(`/paste/${slug}/raw`).expect(200);
     expect(raw.headers['content-type']).toMatch(/^text\/plain/);
     expect(raw.text).toBe(hostile);
+  });
+
+  it('keeps table alignment and nothing else of a style; a very long Markdown paste is shown as its source', async () => {
+    const { slug } = await create({ content: '| a | b |\n|---|--:|\n| 1 | 2 |', language: 'markdown' });
+    const document = documentOf((await site.http.get(`/paste/${slug}`).expect(200)).text);
+    expect(document.querySelector('.markdown-body td:last-child')!.getAttribute('style')).toBe('text-align:right');
+    const long = await create({ content: '**bold** '.repeat(6_000), language: 'markdown' });
+    const source = documentOf((await site.http.get(`/paste/${long.slug}`).expect(200)).text);
+    expect(source.querySelector('.markdown-body')).toBeNull();
+    expect(source.querySelector('#paste-code')!.textContent).toBe('**bold** '.repeat(6_000));
+  });
+
+  it('renders hostile Markdown (deep nesting, runaway emphasis) quickly and without an error', async () => {
+    for (const content of ['>'.repeat(40_000) + ' x', '*a'.repeat(15_000), '- '.repeat(24_000) + 'x', '['.repeat(10_000) + 'a' + ']('.repeat(10_000), '['.repeat(20_000) + 'a' + ']('.repeat(20_000)]) {
+      const { slug } = await create({ content, language: 'markdown' });
+      const started = Date.now();
+      await site.http.get(`/paste/${slug}`).expect(200);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    }
   });
 
   it('is rendered even with syntax highlighting off (code blocks are then plain)', async () => {

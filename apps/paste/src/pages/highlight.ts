@@ -16,10 +16,19 @@ const MAX_HIGHLIGHT_CHARS = 100_000;
  * guess this weak is noise, so such pastes are shown plain. Real code of a few lines scores well above it.
  */
 const MIN_RELEVANCE = 5;
-/** Markdown beyond this is shown as its source: parsing and sanitising cost more per character than highlighting. */
-const MAX_MARKDOWN_CHARS = 200_000;
-/** What `auto` tries: the common languages, and Markdown (highlighted as source, as before it could be chosen). */
-const AUTO_DETECT = [...AUTO_DETECT_LANGUAGES, 'markdown'];
+/**
+ * Markdown beyond this is shown as its (highlighted) source: parsing and sanitising cost more per
+ * character than highlighting, up to ~10 ms per KB for hostile text (emphasis on every character).
+ */
+const MAX_MARKDOWN_CHARS = 50_000;
+/**
+ * What `auto` tries: the common languages. Not Markdown: highlight.js's Markdown grammar backtracks
+ * badly on nested brackets (`[[[…a](](](…`: 1,000 of them took 0.5 s, 2,000 took 7 s), and
+ * detection would run it on every paste.
+ */
+const AUTO_DETECT: string[] = [...AUTO_DETECT_LANGUAGES];
+/** The grammar above, never run on a paste's text (a Markdown paste is rendered, or shown plain). */
+const isMarkdownGrammar = (name: string) => hljs.getLanguage(name) === hljs.getLanguage('markdown');
 const CACHE_ENTRIES = 500;
 const CACHE_CHARS = 20_000_000;
 
@@ -56,13 +65,16 @@ export function createHighlighter() {
 
   // Code blocks of a Markdown paste, highlighted when they name a language highlight.js knows.
   const renderMarkdown = createMarkdownRenderer((code, language) =>
-    (hljs.getLanguage(language) ? hljs.highlight(code, { language, ignoreIllegals: true }).value : undefined));
+    (hljs.getLanguage(language) && !isMarkdownGrammar(language) ? hljs.highlight(code, { language, ignoreIllegals: true }).value : undefined));
   const renderMarkdownPlain = createMarkdownRenderer(() => undefined);
 
   const render = (content: string, highlight: boolean, language: string): Highlighted => {
     const lines = content.split('\n').length;
-    if (language === 'markdown' && content.length <= MAX_MARKDOWN_CHARS) {
-      return { html: (highlight ? renderMarkdown : renderMarkdownPlain)(content), language: 'Markdown', lines, markdown: true };
+    if (language === 'markdown') {
+      if (content.length <= MAX_MARKDOWN_CHARS) {
+        return { html: (highlight ? renderMarkdown : renderMarkdownPlain)(content), language: 'Markdown', lines, markdown: true };
+      }
+      return { html: escapeHtml(content), language: 'Markdown (too long to render, shown as source)', lines };
     }
     if (language === 'plaintext') return { html: escapeHtml(content), language: languageLabel(language), lines };
     if (!highlight || content.length > MAX_HIGHLIGHT_CHARS) return { html: escapeHtml(content), lines };
