@@ -47,6 +47,8 @@
       var expiresIn = form.elements.expiresIn ? form.elements.expiresIn.value : '';
       if (expiresIn !== '') body.expiresIn = Number(expiresIn);
       if (reveal) body.revealOnClick = reveal.checked;
+      if (form.elements.title && form.elements.title.value.trim() !== '') body.title = form.elements.title.value.trim();
+      if (form.elements.language && form.elements.language.value !== 'auto') body.language = form.elements.language.value;
 
       submit.disabled = true;
       submit.textContent = 'Creating…';
@@ -205,6 +207,26 @@
       if (!window.confirm('Delete this API key? Programs using it will be refused.')) return;
       send('DELETE', '/api/settings/api-keys/' + encodeURIComponent(button.getAttribute('data-delete-key')))
         .then(function () { window.location.reload(); }, function (error) { window.alert(error.message); });
+    });
+  });
+
+  // The list of pastes: the owner deletes with the same request as a delete token holder, by the session.
+  Array.prototype.forEach.call(document.querySelectorAll('[data-delete-paste]'), function (button) {
+    button.addEventListener('click', function () {
+      var slug = button.getAttribute('data-delete-paste');
+      if (!window.confirm('Delete paste ' + slug + '? This cannot be undone.')) return;
+      var status = document.getElementById('paste-list-status');
+      button.disabled = true;
+      send('DELETE', '/api/paste/' + encodeURIComponent(slug)).then(function () {
+        var row = button.closest('tr');
+        if (row) row.parentNode.removeChild(row);
+        status.className = 'form-status small ok';
+        status.textContent = 'Paste ' + slug + ' deleted.';
+      }, function (error) {
+        button.disabled = false;
+        status.className = 'form-status small error';
+        status.textContent = error.message;
+      });
     });
   });
 })();

@@ -19,6 +19,8 @@ import { pagesModule } from './pages/pages.module.js';
 import { errorData } from './pages/page-data.js';
 import { createViews, useViews } from '@app/ui';
 import { createOwnerCheck } from './pastes/delete-access.js';
+import { createModerationRepository } from './pastes/moderation.repository.js';
+import { createModerationService } from './pastes/moderation.service.js';
 import { createPasteRepository } from './pastes/paste.repository.js';
 import { createPasteService, type PasteService } from './pastes/paste.service.js';
 import { pastesModule } from './pastes/pastes.module.js';
@@ -88,6 +90,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     repository: createPasteRepository(database.pool), passwordAttempts: createPasswordAttemptsRepository(database.pool),
     settings, now, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10, publicUrl: deps.publicUrl,
   });
+  const moderation = createModerationService({ repository: createModerationRepository(database.pool) });
   const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
   const stats = createStatsService(createStatsRepository(database.pool));
   const uploads = createUploadService({ dir: deps.uploadDir, settings, now, randomInt: random, logger });
@@ -105,9 +108,9 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   // The paste routes first: they carry nearly all the traffic, and every route passed on the way costs.
   const features: FeatureModule[] = [
     { name: 'health', sessionlessRoutes: healthRouteDeclarations(database.pool), routes: [] },
-    pastesModule({ service: pastes, settings, guards, isOwner: createOwnerCheck({ auth, apiKeys, ownerId }), now }),
+    pastesModule({ service: pastes, settings, guards, isOwner: createOwnerCheck({ auth, apiKeys, ownerId }), moderation, now }),
     { name: 'auth', routes: auth.routeDeclarations },
-    pagesModule({ settings, stats, apiKeys, guards }),
+    pagesModule({ settings, stats, apiKeys, moderation, guards }),
     settingsModule({ settings, guards }),
     apiKeysModule({ service: apiKeys, guards }),
     statsModule({ service: stats, guards }),

@@ -13,6 +13,7 @@ const ownerCalls: { name: string; call: Call }[] = [
   { name: 'POST /api/settings/general', call: (s, o) => asOwner(s.http.post('/api/settings/general'), o).send({ siteName: 'x' }) },
   { name: 'POST /api/settings/advanced', call: (s, o) => asOwner(s.http.post('/api/settings/advanced'), o).send({ slugLength: 9 }) },
   { name: 'GET /api/stats', call: (s, o) => asOwner(s.http.get('/api/stats'), o) },
+  { name: 'GET /api/pastes', call: (s, o) => asOwner(s.http.get('/api/pastes'), o) },
   { name: 'POST /api/admin/clear-pastes', call: (s, o) => asOwner(s.http.post('/api/admin/clear-pastes'), o) },
   { name: 'POST /api/upload/logo', call: (s, o) => asOwner(s.http.post('/api/upload/logo'), o).attach('logo', PNG, 'l.png') },
   { name: 'POST /api/upload/favicon', call: (s, o) => asOwner(s.http.post('/api/upload/favicon'), o).attach('favicon', PNG, 'f.png') },
@@ -117,6 +118,7 @@ describe(`500 on internal errors (${testDatabaseBackend()})`, () => {
     { name: 'POST /api/paste', call: (s: TestSite) => s.http.post('/api/paste').send({ content: 'x' }) },
     { name: 'POST /paste/:slug/verify', call: (s: TestSite) => s.http.post('/paste/abc/verify').send({ password: 'x' }) },
     { name: 'GET /api/stats', call: (s: TestSite) => asOwner(s.http.get('/api/stats'), owner) },
+    { name: 'GET /api/pastes', call: (s: TestSite) => asOwner(s.http.get('/api/pastes'), owner) },
     { name: 'POST /api/admin/clear-pastes', call: (s: TestSite) => asOwner(s.http.post('/api/admin/clear-pastes'), owner) },
   ])('$name answers 500 Internal server error (JSON) when the database fails', async ({ call }) => {
     const response: any = await withoutTable('pastes', () => call(site));

@@ -17,6 +17,7 @@ const ownerEndpoints: { name: string; method: Method; path: string; write: boole
   { name: 'POST /api/settings/security', method: 'post', path: '/api/settings/security', write: true, send: (r) => r.send({ apiAccess: true }) },
   { name: 'POST /api/settings/advanced', method: 'post', path: '/api/settings/advanced', write: true, send: (r) => r.send({ syntaxHighlighting: true }) },
   { name: 'GET /api/stats', method: 'get', path: '/api/stats', write: false },
+  { name: 'GET /api/pastes', method: 'get', path: '/api/pastes', write: false },
   { name: 'POST /api/admin/clear-pastes', method: 'post', path: '/api/admin/clear-pastes', write: true },
   { name: 'POST /api/upload/logo', method: 'post', path: '/api/upload/logo', write: true, send: (r) => r.attach('logo', PNG, 'logo.png') },
   { name: 'POST /api/upload/favicon', method: 'post', path: '/api/upload/favicon', write: true, send: (r) => r.attach('favicon', PNG, 'icon.png') },

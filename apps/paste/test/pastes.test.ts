@@ -20,6 +20,7 @@ describe(`POST /api/paste (${testDatabaseBackend()})`, () => {
       success: true, slug: expect.any(String), url: `/paste/${response.body.slug}`,
       deleteToken: expect.any(String), deleteUrl: expect.stringContaining(`/paste/${response.body.slug}/delete#`),
       expiresAt: null,
+      title: null, language: 'auto',
     });
     expect(response.body.slug).toMatch(/^[A-Za-z0-9]{8}$/);
     const { rows } = await site.database.pool.query('SELECT content, views_count, max_views, password_hash FROM pastes');

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type { Auth } from '@app/auth';
-import { requireOwner } from '@app/auth';
+import { carriesApiCredentials, requireOwner } from '@app/auth';
 import { appError, HttpError, publicAccess, type Guard } from '@app/http';
 import { createRateLimiter, type Redis, type RebuildableLimiter } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
@@ -45,6 +45,12 @@ export interface PasteGuards {
   owner: Guard;
   /** Owner changes: as `owner`, plus the session's CSRF token (403 `Invalid CSRF token`). */
   ownerWrite: Guard;
+  /**
+   * Owner reads that programs may make too (the list of pastes): as `owner`, or an API key
+   * (only the owner makes keys; a wrong one is 401 `Invalid API key`). Reads only: a key
+   * never stands in for the session's CSRF token on a change.
+   */
+  ownerOrApiKey: Guard;
   /** As `owner` for the routes that change the limits: the owner counts against OWNER_SETTINGS_LIMIT. */
   ownerSettings: Guard;
   /** As `ownerWrite` for the routes that change the limits. */
@@ -147,6 +153,11 @@ export function createGuards(deps: {
   const deleteLimit: RequestHandler = (req, res, next) =>
     (auth.hasValidCsrfToken(req) ? webLimiter : apiLimiter).middleware(req, res, next);
 
+  const ownerOrKey: RequestHandler = (req, res, next) => {
+    if (!carriesApiCredentials(req)) return ownerOnly(req, res, next);
+    deps.apiKeys.authenticate(req).then(() => next(), next);
+  };
+
   const owner: Guard = { name: 'owner', middleware: [apiLimiter.middleware, ownerOnly], security: ownerSession };
   const ownerSettings: Guard = { name: 'owner', middleware: [settingsLimit, ownerOnly], security: ownerSession };
   return {
@@ -156,6 +167,7 @@ export function createGuards(deps: {
     web: { name: 'public', middleware: [webLimiter.middleware] },
     owner,
     ownerWrite: { name: 'ownerWrite', middleware: [...owner.middleware, csrf], security: ownerSessionWithCsrf },
+    ownerOrApiKey: { name: 'owner', middleware: [apiLimiter.middleware, ownerOrKey], security: [...ownerSession, { apiKey: [] }, { bearer: [] }] },
     ownerSettings,
     ownerSettingsWrite: { name: 'ownerWrite', middleware: [...ownerSettings.middleware, csrf], security: ownerSessionWithCsrf },
     ownerPage: { name: 'owner', middleware: [settingsLimit, ownerPageCheck], security: ownerSession },

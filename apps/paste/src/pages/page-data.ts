@@ -2,7 +2,9 @@ import type { ApiKeySummary } from '../api-keys/api-key.repository.js';
 import type { PasteSummary, ViewedPaste } from '../pastes/paste.repository.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { autoDeleteChoices, slugCharacterSets } from '../settings/settings.schema.js';
-import type { Statistics } from '../stats/stats.service.js';
+import type { PasteList } from '../pastes/moderation.schema.js';
+import { humanBytes, type Statistics } from '../stats/stats.service.js';
+import { languageChoices } from '../pastes/languages.js';
 import type { Highlighted } from './highlight.js';
 import { shortDate, siteView } from './site-view.js';
 import { expiresText, EXPIRY_PRESETS } from './expiry-text.js';
@@ -26,6 +28,7 @@ export function homeData(settings: PasteSettings, signInError: string | undefine
     notice: signInError ? signInErrors[signInError] : undefined,
     maxSize: formatSize(settings.maxPasteSize),
     expiryOptions: EXPIRY_PRESETS.map(({ seconds, label }) => ({ value: seconds === null ? '' : String(seconds), label })),
+    languages: languageChoices(),
   };
 }
 
@@ -40,9 +43,13 @@ export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Hig
     ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
     : `${paste.viewsCount} of ${paste.maxViews} views`;
   return {
-    site: siteView(settings), title: `Paste ${paste.slug}`, script: true,
+    site: siteView(settings), title: paste.title ?? `Paste ${paste.slug}`, script: true,
     paste: {
       slug: paste.slug,
+      title: paste.title,
+      markdown: code.markdown === true,
+      // A rendered Markdown page copies its source (the Copy button reads it from a hidden field).
+      source: code.markdown ? paste.content : undefined,
       views,
       lastView: paste.maxViews !== null && paste.viewsCount >= paste.maxViews,
       createdAt: paste.createdAt.toISOString(),
@@ -144,9 +151,52 @@ const checkbox = (name: keyof PasteSettings, label: string, checked: boolean) =>
 const select = (name: keyof PasteSettings, label: string, choices: readonly string[], value: string, text = (o: string) => o) =>
   ({ kind: 'select', name, label, value, options: choices.map((choice) => ({ value: choice, label: text(choice) })) });
 
-export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiKeySummary[], username: string) {
+/** The dashboard's "Pastes" section: one page of the owner's list, its search, and the link to the next page. */
+export interface AdminPastesInput {
+  list: PasteList;
+  /** The search as typed ('' for none). */
+  q: string;
+  /** Whether this is a later page (then a link back to the first one is shown). */
+  paged: boolean;
+}
+
+function limitsText(paste: PasteList['pastes'][number]): string {
+  const limits = [];
+  if (paste.maxViews !== null) limits.push(`${paste.maxViews} ${paste.maxViews === 1 ? 'view' : 'views'}`);
+  if (paste.expiresAt !== null) limits.push(`until ${shortDate(new Date(paste.expiresAt))}`);
+  if (paste.passwordProtected) limits.push('password');
+  return limits.length ? limits.join(', ') : 'none';
+}
+
+function adminPastesData({ list, q, paged }: AdminPastesInput) {
+  const href = (cursor?: string) => {
+    const query = new URLSearchParams();
+    if (q) query.set('q', q);
+    if (cursor) query.set('cursor', cursor);
+    const text = query.toString();
+    return `/admin${text ? `?${text}` : ''}#pastes`;
+  };
+  return {
+    q,
+    rows: list.pastes.map((paste) => ({
+      cells: [
+        { text: paste.slug, href: `/paste/${paste.slug}` },
+        paste.title ?? '—', humanBytes(paste.size), String(paste.viewsCount), limitsText(paste), shortDate(new Date(paste.createdAt)),
+      ],
+      actions: [{ label: 'Delete', danger: true, attributes: { 'data-delete-paste': paste.slug, 'aria-label': `Delete paste ${paste.slug}` } }],
+    })),
+    empty: q
+      ? { title: 'No paste matches this search.', text: 'The search looks for part of a slug or a title.' }
+      : { title: paged ? 'No more pastes.' : 'No pastes yet.' },
+    nextHref: list.nextCursor ? href(list.nextCursor) : undefined,
+    firstHref: paged ? href() : undefined,
+  };
+}
+
+export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiKeySummary[], username: string, pastes: AdminPastesInput) {
   return {
     site: siteView(settings), title: 'Site settings', script: true, bodyClass: 'admin', username,
+    pastes: adminPastesData(pastes),
     figures: [
       ['Pastes', stats.totalPastes], ['Views', stats.totalViews], ['Last 30 days', stats.last30Days],
       ['API requests', stats.apiUsage], ['Average size', stats.avgPasteSize], ['Most viewed', stats.mostViewed],
@@ -173,7 +223,7 @@ export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiK
         ],
       },
       {
-        endpoint: '/api/settings/advanced', title: 'Pastes', fields: [
+        endpoint: '/api/settings/advanced', title: 'Paste settings', fields: [
           select('autoDeleteInactive', 'Delete pastes inactive for', autoDeleteChoices, settings.autoDeleteInactive, (o) => (o === 'never' ? 'Never' : `${o} days`)),
           number('slugLength', 'Slug length', settings.slugLength, 4, 64),
           select('slugCharacterSet', 'Slug characters', slugCharacterSets, settings.slugCharacterSet),

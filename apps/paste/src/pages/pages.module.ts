@@ -6,6 +6,7 @@ import type { PasteGuards } from '../access/guards.js';
 import type { FeatureModule } from '../feature-module.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { StatsService } from '../stats/stats.service.js';
+import type { ModerationService } from '../pastes/moderation.service.js';
 import { adminRoutes } from './admin.routes.js';
 import { publicDir } from '../paths.js';
 import { faviconRoute, pageRoutes } from './pages.routes.js';
@@ -15,6 +16,7 @@ export function pagesModule(deps: {
   settings: SettingsStore<PasteSettings>;
   stats: StatsService;
   apiKeys: ApiKeyService;
+  moderation: ModerationService;
   guards: PasteGuards;
 }): FeatureModule {
   return {

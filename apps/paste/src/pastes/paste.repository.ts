@@ -13,7 +13,7 @@ export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'max
   deleteTokenHash: string;
 };
 
-export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt' | 'expiresAt'> & { hasPassword: boolean };
+export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt' | 'expiresAt' | 'title' | 'language'> & { hasPassword: boolean };
 
 /** What the creator's page shows: the limits and the count so far, never the content. */
 export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | 'createdAt' | 'expiresAt' | 'revealOnClick' | 'previewFetches'>
@@ -31,7 +31,7 @@ const EXPIRED_SQL = '((p.max_views IS NOT NULL AND p.views_count >= p.max_views)
 const LIVE_SQL = '(p.max_views IS NULL OR p.views_count < p.max_views) AND (p.expires_at IS NULL OR p.expires_at > now())';
 
 const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount", p.max_views AS "maxViews",
-  p.created_at AS "createdAt", p.expires_at AS "expiresAt", p.password_hash IS NOT NULL AS "hasPassword"`;
+  p.created_at AS "createdAt", p.expires_at AS "expiresAt", p.password_hash IS NOT NULL AS "hasPassword", p.title, p.language`;
 
 interface ViewRequest { slug: string; unlocked: boolean }
 interface InsertRequest { paste: NewPaste; countApiUsage: boolean }

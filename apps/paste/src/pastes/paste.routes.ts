@@ -66,6 +66,7 @@ export function pasteRoutes(deps: {
         return {
           success: true, slug: created.slug, url: created.url, deleteToken: created.deleteToken, deleteUrl: created.deleteUrl,
           expiresAt: created.expiresAt?.toISOString() ?? null,
+          title: created.title, language: created.language,
         };
       },
     }),
@@ -106,7 +107,7 @@ export function pasteRoutes(deps: {
         if (result.kind === 'locked') return res.render('pastes/password', passwordData(settings.get(), params.slug));
         if (result.kind === 'reveal') return res.render('pastes/reveal', revealData(settings.get(), result.slug, result.needsPassword));
         const current = settings.get();
-        const code = deps.highlight(result.paste.id, result.paste.content, current.syntaxHighlighting);
+        const code = deps.highlight(result.paste.id, result.paste.content, current.syntaxHighlighting, result.paste.language);
         res.render('pastes/show', pasteData(current, result.paste, code, deps.now()));
       },
     }),
@@ -133,7 +134,7 @@ export function pasteRoutes(deps: {
           throw failure;
         }
         const current = settings.get();
-        const code = deps.highlight(paste.id, paste.content, current.syntaxHighlighting);
+        const code = deps.highlight(paste.id, paste.content, current.syntaxHighlighting, paste.language);
         res.render('pastes/show', pasteData(current, paste, code, deps.now()));
       },
     }),

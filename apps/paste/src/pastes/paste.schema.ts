@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalLanguage, DEFAULT_LANGUAGE } from './languages.js';
 
 const blankToUndefined = (value: unknown) => (value === '' || value === null ? undefined : value);
 
@@ -42,8 +43,14 @@ export const createPasteSchema = z.object({
     .optional()),
   /** The paste page shows a "Show paste" button first: link previews never see the content. */
   revealOnClick: z.preprocess(booleanText, z.boolean().optional()),
-  title: z.preprocess(blankToUndefined, z.string().max(200).optional()),
-  language: z.preprocess(blankToUndefined, z.string().max(50).optional()),
+  title: z.preprocess((value) => blankToUndefined(typeof value === 'string' ? value.trim() : value), z.string().max(200).optional()),
+  /** Stored by its canonical name: `js` becomes `javascript`. */
+  language: z.preprocess(blankToUndefined, z.string().max(100)
+    .refine((value) => canonicalLanguage(value) !== undefined, {
+      message: 'language must be auto, plaintext, markdown or a language highlight.js knows (such as javascript, python or bash)',
+    })
+    .transform((value) => canonicalLanguage(value) ?? DEFAULT_LANGUAGE)
+    .optional()),
 }).superRefine((value, context) => {
   if (value.expiresIn !== undefined && value.expiresAt !== undefined) {
     context.addIssue({ code: 'custom', path: ['expiresAt'], message: 'Give either expiresIn or expiresAt, not both' });
@@ -77,6 +84,7 @@ export const createdPasteSchema = successSchema.extend({
   slug: z.string(), url: z.string(), deleteToken: z.string(), deleteUrl: z.string(),
   /** ISO 8601; null without a time limit. */
   expiresAt: z.string().nullable(),
+  title: z.string().nullable(), language: z.string(),
 });
 
 export const clearedPastesSchema = messageSchema.extend({ deletedCount: z.number().int() });

@@ -7,6 +7,7 @@ import type { PasteRepository, PasteSummary, ViewedPaste } from './paste.reposit
 import type { PasswordAttemptsRepository } from './password-attempts.repository.js';
 import { MAX_EXPIRY_SECONDS, type CreatePasteInput } from './paste.schema.js';
 import { generateSlug, type RandomInt } from './slug.js';
+import { DEFAULT_LANGUAGE } from './languages.js';
 
 const MB = 1024 * 1024;
 /** Slugs are drawn again on a collision; with the smallest space (4 digits) a few tries suffice until it is nearly full. */
@@ -41,6 +42,8 @@ export interface CreatedPaste {
   deleteUrl: string;
   /** The time limit; null without one. */
   expiresAt: Date | null;
+  title: string | null;
+  language: string;
 }
 
 /** Who asks to delete: the delete token they carry, and whether they are the signed-in owner. */
@@ -111,14 +114,16 @@ export function createPasteService(deps: PasteServiceDeps) {
       const passwordHash = input.password ? await bcrypt.hash(input.password, deps.bcryptRounds) : null;
       const deleteToken = makeDeleteToken();
       const deleteTokenHash = hashDeleteToken(deleteToken);
+      const title = input.title ?? null;
+      const language = input.language ?? DEFAULT_LANGUAGE;
       for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
         const slug = generateSlug(slugLength, slugCharacterSet, deps.randomInt);
         const inserted = await repository.insert({
           slug, content, passwordHash, maxViews: input.maxViews ?? null, deleteTokenHash,
-          expiresAt, revealOnClick: input.revealOnClick ?? false, title: input.title ?? null, language: input.language ?? null,
+          expiresAt, revealOnClick: input.revealOnClick ?? false, title, language,
         }, viaApi);
         if (inserted) {
-          return { slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl, expiresAt };
+          return { slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl, expiresAt, title, language };
         }
       }
       throw appError('PASTE_NO_FREE_SLUG');

@@ -25,7 +25,8 @@ export const pastesTable = pgTable('pastes', {
   /** Fetches by link-preview agents and HEAD requests, which never count as views. */
   previewFetches: integer('preview_fetches').notNull().default(0),
 }, (table) => [
-  index('pastes_created_at_idx').on(table.createdAt),
+  // Newest first, with the id as tie-breaker: the owner's list pages through it by (created_at, id).
+  index('pastes_created_at_id_idx').on(table.createdAt, table.id),
   // The auto-delete job looks pastes up by their last activity.
   // The scheduled job finds pastes past their time limit.
   index('pastes_expires_at_idx').on(table.expiresAt).where(sql`${table.expiresAt} is not null`),

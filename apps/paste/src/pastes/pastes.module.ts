@@ -4,20 +4,24 @@ import type { FeatureModule } from '../feature-module.js';
 import { createHighlighter } from '../pages/highlight.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { creatorRoutes } from './creator.routes.js';
+import { moderationRoutes } from './moderation.routes.js';
+import type { ModerationService } from './moderation.service.js';
 import type { OwnerCheck } from './delete-access.js';
 import { pasteRoutes } from './paste.routes.js';
 import type { PasteService } from './paste.service.js';
 
-/** Pastes: create, read, unlock, and what their creator uses (the created page, deleting). */
+/** Pastes: create, read, unlock, what their creator uses (the created page, deleting), and the owner's list. */
 export function pastesModule(deps: {
   service: PasteService;
   settings: SettingsStore<PasteSettings>;
   guards: PasteGuards;
   isOwner: OwnerCheck;
+  moderation: ModerationService;
   now: () => Date;
 }): FeatureModule {
   return {
     name: 'pastes',
-    routes: [...pasteRoutes({ ...deps, highlight: createHighlighter() }), ...creatorRoutes(deps)],
+    routes: [...pasteRoutes({ ...deps, highlight: createHighlighter() }), ...creatorRoutes(deps),
+      ...moderationRoutes({ service: deps.moderation, guards: deps.guards })],
   };
 }

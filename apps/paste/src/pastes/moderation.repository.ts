@@ -1,0 +1,52 @@
+import type { Queryable } from '@app/db';
+import type { ListCursor } from './list-cursor.js';
+
+/** One row of the owner's list: what a paste is, never its content or password hash. */
+export interface PasteListRow {
+  id: number;
+  slug: string;
+  title: string | null;
+  createdAt: Date;
+  /** UTF-8 bytes of the content. */
+  size: number;
+  viewsCount: number;
+  maxViews: number | null;
+  expiresAt: Date | null;
+  passwordProtected: boolean;
+  /** created_at with its microseconds, as the cursor keeps it. */
+  cursorAt: string;
+}
+
+export interface PasteListQuery {
+  /** Part of the slug or title, any case. */
+  search?: string;
+  /** Rows after this one (newest first). */
+  after?: ListCursor;
+  limit: number;
+}
+
+/**
+ * Reads for the owner's moderation list (the table's writes stay in paste.repository.ts).
+ * Newest first by (created_at, id), which index pastes_created_at_id_idx serves in order, so a
+ * page reads about `limit` rows; a search filters while walking that index. octet_length reads
+ * the stored size without decompressing the content.
+ */
+export function createModerationRepository(db: Queryable) {
+  return {
+    async list(query: PasteListQuery): Promise<PasteListRow[]> {
+      const { rows } = await db.query<PasteListRow>(
+        `SELECT id, slug, title, created_at AS "createdAt", octet_length(content) AS size, views_count AS "viewsCount",
+                max_views AS "maxViews", expires_at AS "expiresAt", password_hash IS NOT NULL AS "passwordProtected",
+                to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "cursorAt"
+           FROM pastes
+          WHERE ($1::text IS NULL OR strpos(lower(slug), lower($1)) > 0 OR strpos(lower(coalesce(title, '')), lower($1)) > 0)
+            AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::bigint))
+          ORDER BY created_at DESC, id DESC
+          LIMIT $4`,
+        [query.search ?? null, query.after?.createdAt ?? null, query.after?.id ?? null, query.limit]);
+      return rows;
+    },
+  };
+}
+
+export type ModerationRepository = ReturnType<typeof createModerationRepository>;
