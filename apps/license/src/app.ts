@@ -155,7 +155,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const apiDocs = openApiRoutes(() => openApiDocument);
   modules.push(
     { name: 'api-docs', routes: apiDocs.routes, routers: [apiDocs.assets] },
-    dashboardModule({ pool, settings, now, licenses, public: guards.public, admin, customerHome: customerPortal.home }),
+    dashboardModule({ pool, settings, now, licenses, public: guards.public, admin, customerHome: customerPortal.home,
+      isAdmin: admins.isAdmin, findCustomer: customers.findByUserId }),
   );
   // The shared packages' routes (health, sign-in, CSRF token) are declarations too, so the document lists them.
   const health = healthRouteDeclarations(pool);

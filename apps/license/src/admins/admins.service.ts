@@ -10,6 +10,8 @@ export function adminsService(deps: { pool: pg.Pool }) {
   return {
     register: (userIds: string[]) => ensureAdmins(pool, userIds),
 
+    isAdmin: async (userId: string) => Boolean(await findAdminByUserId(pool, userId)),
+
     /** An admin's sign-in keeps their provider name up to date; sign-in and sign-out are audited. Others are not admins' business. */
     async recordSession(action: 'login' | 'logout', user: SessionUser, actor: Omit<Actor, 'userId'>) {
       if (!(await findAdminByUserId(pool, user.id))) return;

@@ -14,7 +14,11 @@ export function dashboardModule(needs: {
   pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof licensesService>; public: Guard; admin: Guard;
   /** Renders a signed-in customer's front page (the customer portal's). */
   customerHome: (res: Response, username: string, customer: CustomerRecord) => Promise<void>;
+  isAdmin: (userId: string) => Promise<boolean>;
+  findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
 }): FeatureModule {
-  const service = dashboardService({ pool: needs.pool, settings: needs.settings, now: needs.now, licenses: needs.licenses });
+  const service = dashboardService({
+    pool: needs.pool, settings: needs.settings, now: needs.now, licenses: needs.licenses, isAdmin: needs.isAdmin, findCustomer: needs.findCustomer,
+  });
   return { name: 'dashboard', routes: dashboardRoutes({ service, public: needs.public, admin: needs.admin, customerHome: needs.customerHome }), routers: [dashboardAssets] };
 }

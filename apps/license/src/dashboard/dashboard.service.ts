@@ -1,8 +1,6 @@
 import type pg from 'pg';
 import type { SettingsStore } from '@app/settings';
-import { findAdminByUserId } from '../admins/admins.repository.js';
 import type { CustomerRecord } from '../common/request.js';
-import { findCustomerByUserId } from '../customers/customers.repository.js';
 import type { LicenseJson } from '../licenses/licenses.presenter.js';
 import type { licensesService } from '../licenses/licenses.service.js';
 import { isPanicMode } from '../panic/panic.js';
@@ -50,6 +48,9 @@ export type Visitor =
 /** Read-only: what the page at `/` shows admins (a customer's page is the customer portal's). Writes go through the existing APIs from the page script. */
 export function dashboardService(deps: {
   pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof licensesService>;
+  /** The admins' and customers' services answer who a user is. */
+  isAdmin: (userId: string) => Promise<boolean>;
+  findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
 }) {
   const { pool, now } = deps;
   return {
@@ -57,8 +58,8 @@ export function dashboardService(deps: {
 
     /** An admin record wins over a customer record with the same user id. */
     async visitor(userId: string): Promise<Visitor> {
-      if (await findAdminByUserId(pool, userId)) return { kind: 'admin' };
-      const customer = await findCustomerByUserId(pool, userId);
+      if (await deps.isAdmin(userId)) return { kind: 'admin' };
+      const customer = await deps.findCustomer(userId);
       return customer ? { kind: 'customer', customer } : { kind: 'none' };
     },
 
