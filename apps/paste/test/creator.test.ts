@@ -121,7 +121,7 @@ describe(`delete tokens (${testDatabaseBackend()})`, () => {
       url: `/paste/${first.body.slug}`,
       deleteToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       deleteUrl: `${site.baseUrl}/paste/${first.body.slug}/delete#${first.body.deleteToken}`,
-      expiresAt: null,
+      expiresAt: null, title: null, language: 'auto',
     });
     expect(second.body.deleteToken).not.toBe(first.body.deleteToken);
   });
