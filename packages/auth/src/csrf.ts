@@ -19,8 +19,9 @@ export function createCsrf() {
       if (typeof header === 'string' && header !== '') return header;
       // A multipart body is parsed later (multer runs in the route), so only the header counts there.
       if (req.is('multipart/form-data')) return undefined;
-      const field = (req.body as Record<string, unknown> | undefined)?._csrf;
-      return typeof field === 'string' ? field : undefined;
+      const body: unknown = req.body;
+      if (typeof body !== 'object' || body === null || !('_csrf' in body)) return undefined;
+      return typeof body._csrf === 'string' ? body._csrf : undefined;
     },
   });
 

@@ -98,7 +98,9 @@ export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> 
       response.statusCode = statusCode;
       response.body = { error, error_description: description };
     };
-    const body = req.body as unknown as Record<string, unknown>;
+    // The token request's form, read field by field: nothing is assumed about its shape.
+    const form: unknown = req.body;
+    const body: Record<string, unknown> = typeof form === 'object' && form !== null ? Object.fromEntries(Object.entries(form)) : {};
     const [clientId, clientSecret] = clientCredentials(req, body);
     if (clientId !== DEV_CLIENT_ID || clientSecret !== DEV_CLIENT_SECRET) return refuse(401, 'invalid_client', 'Unknown client or wrong secret');
     if (body.grant_type !== 'authorization_code') return refuse(400, 'unsupported_grant_type', 'Only the authorization code grant is offered');

@@ -41,6 +41,16 @@ describe('the error-code catalogue', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('leaves request data uncast: handlers get it typed from their schemas', () => {
+    const castOfRequestData = /\breq(uest)?\.(body|query|params)\)?\s+as\s/;
+    const offenders = sourceFiles()
+      .map((file) => relative(repoRoot, file).split('\\').join('/'))
+      .flatMap((file) => readFileSync(join(repoRoot, file), 'utf8').split('\n')
+        .map((line, index) => (castOfRequestData.test(line) ? `${file}:${index + 1}: ${line.trim()}` : undefined))
+        .filter((hit): hit is string => hit !== undefined));
+    expect(offenders).toEqual([]);
+  });
+
   it('gives every code an error status (4xx or 5xx) and a text', () => {
     for (const [code, { status, message }] of Object.entries(errorCodes)) {
       expect(status, code).toBeGreaterThanOrEqual(400);
