@@ -9,6 +9,7 @@ import type { SettingsStore } from '@app/settings';
 import { createViews, useViews } from '@app/ui';
 import './common/request.js';
 import { createGuards, securitySchemes } from './access/guards.js';
+import { adminLicensesModule } from './admin-licenses/admin-licenses.module.js';
 import { adminTokenModule } from './admins/admins.module.js';
 import { adminsService } from './admins/admins.service.js';
 import { createJwtService } from './admins/jwt.js';
@@ -156,6 +157,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   modules.push(
     { name: 'api-docs', routes: apiDocs.routes, routers: [apiDocs.assets] },
     dashboardModule({ pool, settings, now, licenses, public: guards.public, admin, customerHome: customerPortal.home }),
+    adminLicensesModule({ pool, now, licenses, admin, public: guards.public, csrfToken: auth.csrfToken }),
   );
   // The shared packages' routes (health, sign-in, CSRF token) are declarations too, so the document lists them.
   const health = healthRouteDeclarations(pool);

@@ -1,0 +1,18 @@
+import type { Request } from 'express';
+import type pg from 'pg';
+import type { Guard } from '@app/http';
+import type { FeatureModule } from '../common/feature-module.js';
+import type { LicensesService } from '../licenses/licenses.service.js';
+import { adminLicensesPages } from './admin-licenses.pages.js';
+import { adminLicensesService } from './admin-licenses.service.js';
+
+/** The admin console's license pages (no panic guard: admins work in panic mode too). */
+export function adminLicensesModule(needs: {
+  pool: pg.Pool; now: () => Date; licenses: LicensesService; admin: Guard; public: Guard; csrfToken: (req: Request) => string;
+}): FeatureModule {
+  const service = adminLicensesService({ pool: needs.pool, now: needs.now, licenses: needs.licenses });
+  return {
+    name: 'admin-licenses',
+    routes: adminLicensesPages({ service, licenses: needs.licenses, admin: needs.admin, public: needs.public, csrfToken: needs.csrfToken }),
+  };
+}
