@@ -53,6 +53,9 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     expect(listedIds(await get(`/licenses?product=${beta._id}&state=suspended`))).toEqual([suspended._id]);
     expect(listedIds(await get(`/licenses?product=${beta._id}&state=active`))).toEqual([trial._id]);
     expect(listedIds(await get(`/licenses?product=${alpha._id}&expiresWithinDays=10`))).toEqual([soon._id]);
+    // The API's list takes the same filter.
+    const api = await t.http.get(`/api/licenses?product=${alpha._id}&expiresWithinDays=10`).set(admin.headers).expect(200);
+    expect(api.body.licenses.map((license: { _id: string }) => license._id)).toEqual([soon._id]);
     expect(listedIds(await get(`/licenses?search=${encodeURIComponent(later.key.slice(-12))}`))).toEqual([later._id]);
     // The chosen filters stay chosen.
     const filtered = documentOf(await get(`/licenses?product=${alpha._id}&state=active`));
@@ -73,6 +76,8 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     const next = documentOf(first).querySelector('.pagination a[rel="next"]')?.getAttribute('href');
     expect(next).toBe(`/licenses?product=${product._id}&page=2`);
     expect(listedIds(await get(next!))).toHaveLength(2);
+    const past = await t.http.get(`/licenses?product=${product._id}&page=9`).set('Cookie', admin.cookie).expect(302);
+    expect(past.headers.location).toBe(`/licenses?product=${product._id}&page=2`);
   });
 
   it('shows a license with every field, its IPs and hardware ids, the chart, recent records and its audit trail', async () => {

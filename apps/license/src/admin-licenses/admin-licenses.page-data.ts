@@ -96,6 +96,9 @@ export function licenseListData(username: string, page: ListPage, filters: ListF
   };
 }
 
+/** Changed fields listed per audit entry; a creation lists every field, so the rest is counted. */
+const shownChanges = 5;
+
 /** An audit entry's changed fields, each value as short JSON text. */
 function changesOf(entry: AuditLogJson) {
   const { before, after } = entry.changes;
@@ -106,7 +109,7 @@ function changesOf(entry: AuditLogJson) {
   };
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])]
     .filter((field) => field !== 'updatedAt' && JSON.stringify(before[field]) !== JSON.stringify(after[field]));
-  return { fields: fields.slice(0, 8).map((field) => ({ field, before: short(before[field]), after: short(after[field]) })), more: Math.max(0, fields.length - 8) };
+  return { fields: fields.slice(0, shownChanges).map((field) => ({ field, before: short(before[field]), after: short(after[field]) })), more: Math.max(0, fields.length - shownChanges) };
 }
 
 const statusLabels: Record<UsageRecordRow['status'], string> = { success: 'Success', blocked: 'Blocked', invalid: 'Invalid' };

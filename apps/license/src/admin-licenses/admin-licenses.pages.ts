@@ -9,7 +9,7 @@ import { createLicenseSchema } from '../licenses/licenses.schema.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import {
-  licenseDetailData, licenseHref, licenseListData, licenseStates, newLicenseData, stateFlags, type ListFilters,
+  licenseDetailData, licenseHref, licenseListData, licenseStates, listAddress, newLicenseData, stateFlags, type ListFilters,
 } from './admin-licenses.page-data.js';
 import type { AdminLicensesService } from './admin-licenses.service.js';
 
@@ -100,7 +100,7 @@ export function adminLicensesPages(deps: { service: AdminLicensesService; licens
     defineRoute({
       method: 'get', path: '/licenses', summary: 'The admin console\'s license list', tags, guard: deps.public, query: listQuery,
       description: 'Filters: `product`, `customer` (ids), `type`, `state` (active, suspended, revoked, expired, inactive), `expiresWithinDays`, `search` (in the key); `page`.',
-      responses: pageAnswers,
+      responses: { ...pageAnswers, 302: { description: 'Not signed in, or two-factor pending: to `/`; a page past the end: to the last page' } },
       handler: async ({ query, req, res }) => {
         const username = await adminUser(req, res);
         if (!username) return;
@@ -110,6 +110,9 @@ export function adminLicensesPages(deps: { service: AdminLicensesService; licens
           expiresWithinDays: query.expiresWithinDays, active: undefined, suspended: undefined, revoked: undefined, expired: undefined,
           ...stateFlags(query.state), limit: pageSize, skip: (query.page - 1) * pageSize,
         });
+        // A page past the end (the list shrank, or a typed address) goes to the last page.
+        const last = Math.max(1, Math.ceil(list.total / pageSize));
+        if (query.page > last) return res.redirect(listAddress(filters, last));
         res.render('admin-licenses/list', licenseListData(username, list, filters, pageSize, takeFlash(req)));
       },
     }),

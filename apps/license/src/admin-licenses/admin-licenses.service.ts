@@ -9,7 +9,7 @@ import { dailyOutcomesOfLicense, recentUsageRecordsOfLicense } from '../usage/us
 const day = 86_400_000;
 /** The detail page's chart covers the last 30 UTC days, today included. */
 export const chartDays = 30;
-const recentRecords = 20;
+const recentRecords = 10;
 const auditEntries = 50;
 /** The customer filter is a select: the latest customers, enough for a console, not a directory. */
 const customerChoices = 500;
