@@ -169,6 +169,10 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     const { rows } = await t.database.pool.query<{ action: string }>(
       `SELECT action FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 AND success ORDER BY created_at`, [license._id]);
     expect(rows.map((row) => row.action)).toEqual(['create', 'update', 'update', 'revoke']);
+    // The refused reactivation is audited as a failure, as through the API.
+    const failed = await t.database.pool.query<{ action: string; user_id: string }>(
+      `SELECT action, user_id FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 AND NOT success`, [license._id]);
+    expect(failed.rows).toEqual([{ action: 'activate', user_id: 'admin' }]);
   });
 
   it('refuses a form post without the CSRF token, and non-admins', async () => {

@@ -13,6 +13,6 @@ export function adminLicensesModule(needs: {
   const service = adminLicensesService({ pool: needs.pool, now: needs.now, licenses: needs.licenses });
   return {
     name: 'admin-licenses',
-    routes: adminLicensesPages({ service, licenses: needs.licenses, admin: needs.admin, public: needs.public, csrfToken: needs.csrfToken }),
+    routes: adminLicensesPages({ pool: needs.pool, service, licenses: needs.licenses, admin: needs.admin, public: needs.public, csrfToken: needs.csrfToken }),
   };
 }

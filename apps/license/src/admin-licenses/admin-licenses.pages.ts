@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import type pg from 'pg';
+import { recordFailedAdminWrite } from '../audit/audit-failures.js';
 import { actorOf } from '../common/actor.js';
 import { noAccessData, notFoundData } from '../dashboard/dashboard.page-data.js';
 import { guardResult, twoFactorStep } from '../dashboard/dashboard.routes.js';
@@ -46,7 +48,8 @@ const pageAnswers = {
   403: { description: 'Signed in, not an admin', contentType: 'text/html' },
 };
 
-export function adminLicensesPages(deps: { service: AdminLicensesService; licenses: LicensesService; admin: Guard; public: Guard; csrfToken: (req: Request) => string }) {
+export function adminLicensesPages(deps: {
+  pool: pg.Pool; service: AdminLicensesService; licenses: LicensesService; admin: Guard; public: Guard; csrfToken: (req: Request) => string }) {
   const { service, licenses, admin } = deps;
 
   /**
@@ -71,6 +74,8 @@ export function adminLicensesPages(deps: { service: AdminLicensesService; licens
       setFlash(req, { type: 'success', text: success });
     } catch (error) {
       if (!isHttpError(error) || error.status >= 500) throw error;
+      // Refused writes are audited as the API's are (the error middleware never sees these).
+      await recordFailedAdminWrite(deps.pool, req, res, error);
       if (error.status === 404) return res.status(404).render('errors/not-found', notFoundData(req.user?.username));
       setFlash(req, { type: 'error', text: error.message });
     }
@@ -156,6 +161,7 @@ export function adminLicensesPages(deps: { service: AdminLicensesService; licens
           res.redirect(303, licenseHref(license._id));
         } catch (error) {
           if (!isHttpError(error) || error.status >= 500) throw error;
+          await recordFailedAdminWrite(deps.pool, req, res, error);
           const details = error.details ? ` ${Object.values(error.details).join(' ')}` : '';
           res.status(400);
           return renderNew(req, res, username, values, [{ type: 'error', text: `${error.message}.${details}` }]);
