@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import { auditService } from '../audit/audit.service.js';
-import { listCustomers } from '../customers/customers.repository.js';
+import type { customersService } from '../customers/customers.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { ListLicenses } from '../licenses/licenses.schema.js';
-import { listProducts } from '../products/products.repository.js';
+import type { productsService } from '../products/products.service.js';
 import { dailyOutcomesOfLicense, recentUsageRecordsOfLicense } from '../usage/usage.repository.js';
 
 const day = 86_400_000;
@@ -20,22 +20,24 @@ const utcMidnight = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getU
  * Reads for the admin console's license pages. Writes are not here: the pages call the licenses
  * service itself, so its rules and audit entries are those of the API.
  */
-export function adminLicensesService(deps: { pool: pg.Pool; now: () => Date; licenses: LicensesService }) {
-  const { pool, now, licenses } = deps;
+export function adminLicensesService(deps: {
+  pool: pg.Pool; now: () => Date; licenses: LicensesService; products: ReturnType<typeof productsService>; customers: ReturnType<typeof customersService>;
+}) {
+  const { pool, now, licenses, products: productsOf, customers: customersOf } = deps;
   const audit = auditService({ pool });
   return {
     /** A page of licenses and the choices of the filters' selects. */
     async listPage(query: ListLicenses) {
       const [page, products, customers] = await Promise.all([
         licenses.list(query),
-        listProducts(pool, { includeCounts: false, activeOnly: false, now: now() }),
-        listCustomers(pool, { limit: customerChoices, skip: 0 }),
+        productsOf.list({ includeCounts: false, activeOnly: false }),
+        customersOf.list({ limit: customerChoices, skip: 0 }),
       ]);
       return {
         ...page,
         now: now(),
-        products: products.map((product) => ({ id: product.id, name: product.name, active: product.is_active })),
-        customers: customers.rows.map((customer) => ({ id: customer.id, name: customer.name, email: customer.email })),
+        products: products.map((product) => ({ id: product._id, name: product.name, active: product.isActive })),
+        customers: customers.customers.map((customer) => ({ id: customer._id, name: customer.name, email: customer.email })),
       };
     },
 
@@ -56,12 +58,12 @@ export function adminLicensesService(deps: { pool: pg.Pool; now: () => Date; lic
     /** The choices of the new-license form. */
     async formChoices() {
       const [products, customers] = await Promise.all([
-        listProducts(pool, { includeCounts: false, activeOnly: true, now: now() }),
-        listCustomers(pool, { limit: customerChoices, skip: 0 }),
+        productsOf.list({ includeCounts: false, activeOnly: true }),
+        customersOf.list({ limit: customerChoices, skip: 0 }),
       ]);
       return {
-        products: products.map((product) => ({ id: product.id, name: product.name })),
-        customers: customers.rows.map((customer) => ({ id: customer.id, name: customer.name, email: customer.email })),
+        products: products.map((product) => ({ id: product._id, name: product.name })),
+        customers: customers.customers.map((customer) => ({ id: customer._id, name: customer.name, email: customer.email })),
       };
     },
   };
