@@ -144,6 +144,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     customersModule({ service: customers, admin }),
     licensesModule({ service: licenses, admin, files }),
     customerPortal,
+    adminLicensesModule({ pool, now, licenses, admin, public: guards.public, csrfToken: auth.csrfToken }),
     auditModule({ pool, admin }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
     exportsModule({ config, pool, now, admin }),
@@ -157,7 +158,6 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   modules.push(
     { name: 'api-docs', routes: apiDocs.routes, routers: [apiDocs.assets] },
     dashboardModule({ pool, settings, now, licenses, public: guards.public, admin, customerHome: customerPortal.home }),
-    adminLicensesModule({ pool, now, licenses, admin, public: guards.public, csrfToken: auth.csrfToken }),
   );
   // The shared packages' routes (health, sign-in, CSRF token) are declarations too, so the document lists them.
   const health = healthRouteDeclarations(pool);
