@@ -113,8 +113,13 @@ describe.skipIf(!executablePath)(`the admin console's license pages in a browser
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect((await t.context.services.licenses.detail(seat._id)).revoked).toBe(false);
 
+    // The dark theme follows the system's choice.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    widths.dark = await capture(page, 'admin-license-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
     await page.goto(`${t.baseUrl}/licenses/new`);
     widths.create = await capture(page, 'admin-license-new');
-    expect(widths).toEqual({ list: 390, filtered: 390, detail: 390, suspended: 390, create: 390 });
+    expect(widths).toEqual({ list: 390, filtered: 390, detail: 390, suspended: 390, dark: 390, create: 390 });
   });
 });
