@@ -9,6 +9,7 @@ import type { SettingsStore } from '@app/settings';
 import { createViews, useViews } from '@app/ui';
 import './common/request.js';
 import { createGuards, securitySchemes } from './access/guards.js';
+import { adminLicensesModule } from './admin-licenses/admin-licenses.module.js';
 import { adminTokenModule } from './admins/admins.module.js';
 import { adminsService } from './admins/admins.service.js';
 import { createJwtService } from './admins/jwt.js';
@@ -143,6 +144,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     customersModule({ service: customers, admin }),
     licensesModule({ service: licenses, admin, files }),
     customerPortal,
+    adminLicensesModule({ pool, now, licenses, admin, public: guards.public, csrfToken: auth.csrfToken }),
     auditModule({ pool, admin }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
     exportsModule({ config, pool, now, admin }),

@@ -51,6 +51,16 @@ const routes: Route[] = [
   { method: 'post', path: () => '/api/2fa/verify', auth: 'admin', fields: ['token', 'backupCode'] },
   { method: 'post', path: () => '/api/2fa/enable', auth: 'admin', fields: ['token'] },
   { method: 'post', path: () => '/api/2fa/disable', auth: 'admin', fields: ['password'] },
+  // The admin console's form posts (JSON bodies reach them too). Rotate late: the key changes.
+  {
+    method: 'post', path: () => '/licenses', auth: 'admin', fields: ['product', 'customer', 'licenseType', 'expiresAt', 'ipLimit', 'hwidLimit', 'credits'],
+    valid: (ids) => ({ product: ids.product, customer: ids.customer }),
+  },
+  { method: 'post', path: (ids) => `/licenses/${ids.license}/suspend`, auth: 'admin', fields: ['reason'], valid: () => ({ reason: 'Fuzz' }) },
+  { method: 'post', path: (ids) => `/licenses/${ids.license}/reactivate`, auth: 'admin', fields: [] },
+  { method: 'post', path: (ids) => `/licenses/${ids.license}/revoke`, auth: 'admin', fields: ['reason'], valid: () => ({ reason: 'Fuzz' }) },
+  { method: 'post', path: (ids) => `/licenses/${ids.license}/clear`, auth: 'admin', fields: [] },
+  { method: 'post', path: (ids) => `/licenses/${ids.license}/rotate`, auth: 'admin', fields: [] },
   // Last: they may turn panic mode on or change the limits, which the earlier routes would meet.
   { method: 'put', path: () => '/api/admin/config', auth: 'admin', fields: ['security', 'rateLimit'] },
   { method: 'post', path: () => '/api/admin/panic', auth: 'admin', fields: ['enabled'] },

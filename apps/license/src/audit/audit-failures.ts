@@ -40,11 +40,20 @@ function targetOf(req: Request, res: Response): Target | undefined {
  */
 export function auditFailedAdminWrites(pool: pg.Pool, logger: Pick<Logger, 'error'>): ErrorRequestHandler {
   return (error, req, res, next) => {
-    const target = targetOf(req, res);
-    if (!target) return next(error);
-    const { status, message } = describeError(error);
-    recordAudit(pool, actorOf(req), { ...target, success: false, after: { status, error: message } })
+    if (!targetOf(req, res)) return next(error);
+    recordFailedAdminWrite(pool, req, res, error)
       .catch((auditError: unknown) => logger.error({ err: auditError }, 'audit of a failed admin write failed'))
       .finally(() => next(error));
   };
+}
+
+/**
+ * Records one failed admin write of the serving route as the middleware above does, for a
+ * handler that answers the failure itself (a page's form post redirects back with a message).
+ */
+export async function recordFailedAdminWrite(pool: pg.Pool, req: Request, res: Response, error: unknown): Promise<void> {
+  const target = targetOf(req, res);
+  if (!target) return;
+  const { status, message } = describeError(error);
+  await recordAudit(pool, actorOf(req), { ...target, success: false, after: { status, error: message } });
 }

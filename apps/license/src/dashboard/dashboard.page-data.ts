@@ -76,7 +76,7 @@ const exportLinks = [
 const adminApi = [
   { method: 'GET, POST', path: '/api/products', what: 'Products; PUT, DELETE /api/products/:id' },
   { method: 'GET, POST', path: '/api/customers', what: 'Customers; GET, PUT, DELETE /api/customers/:id' },
-  { method: 'GET, POST', path: '/api/licenses', what: 'Licenses (filters: product, customer, licenseType, active, suspended, revoked, expired, search)' },
+  { method: 'GET, POST', path: '/api/licenses', what: 'Licenses (filters: product, customer, licenseType, active, suspended, revoked, expired, expiresWithinDays, search)' },
   { method: 'POST', path: '/api/licenses/:id/suspend', what: 'Also /reactivate and /revoke' },
   { method: 'POST', path: '/api/license/rotate', what: 'New key for a license; /api/license/clear empties its IP and HWID lists' },
   { method: 'GET, PUT', path: '/api/admin/config', what: 'Runtime configuration: panic mode and the public rate limit' },

@@ -34,6 +34,10 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
   if (query.suspended !== undefined) add('l.suspended = ?', query.suspended);
   if (query.revoked !== undefined) add('l.revoked = ?', query.revoked);
   if (query.expired !== undefined) add(`(l.expires_at IS NOT NULL AND l.expires_at <= ?) = ${query.expired}`, now);
+  if (query.expiresWithinDays !== undefined) {
+    add('l.expires_at > ?', now);
+    add('l.expires_at <= ?', new Date(now.getTime() + query.expiresWithinDays * 86_400_000));
+  }
   if (query.search) add('l.key ILIKE ?', `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const [page, total] = await Promise.all([

@@ -58,6 +58,8 @@ export const listLicensesQuery = z.object({
   revoked: queryFilterBoolean(),
   expired: queryFilterBoolean(),
   search: z.string().max(200).optional(),
+  /** Not expired yet, and expiring within this many days from now. */
+  expiresWithinDays: z.coerce.number().int().min(0).max(36_500).optional(),
   ...paging(50, 1000),
 });
 

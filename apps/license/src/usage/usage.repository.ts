@@ -62,3 +62,27 @@ export async function deviceSightingsOfCustomerLicense(db: Queryable, customerId
        ${customerScope} AND u.hwid = ANY(l.used_hwids) GROUP BY u.hwid`, [customerId, licenseId]);
   return rows;
 }
+
+// The same reads for the admin console, which sees every license: scoped by the license alone.
+
+const licenseScope = 'FROM usage_records u WHERE u.license_id = $1';
+
+/** Validations per UTC day of one license in [from, to), as `dailyOutcomesOfCustomerLicense`. */
+export async function dailyOutcomesOfLicense(db: Queryable, licenseId: string, range: { from: Date; to: Date }): Promise<DailyOutcome[]> {
+  const { rows } = await db.query<DailyOutcome>(
+    `SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+       count(*) FILTER (WHERE u.status = 'success') AS success, count(*) FILTER (WHERE u.status <> 'success') AS failure
+     ${licenseScope} AND u.created_at >= $2 AND u.created_at < $3
+     GROUP BY 1 ORDER BY 1`, [licenseId, range.from, range.to]);
+  return rows.map((row) => ({ day: row.day, success: Number(row.success), failure: Number(row.failure) }));
+}
+
+/** The latest `limit` records of one license, newest first, and how many it has in all. */
+export async function recentUsageRecordsOfLicense(db: Queryable, licenseId: string, limit: number): Promise<{ rows: UsageRecordRow[]; total: number }> {
+  const [page, count] = await Promise.all([
+    db.query<UsageRecordRow>(
+      `SELECT u.id, u.ip, u.hwid, u.status, u.reason, u.created_at ${licenseScope} ORDER BY u.created_at DESC, u.id DESC LIMIT $2`, [licenseId, limit]),
+    db.query<{ total: number }>(`SELECT count(*) AS total ${licenseScope}`, [licenseId]),
+  ]);
+  return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
+}

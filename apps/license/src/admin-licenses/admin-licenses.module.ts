@@ -1,0 +1,24 @@
+import type { Request } from 'express';
+import type pg from 'pg';
+import type { Guard } from '@app/http';
+import type { FeatureModule } from '../common/feature-module.js';
+import { customersService } from '../customers/customers.service.js';
+import type { LicensesService } from '../licenses/licenses.service.js';
+import { productsService } from '../products/products.service.js';
+import { adminLicensesPages } from './admin-licenses.pages.js';
+import { adminLicensesService } from './admin-licenses.service.js';
+
+/** The admin console's license pages (no panic guard: admins work in panic mode too). */
+export function adminLicensesModule(needs: {
+  pool: pg.Pool; now: () => Date; licenses: LicensesService; admin: Guard; public: Guard; csrfToken: (req: Request) => string;
+}): FeatureModule {
+  // Products and customers are read through their features' services (stateless, so built here).
+  const service = adminLicensesService({
+    pool: needs.pool, now: needs.now, licenses: needs.licenses,
+    products: productsService({ pool: needs.pool, now: needs.now }), customers: customersService({ pool: needs.pool }),
+  });
+  return {
+    name: 'admin-licenses',
+    routes: adminLicensesPages({ pool: needs.pool, service, licenses: needs.licenses, admin: needs.admin, public: needs.public, csrfToken: needs.csrfToken }),
+  };
+}

@@ -1,0 +1,224 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import type pg from 'pg';
+import { recordFailedAdminWrite } from '../audit/audit-failures.js';
+import { actorOf } from '../common/actor.js';
+import { noAccessData, notFoundData } from '../dashboard/dashboard.page-data.js';
+import { guardResult, twoFactorStep } from '../dashboard/dashboard.routes.js';
+import { setFlash, takeFlash } from '../dashboard/flash.js';
+import { createLicenseSchema } from '../licenses/licenses.schema.js';
+import type { LicensesService } from '../licenses/licenses.service.js';
+import { licenseTypes } from '../licenses/licenses.table.js';
+import {
+  licenseDetailData, licenseHref, licenseListData, licenseStates, listAddress, newLicenseData, stateFlags, type ListFilters,
+} from './admin-licenses.page-data.js';
+import type { AdminLicensesService } from './admin-licenses.service.js';
+
+// The admin console's license pages. Forms post here (session + CSRF token in `_csrf`), the
+// handlers call the licenses service, so rules and audit entries are those of the API, and
+// answer with a redirect back and a one-time message (post, redirect, get).
+
+const pageSize = 25;
+const tags = ['pages'];
+const maxReason = 1000;
+
+/** Filters read from the address; what cannot be read is dropped instead of failing the page. */
+const listQuery = z.object({
+  product: z.uuid().optional().catch(undefined),
+  customer: z.uuid().optional().catch(undefined),
+  type: z.enum(licenseTypes).optional().catch(undefined),
+  state: z.enum(licenseStates).optional().catch(undefined),
+  expiresWithinDays: z.coerce.number().int().min(0).max(36_500).optional().catch(undefined),
+  search: z.string().trim().max(200).optional().catch(undefined).transform((value) => value || undefined),
+  page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
+});
+const idParams = z.object({ id: z.string() });
+const reasonForm = z.object({ reason: z.string().optional() });
+const emptyForm = z.object({});
+const field = z.string().max(200).optional();
+const newLicenseForm = z.object({
+  product: field, customer: field, licenseType: field, expiresAt: field, ipLimit: field, hwidLimit: field, credits: field,
+});
+
+const redirected = { 303: { description: 'Back to the page, with a message' } };
+const pageAnswers = {
+  200: { description: 'The page', contentType: 'text/html' },
+  302: { description: 'Not signed in, or two-factor pending: to `/`' },
+  403: { description: 'Signed in, not an admin', contentType: 'text/html' },
+};
+
+export function adminLicensesPages(deps: {
+  pool: pg.Pool; service: AdminLicensesService; licenses: LicensesService; admin: Guard; public: Guard; csrfToken: (req: Request) => string }) {
+  const { service, licenses, admin } = deps;
+
+  /**
+   * The admin guard, two-factor gate included, answered as pages: visitors and admins with
+   * two-factor pending go to `/` (which signs in or asks for the code); others get 403.
+   */
+  async function adminUser(req: Request, res: Response): Promise<string | undefined> {
+    res.set('Cache-Control', 'no-store');
+    const user = req.user;
+    if (!user) { res.redirect('/'); return undefined; }
+    const error = await guardResult(admin, req, res);
+    if (!error) return user.username;
+    if (twoFactorStep(error) || (isHttpError(error) && error.status === 401)) { res.redirect('/'); return undefined; }
+    if (isHttpError(error) && error.status === 403) { res.status(403).render('dashboard/no-access', noAccessData(user.username)); return undefined; }
+    throw error;
+  }
+
+  /** Runs a write, then redirects to the license's page with its outcome as the message. */
+  async function act(req: Request, res: Response, id: string, success: string, write: () => Promise<unknown>) {
+    try {
+      await write();
+      setFlash(req, { type: 'success', text: success });
+    } catch (error) {
+      if (!isHttpError(error) || error.status >= 500) throw error;
+      // Refused writes are audited as the API's are (the error middleware never sees these).
+      await recordFailedAdminWrite(deps.pool, req, res, error);
+      if (error.status === 404) return res.status(404).render('errors/not-found', notFoundData(req.user?.username));
+      setFlash(req, { type: 'error', text: error.message });
+    }
+    res.redirect(303, licenseHref(id));
+  }
+
+  /** A reason the form requires: blank or too long comes back as a message. */
+  function reasonOf(req: Request, res: Response, id: string, reason: string | undefined, what: string): string | undefined {
+    const text = reason?.trim() ?? '';
+    if (text && text.length <= maxReason) return text;
+    setFlash(req, { type: 'error', text: text ? `The reason is too long (at most ${maxReason} characters).` : `Give a reason to ${what} the license.` });
+    res.redirect(303, licenseHref(id));
+    return undefined;
+  }
+
+  /** A license's key, read for the services that name a license by key (rotate, clear). */
+  async function keyOf(id: string): Promise<string> {
+    return (await licenses.detail(id)).key;
+  }
+
+  const renderNew = async (req: Request, res: Response, username: string, values: Record<string, string>, errors: Array<{ type: 'error'; text: string }>) => {
+    const choices = await service.formChoices();
+    res.render('admin-licenses/new', newLicenseData(username, choices, deps.csrfToken(req), values, errors));
+  };
+
+  const routes: AnyRoute[] = [
+    defineRoute({
+      method: 'get', path: '/licenses', summary: 'The admin console\'s license list', tags, guard: deps.public, query: listQuery,
+      description: 'Filters: `product`, `customer` (ids), `type`, `state` (active, suspended, revoked, expired, inactive), `expiresWithinDays`, `search` (in the key); `page`.',
+      responses: { ...pageAnswers, 302: { description: 'Not signed in, or two-factor pending: to `/`; a page past the end: to the last page' } },
+      handler: async ({ query, req, res }) => {
+        const username = await adminUser(req, res);
+        if (!username) return;
+        const filters: ListFilters = query;
+        const list = await service.listPage({
+          product: query.product, customer: query.customer, licenseType: query.type, search: query.search,
+          expiresWithinDays: query.expiresWithinDays, active: undefined, suspended: undefined, revoked: undefined, expired: undefined,
+          ...stateFlags(query.state), limit: pageSize, skip: (query.page - 1) * pageSize,
+        });
+        // A page past the end (the list shrank, or a typed address) goes to the last page.
+        const last = Math.max(1, Math.ceil(list.total / pageSize));
+        if (query.page > last) return res.redirect(listAddress(filters, last));
+        res.render('admin-licenses/list', licenseListData(username, list, filters, pageSize, takeFlash(req)));
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/licenses/new', summary: 'The new-license form', tags, guard: deps.public, responses: pageAnswers,
+      handler: async ({ req, res }) => {
+        const username = await adminUser(req, res);
+        if (!username) return;
+        await renderNew(req, res, username, { ipLimit: '0', hwidLimit: '0', licenseType: 'fixed' }, takeFlash(req).filter((message) => message.type === 'error').map((message) => ({ type: 'error' as const, text: message.text })));
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/licenses', summary: 'Create a license from the form', tags, guard: admin, body: newLicenseForm,
+      audit: { action: 'create', resource: 'license' },
+      responses: { ...redirected, 400: { description: 'The form again, with what to correct', contentType: 'text/html' } },
+      handler: async ({ body, req, res }) => {
+        const blankToUndefined = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
+        const whole = (value: string | undefined) => {
+          const text = blankToUndefined(value);
+          return text === undefined ? undefined : /^\d+$/.test(text) ? Number(text) : Number.NaN;
+        };
+        const expires = blankToUndefined(body.expiresAt);
+        const parsed = createLicenseSchema.safeParse({
+          product: blankToUndefined(body.product),
+          customer: blankToUndefined(body.customer),
+          licenseType: blankToUndefined(body.licenseType),
+          // The form's date is a UTC calendar day: the license runs until the end of it.
+          expiresAt: expires === undefined ? undefined : /^\d{4}-\d{2}-\d{2}$/.test(expires) ? `${expires}T23:59:59.000Z` : expires,
+          ipLimit: whole(body.ipLimit), hwidLimit: whole(body.hwidLimit), credits: whole(body.credits),
+        });
+        const values = Object.fromEntries(Object.entries(body).map(([name, value]) => [name, value ?? '']));
+        const username = req.user?.username ?? req.admin?.userId ?? '';
+        if (!parsed.success) {
+          const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? 'form')))];
+          res.status(400);
+          return renderNew(req, res, username, values, [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.` }]);
+        }
+        try {
+          const license = await licenses.create(actorOf(req), parsed.data);
+          setFlash(req, { type: 'success', text: `License ${license.key} created.` });
+          res.redirect(303, licenseHref(license._id));
+        } catch (error) {
+          if (!isHttpError(error) || error.status >= 500) throw error;
+          await recordFailedAdminWrite(deps.pool, req, res, error);
+          const details = error.details ? ` ${Object.values(error.details).join(' ')}` : '';
+          res.status(400);
+          return renderNew(req, res, username, values, [{ type: 'error', text: `${error.message}.${details}` }]);
+        }
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/licenses/:id', summary: 'The admin console\'s page of one license', tags, guard: deps.public, params: idParams,
+      description: 'Every field, IPs and hardware ids, validations per day (last 30 days), recent usage records, the audit trail, and the action forms.',
+      responses: { ...pageAnswers, 404: { description: 'No such license', contentType: 'text/html' } },
+      handler: async ({ params, req, res }) => {
+        const username = await adminUser(req, res);
+        if (!username) return;
+        try {
+          const page = await service.detailPage(params.id);
+          res.render('admin-licenses/detail', licenseDetailData(username, page, deps.csrfToken(req), takeFlash(req)));
+        } catch (error) {
+          if (isHttpError(error) && error.status === 404) return res.status(404).render('errors/not-found', notFoundData(username));
+          throw error;
+        }
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/licenses/:id/suspend', summary: 'Suspend a license from its page (a reason is required)', tags, guard: admin,
+      params: idParams, body: reasonForm, audit: { action: 'suspend', resource: 'license' }, responses: redirected,
+      handler: async ({ params, body, req, res }) => {
+        const reason = reasonOf(req, res, params.id, body.reason, 'suspend');
+        if (reason === undefined) return;
+        await act(req, res, params.id, 'License suspended.', () => licenses.suspend(actorOf(req), params.id, reason));
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/licenses/:id/reactivate', summary: 'Reactivate a license from its page', tags, guard: admin,
+      params: idParams, body: emptyForm, audit: { action: 'activate', resource: 'license' }, responses: redirected,
+      handler: ({ params, req, res }) => act(req, res, params.id, 'License reactivated.', () => licenses.reactivate(actorOf(req), params.id)),
+    }),
+    defineRoute({
+      method: 'post', path: '/licenses/:id/revoke', summary: 'Revoke a license from its page (a reason is required)', tags, guard: admin,
+      params: idParams, body: reasonForm, audit: { action: 'revoke', resource: 'license' }, responses: redirected,
+      handler: async ({ params, body, req, res }) => {
+        const reason = reasonOf(req, res, params.id, body.reason, 'revoke');
+        if (reason === undefined) return;
+        await act(req, res, params.id, 'License revoked.', () => licenses.revoke(actorOf(req), params.id, reason));
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/licenses/:id/rotate', summary: 'Give a license a new key from its page', tags, guard: admin,
+      params: idParams, body: emptyForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
+      handler: ({ params, req, res }) => act(req, res, params.id, 'New key issued; the old key no longer validates.',
+        async () => licenses.rotate(actorOf(req), await keyOf(params.id))),
+    }),
+    defineRoute({
+      method: 'post', path: '/licenses/:id/clear', summary: 'Clear a license\'s recorded IPs and hardware ids from its page', tags, guard: admin,
+      params: idParams, body: emptyForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
+      handler: ({ params, req, res }) => act(req, res, params.id, 'IP addresses and hardware ids cleared.',
+        async () => licenses.clear(actorOf(req), await keyOf(params.id))),
+    }),
+  ];
+  return routes;
+}

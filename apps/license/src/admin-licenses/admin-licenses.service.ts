@@ -1,0 +1,71 @@
+import type pg from 'pg';
+import { auditService } from '../audit/audit.service.js';
+import type { customersService } from '../customers/customers.service.js';
+import type { LicensesService } from '../licenses/licenses.service.js';
+import type { ListLicenses } from '../licenses/licenses.schema.js';
+import type { productsService } from '../products/products.service.js';
+import { dailyOutcomesOfLicense, recentUsageRecordsOfLicense } from '../usage/usage.repository.js';
+
+const day = 86_400_000;
+/** The detail page's chart covers the last 30 UTC days, today included. */
+export const chartDays = 30;
+const recentRecords = 10;
+const auditEntries = 50;
+/** The customer filter is a select: the latest customers, enough for a console, not a directory. */
+const customerChoices = 500;
+
+const utcMidnight = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
+
+/**
+ * Reads for the admin console's license pages. Writes are not here: the pages call the licenses
+ * service itself, so its rules and audit entries are those of the API.
+ */
+export function adminLicensesService(deps: {
+  pool: pg.Pool; now: () => Date; licenses: LicensesService; products: ReturnType<typeof productsService>; customers: ReturnType<typeof customersService>;
+}) {
+  const { pool, now, licenses, products: productsOf, customers: customersOf } = deps;
+  const audit = auditService({ pool });
+  return {
+    /** A page of licenses and the choices of the filters' selects. */
+    async listPage(query: ListLicenses) {
+      const [page, products, customers] = await Promise.all([
+        licenses.list(query),
+        productsOf.list({ includeCounts: false, activeOnly: false }),
+        customersOf.list({ limit: customerChoices, skip: 0 }),
+      ]);
+      return {
+        ...page,
+        now: now(),
+        products: products.map((product) => ({ id: product._id, name: product.name, active: product.isActive })),
+        customers: customers.customers.map((customer) => ({ id: customer._id, name: customer.name, email: customer.email })),
+      };
+    },
+
+    /** One license with its usage chart, latest records and audit trail (newest first). Unknown ids throw LICENSE_NOT_FOUND. */
+    async detailPage(id: string) {
+      const license = await licenses.detail(id);
+      const at = now();
+      const chartEnd = new Date(utcMidnight(at).getTime() + day);
+      const chartStart = new Date(chartEnd.getTime() - chartDays * day);
+      const [daily, records, trail] = await Promise.all([
+        dailyOutcomesOfLicense(pool, id, { from: chartStart, to: chartEnd }),
+        recentUsageRecordsOfLicense(pool, id, recentRecords),
+        audit.list({ resourceType: 'license', resourceId: id, limit: auditEntries, skip: 0, success: undefined }),
+      ]);
+      return { license, now: at, chart: { start: chartStart, days: chartDays, daily }, records, audit: trail };
+    },
+
+    /** The choices of the new-license form. */
+    async formChoices() {
+      const [products, customers] = await Promise.all([
+        productsOf.list({ includeCounts: false, activeOnly: true }),
+        customersOf.list({ limit: customerChoices, skip: 0 }),
+      ]);
+      return {
+        products: products.map((product) => ({ id: product._id, name: product.name })),
+        customers: customers.customers.map((customer) => ({ id: customer._id, name: customer.name, email: customer.email })),
+      };
+    },
+  };
+}
+export type AdminLicensesService = ReturnType<typeof adminLicensesService>;
