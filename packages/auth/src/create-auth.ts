@@ -39,6 +39,8 @@ export interface Auth {
   /** CSRF check for POST/PUT/PATCH/DELETE; skips requests carrying a bearer token or an API key. */
   csrf: RequestHandler;
   hasValidCsrfToken(req: Request): boolean;
+  /** The session's CSRF token, created on first use: pages put it in their forms' `_csrf` field. */
+  csrfToken(req: Request): string;
   /** Stops the session store's pruning timer (the pool stays the caller's). */
   close(): Promise<void>;
 }
@@ -139,6 +141,7 @@ export function createAuth(options: AuthOptions): Auth {
     routeDeclarations,
     csrf: csrf.middleware,
     hasValidCsrfToken: csrf.hasValidCsrfToken,
+    csrfToken: csrf.tokenFor,
     close: sessions.close,
   };
 }

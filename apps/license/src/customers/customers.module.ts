@@ -1,9 +1,14 @@
+import type { Request } from 'express';
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '../common/feature-module.js';
+import { customerPages } from './customers.pages.js';
 import { customerRoutes } from './customers.routes.js';
 import type { customersService } from './customers.service.js';
 
-/** The service is the app's: the customer guard reads it too. */
-export function customersModule(needs: { service: ReturnType<typeof customersService>; admin: Guard }): FeatureModule {
-  return { name: 'customers', routes: customerRoutes(needs) };
+/**
+ * The customers API and the admin console's customer pages. The service is the app's: the
+ * customer guard reads it too. `csrfToken`: the session's, for the pages' forms.
+ */
+export function customersModule(needs: { service: ReturnType<typeof customersService>; admin: Guard; public: Guard; csrfToken: (req: Request) => string }): FeatureModule {
+  return { name: 'customers', routes: [...customerRoutes({ service: needs.service, admin: needs.admin }), ...customerPages(needs)] };
 }

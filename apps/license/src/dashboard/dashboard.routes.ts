@@ -13,7 +13,7 @@ const assetsDir = path.join(import.meta.dirname, 'assets');
  * Runs a guard and reports how it ended instead of ending the request: `undefined` when it let
  * the request through, else its error. The page reuses the admin guard as is, two-factor gate included.
  */
-async function guardResult(guard: Guard, req: Request, res: Response): Promise<unknown> {
+export async function guardResult(guard: Guard, req: Request, res: Response): Promise<unknown> {
   for (const middleware of guard.middleware) {
     const error = await new Promise<unknown>((resolve) => {
       Promise.resolve(middleware(req, res, (failure?: unknown) => resolve(failure))).catch(resolve);
@@ -24,7 +24,7 @@ async function guardResult(guard: Guard, req: Request, res: Response): Promise<u
 }
 
 /** The two-factor step the gate asks for, when the error is the gate's. */
-function twoFactorStep(error: unknown): 'verify' | 'setup' | undefined {
+export function twoFactorStep(error: unknown): 'verify' | 'setup' | undefined {
   if (!isHttpError(error)) return undefined;
   const step = error.extra?.twoFactor;
   return step === 'verify' || step === 'setup' ? step : undefined;
