@@ -49,6 +49,8 @@ export function customersPageData(username: string, list: CustomersPage, extras:
       id: customer._id,
       name: customer.name,
       email: customer.email ?? '',
+      // Where a long address may wrap in a narrow column: before "@" and each ".".
+      emailParts: (customer.email ?? '').split(/(?=[@.])/),
       userId: customer.userId ?? '',
       licenses: number(customer.licenseCount ?? 0),
       href: customerHref(customer._id),

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { adminPage, flash, formErrors, takeFlash } from '../dashboard/admin-pages.js';
+import { adminPage, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import {
   customerFormOf, customerHref, customerPageData, customersPageData, customersPageSize, emptyCustomerForm, type CustomerFormState,
@@ -98,8 +98,7 @@ export function customerPages(deps: { service: Service; public: Guard; admin: Gu
         if (!parsed.success) return renderList(req, res, username, { q: '', page: 1 }, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
         try {
           const customer = await service.create(actorOf(req), parsed.data);
-          flash(req, { type: 'success', text: `Customer “${customer.name}” created.` });
-          res.redirect(303, customerHref(customer._id));
+          return redirectWithFlash(req, res, customerHref(customer._id), { type: 'success', text: `Customer “${customer.name}” created.` });
         } catch (error) {
           if (isHttpError(error) && (error.status === 400 || error.status === 409)) {
             return renderList(req, res, username, { q: '', page: 1 }, stateOf(body, [error.message]), error.status);
@@ -128,8 +127,7 @@ export function customerPages(deps: { service: Service; public: Guard; admin: Gu
         if (!parsed.success) return renderCustomer(req, res, username, params.id, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
         try {
           const customer = await service.update(actorOf(req), params.id, parsed.data);
-          flash(req, { type: 'success', text: `Customer “${customer.name}” saved.` });
-          res.redirect(303, customerHref(customer._id));
+          return redirectWithFlash(req, res, customerHref(customer._id), { type: 'success', text: `Customer “${customer.name}” saved.` });
         } catch (error) {
           if (isHttpError(error) && error.status === 404) return notFound(res, username);
           if (isHttpError(error) && (error.status === 400 || error.status === 409)) {
@@ -153,8 +151,7 @@ export function customerPages(deps: { service: Service; public: Guard; admin: Gu
           if (isHttpError(error) && error.status === 404) return notFound(res, username);
           throw error;
         }
-        flash(req, { type: 'success', text: `Customer “${name}” deleted. Their licenses stay, without a customer.` });
-        res.redirect(303, '/customers');
+        return redirectWithFlash(req, res, '/customers', { type: 'success', text: `Customer “${name}” deleted. Their licenses stay, without a customer.` });
       },
     }),
   ];

@@ -10,9 +10,16 @@ import { guardResult, twoFactorStep } from './dashboard.routes.js';
 /** A message shown once (kept in the session: packages/auth declares its field). */
 export interface FlashMessage { type: 'success' | 'error'; text: string }
 
-/** Keeps a message for the next page (the one the redirect leads to). */
-export function flash(req: Request, message: FlashMessage): void {
+/**
+ * Keeps a message for the page the redirect leads to, and redirects there (303: the browser asks
+ * with GET). The session is saved first: express-session would otherwise send the headers while
+ * it saves, and a browser that follows the Location at once can read the session before the
+ * message is in it.
+ */
+export async function redirectWithFlash(req: Request, res: Response, location: string, message: FlashMessage): Promise<void> {
   req.session.flash = [...(req.session.flash ?? []), message];
+  await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+  res.redirect(303, location);
 }
 
 /** The messages kept for this page, removed from the session. */

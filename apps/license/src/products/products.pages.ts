@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { adminPage, flash, formErrors, takeFlash } from '../dashboard/admin-pages.js';
+import { adminPage, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import {
   emptyProductForm, productFormOf, productHref, productPageData, productsPageData, productsPageSize, type ProductFormState,
@@ -101,8 +101,7 @@ export function productPages(deps: { service: Service; public: Guard; admin: Gua
         if (!parsed.success) return renderList(req, res, username, { q: '', page: 1 }, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
         try {
           const product = await service.create(actorOf(req), parsed.data);
-          flash(req, { type: 'success', text: `Product “${product.name}” created.` });
-          res.redirect(303, productHref(product._id));
+          return redirectWithFlash(req, res, productHref(product._id), { type: 'success', text: `Product “${product.name}” created.` });
         } catch (error) {
           if (isHttpError(error) && (error.status === 400 || error.status === 409)) {
             return renderList(req, res, username, { q: '', page: 1 }, stateOf(body, [error.message]), error.status);
@@ -130,8 +129,7 @@ export function productPages(deps: { service: Service; public: Guard; admin: Gua
         if (!parsed.success) return renderProduct(req, res, username, params.id, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
         try {
           const product = await service.update(actorOf(req), params.id, parsed.data);
-          flash(req, { type: 'success', text: `Product “${product.name}” saved.` });
-          res.redirect(303, productHref(product._id));
+          return redirectWithFlash(req, res, productHref(product._id), { type: 'success', text: `Product “${product.name}” saved.` });
         } catch (error) {
           if (isHttpError(error) && error.status === 404) return notFound(res, username);
           if (isHttpError(error) && (error.status === 400 || error.status === 409)) {
@@ -155,13 +153,11 @@ export function productPages(deps: { service: Service; public: Guard; admin: Gua
         } catch (error) {
           if (isHttpError(error) && error.status === 404) return notFound(res, username);
           if (isHttpError(error) && (error.status === 400 || error.status === 409)) {
-            flash(req, { type: 'error', text: `${error.message}.` });
-            return res.redirect(303, productHref(params.id));
+            return redirectWithFlash(req, res, productHref(params.id), { type: 'error', text: `${error.message}.` });
           }
           throw error;
         }
-        flash(req, { type: 'success', text: `Product “${name}” deleted.` });
-        res.redirect(303, '/products');
+        return redirectWithFlash(req, res, '/products', { type: 'success', text: `Product “${name}” deleted.` });
       },
     }),
   ];
