@@ -140,7 +140,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     adminTokenModule({ jwt, now, admin }),
     runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
     productsModule({ pool, now, admin, public: guards.public, csrfToken: auth.csrfToken }),
-    customersModule({ service: customers, admin, public: guards.public, csrfToken: auth.csrfToken }),
+    customersModule({ pool, service: customers, admin, public: guards.public, csrfToken: auth.csrfToken }),
     licensesModule({ service: licenses, admin, files }),
     customerPortal,
     auditModule({ pool, admin }),

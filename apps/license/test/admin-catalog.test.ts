@@ -180,6 +180,10 @@ describe(`the admin console's product and customer pages (${testDatabaseBackend(
     const after = documentOf((await get(String(res.headers.location))).text);
     expect(after.querySelector('.alert-error')?.textContent).toBe('Product has licenses and cannot be deleted.');
     await t.http.get(`/api/products/${product._id}`).set(admin.headers).expect(200);
+    // Audited as the API audits a refused delete: failed, with the error.
+    const { rows } = await t.database.pool.query<{ action: string; success: boolean; changes: { after: unknown } }>(
+      'SELECT action, success, changes FROM audit_logs WHERE resource_id = $1', [product._id]);
+    expect(rows).toEqual([{ action: 'delete', success: false, changes: { before: null, after: { status: 400, error: 'Product has licenses and cannot be deleted' } } }]);
   });
 
   it('escapes hostile names everywhere they show', async () => {
@@ -249,6 +253,7 @@ describe(`the admin console's product and customer pages (${testDatabaseBackend(
     const conflict = await post(`/customers/${id}`, { name: 'Form Customer Renamed', email: 'renamed@example.com', userId: 'other-user' });
     expect(conflict.status).toBe(409);
     expect(textOf(conflict.text)).toContain('A customer with this userId already exists');
+    expect(await auditOf(id)).toContainEqual({ action: 'update', user_id: testAdminId, success: false });
     expect(other.userId).toBe('other-user');
 
     const deleted = await post(`/customers/${id}/delete`, {});
@@ -257,7 +262,7 @@ describe(`the admin console's product and customer pages (${testDatabaseBackend(
     expect(textOf((await get('/customers')).text)).toContain('Customer “Form Customer Renamed” deleted. Their licenses stay, without a customer.');
     const kept = (await t.http.get(`/api/licenses/${license._id}`).set(admin.headers).expect(200)).body.license;
     expect(kept.customer ?? null).toBeNull();
-    expect((await auditOf(id)).map((entry) => entry.action)).toEqual(['create', 'update', 'delete']);
+    expect((await auditOf(id)).filter((entry) => entry.success).map((entry) => entry.action)).toEqual(['create', 'update', 'delete']);
   });
 
   it('searches customers by name or email and answers 404 pages for unknown ids', async () => {

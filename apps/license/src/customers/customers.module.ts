@@ -1,5 +1,7 @@
 import type { Request } from 'express';
+import type pg from 'pg';
 import type { Guard } from '@app/http';
+import { recordFailedAdminWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '../common/feature-module.js';
 import { customerPages } from './customers.pages.js';
 import { customerRoutes } from './customers.routes.js';
@@ -9,6 +11,9 @@ import type { customersService } from './customers.service.js';
  * The customers API and the admin console's customer pages. The service is the app's: the
  * customer guard reads it too. `csrfToken`: the session's, for the pages' forms.
  */
-export function customersModule(needs: { service: ReturnType<typeof customersService>; admin: Guard; public: Guard; csrfToken: (req: Request) => string }): FeatureModule {
-  return { name: 'customers', routes: [...customerRoutes({ service: needs.service, admin: needs.admin }), ...customerPages(needs)] };
+export function customersModule(needs: { pool: pg.Pool; service: ReturnType<typeof customersService>; admin: Guard; public: Guard; csrfToken: (req: Request) => string }): FeatureModule {
+  return { name: 'customers', routes: [...customerRoutes({ service: needs.service, admin: needs.admin }), ...customerPages({
+    service: needs.service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken,
+    auditFailure: (req, target, error) => recordFailedAdminWrite(needs.pool, req, target, error),
+  })] };
 }

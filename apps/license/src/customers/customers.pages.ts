@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { appError, defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { adminPage, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
+import { adminPage, formErrors, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import {
   customerFormOf, customerHref, customerPageData, customersPageData, customersPageSize, emptyCustomerForm, type CustomerFormState,
@@ -57,8 +57,10 @@ const writeResponses = {
 
 type Service = ReturnType<typeof customersService>;
 
-export function customerPages(deps: { service: Service; public: Guard; admin: Guard; csrfToken: (req: Request) => string }): AnyRoute[] {
+export function customerPages(deps: { service: Service; public: Guard; admin: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure }): AnyRoute[] {
   const { service } = deps;
+  const failed = (req: Request, action: 'create' | 'update' | 'delete', resourceId: string | null, error: unknown) =>
+    deps.auditFailure(req, { action, resourceType: 'customer', resourceId }, error);
   const notFound = (res: Response, username: string) => res.status(404).render('errors/not-found', notFoundData(username));
 
   async function renderList(req: Request, res: Response, username: string, query: { q: string; page: number }, form: CustomerFormState, status = 200) {
@@ -95,12 +97,16 @@ export function customerPages(deps: { service: Service; public: Guard; admin: Gu
         const username = await adminPage(deps.admin, req, res);
         if (!username) return;
         const parsed = createCustomerSchema.safeParse({ name: body.name ?? '', email: (body.email ?? '').trim(), userId: blankToUndefined(body.userId) });
-        if (!parsed.success) return renderList(req, res, username, { q: '', page: 1 }, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
+        if (!parsed.success) {
+          await failed(req, 'create', null, appError('VALIDATION_FAILED'));
+          return renderList(req, res, username, { q: '', page: 1 }, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
+        }
         try {
           const customer = await service.create(actorOf(req), parsed.data);
           return redirectWithFlash(req, res, customerHref(customer._id), { type: 'success', text: `Customer “${customer.name}” created.` });
         } catch (error) {
           if (isHttpError(error) && (error.status === 400 || error.status === 409)) {
+            await failed(req, 'create', null, error);
             return renderList(req, res, username, { q: '', page: 1 }, stateOf(body, [error.message]), error.status);
           }
           throw error;
@@ -124,13 +130,20 @@ export function customerPages(deps: { service: Service; public: Guard; admin: Gu
         const username = await adminPage(deps.admin, req, res);
         if (!username) return;
         const parsed = updateCustomerSchema.safeParse({ name: body.name ?? '', email: (body.email ?? '').trim(), userId: blankToUndefined(body.userId) ?? null });
-        if (!parsed.success) return renderCustomer(req, res, username, params.id, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
+        if (!parsed.success) {
+          await failed(req, 'update', params.id, appError('VALIDATION_FAILED'));
+          return renderCustomer(req, res, username, params.id, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
+        }
         try {
           const customer = await service.update(actorOf(req), params.id, parsed.data);
           return redirectWithFlash(req, res, customerHref(customer._id), { type: 'success', text: `Customer “${customer.name}” saved.` });
         } catch (error) {
-          if (isHttpError(error) && error.status === 404) return notFound(res, username);
+          if (isHttpError(error) && error.status === 404) {
+            await failed(req, 'update', params.id, error);
+            return notFound(res, username);
+          }
           if (isHttpError(error) && (error.status === 400 || error.status === 409)) {
+            await failed(req, 'update', params.id, error);
             return renderCustomer(req, res, username, params.id, stateOf(body, [error.message]), error.status);
           }
           throw error;
@@ -148,7 +161,10 @@ export function customerPages(deps: { service: Service; public: Guard; admin: Gu
           name = (await service.get(params.id)).name;
           await service.remove(actorOf(req), params.id);
         } catch (error) {
-          if (isHttpError(error) && error.status === 404) return notFound(res, username);
+          if (isHttpError(error) && error.status === 404) {
+            await failed(req, 'delete', params.id, error);
+            return notFound(res, username);
+          }
           throw error;
         }
         return redirectWithFlash(req, res, '/customers', { type: 'success', text: `Customer “${name}” deleted. Their licenses stay, without a customer.` });

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { ZodError } from 'zod';
 import { isHttpError, type Guard } from '@app/http';
+import type { AuditTarget } from '../audit/audit-failures.js';
 import { noAccessData } from './dashboard.page-data.js';
 import { guardResult, twoFactorStep } from './dashboard.routes.js';
 
@@ -70,3 +71,6 @@ export function formErrors(error: ZodError, labels: Record<string, string>, mess
 
 /** How many pages `total` rows take, `size` to a page (at least one). */
 export const pageCount = (total: number, size: number) => Math.max(1, Math.ceil(total / size));
+
+/** Records a form's write that failed (as the API records its failed writes), with the error it showed. */
+export type AuditFailure = (req: Request, target: AuditTarget, error: unknown) => Promise<void>;

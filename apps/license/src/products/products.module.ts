@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
+import { recordFailedAdminWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '../common/feature-module.js';
 import { productPages } from './products.pages.js';
 import { productRoutes } from './products.routes.js';
@@ -11,6 +12,9 @@ export function productsModule(needs: { pool: pg.Pool; now: () => Date; admin: G
   const service = productsService(needs);
   return {
     name: 'products',
-    routes: [...productRoutes({ service, admin: needs.admin }), ...productPages({ service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken })],
+    routes: [...productRoutes({ service, admin: needs.admin }), ...productPages({
+      service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken,
+      auditFailure: (req, target, error) => recordFailedAdminWrite(needs.pool, req, target, error),
+    })],
   };
 }

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { appError, defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { adminPage, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
+import { adminPage, formErrors, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import {
   emptyProductForm, productFormOf, productHref, productPageData, productsPageData, productsPageSize, type ProductFormState,
@@ -59,8 +59,10 @@ const writeResponses = {
 
 type Service = ReturnType<typeof productsService>;
 
-export function productPages(deps: { service: Service; public: Guard; admin: Guard; csrfToken: (req: Request) => string }): AnyRoute[] {
+export function productPages(deps: { service: Service; public: Guard; admin: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure }): AnyRoute[] {
   const { service } = deps;
+  const failed = (req: Request, action: 'create' | 'update' | 'delete', resourceId: string | null, error: unknown) =>
+    deps.auditFailure(req, { action, resourceType: 'product', resourceId }, error);
   const notFound = (res: Response, username: string) => res.status(404).render('errors/not-found', notFoundData(username));
 
   async function renderList(req: Request, res: Response, username: string, query: { q: string; page: number }, form: ProductFormState, status = 200) {
@@ -98,12 +100,16 @@ export function productPages(deps: { service: Service; public: Guard; admin: Gua
         const username = await adminPage(deps.admin, req, res);
         if (!username) return;
         const parsed = createProductSchema.safeParse(inputOf(body));
-        if (!parsed.success) return renderList(req, res, username, { q: '', page: 1 }, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
+        if (!parsed.success) {
+          await failed(req, 'create', null, appError('VALIDATION_FAILED'));
+          return renderList(req, res, username, { q: '', page: 1 }, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
+        }
         try {
           const product = await service.create(actorOf(req), parsed.data);
           return redirectWithFlash(req, res, productHref(product._id), { type: 'success', text: `Product “${product.name}” created.` });
         } catch (error) {
           if (isHttpError(error) && (error.status === 400 || error.status === 409)) {
+            await failed(req, 'create', null, error);
             return renderList(req, res, username, { q: '', page: 1 }, stateOf(body, [error.message]), error.status);
           }
           throw error;
@@ -126,13 +132,20 @@ export function productPages(deps: { service: Service; public: Guard; admin: Gua
         const username = await adminPage(deps.admin, req, res);
         if (!username) return;
         const parsed = updateProductSchema.safeParse(inputOf(body));
-        if (!parsed.success) return renderProduct(req, res, username, params.id, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
+        if (!parsed.success) {
+          await failed(req, 'update', params.id, appError('VALIDATION_FAILED'));
+          return renderProduct(req, res, username, params.id, stateOf(body, formErrors(parsed.error, labels, messages)), 400);
+        }
         try {
           const product = await service.update(actorOf(req), params.id, parsed.data);
           return redirectWithFlash(req, res, productHref(product._id), { type: 'success', text: `Product “${product.name}” saved.` });
         } catch (error) {
-          if (isHttpError(error) && error.status === 404) return notFound(res, username);
+          if (isHttpError(error) && error.status === 404) {
+            await failed(req, 'update', params.id, error);
+            return notFound(res, username);
+          }
           if (isHttpError(error) && (error.status === 400 || error.status === 409)) {
+            await failed(req, 'update', params.id, error);
             return renderProduct(req, res, username, params.id, stateOf(body, [error.message]), error.status);
           }
           throw error;
@@ -151,8 +164,12 @@ export function productPages(deps: { service: Service; public: Guard; admin: Gua
           name = (await service.get(params.id, false)).name;
           await service.remove(actorOf(req), params.id);
         } catch (error) {
-          if (isHttpError(error) && error.status === 404) return notFound(res, username);
+          if (isHttpError(error) && error.status === 404) {
+            await failed(req, 'delete', params.id, error);
+            return notFound(res, username);
+          }
           if (isHttpError(error) && (error.status === 400 || error.status === 409)) {
+            await failed(req, 'delete', params.id, error);
             return redirectWithFlash(req, res, productHref(params.id), { type: 'error', text: `${error.message}.` });
           }
           throw error;
