@@ -27,6 +27,11 @@ const routes: Route[] = [
   { method: 'put', path: (ids) => `/api/customers/${ids.customer}`, auth: 'admin', fields: ['name', 'email', 'userId'] },
   { method: 'post', path: () => '/api/products', auth: 'admin', fields: ['name', 'description', 'isActive', 'licensePrefix'], valid: () => ({ name: 'Fuzz product' }) },
   { method: 'put', path: (ids) => `/api/products/${ids.product}`, auth: 'admin', fields: ['name', 'description', 'isActive', 'licensePrefix'] },
+  // The admin console's form posts (a browser sends them urlencoded; JSON reaches the same parser's result).
+  { method: 'post', path: () => '/products', auth: 'admin', fields: ['name', 'description', 'isActive', 'licensePrefix'], valid: () => ({ name: 'Fuzz page product', isActive: 'on' }) },
+  { method: 'post', path: (ids) => `/products/${ids.product}`, auth: 'admin', fields: ['name', 'description', 'isActive', 'licensePrefix'], valid: () => ({ name: 'Fuzz page product' }) },
+  { method: 'post', path: () => '/customers', auth: 'admin', fields: ['name', 'email', 'userId'], valid: () => ({ name: 'Fuzz', email: 'fuzz-page@example.com' }) },
+  { method: 'post', path: (ids) => `/customers/${ids.customer}`, auth: 'admin', fields: ['name', 'email', 'userId'], valid: () => ({ name: 'Fuzz', email: 'fuzz-page@example.com' }) },
   {
     method: 'post', path: () => '/api/licenses', auth: 'admin',
     fields: ['product', 'customer', 'licenseType', 'expiresAt', 'ipLimit', 'hwidLimit', 'credits', 'parent', 'active', 'convertToType',

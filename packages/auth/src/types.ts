@@ -31,5 +31,7 @@ declare module 'express-session' {
   interface SessionData {
     /** Written by passport at sign-in (`req.session.passport.user`). */
     passport?: { user?: SessionUser };
+    /** Messages a page keeps for the page its redirect leads to (shown there once). */
+    flash?: Array<{ type: 'success' | 'error'; text: string }>;
   }
 }

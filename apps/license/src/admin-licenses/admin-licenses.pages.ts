@@ -6,7 +6,7 @@ import { recordFailedAdminWrite } from '../audit/audit-failures.js';
 import { actorOf } from '../common/actor.js';
 import { noAccessData, notFoundData } from '../dashboard/dashboard.page-data.js';
 import { guardResult, twoFactorStep } from '../dashboard/dashboard.routes.js';
-import { setFlash, takeFlash } from '../dashboard/flash.js';
+import { redirectAfterSaving, setFlash, takeFlash } from '../dashboard/flash.js';
 import { createLicenseSchema } from '../licenses/licenses.schema.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
@@ -79,7 +79,7 @@ export function adminLicensesPages(deps: {
       if (error.status === 404) return res.status(404).render('errors/not-found', notFoundData(req.user?.username));
       setFlash(req, { type: 'error', text: error.message });
     }
-    res.redirect(303, licenseHref(id));
+    await redirectAfterSaving(req, res, licenseHref(id));
   }
 
   /** A reason the form requires: blank or too long comes back as a message. */
@@ -87,7 +87,7 @@ export function adminLicensesPages(deps: {
     const text = reason?.trim() ?? '';
     if (text && text.length <= maxReason) return text;
     setFlash(req, { type: 'error', text: text ? `The reason is too long (at most ${maxReason} characters).` : `Give a reason to ${what} the license.` });
-    res.redirect(303, licenseHref(id));
+    void redirectAfterSaving(req, res, licenseHref(id));
     return undefined;
   }
 
@@ -158,7 +158,7 @@ export function adminLicensesPages(deps: {
         try {
           const license = await licenses.create(actorOf(req), parsed.data);
           setFlash(req, { type: 'success', text: `License ${license.key} created.` });
-          res.redirect(303, licenseHref(license._id));
+          await redirectAfterSaving(req, res, licenseHref(license._id));
         } catch (error) {
           if (!isHttpError(error) || error.status >= 500) throw error;
           await recordFailedAdminWrite(deps.pool, req, res, error);

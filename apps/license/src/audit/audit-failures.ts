@@ -5,7 +5,9 @@ import { actorOf } from '../common/actor.js';
 import { recordAudit, type AuditEntry } from './audit.repository.js';
 import { auditActions, auditResourceTypes } from './audit.table.js';
 
-type Target = Pick<AuditEntry, 'action' | 'resourceType' | 'resourceId'>;
+/** What a failed write was about. */
+export type AuditTarget = Pick<AuditEntry, 'action' | 'resourceType' | 'resourceId'>;
+type Target = AuditTarget;
 
 /**
  * The `:id` the request named, read from the route's declared path: error middleware runs
@@ -31,6 +33,16 @@ function targetOf(req: Request, res: Response): Target | undefined {
   const action = auditActions.find((known) => known === declared.action);
   const resourceType = auditResourceTypes.find((known) => known === declared.resource);
   return action && resourceType && { action, resourceType, resourceId: idOf(route.path, req.path) };
+}
+
+/**
+ * Records one admin write that failed and was answered by the route itself (a page that shows
+ * the form again), naming what it was about, as the middleware below records those that end in
+ * an error answer.
+ */
+export async function recordFailedWrite(pool: pg.Pool, req: Request, target: Target, error: unknown): Promise<void> {
+  const { status, message } = describeError(error);
+  await recordAudit(pool, actorOf(req), { ...target, success: false, after: { status, error: message } });
 }
 
 /**

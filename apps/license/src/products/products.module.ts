@@ -1,9 +1,20 @@
+import type { Request } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
+import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '../common/feature-module.js';
+import { productPages } from './products.pages.js';
 import { productRoutes } from './products.routes.js';
 import { productsService } from './products.service.js';
 
-export function productsModule(needs: { pool: pg.Pool; now: () => Date; admin: Guard }): FeatureModule {
-  return { name: 'products', routes: productRoutes({ service: productsService(needs), admin: needs.admin }) };
+/** The products API and the admin console's product pages (`csrfToken`: the session's, for the pages' forms). */
+export function productsModule(needs: { pool: pg.Pool; now: () => Date; admin: Guard; public: Guard; csrfToken: (req: Request) => string }): FeatureModule {
+  const service = productsService(needs);
+  return {
+    name: 'products',
+    routes: [...productRoutes({ service, admin: needs.admin }), ...productPages({
+      service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken,
+      auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
+    })],
+  };
 }

@@ -19,6 +19,18 @@ export async function listProducts(db: Queryable, options: { includeCounts: bool
   return rows;
 }
 
+/** A page of products, newest first, whose name contains `q` (any case), with their license counts and the total. */
+export async function searchProducts(db: Queryable, query: { q?: string; limit: number; skip: number; now: Date }) {
+  const pattern = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const where = 'WHERE ($2::text IS NULL OR p.name ILIKE $2)';
+  const [page, total] = await Promise.all([
+    db.query<ProductRow>(`SELECT p.* ${countsSql} FROM products p ${where} ORDER BY p.created_at DESC, p.id LIMIT $3 OFFSET $4`,
+      [query.now, pattern, query.limit, query.skip]),
+    db.query<{ total: number }>(`SELECT count(*) AS total FROM products p WHERE ($1::text IS NULL OR p.name ILIKE $1)`, [pattern]),
+  ]);
+  return { rows: page.rows, total: Number(total.rows[0]?.total ?? 0) };
+}
+
 export async function findProduct(db: Queryable, id: string, options: { includeCounts: boolean; now: Date } = { includeCounts: false, now: new Date() }): Promise<ProductRow | undefined> {
   const params: unknown[] = options.includeCounts ? [options.now, id] : [id];
   const { rows } = await db.query<ProductRow>(

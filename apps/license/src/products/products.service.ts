@@ -15,6 +15,12 @@ export function productsService(deps: { pool: pg.Pool; now: () => Date }) {
   return {
     list: async (options: { includeCounts: boolean; activeOnly: boolean }) => (await repo.listProducts(pool, { ...options, now: now() })).map(productJson),
 
+    /** A page of products whose name contains `q`, with their license counts, and how many match. */
+    async search(query: { q?: string; limit: number; skip: number }) {
+      const { rows, total } = await repo.searchProducts(pool, { ...query, now: now() });
+      return { products: rows.map(productJson), total };
+    },
+
     async get(id: string, includeCounts: boolean) {
       const row = isUuid(id) ? await repo.findProduct(pool, id, { includeCounts, now: now() }) : undefined;
       if (!row) throw notFound();

@@ -1,0 +1,56 @@
+import type { Request, Response } from 'express';
+import type { ZodError } from 'zod';
+import { isHttpError, type Guard } from '@app/http';
+import type { AuditTarget } from '../audit/audit-failures.js';
+import { noAccessData } from './dashboard.page-data.js';
+import { guardResult, twoFactorStep } from './dashboard.routes.js';
+
+// What the admin console's pages share: the guard as a page answers it, the message shown once
+// after a redirect (post, redirect, get), and readable form errors.
+
+export { redirectWithFlash, takeFlash, type FlashMessage } from './flash.js';
+
+/**
+ * Runs the admin guard (two-factor gate included) for a page. Answers the request itself when
+ * it fails (a visitor or an unverified session goes to `/`, anyone else gets the 403 page) and
+ * returns undefined; else the admin's username.
+ */
+export async function adminPage(admin: Guard, req: Request, res: Response): Promise<string | undefined> {
+  res.set('Cache-Control', 'no-store');
+  const user = req.user;
+  if (!user) {
+    res.redirect(303, '/');
+    return undefined;
+  }
+  const error = await guardResult(admin, req, res);
+  if (!error) return user.username;
+  if (twoFactorStep(error)) {
+    res.redirect(303, '/');
+    return undefined;
+  }
+  if (isHttpError(error) && error.status === 403) {
+    res.status(403).render('dashboard/no-access', noAccessData(user.username));
+    return undefined;
+  }
+  throw error;
+}
+
+/** One sentence per field the form got wrong, named by its label; `messages` overrides the schema's text per field. */
+export function formErrors(error: ZodError, labels: Record<string, string>, messages: Record<string, string> = {}): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const issue of error.issues) {
+    const field = String(issue.path[0] ?? '');
+    if (seen.has(field)) continue;
+    seen.add(field);
+    const label = labels[field];
+    out.push(messages[field] ?? (label ? `${label}: ${issue.message}` : issue.message));
+  }
+  return out;
+}
+
+/** How many pages `total` rows take, `size` to a page (at least one). */
+export const pageCount = (total: number, size: number) => Math.max(1, Math.ceil(total / size));
+
+/** Records a form's write that failed (as the API records its failed writes), with the error it showed. */
+export type AuditFailure = (req: Request, target: AuditTarget, error: unknown) => Promise<void>;
