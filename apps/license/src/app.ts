@@ -11,7 +11,7 @@ import './common/request.js';
 import { createGuards, securitySchemes } from './access/guards.js';
 import { adminLicensesModule } from './admin-licenses/admin-licenses.module.js';
 import { adminTokenModule } from './admins/admins.module.js';
-import { adminsService } from './admins/admins.service.js';
+import { createAdminsService } from './admins/admins.service.js';
 import { createJwtService } from './admins/jwt.js';
 import { auditFailedAdminWrites } from './audit/audit-failures.js';
 import { auditModule } from './audit/audit.module.js';
@@ -19,7 +19,7 @@ import { automationsModule } from './automations/automations.module.js';
 import type { FeatureModule, MountStage } from './common/feature-module.js';
 import { customerPortalModule } from './customer-portal/customer-portal.module.js';
 import { customersModule } from './customers/customers.module.js';
-import { customersService } from './customers/customers.service.js';
+import { createCustomersService } from './customers/customers.service.js';
 import { dashboardModule } from './dashboard/dashboard.module.js';
 import { pageNotFound } from './dashboard/dashboard.routes.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
@@ -28,7 +28,7 @@ import { exportsModule } from './exports/exports.module.js';
 import { jobsModule } from './jobs/jobs.module.js';
 import { licenseFiles } from './licenses/license-file.js';
 import { licensesModule } from './licenses/licenses.module.js';
-import { licensesService } from './licenses/licenses.service.js';
+import { createLicensesService } from './licenses/licenses.service.js';
 import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
 import { viewsDir } from './paths.js';
@@ -69,7 +69,7 @@ export interface LicenseApp {
   /** The event bus the features publish on (tests listen to it). */
   events: EventBus;
   /** The licenses service (tests prepare licenses through it, with its rules and audit). */
-  licenses: ReturnType<typeof licensesService>;
+  licenses: ReturnType<typeof createLicensesService>;
   /** Every route the app declares, as the OpenAPI document describes them. */
   openApiDocument: Record<string, unknown>;
   /** Stops timers the app owns (not the database, queue or settings store: the caller's). */
@@ -93,7 +93,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const queue = deps.jobs ?? inProcessQueue(logger);
 
   // What several features share: the people, the guards, the limits, the signing key.
-  const admins = adminsService({ pool });
+  const admins = createAdminsService({ pool });
   await admins.register(config.ADMIN_IDS);
   await applyPanicModeFromEnvironment(settings, config.PANIC_MODE);
   const signer = await loadResponseSigner(pool);
@@ -112,8 +112,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     onSignIn: (user: SessionUser, req: Request) => admins.recordSession('login', user, sessionActor(req)),
     onSignOut: (user: SessionUser, req: Request) => admins.recordSession('logout', user, sessionActor(req)),
   });
-  const customers = customersService({ pool });
-  const licenses = licensesService({ pool, events, now });
+  const customers = createCustomersService({ pool });
+  const licenses = createLicensesService({ pool, events, now });
   // Offline license files are signed with the key that signs validation answers.
   const files = licenseFiles({ signer, now, validDays: config.OFFLINE_FILE_DAYS });
   const twoFactor = twoFactorServiceFrom({ config, pool, now, sessionSecret: sessionSecretOf(config) });

@@ -2,9 +2,9 @@ import type { Request } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '../common/feature-module.js';
-import { customersService } from '../customers/customers.service.js';
+import { createCustomersService } from '../customers/customers.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
-import { productsService } from '../products/products.service.js';
+import { createProductsService } from '../products/products.service.js';
 import { adminLicensesPages } from './admin-licenses.pages.js';
 import { adminLicensesService } from './admin-licenses.service.js';
 
@@ -15,7 +15,7 @@ export function adminLicensesModule(needs: {
   // Products and customers are read through their features' services (stateless, so built here).
   const service = adminLicensesService({
     pool: needs.pool, now: needs.now, licenses: needs.licenses,
-    products: productsService({ pool: needs.pool, now: needs.now }), customers: customersService({ pool: needs.pool }),
+    products: createProductsService({ pool: needs.pool, now: needs.now }), customers: createCustomersService({ pool: needs.pool }),
   });
   return {
     name: 'admin-licenses',

@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { auditService } from '../audit/audit.service.js';
-import type { customersService } from '../customers/customers.service.js';
+import { createAuditService } from '../audit/audit.service.js';
+import type { createCustomersService } from '../customers/customers.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { ListLicenses } from '../licenses/licenses.schema.js';
-import type { productsService } from '../products/products.service.js';
+import type { createProductsService } from '../products/products.service.js';
 import { dailyOutcomesOfLicense, recentUsageRecordsOfLicense } from '../usage/usage.repository.js';
 
 const day = 86_400_000;
@@ -21,10 +21,10 @@ const utcMidnight = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getU
  * service itself, so its rules and audit entries are those of the API.
  */
 export function adminLicensesService(deps: {
-  pool: pg.Pool; now: () => Date; licenses: LicensesService; products: ReturnType<typeof productsService>; customers: ReturnType<typeof customersService>;
+  pool: pg.Pool; now: () => Date; licenses: LicensesService; products: ReturnType<typeof createProductsService>; customers: ReturnType<typeof createCustomersService>;
 }) {
   const { pool, now, licenses, products: productsOf, customers: customersOf } = deps;
-  const audit = auditService({ pool });
+  const audit = createAuditService({ pool });
   return {
     /** A page of licenses and the choices of the filters' selects. */
     async listPage(query: ListLicenses) {

@@ -2,7 +2,7 @@ import { appError } from '@app/http';
 import type { JwtService } from './jwt.js';
 
 /** Bearer tokens for programs, issued to a signed-in admin. */
-export function adminTokenService(deps: { jwt: JwtService; now: () => Date }) {
+export function createAdminTokenService(deps: { jwt: JwtService; now: () => Date }) {
   const { jwt } = deps;
   return {
     async issue(userId: string) {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { adminFailures, errorSchema } from '../common/responses.js';
-import type { adminTokenService } from './admin-token.service.js';
+import type { createAdminTokenService } from './admin-token.service.js';
 
 /** `POST /api/auth/token`: a signed-in admin obtains a bearer token for programs. */
-export function adminTokenRoutes(deps: { service: ReturnType<typeof adminTokenService>; admin: Guard }): AnyRoute[] {
+export function adminTokenRoutes(deps: { service: ReturnType<typeof createAdminTokenService>; admin: Guard }): AnyRoute[] {
   return [
     defineRoute({
       method: 'post', path: '/api/auth/token', summary: 'Issue a bearer token (JWT) to the signed-in admin', tags: ['admin'], guard: deps.admin,

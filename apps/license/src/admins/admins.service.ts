@@ -5,7 +5,7 @@ import type { Actor } from '../common/actor.js';
 import { ensureAdmins, findAdminByUserId, updateAdminUsername } from './admins.repository.js';
 
 /** The admins (registered by ADMIN_IDS) and their sign-ins. */
-export function adminsService(deps: { pool: pg.Pool }) {
+export function createAdminsService(deps: { pool: pg.Pool }) {
   const { pool } = deps;
   return {
     register: (userIds: string[]) => ensureAdmins(pool, userIds),

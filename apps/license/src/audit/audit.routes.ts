@@ -3,11 +3,11 @@ import { adminFailures, notFound, one, page, validationFailure } from '../common
 import { auditLogJsonSchema } from './audit.presenter.js';
 import { idParams } from '../common/schemas.js';
 import { auditQuerySchema } from './audit.schema.js';
-import type { auditService } from './audit.service.js';
+import type { createAuditService } from './audit.service.js';
 
 const tags = ['audit'];
 
-export function auditRoutes(deps: { service: ReturnType<typeof auditService>; admin: Guard }): AnyRoute[] {
+export function auditRoutes(deps: { service: ReturnType<typeof createAuditService>; admin: Guard }): AnyRoute[] {
   const { service, admin } = deps;
   return [
     defineRoute({

@@ -6,7 +6,7 @@ import type { AuditQuery } from './audit.schema.js';
 import { auditLogJson } from './audit.presenter.js';
 
 /** Reading the audit log (entries are written by the services whose changes they record). */
-export function auditService(deps: { pool: pg.Pool }) {
+export function createAuditService(deps: { pool: pg.Pool }) {
   const { pool } = deps;
   return {
     async list(query: AuditQuery) {

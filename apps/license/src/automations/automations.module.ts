@@ -4,11 +4,11 @@ import type { Notifier, WebhookDispatcher, WorkQueue } from '@app/events';
 import type { Guard, Logger } from '@app/http';
 import type { FeatureModule } from '../common/feature-module.js';
 import type { EventBus, LicenseEventName } from '../events/event-bus.js';
-import type { licensesService } from '../licenses/licenses.service.js';
+import type { createLicensesService } from '../licenses/licenses.service.js';
 import { createAutomationEngine, type AutomationEngine } from './automation-engine.js';
 import { automationRoutes } from './automations.routes.js';
 import type { TriggerEvent } from './automations.schema.js';
-import { automationsService } from './automations.service.js';
+import { createAutomationsService } from './automations.service.js';
 import { coreLicenseOperations } from './license-operations.js';
 
 interface TriggerJob { triggerId: string; event: TriggerEvent; context: Record<string, unknown>; depth: number }
@@ -27,7 +27,7 @@ const bridges: Array<[LicenseEventName, TriggerEvent]> = [
  */
 export function automationsModule(needs: {
   pool: pg.Pool; now: () => Date; events: EventBus; notifier: Notifier; webhooks: WebhookDispatcher; logger: Logger;
-  licenses: ReturnType<typeof licensesService>; queue: WorkQueue; checkWebhookUrl: (url: string) => Promise<void>; admin: Guard;
+  licenses: ReturnType<typeof createLicensesService>; queue: WorkQueue; checkWebhookUrl: (url: string) => Promise<void>; admin: Guard;
 }): FeatureModule & { triggers: Pick<AutomationEngine, 'trigger'> } {
   const { pool, now, queue } = needs;
   const engine = createAutomationEngine({
@@ -41,7 +41,7 @@ export function automationsModule(needs: {
   };
   return {
     name: 'automations',
-    routes: automationRoutes({ service: automationsService({ pool, now, engine, checkWebhookUrl: needs.checkWebhookUrl }), admin: needs.admin }),
+    routes: automationRoutes({ service: createAutomationsService({ pool, now, engine, checkWebhookUrl: needs.checkWebhookUrl }), admin: needs.admin }),
     triggers: { trigger },
     async eventHandlers() {
       for (const [name, event] of bridges) needs.events.on(name, (context) => trigger(event, context));

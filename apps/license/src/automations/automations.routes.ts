@@ -4,12 +4,12 @@ import { actorOf } from '../common/actor.js';
 import { adminFailures, notFound, one, successSchema, validationFailure } from '../common/responses.js';
 import { automatedActionJsonSchema, runResultJsonSchema } from './automations.presenter.js';
 import { idParams } from '../common/schemas.js';
-import type { automationsService } from './automations.service.js';
+import type { createAutomationsService } from './automations.service.js';
 import { createActionSchema, executeSchema, updateActionSchema } from './automations.schema.js';
 
 const tags = ['automated actions'];
 
-export function automationRoutes(deps: { service: ReturnType<typeof automationsService>; admin: Guard }): AnyRoute[] {
+export function automationRoutes(deps: { service: ReturnType<typeof createAutomationsService>; admin: Guard }): AnyRoute[] {
   const { service, admin } = deps;
   const missing = notFound('Automated action');
   const oneAction = one('action', automatedActionJsonSchema);

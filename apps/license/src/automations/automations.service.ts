@@ -16,7 +16,7 @@ async function checkWebhookSteps(actions: Array<{ type: string; params: Record<s
   for (const step of actions ?? []) if (step.type === 'webhook') await check(String(step.params.url));
 }
 
-export function automationsService(deps: { pool: pg.Pool; now: () => Date; engine: AutomationEngine; checkWebhookUrl: (url: string) => Promise<void> }) {
+export function createAutomationsService(deps: { pool: pg.Pool; now: () => Date; engine: AutomationEngine; checkWebhookUrl: (url: string) => Promise<void> }) {
   const { pool, now } = deps;
 
   async function get(id: string) {

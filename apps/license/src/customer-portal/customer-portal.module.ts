@@ -7,7 +7,7 @@ import type { LicenseFiles } from '../licenses/license-file.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import { customerPortalPages, type CustomerPortalPages } from './customer-portal.pages.js';
 import { customerPortalRoutes } from './customer-portal.routes.js';
-import { customerPortalService } from './customer-portal.service.js';
+import { createCustomerPortalService } from './customer-portal.service.js';
 
 /** The customer API and the customer's pages; `home` renders a customer's front page for the dashboard route at `/`. */
 export function customerPortalModule(needs: {
@@ -15,7 +15,7 @@ export function customerPortalModule(needs: {
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
   licenses: LicensesService; files: LicenseFiles; releasesPerDay: number;
 }): FeatureModule & { home: CustomerPortalPages['home'] } {
-  const service = customerPortalService({
+  const service = createCustomerPortalService({
     pool: needs.pool, now: needs.now, licenses: needs.licenses, files: needs.files, releasesPerDay: needs.releasesPerDay,
   });
   const pages = customerPortalPages({ service, public: needs.public, findCustomer: needs.findCustomer, panicMode: needs.panicMode });

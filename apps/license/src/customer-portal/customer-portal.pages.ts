@@ -4,7 +4,7 @@ import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import type { CustomerRecord } from '../common/request.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import { defaultChartDays, licensePageData, licensesPageData } from './customer-portal.page-data.js';
-import type { customerPortalService } from './customer-portal.service.js';
+import type { createCustomerPortalService } from './customer-portal.service.js';
 
 // The customer portal's web pages (the JSON API is customer-portal.routes.ts). A page never
 // answers an error as JSON: a license that is not the customer's gets the 404 page.
@@ -25,7 +25,7 @@ const licensePageQuery = z.object({
 });
 const licensePageParams = z.object({ licenseId: z.string() });
 
-type Service = ReturnType<typeof customerPortalService>;
+type Service = ReturnType<typeof createCustomerPortalService>;
 
 /** The pages, and the list that the front page `/` shows a signed-in customer. */
 export function customerPortalPages(deps: {

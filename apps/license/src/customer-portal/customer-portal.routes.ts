@@ -7,7 +7,7 @@ import { errorSchema, notFound, one, validationFailure } from '../common/respons
 import { licenseFileJsonSchema } from '../licenses/license-file.js';
 import { creditsJsonSchema, customerLicenseJsonSchema, customerStatsJsonSchema, licenseUsageJsonSchema } from './customer-portal.presenter.js';
 import { releaseBodySchema } from './customer-portal.schema.js';
-import type { customerPortalService } from './customer-portal.service.js';
+import type { createCustomerPortalService } from './customer-portal.service.js';
 
 const usageQuery = z.object({ startDate: isoDate().optional(), endDate: isoDate().optional() });
 const licenseParams = z.object({ licenseId: z.string() });
@@ -20,7 +20,7 @@ const customerFailures = {
 
 /** The customer API: a signed-in customer's own licenses only (closed in panic mode). */
 export function customerPortalRoutes(deps: {
-  service: ReturnType<typeof customerPortalService>; customer: Guard; panicGuard: RequestHandler;
+  service: ReturnType<typeof createCustomerPortalService>; customer: Guard; panicGuard: RequestHandler;
 }): AnyRoute[] {
   const { service, customer: guard } = deps;
   const before = [deps.panicGuard];

@@ -31,7 +31,7 @@ export interface CustomerPortalServiceDeps {
   releasesPerDay: number;
 }
 
-export function customerPortalService(deps: CustomerPortalServiceDeps) {
+export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
   const { pool, now } = deps;
   const ownLicense = async (customerId: string, licenseId: string) => {
     const row = isUuid(licenseId) ? await repo.findCustomerLicense(pool, customerId, licenseId) : undefined;

@@ -5,13 +5,13 @@ import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '../common/feature-module.js';
 import { customerPages } from './customers.pages.js';
 import { customerRoutes } from './customers.routes.js';
-import type { customersService } from './customers.service.js';
+import type { createCustomersService } from './customers.service.js';
 
 /**
  * The customers API and the admin console's customer pages. The service is the app's: the
  * customer guard reads it too. `csrfToken`: the session's, for the pages' forms.
  */
-export function customersModule(needs: { pool: pg.Pool; service: ReturnType<typeof customersService>; admin: Guard; public: Guard; csrfToken: (req: Request) => string }): FeatureModule {
+export function customersModule(needs: { pool: pg.Pool; service: ReturnType<typeof createCustomersService>; admin: Guard; public: Guard; csrfToken: (req: Request) => string }): FeatureModule {
   return { name: 'customers', routes: [...customerRoutes({ service: needs.service, admin: needs.admin }), ...customerPages({
     service: needs.service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken,
     auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),

@@ -8,7 +8,7 @@ import {
   customerFormOf, customerHref, customerPageData, customersPageData, customersPageSize, emptyCustomerForm, type CustomerFormState,
 } from './customers.page-data.js';
 import { createCustomerSchema, updateCustomerSchema } from './customers.schema.js';
-import type { customersService } from './customers.service.js';
+import type { createCustomersService } from './customers.service.js';
 
 // The admin console's customer pages (the JSON API is customers.routes.ts). Plain HTML forms
 // post here with the session's CSRF token in `_csrf`; every write goes through the customers
@@ -55,7 +55,7 @@ const writeResponses = {
   409: { description: 'The form, saying the provider user id is taken', contentType: 'text/html' },
 };
 
-type Service = ReturnType<typeof customersService>;
+type Service = ReturnType<typeof createCustomersService>;
 
 export function customerPages(deps: { service: Service; public: Guard; admin: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure }): AnyRoute[] {
   const { service } = deps;

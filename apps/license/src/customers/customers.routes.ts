@@ -3,12 +3,12 @@ import { actorOf } from '../common/actor.js';
 import { adminFailures, conflict, notFound, one, page, successSchema, validationFailure } from '../common/responses.js';
 import { customerJsonSchema } from './customers.presenter.js';
 import { idParams } from '../common/schemas.js';
-import type { customersService } from './customers.service.js';
+import type { createCustomersService } from './customers.service.js';
 import { createCustomerSchema, listCustomersQuery, updateCustomerSchema } from './customers.schema.js';
 
 const tags = ['customers'];
 
-export function customerRoutes(deps: { service: ReturnType<typeof customersService>; admin: Guard }): AnyRoute[] {
+export function customerRoutes(deps: { service: ReturnType<typeof createCustomersService>; admin: Guard }): AnyRoute[] {
   const { service, admin } = deps;
   return [
     defineRoute({

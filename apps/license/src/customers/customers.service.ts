@@ -21,7 +21,7 @@ async function orUserIdTaken<T>(write: Promise<T>): Promise<T> {
   }
 }
 
-export function customersService(deps: { pool: pg.Pool }) {
+export function createCustomersService(deps: { pool: pg.Pool }) {
   const { pool } = deps;
   return {
     async list(query: ListCustomers) {

@@ -4,20 +4,20 @@ import type { Guard } from '@app/http';
 import type { CustomerRecord } from '../common/request.js';
 import type { SettingsStore } from '@app/settings';
 import type { FeatureModule } from '../common/feature-module.js';
-import type { licensesService } from '../licenses/licenses.service.js';
+import type { createLicensesService } from '../licenses/licenses.service.js';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
 import { dashboardAssets, dashboardRoutes } from './dashboard.routes.js';
-import { dashboardService } from './dashboard.service.js';
+import { createDashboardService } from './dashboard.service.js';
 
 /** The web page at `/` and its assets (no panic guard: admins must reach it in panic mode). */
 export function dashboardModule(needs: {
-  pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof licensesService>; public: Guard; admin: Guard;
+  pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof createLicensesService>; public: Guard; admin: Guard;
   /** Renders a signed-in customer's front page (the customer portal's). */
   customerHome: (res: Response, username: string, customer: CustomerRecord) => Promise<void>;
   isAdmin: (userId: string) => Promise<boolean>;
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
 }): FeatureModule {
-  const service = dashboardService({
+  const service = createDashboardService({
     pool: needs.pool, settings: needs.settings, now: needs.now, licenses: needs.licenses, isAdmin: needs.isAdmin, findCustomer: needs.findCustomer,
   });
   return { name: 'dashboard', routes: dashboardRoutes({ service, public: needs.public, admin: needs.admin, customerHome: needs.customerHome }), routers: [dashboardAssets] };

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { SettingsStore } from '@app/settings';
 import type { CustomerRecord } from '../common/request.js';
 import type { LicenseJson } from '../licenses/licenses.presenter.js';
-import type { licensesService } from '../licenses/licenses.service.js';
+import type { createLicensesService } from '../licenses/licenses.service.js';
 import { isPanicMode } from '../panic/panic.js';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
 import { dashboardCounts } from './dashboard.repository.js';
@@ -46,8 +46,8 @@ export type Visitor =
   | { kind: 'none' };
 
 /** Read-only: what the page at `/` shows admins (a customer's page is the customer portal's). Writes go through the existing APIs from the page script. */
-export function dashboardService(deps: {
-  pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof licensesService>;
+export function createDashboardService(deps: {
+  pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof createLicensesService>;
   /** The admins' and customers' services answer who a user is. */
   isAdmin: (userId: string) => Promise<boolean>;
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
@@ -73,4 +73,4 @@ export function dashboardService(deps: {
     },
   };
 }
-export type DashboardService = ReturnType<typeof dashboardService>;
+export type DashboardService = ReturnType<typeof createDashboardService>;

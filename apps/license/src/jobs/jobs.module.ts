@@ -4,15 +4,15 @@ import type { JobQueue, Notifier } from '@app/events';
 import type { Logger } from '@app/http';
 import type { FeatureModule } from '../common/feature-module.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { licensesService } from '../licenses/licenses.service.js';
-import { jobsService, scheduleJobs } from './jobs.service.js';
+import type { createLicensesService } from '../licenses/licenses.service.js';
+import { createJobsService, scheduleJobs } from './jobs.service.js';
 
 /** The scheduled scans (expiry, trial conversion, warnings, anomalies); only with a job queue, which runs each once across instances. */
 export function jobsModule(needs: {
-  config: Config; pool: pg.Pool; now: () => Date; events: EventBus; licenses: ReturnType<typeof licensesService>; notifier: Pick<Notifier, 'notify'>; logger: Logger; queue?: JobQueue;
+  config: Config; pool: pg.Pool; now: () => Date; events: EventBus; licenses: ReturnType<typeof createLicensesService>; notifier: Pick<Notifier, 'notify'>; logger: Logger; queue?: JobQueue;
 }): FeatureModule {
   const { config, queue, logger } = needs;
-  const jobs = jobsService({
+  const jobs = createJobsService({
     pool: needs.pool, now: needs.now, bus: needs.events, licenses: needs.licenses, notifier: needs.notifier, logger,
     settings: {
       expiryWarningDays: config.EXPIRY_WARNING_DAYS, anomalyMaxIps: config.ANOMALY_MAX_IPS,

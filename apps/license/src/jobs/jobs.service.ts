@@ -21,7 +21,7 @@ const system: Actor = { userId: 'system', ip: null, userAgent: null };
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
 
 /** The scheduled scans. Each is idempotent: its claims live in the database, so a rerun announces nothing twice. */
-export function jobsService(deps: JobsDeps) {
+export function createJobsService(deps: JobsDeps) {
   const { pool, now, bus, settings } = deps;
 
   async function convertTrials(): Promise<number> {
@@ -85,7 +85,7 @@ export function jobsService(deps: JobsDeps) {
 
   return { convertTrials, expiryScan, expiryWarnings, anomalyScan };
 }
-export type JobsService = ReturnType<typeof jobsService>;
+export type JobsService = ReturnType<typeof createJobsService>;
 
 /** Cron schedules (UTC); each job also runs once at start-up. pg-boss runs each due time once across instances. */
 export const jobSchedules = {

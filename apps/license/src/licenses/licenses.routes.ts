@@ -5,10 +5,10 @@ import { adminFailures, notFound, one, page, successSchema, validationFailure } 
 import { licenseDetailJsonSchema, licenseJsonSchema } from './licenses.presenter.js';
 import { idParams } from '../common/schemas.js';
 import { licenseFileJsonSchema, type LicenseFiles } from './license-file.js';
-import type { licensesService } from './licenses.service.js';
+import type { createLicensesService } from './licenses.service.js';
 import { createLicenseSchema, keySchema, listLicensesQuery, reasonSchema, updateLicenseSchema } from './licenses.schema.js';
 
-type Service = ReturnType<typeof licensesService>;
+type Service = ReturnType<typeof createLicensesService>;
 const tags = ['licenses'];
 
 /** The admin resource API of licenses, and rotate/clear of the specification. */

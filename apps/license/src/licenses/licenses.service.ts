@@ -40,7 +40,7 @@ export interface LicensesServiceDeps {
   now: () => Date;
 }
 
-export function licensesService(deps: LicensesServiceDeps) {
+export function createLicensesService(deps: LicensesServiceDeps) {
   const { pool, events, now } = deps;
 
   /** The license as the admin API shows it, read inside the caller's transaction when given one. */
@@ -258,4 +258,4 @@ export function licensesService(deps: LicensesServiceDeps) {
     }),
   };
 }
-export type LicensesService = ReturnType<typeof licensesService>;
+export type LicensesService = ReturnType<typeof createLicensesService>;

@@ -5,11 +5,11 @@ import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '../common/feature-module.js';
 import { productPages } from './products.pages.js';
 import { productRoutes } from './products.routes.js';
-import { productsService } from './products.service.js';
+import { createProductsService } from './products.service.js';
 
 /** The products API and the admin console's product pages (`csrfToken`: the session's, for the pages' forms). */
 export function productsModule(needs: { pool: pg.Pool; now: () => Date; admin: Guard; public: Guard; csrfToken: (req: Request) => string }): FeatureModule {
-  const service = productsService(needs);
+  const service = createProductsService(needs);
   return {
     name: 'products',
     routes: [...productRoutes({ service, admin: needs.admin }), ...productPages({

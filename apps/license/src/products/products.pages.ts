@@ -8,7 +8,7 @@ import {
   emptyProductForm, productFormOf, productHref, productPageData, productsPageData, productsPageSize, type ProductFormState,
 } from './products.page-data.js';
 import { createProductSchema, updateProductSchema } from './products.schema.js';
-import type { productsService } from './products.service.js';
+import type { createProductsService } from './products.service.js';
 
 // The admin console's product pages (the JSON API is products.routes.ts). Plain HTML forms post
 // here with the session's CSRF token in `_csrf`; every write goes through the products service,
@@ -57,7 +57,7 @@ const writeResponses = {
   404: { description: 'No such product', contentType: 'text/html' },
 };
 
-type Service = ReturnType<typeof productsService>;
+type Service = ReturnType<typeof createProductsService>;
 
 export function productPages(deps: { service: Service; public: Guard; admin: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure }): AnyRoute[] {
   const { service } = deps;

@@ -4,13 +4,13 @@ import { actorOf } from '../common/actor.js';
 import { adminFailures, errorSchema, notFound, one, validationFailure } from '../common/responses.js';
 import { productJsonSchema } from './products.presenter.js';
 import { idParams } from '../common/schemas.js';
-import type { productsService } from './products.service.js';
+import type { createProductsService } from './products.service.js';
 import { createProductSchema, listProductsQuery, productQuery, updateProductSchema } from './products.schema.js';
 
 const tags = ['products'];
 const success = z.object({ success: z.literal(true) });
 
-export function productRoutes(deps: { service: ReturnType<typeof productsService>; admin: Guard }): AnyRoute[] {
+export function productRoutes(deps: { service: ReturnType<typeof createProductsService>; admin: Guard }): AnyRoute[] {
   const { service, admin } = deps;
   return [
     defineRoute({

@@ -10,7 +10,7 @@ import type { CreateProduct, UpdateProduct } from './products.schema.js';
 
 const notFound = () => appError('PRODUCT_NOT_FOUND');
 
-export function productsService(deps: { pool: pg.Pool; now: () => Date }) {
+export function createProductsService(deps: { pool: pg.Pool; now: () => Date }) {
   const { pool, now } = deps;
   return {
     list: async (options: { includeCounts: boolean; activeOnly: boolean }) => (await repo.listProducts(pool, { ...options, now: now() })).map(productJson),

@@ -3,7 +3,7 @@ import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
 import { adminFailures, one, validationFailure } from '../common/responses.js';
 import { configPatchSchema, configViewSchema, panicBodySchema } from './runtime-config.schema.js';
-import type { runtimeConfigService } from './runtime-config.service.js';
+import type { createRuntimeConfigService } from './runtime-config.service.js';
 
 const tags = ['runtime configuration'];
 const panicAnswer = z.object({ success: z.literal(true), panicMode: z.boolean() });
@@ -12,7 +12,7 @@ const panicAnswer = z.object({ success: z.literal(true), panicMode: z.boolean() 
  * `GET/PUT /api/admin/config` (security.panicMode, rateLimit.enabled/windowMs/max,
  * userRateLimit.windowMs/max) and the panic switch `GET/POST /api/admin/panic`.
  */
-export function runtimeConfigRoutes(deps: { service: ReturnType<typeof runtimeConfigService>; admin: Guard }): AnyRoute[] {
+export function runtimeConfigRoutes(deps: { service: ReturnType<typeof createRuntimeConfigService>; admin: Guard }): AnyRoute[] {
   const { service, admin } = deps;
   return [
     defineRoute({

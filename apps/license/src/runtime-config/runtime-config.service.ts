@@ -8,7 +8,7 @@ import type { ConfigPatch, LicenseSettings } from './runtime-config.schema.js';
  * The runtime configuration an admin reads and changes. The settings store has its own
  * transaction, so the audit entry follows the change right after it.
  */
-export function runtimeConfigService(deps: {
+export function createRuntimeConfigService(deps: {
   pool: pg.Pool; settings: SettingsStore<LicenseSettings>;
   effectiveRateLimit: () => { enabled: boolean; windowMs: number; max: number };
 }) {

@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { z } from 'zod';
 import { errorSchema } from '../common/responses.js';
-import type { stripeService } from './stripe.service.js';
+import type { createStripeService } from './stripe.service.js';
 
 /**
  * Stripe signs the exact bytes it sent, so this path needs the raw body: app.ts mounts this
@@ -10,7 +10,7 @@ import type { stripeService } from './stripe.service.js';
  */
 export const stripeRawBody: RequestHandler = express.raw({ type: '*/*', limit: '1mb' });
 
-export function stripeRoutes(deps: { service: ReturnType<typeof stripeService>; public: Guard; panicGuard: RequestHandler }): AnyRoute[] {
+export function stripeRoutes(deps: { service: ReturnType<typeof createStripeService>; public: Guard; panicGuard: RequestHandler }): AnyRoute[] {
   return [
     defineRoute({
       method: 'post', path: '/api/stripe', summary: 'Stripe event receiver (signed with STRIPE_WEBHOOK_SECRET)', tags: ['stripe'],

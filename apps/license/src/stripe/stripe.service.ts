@@ -48,7 +48,7 @@ const settledRefusals = new Set(['LICENSE_NOT_FOUND', 'PRODUCT_NOT_FOUND', 'PROD
 const dayMs = 86_400_000;
 const amountOf = (session: Session) => (session.amount_total ?? 0) / 100;
 
-export function stripeService(deps: StripeServiceDeps) {
+export function createStripeService(deps: StripeServiceDeps) {
   const { pool, now, licenses } = deps;
 
   /** The license a paid checkout buys; a customer id that names nobody is left out rather than refusing a paid order. */

@@ -6,7 +6,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { ResponseSigner } from './signing.js';
 import { createValidationRepository } from './validation.repository.js';
 import { signedValidationErrors, validationRoutes } from './validation.routes.js';
-import { validationService } from './validation.service.js';
+import { createValidationService } from './validation.service.js';
 
 /**
  * License validation and its public key. Applications call validation many times a second,
@@ -17,7 +17,7 @@ export function validationModule(needs: {
   pool: pg.Pool; now: () => Date; events: EventBus; signer: ResponseSigner; logger: Logger;
   public: Guard; panicGuard: RequestHandler; limiter: RequestHandler;
 }): FeatureModule {
-  const validate = validationService({ repository: createValidationRepository({ db: needs.pool, now: needs.now }), events: needs.events });
+  const validate = createValidationService({ repository: createValidationRepository({ db: needs.pool, now: needs.now }), events: needs.events });
   return {
     name: 'validation',
     stage: 'hotPath',

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { errorSchema } from '../common/responses.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import type { ResponseSigner } from './signing.js';
-import type { validationService } from './validation.service.js';
+import type { createValidationService } from './validation.service.js';
 import { validateBodySchema } from './validation.schema.js';
 
 /** Sends exactly the bytes it signs: the signature covers the body as the client receives it. */
@@ -47,7 +47,7 @@ const publicKeyAnswerSchema = z.object({
 });
 
 export interface ValidationRoutesDeps {
-  validate: ReturnType<typeof validationService>;
+  validate: ReturnType<typeof createValidationService>;
   signer: ResponseSigner;
   public: Guard;
   panicGuard: RequestHandler;

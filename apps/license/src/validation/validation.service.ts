@@ -15,7 +15,7 @@ export const verdictCodes: Record<string, ErrorCode> = {
 };
 
 /** Validates a key; answers the license on success, throws the failure (400/403, `valid: false`). */
-export function validationService(deps: { repository: ValidationRepository; events: EventBus }) {
+export function createValidationService(deps: { repository: ValidationRepository; events: EventBus }) {
   return async function validateLicense(input: ValidationRequest) {
     const row = await deps.repository.validateAndRecord(input);
     if (!row) throw appError('LICENSE_VALIDATION_NOT_FOUND', { extra: { valid: false } });

@@ -6,7 +6,7 @@ import type { FeatureModule } from '../common/feature-module.js';
 import type { EventBus } from '../events/event-bus.js';
 import { webhookDeliveryStore } from './webhook-deliveries.repository.js';
 import { webhookRoutes } from './webhooks.routes.js';
-import { assertWebhookUrlAllowed, subscribeWebhooks, webhooksService, webhookSettings } from './webhooks.service.js';
+import { assertWebhookUrlAllowed, subscribeWebhooks, createWebhooksService, webhookSettings } from './webhooks.service.js';
 
 /** Webhook delivery's side effects and pace: DNS, HTTP out, the retry schedule (tests compress it), polling. */
 export type WebhookDeliveryDeps = Partial<Pick<WebhookDispatcherOptions, 'lookup' | 'transport' | 'schedule' | 'pollIntervalMs' | 'probeEveryMs'>>;
@@ -28,7 +28,7 @@ export function webhooksModule(needs: {
   }
   return {
     name: 'webhooks',
-    routes: webhookRoutes({ service: webhooksService({ pool, now, dispatcher }), admin: needs.admin }),
+    routes: webhookRoutes({ service: createWebhooksService({ pool, now, dispatcher }), admin: needs.admin }),
     dispatcher,
     checkUrl: (url) => assertWebhookUrlAllowed(url, outgoing),
     // The subscriber only queues the delivery (one INSERT): the operation that emitted the event is barely delayed.

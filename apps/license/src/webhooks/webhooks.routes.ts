@@ -4,12 +4,12 @@ import { adminFailures, conflict, notFound, one, page, validationFailure } from 
 import { webhookDeliveryJsonSchema } from './webhooks.presenter.js';
 import { idParams } from '../common/schemas.js';
 import { deliveriesQuerySchema } from './webhooks.schema.js';
-import type { webhooksService } from './webhooks.service.js';
+import type { createWebhooksService } from './webhooks.service.js';
 
 const tags = ['webhooks'];
 
 /** `GET /api/webhooks/deliveries` (status, limit, skip) and `POST /api/webhooks/deliveries/:id/redeliver`, admin only. */
-export function webhookRoutes(deps: { service: ReturnType<typeof webhooksService>; admin: Guard }): AnyRoute[] {
+export function webhookRoutes(deps: { service: ReturnType<typeof createWebhooksService>; admin: Guard }): AnyRoute[] {
   const { service, admin } = deps;
   return [
     defineRoute({

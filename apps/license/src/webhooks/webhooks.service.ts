@@ -39,7 +39,7 @@ export async function assertWebhookUrlAllowed(url: string, policy: OutgoingUrlPo
 }
 
 /** The admin's view of deliveries: list them and send one again. */
-export function webhooksService(deps: { pool: pg.Pool; now: () => Date; dispatcher: Pick<WebhookDispatcher, 'wake'> }) {
+export function createWebhooksService(deps: { pool: pg.Pool; now: () => Date; dispatcher: Pick<WebhookDispatcher, 'wake'> }) {
   const { pool } = deps;
   return {
     async list(filter: { status?: DeliveryStatus; limit: number; skip: number }) {
