@@ -206,7 +206,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(apiNotFound);
   app.use(pageNotFound);
   app.use(auditFailedAdminWrites(pool, logger));
-  app.use(createErrorHandler({ style: 'license', logger }));
+  app.use(createErrorHandler({ successFlag: true, logger }));
 
   return {
     app,

@@ -143,7 +143,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   // Every other unknown path, whatever the method: the HTML page, never Express's "Cannot GET".
   app.use((_req, res) => { res.status(404).type('html').send(errorPage(404, 'Page not found')); });
   app.use(createErrorHandler({
-    style: 'paste',
+    successFlag: false,
     logger,
     // People get readable pages; /api, /auth and programs posting to /verify get JSON.
     renderHtml: (req, status, message) => {

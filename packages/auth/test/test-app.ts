@@ -56,7 +56,7 @@ export async function startTestApp(options: { database: Database; idp: DevIdp | 
   app.get('/api/members-only', requireUser(async (user) => user.id.startsWith('member-'), 'Members only'), (_req, res) => { res.json({ ok: true }); });
   app.post('/api/things', auth.csrf, requireSignedIn(), (req, res) => { res.json({ ok: true, user: req.user?.id }); });
   app.post('/api/public', auth.csrf, (req, res) => { res.json({ web: auth.hasValidCsrfToken(req) }); });
-  app.use(createErrorHandler({ style: 'paste', logger: createLogger({ level: 'silent' }) }));
+  app.use(createErrorHandler({ successFlag: false, logger: createLogger({ level: 'silent' }) }));
   server.on('request', app);
 
   return {

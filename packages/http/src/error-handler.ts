@@ -4,11 +4,12 @@ import { requestIdOf, type Logger } from './logger.js';
 import { isHttpError } from './http-error.js';
 import { errorCodes, type ErrorCode } from './error-codes.js';
 
-/** `paste`: `{ error }`; `license`: `{ success: false, error }`. Both add `details` for validation. */
-export type ErrorStyle = 'paste' | 'license';
-
 export interface ErrorHandlerOptions {
-  style: ErrorStyle;
+  /**
+   * The JSON error body: `{ success: false, error }` when true, `{ error }` when false (the two
+   * specifications differ here). Both add `details` for validation.
+   */
+  successFlag: boolean;
   logger: Logger;
   /**
    * Renders an error as an HTML page for requests that want one (the paste pages); return
@@ -32,7 +33,7 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHa
       res.status(status).type('html').send(html);
       return;
     }
-    const body: Record<string, unknown> = options.style === 'license' ? { success: false, ...extra, error: message } : { ...extra, error: message };
+    const body: Record<string, unknown> = options.successFlag ? { success: false, ...extra, error: message } : { ...extra, error: message };
     if (details) body.details = details;
     res.status(status).json(body);
   };

@@ -25,7 +25,7 @@ beforeAll(async () => {
   app.get('/things', validate({ query: z.object({ search: z.string().optional() }) }), async (_req, res) => {
     res.json((await unreachable.query('SELECT 1')).rows);
   });
-  app.use(createErrorHandler({ style: 'license', logger }));
+  app.use(createErrorHandler({ successFlag: true, logger }));
 }, 60_000);
 afterAll(async () => {
   await database?.close();

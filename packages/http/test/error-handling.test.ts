@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import express, { type Express } from 'express';
 import request from 'supertest';
 import { z } from 'zod';
-import { apiNotFound, commonMiddleware, createErrorHandler, createLogger, healthRoutes, HttpError, validate, type ErrorStyle } from '../src/index.js';
+import { apiNotFound, commonMiddleware, createErrorHandler, createLogger, healthRoutes, HttpError, validate } from '../src/index.js';
 
 const logger = createLogger({ level: 'silent' });
 const bodySchema = z.object({ name: z.string().min(1), count: z.number().int().min(1) });
 
-function buildApp(style: ErrorStyle): Express {
+function buildApp(successFlag: boolean): Express {
   const app = express();
   app.use(healthRoutes({ query: async () => ({ rows: [] }) } as never));
   commonMiddleware(app, { logger, bodyLimit: '1kb', trustProxy: 'false' });
@@ -23,15 +23,15 @@ function buildApp(style: ErrorStyle): Express {
   app.get('/api/broken', () => { throw new Error('database password is hunter2'); });
   app.get('/api/async-broken', async () => { await Promise.resolve(); throw new Error('secret detail'); });
   app.use(apiNotFound);
-  app.use(createErrorHandler({ style, logger }));
+  app.use(createErrorHandler({ successFlag, logger }));
   return app;
 }
 
 describe.each([
-  { style: 'paste' as const, envelope: {} },
-  { style: 'license' as const, envelope: { success: false } },
-])('error answers in the $style style', ({ style, envelope }) => {
-  const app = buildApp(style);
+  { successFlag: false, envelope: {} },
+  { successFlag: true, envelope: { success: false } },
+])('error answers with successFlag $successFlag', ({ successFlag, envelope }) => {
+  const app = buildApp(successFlag);
 
   it('answers malformed JSON with 400 JSON, not an HTML stack trace', async () => {
     const res = await request(app).post('/api/things').set('Content-Type', 'application/json').send('{"name": ');
@@ -134,7 +134,7 @@ describe('the log line of an unexpected error', () => {
     const app = express();
     commonMiddleware(app, { logger: captured, bodyLimit: '1kb', trustProxy: 'false' });
     app.get('/api/broken', () => { throw new Error('boom'); });
-    app.use(createErrorHandler({ style: 'license', logger: captured }));
+    app.use(createErrorHandler({ successFlag: true, logger: captured }));
     await request(app).get('/api/broken?token=query-secret').set('X-Request-Id', 'req-7').expect(500);
     await new Promise((resolve) => setImmediate(resolve));
     const lines = text.map((line) => JSON.parse(line));

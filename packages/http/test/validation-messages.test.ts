@@ -37,7 +37,7 @@ const querySchema = z.object({ page: z.coerce.number().int().min(1).default(1) }
 const app = express();
 app.use(express.json());
 app.post('/things', validate({ body: bodySchema, query: querySchema }), (_req, res) => { res.json({ ok: true }); });
-app.use(createErrorHandler({ style: 'license', logger: createLogger({ level: 'silent' }) }));
+app.use(createErrorHandler({ successFlag: true, logger: createLogger({ level: 'silent' }) }));
 
 const base = { required: 'x' };
 

@@ -33,7 +33,7 @@ async function startApp(limiter: RebuildableLimiter, trustProxy = false): Promis
   app.set('trust proxy', trustProxy);
   app.use(limiter.middleware);
   app.get('/', (_req, res) => { res.json({ ok: true }); });
-  app.use(createErrorHandler({ style: 'paste', logger }));
+  app.use(createErrorHandler({ successFlag: false, logger }));
   const server = await new Promise<Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

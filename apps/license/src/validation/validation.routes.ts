@@ -105,5 +105,5 @@ export function signedValidationErrors(deps: { signer: ResponseSigner; logger: L
       success: false, valid: false, error: failure.message, ...(failure.details ? { details: failure.details } : {}), ...nonceOf(req.body),
     });
   };
-  return [signedErrors, createErrorHandler({ style: 'license', logger: deps.logger })];
+  return [signedErrors, createErrorHandler({ successFlag: true, logger: deps.logger })];
 }
