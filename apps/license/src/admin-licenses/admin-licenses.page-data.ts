@@ -1,6 +1,5 @@
-import { barChartSvg } from '@app/ui';
 import type { AuditLogJson } from '../audit/audit.presenter.js';
-import { expiryText, utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { expiryText, usageChart, utcTime } from '../customer-portal/customer-portal.page-data.js';
 import { adminLayout } from '../dashboard/dashboard.page-data.js';
 import { licenseState, type LicenseState } from '../dashboard/dashboard.service.js';
 import type { FlashMessage } from '../dashboard/flash.js';
@@ -13,7 +12,6 @@ import type { DailyOutcome, UsageRecordRow } from '../usage/usage.repository.js'
 // What the admin console's license pages (views/admin-licenses) receive: plain data, texts
 // unescaped (the views escape them), numbers and dates formatted. Times are shown in UTC.
 
-const day = 86_400_000;
 const number = (value: number) => value.toLocaleString('en-US');
 const plural = (count: number, word: string) => `${number(count)} ${word}${count === 1 ? '' : 's'}`;
 
@@ -126,24 +124,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
   const { license, now, chart } = page;
   const view = rowView(license, now);
 
-  // One bar per UTC day of the range, days without validations included.
-  const counts = new Map(chart.daily.map((entry) => [entry.day, entry]));
-  const days = Array.from({ length: chart.days }, (_, index) => new Date(chart.start.getTime() + index * day).toISOString().slice(0, 10));
-  const success = days.map((date) => counts.get(date)?.success ?? 0);
-  const failure = days.map((date) => counts.get(date)?.failure ?? 0);
-  const totalSuccess = success.reduce((sum, value) => sum + value, 0);
-  const totalFailure = failure.reduce((sum, value) => sum + value, 0);
-  const range = `${days[0]} to ${days[days.length - 1]}`;
-  const svg = barChartSvg({
-    id: 'usage-chart',
-    title: `Validations per day, last ${chart.days} days`,
-    description: `From ${range} (UTC): ${plural(totalSuccess, 'successful validation')} and ${plural(totalFailure, 'failed validation')}.`,
-    labels: days,
-    series: [
-      { name: 'successful', className: 'chart-success', values: success },
-      { name: 'failed', className: 'chart-failure', values: failure },
-    ],
-  });
+  const { svg, range, totalSuccess, totalFailure } = usageChart(chart);
   const href = licenseHref(license._id);
   const time = (value: string | null) => (value ? utcTime(value) : null);
 

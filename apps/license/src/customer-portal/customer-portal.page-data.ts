@@ -109,24 +109,7 @@ export function licensePageData(username: string, page: LicensePage, query: { da
   const license = licenseView(row, now);
   const current = { days: query.days, from: query.from, to: query.to };
 
-  // One bar per UTC day of the range, days without validations included.
-  const counts = new Map(chart.daily.map((entry) => [entry.day, entry]));
-  const days = Array.from({ length: chart.days }, (_, index) => new Date(chart.start.getTime() + index * day).toISOString().slice(0, 10));
-  const success = days.map((date) => counts.get(date)?.success ?? 0);
-  const failure = days.map((date) => counts.get(date)?.failure ?? 0);
-  const totalSuccess = success.reduce((sum, value) => sum + value, 0);
-  const totalFailure = failure.reduce((sum, value) => sum + value, 0);
-  const range = `${days[0]} to ${days[days.length - 1]}`;
-  const svg = barChartSvg({
-    id: 'usage-chart',
-    title: `Validations per day, last ${chart.days} days`,
-    description: `From ${range} (UTC): ${plural(totalSuccess, 'successful validation')} and ${plural(totalFailure, 'failed validation')}.`,
-    labels: days,
-    series: [
-      { name: 'successful', className: 'chart-success', values: success },
-      { name: 'failed', className: 'chart-failure', values: failure },
-    ],
-  });
+  const { svg, range, days, success, totalSuccess, totalFailure } = usageChart(chart);
 
   const sightings = new Map(page.devices.map((sighting) => [`${sighting.kind}:${sighting.value}`, sighting]));
   const device = (kind: 'ip' | 'hwid') => (value: string) => {
@@ -171,4 +154,26 @@ export function licensePageData(username: string, page: LicensePage, query: { da
     releaseUrl: `/api/customer/licenses/${encodeURIComponent(row.id)}/release`,
     fileUrl: `/api/customer/licenses/${encodeURIComponent(row.id)}/file`,
   };
+}
+
+/** The usage chart of a license page: one bar per UTC day of the range, days without validations included. */
+export function usageChart(chart: { daily: DailyOutcome[]; days: number; start: Date }) {
+  const counts = new Map(chart.daily.map((entry) => [entry.day, entry]));
+  const days = Array.from({ length: chart.days }, (_, index) => new Date(chart.start.getTime() + index * day).toISOString().slice(0, 10));
+  const success = days.map((date) => counts.get(date)?.success ?? 0);
+  const failure = days.map((date) => counts.get(date)?.failure ?? 0);
+  const totalSuccess = success.reduce((sum, value) => sum + value, 0);
+  const totalFailure = failure.reduce((sum, value) => sum + value, 0);
+  const range = `${days[0]} to ${days[days.length - 1]}`;
+  const svg = barChartSvg({
+    id: 'usage-chart',
+    title: `Validations per day, last ${chart.days} days`,
+    description: `From ${range} (UTC): ${plural(totalSuccess, 'successful validation')} and ${plural(totalFailure, 'failed validation')}.`,
+    labels: days,
+    series: [
+      { name: 'successful', className: 'chart-success', values: success },
+      { name: 'failed', className: 'chart-failure', values: failure },
+    ],
+  });
+  return { svg, range, days, success, totalSuccess, totalFailure };
 }
