@@ -1,27 +1,12 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { testDatabaseBackend } from '@app/db/testing';
 import { chromiumForTests } from '@app/http/testing';
+import { capture, pageAs } from './browser.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 const executablePath = chromiumForTests('admin console product and customer pages');
 
-// Kept for people to look at (git-ignored): the repository's artifacts/screenshots/.
-const screenshots = path.resolve(import.meta.dirname, '../../../artifacts/screenshots');
-
-/** Screenshots at 1280 and 390 px; answers how wide the page is at 390 px. */
-async function capture(page: Page, name: string): Promise<number> {
-  mkdirSync(screenshots, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: path.join(screenshots, `license-${name}-1280.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: path.join(screenshots, `license-${name}-390.png`), fullPage: true });
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  await page.setViewportSize({ width: 1280, height: 800 });
-  return width;
-}
 
 describe.skipIf(!executablePath)(`the admin console's products and customers in a browser (${testDatabaseBackend()})`, () => {
   let t: TestApp;
@@ -37,15 +22,7 @@ describe.skipIf(!executablePath)(`the admin console's products and customers in 
     await t?.close();
   });
 
-  /** A browser page signed in with the session's cookie. */
-  async function pageOf(session: Session): Promise<Page> {
-    const context = await browser.newContext();
-    await context.addCookies(session.cookie.split('; ').map((pair) => {
-      const [name, ...value] = pair.split('=');
-      return { name: name!, value: value.join('='), url: t.baseUrl };
-    }));
-    return context.newPage();
-  }
+  const pageOf = (session: Session): Promise<Page> => pageAs(browser, t.baseUrl, session);
 
   it('creates, edits and deletes a product by its labels and buttons, and keeps one that has licenses', async () => {
     const page = await pageOf(admin);

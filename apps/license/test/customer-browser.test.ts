@@ -1,26 +1,14 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { testDatabaseBackend } from '@app/db/testing';
 import { chromiumForTests } from '@app/http/testing';
+import { capture, pageAs, screenshotFolder } from './browser.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 const executablePath = chromiumForTests('customer portal pages');
 const day = 86_400_000;
 
-// Kept for people to look at (git-ignored): the repository's artifacts/screenshots/.
-const screenshots = path.resolve(import.meta.dirname, '../../../artifacts/screenshots');
-
-/** Screenshots at 1280 and 390 px; answers how wide the page is at 390 px. */
-async function capture(page: Page, name: string): Promise<number> {
-  mkdirSync(screenshots, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: path.join(screenshots, `license-${name}-1280.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: path.join(screenshots, `license-${name}-390.png`), fullPage: true });
-  return page.evaluate(() => document.documentElement.scrollWidth);
-}
 
 describe.skipIf(!executablePath)(`the customer portal in a browser (${testDatabaseBackend()})`, () => {
   let t: TestApp;
@@ -34,16 +22,7 @@ describe.skipIf(!executablePath)(`the customer portal in a browser (${testDataba
     await t?.close();
   });
 
-  /** A browser page signed in with the session's cookie, allowed to use the clipboard. */
-  async function pageOf(session: Session): Promise<Page> {
-    const context = await browser.newContext();
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
-    await context.addCookies(session.cookie.split('; ').map((pair) => {
-      const [name, ...value] = pair.split('=');
-      return { name: name!, value: value.join('='), url: t.baseUrl };
-    }));
-    return context.newPage();
-  }
+  const pageOf = (session: Session): Promise<Page> => pageAs(browser, t.baseUrl, session);
 
   it('copies a key, shows a license\'s chart and records, and fits a phone', async () => {
     const { customer, session } = await t.customer({ name: 'Carol Example Industries' });
@@ -114,7 +93,7 @@ describe.skipIf(!executablePath)(`the customer portal in a browser (${testDataba
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.emulateMedia({ colorScheme: 'dark' });
     expect(await chart.locator('rect.chart-success').first().evaluate((element) => getComputedStyle(element).fill)).toBe('rgb(134, 239, 172)');
-    await page.screenshot({ path: path.join(screenshots, 'license-customer-license-dark-1280.png') });
+    await page.screenshot({ path: path.join(screenshotFolder, 'license-customer-license-dark-1280.png') });
     await page.emulateMedia({ colorScheme: 'light' });
 
     // The range selector and the date filter, through the page's own controls.

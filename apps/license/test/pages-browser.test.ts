@@ -1,25 +1,13 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { testDatabaseBackend } from '@app/db/testing';
 import { chromiumForTests } from '@app/http/testing';
+import { capture, pageAs, screenshotFolder } from './browser.js';
 import { buildTestApp, systemActor, type Session, type TestApp } from './helpers.js';
 
 const executablePath = chromiumForTests('license page screenshots');
 
-// Kept for people to look at (git-ignored): the repository's artifacts/screenshots/.
-const screenshots = path.resolve(import.meta.dirname, '../../../artifacts/screenshots');
-
-/** Screenshots at 1280 and 390 px; answers how wide the page is at 390 px. */
-async function capture(page: Page, name: string): Promise<number> {
-  mkdirSync(screenshots, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: path.join(screenshots, `license-${name}-1280.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: path.join(screenshots, `license-${name}-390.png`), fullPage: true });
-  return page.evaluate(() => document.documentElement.scrollWidth);
-}
 
 describe.skipIf(!executablePath)(`the license pages at 1280 and 390 px (${testDatabaseBackend()})`, () => {
   let t: TestApp;
@@ -33,17 +21,7 @@ describe.skipIf(!executablePath)(`the license pages at 1280 and 390 px (${testDa
     await t?.close();
   });
 
-  /** A browser page signed in with the session's cookie (no session: a visitor). */
-  async function pageOf(session?: Session): Promise<Page> {
-    const context = await browser.newContext();
-    if (session) {
-      await context.addCookies(session.cookie.split('; ').map((pair) => {
-        const [name, ...value] = pair.split('=');
-        return { name: name!, value: value.join('='), url: t.baseUrl };
-      }));
-    }
-    return context.newPage();
-  }
+  const pageOf = (session?: Session): Promise<Page> => pageAs(browser, t.baseUrl, session);
 
   it('the sign-in page, the admin dashboard, the customer page and the 404 page fit a phone', async () => {
     const studio = await t.createProduct({ name: 'Acme Studio Professional', licensePrefix: 'STUDIO' });
@@ -94,6 +72,6 @@ describe.skipIf(!executablePath)(`the license pages at 1280 and 390 px (${testDa
     await page.getByRole('button', { name: 'Switch to the dark theme' }).click();
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
     expect(await background()).not.toBe(light);
-    await page.screenshot({ path: path.join(screenshots, 'license-admin-dark-1280.png'), fullPage: true });
+    await page.screenshot({ path: path.join(screenshotFolder, 'license-admin-dark-1280.png'), fullPage: true });
   });
 });
