@@ -191,7 +191,7 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     expect((await t.context.services.licenses.detail(license._id)).suspended).toBe(false);
 
     const visitor = await t.http.get('/licenses');
-    expect(visitor.status).toBe(302);
+    expect(visitor.status).toBe(303);
     expect(visitor.headers.location).toBe('/');
   });
 

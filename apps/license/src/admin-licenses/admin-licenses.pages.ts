@@ -4,8 +4,8 @@ import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import type pg from 'pg';
 import { recordFailedAdminWrite } from '../audit/audit-failures.js';
 import { actorOf } from '../common/actor.js';
-import { noAccessData, notFoundData } from '../dashboard/dashboard.page-data.js';
-import { guardResult, twoFactorStep } from '../dashboard/dashboard.routes.js';
+import { notFoundData } from '../dashboard/dashboard.page-data.js';
+import { adminPage } from '../dashboard/admin-pages.js';
 import { redirectAfterSaving, setFlash, takeFlash } from '../dashboard/flash.js';
 import { createLicenseSchema } from '../licenses/licenses.schema.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
@@ -44,28 +44,13 @@ const newLicenseForm = z.object({
 const redirected = { 303: { description: 'Back to the page, with a message' } };
 const pageAnswers = {
   200: { description: 'The page', contentType: 'text/html' },
-  302: { description: 'Not signed in, or two-factor pending: to `/`' },
+  303: { description: 'Not signed in, or two-factor pending: to `/`' },
   403: { description: 'Signed in, not an admin', contentType: 'text/html' },
 };
 
 export function adminLicensesPages(deps: {
   pool: pg.Pool; service: AdminLicensesService; licenses: LicensesService; admin: Guard; public: Guard; csrfToken: (req: Request) => string }) {
   const { service, licenses, admin } = deps;
-
-  /**
-   * The admin guard, two-factor gate included, answered as pages: visitors and admins with
-   * two-factor pending go to `/` (which signs in or asks for the code); others get 403.
-   */
-  async function adminUser(req: Request, res: Response): Promise<string | undefined> {
-    res.set('Cache-Control', 'no-store');
-    const user = req.user;
-    if (!user) { res.redirect('/'); return undefined; }
-    const error = await guardResult(admin, req, res);
-    if (!error) return user.username;
-    if (twoFactorStep(error) || (isHttpError(error) && error.status === 401)) { res.redirect('/'); return undefined; }
-    if (isHttpError(error) && error.status === 403) { res.status(403).render('dashboard/no-access', noAccessData(user.username)); return undefined; }
-    throw error;
-  }
 
   /** Runs a write, then redirects to the license's page with its outcome as the message. */
   async function act(req: Request, res: Response, id: string, success: string, write: () => Promise<unknown>) {
@@ -107,7 +92,7 @@ export function adminLicensesPages(deps: {
       description: 'Filters: `product`, `customer` (ids), `type`, `state` (active, suspended, revoked, expired, inactive), `expiresWithinDays`, `search` (in the key); `page`.',
       responses: { ...pageAnswers, 302: { description: 'Not signed in, or two-factor pending: to `/`; a page past the end: to the last page' } },
       handler: async ({ query, req, res }) => {
-        const username = await adminUser(req, res);
+        const username = await adminPage(admin, req, res);
         if (!username) return;
         const filters: ListFilters = query;
         const list = await service.listPage({
@@ -124,7 +109,7 @@ export function adminLicensesPages(deps: {
     defineRoute({
       method: 'get', path: '/licenses/new', summary: 'The new-license form', tags, guard: deps.public, responses: pageAnswers,
       handler: async ({ req, res }) => {
-        const username = await adminUser(req, res);
+        const username = await adminPage(admin, req, res);
         if (!username) return;
         await renderNew(req, res, username, { ipLimit: '0', hwidLimit: '0', licenseType: 'fixed' }, takeFlash(req).filter((message) => message.type === 'error').map((message) => ({ type: 'error' as const, text: message.text })));
       },
@@ -173,7 +158,7 @@ export function adminLicensesPages(deps: {
       description: 'Every field, IPs and hardware ids, validations per day (last 30 days), recent usage records, the audit trail, and the action forms.',
       responses: { ...pageAnswers, 404: { description: 'No such license', contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
-        const username = await adminUser(req, res);
+        const username = await adminPage(admin, req, res);
         if (!username) return;
         try {
           const page = await service.detailPage(params.id);

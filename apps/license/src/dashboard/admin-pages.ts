@@ -24,7 +24,7 @@ export async function adminPage(admin: Guard, req: Request, res: Response): Prom
   }
   const error = await guardResult(admin, req, res);
   if (!error) return user.username;
-  if (twoFactorStep(error)) {
+  if (twoFactorStep(error) || (isHttpError(error) && error.status === 401)) {
     res.redirect(303, '/');
     return undefined;
   }
