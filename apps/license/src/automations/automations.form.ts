@@ -38,7 +38,7 @@ export function automationFormOf(action: AutomatedAction): AutomationFormState {
 const messages: Array<[RegExp, string]> = [
   [/^name/, 'Name: enter 1 to 200 characters.'],
   [/^description/, 'Description: at most 2,000 characters.'],
-  [/^trigger\.threshold/, 'Blocked validations: enter a whole number from 1 to 1,000,000.'],
+  [/^trigger\.threshold/, 'How many blocked validations: enter a whole number from 1 to 1,000,000.'],
   [/^trigger/, 'Trigger: choose when it runs.'],
   [/^actions\.0\.params\.url/, 'Webhook URL: enter an http or https address, like https://example.com/hook.'],
   [/^actions\.0\.type/, 'Action: choose what it does.'],
