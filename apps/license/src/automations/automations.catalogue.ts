@@ -27,9 +27,9 @@ const licenseKeyField: ParamField = {
   param: 'licenseKey', label: 'License key', kind: 'text',
   hint: 'Leave empty to act on the license the trigger is about (for “Run now”, the key you give there).',
 };
-const reasonField: ParamField = { param: 'reason', label: 'Reason', kind: 'text', hint: 'Recorded with the license. Empty: “Automated action “name””.' };
+const reasonField: ParamField = { param: 'reason', label: 'Reason', kind: 'text', hint: 'Recorded with the license. Empty: Automated action "its name".' };
 const placeholders = 'You can use {{licenseKey}}, {{productId}} and {{customerId}}: they are replaced by the trigger\'s values.';
-const subjectField: ParamField = { param: 'subject', label: 'Subject', kind: 'text', hint: 'Empty: “Automated action: name”.' };
+const subjectField: ParamField = { param: 'subject', label: 'Subject', kind: 'text', hint: 'Empty: Automated action: its name.' };
 const messageField: ParamField = { param: 'message', label: 'Message', kind: 'textarea', hint: `Empty: a sentence naming the automation and the license. ${placeholders}` };
 
 export const actionChoices: Array<Choice<ActionType> & { fields: ParamField[] }> = [
