@@ -228,7 +228,7 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id/delete', summary: 'Delete an automation (form)', tags, guard: deps.public, params: idParams, body: emptyForm,
+      method: 'post', path: '/automations/:id/delete', summary: 'Delete an automation (form)', tags, guard: deps.public, params: idParams,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
         const username = await adminPage(deps.admin, req, res);
