@@ -35,9 +35,17 @@ describe.skipIf(!executablePath)(`the admin console's automation pages in a brow
     await page.getByRole('link', { name: 'New automation' }).first().click();
     await page.getByRole('heading', { name: 'New automation', level: 1 }).waitFor();
     const about = page.getByRole('region', { name: 'About it' });
-    await about.getByLabel('Name').fill('Suspend abusive licenses');
+    // Sent without a name or a threshold: the server's errors, the values kept.
     await about.getByLabel('Description').fill('Stops a license that keeps being used on other computers.');
     await page.getByLabel('A license reaches a number of blocked validations').check();
+    await page.getByRole('button', { name: 'Create automation' }).click();
+    const errors = page.getByRole('alert');
+    await errors.getByText('Name: enter 1 to 200 characters.').waitFor();
+    await errors.getByText('How many blocked validations: enter a whole number from 1 to 1,000,000.').waitFor();
+    expect(await about.getByLabel('Description').inputValue()).toBe('Stops a license that keeps being used on other computers.');
+    expect(await page.getByLabel('A license reaches a number of blocked validations').isChecked()).toBe(true);
+    widths.errors = await capture(page, 'admin-automation-form-errors');
+    await about.getByLabel('Name').fill('Suspend abusive licenses');
     // The script shows only the chosen trigger's and action's fields.
     const threshold = page.getByRole('group', { name: /Threshold/ });
     await threshold.getByLabel('How many blocked validations').fill('5');
@@ -91,6 +99,6 @@ describe.skipIf(!executablePath)(`the admin console's automation pages in a brow
     await page.goto(`${t.baseUrl}/automations`);
     await page.getByRole('row').filter({ hasText: 'Suspend very abusive licenses' }).getByText('succeeded').waitFor();
     widths.listRun = await capture(page, 'admin-automations-run');
-    expect(widths).toEqual({ empty: 390, form: 390, list: 390, detail: 390, listRun: 390 });
+    expect(widths).toEqual({ empty: 390, errors: 390, form: 390, list: 390, detail: 390, listRun: 390 });
   });
 });

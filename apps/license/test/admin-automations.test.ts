@@ -266,6 +266,8 @@ describe(`the admin console's automation pages (${testDatabaseBackend()})`, () =
     const next = first.querySelector('.pagination a[rel="next"]')?.getAttribute('href');
     expect(next).toBe('/automations?page=2');
     expect(documentOf(await get(next!)).querySelectorAll('tr[data-automation]').length).toBeGreaterThan(0);
+    const past = await t.http.get('/automations?page=9').set('Cookie', admin.cookie).expect(303);
+    expect(past.headers.location).toBe('/automations?page=2');
     const hostile = (await t.http.get('/api/automated-actions').set(admin.headers).expect(200)).body.actions.find((action: { name: string }) => action.name === HOSTILE);
     for (const path of ['/automations', '/automations?page=2', `/automations/${hostile._id}`, `/automations/${hostile._id}/edit`]) {
       const document = documentOf(await get(path));

@@ -86,12 +86,15 @@ export function automationPages(deps: {
   return [
     defineRoute({
       method: 'get', path: '/automations', summary: 'The automations page', tags, guard: deps.public, query: listQuery,
-      description: 'Admins: the automated actions, 20 to a `page`, each with its trigger, action, state and latest run.',
+      description: 'Admins: the automated actions, 20 to a `page` (past the end: 303 to the last one), each with its trigger, action, state and latest run.',
       responses: pageResponses,
       handler: async ({ query, req, res }) => {
         const username = await adminPage(deps.admin, req, res);
         if (!username) return;
         const list = await service.page({ limit: automationsPageSize, skip: (query.page - 1) * automationsPageSize });
+        // A page past the end (the list shrank, or a typed address) goes to the last page.
+        const last = Math.max(1, Math.ceil(list.total / automationsPageSize));
+        if (query.page > last) return res.redirect(303, last > 1 ? `/automations?page=${last}` : '/automations');
         res.render('automations/list', automationsListData(username, list, query.page, takeFlash(req)));
       },
     }),
