@@ -127,6 +127,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const webhooks = webhooksModule({ config, pool, logger, now, events, delivery: deps.webhookDelivery, admin });
   const automations = automationsModule({
     pool, now, events, notifier, webhooks: webhooks.dispatcher, logger, licenses, queue, checkWebhookUrl: webhooks.checkUrl, admin,
+    public: guards.public, csrfToken: auth.csrfToken,
   });
 
   const customerPortal = customerPortalModule({

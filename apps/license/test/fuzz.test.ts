@@ -66,6 +66,18 @@ const routes: Route[] = [
   { method: 'post', path: (ids) => `/licenses/${ids.license}/revoke`, auth: 'admin', fields: ['reason'], valid: () => ({ reason: 'Fuzz' }) },
   { method: 'post', path: (ids) => `/licenses/${ids.license}/clear`, auth: 'admin', fields: [] },
   { method: 'post', path: (ids) => `/licenses/${ids.license}/rotate`, auth: 'admin', fields: [] },
+  // The admin console's automation forms (fields named `<action>.<param>` besides the common ones).
+  {
+    method: 'post', path: () => '/automations', auth: 'admin', fields: ['name', 'description', 'enabled', 'trigger', 'threshold', 'action', 'webhook.url', 'update_license.extendDays'],
+    valid: () => ({ name: 'Fuzz page automation', trigger: 'custom', action: 'custom' }),
+  },
+  {
+    method: 'post', path: (ids) => `/automations/${ids.action}`, auth: 'admin', fields: ['name', 'description', 'enabled', 'trigger', 'threshold', 'action', 'custom.note'],
+    valid: () => ({ name: 'Fuzz target', trigger: 'custom', action: 'custom' }),
+  },
+  { method: 'post', path: (ids) => `/automations/${ids.action}/run`, auth: 'admin', fields: ['licenseKey'] },
+  { method: 'post', path: (ids) => `/automations/${ids.action}/disable`, auth: 'admin', fields: [] },
+  { method: 'post', path: (ids) => `/automations/${ids.action}/enable`, auth: 'admin', fields: [] },
   // Last: they may turn panic mode on or change the limits, which the earlier routes would meet.
   { method: 'put', path: () => '/api/admin/config', auth: 'admin', fields: ['security', 'rateLimit'] },
   { method: 'post', path: () => '/api/admin/panic', auth: 'admin', fields: ['enabled'] },

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { Request } from 'express';
 import type { Notifier, WebhookDispatcher, WorkQueue } from '@app/events';
 import type { Guard, Logger } from '@app/http';
+import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '../common/feature-module.js';
 import type { EventBus, LicenseEventName } from '../events/event-bus.js';
 import type { createLicensesService } from '../licenses/licenses.service.js';
+import { createProductsService } from '../products/products.service.js';
 import { createAutomationEngine, type AutomationEngine } from './automation-engine.js';
+import { automationPages } from './automations.pages.js';
 import { automationRoutes } from './automations.routes.js';
 import type { TriggerEvent } from './automations.schema.js';
 import { createAutomationsService } from './automations.service.js';
@@ -28,6 +32,8 @@ const bridges: Array<[LicenseEventName, TriggerEvent]> = [
 export function automationsModule(needs: {
   pool: pg.Pool; now: () => Date; events: EventBus; notifier: Notifier; webhooks: WebhookDispatcher; logger: Logger;
   licenses: ReturnType<typeof createLicensesService>; queue: WorkQueue; checkWebhookUrl: (url: string) => Promise<void>; admin: Guard;
+  /** For the admin console's pages: the guard they are mounted with (each page runs the admin guard itself) and the session's CSRF token. */
+  public: Guard; csrfToken: (req: Request) => string;
 }): FeatureModule & { triggers: Pick<AutomationEngine, 'trigger'> } {
   const { pool, now, queue } = needs;
   const engine = createAutomationEngine({
@@ -39,9 +45,16 @@ export function automationsModule(needs: {
     await queue.send<TriggerJob>(triggerQueue, { triggerId: randomUUID(), event, context, depth: engine.currentDepth() },
       { retryLimit: 3, retryDelay: 5, retryBackoff: true });
   };
+  const service = createAutomationsService({ pool, now, engine, checkWebhookUrl: needs.checkWebhookUrl });
+  // The products a "Create a license" step may name, read through the products feature's service.
+  const products = createProductsService({ pool, now });
   return {
     name: 'automations',
-    routes: automationRoutes({ service: createAutomationsService({ pool, now, engine, checkWebhookUrl: needs.checkWebhookUrl }), admin: needs.admin }),
+    routes: [...automationRoutes({ service, admin: needs.admin }), ...automationPages({
+      service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken,
+      products: async () => (await products.list({ includeCounts: false, activeOnly: true })).map((product) => ({ id: product._id, name: product.name })),
+      auditFailure: (req, target, error) => recordFailedWrite(pool, req, target, error),
+    })],
     triggers: { trigger },
     async eventHandlers() {
       for (const [name, event] of bridges) needs.events.on(name, (context) => trigger(event, context));

@@ -84,3 +84,22 @@ export async function listRuns(db: Queryable, actionId: string, limit = 50): Pro
      WHERE action_id = $1 ORDER BY created_at DESC LIMIT $2`, [actionId, limit]);
   return rows;
 }
+
+/** An action with its latest run (null when it never ran), for the admin console's list. */
+export type ActionWithLastRun = ActionRow & { last_run_at: Date | null; last_run_success: boolean | null; last_run_trigger: string | null };
+
+/** A page of actions (oldest first, as the API lists them), each with its latest run. */
+export async function listActionsPage(db: Queryable, page: { limit: number; skip: number }): Promise<{ rows: ActionWithLastRun[]; total: number }> {
+  const [list, count] = await Promise.all([
+    db.query<ActionWithLastRun>(
+      `SELECT ${columns.split(', ').map((column) => `a.${column}`).join(', ')},
+              r.created_at AS last_run_at, r.success AS last_run_success, r.trigger_event AS last_run_trigger
+       FROM automated_actions a
+       LEFT JOIN LATERAL (
+         SELECT created_at, success, trigger_event FROM automated_action_runs WHERE action_id = a.id ORDER BY created_at DESC LIMIT 1
+       ) r ON true
+       ORDER BY a.created_at, a.id LIMIT $1 OFFSET $2`, [page.limit, page.skip]),
+    db.query<{ total: number }>('SELECT count(*)::int AS total FROM automated_actions'),
+  ]);
+  return { rows: list.rows, total: count.rows[0]?.total ?? 0 };
+}

@@ -3,10 +3,10 @@ import { withTransaction } from '@app/db';
 import { appError } from '@app/http';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
-import { isUuid } from '../common/schemas.js';
+import { iso, isUuid } from '../common/schemas.js';
 import type { AutomationEngine, Context } from './automation-engine.js';
 import * as repo from './automations.repository.js';
-import { automatedActionJson } from './automations.presenter.js';
+import { automatedActionJson, automationRunJson } from './automations.presenter.js';
 import type { CreateAction, UpdateAction } from './automations.schema.js';
 
 const notFound = () => appError('AUTOMATION_NOT_FOUND');
@@ -35,6 +35,24 @@ export function createAutomationsService(deps: { pool: pg.Pool; now: () => Date;
   return {
     list: async () => (await repo.listActions(pool)).map(automatedActionJson),
     get,
+
+    /** A page of actions for the admin console, each with its latest run (null when it never ran). */
+    async page(page: { limit: number; skip: number }) {
+      const { rows, total } = await repo.listActionsPage(pool, page);
+      return {
+        total,
+        actions: rows.map((row) => ({
+          ...automatedActionJson(row),
+          lastRun: row.last_run_at ? { at: iso(row.last_run_at)!, success: Boolean(row.last_run_success), triggerEvent: row.last_run_trigger ?? '' } : null,
+        })),
+      };
+    },
+
+    /** An action's latest runs, newest first, with what each step did. Unknown ids throw AUTOMATION_NOT_FOUND. */
+    async runs(id: string, limit = 20) {
+      await get(id);
+      return (await repo.listRuns(pool, id, limit)).map(automationRunJson);
+    },
 
     create: async (actor: Actor, input: CreateAction) => checkWebhookSteps(input.actions, deps.checkWebhookUrl).then(() => changed(withTransaction(pool, async (client) => {
       const action = automatedActionJson(await repo.insertAction(client, input, now()));
