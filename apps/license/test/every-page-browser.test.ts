@@ -36,7 +36,11 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
     // A failed validation too, so the charts have both series.
     await t.http.post('/api/license/validate').send({ key: license.key, ip: '198.51.100.8', hwid: 'a-third-device' }).expect((response) => expect(response.status).toBeGreaterThanOrEqual(400));
     const audit = await t.http.get('/api/audit?limit=1').set(admin.headers).expect(200);
+    const automation = await t.http.post('/api/automated-actions').set(admin.headers)
+      .send({ name: 'Suspend abusive licenses', trigger: { event: 'violation_threshold', threshold: 5 }, actions: [{ type: 'suspend_license', params: {} }] }).expect(201);
     samples = {
+      '/automations/{id}': automation.body.action._id,
+      '/automations/{id}/edit': automation.body.action._id,
       '/products/{id}': product._id,
       '/customers/{id}': signedIn.customer._id,
       '/licenses/{id}': license._id,
@@ -87,7 +91,7 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
     }
     expect(Object.entries(statuses).filter(([, status]) => status !== 200)).toEqual([]);
     expect(Object.entries(widths).filter(([, width]) => width > 390)).toEqual([]);
-  });
+  }, 300_000);
 
   it('measures overflow: the same check fails on a page with something wider than the phone', async () => {
     const page = await pageAs(browser, t.baseUrl, admin);
