@@ -80,7 +80,7 @@ export function adminsPageData(common: Common & { userId: string }, admins: Admi
         name,
         you,
         added: utcTime(admin.createdAt),
-        lastSignIn: admin.lastSignInAt ? utcTime(admin.lastSignInAt) : 'never (or before this was recorded)',
+        lastSignIn: admin.lastSignInAt ? utcTime(admin.lastSignInAt) : 'not recorded yet',
         last,
         question: you
           ? `Remove yourself (${admin.userId}) as an admin? You lose access to the admin console at once.`
