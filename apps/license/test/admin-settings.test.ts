@@ -278,5 +278,11 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
     expect((await t.http.get('/api/products').set({ Authorization: `Bearer ${api.body.token}` })).status).toBe(200);
     expect((await auditOf(testAdminId)).filter((entry) => entry.action === 'revoke')).toHaveLength(1);
     expect((await post('/settings/tokens/no-such-token/revoke', {})).status).toBe(303);
+
+    // Names are text, never markup.
+    const hostile = '<script>alert(1)</script> "><img src=x onerror=alert(1)>';
+    const escaped = documentOf((await post('/settings/tokens', { label: hostile, lifetime: '1h' })).text);
+    expect(escaped.querySelector('script:not([src]), img[src="x"]')).toBeNull();
+    expect(escaped.querySelector('#new-token-heading')?.textContent).toBe(`Token “${hostile}” issued`);
   });
 });
