@@ -10,6 +10,8 @@ import { createViews, useViews } from '@app/ui';
 import './common/request.js';
 import { createGuards, securitySchemes } from './access/guards.js';
 import { adminLicensesModule } from './admin-licenses/admin-licenses.module.js';
+import { adminSettingsModule } from './admin-settings/admin-settings.module.js';
+import { createAdminTokenService } from './admins/admin-token.service.js';
 import { adminTokenModule } from './admins/admins.module.js';
 import { createAdminsService } from './admins/admins.service.js';
 import { createJwtService } from './admins/jwt.js';
@@ -93,7 +95,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const queue = deps.jobs ?? inProcessQueue(logger);
 
   // What several features share: the people, the guards, the limits, the signing key.
-  const admins = createAdminsService({ pool });
+  const admins = createAdminsService({ pool, now });
   await admins.register(config.ADMIN_IDS);
   await applyPanicModeFromEnvironment(settings, config.PANIC_MODE);
   const signer = await loadResponseSigner(pool);
@@ -121,6 +123,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const panicGuard = createPanicGuard(settings);
   const rateLimits = createRateLimits({ config, settings, jwt, redis: deps.redis });
   const { admin, customer } = guards;
+  const adminTokens = createAdminTokenService({ pool, jwt, now });
 
   const notifications = notificationsModule({ config, queue, logger, events });
   const { notifier } = notifications;
@@ -139,7 +142,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const modules: FeatureModule[] = [
     stripeModule({ config, pool, now, events, licenses, triggers: automations.triggers, notifier, logger, public: guards.public, panicGuard }),
     validationModule({ pool, now, events, signer, logger, public: guards.public, panicGuard, limiter: rateLimits.publicLimit }),
-    adminTokenModule({ jwt, now, admin }),
+    adminTokenModule({ service: adminTokens, admin }),
     runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
     productsModule({ pool, now, admin, public: guards.public, csrfToken: auth.csrfToken }),
     customersModule({ pool, service: customers, admin, public: guards.public, csrfToken: auth.csrfToken }),
@@ -147,6 +150,10 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     customerPortal,
     adminLicensesModule({ pool, now, licenses, admin, public: guards.public, csrfToken: auth.csrfToken }),
     auditModule({ pool, admin }),
+    adminSettingsModule({
+      pool, now, settings, effectiveRateLimit: rateLimits.effectivePublicLimit, admins, tokens: adminTokens, twoFactor,
+      admin, public: guards.public, csrfToken: auth.csrfToken,
+    }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
     exportsModule({ config, pool, now, admin }),
     webhooks,

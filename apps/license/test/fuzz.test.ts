@@ -78,7 +78,15 @@ const routes: Route[] = [
   { method: 'post', path: (ids) => `/automations/${ids.action}/run`, auth: 'admin', fields: ['licenseKey'] },
   { method: 'post', path: (ids) => `/automations/${ids.action}/disable`, auth: 'admin', fields: [] },
   { method: 'post', path: (ids) => `/automations/${ids.action}/enable`, auth: 'admin', fields: [] },
+  // The settings pages' forms (JSON reaches the same parser's result).
+  { method: 'post', path: () => '/settings/admins', auth: 'admin', fields: ['userId'], valid: () => ({ userId: 'fuzz-admin' }) },
+  { method: 'post', path: () => '/settings/admins/remove', auth: 'admin', fields: ['userId'], valid: () => ({ userId: 'fuzz-admin' }) },
+  { method: 'post', path: () => '/settings/two-factor/enable', auth: 'admin', fields: ['code'] },
+  { method: 'post', path: () => '/settings/two-factor/disable', auth: 'admin', fields: ['code', 'password'] },
+  { method: 'post', path: () => '/settings/tokens', auth: 'admin', fields: ['label', 'lifetime'], valid: () => ({ label: 'Fuzz', lifetime: '1d' }) },
   // Last: they may turn panic mode on or change the limits, which the earlier routes would meet.
+  { method: 'post', path: () => '/settings/panic', auth: 'admin', fields: ['enabled'] },
+  { method: 'post', path: () => '/settings/rate-limit', auth: 'admin', fields: ['enabled', 'max', 'windowSeconds', 'userMax', 'userWindowSeconds'] },
   { method: 'put', path: () => '/api/admin/config', auth: 'admin', fields: ['security', 'rateLimit'] },
   { method: 'post', path: () => '/api/admin/panic', auth: 'admin', fields: ['enabled'] },
 ];

@@ -27,6 +27,7 @@ const owners: Record<string, string | null> = {
   stripe_events: app('stripe/stripe.repository.ts'),
   signing_keys: app('validation/signing-keys.repository.ts'),
   admins: app('admins/admins.repository.ts'),
+  api_tokens: app('admins/api-tokens.repository.ts'),
   admin_two_factor: app('two-factor/two-factor.repository.ts'),
   admin_backup_codes: app('two-factor/two-factor.repository.ts'),
   audit_logs: app('audit/audit.repository.ts'),

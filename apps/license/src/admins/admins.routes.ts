@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { actorOf } from '../common/actor.js';
 import { adminFailures, errorSchema } from '../common/responses.js';
 import type { createAdminTokenService } from './admin-token.service.js';
 
@@ -18,7 +19,8 @@ export function adminTokenRoutes(deps: { service: ReturnType<typeof createAdminT
       handler: async ({ req }) => {
         // The admin guard has set req.admin.
         if (!req.admin) throw appError('UNAUTHORIZED');
-        return { success: true, ...(await deps.service.issue(req.admin.userId)) };
+        const { token, tokenType, expiresAt } = await deps.service.issue(actorOf(req));
+        return { success: true, token, tokenType, expiresAt };
       },
     }),
   ];

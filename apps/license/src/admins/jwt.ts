@@ -1,4 +1,4 @@
-import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { jwtVerify, SignJWT, importPKCS8 } from 'jose';
 
 export interface JwtOptions {
@@ -12,12 +12,18 @@ export interface JwtOptions {
  * Bearer tokens for programs: HS256 with a shared secret, or RS256/EdDSA verified with a public
  * key (issued elsewhere, or here when the matching private key is configured). `exp` and `sub`
  * are required; `alg: none` never verifies because only the configured algorithms are accepted.
+ * Tokens issued here carry a random `jti`, the id under which they are listed and revoked.
  */
 export interface JwtService {
   enabled: boolean;
+  /** The subject (the admin's provider user id). */
   verify(token: string): Promise<string>;
-  issue(userId: string, now: Date): Promise<{ token: string; expiresAt: Date }>;
+  /** The subject and the token's id (`jti`, absent in tokens issued elsewhere without one). */
+  verifyClaims(token: string): Promise<{ userId: string; tokenId?: string }>;
+  /** `ttlSeconds` overrides the configured lifetime. */
+  issue(userId: string, now: Date, ttlSeconds?: number): Promise<{ token: string; expiresAt: Date; tokenId: string }>;
   canIssue: boolean;
+  ttlSeconds: number;
 }
 
 export function createJwtService(options: JwtOptions): JwtService {
@@ -25,23 +31,29 @@ export function createJwtService(options: JwtOptions): JwtService {
   const publicKey: KeyObject | undefined = !secret && options.publicKey ? createPublicKey(options.publicKey.replace(/\\n/g, '\n')) : undefined;
   const algorithms = secret ? ['HS256'] : publicKey?.asymmetricKeyType === 'ed25519' ? ['EdDSA'] : ['RS256'];
   const verifyKey = secret ?? publicKey;
+  const verifyClaims = async (token: string) => {
+    if (!verifyKey) throw new Error('JWT access is not enabled');
+    const { payload } = await jwtVerify(token, verifyKey, { algorithms, requiredClaims: ['exp', 'sub'] });
+    return { userId: String(payload.sub), ...(typeof payload.jti === 'string' ? { tokenId: payload.jti } : {}) };
+  };
   return {
     enabled: Boolean(verifyKey),
     canIssue: Boolean(secret || (publicKey && options.privateKey)),
+    ttlSeconds: options.ttlSeconds,
+    verifyClaims,
     async verify(token) {
-      if (!verifyKey) throw new Error('JWT access is not enabled');
-      const { payload } = await jwtVerify(token, verifyKey, { algorithms, requiredClaims: ['exp', 'sub'] });
-      return String(payload.sub);
+      return (await verifyClaims(token)).userId;
     },
-    async issue(userId, now) {
+    async issue(userId, now, ttlSeconds = options.ttlSeconds) {
       const alg = algorithms[0]!;
       const key = secret ?? (options.privateKey ? await importPKCS8(options.privateKey.replace(/\\n/g, '\n'), alg) : undefined);
       if (!key) throw new Error('JWT issuing is not configured');
       const issuedAt = Math.floor(now.getTime() / 1000);
-      const expiresAt = new Date((issuedAt + options.ttlSeconds) * 1000);
-      const token = await new SignJWT({}).setProtectedHeader({ alg, typ: 'JWT' }).setSubject(userId)
-        .setIssuedAt(issuedAt).setExpirationTime(issuedAt + options.ttlSeconds).sign(key);
-      return { token, expiresAt };
+      const expiresAt = new Date((issuedAt + ttlSeconds) * 1000);
+      const tokenId = randomUUID();
+      const token = await new SignJWT({}).setProtectedHeader({ alg, typ: 'JWT' }).setSubject(userId).setJti(tokenId)
+        .setIssuedAt(issuedAt).setExpirationTime(issuedAt + ttlSeconds).sign(key);
+      return { token, expiresAt, tokenId };
     },
   };
 }

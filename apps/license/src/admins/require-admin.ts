@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import type pg from 'pg';
 import { appError } from '@app/http';
 import type { AdminRecord } from '../common/request.js';
-import { findAdminByUserId } from './admins.repository.js';
+import { findAdminByUserId, findAdminForToken } from './admins.repository.js';
 import type { JwtService } from './jwt.js';
 
 /**
@@ -18,26 +18,32 @@ export interface RequireAdminDeps {
   twoFactorGate?: TwoFactorGate;
 }
 
-/** `Authorization: Bearer <JWT>` authenticates by the token alone; otherwise the session does. */
+/**
+ * `Authorization: Bearer <JWT>` authenticates by the token alone (refused once its `jti` is
+ * revoked); otherwise the session does. Either way the user must be a current admin.
+ */
 export function requireAdmin(deps: RequireAdminDeps): RequestHandler {
   return async (req, _res, next) => {
     const bearer = /^Bearer\s+(.+)$/i.exec(req.get('authorization') ?? '')?.[1];
-    let userId: string;
     let via: AdminRecord['via'];
+    let row: Awaited<ReturnType<typeof findAdminByUserId>>;
     if (bearer) {
       if (!deps.jwt.enabled) throw appError('UNAUTHORIZED');
+      let claims: { userId: string; tokenId?: string };
       try {
-        userId = await deps.jwt.verify(bearer.trim());
+        claims = await deps.jwt.verifyClaims(bearer.trim());
       } catch {
         throw appError('UNAUTHORIZED');
       }
+      const found = await findAdminForToken(deps.pool, claims.userId, claims.tokenId);
+      if (found?.revoked) throw appError('UNAUTHORIZED');
+      row = found;
       via = 'jwt';
     } else {
       if (!req.user) throw appError('UNAUTHORIZED');
-      userId = req.user.id;
+      row = await findAdminByUserId(deps.pool, req.user.id);
       via = 'session';
     }
-    const row = await findAdminByUserId(deps.pool, userId);
     if (!row) throw appError('FORBIDDEN');
     req.admin = { id: row.id, userId: row.user_id, username: row.username, via };
     if (via === 'session' && deps.twoFactorGate) await deps.twoFactorGate(req.admin, req);

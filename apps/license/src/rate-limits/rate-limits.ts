@@ -11,12 +11,12 @@ export const RATE_LIMIT_MESSAGE = 'Too many requests, please try again later';
 
 /**
  * A signed-in person's budget on the routes that change the limits (GET/PUT /api/admin/config,
- * /api/admin/panic) and on the console's front page: fixed, so an admin who sets their own
+ * /api/admin/panic, the console's settings page and its two forms) and on the console's front page: fixed, so an admin who sets their own
  * limit too low can still open the configuration and raise it.
  */
 export const ADMIN_SETTINGS_LIMIT = { limit: 300, windowMs: 15 * 60_000 };
 
-const settingsPaths = ['/api/admin/config', '/api/admin/panic'];
+const settingsPaths = ['/api/admin/config', '/api/admin/panic', '/settings', '/settings/panic', '/settings/rate-limit'];
 const reachesSettings = (req: Request) => req.path === '/' || settingsPaths.includes(req.path);
 
 export interface RateLimits {

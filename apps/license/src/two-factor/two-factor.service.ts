@@ -68,8 +68,15 @@ export function createTwoFactorService(options: TwoFactorOptions) {
     throw appError(code);
   }
 
+  const setupOf = async (secret: string, label: string) => {
+    const otpauthUrl = authenticator.keyuri(label, options.issuer, secret);
+    return { secret, otpauthUrl, qrCode: await QRCode.toDataURL(otpauthUrl) };
+  };
+
   return {
     required: options.required,
+    /** Whether turning two-factor off asks for TWO_FACTOR_DISABLE_PASSWORD. */
+    passwordToDisable: Boolean(passwordHash),
 
     /** Where failed two-factor attempts are reported (the `security` notifications). */
     onSecurityEvent(listener: (event: TwoFactorSecurityEvent) => Promise<unknown>): void {
@@ -99,11 +106,17 @@ export function createTwoFactorService(options: TwoFactorOptions) {
       if (!(await repo.savePendingSecret(pool, actor.userId, box.seal(secret)))) {
         throw appError('TWO_FACTOR_ALREADY_ENABLED');
       }
-      const otpauthUrl = authenticator.keyuri(label, options.issuer, secret);
-      const qrCode = await QRCode.toDataURL(otpauthUrl);
+      const setup = await setupOf(secret, label);
       await recordAudit(pool, actor, { action: 'view', resourceType: 'admin', resourceId: actor.userId,
         after: { twoFactorSetup: 'secret issued' } });
-      return { secret, otpauthUrl, qrCode };
+      return setup;
+    },
+
+    /** The setup started and not yet confirmed (the console's page shows it again after a wrong code), or undefined. */
+    async pendingSetup(userId: string, label: string) {
+      const row = await repo.findTwoFactor(pool, userId);
+      if (row?.enabled || !row?.pendingSecret) return undefined;
+      return setupOf(box.open(row.pendingSecret), label);
     },
 
     async enable(actor: Actor, token: string): Promise<string[]> {

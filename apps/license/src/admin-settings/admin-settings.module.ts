@@ -1,0 +1,31 @@
+import type { Request } from 'express';
+import type pg from 'pg';
+import type { Guard } from '@app/http';
+import type { SettingsStore } from '@app/settings';
+import type { AdminTokenService } from '../admins/admin-token.service.js';
+import type { AdminsService } from '../admins/admins.service.js';
+import { recordFailedWrite } from '../audit/audit-failures.js';
+import type { FeatureModule } from '../common/feature-module.js';
+import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
+import { createRuntimeConfigService } from '../runtime-config/runtime-config.service.js';
+import type { TwoFactorService } from '../two-factor/two-factor.service.js';
+import { securitySettingsPages } from './admin-settings-security.pages.js';
+import { generalSettingsPages } from './admin-settings.pages.js';
+import { createAdminSettingsService } from './admin-settings.service.js';
+
+/** The admin console's settings pages (no panic guard: an admin must reach the switch in panic mode). */
+export function adminSettingsModule(needs: {
+  pool: pg.Pool; now: () => Date; settings: SettingsStore<LicenseSettings>;
+  effectiveRateLimit: () => { enabled: boolean; windowMs: number; max: number };
+  admins: AdminsService; tokens: AdminTokenService; twoFactor: TwoFactorService;
+  admin: Guard; public: Guard; csrfToken: (req: Request) => string;
+}): FeatureModule {
+  const service = createAdminSettingsService({
+    runtimeConfig: createRuntimeConfigService(needs), admins: needs.admins, tokens: needs.tokens, twoFactor: needs.twoFactor,
+  });
+  const deps = {
+    service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken, now: needs.now,
+    auditFailure: (req: Request, target: Parameters<typeof recordFailedWrite>[2], error: unknown) => recordFailedWrite(needs.pool, req, target, error),
+  };
+  return { name: 'admin-settings', routes: [...generalSettingsPages(deps), ...securitySettingsPages(deps)] };
+}
