@@ -77,6 +77,8 @@ export function channelsPageData(username: string, input: ChannelsPageInput, ext
     messages: extras.messages,
     csrfToken: extras.csrfToken,
     subnav: webhooksSubnav,
+    /** The channel whose form had errors, for the note at the top of the page (on a phone the card is far below). */
+    failedChannel: failed ? { label: { email: 'Email', sms: 'SMS', telegram: 'Telegram' }[failed.name], href: `#${failed.name}` } : null,
     channels: {
       email: card('email', 'Email', effective.email.pass, effective.email.to.join(', ')),
       sms: card('sms', 'SMS', effective.sms.authToken, effective.sms.to.join(', ')),

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import type { NotificationChannel } from './channel.js';
+import { providerError, type NotificationChannel } from './channel.js';
 
 export interface EmailChannelOptions {
   host: string;
@@ -25,7 +25,11 @@ export function createEmailChannel(options: EmailChannelOptions): NotificationCh
     async send(message, recipients) {
       const to = recipients?.length ? recipients : options.to;
       if (!to.length) throw new Error('No email recipient configured');
-      await transport.sendMail({ from: options.from, to, subject: message.subject, text: message.text });
+      try {
+        await transport.sendMail({ from: options.from, to, subject: message.subject, text: message.text });
+      } catch (error) {
+        throw providerError('The SMTP server', error, [options.pass ?? '']);
+      }
     },
   };
 }
