@@ -43,7 +43,7 @@ describe(`notification channels configured in the admin console (${testDatabaseB
     const env = {
       SMTP_FROM: 'Env Sender <env-sender@example.com>', NOTIFY_EMAIL_TO: 'env-ops@example.com',
       TWILIO_BASE_URL: twilio.url, TELEGRAM_API_URL: telegram.url,
-      NOTIFY_LICENSE_VIOLATION: 'telegram', NOTIFY_ANOMALY: 'email,sms',
+      NOTIFY_LICENSE_VIOLATION: 'telegram,email', NOTIFY_ANOMALY: 'email,sms',
     };
     t = await buildTestApp({ env, logger: log.logger });
     // A second instance on the same database: it learns of changes from the settings table.
@@ -97,7 +97,7 @@ describe(`notification channels configured in the admin console (${testDatabaseB
     const forms = [...document.querySelectorAll('section.channel form')];
     expect(forms).toHaveLength(6);
     for (const form of forms) expect(form.querySelector('input[name="_csrf"]')?.getAttribute('value')).toBe(admin.csrfToken);
-    expect(textOf(html)).toContain('Receives: license violation.');
+    expect(textOf(html)).toContain('Receives: license violation, anomaly.');
   });
 
   it('saves email settings pointing to the SMTP stand-in; "Send test" delivers a real email; the password is never shown back', async () => {
@@ -146,6 +146,11 @@ describe(`notification channels configured in the admin console (${testDatabaseB
     expect(res.status).toBe(400);
     expect(textOf(res.text)).toContain('Telegram bot token: required while the channel is enabled.');
     expect(textOf(res.text)).toContain('Telegram chat id: required while the channel is enabled.');
+    const hostile = await post('/webhooks/channels/email', emailForm({ host: '"><script>alert(1)</script>', to: '<img src=x onerror=alert(1)>' }));
+    expect(hostile.status).toBe(400);
+    expect(hostile.text).not.toContain('<script>alert(1)');
+    expect(hostile.text).not.toContain('<img src=x');
+    expect(documentOf(hostile.text).querySelector<HTMLInputElement>('section#email input[name="host"]')?.value).toBe('"><script>alert(1)</script>');
     const bad = await post('/webhooks/channels/sms', { enabled: 'on', accountSid: 'nope', authToken: 'x', from: '+15550001111', to: '12345' });
     expect(bad.status).toBe(400);
     expect(textOf(bad.text)).toContain('Twilio account SID: "AC" and 32 hexadecimal digits.');
@@ -160,6 +165,12 @@ describe(`notification channels configured in the admin console (${testDatabaseB
     expect(failed.html).not.toContain('wrong-password-never-shown-1111');
     expect(failed.html).not.toMatch(/\n\s+at /);
     expect((await auditRows('email:test')).at(-1)).toMatchObject({ success: false });
+    // A notification that fails the same way is logged (by the queue) with the provider's error only.
+    const license = await t.createLicense({ hwidLimit: 1 });
+    await t.http.post('/api/license/validate').send({ key: license.key, hwid: 'one' });
+    await t.http.post('/api/license/validate').send({ key: license.key, hwid: 'two' });
+    await eventually(() => log.all().split('\n').some((line) => line.includes('job failed') && line.includes('Invalid')));
+    expect(log.all()).not.toContain('wrong-password-never-shown-1111');
     await postAndFollow('/webhooks/channels/email', emailForm({ pass: smtpPass }));
   });
 
