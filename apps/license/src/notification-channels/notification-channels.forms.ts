@@ -94,10 +94,11 @@ function parseTelegram(form: Form, current: EffectiveChannels): ParsedForm {
   const enabled = ticked(form, 'enabled');
   const chatId = trimmed(form, 'chatId');
   const botToken = secretOf(form, 'botToken', 'clearBotToken');
-  if (botToken && !botTokenPattern.test(botToken.trim())) errors.push('Telegram bot token: the token BotFather gave, like 123456:ABC-DEF1234ghIkl.');
-  if (chatId && !chatIdPattern.test(chatId)) errors.push('Telegram chat id: a number (groups start with "-") or a channel name like @my_channel.');
+  // In the order of the form's fields.
   const tokenAfter = botToken ?? current.telegram.botToken;
+  if (botToken && !botTokenPattern.test(botToken.trim())) errors.push('Telegram bot token: the token BotFather gave, like 123456:ABC-DEF1234ghIkl.');
   if (enabled && !tokenAfter) errors.push('Telegram bot token: required while the channel is enabled.');
+  if (chatId && !chatIdPattern.test(chatId)) errors.push('Telegram chat id: a number (groups start with "-") or a channel name like @my_channel.');
   if (enabled && !chatId) errors.push('Telegram chat id: required while the channel is enabled.');
   return result(errors, { telegram: { enabled, botToken: botToken?.trim(), chatId } });
 }
