@@ -19,6 +19,11 @@ export function createEmailChannel(options: EmailChannelOptions): NotificationCh
     port: options.port,
     secure: options.secure,
     auth: options.user ? { user: options.user, pass: options.pass ?? '' } : undefined,
+    // Nodemailer waits 2 minutes for a connection by default: a mistyped host would hold an
+    // admin's "Send test" that long. Queued notifications are retried anyway.
+    connectionTimeout: 20_000,
+    greetingTimeout: 20_000,
+    socketTimeout: 60_000,
   });
   return {
     name: 'email',
