@@ -50,10 +50,10 @@ export function createNotificationChannelsService(deps: { pool: pg.Pool; store: 
   const channels = (): Partial<Record<ChannelName, NotificationChannel>> => {
     const stored = store.get();
     if (built?.from !== stored) {
-      const now = effectiveChannels(stored, config);
+      const inForce = effectiveChannels(stored, config);
       const made: Partial<Record<ChannelName, NotificationChannel>> = {};
       for (const name of NOTIFICATION_CHANNELS) {
-        const channel = now[name].enabled ? buildChannel(now, name) : undefined;
+        const channel = inForce[name].enabled ? buildChannel(inForce, name) : undefined;
         if (channel) made[name] = channel;
       }
       built = { from: stored, channels: made };
