@@ -31,6 +31,7 @@ import { jobsModule } from './jobs/jobs.module.js';
 import { licenseFiles } from './licenses/license-file.js';
 import { licensesModule } from './licenses/licenses.module.js';
 import { createLicensesService } from './licenses/licenses.service.js';
+import { notificationChannelsModule } from './notification-channels/notification-channels.module.js';
 import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
 import { viewsDir } from './paths.js';
@@ -125,7 +126,9 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const { admin, customer } = guards;
   const adminTokens = createAdminTokenService({ pool, jwt, now });
 
-  const notifications = notificationsModule({ config, queue, logger, events });
+  // The channels an admin configures in the console (the environment's until saved), read at each send.
+  const notificationChannels = await notificationChannelsModule({ config, pool, now, admin, public: guards.public, csrfToken: auth.csrfToken });
+  const notifications = notificationsModule({ config, queue, logger, events, channels: notificationChannels.channels });
   const { notifier } = notifications;
   const webhooks = webhooksModule({ config, pool, logger, now, events, delivery: deps.webhookDelivery, admin });
   const automations = automationsModule({
@@ -156,6 +159,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
     exportsModule({ config, pool, now, admin }),
+    // Before the webhooks module: /webhooks/channels is not a webhook endpoint's id.
+    notificationChannels,
     webhooks,
     notifications,
     automations,

@@ -8,7 +8,11 @@ import { buildTestApp, type Session, type TestApp } from './helpers.js';
  * Unicode, in values and keys), huge numbers, deep nesting, wrong types, shaped like the route's
  * fields or not. Whatever comes in, the answer is never a 5xx.
  */
-interface Ids { product: string; customer: string; license: string; licenseKey: string; action: string; customerLicense: string }
+interface Ids {
+  product: string; customer: string; license: string; licenseKey: string; action: string; customerLicense: string;
+  /** The notification channel pages' `:channel` (email, sms, telegram). */
+  email: string; sms: string; telegram: string;
+}
 interface Route {
   method: 'post' | 'put';
   path: (ids: Ids) => string;
@@ -84,6 +88,13 @@ const routes: Route[] = [
   { method: 'post', path: () => '/settings/two-factor/enable', auth: 'admin', fields: ['code'] },
   { method: 'post', path: () => '/settings/two-factor/disable', auth: 'admin', fields: ['code', 'password'] },
   { method: 'post', path: () => '/settings/tokens', auth: 'admin', fields: ['label', 'lifetime'], valid: () => ({ label: 'Fuzz', lifetime: '1d' }) },
+  // The notification channel forms: the test first (no channel is set up yet, so it sends nothing anywhere).
+  { method: 'post', path: (ids) => `/webhooks/channels/${ids.email}/test`, auth: 'admin', fields: ['recipient'] },
+  { method: 'post', path: (ids) => `/webhooks/channels/${ids.sms}/test`, auth: 'admin', fields: ['recipient'] },
+  { method: 'post', path: (ids) => `/webhooks/channels/${ids.telegram}/test`, auth: 'admin', fields: ['recipient'] },
+  { method: 'post', path: (ids) => `/webhooks/channels/${ids.email}`, auth: 'admin', fields: ['enabled', 'host', 'port', 'secure', 'user', 'pass', 'clearPass', 'from', 'to'], valid: () => ({ host: 'smtp.example.com', port: '587', from: 'a@example.com' }) },
+  { method: 'post', path: (ids) => `/webhooks/channels/${ids.sms}`, auth: 'admin', fields: ['enabled', 'accountSid', 'authToken', 'clearAuthToken', 'from', 'to'] },
+  { method: 'post', path: (ids) => `/webhooks/channels/${ids.telegram}`, auth: 'admin', fields: ['enabled', 'botToken', 'clearBotToken', 'chatId'] },
   // Last: they may turn panic mode on or change the limits, which the earlier routes would meet.
   { method: 'post', path: () => '/settings/panic', auth: 'admin', fields: ['enabled'] },
   { method: 'post', path: () => '/settings/rate-limit', auth: 'admin', fields: ['enabled', 'max', 'windowSeconds', 'userMax', 'userWindowSeconds'] },
@@ -110,7 +121,10 @@ beforeAll(async () => {
   const action = await t.http.post('/api/automated-actions').set(admin.headers)
     .send(validAction);
   expect(action.status).toBe(201);
-  ids = { product: product._id, customer: customer._id, license: license._id, licenseKey: license.key, action: action.body.action._id, customerLicense: customerLicense._id };
+  ids = {
+    product: product._id, customer: customer._id, license: license._id, licenseKey: license.key, action: action.body.action._id, customerLicense: customerLicense._id,
+    email: 'email', sms: 'sms', telegram: 'telegram',
+  };
 });
 afterAll(async () => { await t?.close(); });
 
@@ -120,14 +134,14 @@ describe('the fuzz table (license service)', () => {
     expect(document.status).toBe(200);
     const declared = routesWithRequestBody(document.body);
     expect(declared.length).toBeGreaterThan(10);
-    const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}', customerLicense: '{}' };
+    const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}', customerLicense: '{}', email: '{}', sms: '{}', telegram: '{}' };
     const fuzzed = new Set(routes.map((route) => normalisedRoute(route.method, route.path(placeholders))));
     expect(declared.filter((route) => !fuzzed.has(route))).toEqual([]);
   });
 });
 
 describe('arbitrary JSON bodies never answer 5xx (license service)', () => {
-  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId' })}` })))(
+  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId', email: 'email', sms: 'sms', telegram: 'telegram' })}` })))(
     '$name', async (route) => {
       const failures: string[] = [];
       const statuses = new Map<number, number>();

@@ -80,4 +80,31 @@ describe('notification channels against real local peers', () => {
       await telegramApi.close();
     }
   });
+
+  it('a provider\'s failure is a plain error with its message, without the request (which holds the secret)', async () => {
+    const refusing = await startHttpRecorder((_request, _index, res) => {
+      res.writeHead(401, { 'Content-Type': 'application/json' }).end('{"ok":false,"error_code":401,"description":"Unauthorized"}');
+    });
+    try {
+      const token = '4242:never-in-an-error-token';
+      const telegram = createTelegramChannel({ token, chatId: '1', baseApiUrl: refusing.url });
+      const telegramError: unknown = await telegram.send({ subject: 's', text: 't' }).catch((error: unknown) => error);
+      expect(telegramError).toBeInstanceOf(Error);
+      expect((telegramError as Error).message).toBe('ETELEGRAM: 401 Unauthorized');
+      expect(JSON.stringify(telegramError, Object.getOwnPropertyNames(telegramError))).not.toContain(token);
+
+      const authToken = 'never-in-an-error-sms-token';
+      const sms = createSmsChannel({ accountSid: `AC${'3'.repeat(32)}`, authToken, from: '+15550000000', to: ['+15551112222'], baseUrl: refusing.url });
+      const smsError: unknown = await sms.send({ subject: 's', text: 't' }).catch((error: unknown) => error);
+      expect((smsError as Error).message).toBe('Twilio answered HTTP 401');
+      expect(JSON.stringify(smsError, Object.getOwnPropertyNames(smsError))).not.toContain(authToken);
+
+      const email = createEmailChannel({ host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', pass: 'wrong-never-in-an-error', from: 'a@example.com', to: ['b@example.com'] });
+      const emailError: unknown = await email.send({ subject: 's', text: 't' }).catch((error: unknown) => error);
+      expect((emailError as Error).message).toMatch(/Invalid/);
+      expect(JSON.stringify(emailError, Object.getOwnPropertyNames(emailError))).not.toContain('wrong-never-in-an-error');
+    } finally {
+      await refusing.close();
+    }
+  });
 });

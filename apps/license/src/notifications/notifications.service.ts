@@ -1,7 +1,7 @@
 import type { Config } from '@app/config';
 import {
   createEmailChannel, createNotifier, createSmsChannel, createTelegramChannel,
-  type ChannelName, type NotificationChannel, type Notifier, type WorkQueue,
+  type ChannelName, type NotificationChannel, type Notifier, type NotifierOptions, type WorkQueue,
 } from '@app/events';
 import type { Logger } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
@@ -45,7 +45,10 @@ export function routingFromConfig(config: Config): Record<NotificationKind, Chan
 }
 
 /** Notifications go through the job queue, so a mail server that is down delays them instead of losing them. */
-export function createLicenseNotifier(config: Config, queue: WorkQueue | undefined, logger: Logger, channels = channelsFromConfig(config)): Notifier {
+export function createLicenseNotifier(
+  config: Config, queue: WorkQueue | undefined, logger: Logger,
+  channels: NotifierOptions['channels'] = channelsFromConfig(config),
+): Notifier {
   return createNotifier({ channels, routing: routingFromConfig(config), queue, logger });
 }
 

@@ -12,3 +12,21 @@ export interface NotificationChannel {
   readonly name: ChannelName;
   send(message: NotificationMessage, recipients?: string[]): Promise<void>;
 }
+
+/**
+ * A provider's failure as a plain Error: its message (or the HTTP status it answered) and code,
+ * nothing else. The clients' own errors carry the request they made (Telegram's URL holds the
+ * bot token) and would put it in any log line or job record that serializes them.
+ */
+export function providerError(provider: string, error: unknown, secrets: string[]): Error {
+  const field = (name: string): unknown => (typeof error === 'object' && error !== null ? Reflect.get(error, name) : undefined);
+  const given = field('message');
+  const status = field('status');
+  const code = field('code');
+  let message = typeof given === 'string' && given && given !== 'undefined' ? given
+    : typeof status === 'number' ? `${provider} answered HTTP ${status}` : `${provider} failed`;
+  for (const secret of secrets.filter(Boolean)) message = message.split(secret).join('[redacted]');
+  const clean = new Error(message);
+  if (typeof code === 'string' || typeof code === 'number') Object.assign(clean, { code });
+  return clean;
+}

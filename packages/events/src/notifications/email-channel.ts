@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import type { NotificationChannel } from './channel.js';
+import { providerError, type NotificationChannel } from './channel.js';
 
 export interface EmailChannelOptions {
   host: string;
@@ -19,13 +19,22 @@ export function createEmailChannel(options: EmailChannelOptions): NotificationCh
     port: options.port,
     secure: options.secure,
     auth: options.user ? { user: options.user, pass: options.pass ?? '' } : undefined,
+    // Nodemailer waits 2 minutes for a connection by default: a mistyped host would hold an
+    // admin's "Send test" that long. Queued notifications are retried anyway.
+    connectionTimeout: 20_000,
+    greetingTimeout: 20_000,
+    socketTimeout: 60_000,
   });
   return {
     name: 'email',
     async send(message, recipients) {
       const to = recipients?.length ? recipients : options.to;
       if (!to.length) throw new Error('No email recipient configured');
-      await transport.sendMail({ from: options.from, to, subject: message.subject, text: message.text });
+      try {
+        await transport.sendMail({ from: options.from, to, subject: message.subject, text: message.text });
+      } catch (error) {
+        throw providerError('The SMTP server', error, [options.pass ?? '']);
+      }
     },
   };
 }

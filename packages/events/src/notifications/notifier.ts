@@ -2,8 +2,11 @@ import type { ChannelName, NotificationChannel, NotificationMessage } from './ch
 import type { WorkQueue } from '../job-queue.js';
 
 export interface NotifierOptions {
-  /** The channels that are configured; a channel missing here is skipped. */
-  channels: Partial<Record<ChannelName, NotificationChannel>>;
+  /**
+   * The channels that are configured; a channel missing here is skipped. A function is asked at
+   * each send, so channels changed at run time (settings stored in the database) apply at once.
+   */
+  channels: Partial<Record<ChannelName, NotificationChannel>> | (() => Partial<Record<ChannelName, NotificationChannel>>);
   /** Channels per notification kind (e.g. `anomaly: ['telegram']`); a kind without channels sends nothing. */
   routing: Record<string, ChannelName[]>;
   /** When set, routed notifications are queued in the database and retried; otherwise sent at once. */
@@ -36,9 +39,11 @@ export interface Notifier {
 
 export function createNotifier(options: NotifierOptions): Notifier {
   const queueName = options.queueName ?? 'notification-delivery';
+  const source = options.channels;
+  const channels = typeof source === 'function' ? source : () => source;
 
   async function sendVia(name: ChannelName, message: NotificationMessage, recipients?: string[]): Promise<void> {
-    const channel = options.channels[name];
+    const channel = channels()[name];
     if (!channel) throw new Error(`Notification channel ${name} is not configured`);
     await channel.send(message, recipients);
   }
@@ -48,7 +53,8 @@ export function createNotifier(options: NotifierOptions): Notifier {
       if (options.queue) await options.queue.work<NotificationJob>(queueName, (job) => sendVia(job.channel, job.message, job.recipients));
     },
     async notify(kind, message, throttle) {
-      const targets = (options.routing[kind] ?? []).filter((name) => options.channels[name]);
+      const current = channels();
+      const targets = (options.routing[kind] ?? []).filter((name) => current[name]);
       for (const channel of targets) {
         if (options.queue) {
           await options.queue.send<NotificationJob>(queueName, { channel, message }, {
@@ -63,6 +69,9 @@ export function createNotifier(options: NotifierOptions): Notifier {
       return targets;
     },
     sendVia,
-    configured: () => (Object.keys(options.channels) as ChannelName[]).filter((name) => options.channels[name]),
+    configured: () => {
+      const current = channels();
+      return (Object.keys(current) as ChannelName[]).filter((name) => current[name]);
+    },
   };
 }

@@ -1,5 +1,5 @@
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
-import type { NotificationChannel } from './channel.js';
+import { providerError, type NotificationChannel } from './channel.js';
 
 export interface SmsChannelOptions {
   accountSid: string;
@@ -41,7 +41,11 @@ export function createSmsChannel(options: SmsChannelOptions): NotificationChanne
       if (!to.length) throw new Error('No SMS recipient configured');
       const body = message.subject ? `${message.subject}: ${message.text}` : message.text;
       const api = await twilioClient();
-      for (const number of to) await api.messages.create({ from: options.from, to: number, body });
+      try {
+        for (const number of to) await api.messages.create({ from: options.from, to: number, body });
+      } catch (error) {
+        throw providerError('Twilio', error, [options.authToken]);
+      }
     },
   };
 }

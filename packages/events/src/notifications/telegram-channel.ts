@@ -1,5 +1,5 @@
 import type TelegramBot from 'node-telegram-bot-api';
-import type { NotificationChannel } from './channel.js';
+import { providerError, type NotificationChannel } from './channel.js';
 
 export interface TelegramChannelOptions {
   token: string;
@@ -20,7 +20,11 @@ export function createTelegramChannel(options: TelegramChannelOptions): Notifica
       const chats = recipients?.length ? recipients : [options.chatId];
       const text = message.subject ? `${message.subject}\n\n${message.text}` : message.text;
       const api = await telegram();
-      for (const chat of chats) await api.sendMessage(chat, text);
+      try {
+        for (const chat of chats) await api.sendMessage(chat, text);
+      } catch (error) {
+        throw providerError('Telegram', error, [options.token]);
+      }
     },
   };
 }

@@ -1,0 +1,33 @@
+import type { Request } from 'express';
+import type pg from 'pg';
+import type { Config } from '@app/config';
+import type { ChannelName, NotificationChannel } from '@app/events';
+import type { Guard } from '@app/http';
+import { createSettingsStore } from '@app/settings';
+import { recordFailedWrite } from '../audit/audit-failures.js';
+import type { FeatureModule } from '../common/feature-module.js';
+import { routingFromConfig } from '../notifications/notifications.service.js';
+import { notificationChannelPages } from './notification-channels.pages.js';
+import { channelSettingsNamespace, channelSettingsSchema } from './notification-channels.schema.js';
+import { createNotificationChannelsService } from './notification-channels.service.js';
+
+/**
+ * The notification channels an admin configures at run time (settings namespace
+ * `notification-channels`, the environment's values until saved) and their page; `channels`
+ * gives the notifier the channels in force at each send.
+ */
+export async function notificationChannelsModule(needs: {
+  config: Config; pool: pg.Pool; now: () => Date; admin: Guard; public: Guard; csrfToken: (req: Request) => string; refreshMs?: number;
+}): Promise<FeatureModule & { channels: () => Partial<Record<ChannelName, NotificationChannel>> }> {
+  const store = await createSettingsStore({ pool: needs.pool, namespace: channelSettingsNamespace, schema: channelSettingsSchema, refreshMs: needs.refreshMs });
+  const service = createNotificationChannelsService({ pool: needs.pool, store, config: needs.config, now: needs.now });
+  return {
+    name: 'notification-channels',
+    routes: notificationChannelPages({
+      service, stored: store.get, routing: routingFromConfig(needs.config), public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken,
+      auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
+    }),
+    channels: service.channels,
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,88 @@
+import type { ChannelName } from '@app/events';
+import type { FlashMessage } from '../dashboard/admin-pages.js';
+import { adminLayout } from '../dashboard/dashboard.page-data.js';
+import type { ChannelSettings, EffectiveChannels } from './notification-channels.schema.js';
+
+// What the notification channels page (views/notification-channels/channels.ejs) reads: each
+// channel's values in force (or as typed, when its form had errors), its secret only as
+// "set" with at most its last 4 characters, and which notifications it receives.
+
+export const channelsPath = '/webhooks/channels';
+export const channelHref = (name: ChannelName) => `${channelsPath}/${name}`;
+
+/** The sub-navigation of the Webhooks section. */
+export const webhooksSubnav = [
+  { href: '/webhooks', label: 'Endpoints', current: false },
+  { href: channelsPath, label: 'Notification channels', current: true },
+];
+
+/** A secret as the page may show it: whether it is set, and its last 4 characters when it is long enough to spare them. */
+export function secretHint(secret: string): string {
+  if (!secret) return 'not set';
+  return secret.length >= 12 ? `set, ends in …${secret.slice(-4)}` : 'set';
+}
+
+/** The text fields of a channel's form (secrets never among them). */
+export type ChannelValues = Record<string, string | boolean>;
+
+export function valuesOf(effective: EffectiveChannels, name: ChannelName): ChannelValues {
+  if (name === 'email') {
+    const { enabled, host, port, secure, user, from, to } = effective.email;
+    return { enabled, host, port: String(port), secure, user, from, to: to.join(', ') };
+  }
+  if (name === 'sms') {
+    const { enabled, accountSid, from, to } = effective.sms;
+    return { enabled, accountSid, from, to: to.join(', ') };
+  }
+  const { enabled, chatId } = effective.telegram;
+  return { enabled, chatId };
+}
+
+/** A form sent back with errors: what was typed, never the secret. */
+export function valuesTyped(form: Record<string, string | undefined>, name: ChannelName): ChannelValues {
+  const text = (key: string) => form[key] ?? '';
+  const ticked = (key: string) => form[key] !== undefined;
+  if (name === 'email') return { enabled: ticked('enabled'), host: text('host'), port: text('port'), secure: ticked('secure'), user: text('user'), from: text('from'), to: text('to') };
+  if (name === 'sms') return { enabled: ticked('enabled'), accountSid: text('accountSid'), from: text('from'), to: text('to') };
+  return { enabled: ticked('enabled'), chatId: text('chatId') };
+}
+
+const kindLabel = (kind: string) => kind.replace(/_/g, ' ');
+
+export interface ChannelsPageInput {
+  effective: EffectiveChannels;
+  stored: ChannelSettings;
+  routing: Record<string, ChannelName[]>;
+  /** The channel whose form had errors: what was typed, and the errors. */
+  failed?: { name: ChannelName; values: ChannelValues; errors: string[] };
+}
+
+export function channelsPageData(username: string, input: ChannelsPageInput, extras: { messages: FlashMessage[]; csrfToken: string }) {
+  const { effective, stored, routing, failed } = input;
+  const card = (name: ChannelName, label: string, secret: string, recipient: string) => {
+    const saved = Object.values(stored[name]).some((value) => value !== null);
+    return {
+      name, label, href: channelHref(name),
+      values: failed?.name === name ? failed.values : valuesOf(effective, name),
+      errors: failed?.name === name ? failed.errors : [],
+      enabled: effective[name].enabled,
+      secret: secretHint(secret),
+      source: saved ? 'Saved in the console' : 'From the environment',
+      receives: Object.entries(routing).filter(([, channels]) => channels.includes(name)).map(([kind]) => kindLabel(kind)),
+      testRecipient: recipient,
+    };
+  };
+  return {
+    ...adminLayout('Notification channels', username, 'webhooks'),
+    messages: extras.messages,
+    csrfToken: extras.csrfToken,
+    subnav: webhooksSubnav,
+    /** The channel whose form had errors, for the note at the top of the page (on a phone the card is far below). */
+    failedChannel: failed ? { label: { email: 'Email', sms: 'SMS', telegram: 'Telegram' }[failed.name], href: `#${failed.name}` } : null,
+    channels: {
+      email: card('email', 'Email', effective.email.pass, effective.email.to.join(', ')),
+      sms: card('sms', 'SMS', effective.sms.authToken, effective.sms.to.join(', ')),
+      telegram: card('telegram', 'Telegram', effective.telegram.botToken, effective.telegram.chatId),
+    },
+  };
+}

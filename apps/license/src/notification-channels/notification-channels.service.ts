@@ -1,0 +1,117 @@
+import type pg from 'pg';
+import type { Config } from '@app/config';
+import { NOTIFICATION_CHANNELS, type ChannelName, type NotificationChannel } from '@app/events';
+import type { SettingsStore } from '@app/settings';
+import { recordAudit } from '../audit/audit.repository.js';
+import type { Actor } from '../common/actor.js';
+import { buildChannel, effectiveChannels, missingFields, secretsOf } from './notification-channels.effective.js';
+import { parseChannelForm } from './notification-channels.forms.js';
+import type { ChannelSettings, EffectiveChannels } from './notification-channels.schema.js';
+
+export type SaveResult = { ok: true } | { ok: false; errors: string[] };
+export type TestResult = { ok: true; to: string[] } | { ok: false; error: string };
+
+const channelLabels: Record<ChannelName, string> = { email: 'Email', sms: 'SMS', telegram: 'Telegram' };
+const secretFields = { email: 'pass', sms: 'authToken', telegram: 'botToken' } as const;
+
+/** A stored channel as the audit log records it: every secret replaced by whether it is set. */
+function auditable(settings: ChannelSettings[ChannelName], name: ChannelName): Record<string, unknown> {
+  const secret = secretFields[name];
+  const record: Record<string, unknown> = { ...settings };
+  const value = record[secret];
+  record[secret] = value === null || value === undefined ? null : value === '' ? '(removed)' : '(set)';
+  return record;
+}
+
+/**
+ * A provider's error as an admin may read it: its first line, no stack, every secret of the
+ * settings in force replaced (a bot token is part of Telegram's URLs), at most 300 characters.
+ */
+export function readableError(error: unknown, secrets: string[]): string {
+  const raw = error instanceof Error ? error.message : String(error);
+  let text = raw.split('\n')[0]!.trim() || 'The provider gave no reason';
+  for (const secret of secrets) text = text.split(secret).join('[redacted]');
+  text = text.replace(/bot\d+:[A-Za-z0-9_-]+/g, 'bot[redacted]');
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
+
+/**
+ * The notification channels in force (stored settings over the environment's), their changes
+ * (audited, as runtime-config's are) and the test message an admin sends from the console.
+ * The notifier asks `channels()` at each send, so a change applies at once, in every instance
+ * once its settings store has picked it up.
+ */
+export function createNotificationChannelsService(deps: { pool: pg.Pool; store: SettingsStore<ChannelSettings>; config: Config; now: () => Date }) {
+  const { pool, store, config } = deps;
+  const effective = (): EffectiveChannels => effectiveChannels(store.get(), config);
+
+  // Channel objects are rebuilt only when the stored settings change (the store gives a new frozen object then).
+  let built: { from: ChannelSettings; channels: Partial<Record<ChannelName, NotificationChannel>> } | undefined;
+  const channels = (): Partial<Record<ChannelName, NotificationChannel>> => {
+    const stored = store.get();
+    if (built?.from !== stored) {
+      const inForce = effectiveChannels(stored, config);
+      const made: Partial<Record<ChannelName, NotificationChannel>> = {};
+      for (const name of NOTIFICATION_CHANNELS) {
+        const channel = inForce[name].enabled ? buildChannel(inForce, name) : undefined;
+        if (channel) made[name] = channel;
+      }
+      built = { from: stored, channels: made };
+    }
+    return built.channels;
+  };
+
+  return {
+    effective,
+    channels,
+    label: (name: ChannelName) => channelLabels[name],
+
+    /** Saves one channel's form: a blank secret keeps the one in force. */
+    async save(actor: Actor, name: ChannelName, form: Record<string, string | undefined>): Promise<SaveResult> {
+      const current = effective();
+      const parsed = parseChannelForm(name, form, current);
+      if (!parsed.ok) return parsed;
+      const before = store.get();
+      const after = await store.update(parsed.patch);
+      await recordAudit(pool, actor, {
+        action: 'update', resourceType: 'notification', resourceId: name,
+        before: auditable(before[name], name), after: auditable(after[name], name),
+      });
+      return { ok: true };
+    },
+
+    /** Sends a test message through one channel right away (enabled or not), to `recipient` or the configured ones. */
+    async sendTest(actor: Actor, name: ChannelName, recipient: string): Promise<TestResult> {
+      const current = effective();
+      const recipients = recipient.split(/[,\s]+/).map((part) => part.trim()).filter(Boolean);
+      const defaults = name === 'email' ? current.email.to : name === 'sms' ? current.sms.to : [current.telegram.chatId].filter(Boolean);
+      const to = recipients.length ? recipients : defaults;
+      const audit = (success: boolean, after: Record<string, unknown>) =>
+        recordAudit(pool, actor, { action: 'create', resourceType: 'notification', resourceId: `${name}:test`, success, after: { to, ...after } });
+      const channel = buildChannel(current, name);
+      if (!channel) {
+        const missing = missingFields(current, name);
+        const error = `${channelLabels[name]} cannot send yet: set ${missing.join(', ')} and save first.`;
+        await audit(false, { error });
+        return { ok: false, error };
+      }
+      if (!to.length) {
+        const error = 'Enter a recipient for the test message.';
+        await audit(false, { error });
+        return { ok: false, error };
+      }
+      try {
+        await channel.send({
+          subject: 'Test message from the License Service',
+          text: `This is a test of the ${channelLabels[name]} notification channel, sent from the admin console at ${deps.now().toISOString()}.`,
+        }, to);
+      } catch (error) {
+        const text = readableError(error, secretsOf(current));
+        await audit(false, { error: text });
+        return { ok: false, error: text };
+      }
+      await audit(true, {});
+      return { ok: true, to };
+    },
+  };
+}
