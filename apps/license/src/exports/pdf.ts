@@ -61,6 +61,9 @@ export class PdfReport {
   constructor(private readonly title: string, private readonly output: ExportOutput, options: { landscape?: boolean; now: Date }) {
     this.doc = new PDFDocument({
       size: 'A4', layout: options.landscape ? 'landscape' : 'portrait', margin: MARGIN, autoFirstPage: false,
+      // pdfkit caches the layout of every distinct word of an embedded font for the whole document:
+      // with a key per row that is memory growing with the row count. Off, memory stays flat.
+      fontLayoutCache: false,
       info: { Title: title, Creator: 'License Service', CreationDate: options.now },
     });
     this.doc.registerFont(FONT, FONT_FILES.regular);
