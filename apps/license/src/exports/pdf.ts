@@ -32,6 +32,21 @@ function fontCoverage() {
   return coverage;
 }
 
+/**
+ * pdfkit caches the layout of every distinct word of an embedded font for the whole document
+ * (`EmbeddedFont.layoutCache`): with a license key per row, memory would grow with the row count.
+ * Without the cache every cell is shaped again, about three times as slow as Helvetica was. So the
+ * cache is kept and emptied at each new page: repeated words (product names, types, states) are
+ * shaped once a page, and memory stays flat. pdfkit keeps its fonts in `_fontFamilies`.
+ */
+function emptyLayoutCaches(doc: object): void {
+  const fonts: unknown = Reflect.get(doc, '_fontFamilies');
+  if (!fonts || typeof fonts !== 'object') return;
+  for (const font of Object.values(fonts)) {
+    if (font && typeof font === 'object' && 'layoutCache' in font) Reflect.set(font, 'layoutCache', Object.create(null));
+  }
+}
+
 /** The text with control characters dropped and every character the font cannot draw shown as '?'. */
 export function pdfText(text: string): string {
   const font = fontCoverage();
@@ -61,9 +76,6 @@ export class PdfReport {
   constructor(private readonly title: string, private readonly output: ExportOutput, options: { landscape?: boolean; now: Date }) {
     this.doc = new PDFDocument({
       size: 'A4', layout: options.landscape ? 'landscape' : 'portrait', margin: MARGIN, autoFirstPage: false,
-      // pdfkit caches the layout of every distinct word of an embedded font for the whole document:
-      // with a key per row that is memory growing with the row count. Off, memory stays flat.
-      fontLayoutCache: false,
       info: { Title: title, Creator: 'License Service', CreationDate: options.now },
     });
     this.doc.registerFont(FONT, FONT_FILES.regular);
@@ -77,6 +89,7 @@ export class PdfReport {
   private get width() { return this.doc.page.width - 2 * MARGIN; }
 
   private newPage(): void {
+    emptyLayoutCaches(this.doc);
     this.doc.addPage();
     this.page += 1;
     this.y = MARGIN;
