@@ -66,7 +66,8 @@ export async function findAuditLogs(db: Queryable, filter: AuditFilter, countLim
   if (filter.action) add('action = ?', filter.action);
   if (filter.startDate) add('created_at >= ?', filter.startDate);
   if (filter.endDate) add('created_at <= ?', filter.endDate);
-  if (filter.success !== undefined) add('success = ?', filter.success);
+  // Written out rather than bound, so a generic plan can use the partial index of failed entries.
+  if (filter.success !== undefined) where.push(filter.success ? 'success' : 'NOT success');
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const [page, total] = await Promise.all([
     db.query<AuditRow>(`SELECT * FROM audit_logs ${clause} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
