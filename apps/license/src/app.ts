@@ -152,13 +152,13 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     licensesModule({ service: licenses, admin, files }),
     customerPortal,
     adminLicensesModule({ pool, now, licenses, admin, public: guards.public, csrfToken: auth.csrfToken }),
-    auditModule({ pool, admin }),
+    auditModule({ pool, admin, public: guards.public }),
     adminSettingsModule({
       pool, now, settings, effectiveRateLimit: rateLimits.effectivePublicLimit, admins, tokens: adminTokens, twoFactor,
       admin, public: guards.public, csrfToken: auth.csrfToken,
     }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
-    exportsModule({ config, pool, now, admin }),
+    exportsModule({ config, pool, now, admin, public: guards.public }),
     // Before the webhooks module: /webhooks/channels is not a webhook endpoint's id.
     notificationChannels,
     webhooks,

@@ -189,7 +189,7 @@ describe('exports', () => {
     expect(text.match(/Key\s+Product\s+Customer\s+Type\s+Status/g)?.length).toBe(pages);
     expect(pageTexts.filter((page, index) => /Key\s+Product\s+Customer\s+Type\s+Status/.test(page) && new RegExp(`\\bPage ${index + 1}\\b`).test(page))).toHaveLength(pages);
     console.info(`PDF of 10,000 licenses: ${response.bytes} bytes, ${pages} pages in ${elapsed} ms`);
-  });
+  }, 120_000);
 
   it.each([
     { name: 'product', query: () => `product=${ids.other}`, where: () => `product_id = '${ids.other}'`,

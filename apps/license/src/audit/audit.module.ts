@@ -1,9 +1,12 @@
 import type pg from 'pg';
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '../common/feature-module.js';
+import { auditPages } from './audit.pages.js';
 import { auditRoutes } from './audit.routes.js';
 import { createAuditService } from './audit.service.js';
 
-export function auditModule(needs: { pool: pg.Pool; admin: Guard }): FeatureModule {
-  return { name: 'audit', routes: auditRoutes({ service: createAuditService({ pool: needs.pool }), admin: needs.admin }) };
+/** The audit API and the admin console's audit log pages. */
+export function auditModule(needs: { pool: pg.Pool; admin: Guard; public: Guard }): FeatureModule {
+  const service = createAuditService({ pool: needs.pool });
+  return { name: 'audit', routes: [...auditRoutes({ service, admin: needs.admin }), ...auditPages({ service, public: needs.public, admin: needs.admin })] };
 }

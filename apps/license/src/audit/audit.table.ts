@@ -23,4 +23,8 @@ export const auditLogs = pgTable('audit_logs', {
   index('audit_logs_created_idx').on(table.createdAt),
   index('audit_logs_resource_idx').on(table.resourceType, table.resourceId),
   index('audit_logs_user_idx').on(table.userId, table.createdAt),
+  // The audit log page's filters, newest first (0006_audit_filter_indexes.sql).
+  index('audit_logs_action_created_idx').on(table.action, table.createdAt, table.id),
+  index('audit_logs_type_created_idx').on(table.resourceType, table.createdAt, table.id),
+  index('audit_logs_failed_created_idx').on(table.createdAt, table.id).where(sql`NOT ${table.success}`),
 ]);

@@ -36,8 +36,7 @@ export const licenseCsvColumns = (now: Date): CsvColumn<LicenseExportRow>[] => [
   { label: 'createdAt', value: (row) => iso(row.createdAt) },
 ];
 
-// Helvetica (WinAnsi) has no infinity sign: a dash stands for "no limit".
-const limit = (used: number, max: number) => `${used}/${max === 0 ? '–' : max}`;
+const limit = (used: number, max: number) => `${used}/${max === 0 ? '∞' : max}`;
 
 export const licensePdfColumns = (now: Date): PdfColumn<LicenseExportRow>[] => [
   { label: 'Key', width: 200, value: (row) => row.key, overflow: 'shrink' },

@@ -2,11 +2,33 @@ import type pg from 'pg';
 import type { Config } from '@app/config';
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '../common/feature-module.js';
+import { createCustomersService } from '../customers/customers.service.js';
+import { createProductsService } from '../products/products.service.js';
+import { exportPages } from './exports.pages.js';
 import { exportRoutes } from './exports.routes.js';
 import { createExportsService } from './exports.service.js';
 
-/** The export routes (admin only), reading the database in EXPORT_BATCH_SIZE batches. */
-export function exportsModule(needs: { config: Pick<Config, 'EXPORT_BATCH_SIZE'>; pool: pg.Pool; now: () => Date; admin: Guard }): FeatureModule {
+/** The customer filter is a select: the latest customers, enough for a console, not a directory. */
+const customerChoices = 500;
+
+/** The export routes (admin only), reading the database in EXPORT_BATCH_SIZE batches, and the admin console's exports page. */
+export function exportsModule(needs: { config: Pick<Config, 'EXPORT_BATCH_SIZE'>; pool: pg.Pool; now: () => Date; admin: Guard; public: Guard }): FeatureModule {
   const service = createExportsService({ pool: needs.pool, now: needs.now, batchSize: needs.config.EXPORT_BATCH_SIZE });
-  return { name: 'exports', routes: exportRoutes({ service, admin: needs.admin, now: needs.now }) };
+  // The filters' choices are read through the products and customers services (stateless, so built here).
+  const products = createProductsService({ pool: needs.pool, now: needs.now });
+  const customers = createCustomersService({ pool: needs.pool });
+  const choices = async () => {
+    const [productList, customerList] = await Promise.all([
+      products.list({ includeCounts: false, activeOnly: false }),
+      customers.list({ limit: customerChoices, skip: 0 }),
+    ]);
+    return {
+      products: productList.map((product) => ({ id: product._id, name: product.name, active: product.isActive })),
+      customers: customerList.customers.map((customer) => ({ id: customer._id, name: customer.name, email: customer.email ?? '' })),
+    };
+  };
+  return {
+    name: 'exports',
+    routes: [...exportRoutes({ service, admin: needs.admin, now: needs.now }), ...exportPages({ choices, public: needs.public, admin: needs.admin })],
+  };
 }

@@ -3,11 +3,17 @@ import { isoDate, queryFilterBoolean, uuidString } from '../common/schemas.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import { transactionStatuses } from '../transactions/transactions.table.js';
 
+/**
+ * A filter that an empty value leaves out (`product=`): the admin console's export forms are plain
+ * GET forms, whose "All" choices and empty date fields are sent as empty strings.
+ */
+const blankable = <T extends z.ZodType>(schema: T) => z.union([z.literal('').transform(() => undefined), schema]).optional();
+
 export const licenseExportQuerySchema = z.object({
-  product: uuidString().optional(),
-  customer: uuidString().optional(),
-  active: queryFilterBoolean(),
-  licenseType: z.enum(licenseTypes).optional(),
+  product: blankable(uuidString()),
+  customer: blankable(uuidString()),
+  active: blankable(queryFilterBoolean()),
+  licenseType: blankable(z.enum(licenseTypes)),
 });
 export type LicenseExportFilter = z.infer<typeof licenseExportQuerySchema>;
 
@@ -17,10 +23,10 @@ const endDate = () => z.string()
   .transform((value) => new Date(Date.parse(value) + (/^\d{4}-\d{2}-\d{2}$/.test(value) ? 86_400_000 - 1 : 0)));
 
 export const transactionExportQuerySchema = z.object({
-  customer: uuidString().optional(),
-  status: z.enum(transactionStatuses).optional(),
-  startDate: isoDate().optional(),
-  endDate: endDate().optional(),
+  customer: blankable(uuidString()),
+  status: blankable(z.enum(transactionStatuses)),
+  startDate: blankable(isoDate()),
+  endDate: blankable(endDate()),
 }).refine((query) => !query.startDate || !query.endDate || query.startDate <= query.endDate, {
   message: 'endDate must not be before startDate', path: ['endDate'],
 });

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import * as fontkit from 'fontkit';
 import PDFDocument from 'pdfkit';
 import type { ExportOutput } from './export-output.js';
 
@@ -7,15 +9,52 @@ export interface PdfColumn<Row> {
   overflow?: 'clip' | 'shrink';
 }
 
-// The standard fonts speak WinAnsi only: anything else would come out as garbage glyphs, so it is
-// shown as '?' (an embedded Unicode font would need a font file shipped with the service).
-const WIN_ANSI_EXTRA = '€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ';
-export function pdfText(text: string): string {
-  return text.replace(/[^\x20-\x7E\xA0-\xFF]/gu, (char) => (WIN_ANSI_EXTRA.includes(char) ? char : '?'));
+// The text is set in DejaVu Sans Condensed (npm `dejavu-fonts-ttf`, free licence), embedded and
+// subset by pdfkit, so names in Latin, Greek, Cyrillic, Arabic, Hebrew and many more scripts print
+// as they are. It has no CJK glyphs: a character the font lacks is shown as '?' rather than as an
+// empty box. The files are found through node_modules, so no font file is copied into the repo.
+const require = createRequire(import.meta.url);
+const FONT_FILES = {
+  regular: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansCondensed.ttf'),
+  bold: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansCondensed-Bold.ttf'),
+};
+const FONT = 'Body';
+const BOLD = 'Body-Bold';
+
+let coverage: { has(codePoint: number): boolean } | undefined;
+/** Which characters both faces can draw (read once from the regular face; the bold one has the same coverage). */
+function fontCoverage() {
+  if (!coverage) {
+    const font = fontkit.openSync(FONT_FILES.regular);
+    if (!('hasGlyphForCodePoint' in font)) throw new Error('the report font is a collection, not one face');
+    coverage = { has: (codePoint) => font.hasGlyphForCodePoint(codePoint) };
+  }
+  return coverage;
 }
 
-const FONT = 'Helvetica';
-const BOLD = 'Helvetica-Bold';
+/**
+ * pdfkit caches the layout of every distinct word of an embedded font for the whole document
+ * (`EmbeddedFont.layoutCache`): with a license key per row, memory would grow with the row count.
+ * Without the cache every cell is shaped again, about three times as slow as Helvetica was. So the
+ * cache is kept and emptied at each new page: repeated words (product names, types, states) are
+ * shaped once a page, and memory stays flat. pdfkit keeps its fonts in `_fontFamilies`.
+ */
+function emptyLayoutCaches(doc: object): void {
+  const fonts: unknown = Reflect.get(doc, '_fontFamilies');
+  if (!fonts || typeof fonts !== 'object') return;
+  for (const font of Object.values(fonts)) {
+    if (font && typeof font === 'object' && 'layoutCache' in font) Reflect.set(font, 'layoutCache', Object.create(null));
+  }
+}
+
+/** The text with control characters dropped and every character the font cannot draw shown as '?'. */
+export function pdfText(text: string): string {
+  const font = fontCoverage();
+  let out = '';
+  for (const char of text.replace(/[\p{Cc}]/gu, ' ')) out += font.has(char.codePointAt(0)!) ? char : '?';
+  return out;
+}
+
 const FONT_SIZE = 7.5;
 const ROW_HEIGHT = 13;
 const MARGIN = 36;
@@ -39,6 +78,8 @@ export class PdfReport {
       size: 'A4', layout: options.landscape ? 'landscape' : 'portrait', margin: MARGIN, autoFirstPage: false,
       info: { Title: title, Creator: 'License Service', CreationDate: options.now },
     });
+    this.doc.registerFont(FONT, FONT_FILES.regular);
+    this.doc.registerFont(BOLD, FONT_FILES.bold);
     this.doc.on('data', (chunk: Buffer) => this.pending.push(chunk));
     this.ended = new Promise((resolve, reject) => { this.doc.on('end', resolve); this.doc.on('error', reject); });
     this.newPage();
@@ -48,6 +89,7 @@ export class PdfReport {
   private get width() { return this.doc.page.width - 2 * MARGIN; }
 
   private newPage(): void {
+    emptyLayoutCaches(this.doc);
     this.doc.addPage();
     this.page += 1;
     this.y = MARGIN;
@@ -63,7 +105,7 @@ export class PdfReport {
   }
 
   private clip(text: string, width: number): string {
-    // Cheap test first: Helvetica's widest common glyphs stay under 0.72 em.
+    // Cheap test first: the font's widest common glyphs stay under 0.72 em.
     if (text.length * FONT_SIZE * 0.72 <= width) return text;
     if (this.doc.widthOfString(text) <= width) return text;
     let end = text.length;

@@ -1,0 +1,132 @@
+import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { adminLayout } from '../dashboard/dashboard.page-data.js';
+import { isUuid } from '../common/schemas.js';
+import type { AuditLogJson } from './audit.presenter.js';
+import type { AuditQuery } from './audit.schema.js';
+import { auditActions, auditResourceTypes, type AuditAction, type AuditResourceType } from './audit.table.js';
+
+// What the audit log pages (views/audit) receive: plain data, texts unescaped (the views escape
+// them), numbers and times formatted. Times are shown in UTC.
+
+export const auditPageSize = 25;
+/** The list counts matching entries up to this many (400 pages); past it the page says "10,000+". */
+export const auditCountLimit = 10_000;
+const day = 86_400_000;
+const number = (value: number) => value.toLocaleString('en-US');
+
+/** The list's filters as the address carries them (what cannot be read is left out). */
+export interface AuditListFilters {
+  action?: AuditAction; type?: AuditResourceType; admin?: string;
+  /** `YYYY-MM-DD`, UTC days, both included. */
+  from?: string; to?: string;
+  success?: 'yes' | 'no';
+  page: number;
+}
+
+/** The list page's address with its filters and `page` (1 is left out). */
+export function auditListAddress(filters: AuditListFilters, page = 1): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...filters, page })) {
+    if (value === undefined || value === '' || (name === 'page' && value === 1)) continue;
+    params.set(name, String(value));
+  }
+  const query = params.toString();
+  return `/audit-log${query ? `?${query}` : ''}`;
+}
+
+/** The audit service's query for the filters: `to` is the whole of that day. */
+export function auditQueryOf(filters: AuditListFilters): AuditQuery {
+  return {
+    action: filters.action,
+    resourceType: filters.type,
+    userId: filters.admin,
+    resourceId: undefined,
+    startDate: filters.from ? new Date(`${filters.from}T00:00:00.000Z`) : undefined,
+    endDate: filters.to ? new Date(Date.parse(`${filters.to}T00:00:00.000Z`) + day - 1) : undefined,
+    success: filters.success === undefined ? undefined : filters.success === 'yes',
+    limit: auditPageSize,
+    skip: (filters.page - 1) * auditPageSize,
+  };
+}
+
+export const auditEntryHref = (id: string) => `/audit-log/${encodeURIComponent(id)}`;
+
+/** The admin console page of the resource an entry is about, when it has one. */
+function resourceHref(entry: AuditLogJson): string | null {
+  if (!isUuid(entry.resourceId)) return null;
+  const id = encodeURIComponent(entry.resourceId);
+  switch (entry.resourceType) {
+    case 'license': return `/licenses/${id}`;
+    case 'product': return `/products/${id}`;
+    case 'customer': return `/customers/${id}`;
+    default: return null;
+  }
+}
+
+/** The fields an entry changed, for the list: at most three names, and how many more. */
+function changedFields(entry: AuditLogJson) {
+  const { before, after } = entry.changes;
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter((field) => field !== 'updatedAt' && JSON.stringify(before[field]) !== JSON.stringify(after[field]));
+  return fields.length > 3 ? `${fields.slice(0, 3).join(', ')} and ${fields.length - 3} more` : fields.join(', ');
+}
+
+function rowView(entry: AuditLogJson) {
+  return {
+    id: entry._id,
+    href: auditEntryHref(entry._id),
+    time: utcTime(entry.createdAt),
+    iso: entry.createdAt,
+    userId: entry.userId,
+    action: entry.action,
+    resourceType: entry.resourceType,
+    resourceId: entry.resourceId,
+    resourceHref: resourceHref(entry),
+    success: entry.success,
+    changed: changedFields(entry),
+  };
+}
+
+const option = (value: string) => ({ value, label: value });
+
+export function auditListData(username: string, list: { auditLogs: AuditLogJson[]; total: number }, filters: AuditListFilters) {
+  const capped = list.total >= auditCountLimit;
+  const pages = Math.max(1, Math.ceil(list.total / auditPageSize));
+  const filtered = Boolean(filters.action || filters.type || filters.admin || filters.from || filters.to || filters.success);
+  const count = `${number(list.total)}${capped ? '+' : ''} ${list.total === 1 ? 'entry' : 'entries'}`;
+  return {
+    ...adminLayout('Audit log', username, 'audit'),
+    filters: {
+      action: filters.action ?? '', type: filters.type ?? '', admin: filters.admin ?? '',
+      from: filters.from ?? '', to: filters.to ?? '', success: filters.success ?? '',
+    },
+    filtered,
+    actions: [{ value: '', label: 'Any action' }, ...auditActions.map(option)],
+    types: [{ value: '', label: 'Any resource' }, ...auditResourceTypes.map(option)],
+    outcomes: [{ value: '', label: 'Any' }, { value: 'yes', label: 'Succeeded' }, { value: 'no', label: 'Failed' }],
+    entries: list.auditLogs.map(rowView),
+    count: filtered ? `${count} ${list.total === 1 ? 'matches' : 'match'} the filters` : count,
+    empty: list.total === 0,
+    pagination: { page: Math.min(filters.page, pages), pages, href: (page: number) => auditListAddress(filters, page) },
+  };
+}
+
+/** A change as readable JSON (two-space indents), or null when there is nothing to show. */
+const prettyJson = (value: Record<string, unknown>) => (Object.keys(value).length ? JSON.stringify(value, null, 2) : null);
+
+export function auditEntryData(username: string, entry: AuditLogJson) {
+  const view = rowView(entry);
+  return {
+    ...adminLayout(`Audit entry: ${entry.action} ${entry.resourceType}`, username, 'audit'),
+    entry: {
+      ...view,
+      ip: entry.ip,
+      userAgent: entry.userAgent,
+      // Failed writes record their error in `after` ({ status, error }).
+      error: !entry.success && typeof entry.changes.after.error === 'string' ? entry.changes.after.error : null,
+      status: !entry.success && typeof entry.changes.after.status === 'number' ? entry.changes.after.status : null,
+      before: prettyJson(entry.changes.before),
+      after: prettyJson(entry.changes.after),
+    },
+  };
+}
