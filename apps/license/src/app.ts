@@ -124,7 +124,10 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   const notifications = notificationsModule({ config, queue, logger, events });
   const { notifier } = notifications;
-  const webhooks = webhooksModule({ config, pool, logger, now, events, delivery: deps.webhookDelivery, admin });
+  const webhooks = webhooksModule({
+    config, pool, logger, now, events, delivery: deps.webhookDelivery, admin, public: guards.public, csrfToken: auth.csrfToken,
+    sessionSecret: sessionSecretOf(config),
+  });
   const automations = automationsModule({
     pool, now, events, notifier, webhooks: webhooks.dispatcher, logger, licenses, queue, checkWebhookUrl: webhooks.checkUrl, admin,
   });
