@@ -40,10 +40,10 @@ export async function listEndpoints(db: Queryable): Promise<EndpointRow[]> {
   return rows;
 }
 
-/** The enabled endpoints that take `event` (an empty list takes every event). */
-export async function endpointsFor(db: Queryable, event: string): Promise<Array<Pick<EndpointRow, 'id' | 'url'>>> {
-  const { rows } = await db.query<Pick<EndpointRow, 'id' | 'url'>>(
-    `SELECT id, url FROM webhook_endpoints WHERE enabled AND (cardinality(events) = 0 OR $1 = ANY(events)) ORDER BY created_at, id`, [event]);
+/** The enabled endpoints, where events go. */
+export async function enabledEndpoints(db: Queryable): Promise<Array<Pick<EndpointRow, 'id' | 'url' | 'events'>>> {
+  const { rows } = await db.query<Pick<EndpointRow, 'id' | 'url' | 'events'>>(
+    'SELECT id, url, events FROM webhook_endpoints WHERE enabled ORDER BY created_at, id');
   return rows;
 }
 

@@ -16,6 +16,7 @@ import { WEBHOOK_TEST_EVENT, type CreateEndpoint } from './webhook-endpoints.sch
 export const seededEndpointId = '00000000-0000-4000-8000-0000000000e1';
 const systemActor: Actor = { userId: 'system', ip: null, userAgent: null };
 const notFound = () => appError('WEBHOOK_ENDPOINT_NOT_FOUND');
+const endpointsCacheMs = 1000;
 
 /** A new signing secret: 32 random bytes, shown to the admin once. */
 export const newEndpointSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
@@ -32,6 +33,18 @@ export function createWebhookEndpointsService(deps: {
   dispatcher: Pick<WebhookDispatcher, 'emitTo'>;
 }) {
   const { pool, now, box } = deps;
+  // The enabled endpoints, read at most once a second (every event needs them; a burst of events
+  // shares one read). This instance's own writes drop it at once; another instance's apply within a second.
+  let cached: { at: number; endpoints: ReturnType<typeof repo.enabledEndpoints> } | undefined;
+  const enabledEndpoints = () => {
+    if (!cached || Date.now() - cached.at > endpointsCacheMs) {
+      const endpoints = repo.enabledEndpoints(pool);
+      cached = { at: Date.now(), endpoints };
+      endpoints.catch(() => { if (cached?.endpoints === endpoints) cached = undefined; });
+    }
+    return cached.endpoints;
+  };
+  const changed = <T>(result: T) => { cached = undefined; return result; };
   const find = async (client: Queryable, id: string) => {
     const row = isUuid(id) ? await repo.findEndpoint(client, id) : undefined;
     if (!row) throw notFound();
@@ -51,13 +64,13 @@ export function createWebhookEndpointsService(deps: {
     async create(actor: Actor, input: CreateEndpoint) {
       await deps.checkUrl(input.url);
       const secret = newEndpointSecret();
-      return withTransaction(pool, async (client) => {
+      return changed(await withTransaction(pool, async (client) => {
         const endpoint = webhookEndpointJson(await repo.insertEndpoint(client, {
           id: randomUUID(), url: input.url, events: [...new Set(input.events)], secret_sealed: box.seal(secret), enabled: true, created_at: now(),
         }));
         await recordAudit(client, actor, { action: 'create', resourceType: 'notification', resourceId: endpoint._id, after: endpoint });
         return { endpoint, secret };
-      });
+      }));
     },
 
     setEnabled: (actor: Actor, id: string, enabled: boolean) => withTransaction(pool, async (client) => {
@@ -65,7 +78,7 @@ export function createWebhookEndpointsService(deps: {
       const endpoint = webhookEndpointJson((await repo.updateEndpoint(client, id, { enabled, updated_at: now() }))!);
       await recordAudit(client, actor, { action: 'update', resourceType: 'notification', resourceId: id, before, after: endpoint });
       return endpoint;
-    }),
+    }).then(changed),
 
     /** A new secret signs every attempt from now on (retries of earlier deliveries too); told once. */
     rotate: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
@@ -74,7 +87,7 @@ export function createWebhookEndpointsService(deps: {
       const endpoint = webhookEndpointJson((await repo.updateEndpoint(client, id, { secret_sealed: box.seal(secret), updated_at: now() }))!);
       await recordAudit(client, actor, { action: 'update', resourceType: 'notification', resourceId: id, before, after: { ...endpoint, secretRotated: true } });
       return { endpoint, secret };
-    }),
+    }).then(changed),
 
     /** Its pending deliveries are kept as failed; delivered and failed ones stay in the log (endpoint_id becomes null). */
     remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
@@ -83,7 +96,7 @@ export function createWebhookEndpointsService(deps: {
       await repo.deleteEndpoint(client, id);
       await recordAudit(client, actor, { action: 'delete', resourceType: 'notification', resourceId: id, before, after: { pendingDeliveriesFailed: cancelled } });
       return before;
-    }),
+    }).then(changed),
 
     /** Queues a `webhook.test` delivery to the endpoint (enabled or not), signed like any other. */
     async sendTest(actor: Actor, id: string) {
@@ -97,8 +110,10 @@ export function createWebhookEndpointsService(deps: {
 
     /** Queues `event` to every enabled endpoint that takes it: one delivery each, each signed with its endpoint's secret. */
     async fanOut(event: string, data: object) {
-      const endpoints = await repo.endpointsFor(pool, event);
-      for (const endpoint of endpoints) await deps.dispatcher.emitTo(endpoint.url, event, data, { endpointId: endpoint.id });
+      for (const endpoint of await enabledEndpoints()) {
+        if (endpoint.events.length > 0 && !endpoint.events.includes(event)) continue;
+        await deps.dispatcher.emitTo(endpoint.url, event, data, { endpointId: endpoint.id });
+      }
     },
 
     /** The environment's endpoint (WEBHOOK_URL, WEBHOOK_EVENTS, WEBHOOK_SECRET), made when no endpoint exists yet. */
@@ -111,7 +126,7 @@ export function createWebhookEndpointsService(deps: {
         });
         if (row) await recordAudit(client, systemActor, { action: 'create', resourceType: 'notification', resourceId: row.id, after: { ...webhookEndpointJson(row), from: 'environment' } });
         return row && webhookEndpointJson(row);
-      });
+      }).then(changed);
     },
   };
 }
