@@ -32,6 +32,7 @@ const routes: Route[] = [
   { method: 'post', path: (ids) => `/products/${ids.product}`, auth: 'admin', fields: ['name', 'description', 'isActive', 'licensePrefix'], valid: () => ({ name: 'Fuzz page product' }) },
   { method: 'post', path: () => '/customers', auth: 'admin', fields: ['name', 'email', 'userId'], valid: () => ({ name: 'Fuzz', email: 'fuzz-page@example.com' }) },
   { method: 'post', path: (ids) => `/customers/${ids.customer}`, auth: 'admin', fields: ['name', 'email', 'userId'], valid: () => ({ name: 'Fuzz', email: 'fuzz-page@example.com' }) },
+  { method: 'post', path: () => '/webhooks/endpoints', auth: 'admin', fields: ['url', 'events'], valid: () => ({ url: 'https://93.184.215.14/fuzz', events: 'LICENSE_CREATED' }) },
   {
     method: 'post', path: () => '/api/licenses', auth: 'admin',
     fields: ['product', 'customer', 'licenseType', 'expiresAt', 'ipLimit', 'hwidLimit', 'credits', 'parent', 'active', 'convertToType',

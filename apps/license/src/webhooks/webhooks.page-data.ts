@@ -85,7 +85,8 @@ export function secretPageData(username: string, endpoint: WebhookEndpoint, secr
   };
 }
 
-const deliveriesAddress = (status: string | undefined, page: number) => {
+/** The delivery log's address with its filter and page. */
+export const deliveriesAddress = (status: string | undefined, page: number) => {
   const params = new URLSearchParams();
   if (status) params.set('status', status);
   if (page > 1) params.set('page', String(page));
@@ -121,9 +122,9 @@ export function deliveriesPageData(
       nextRetry: delivery.nextRetryAt ? utcTime(delivery.nextRetryAt) : '—',
       createdAt: utcTime(delivery.createdAt),
       redeliverable: delivery.status !== 'pending',
-      redeliverHref: `${deliveriesHref}/${encodeURIComponent(delivery._id)}/redeliver`,
+      // Back to the same filter and page afterwards.
+      redeliverHref: `${deliveriesHref}/${encodeURIComponent(delivery._id)}/redeliver${deliveriesAddress(list.status, list.page).slice(deliveriesHref.length)}`,
     })),
-    returnTo: deliveriesAddress(list.status, list.page),
     pagination: { page: list.page, pages, href: (page: number) => deliveriesAddress(list.status, page) },
   };
 }

@@ -7,7 +7,7 @@ import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import type { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { createEndpointSchema } from './webhook-endpoints.schema.js';
 import {
-  deliveriesHref, deliveriesPageData, deliveriesPageSize, emptyEndpointForm, endpointHref, endpointsPageData, newEndpointPageData,
+  deliveriesAddress, deliveriesHref, deliveriesPageData, deliveriesPageSize, emptyEndpointForm, endpointHref, endpointsPageData, newEndpointPageData,
   secretPageData, webhooksHref, type EndpointFormState,
 } from './webhooks.page-data.js';
 import type { createWebhooksService } from './webhooks.service.js';
@@ -28,9 +28,6 @@ const deliveriesQuery = z.object({
   status: z.enum(['pending', 'delivered', 'failed']).optional().catch(undefined),
   page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
 });
-const redeliverForm = z.object({ returnTo: z.string().max(200).optional() });
-/** Only back to the delivery log (never elsewhere: no open redirect). */
-const safeReturn = (value: string | undefined) => (value && /^\/webhooks\/deliveries(\?[A-Za-z0-9=&]*)?$/.test(value) ? value : deliveriesHref);
 
 const eventsOf = (form: EndpointForm) => (form.events === undefined ? [] : Array.isArray(form.events) ? form.events : [form.events]);
 const stateOf = (form: EndpointForm, errors: string[]): EndpointFormState => ({ values: { url: form.url ?? '', events: eventsOf(form) }, errors });
@@ -180,11 +177,12 @@ export function webhookPages(deps: {
     }),
     defineRoute({
       method: 'post', path: '/webhooks/deliveries/:id/redeliver', summary: 'Send a delivery again (form)', tags, guard: deps.public, params: idParams,
-      body: redeliverForm, responses: { ...writeResponses, 409: { description: 'Already pending: back to the log with the message' } },
-      handler: async ({ params, body, req, res }) => {
+      description: 'Back to the delivery log with the same `status` filter and `page`.',
+      query: deliveriesQuery, responses: { ...writeResponses, 409: { description: 'Already pending: back to the log with the message' } },
+      handler: async ({ params, query, req, res }) => {
         const username = await adminPage(deps.admin, req, res);
         if (!username) return;
-        const back = safeReturn(body.returnTo);
+        const back = deliveriesAddress(query.status, query.page);
         try {
           await deps.deliveries.redeliver(actorOf(req), params.id);
         } catch (error) {
