@@ -200,6 +200,49 @@ describe(`webhook endpoints managed in the admin console (${testDatabaseBackend(
   });
 });
 
+describe(`the webhook endpoints JSON API (${testDatabaseBackend()})`, () => {
+  let t: TestApp;
+  let receiver: HttpRecorder;
+  beforeAll(async () => {
+    receiver = await startHttpRecorder();
+    t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  it('creates (secret told once), lists without secrets, disables, rotates, sends a test and deletes, each audited; guarded and CSRF-checked', async () => {
+    const admin = await t.admin();
+    expect((await t.http.get('/api/webhooks/endpoints')).status).toBe(401);
+    expect((await t.http.post('/api/webhooks/endpoints').set('Cookie', admin.cookie).send({ url: `${receiver.url}/api` })).status).toBe(403);
+    const created = await t.http.post('/api/webhooks/endpoints').set(admin.headers).send({ url: `${receiver.url}/api`, events: ['LICENSE_CREATED'] });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ success: true, endpoint: { url: `${receiver.url}/api`, events: ['LICENSE_CREATED'], enabled: true, signed: true, lastDelivery: null } });
+    const { secret } = created.body;
+    const id = created.body.endpoint._id;
+    const list = await t.http.get('/api/webhooks/endpoints').set(admin.headers);
+    expect(list.body).toMatchObject({ success: true, count: 1, endpoints: [{ _id: id }] });
+    expect(JSON.stringify(list.body)).not.toContain(secret);
+
+    const test = await t.http.post(`/api/webhooks/endpoints/${id}/test`).set(admin.headers);
+    expect(test.status).toBe(200);
+    const hook = await eventually(() => receiver.requests.find((r) => r.headers['x-webhook-id'] === test.body.deliveryId));
+    expect(signedWith(hook, secret)).toBe(true);
+
+    const rotated = await t.http.post(`/api/webhooks/endpoints/${id}/rotate`).set(admin.headers);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(secret);
+    const disabled = await t.http.put(`/api/webhooks/endpoints/${id}`).set(admin.headers).send({ enabled: false });
+    expect(disabled.body.endpoint.enabled).toBe(false);
+    expect((await t.http.put(`/api/webhooks/endpoints/${id}`).set(admin.headers).send({ enabled: 'no' })).status).toBe(400);
+    expect((await t.http.delete(`/api/webhooks/endpoints/${id}`).set(admin.headers)).body).toEqual({ success: true });
+    expect((await t.http.delete(`/api/webhooks/endpoints/${id}`).set(admin.headers)).body).toEqual({ success: false, error: 'Webhook endpoint not found' });
+    const audit = await t.database.pool.query("SELECT action FROM audit_logs WHERE resource_id = $1 AND resource_type = 'notification' AND success ORDER BY created_at", [id]);
+    expect(audit.rows.map((row) => row.action)).toEqual(['create', 'create', 'update', 'update', 'delete']);
+  });
+});
+
 describe(`webhook endpoint URLs without WEBHOOK_ALLOW_PRIVATE (${testDatabaseBackend()})`, () => {
   let t: TestApp;
   beforeAll(async () => { t = await buildTestApp(); });
@@ -214,6 +257,10 @@ describe(`webhook endpoint URLs without WEBHOOK_ALLOW_PRIVATE (${testDatabaseBac
       expect(await endpointCount(t)).toBe(0);
       const audit = await t.database.pool.query("SELECT success, changes FROM audit_logs WHERE resource_type = 'notification' AND action = 'create' ORDER BY created_at DESC LIMIT 1");
       expect(audit.rows[0]).toMatchObject({ success: false, changes: { after: { status: 400, error: 'Webhook URL not allowed' } } });
+      const api = await t.http.post('/api/webhooks/endpoints').set(admin.headers).send({ url });
+      expect(api.status).toBe(400);
+      expect(api.body).toEqual({ success: false, error: 'Webhook URL not allowed' });
+      expect(await endpointCount(t)).toBe(0);
     });
 });
 

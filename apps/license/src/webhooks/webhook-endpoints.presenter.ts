@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { iso } from '../common/schemas.js';
 import type { DeliveryRow } from './webhook-deliveries.repository.js';
 import type { EndpointRow } from './webhook-endpoints.repository.js';
@@ -16,3 +17,16 @@ export const webhookEndpointJson = (row: EndpointRow, latest?: LatestDelivery) =
   lastDelivery: latest ? { status: latest.status, responseCode: latest.last_response_code, createdAt: iso(latest.created_at)! } : null,
 });
 export type WebhookEndpoint = ReturnType<typeof webhookEndpointJson>;
+
+export const webhookEndpointJsonSchema = z.object({
+  _id: z.string(),
+  url: z.string(),
+  /** Event names it takes; empty: every event. */
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  /** Whether deliveries to it are signed (it has a secret). */
+  signed: z.boolean(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  lastDelivery: z.object({ status: z.enum(['pending', 'delivered', 'failed']), responseCode: z.number().int().nullable(), createdAt: z.iso.datetime() }).nullable(),
+});

@@ -13,3 +13,6 @@ export type CreateEndpoint = z.infer<typeof createEndpointSchema>;
 
 /** The event of the test delivery "Send test" queues to one endpoint. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
+/** `PUT /api/webhooks/endpoints/:id`: enable or disable it. */
+export const updateEndpointSchema = z.object({ enabled: z.boolean() });

@@ -8,6 +8,7 @@ import type { FeatureModule } from '../common/feature-module.js';
 import type { EventBus } from '../events/event-bus.js';
 import { createSecretBox } from '../two-factor/two-factor.crypto.js';
 import { webhookDeliveryStore } from './webhook-deliveries.repository.js';
+import { webhookEndpointRoutes } from './webhook-endpoints.routes.js';
 import { createWebhookEndpointsService } from './webhook-endpoints.service.js';
 import { webhookPages } from './webhooks.pages.js';
 import { webhookRoutes } from './webhooks.routes.js';
@@ -52,6 +53,7 @@ export function webhooksModule(needs: {
     name: 'webhooks',
     routes: [
       ...webhookRoutes({ service, admin: needs.admin }),
+      ...webhookEndpointRoutes({ endpoints, admin: needs.admin }),
       ...webhookPages({
         endpoints, deliveries: service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken,
         auditFailure: (req, target, error) => recordFailedWrite(pool, req, target, error),
