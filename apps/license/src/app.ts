@@ -130,7 +130,10 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const notificationChannels = await notificationChannelsModule({ config, pool, now, admin, public: guards.public, csrfToken: auth.csrfToken });
   const notifications = notificationsModule({ config, queue, logger, events, channels: notificationChannels.channels });
   const { notifier } = notifications;
-  const webhooks = webhooksModule({ config, pool, logger, now, events, delivery: deps.webhookDelivery, admin });
+  const webhooks = webhooksModule({
+    config, pool, logger, now, events, delivery: deps.webhookDelivery, admin, public: guards.public, csrfToken: auth.csrfToken,
+    sessionSecret: sessionSecretOf(config),
+  });
   const automations = automationsModule({
     pool, now, events, notifier, webhooks: webhooks.dispatcher, logger, licenses, queue, checkWebhookUrl: webhooks.checkUrl, admin,
     public: guards.public, csrfToken: auth.csrfToken,

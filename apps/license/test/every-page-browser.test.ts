@@ -38,7 +38,9 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
     const audit = await t.http.get('/api/audit?limit=1').set(admin.headers).expect(200);
     const automation = await t.http.post('/api/automated-actions').set(admin.headers)
       .send({ name: 'Suspend abusive licenses', trigger: { event: 'violation_threshold', threshold: 5 }, actions: [{ type: 'suspend_license', params: {} }] }).expect(201);
+    const endpoint = await t.http.post('/api/webhooks/endpoints').set(admin.headers).send({ url: 'https://93.184.215.14/hooks' }).expect(201);
     samples = {
+      '/webhooks/endpoints/{id}/secret': endpoint.body.endpoint._id,
       '/automations/{id}': automation.body.action._id,
       '/automations/{id}/edit': automation.body.action._id,
       '/products/{id}': product._id,

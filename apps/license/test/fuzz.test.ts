@@ -9,7 +9,7 @@ import { buildTestApp, type Session, type TestApp } from './helpers.js';
  * fields or not. Whatever comes in, the answer is never a 5xx.
  */
 interface Ids {
-  product: string; customer: string; license: string; licenseKey: string; action: string; customerLicense: string;
+  product: string; customer: string; license: string; licenseKey: string; action: string; customerLicense: string; endpoint: string;
   /** The notification channel pages' `:channel` (email, sms, telegram). */
   email: string; sms: string; telegram: string;
 }
@@ -36,6 +36,9 @@ const routes: Route[] = [
   { method: 'post', path: (ids) => `/products/${ids.product}`, auth: 'admin', fields: ['name', 'description', 'isActive', 'licensePrefix'], valid: () => ({ name: 'Fuzz page product' }) },
   { method: 'post', path: () => '/customers', auth: 'admin', fields: ['name', 'email', 'userId'], valid: () => ({ name: 'Fuzz', email: 'fuzz-page@example.com' }) },
   { method: 'post', path: (ids) => `/customers/${ids.customer}`, auth: 'admin', fields: ['name', 'email', 'userId'], valid: () => ({ name: 'Fuzz', email: 'fuzz-page@example.com' }) },
+  { method: 'post', path: () => '/api/webhooks/endpoints', auth: 'admin', fields: ['url', 'events'], valid: () => ({ url: 'https://93.184.215.14/fuzz-api', events: ['LICENSE_CREATED'] }) },
+  { method: 'put', path: (ids) => `/api/webhooks/endpoints/${ids.endpoint}`, auth: 'admin', fields: ['enabled'], valid: () => ({ enabled: true }) },
+  { method: 'post', path: () => '/webhooks/endpoints', auth: 'admin', fields: ['url', 'events'], valid: () => ({ url: 'https://93.184.215.14/fuzz', events: 'LICENSE_CREATED' }) },
   {
     method: 'post', path: () => '/api/licenses', auth: 'admin',
     fields: ['product', 'customer', 'licenseType', 'expiresAt', 'ipLimit', 'hwidLimit', 'credits', 'parent', 'active', 'convertToType',
@@ -121,9 +124,11 @@ beforeAll(async () => {
   const action = await t.http.post('/api/automated-actions').set(admin.headers)
     .send(validAction);
   expect(action.status).toBe(201);
+  const endpoint = await t.http.post('/api/webhooks/endpoints').set(admin.headers).send({ url: 'https://93.184.215.14/fuzz' });
+  expect(endpoint.status).toBe(201);
   ids = {
     product: product._id, customer: customer._id, license: license._id, licenseKey: license.key, action: action.body.action._id, customerLicense: customerLicense._id,
-    email: 'email', sms: 'sms', telegram: 'telegram',
+    endpoint: endpoint.body.endpoint._id, email: 'email', sms: 'sms', telegram: 'telegram',
   };
 });
 afterAll(async () => { await t?.close(); });
@@ -134,14 +139,14 @@ describe('the fuzz table (license service)', () => {
     expect(document.status).toBe(200);
     const declared = routesWithRequestBody(document.body);
     expect(declared.length).toBeGreaterThan(10);
-    const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}', customerLicense: '{}', email: '{}', sms: '{}', telegram: '{}' };
+    const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}', customerLicense: '{}', email: '{}', sms: '{}', telegram: '{}', endpoint: '{}' };
     const fuzzed = new Set(routes.map((route) => normalisedRoute(route.method, route.path(placeholders))));
     expect(declared.filter((route) => !fuzzed.has(route))).toEqual([]);
   });
 });
 
 describe('arbitrary JSON bodies never answer 5xx (license service)', () => {
-  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId', email: 'email', sms: 'sms', telegram: 'telegram' })}` })))(
+  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId', email: 'email', sms: 'sms', telegram: 'telegram', endpoint: ':id' })}` })))(
     '$name', async (route) => {
       const failures: string[] = [];
       const statuses = new Map<number, number>();

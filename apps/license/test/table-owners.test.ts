@@ -35,6 +35,7 @@ const owners: Record<string, string | null> = {
   automated_action_runs: app('automations/automations.repository.ts'),
   automated_action_firings: app('automations/automations.repository.ts'),
   webhook_deliveries: app('webhooks/webhook-deliveries.repository.ts'),
+  webhook_endpoints: app('webhooks/webhook-endpoints.repository.ts'),
   license_notices: app('jobs/jobs.repository.ts'),
   anomaly_reports: app('jobs/jobs.repository.ts'),
   settings: 'packages/settings/src/settings-store.ts',

@@ -33,5 +33,7 @@ declare module 'express-session' {
     passport?: { user?: SessionUser };
     /** Messages a page keeps for the page its redirect leads to (shown there once). */
     flash?: Array<{ type: 'success' | 'error'; text: string }>;
+    /** A secret a page just made (e.g. a webhook endpoint's), kept until the page that shows it once; `for` names what it belongs to. */
+    oneTimeSecret?: { for: string; secret: string };
   }
 }

@@ -75,6 +75,7 @@ export const errorCodes = {
   PANIC_MODE: { status: 503, message: 'Service unavailable: panic mode is active' },
   WEBHOOK_URL_NOT_ALLOWED: { status: 400, message: 'Webhook URL not allowed' },
   DELIVERY_NOT_FOUND: { status: 404, message: 'Delivery not found' },
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'Webhook endpoint not found' },
   DELIVERY_PENDING: { status: 409, message: 'Delivery is already pending' },
   AUTOMATION_NOT_FOUND: { status: 404, message: 'Automated action not found' },
   AUDIT_LOG_NOT_FOUND: { status: 404, message: 'Audit log not found' },

@@ -2,6 +2,7 @@ import type { ChannelName } from '@app/events';
 import type { FlashMessage } from '../dashboard/admin-pages.js';
 import { adminLayout } from '../dashboard/dashboard.page-data.js';
 import type { ChannelSettings, EffectiveChannels } from './notification-channels.schema.js';
+import { webhooksSubnav } from '../webhooks/webhooks.page-data.js';
 
 // What the notification channels page (views/notification-channels/channels.ejs) reads: each
 // channel's values in force (or as typed, when its form had errors), its secret only as
@@ -9,12 +10,6 @@ import type { ChannelSettings, EffectiveChannels } from './notification-channels
 
 export const channelsPath = '/webhooks/channels';
 export const channelHref = (name: ChannelName) => `${channelsPath}/${name}`;
-
-/** The sub-navigation of the Webhooks section. */
-export const webhooksSubnav = [
-  { href: '/webhooks', label: 'Endpoints', current: false },
-  { href: channelsPath, label: 'Notification channels', current: true },
-];
 
 /** A secret as the page may show it: whether it is set, and its last 4 characters when it is long enough to spare them. */
 export function secretHint(secret: string): string {
@@ -76,7 +71,7 @@ export function channelsPageData(username: string, input: ChannelsPageInput, ext
     ...adminLayout('Notification channels', username, 'webhooks'),
     messages: extras.messages,
     csrfToken: extras.csrfToken,
-    subnav: webhooksSubnav,
+    subnav: webhooksSubnav('channels'),
     /** The channel whose form had errors, for the note at the top of the page (on a phone the card is far below). */
     failedChannel: failed ? { label: { email: 'Email', sms: 'SMS', telegram: 'Telegram' }[failed.name], href: `#${failed.name}` } : null,
     channels: {

@@ -1,14 +1,17 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomInt } from 'node:crypto';
 import bcrypt from 'bcrypt';
 
-/** Sealing of TOTP secrets at rest: AES-256-GCM under a key derived from the session secret. */
+/**
+ * Sealing of secrets at rest (TOTP secrets, webhook endpoints' signing secrets): AES-256-GCM under
+ * a key derived from the session secret, one key per `purpose`.
+ */
 export interface SecretBox {
   seal(plain: string): string;
   open(sealed: string): string;
 }
 
-export function createSecretBox(sessionSecret: string): SecretBox {
-  const key = Buffer.from(hkdfSync('sha256', sessionSecret, 'license-service', 'two-factor-secret', 32));
+export function createSecretBox(sessionSecret: string, purpose = 'two-factor-secret'): SecretBox {
+  const key = Buffer.from(hkdfSync('sha256', sessionSecret, 'license-service', purpose, 32));
   return {
     seal(plain) {
       const iv = randomBytes(12);

@@ -6,22 +6,28 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export type DeliveryRow = Omit<RowOf<typeof webhookDeliveries>, 'claimed_until'>;
 
-const columns = 'id, url, event, payload, status, attempts, last_response_code, last_error, next_retry_at, last_attempt_at, created_at, delivered_at';
+const columns = 'id, url, endpoint_id, event, payload, status, attempts, last_response_code, last_error, next_retry_at, last_attempt_at, created_at, delivered_at';
 
-/** The delivery queue of the dispatcher (@app/events) on the `webhook_deliveries` table. */
-export function webhookDeliveryStore(db: Queryable): WebhookDeliveryStore {
+type ClaimedRow = Omit<StoredDelivery, 'secret'> & { endpoint_id: string | null; secret_sealed: string | null };
+
+/**
+ * The delivery queue of the dispatcher (@app/events) on the `webhook_deliveries` table. A claimed
+ * delivery of an endpoint carries that endpoint's secret as it is now (`openSecret` unseals it),
+ * so a rotated secret signs the next attempt.
+ */
+export function webhookDeliveryStore(db: Queryable, openSecret: (sealed: string) => string | undefined = () => undefined): WebhookDeliveryStore {
   return {
     async insert(delivery: NewDelivery) {
       await db.query(
-        `INSERT INTO webhook_deliveries (id, url, event, payload, status, attempts, next_retry_at, created_at)
-         VALUES ($1, $2, $3, $4, 'pending', 0, $5, $5)`,
-        [delivery.id, delivery.url, delivery.event, delivery.payload, delivery.createdAt]);
+        `INSERT INTO webhook_deliveries (id, url, endpoint_id, event, payload, status, attempts, next_retry_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6)`,
+        [delivery.id, delivery.url, delivery.endpointId ?? null, delivery.event, delivery.payload, delivery.createdAt]);
     },
 
     async claimDue(now, limit, leaseUntil) {
       // SKIP LOCKED: instances claiming at the same moment take different rows. The lease keeps a
       // claimed row from being claimed again until its attempt is recorded (or its instance died).
-      const { rows } = await db.query<StoredDelivery>(
+      const { rows } = await db.query<ClaimedRow>(
         `UPDATE webhook_deliveries d SET attempts = d.attempts + 1, claimed_until = $3, last_attempt_at = $1
          FROM (
            SELECT id FROM webhook_deliveries
@@ -30,9 +36,14 @@ export function webhookDeliveryStore(db: Queryable): WebhookDeliveryStore {
            LIMIT $2 FOR UPDATE SKIP LOCKED
          ) due
          WHERE d.id = due.id
-         RETURNING d.id, d.url, d.event, d.payload, d.attempts`,
+         RETURNING d.id, d.url, d.event, d.payload, d.attempts, d.endpoint_id,
+           (SELECT e.secret_sealed FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS secret_sealed`,
         [now, limit, leaseUntil]);
-      return rows;
+      return rows.map(({ endpoint_id, secret_sealed, ...delivery }) => ({
+        ...delivery,
+        // No endpoint (an automated action's URL, a deleted endpoint): the settings' secret.
+        ...(endpoint_id ? { secret: secret_sealed ? openSecret(secret_sealed) ?? null : null } : {}),
+      }));
     },
 
     async markDelivered(outcome: AttemptOutcome) {
@@ -76,6 +87,23 @@ export function webhookDeliveryStore(db: Queryable): WebhookDeliveryStore {
       return rowCount ?? 0;
     },
   };
+}
+
+/** Pending deliveries of an endpoint about to be deleted are kept as failed (never sent to a URL nobody manages). */
+export async function failPendingOfEndpoint(db: Queryable, endpointId: string): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL, claimed_until = NULL, last_error = 'Endpoint deleted'
+     WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
+  return rowCount ?? 0;
+}
+
+/** Each endpoint's latest delivery: its status and response code. */
+export async function latestDeliveryByEndpoint(db: Queryable, endpointIds: string[]) {
+  if (endpointIds.length === 0) return new Map<string, Pick<DeliveryRow, 'status' | 'last_response_code' | 'created_at'>>();
+  const { rows } = await db.query<Pick<DeliveryRow, 'endpoint_id' | 'status' | 'last_response_code' | 'created_at'>>(
+    `SELECT DISTINCT ON (endpoint_id) endpoint_id, status, last_response_code, created_at FROM webhook_deliveries
+     WHERE endpoint_id = ANY($1::uuid[]) ORDER BY endpoint_id, created_at DESC`, [endpointIds]);
+  return new Map(rows.map(({ endpoint_id, ...rest }) => [endpoint_id!, rest]));
 }
 
 export async function listDeliveries(db: Queryable, filter: { status?: DeliveryStatus; limit: number; skip: number }) {

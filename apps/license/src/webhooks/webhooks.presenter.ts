@@ -6,6 +6,8 @@ import type { DeliveryRow } from './webhook-deliveries.repository.js';
 export const webhookDeliveryJsonSchema = z.object({
   _id: z.string(),
   url: z.string(),
+  /** The endpoint it was sent for (null: an automated action's own URL, or a deleted endpoint). */
+  endpointId: z.string().nullable(),
   event: z.string(),
   status: z.enum(['pending', 'delivered', 'failed']),
   attempts: z.number().int(),
@@ -25,6 +27,7 @@ const parsed = (payload: string): unknown => {
 export const webhookDeliveryJson = (row: DeliveryRow) => ({
   _id: row.id,
   url: row.url,
+  endpointId: row.endpoint_id,
   event: row.event,
   status: row.status,
   attempts: row.attempts,

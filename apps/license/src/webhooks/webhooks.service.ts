@@ -21,11 +21,11 @@ export function webhookSettings(config: Config): WebhookSettings {
 }
 
 /**
- * Every event of the bus goes to the dispatcher, which stores a delivery when the event is
- * enabled. Storing is one INSERT, so the operation that emitted the event is barely delayed.
+ * Every event of the bus fans out to the endpoints that take it (webhook-endpoints.service.ts):
+ * one SELECT and one INSERT per endpoint, so the operation that emitted the event is barely delayed.
  */
-export function subscribeWebhooks(bus: EventBus, dispatcher: Pick<WebhookDispatcher, 'emit'>): void {
-  for (const event of licenseEventNames) bus.on(event, async (data) => { await dispatcher.emit(event, data); });
+export function subscribeWebhooks(bus: EventBus, fanOut: (event: string, data: object) => Promise<void>): void {
+  for (const event of licenseEventNames) bus.on(event, async (data) => { await fanOut(event, data); });
 }
 
 /** The save-time check of an outgoing URL: 400 `Webhook URL not allowed` (delivery checks again). */

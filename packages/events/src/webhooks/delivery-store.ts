@@ -6,6 +6,11 @@ export interface StoredDelivery {
   payload: string;
   /** Attempts made, counting the one just claimed. */
   attempts: number;
+  /**
+   * The secret of the endpoint the delivery was queued for (null: that endpoint signs nothing);
+   * undefined when it belongs to no endpoint, so the settings' secret signs it.
+   */
+  secret?: string | null;
 }
 
 export interface NewDelivery {
@@ -14,6 +19,8 @@ export interface NewDelivery {
   event: string;
   payload: string;
   createdAt: Date;
+  /** The endpoint it is queued for, when the store keeps endpoints (its secret signs it). */
+  endpointId?: string | null;
 }
 
 export interface AttemptOutcome {

@@ -52,8 +52,11 @@ export interface WebhookDispatcher {
   stop(): Promise<void>;
   /** Queues `event` for the configured URL when it is enabled; the delivery id, or null when not sent. */
   emit(event: string, data: object): Promise<string | null>;
-  /** Queues `event` for a given URL regardless of the enabled list (automated `webhook` actions). */
-  emitTo(url: string, event: string, data: object): Promise<string>;
+  /**
+   * Queues `event` for a given URL regardless of the enabled list (automated `webhook` actions,
+   * and each stored endpoint the app fans an event out to, named by `endpointId`).
+   */
+  emitTo(url: string, event: string, data: object, target?: { endpointId?: string }): Promise<string>;
   /** Looks for due deliveries now (after one was made due outside, e.g. a redelivery). */
   wake(): void;
 }
@@ -93,10 +96,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const failedSinceRelease = new Set<string>();
   const lastRelease = new Map<string, number>();
 
-  async function enqueue(url: string, event: string, data: object): Promise<string> {
+  async function enqueue(url: string, event: string, data: object, target?: { endpointId?: string }): Promise<string> {
     const id = randomUUID();
     const createdAt = now();
-    await store.insert({ id, url, event, payload: JSON.stringify({ event, timestamp: createdAt.toISOString(), data }), createdAt });
+    const payload = JSON.stringify({ event, timestamp: createdAt.toISOString(), data });
+    await store.insert({ id, url, event, payload, createdAt, ...(target?.endpointId ? { endpointId: target.endpointId } : {}) });
     wake();
     return id;
   }
@@ -136,7 +140,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   async function attemptDelivery(delivery: StoredDelivery): Promise<void> {
-    const { secret, timeoutMs } = options.settings();
+    const { timeoutMs } = options.settings();
+    // An endpoint's own secret (or none), else the settings' (WEBHOOK_SECRET).
+    const secret = delivery.secret === undefined ? options.settings().secret : delivery.secret;
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       'User-Agent': 'license-service-webhooks',
