@@ -4,6 +4,19 @@
  * bulk loading without the secondary indexes, and timing a page as the median of sequential
  * requests after warm-ups, printed as a table against its target.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * A short fingerprint of an app's migrations (its Drizzle journal). It is part of the seed
+ * marker: Drizzle applies only migrations newer than the last one applied, so a kept database
+ * would miss a migration merged in with an older date; a changed list seeds afresh instead.
+ */
+export function migrationsFingerprint(migrationsFolder: string): string {
+  const journal = readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8');
+  return createHash('sha256').update(journal).digest('hex').slice(0, 12);
+}
 
 /** What the helpers need of a pg Pool or Client (the apps pass theirs: pg is their dependency). */
 export interface Sql {

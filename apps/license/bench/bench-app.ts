@@ -16,7 +16,7 @@ import { createApp, type LicenseApp } from '../src/app.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from '../src/runtime-config/runtime-config.schema.js';
 import { benchAdminId } from './seed.js';
 
-const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
+export const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 
 export interface BenchApp {
   baseUrl: string;
@@ -36,11 +36,11 @@ export async function startBenchApp(url: string): Promise<BenchApp> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const config = loadConfig({
-    NODE_ENV: 'development', LOG_LEVEL: 'warn', SESSION_SECRET: 'bench-pages-session-secret', ADMIN_IDS: benchAdminId,
+    NODE_ENV: 'development', LOG_LEVEL: 'error', SESSION_SECRET: 'bench-pages-session-secret', ADMIN_IDS: benchAdminId,
     RATE_LIMIT_ENABLED: 'false', RATE_LIMIT_MAX: '1000000',
   });
   const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
-  const app = await createApp({ config, database, settings, oauth: idp.oauth, publicUrl: baseUrl, logger: createLogger({ level: 'warn' }) });
+  const app = await createApp({ config, database, settings, oauth: idp.oauth, publicUrl: baseUrl, logger: createLogger({ level: 'error' }) });
   server.on('request', app.app);
   return {
     baseUrl, database, app, adminId: benchAdminId,

@@ -17,8 +17,8 @@
  */
 import os from 'node:os';
 import pg from 'pg';
-import { bulkSession, markSeeded, prepareDatabase, printTable, secondsSince, serverUrl, timePage, withDatabase, type Timing } from '../../../scripts/bench/page-timing.js';
-import { startBenchApp } from './bench-app.js';
+import { bulkSession, markSeeded, prepareDatabase, migrationsFingerprint, printTable, secondsSince, serverUrl, timePage, withDatabase, type Timing } from '../../../scripts/bench/page-timing.js';
+import { migrationsFolder, startBenchApp } from './bench-app.js';
 import { automationId, customerId, customerUserId, licenseId, productId, seedLicenseData, webhookDeliveryId, type SeedSizes } from './seed.js';
 
 const databaseName = 'bench_pages_license';
@@ -27,7 +27,7 @@ const sizes: SeedSizes = {
   products: 20, customers: 2_000, licenses: 10_000, usageRecords: 200_000,
   auditEntries: 20_000, transactions: 5_000, automations: 12, automationRuns: 2_000, webhookDeliveries: 5_000,
 };
-const marker = `bench-pages license seed v1: ${JSON.stringify(sizes)}`;
+const marker = `bench-pages license seed v1: ${JSON.stringify(sizes)}, migrations ${migrationsFingerprint(migrationsFolder)}`;
 
 /** The seeded id of the kind a path parameter names; undefined when the benchmark knows none. */
 async function idFor(pool: pg.Pool, path: string, parameter: string): Promise<string | undefined> {
@@ -59,7 +59,10 @@ async function declaredPages(pool: pg.Pool, document: Record<string, unknown>): 
   for (const [path, operations] of Object.entries(paths)) {
     const get = operations.get;
     if (!get?.tags?.includes('pages')) continue;
-    if (!get.responses?.['200']?.content?.['text/html']) continue;
+    if (!get.responses?.['200']?.content?.['text/html']) {
+      pages.push({ path, skipped: 'answers no HTML page' });
+      continue;
+    }
     let address = path;
     let skipped: string | undefined;
     for (const [, parameter] of path.matchAll(/\{([^}]+)\}/g)) {

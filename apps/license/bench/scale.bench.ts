@@ -10,8 +10,8 @@
  */
 import os from 'node:os';
 import pg from 'pg';
-import { markSeeded, prepareDatabase, printTable, secondsSince, serverUrl, timePage, withDatabase, bulkSession, type Timing } from '../../../scripts/bench/page-timing.js';
-import { startBenchApp } from './bench-app.js';
+import { markSeeded, prepareDatabase, migrationsFingerprint, printTable, secondsSince, serverUrl, timePage, withDatabase, bulkSession, type Timing } from '../../../scripts/bench/page-timing.js';
+import { migrationsFolder, startBenchApp } from './bench-app.js';
 import { customerUserId, licenseId, seedLicenseData, type SeedSizes } from './seed.js';
 
 const databaseName = 'bench_scale_license';
@@ -19,7 +19,7 @@ const sizes: SeedSizes = {
   products: 20, customers: 10_000, licenses: 1_000_000, usageRecords: 5_000_000,
   auditEntries: 200_000, transactions: 50_000, automations: 20, automationRuns: 20_000, webhookDeliveries: 50_000,
 };
-const marker = `bench-scale license seed v1: ${JSON.stringify(sizes)}`;
+const marker = `bench-scale license seed v1: ${JSON.stringify(sizes)}, migrations ${migrationsFingerprint(migrationsFolder)}`;
 
 async function main(): Promise<void> {
   console.log(`license bench:scale — ${os.cpus().length} cores, Node ${process.version}, load ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);

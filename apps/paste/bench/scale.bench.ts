@@ -19,13 +19,13 @@ import { openDatabase, runMigrations } from '@app/db';
 import { startDevIdp } from '@app/dev-idp';
 import { createLogger } from '@app/http';
 import { createSettingsStore } from '@app/settings';
-import { bulkSession, markSeeded, prepareDatabase, printTable, secondsSince, serverUrl, timePage, withDatabase, withoutIndexes, type Timing } from '../../../scripts/bench/page-timing.js';
+import { bulkSession, markSeeded, migrationsFingerprint, prepareDatabase, printTable, secondsSince, serverUrl, timePage, withDatabase, withoutIndexes, type Timing } from '../../../scripts/bench/page-timing.js';
 import { createApp, migrationsFolder } from '../src/app.js';
 import { pasteSettingsSchema } from '../src/settings/settings.schema.js';
 
 const databaseName = 'bench_scale_paste';
 const pastes = 1_000_000;
-const marker = `bench-scale paste seed v1: ${pastes} pastes`;
+const marker = `bench-scale paste seed v1: ${pastes} pastes, migrations ${migrationsFingerprint(migrationsFolder)}`;
 const ownerId = 'bench-owner';
 
 /**
