@@ -120,7 +120,7 @@ async function main(): Promise<void> {
       else return skipped.push(`${label} (answers ${timing.status} to the admin, ${asCustomer.status} to a customer)`);
     }
     timing = await timePage(label, `${app.baseUrl}${address}`, who === 'admin' ? adminHeaders : customerHeaders, { target: targetMs });
-    timings.push({ ...timing, note: who === 'customer' ? 'as a customer' : undefined });
+    timings.push({ ...timing, note: [who === 'customer' ? 'as a customer' : '', timing.note ?? ''].filter(Boolean).join('; ') || undefined });
   };
   for (const page of pages) if (page.address) await time(page.path, page.address);
   for (const address of filteredPages) await time(address, address);
