@@ -35,24 +35,23 @@ export function withDatabase(url: string, name: string): string {
 }
 
 /**
- * Makes sure database `name` exists. Answers whether it already holds the seed `marker` (the
- * database's comment); BENCH_RESEED=1 drops and recreates it so the seed runs again.
+ * Makes sure database `name` exists (`admin`: a connection to the server's `postgres` database).
+ * Answers whether it already holds the seed `marker` (the database's comment); BENCH_RESEED=1
+ * drops and recreates it so the seed runs again.
  */
 export async function prepareDatabase(admin: Sql, name: string, marker: string): Promise<{ url: string; seeded: boolean }> {
-  {
-    if (process.env.BENCH_RESEED === '1') await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    const { rows } = await admin.query<{ comment: string | null }>(
-      `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1`, [name]);
-    if (rows.length === 0) {
-      await admin.query(`CREATE DATABASE ${name}`);
-      return { url: withDatabase(serverUrl, name), seeded: false };
-    }
-    if (rows[0]!.comment === marker) return { url: withDatabase(serverUrl, name), seeded: true };
-    // A half-made or older seed: start over.
-    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+  if (process.env.BENCH_RESEED === '1') await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  const { rows } = await admin.query<{ comment: string | null }>(
+    `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1`, [name]);
+  if (rows.length === 0) {
     await admin.query(`CREATE DATABASE ${name}`);
     return { url: withDatabase(serverUrl, name), seeded: false };
   }
+  if (rows[0]!.comment === marker) return { url: withDatabase(serverUrl, name), seeded: true };
+  // A half-made or older seed: start over.
+  await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  return { url: withDatabase(serverUrl, name), seeded: false };
 }
 
 /** Records that the seed is complete (the next run skips it). */
