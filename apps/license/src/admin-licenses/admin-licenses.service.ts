@@ -31,13 +31,13 @@ export function adminLicensesService(deps: {
       const [page, products, customers] = await Promise.all([
         licenses.list(query),
         productsOf.list({ includeCounts: false, activeOnly: false }),
-        customersOf.list({ limit: customerChoices, skip: 0 }),
+        customersOf.choices(customerChoices),
       ]);
       return {
         ...page,
         now: now(),
         products: products.map((product) => ({ id: product._id, name: product.name, active: product.isActive })),
-        customers: customers.customers.map((customer) => ({ id: customer._id, name: customer.name, email: customer.email })),
+        customers,
       };
     },
 
@@ -59,11 +59,11 @@ export function adminLicensesService(deps: {
     async formChoices() {
       const [products, customers] = await Promise.all([
         productsOf.list({ includeCounts: false, activeOnly: true }),
-        customersOf.list({ limit: customerChoices, skip: 0 }),
+        customersOf.choices(customerChoices),
       ]);
       return {
         products: products.map((product) => ({ id: product._id, name: product.name })),
-        customers: customers.customers.map((customer) => ({ id: customer._id, name: customer.name, email: customer.email })),
+        customers,
       };
     },
   };

@@ -19,6 +19,13 @@ export async function listCustomers(db: Queryable, query: ListCustomers) {
   return { rows: page.rows, total: total.rows[0]?.total ?? 0 };
 }
 
+/** The newest customers, names and emails only: the choices of a select (no license counts to make). */
+export async function listCustomerChoices(db: Queryable, limit: number): Promise<Array<{ id: string; name: string; email: string }>> {
+  const { rows } = await db.query<{ id: string; name: string; email: string }>(
+    'SELECT id, name, email FROM customers ORDER BY created_at DESC, id LIMIT $1', [limit]);
+  return rows;
+}
+
 export async function findCustomer(db: Queryable, id: string): Promise<CustomerRow | undefined> {
   const { rows } = await db.query<CustomerRow>(`SELECT c.*, ${licenseCount} FROM customers c WHERE c.id = $1`, [id]);
   return rows[0];

@@ -29,6 +29,9 @@ export function createCustomersService(deps: { pool: pg.Pool }) {
       return { customers: rows.map(customerJson), total };
     },
 
+    /** The newest `limit` customers as choices of a select: id, name and email. */
+    choices: (limit: number) => repo.listCustomerChoices(pool, limit),
+
     /** The customer who signs in with this provider user id (the customer guard's question). */
     findByUserId: (userId: string) => repo.findCustomerByUserId(pool, userId),
 

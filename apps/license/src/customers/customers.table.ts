@@ -12,4 +12,6 @@ export const customers = pgTable('customers', {
 }, (table) => [
   uniqueIndex('customers_user_id_idx').on(table.userId),
   index('customers_email_idx').on(table.email),
+  // The customer list's order (newest first).
+  index('customers_created_idx').on(table.createdAt.desc(), table.id),
 ]);

@@ -50,6 +50,9 @@ export const licenses = pgTable('licenses', {
   uniqueIndex('licenses_key_idx').on(table.key),
   // (…, key): exports page through a product's or a customer's licenses in key order, one index range per batch.
   index('licenses_product_idx').on(table.productId, table.key),
+  // The admin lists' order (newest first), overall and within a product: a page reads its rows in order.
+  index('licenses_created_idx').on(table.createdAt.desc(), table.id),
+  index('licenses_product_created_idx').on(table.productId, table.createdAt.desc(), table.id),
   index('licenses_customer_idx').on(table.customerId, table.key),
   index('licenses_parent_idx').on(table.parentId),
   index('licenses_expires_at_idx').on(table.expiresAt),
