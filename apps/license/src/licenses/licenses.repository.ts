@@ -1,4 +1,5 @@
 import type { Queryable, RowOf } from '@app/db';
+import { licenseCountsAt, totalLicenseCounts } from './license-counts.repository.js';
 import type { licenseMembers, licenses } from './licenses.table.js';
 import type { LicenseMemberInput, ListLicenses } from './licenses.schema.js';
 
@@ -40,12 +41,20 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
   }
   if (query.search) add('l.key ILIKE ?', `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  // Without a filter, or filtered by product and type only, the total comes from the license
+  // counters instead of counting up to a million rows.
+  const countable = Object.entries({ ...query, limit: undefined, skip: undefined, product: undefined, licenseType: undefined })
+    .every(([, value]) => value === undefined);
+  const counted = async () => {
+    const rows = await licenseCountsAt(db, now, query.product);
+    return totalLicenseCounts(query.licenseType ? rows.filter((row) => row.licenseType === query.licenseType) : rows).total;
+  };
   const [page, total] = await Promise.all([
     db.query<LicenseRow>(`${licenseSelect} ${clause} ORDER BY l.created_at DESC, l.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, query.limit, query.skip]),
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM licenses l ${clause}`, params),
+    countable ? counted() : db.query<{ total: number }>(`SELECT count(*) AS total FROM licenses l ${clause}`, params).then((result) => result.rows[0]?.total ?? 0),
   ]);
-  return { rows: page.rows, total: total.rows[0]?.total ?? 0 };
+  return { rows: page.rows, total };
 }
 
 export type LicenseValues = Pick<typeof licenses.$inferInsert, 'key' | 'productId' | 'metadata'> & Required<Pick<typeof licenses.$inferInsert,
