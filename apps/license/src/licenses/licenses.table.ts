@@ -53,10 +53,8 @@ export const licenses = pgTable('licenses', {
   index('licenses_customer_idx').on(table.customerId, table.key),
   index('licenses_parent_idx').on(table.parentId),
   index('licenses_expires_at_idx').on(table.expiresAt),
-  // The admin list pages newest first, alone or within a product or a customer (migration 0008).
+  // The admin list pages newest first (migration 0008).
   index('licenses_created_idx').on(table.createdAt.desc(), table.id),
-  index('licenses_product_created_idx').on(table.productId, table.createdAt.desc(), table.id),
-  index('licenses_customer_created_idx').on(table.customerId, table.createdAt.desc(), table.id),
   check('licenses_type_check', sql`${table.licenseType} in ('fixed', 'trial', 'consumption', 'enterprise')`),
   check('licenses_limits_check', sql`${table.ipLimit} >= 0 and ${table.hwidLimit} >= 0 and ${table.creditsTotal} >= 0 and ${table.creditsUsed} >= 0`),
 ]);
