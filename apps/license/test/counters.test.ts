@@ -166,7 +166,7 @@ describe(`GET /api/licenses pages by cursor (${testDatabaseBackend()})`, () => {
     const walked: string[] = [];
     let cursor: string | null = null;
     for (let pages = 0; pages < 10; pages += 1) {
-      const response = await t.http.get(`/api/licenses?product=${product._id}&limit=5${cursor ? `&cursor=${cursor}` : ''}`).set('Cookie', admin.cookie);
+      const response: { status: number; body: { total: number; licenses: Array<{ key: string }>; nextCursor: string | null } } = await t.http.get(`/api/licenses?product=${product._id}&limit=5${cursor ? `&cursor=${cursor}` : ''}`).set('Cookie', admin.cookie);
       expect(response.status).toBe(200);
       expect(response.body.total).toBe(12);
       walked.push(...(response.body.licenses as Array<{ key: string }>).map((license) => license.key));
