@@ -39,6 +39,10 @@ const owners: Record<string, string | null> = {
   license_notices: app('jobs/jobs.repository.ts'),
   anomaly_reports: app('jobs/jobs.repository.ts'),
   settings: 'packages/settings/src/settings-store.ts',
+  // Counters written only by the triggers of migration 0009_license_counts.sql, in the same
+  // transaction as each write of licenses or usage_records: no file here.
+  license_counts: null,
+  usage_counts: null,
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
   session: null,
 };

@@ -20,6 +20,9 @@ const owners: Record<string, string | null> = {
   // The paste repository runs the counters' statement (countApiUsageSql) inside its insert, so a
   // batch of API pastes and its count are one statement; the SQL that writes them lives in stats.
   paste_counters: 'apps/paste/src/stats/stats.repository.ts',
+  // The statistics: written by the triggers of migration 0005 on insert and delete, and by the
+  // views' statement (countViewsSql) that the paste repository runs inside its view statements.
+  paste_stats: 'apps/paste/src/stats/stats.repository.ts',
   api_keys: 'apps/paste/src/api-keys/api-key.repository.ts',
   paste_password_attempts: 'apps/paste/src/pastes/password-attempts.repository.ts',
   settings: 'packages/settings/src/settings-store.ts',

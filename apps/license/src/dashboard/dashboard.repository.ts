@@ -1,4 +1,6 @@
 import type { Queryable } from '@app/db';
+import { licenseCountsAt, totalLicenseCounts } from '../licenses/license-counts.repository.js';
+import { usageCountsBetween } from '../usage/usage-counts.repository.js';
 
 export interface DashboardCounts {
   products: number;
@@ -8,34 +10,22 @@ export interface DashboardCounts {
 }
 
 /**
- * The admin dashboard's headline numbers in one statement. "Active" is what the product counts
- * call active: active, not suspended, not revoked, not expired. Validations are those of the
- * 24 hours before `now` (usage_records_created_idx keeps this a range scan).
+ * The admin dashboard's headline numbers, from the counters (never by counting licenses or usage
+ * records). "Active" is what the product counts call active: active, not suspended, not revoked,
+ * not expired. Validations are those of the 24 hours before `now`.
  */
 export async function dashboardCounts(db: Queryable, now: Date): Promise<DashboardCounts> {
-  const { rows } = await db.query<Record<string, number>>(
-    `SELECT (SELECT count(*) FROM products) AS products,
-       (SELECT count(*) FROM customers) AS customers,
-       l.total AS licenses, l.active, l.suspended, l.expired, l.revoked,
-       u.total AS validations, u.success, u.blocked, u.invalid
-     FROM (SELECT count(*) AS total,
-             count(*) FILTER (WHERE active AND NOT suspended AND NOT revoked AND (expires_at IS NULL OR expires_at > $1)) AS active,
-             count(*) FILTER (WHERE suspended) AS suspended,
-             count(*) FILTER (WHERE expires_at IS NOT NULL AND expires_at <= $1) AS expired,
-             count(*) FILTER (WHERE revoked) AS revoked
-           FROM licenses) l,
-          (SELECT count(*) AS total,
-             count(*) FILTER (WHERE status = 'success') AS success,
-             count(*) FILTER (WHERE status = 'blocked') AS blocked,
-             count(*) FILTER (WHERE status = 'invalid') AS invalid
-           FROM usage_records WHERE created_at > $1::timestamptz - interval '24 hours' AND created_at <= $1) u`,
-    [now]);
-  const row = rows[0]!;
-  const n = (name: string) => Number(row[name] ?? 0);
+  const [entities, licenseRows, validations] = await Promise.all([
+    db.query<{ products: number; customers: number }>(
+      'SELECT (SELECT count(*) FROM products)::int AS products, (SELECT count(*) FROM customers)::int AS customers'),
+    licenseCountsAt(db, now),
+    usageCountsBetween(db, { from: new Date(now.getTime() - 86_400_000), to: now }),
+  ]);
+  const l = totalLicenseCounts(licenseRows);
   return {
-    products: n('products'),
-    customers: n('customers'),
-    licenses: { total: n('licenses'), active: n('active'), suspended: n('suspended'), expired: n('expired'), revoked: n('revoked') },
-    validations: { total: n('validations'), success: n('success'), blocked: n('blocked'), invalid: n('invalid') },
+    products: Number(entities.rows[0]?.products ?? 0),
+    customers: Number(entities.rows[0]?.customers ?? 0),
+    licenses: { total: l.total, active: l.active, suspended: l.suspended, expired: l.expired, revoked: l.revoked },
+    validations,
   };
 }

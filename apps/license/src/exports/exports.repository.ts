@@ -1,4 +1,6 @@
 import type { Queryable } from '@app/db';
+import { licenseCountsAt, sumLicenseCounts, totalLicenseCounts } from '../licenses/license-counts.repository.js';
+import { usageCountsBetween } from '../usage/usage-counts.repository.js';
 import type { LicenseExportFilter, TransactionExportFilter } from './exports.schema.js';
 
 // Exports read in keyset batches on the pool: each batch is one short query, so no client (and,
@@ -108,50 +110,40 @@ export interface SummaryStatistics {
   licensesByProduct: { name: string; prefix: string; total: number; active: number }[];
 }
 
-/** General statistics: a handful of aggregate queries, each one round trip. */
+/**
+ * General statistics: the license and validation figures from the counters
+ * (licenses/license-counts.repository.ts, usage/usage-counts.repository.ts), the small tables
+ * (products, customers, transactions) by aggregate queries.
+ */
 export async function summaryStatistics(db: Queryable, now: Date): Promise<SummaryStatistics> {
-  const licenses = await db.query(
-    `SELECT count(*) AS total,
-            count(*) FILTER (WHERE active AND NOT suspended AND NOT revoked AND (expires_at IS NULL OR expires_at > $1)) AS active,
-            count(*) FILTER (WHERE NOT active AND NOT suspended AND NOT revoked) AS inactive,
-            count(*) FILTER (WHERE suspended AND NOT revoked) AS suspended,
-            count(*) FILTER (WHERE revoked) AS revoked,
-            count(*) FILTER (WHERE expires_at <= $1 AND NOT revoked) AS expired
-       FROM licenses`,
-    [now],
-  );
-  const byType = await db.query<{ type: string; count: number }>('SELECT license_type AS type, count(*) AS count FROM licenses GROUP BY 1');
-  const products = await db.query('SELECT count(*) AS total, count(*) FILTER (WHERE is_active) AS active FROM products');
+  const licenseRows = await licenseCountsAt(db, now);
+  const l = totalLicenseCounts(licenseRows);
+  const byType = sumLicenseCounts(licenseRows, (row) => row.licenseType);
+  const byProduct = sumLicenseCounts(licenseRows, (row) => row.productId);
+  const products = await db.query<{ id: string; name: string; prefix: string; active: boolean }>(
+    'SELECT id, name, license_prefix AS prefix, is_active AS active FROM products ORDER BY name, id');
   const customers = await db.query('SELECT count(*) AS total FROM customers');
-  const validations = await db.query(
-    `SELECT count(*) AS total, count(*) FILTER (WHERE status = 'success') AS success,
-            count(*) FILTER (WHERE status = 'blocked') AS blocked, count(*) FILTER (WHERE status = 'invalid') AS invalid,
-            count(*) FILTER (WHERE created_at > $1::timestamptz - interval '30 days') AS "last30Days"
-       FROM usage_records`,
-    [now],
-  );
+  const allValidations = await usageCountsBetween(db, {});
+  const recentValidations = await usageCountsBetween(db, { from: new Date(now.getTime() - 30 * 86_400_000) });
   const transactions = await db.query<{ status: string; count: number; amount: number }>(
     'SELECT status, count(*) AS count, coalesce(sum(amount), 0) AS amount FROM transactions GROUP BY 1',
   );
-  const perProduct = await db.query<{ name: string; prefix: string; total: number; active: number }>(
-    `SELECT p.name, p.license_prefix AS prefix, count(l.id) AS total,
-            count(l.id) FILTER (WHERE l.active AND NOT l.suspended AND NOT l.revoked AND (l.expires_at IS NULL OR l.expires_at > $1)) AS active
-       FROM products p LEFT JOIN licenses l ON l.product_id = p.id
-      GROUP BY p.id ORDER BY p.name, p.id`,
-    [now],
-  );
   const byStatus = Object.fromEntries(transactions.rows.map((row) => [row.status, row.count]));
   return {
-    licenses: licenses.rows[0],
-    licensesByType: Object.fromEntries(byType.rows.map((row) => [row.type, row.count])),
-    products: products.rows[0],
+    licenses: {
+      total: l.total, active: l.active, inactive: l.inactive, suspended: l.suspendedUnrevoked, revoked: l.revoked, expired: l.expiredUnrevoked,
+    },
+    licensesByType: Object.fromEntries([...byType].filter(([, counts]) => counts.total > 0).map(([type, counts]) => [type, counts.total])),
+    products: { total: products.rows.length, active: products.rows.filter((row) => row.active).length },
     customers: customers.rows[0],
-    validations: validations.rows[0],
+    validations: { ...allValidations, last30Days: recentValidations.total },
     transactions: {
       total: transactions.rows.reduce((sum, row) => sum + row.count, 0),
       byStatus,
       completedAmount: transactions.rows.find((row) => row.status === 'completed')?.amount ?? 0,
     },
-    licensesByProduct: perProduct.rows,
+    licensesByProduct: products.rows.map((row) => ({
+      name: row.name, prefix: row.prefix, total: byProduct.get(row.id)?.total ?? 0, active: byProduct.get(row.id)?.active ?? 0,
+    })),
   };
 }

@@ -1,4 +1,6 @@
 import type { Queryable, RowOf } from '@app/db';
+import { licenseCountsAt, totalLicenseCounts } from './license-counts.repository.js';
+import { encodeLicenseCursor, type LicenseListCursor } from './list-cursor.js';
 import type { licenseMembers, licenses } from './licenses.table.js';
 import type { LicenseMemberInput, ListLicenses } from './licenses.schema.js';
 
@@ -22,7 +24,11 @@ export async function findLicenseByKey(db: Queryable, key: string, options: { fo
   return rows[0];
 }
 
-export async function listLicenses(db: Queryable, query: ListLicenses, now: Date) {
+/** created_at with its microseconds, as the list's cursor keeps it. */
+const cursorAt = `to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;
+
+/** A page of licenses newest first; `after` is the decoded `cursor` of the query. */
+export async function listLicenses(db: Queryable, query: ListLicenses, now: Date, after?: LicenseListCursor) {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, value: unknown) => { params.push(value); where.push(sql.replaceAll('?', `$${params.length}`)); };
@@ -40,12 +46,33 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
   }
   if (query.search) add('l.key ILIKE ?', `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  // After the cursor's row in (created_at DESC, id) order: an index range on created_at, the
+  // ties of its instant filtered by id.
+  const pageWhere = [...where];
+  const pageParams = [...params];
+  if (after) {
+    pageParams.push(after.createdAt, after.id);
+    const [at, id] = [`$${pageParams.length - 1}::timestamptz`, `$${pageParams.length}::uuid`];
+    pageWhere.push(`l.created_at <= ${at} AND (l.created_at < ${at} OR l.id > ${id})`);
+  }
+  const pageClause = pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : '';
+  // Without a filter, or filtered by product and type only, the total comes from the license
+  // counters instead of counting up to a million rows.
+  const countable = Object.entries({ ...query, limit: undefined, skip: undefined, cursor: undefined, product: undefined, licenseType: undefined })
+    .every(([, value]) => value === undefined);
+  const counted = async () => {
+    const rows = await licenseCountsAt(db, now, query.product);
+    return totalLicenseCounts(query.licenseType ? rows.filter((row) => row.licenseType === query.licenseType) : rows).total;
+  };
   const [page, total] = await Promise.all([
-    db.query<LicenseRow>(`${licenseSelect} ${clause} ORDER BY l.created_at DESC, l.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, query.limit, query.skip]),
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM licenses l ${clause}`, params),
+    db.query<LicenseRow & { cursor_at: string }>(
+      `${licenseSelect.replace('SELECT l.*,', `SELECT l.*, ${cursorAt},`)} ${pageClause}
+       ORDER BY l.created_at DESC, l.id LIMIT $${pageParams.length + 1} OFFSET $${pageParams.length + 2}`,
+      [...pageParams, query.limit, query.skip]),
+    countable ? counted() : db.query<{ total: number }>(`SELECT count(*) AS total FROM licenses l ${clause}`, params).then((result) => result.rows[0]?.total ?? 0),
   ]);
-  return { rows: page.rows, total: total.rows[0]?.total ?? 0 };
+  const last = page.rows.length === query.limit ? page.rows.at(-1) : undefined;
+  return { rows: page.rows, total, nextCursor: last ? encodeLicenseCursor({ createdAt: last.cursor_at, id: last.id }) : null };
 }
 
 export type LicenseValues = Pick<typeof licenses.$inferInsert, 'key' | 'productId' | 'metadata'> & Required<Pick<typeof licenses.$inferInsert,

@@ -18,10 +18,13 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
   return [
     defineRoute({
       method: 'get', path: '/api/licenses', summary: 'List licenses', tags, guard: admin, query: listLicensesQuery,
-      responses: { 200: { description: 'A page of licenses and the total', schema: page('licenses', licenseJsonSchema, true) }, ...validationFailure, ...adminFailures },
+      responses: {
+        200: { description: 'A page of licenses, the total, and the cursor of the next page (null at the end)', schema: page('licenses', licenseJsonSchema, true).extend({ nextCursor: z.string().nullable() }) },
+        ...validationFailure, ...adminFailures,
+      },
       handler: async ({ query }) => {
-        const { licenses, total } = await service.list(query);
-        return { success: true, licenses, count: licenses.length, total };
+        const { licenses, total, nextCursor } = await service.list(query);
+        return { success: true, licenses, count: licenses.length, total, nextCursor };
       },
     }),
     defineRoute({

@@ -60,6 +60,8 @@ export const listLicensesQuery = z.object({
   search: z.string().max(200).optional(),
   /** Not expired yet, and expiring within this many days from now. */
   expiresWithinDays: z.coerce.number().int().min(0).max(36_500).optional(),
+  /** The `nextCursor` of the page before: continues after its last row (keyset; `skip` then counts from there). */
+  cursor: z.string().max(200).optional(),
   ...paging(50, 1000),
 });
 

@@ -9,6 +9,7 @@ import { deleteUsageOfLicense } from '../usage/usage.repository.js';
 import { generateLicenseKey } from './license-key.js';
 import { licenseJson, memberJson, usageStatsJson, type LicenseJson } from './licenses.presenter.js';
 import * as repo from './licenses.repository.js';
+import { decodeLicenseCursor } from './list-cursor.js';
 import type { CreateLicense, ListLicenses, UpdateLicense } from './licenses.schema.js';
 
 const notFound = () => appError('LICENSE_NOT_FOUND');
@@ -112,9 +113,12 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       };
     },
 
+    /** A page newest first, the total matching, and the cursor of the next page (null at the end). */
     async list(query: ListLicenses) {
-      const { rows, total } = await repo.listLicenses(pool, query, now());
-      return { licenses: rows.map(licenseJson), total };
+      const after = query.cursor === undefined ? undefined : decodeLicenseCursor(query.cursor);
+      if (query.cursor !== undefined && !after) throw appError('VALIDATION_FAILED', { details: { cursor: 'cursor must be a nextCursor this service answered' } });
+      const { rows, total, nextCursor } = await repo.listLicenses(pool, query, now(), after);
+      return { licenses: rows.map(licenseJson), total, nextCursor };
     },
 
     async create(actor: Actor, input: CreateLicense) {

@@ -1,41 +1,45 @@
 import type { Queryable, RowOf } from '@app/db';
+import { licenseCountsAt, sumLicenseCounts } from '../licenses/license-counts.repository.js';
 import type { products } from './products.table.js';
 import type { CreateProduct, UpdateProduct } from './products.schema.js';
 
 /** A product, with its license counts where the query counts them. */
 export type ProductRow = RowOf<typeof products> & { license_count?: number; active_license_count?: number };
 
-// "Active" license for the counts: active, not suspended, not revoked, not expired.
-const countsSql = `,
-  (SELECT count(*) FROM licenses l WHERE l.product_id = p.id) AS license_count,
-  (SELECT count(*) FROM licenses l WHERE l.product_id = p.id AND l.active AND NOT l.suspended AND NOT l.revoked
-     AND (l.expires_at IS NULL OR l.expires_at > $1)) AS active_license_count`;
+/**
+ * Adds each product's license counts ("active": active, not suspended, not revoked, not expired)
+ * from the license counters (licenses/license-counts.repository.ts), never by counting licenses.
+ */
+async function withCounts(db: Queryable, rows: ProductRow[], now: Date, productId?: string): Promise<ProductRow[]> {
+  if (!rows.length) return rows;
+  const counts = sumLicenseCounts(await licenseCountsAt(db, now, productId), (row) => row.productId);
+  return rows.map((row) => {
+    const found = counts.get(row.id);
+    return { ...row, license_count: found?.total ?? 0, active_license_count: found?.active ?? 0 };
+  });
+}
 
 export async function listProducts(db: Queryable, options: { includeCounts: boolean; activeOnly: boolean; now: Date }): Promise<ProductRow[]> {
-  const params: unknown[] = options.includeCounts ? [options.now] : [];
   const { rows } = await db.query<ProductRow>(
-    `SELECT p.* ${options.includeCounts ? countsSql : ''} FROM products p
-     ${options.activeOnly ? 'WHERE p.is_active' : ''} ORDER BY p.created_at DESC, p.id`, params);
-  return rows;
+    `SELECT p.* FROM products p ${options.activeOnly ? 'WHERE p.is_active' : ''} ORDER BY p.created_at DESC, p.id`);
+  return options.includeCounts ? withCounts(db, rows, options.now) : rows;
 }
 
 /** A page of products, newest first, whose name contains `q` (any case), with their license counts and the total. */
 export async function searchProducts(db: Queryable, query: { q?: string; limit: number; skip: number; now: Date }) {
   const pattern = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-  const where = 'WHERE ($2::text IS NULL OR p.name ILIKE $2)';
+  const where = 'WHERE ($1::text IS NULL OR p.name ILIKE $1)';
   const [page, total] = await Promise.all([
-    db.query<ProductRow>(`SELECT p.* ${countsSql} FROM products p ${where} ORDER BY p.created_at DESC, p.id LIMIT $3 OFFSET $4`,
-      [query.now, pattern, query.limit, query.skip]),
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM products p WHERE ($1::text IS NULL OR p.name ILIKE $1)`, [pattern]),
+    db.query<ProductRow>(`SELECT p.* FROM products p ${where} ORDER BY p.created_at DESC, p.id LIMIT $2 OFFSET $3`,
+      [pattern, query.limit, query.skip]),
+    db.query<{ total: number }>(`SELECT count(*) AS total FROM products p ${where}`, [pattern]),
   ]);
-  return { rows: page.rows, total: Number(total.rows[0]?.total ?? 0) };
+  return { rows: await withCounts(db, page.rows, query.now), total: Number(total.rows[0]?.total ?? 0) };
 }
 
 export async function findProduct(db: Queryable, id: string, options: { includeCounts: boolean; now: Date } = { includeCounts: false, now: new Date() }): Promise<ProductRow | undefined> {
-  const params: unknown[] = options.includeCounts ? [options.now, id] : [id];
-  const { rows } = await db.query<ProductRow>(
-    `SELECT p.* ${options.includeCounts ? countsSql : ''} FROM products p WHERE p.id = $${params.length}`, params);
-  return rows[0];
+  const { rows } = await db.query<ProductRow>('SELECT p.* FROM products p WHERE p.id = $1', [id]);
+  return options.includeCounts ? (await withCounts(db, rows, options.now, id))[0] : rows[0];
 }
 
 export async function insertProduct(db: Queryable, input: CreateProduct): Promise<ProductRow> {

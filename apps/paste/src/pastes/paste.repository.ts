@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createBatcher, type Queryable } from '@app/db';
-import { apiUsageShard, countApiUsageSql } from '../stats/stats.repository.js';
+import { apiUsageShard, countApiUsageSql, countViewsSql } from '../stats/stats.repository.js';
 import type { pastesTable } from './paste.table.js';
 
 type PasteRow = typeof pastesTable.$inferSelect;
@@ -32,6 +32,9 @@ const LIVE_SQL = '(p.max_views IS NULL OR p.views_count < p.max_views) AND (p.ex
 
 const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount", p.max_views AS "maxViews",
   p.created_at AS "createdAt", p.expires_at AS "expiresAt", p.password_hash IS NOT NULL AS "hasPassword", p.title, p.language`;
+
+/** The columns of batchViewColumns, read back from the `viewed` CTE that also counts the views in the statistics. */
+const viewedColumns = 'id, slug, content, "viewsCount", "maxViews", "createdAt", "expiresAt", "hasPassword", title, language';
 
 interface ViewRequest { slug: string; unlocked: boolean }
 interface InsertRequest { paste: NewPaste; countApiUsage: boolean }
@@ -112,10 +115,13 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
   const viewOne = async ({ slug, unlocked }: ViewRequest): Promise<ViewedPaste | undefined> => {
     const results = await db.query(
       `SET LOCAL synchronous_commit = off;
-       UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
-        WHERE slug = ${pg.escapeLiteral(slug)} AND ${LIVE_SQL} AND NOT p.reveal_on_click
-          AND (password_hash IS NULL OR ${unlocked ? 'true' : 'false'})
-        RETURNING ${batchViewColumns}`) as unknown as pg.QueryResult<ViewedPaste>[];
+       WITH viewed AS (
+         UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
+          WHERE slug = ${pg.escapeLiteral(slug)} AND ${LIVE_SQL} AND NOT p.reveal_on_click
+            AND (password_hash IS NULL OR ${unlocked ? 'true' : 'false'})
+          RETURNING ${batchViewColumns}, p.created_at, 1 AS added),
+       counted AS (${countViewsSql({ viewed: 'viewed' })})
+       SELECT ${viewedColumns} FROM viewed`) as unknown as pg.QueryResult<ViewedPaste>[];
     return results[1]?.rows[0];
   };
 
@@ -150,10 +156,13 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
            FROM pastes p JOIN b ON p.slug = b.slug
           WHERE ${LIVE_SQL} AND NOT p.reveal_on_click AND (p.password_hash IS NULL OR b.n_unlocked > 0)
           ORDER BY p.id FOR UPDATE OF p)
-       UPDATE pastes p SET views_count = CASE WHEN p.max_views IS NULL THEN l.old + l.n ELSE LEAST(p.max_views, l.old + l.n) END,
-              last_viewed_at = now()
-         FROM l WHERE p.id = l.id
-       RETURNING l.old, ${batchViewColumns}`,
+       viewed AS (
+         UPDATE pastes p SET views_count = CASE WHEN p.max_views IS NULL THEN l.old + l.n ELSE LEAST(p.max_views, l.old + l.n) END,
+                last_viewed_at = now()
+           FROM l WHERE p.id = l.id
+         RETURNING l.old, ${batchViewColumns}, p.created_at, p.views_count - l.old AS added),
+       counted AS (${countViewsSql({ viewed: 'viewed' })})
+       SELECT old, ${viewedColumns} FROM viewed`,
     ) as unknown as pg.QueryResult<BatchedViewRow>[];
     const bySlug = new Map<string, { row: BatchedViewRow; shown: number }>();
     for (const row of results[1]?.rows ?? []) bySlug.set(row.slug, { row, shown: 0 });
@@ -213,9 +222,12 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
      */
     async reveal(slug: string, unlocked: boolean): Promise<ViewedPaste | undefined> {
       const { rows } = await db.query<ViewedPaste>(
-        `UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
-          WHERE slug = $1 AND ${LIVE_SQL} AND (password_hash IS NULL OR $2::boolean)
-          RETURNING ${batchViewColumns}`, [slug, unlocked]);
+        `WITH viewed AS (
+           UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
+            WHERE slug = $1 AND ${LIVE_SQL} AND (password_hash IS NULL OR $2::boolean)
+            RETURNING ${batchViewColumns}, p.created_at, 1 AS added),
+         counted AS (${countViewsSql({ viewed: 'viewed' })})
+         SELECT ${viewedColumns} FROM viewed`, [slug, unlocked]);
       return rows[0];
     },
 

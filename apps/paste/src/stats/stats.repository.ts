@@ -20,6 +20,21 @@ export function countApiUsageSql(refs: { inserted: string; slugs: string; counte
              ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + EXCLUDED.value`;
 }
 
+/**
+ * The statement that adds the views just counted to the statistics (paste_stats). The paste
+ * repository runs it as a CTE of its view statements, so a batch of views and its count are one
+ * statement; inserts and deletes are counted by the table's triggers (0005_paste_stats.sql).
+ * `viewed` names the CTE of updated rows, with `created_at` and `added`, the views each added.
+ * The shard is drawn per statement; rows go in day order, so two statements never wait on each
+ * other's counter rows in opposite orders.
+ */
+export function countViewsSql(refs: { viewed: string }): string {
+  return `INSERT INTO paste_stats AS s (day, shard, views)
+             SELECT (v.created_at AT TIME ZONE 'UTC')::date, floor(random() * 8)::smallint, sum(v.added)
+               FROM ${refs.viewed} v GROUP BY 1 HAVING sum(v.added) <> 0 ORDER BY 1
+             ON CONFLICT (day, shard) DO UPDATE SET views = s.views + EXCLUDED.views`;
+}
+
 export interface PasteAggregates {
   totalPastes: number;
   totalViews: number;
@@ -33,21 +48,41 @@ export interface PasteAggregates {
 export function createStatsRepository(db: Queryable) {
   return {
     /**
-     * Every statistic in one scan of the pastes table; no paste is loaded into the process.
-     * A paste past its time limit is gone for everyone (410) and is deleted by a job within a
-     * minute: it counts as gone from the instant it expires, so the figures do not depend on
-     * when that job runs. API usage counts creations and never goes down.
+     * Every statistic from the counters, without reading the pastes: the sums of paste_stats;
+     * minus the pastes past their time limit that the job (every minute) has not deleted yet, an
+     * index range over expires_at; plus, for last30Days, the pastes of the day the 30 days begin
+     * in, an index range over created_at. A paste past its time limit is gone for everyone (410):
+     * it counts as gone from the instant it expires, so the figures do not depend on when the
+     * job runs. mostViewed is the top of pastes_views_count_idx. API usage counts creations and
+     * never goes down.
      */
     async aggregates(): Promise<PasteAggregates> {
       const { rows } = await db.query<PasteAggregates>(`
-        SELECT count(*)::int AS "totalPastes",
-               coalesce(sum(views_count), 0)::bigint AS "totalViews",
-               (count(*) FILTER (WHERE created_at > now() - interval '30 days'))::int AS "last30Days",
-               coalesce(round(avg(char_length(content))), 0)::bigint AS "avgChars",
-               coalesce(max(views_count), 0)::int AS "mostViewed",
-               coalesce(sum(octet_length(content)), 0)::bigint AS "bytes",
+        WITH bound AS (
+          SELECT now() - interval '30 days' AS since,
+                 (((now() - interval '30 days') AT TIME ZONE 'UTC')::date + 1)::timestamp AT TIME ZONE 'UTC' AS next_day,
+                 ((now() - interval '30 days') AT TIME ZONE 'UTC')::date AS since_day),
+        kept AS (
+          SELECT coalesce(sum(s.pastes), 0) AS pastes, coalesce(sum(s.views), 0) AS views,
+                 coalesce(sum(s.chars), 0) AS chars, coalesce(sum(s.bytes), 0) AS bytes,
+                 coalesce(sum(s.pastes) FILTER (WHERE s.day > bound.since_day), 0) AS recent
+            FROM paste_stats s, bound),
+        gone AS (
+          SELECT count(*) AS pastes, coalesce(sum(p.views_count), 0) AS views,
+                 coalesce(sum(char_length(p.content)), 0) AS chars, coalesce(sum(octet_length(p.content)), 0) AS bytes,
+                 count(*) FILTER (WHERE p.created_at > bound.since) AS recent
+            FROM pastes p, bound WHERE p.expires_at <= now()),
+        edge AS (
+          SELECT count(*) AS recent FROM pastes p, bound WHERE p.created_at > bound.since AND p.created_at < bound.next_day)
+        SELECT (kept.pastes - gone.pastes)::int AS "totalPastes",
+               (kept.views - gone.views)::bigint AS "totalViews",
+               (kept.recent + edge.recent - gone.recent)::int AS "last30Days",
+               CASE WHEN kept.pastes = gone.pastes THEN 0 ELSE round((kept.chars - gone.chars)::numeric / (kept.pastes - gone.pastes)) END::bigint AS "avgChars",
+               coalesce((SELECT p.views_count FROM pastes p WHERE p.expires_at IS NULL OR p.expires_at > now()
+                          ORDER BY p.views_count DESC LIMIT 1), 0)::int AS "mostViewed",
+               (kept.bytes - gone.bytes)::bigint AS "bytes",
                coalesce((SELECT sum(value) FROM paste_counters WHERE name LIKE 'api\\_usage:%'), 0)::bigint AS "apiUsage"
-          FROM pastes WHERE expires_at IS NULL OR expires_at > now()`);
+          FROM kept, gone, edge`);
       return rows[0]!;
     },
   };
