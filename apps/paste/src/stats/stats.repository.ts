@@ -72,8 +72,13 @@ export function createStatsRepository(db: Queryable) {
                  coalesce(sum(char_length(p.content)), 0) AS chars, coalesce(sum(octet_length(p.content)), 0) AS bytes,
                  count(*) FILTER (WHERE p.created_at > bound.since) AS recent
             FROM pastes p, bound WHERE p.expires_at <= now()),
+        -- The bounds are written out, not read from \`bound\`: the planner then estimates the
+        -- range as one day's rows, not a tenth of the table (which made PostgreSQL JIT-compile
+        -- the query, 20 ms of every read at a million pastes).
         edge AS (
-          SELECT count(*) AS recent FROM pastes p, bound WHERE p.created_at > bound.since AND p.created_at < bound.next_day)
+          SELECT count(*) AS recent FROM pastes p
+           WHERE p.created_at > now() - interval '30 days'
+             AND p.created_at < (((now() - interval '30 days') AT TIME ZONE 'UTC')::date + 1)::timestamp AT TIME ZONE 'UTC')
         SELECT (kept.pastes - gone.pastes)::int AS "totalPastes",
                (kept.views - gone.views)::bigint AS "totalViews",
                (kept.recent + edge.recent - gone.recent)::int AS "last30Days",
