@@ -40,7 +40,7 @@ async function idFor(pool: pg.Pool, path: string, parameter: string): Promise<st
   if (/^(automations?|automated-actions?|actions?)$/.test(kind)) return automationId(1);
   if (/^(deliver(y|ies)|webhook-deliveries)$/.test(kind)) return webhookDeliveryId(1);
   // Tables other helpers add (webhook endpoints, audit entries, ...): the newest row of a table named like the section.
-  const table = { audit: 'audit_logs', webhooks: 'webhook_endpoints', endpoints: 'webhook_endpoints', channels: 'notification_channels' }[kind];
+  const table = { audit: 'audit_logs', 'audit-log': 'audit_logs', webhooks: 'webhook_endpoints', endpoints: 'webhook_endpoints', channels: 'notification_channels' }[kind];
   if (!table) return undefined;
   try {
     const { rows } = await pool.query<{ id: string }>(`SELECT id::text AS id FROM ${table} ORDER BY created_at DESC LIMIT 1`);

@@ -53,6 +53,8 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     expect(listedIds(await get(`/licenses?product=${beta._id}&state=suspended`))).toEqual([suspended._id]);
     expect(listedIds(await get(`/licenses?product=${beta._id}&state=active`))).toEqual([trial._id]);
     expect(listedIds(await get(`/licenses?product=${alpha._id}&expiresWithinDays=10`))).toEqual([soon._id]);
+    // The form sends its empty fields too: an empty "Expiring within (days)" is no filter, not 0 days.
+    expect(listedIds(await get(`/licenses?product=${alpha._id}&customer=&type=&state=&expiresWithinDays=&search=${soon.key.slice(-8)}`))).toEqual([soon._id]);
     // The API's list takes the same filter.
     const api = await t.http.get(`/api/licenses?product=${alpha._id}&expiresWithinDays=10`).set(admin.headers).expect(200);
     expect(api.body.licenses.map((license: { _id: string }) => license._id)).toEqual([soon._id]);

@@ -29,7 +29,8 @@ const listQuery = z.object({
   customer: z.uuid().optional().catch(undefined),
   type: z.enum(licenseTypes).optional().catch(undefined),
   state: z.enum(licenseStates).optional().catch(undefined),
-  expiresWithinDays: z.coerce.number().int().min(0).max(36_500).optional().catch(undefined),
+  // An empty field (the form sends every field) means no filter, not 0 days.
+  expiresWithinDays: z.preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int().min(0).max(36_500).optional()).catch(undefined),
   search: z.string().trim().max(200).optional().catch(undefined).transform((value) => value || undefined),
   page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
 });
