@@ -155,7 +155,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
          SELECT p.id, p.views_count AS old, CASE WHEN p.password_hash IS NULL THEN b.n_all ELSE b.n_unlocked END AS n
            FROM pastes p JOIN b ON p.slug = b.slug
           WHERE ${LIVE_SQL} AND NOT p.reveal_on_click AND (p.password_hash IS NULL OR b.n_unlocked > 0)
-          ORDER BY p.id FOR UPDATE OF p)
+          ORDER BY p.id FOR UPDATE OF p),
        viewed AS (
          UPDATE pastes p SET views_count = CASE WHEN p.max_views IS NULL THEN l.old + l.n ELSE LEAST(p.max_views, l.old + l.n) END,
                 last_viewed_at = now()
