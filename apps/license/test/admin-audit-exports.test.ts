@@ -246,9 +246,10 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
       expect(bad.body.details).toHaveProperty('product');
     });
 
-    it('prints names in any script the embedded font covers in the licenses PDF (extracted text, no ?)', async () => {
+    it('prints names in any script the embedded fonts cover in the licenses PDF (extracted text, no ?)', async () => {
       const product = await t.createProduct({ name: 'Ünïcode Prødukt', licensePrefix: 'UNI' });
-      const names = ['Zoë Ångström', 'Дмитрий Иванов', 'Ελένη Παπαδοπούλου', 'محمد', 'שרה כהן', 'François Ødegård'];
+      // Chinese and Japanese (kanji, kana) come from the CJK fallback font, Noto Sans SC.
+      const names = ['Zoë Ångström', 'Дмитрий Иванов', 'Ελένη Παπαδοπούλου', 'محمد', 'שרה כהן', 'François Ødegård', '王小明', '山田太郎', 'さくら', 'Müller 王'];
       for (const name of names) {
         const customer = await t.createCustomer({ name });
         await t.createLicense({ product: product._id, customer: customer._id });
@@ -263,6 +264,10 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
       // The font is embedded (a subset of DejaVu Sans Condensed), not one of the 14 standard ones.
       expect(pdf.toString('latin1')).toMatch(/\/FontFile2/);
       expect(pdf.toString('latin1')).toMatch(/DejaVuSansCondensed/);
+      expect(pdf.toString('latin1')).toMatch(/NotoSansSC-Regular/);
+      // Both fonts are subset: the 10 MB CJK face adds only the glyphs used.
+      expect(pdf.length).toBeLessThan(1_000_000);
+      console.info(`PDF of ${names.length} licenses with CJK names: ${pdf.length} bytes`);
       const text = await pdfText(pdf);
       expect(text).toContain('Ünïcode Prødukt');
       for (const name of names.filter((name) => !/[\u0590-\u06FF]/.test(name))) expect(text).toContain(name);

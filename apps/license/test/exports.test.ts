@@ -222,15 +222,23 @@ describe('exports', () => {
     expect(text).toContain('Page 1');
   });
 
-  it('keeps the longest keys whole in the PDF and shows characters the PDF font lacks as ?', async () => {
+  it('keeps the longest keys whole in the PDF, prints kanji with the CJK font and shows characters no PDF font has (Hangul) as ?', async () => {
     const q = (sql: string, params: unknown[] = []) => t.database.pool.query(sql, params);
     const product = (await q(`INSERT INTO products (name, license_prefix) VALUES ('Wide', 'WWWWWWWWWWWWWWWWWWWW') RETURNING id`)).rows[0].id;
-    const customer = (await q(`INSERT INTO customers (name, email) VALUES ('Ünïcødé 日本', 'u@example.com') RETURNING id`)).rows[0].id;
+    const customer = (await q(`INSERT INTO customers (name, email) VALUES ('Ünïcødé 日本 한국', 'u@example.com') RETURNING id`)).rows[0].id;
     const key = `WWWWWWWWWWWWWWWWWWWW-${'W'.repeat(24)}`;
     await q('INSERT INTO licenses (key, product_id, customer_id) VALUES ($1, $2, $3)', [key, product, customer]);
     const text = await pdfToText((await download(t.baseUrl, `/api/export/licenses/pdf?product=${product}`, admin.cookie)).body!);
     expect(text).toContain(key);
-    expect(text).toContain('Ünïcødé ??');
+    expect(text).toContain('Ünïcødé 日本 ??');
+    // A CJK name too long for its cell is cut with the CJK font's widths: a few characters and '…'.
+    const long = (await q(`INSERT INTO customers (name, email) VALUES ($1, 'l@example.com') RETURNING id`, ['王'.repeat(80)])).rows[0].id;
+    await q('INSERT INTO licenses (key, product_id, customer_id) VALUES ($1, $2, $3)', [`${key}-2`, product, long]);
+    const clipped = (await pdfToText((await download(t.baseUrl, `/api/export/licenses/pdf?customer=${long}`, admin.cookie)).body!)).match(/(王+)…/);
+    expect(clipped?.[1].length).toBeGreaterThan(3);
+    expect(clipped?.[1].length).toBeLessThan(40);
+    await q('DELETE FROM licenses WHERE customer_id = $1', [long]);
+    await q('DELETE FROM customers WHERE id = $1', [long]);
     await q('DELETE FROM licenses WHERE product_id = $1', [product]);
     await q('DELETE FROM products WHERE id = $1', [product]);
     await q('DELETE FROM customers WHERE id = $1', [customer]);

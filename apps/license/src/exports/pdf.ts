@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
-import * as fontkit from 'fontkit';
 import PDFDocument from 'pdfkit';
 import type { ExportOutput } from './export-output.js';
+import { cjkFontBytes, cjkRise, FONT_FILES, runsLength, sliceRuns, textRuns, type TextRun } from './pdf-fonts.js';
 
 export interface PdfColumn<Row> {
   label: string; width: number; value: (row: Row) => string; align?: 'left' | 'right';
@@ -9,28 +8,12 @@ export interface PdfColumn<Row> {
   overflow?: 'clip' | 'shrink';
 }
 
-// The text is set in DejaVu Sans Condensed (npm `dejavu-fonts-ttf`, free licence), embedded and
-// subset by pdfkit, so names in Latin, Greek, Cyrillic, Arabic, Hebrew and many more scripts print
-// as they are. It has no CJK glyphs: a character the font lacks is shown as '?' rather than as an
-// empty box. The files are found through node_modules, so no font file is copied into the repo.
-const require = createRequire(import.meta.url);
-const FONT_FILES = {
-  regular: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansCondensed.ttf'),
-  bold: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansCondensed-Bold.ttf'),
-};
+// Fonts: DejaVu Sans Condensed with Noto Sans SC as the CJK fallback, cut into runs by textRuns
+// (see pdf-fonts.ts). Every piece of text is measured and drawn run by run with the run's font.
 const FONT = 'Body';
 const BOLD = 'Body-Bold';
-
-let coverage: { has(codePoint: number): boolean } | undefined;
-/** Which characters both faces can draw (read once from the regular face; the bold one has the same coverage). */
-function fontCoverage() {
-  if (!coverage) {
-    const font = fontkit.openSync(FONT_FILES.regular);
-    if (!('hasGlyphForCodePoint' in font)) throw new Error('the report font is a collection, not one face');
-    coverage = { has: (codePoint) => font.hasGlyphForCodePoint(codePoint) };
-  }
-  return coverage;
-}
+// Bold text uses the regular CJK face too: a bold Noto Sans SC would be another 10 MB file.
+const CJK = 'Body-CJK';
 
 /**
  * pdfkit caches the layout of every distinct word of an embedded font for the whole document
@@ -45,14 +28,6 @@ function emptyLayoutCaches(doc: object): void {
   for (const font of Object.values(fonts)) {
     if (font && typeof font === 'object' && 'layoutCache' in font) Reflect.set(font, 'layoutCache', Object.create(null));
   }
-}
-
-/** The text with control characters dropped and every character the font cannot draw shown as '?'. */
-export function pdfText(text: string): string {
-  const font = fontCoverage();
-  let out = '';
-  for (const char of text.replace(/[\p{Cc}]/gu, ' ')) out += font.has(char.codePointAt(0)!) ? char : '?';
-  return out;
 }
 
 const FONT_SIZE = 7.5;
@@ -72,6 +47,7 @@ export class PdfReport {
   private page = 0;
   private y = 0;
   private tableHeader?: () => void;
+  private cjkRegistered = false;
 
   constructor(private readonly title: string, private readonly output: ExportOutput, options: { landscape?: boolean; now: Date }) {
     this.doc = new PDFDocument({
@@ -104,24 +80,55 @@ export class PdfReport {
     if (this.y + height > this.bottom) this.newPage();
   }
 
-  private clip(text: string, width: number): string {
-    // Cheap test first: the font's widest common glyphs stay under 0.72 em.
-    if (text.length * FONT_SIZE * 0.72 <= width) return text;
-    if (this.doc.widthOfString(text) <= width) return text;
-    let end = text.length;
-    while (end > 1 && this.doc.widthOfString(`${text.slice(0, end)}…`) > width) end -= 1;
-    return `${text.slice(0, end)}…`;
+  /** Sets the font of a run; the CJK font is registered with the document the first time it is needed. */
+  private useFont(run: TextRun, bold: boolean): void {
+    if (!run.cjk) { this.doc.font(bold ? BOLD : FONT); return; }
+    if (!this.cjkRegistered) { this.doc.registerFont(CJK, cjkFontBytes()); this.cjkRegistered = true; }
+    this.doc.font(CJK);
+  }
+
+  /** The width of the runs at the current font size. */
+  private measure(runs: TextRun[], bold: boolean): number {
+    let width = 0;
+    for (const run of runs) { this.useFont(run, bold); width += this.doc.widthOfString(run.text); }
+    return width;
+  }
+
+  /** Draws the runs one after the other from (x, y), CJK runs raised onto the body font's baseline. */
+  private draw(runs: TextRun[], x: number, y: number, bold: boolean, size: number): void {
+    for (const run of runs) {
+      this.useFont(run, bold);
+      this.doc.text(run.text, x, run.cjk ? y - cjkRise(size) : y, { lineBreak: false });
+      if (runs.length > 1) x += this.doc.widthOfString(run.text);
+    }
+  }
+
+  private clip(runs: TextRun[], width: number, bold: boolean): TextRun[] {
+    // Cheap test first: the body font's widest common glyphs stay under 0.72 em, CJK ones are 1 em.
+    if (runs.reduce((sum, run) => sum + run.text.length * (run.cjk ? 1 : 0.72), 0) * FONT_SIZE <= width) return runs;
+    if (this.measure(runs, bold) <= width) return runs;
+    const withEllipsis = (count: number): TextRun[] => {
+      const head = sliceRuns(runs, count);
+      const last = head[head.length - 1];
+      if (last && !last.cjk) return [...head.slice(0, -1), { text: `${last.text}…`, cjk: false }];
+      return [...head, { text: '…', cjk: false }];
+    };
+    let end = runsLength(runs);
+    while (end > 1 && this.measure(withEllipsis(end), bold) > width) end -= 1;
+    return withEllipsis(end);
   }
 
   heading(text: string, size = 16): void {
     this.ensureSpace(size + 8);
-    this.doc.font(BOLD).fontSize(size).text(pdfText(text), MARGIN, this.y, { lineBreak: false });
+    this.doc.fontSize(size);
+    this.draw(textRuns(text), MARGIN, this.y, true, size);
     this.y += size + 8;
   }
 
   line(text: string, size = 9): void {
     this.ensureSpace(size + 5);
-    this.doc.font(FONT).fontSize(size).text(pdfText(text), MARGIN, this.y, { lineBreak: false });
+    this.doc.fontSize(size);
+    this.draw(textRuns(text), MARGIN, this.y, false, size);
     this.y += size + 5;
   }
 
@@ -140,15 +147,16 @@ export class PdfReport {
       cells.forEach((cell, index) => {
         const width = widths[index]! - 6;
         const column = columns[index]!;
-        let text = pdfText(cell);
+        let runs = textRuns(cell);
+        let size = FONT_SIZE;
         if (!header && column.overflow === 'shrink') {
-          const natural = this.doc.widthOfString(text);
-          if (natural > width) this.doc.fontSize(Math.max(3, (FONT_SIZE * width) / natural));
+          const natural = this.measure(runs, header);
+          if (natural > width) this.doc.fontSize((size = Math.max(3, (FONT_SIZE * width) / natural)));
         } else {
-          text = this.clip(text, width);
+          runs = this.clip(runs, width, header);
         }
-        const offset = column.align === 'right' ? width - this.doc.widthOfString(text) : 0;
-        this.doc.text(text, x + 3 + offset, this.y + 3.5, { lineBreak: false });
+        const offset = column.align === 'right' ? width - this.measure(runs, header) : 0;
+        this.draw(runs, x + 3 + offset, this.y + 3.5, header, size);
         this.doc.fontSize(FONT_SIZE);
         x += widths[index]!;
       });
