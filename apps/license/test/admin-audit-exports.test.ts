@@ -248,8 +248,8 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
 
     it('prints names in any script the embedded fonts cover in the licenses PDF (extracted text, no ?)', async () => {
       const product = await t.createProduct({ name: 'Ünïcode Prødukt', licensePrefix: 'UNI' });
-      // Chinese and Japanese (kanji, kana) come from the CJK fallback font, Noto Sans SC.
-      const names = ['Zoë Ångström', 'Дмитрий Иванов', 'Ελένη Παπαδοπούλου', 'محمد', 'שרה כהן', 'François Ødegård', '王小明', '山田太郎', 'さくら', 'Müller 王'];
+      // Chinese and Japanese (kanji, kana) come from the fallback font Noto Sans SC, Korean (Hangul) from Noto Sans KR.
+      const names = ['Zoë Ångström', 'Дмитрий Иванов', 'Ελένη Παπαδοπούλου', 'محمد', 'שרה כהן', 'François Ødegård', '王小明', '山田太郎', 'さくら', 'Müller 王', '김민준'];
       for (const name of names) {
         const customer = await t.createCustomer({ name });
         await t.createLicense({ product: product._id, customer: customer._id });
@@ -265,7 +265,8 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
       expect(pdf.toString('latin1')).toMatch(/\/FontFile2/);
       expect(pdf.toString('latin1')).toMatch(/DejaVuSansCondensed/);
       expect(pdf.toString('latin1')).toMatch(/NotoSansSC-Regular/);
-      // Both fonts are subset: the 10 MB CJK face adds only the glyphs used.
+      expect(pdf.toString('latin1')).toMatch(/NotoSansKR-Regular/);
+      // Every font is subset: the 6–10 MB fallback faces add only the glyphs used.
       expect(pdf.length).toBeLessThan(1_000_000);
       console.info(`PDF of ${names.length} licenses with CJK names: ${pdf.length} bytes`);
       const text = await pdfText(pdf);

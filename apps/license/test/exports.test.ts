@@ -222,15 +222,15 @@ describe('exports', () => {
     expect(text).toContain('Page 1');
   });
 
-  it('keeps the longest keys whole in the PDF, prints kanji with the CJK font and shows characters no PDF font has (Hangul) as ?', async () => {
+  it('keeps the longest keys whole in the PDF, prints kanji and Hangul with the fallback fonts and shows characters no PDF font has (Linear B) as ?', async () => {
     const q = (sql: string, params: unknown[] = []) => t.database.pool.query(sql, params);
     const product = (await q(`INSERT INTO products (name, license_prefix) VALUES ('Wide', 'WWWWWWWWWWWWWWWWWWWW') RETURNING id`)).rows[0].id;
-    const customer = (await q(`INSERT INTO customers (name, email) VALUES ('Ünïcødé 日本 한국', 'u@example.com') RETURNING id`)).rows[0].id;
+    const customer = (await q(`INSERT INTO customers (name, email) VALUES ('Ünïcødé 日本 한국 𐀀', 'u@example.com') RETURNING id`)).rows[0].id;
     const key = `WWWWWWWWWWWWWWWWWWWW-${'W'.repeat(24)}`;
     await q('INSERT INTO licenses (key, product_id, customer_id) VALUES ($1, $2, $3)', [key, product, customer]);
     const text = await pdfToText((await download(t.baseUrl, `/api/export/licenses/pdf?product=${product}`, admin.cookie)).body!);
     expect(text).toContain(key);
-    expect(text).toContain('Ünïcødé 日本 ??');
+    expect(text).toContain('Ünïcødé 日本 한국 ?');
     // A CJK name too long for its cell is cut with the CJK font's widths: a few characters and '…'.
     const long = (await q(`INSERT INTO customers (name, email) VALUES ($1, 'l@example.com') RETURNING id`, ['王'.repeat(80)])).rows[0].id;
     await q('INSERT INTO licenses (key, product_id, customer_id) VALUES ($1, $2, $3)', [`${key}-2`, product, long]);

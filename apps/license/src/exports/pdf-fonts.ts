@@ -4,20 +4,25 @@ import * as fontkit from 'fontkit';
 
 // The text is set in DejaVu Sans Condensed (npm `dejavu-fonts-ttf`, free licence): Latin, Greek,
 // Cyrillic, Arabic, Hebrew and many more scripts. It has no CJK glyphs, and pdfkit has no font
-// fallback, so text is cut into runs: what DejaVu lacks but Noto Sans SC (npm
-// `@expo-google-fonts/noto-sans-sc`, OFL-1.1: Chinese ideographs, Japanese kana, no Hangul) has
-// is drawn with Noto Sans SC. A character neither font has is shown as '?' rather than an empty
-// box. pdfkit embeds a subset of each font, so a PDF only grows by the glyphs it uses.
+// fallback, so text is cut into runs: what DejaVu lacks is drawn with the first fallback that has
+// it, Noto Sans SC (npm `@expo-google-fonts/noto-sans-sc`, OFL-1.1: Chinese ideographs, Japanese
+// kana), then Noto Sans KR (`@expo-google-fonts/noto-sans-kr`: Hangul). A character no font has
+// is shown as '?' rather than an empty box. pdfkit embeds a subset of each font, so a PDF only grows by the glyphs it uses.
 // The files are found through node_modules, so no font file is copied into the repo.
 const require = createRequire(import.meta.url);
 export const FONT_FILES = {
   regular: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansCondensed.ttf'),
   bold: require.resolve('dejavu-fonts-ttf/ttf/DejaVuSansCondensed-Bold.ttf'),
-  cjk: require.resolve('@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf'),
+  han: require.resolve('@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf'),
+  hangul: require.resolve('@expo-google-fonts/noto-sans-kr/400Regular/NotoSansKR_400Regular.ttf'),
 };
 
-/** A piece of text drawn with one font: the body font (DejaVu) or the CJK fallback (Noto Sans SC). */
-export interface TextRun { text: string; cjk: boolean }
+/** The fallback fonts, in the order they are tried. */
+export const FALLBACK_FONTS = ['han', 'hangul'] as const;
+export type FallbackFont = (typeof FALLBACK_FONTS)[number];
+
+/** A piece of text drawn with one font: the body font (DejaVu) or a fallback. */
+export interface TextRun { text: string; font: 'body' | FallbackFont }
 
 interface LoadedFont { has(codePoint: number): boolean; ascender: number }
 
@@ -27,24 +32,30 @@ function load(bytes: Buffer): LoadedFont {
   return { has: (codePoint) => font.hasGlyphForCodePoint(codePoint), ascender: (font.ascent / font.unitsPerEm) * 1000 };
 }
 
-// Both are read once per process, when first needed: the CJK file (10 MB) only when a text holds a
-// character DejaVu lacks. Coverage is read from the regular DejaVu face (the bold one has the same).
+// Each is read once per process, when first needed: a fallback file (6–10 MB) only when a text
+// holds a character the fonts before it lack. Coverage is read from the regular DejaVu face (the
+// bold one has the same).
 let body: LoadedFont | undefined;
-let cjk: { font: LoadedFont; bytes: Buffer } | undefined;
+const fallbacks = new Map<FallbackFont, { font: LoadedFont; bytes: Buffer }>();
 const bodyFont = () => (body ??= load(readFileSync(FONT_FILES.regular)));
-function cjkFont() {
-  if (!cjk) { const bytes = readFileSync(FONT_FILES.cjk); cjk = { bytes, font: load(bytes) }; }
-  return cjk;
+function fallbackFont(name: FallbackFont) {
+  let loaded = fallbacks.get(name);
+  if (!loaded) {
+    const bytes = readFileSync(FONT_FILES[name]);
+    loaded = { bytes, font: load(bytes) };
+    fallbacks.set(name, loaded);
+  }
+  return loaded;
 }
 
-/** The CJK font file's bytes, read once per process and handed to every document that needs them. */
-export const cjkFontBytes = () => cjkFont().bytes;
+/** A fallback font file's bytes, read once per process and handed to every document that needs them. */
+export const fallbackFontBytes = (name: FallbackFont) => fallbackFont(name).bytes;
 
 /**
- * How far (in points, at `size`) a CJK run must be raised to share the body font's baseline:
+ * How far (in points, at `size`) a fallback run must be raised to share the body font's baseline:
  * pdfkit places text by the top of the font's ascender, and Noto's ascender is taller.
  */
-export const cjkRise = (size: number) => ((cjkFont().font.ascender - bodyFont().ascender) / 1000) * size;
+export const fallbackRise = (name: FallbackFont, size: number) => ((fallbackFont(name).font.ascender - bodyFont().ascender) / 1000) * size;
 
 /**
  * The text cut into runs by the font that draws each character: control characters become spaces,
@@ -53,19 +64,20 @@ export const cjkRise = (size: number) => ((cjkFont().font.ascender - bodyFont().
 export function textRuns(text: string): TextRun[] {
   const runs: TextRun[] = [];
   let current = '';
-  let currentCjk = false;
+  let currentFont: TextRun['font'] = 'body';
   for (let char of text.replace(/[\p{Cc}]/gu, ' ')) {
     const codePoint = char.codePointAt(0)!;
-    let isCjk = false;
+    let font: TextRun['font'] = 'body';
     if (!bodyFont().has(codePoint)) {
-      if (cjkFont().font.has(codePoint)) isCjk = true;
+      const fallback = FALLBACK_FONTS.find((name) => fallbackFont(name).font.has(codePoint));
+      if (fallback) font = fallback;
       else char = '?';
     }
-    if (isCjk !== currentCjk && current) { runs.push({ text: current, cjk: currentCjk }); current = ''; }
-    currentCjk = isCjk;
+    if (font !== currentFont && current) { runs.push({ text: current, font: currentFont }); current = ''; }
+    currentFont = font;
     current += char;
   }
-  if (current || !runs.length) runs.push({ text: current, cjk: currentCjk });
+  if (current || !runs.length) runs.push({ text: current, font: currentFont });
   return runs;
 }
 
@@ -76,7 +88,7 @@ export function sliceRuns(runs: TextRun[], count: number): TextRun[] {
   for (const run of runs) {
     if (left <= 0) break;
     const chars = [...run.text];
-    out.push(chars.length <= left ? run : { text: chars.slice(0, left).join(''), cjk: run.cjk });
+    out.push(chars.length <= left ? run : { text: chars.slice(0, left).join(''), font: run.font });
     left -= chars.length;
   }
   return out;

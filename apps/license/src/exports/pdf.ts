@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import type { ExportOutput } from './export-output.js';
-import { cjkFontBytes, cjkRise, FONT_FILES, runsLength, sliceRuns, textRuns, type TextRun } from './pdf-fonts.js';
+import { fallbackFontBytes, fallbackRise, FONT_FILES, runsLength, sliceRuns, textRuns, type FallbackFont, type TextRun } from './pdf-fonts.js';
 
 export interface PdfColumn<Row> {
   label: string; width: number; value: (row: Row) => string; align?: 'left' | 'right';
@@ -8,12 +8,11 @@ export interface PdfColumn<Row> {
   overflow?: 'clip' | 'shrink';
 }
 
-// Fonts: DejaVu Sans Condensed with Noto Sans SC as the CJK fallback, cut into runs by textRuns
-// (see pdf-fonts.ts). Every piece of text is measured and drawn run by run with the run's font.
+// Fonts: DejaVu Sans Condensed with Noto Sans SC (Han, kana) and Noto Sans KR (Hangul) as
+// fallbacks, cut into runs by textRuns (see pdf-fonts.ts). Every piece of text is measured and
+// drawn run by run with the run's font.
 const FONT = 'Body';
 const BOLD = 'Body-Bold';
-// Bold text uses the regular CJK face too: a bold Noto Sans SC would be another 10 MB file.
-const CJK = 'Body-CJK';
 
 /**
  * pdfkit caches the layout of every distinct word of an embedded font for the whole document
@@ -47,7 +46,7 @@ export class PdfReport {
   private page = 0;
   private y = 0;
   private tableHeader?: () => void;
-  private cjkRegistered = false;
+  private readonly fallbacksRegistered = new Set<FallbackFont>();
 
   constructor(private readonly title: string, private readonly output: ExportOutput, options: { landscape?: boolean; now: Date }) {
     this.doc = new PDFDocument({
@@ -80,11 +79,15 @@ export class PdfReport {
     if (this.y + height > this.bottom) this.newPage();
   }
 
-  /** Sets the font of a run; the CJK font is registered with the document the first time it is needed. */
+  /**
+   * Sets the font of a run; a fallback font is registered with the document the first time it is
+   * needed. Bold text in a fallback script uses its regular face (one file per script is enough).
+   */
   private useFont(run: TextRun, bold: boolean): void {
-    if (!run.cjk) { this.doc.font(bold ? BOLD : FONT); return; }
-    if (!this.cjkRegistered) { this.doc.registerFont(CJK, cjkFontBytes()); this.cjkRegistered = true; }
-    this.doc.font(CJK);
+    if (run.font === 'body') { this.doc.font(bold ? BOLD : FONT); return; }
+    const name = `Fallback-${run.font}`;
+    if (!this.fallbacksRegistered.has(run.font)) { this.doc.registerFont(name, fallbackFontBytes(run.font)); this.fallbacksRegistered.add(run.font); }
+    this.doc.font(name);
   }
 
   /** The width of the runs at the current font size. */
@@ -94,24 +97,24 @@ export class PdfReport {
     return width;
   }
 
-  /** Draws the runs one after the other from (x, y), CJK runs raised onto the body font's baseline. */
+  /** Draws the runs one after the other from (x, y), fallback runs raised onto the body font's baseline. */
   private draw(runs: TextRun[], x: number, y: number, bold: boolean, size: number): void {
     for (const run of runs) {
       this.useFont(run, bold);
-      this.doc.text(run.text, x, run.cjk ? y - cjkRise(size) : y, { lineBreak: false });
+      this.doc.text(run.text, x, run.font === 'body' ? y : y - fallbackRise(run.font, size), { lineBreak: false });
       if (runs.length > 1) x += this.doc.widthOfString(run.text);
     }
   }
 
   private clip(runs: TextRun[], width: number, bold: boolean): TextRun[] {
     // Cheap test first: the body font's widest common glyphs stay under 0.72 em, CJK ones are 1 em.
-    if (runs.reduce((sum, run) => sum + run.text.length * (run.cjk ? 1 : 0.72), 0) * FONT_SIZE <= width) return runs;
+    if (runs.reduce((sum, run) => sum + run.text.length * (run.font === 'body' ? 0.72 : 1), 0) * FONT_SIZE <= width) return runs;
     if (this.measure(runs, bold) <= width) return runs;
     const withEllipsis = (count: number): TextRun[] => {
       const head = sliceRuns(runs, count);
       const last = head[head.length - 1];
-      if (last && !last.cjk) return [...head.slice(0, -1), { text: `${last.text}…`, cjk: false }];
-      return [...head, { text: '…', cjk: false }];
+      if (last?.font === 'body') return [...head.slice(0, -1), { text: `${last.text}…`, font: 'body' }];
+      return [...head, { text: '…', font: 'body' }];
     };
     let end = runsLength(runs);
     while (end > 1 && this.measure(withEllipsis(end), bold) > width) end -= 1;
