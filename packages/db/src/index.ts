@@ -6,3 +6,4 @@ export { DataFolderInUseError } from './data-folder-lock.js';
 export { retryTransient, isReadOnlyStatement } from './retry.js';
 export { transientKind, isTransientDatabaseError, uniqueViolation, type TransientKind } from './database-errors.js';
 export type { RowOf } from './rows.js';
+export { keysetCursor, type KeysetCursor } from './keyset-cursor.js';
