@@ -1,8 +1,23 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
+
+// Random bytes are drawn from the CSPRNG 4 KiB at a time, one call per 128 tokens instead of one
+// per token (a measurable share of a create), as crypto.randomUUID does; no byte is used twice.
+const entropy = Buffer.alloc(4096);
+let entropyUsed = entropy.length;
+
+function freshRandomBytes(count: number): Buffer {
+  if (entropyUsed + count > entropy.length) {
+    randomFillSync(entropy);
+    entropyUsed = 0;
+  }
+  const bytes = entropy.subarray(entropyUsed, entropyUsed + count);
+  entropyUsed += count;
+  return bytes;
+}
 
 /** 32 random bytes, URL-safe (43 characters): the secret that lets the creator delete a paste. */
 export function newDeleteToken(): string {
-  return randomBytes(32).toString('base64url');
+  return freshRandomBytes(32).toString('base64url');
 }
 
 /**
