@@ -42,7 +42,7 @@ async function serve(): Promise<void> {
   // identity provider: nobody signs in during the benchmark.
   const unused = 'http://127.0.0.1:9/unused';
   const config = loadConfig({
-    ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', OWNER_ID: 'bench-owner', DATA_DIR: dataDir,
+    ...process.env, NODE_ENV: 'production', SESSION_SECRET: 'bench-session-secret-bench-session-secret', LOG_LEVEL: 'warn', OWNER_ID: 'bench-owner', DATA_DIR: dataDir,
     OAUTH_CLIENT_ID: 'bench', OAUTH_CLIENT_SECRET: 'bench', OAUTH_AUTHORIZATION_URL: unused, OAUTH_TOKEN_URL: unused, OAUTH_USERINFO_URL: unused,
   });
   const service = await startPasteService(config, { port: 0, handleSignals: false, logger: createLogger({ level: 'warn' }) });
@@ -86,7 +86,7 @@ async function serve(): Promise<void> {
 function startServers(): Promise<{ child: ChildProcess; ports: Ports }> {
   // BENCH_PROFILE=<folder> writes a CPU profile of the servers there.
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(import.meta.filename, ['--serve'], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(import.meta.filename, ['--serve'], { execArgv: ['--import', 'tsx', ...profile], env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', (ports) => resolve({ child, ports: ports as Ports }));
     child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
