@@ -1,4 +1,4 @@
-import { type Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import passport from 'passport';
 import type pg from 'pg';
 import { OAUTH_VARIABLES, signInSetupHint } from '@app/config';
@@ -33,7 +33,7 @@ export interface Auth {
   /** express-session (table "session") + passport: `app.use(...auth.session)`. */
   session: RequestHandler[];
   /** GET /auth/idp, /auth/idp/callback, /auth/logout, /auth/status, /api/csrf-token, mounted. */
-  routes: Router;
+  routes: RequestHandler;
   /** The same routes as declarations, for a service that mounts and documents its routes itself. */
   routeDeclarations: AnyRoute[];
   /** CSRF check for POST/PUT/PATCH/DELETE; skips requests carrying a bearer token or an API key. */

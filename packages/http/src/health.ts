@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type pg from 'pg';
 import { z } from 'zod';
 import { defineRoute, mountRoutes, publicAccess, type AnyRoute } from './routes.js';
@@ -35,7 +35,7 @@ export function healthRouteDeclarations(pool: Pick<pg.Pool, 'query'>): AnyRoute[
   ];
 }
 
-/** The health routes as a router, for services that mount routers. */
-export function healthRoutes(pool: Pick<pg.Pool, 'query'>): Router {
+/** The health routes as one middleware, for services that mount them alone. */
+export function healthRoutes(pool: Pick<pg.Pool, 'query'>): RequestHandler {
   return mountRoutes(healthRouteDeclarations(pool));
 }

@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import { servedDeclarations, type AnyRoute } from './routes.js';
 
 /** A method and path that an Express app answers, as mounted. */
 export interface MountedRoute {
@@ -10,7 +11,7 @@ interface StackLayer {
   rawPath?: string | string[];
   slash?: boolean;
   route?: { path: string | string[]; methods: Record<string, boolean> };
-  handle?: { stack?: StackLayer[] };
+  handle?: { stack?: StackLayer[]; [servedDeclarations]?: readonly AnyRoute[] };
 }
 
 function walk(stack: StackLayer[], prefix: string, found: MountedRoute[]): void {
@@ -20,6 +21,9 @@ function walk(stack: StackLayer[], prefix: string, found: MountedRoute[]): void 
       for (const method of Object.keys(layer.route.methods).filter((name) => name !== '_all')) {
         for (const path of paths) found.push({ method, path: `${prefix}${path}` });
       }
+    } else if (layer.handle?.[servedDeclarations]) {
+      // A route table (mountRoutes): its declarations, as mounted at the root.
+      for (const route of layer.handle[servedDeclarations]) found.push({ method: route.method, path: `${prefix}${route.path}` });
     } else if (layer.handle?.stack) {
       const mountPath = layer.slash || typeof layer.rawPath !== 'string' || layer.rawPath === '/' ? '' : layer.rawPath;
       walk(layer.handle.stack, `${prefix}${mountPath}`, found);
@@ -28,7 +32,7 @@ function walk(stack: StackLayer[], prefix: string, found: MountedRoute[]): void 
 }
 
 /**
- * Every route an app has mounted (Express 5's router stack, routers included), so a test can
+ * Every route an app has mounted (Express 5's router stack, routers and route tables included), so a test can
  * compare what is served with what is documented.
  */
 export function listMountedRoutes(app: Express): MountedRoute[] {

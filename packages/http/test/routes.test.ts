@@ -130,6 +130,77 @@ describe('routes declared as data', () => {
   });
 });
 
+describe('matching requests to routes as Express\'s router does', () => {
+  const seen: string[] = [];
+  const table = mountRoutes([
+    defineRoute({
+      method: 'head', path: '/files/:name', summary: 'Whether a file exists', guard: publicAccess, responses: { 200: { description: 'Yes' } },
+      handler: ({ res }) => { seen.push('head'); res.set('X-Exists', 'yes').end(); },
+    }),
+    defineRoute({
+      method: 'get', path: '/files/:name', summary: 'A file', guard: publicAccess, responses: { 200: { description: 'It' } },
+      params: z.object({ name: z.string() }),
+      handler: ({ params }) => ({ name: params.name }),
+    }),
+    defineRoute({
+      method: 'get', path: '/texts/:name', summary: 'A text (HEAD answered by the GET route)', guard: publicAccess, responses: { 200: { description: 'It' } },
+      handler: ({ res }) => { seen.push('get text'); res.type('text/plain').send('text'); },
+    }),
+    defineRoute({
+      method: 'get', path: '/pick/:which', summary: 'Passes on what is not its own', guard: publicAccess, responses: { 200: { description: 'It' } },
+      before: [(req, _res, next) => next(req.params.which === 'second' ? 'route' : undefined)],
+      handler: () => ({ picked: 'first' }),
+    }),
+    defineRoute({
+      method: 'get', path: '/pick/:which', summary: 'The next matching route', guard: publicAccess, responses: { 200: { description: 'It' } },
+      handler: () => ({ picked: 'second' }),
+    }),
+    defineRoute({
+      method: 'post', path: '/files/:name', summary: 'Rejects', guard: publicAccess, responses: { 500: { description: 'Fails' } },
+      handler: async () => { throw new Error('handler failed'); },
+    }),
+  ]);
+  const app = express();
+  app.use(table);
+  app.use((req, res) => { res.status(404).json({ fellThrough: true, params: req.params }); });
+  app.use(createErrorHandler({ successFlag: true, logger: createLogger({ level: 'silent' }) }));
+
+  it('decodes parameters, ignores case and a trailing slash, and answers a malformed escape with 400', async () => {
+    expect((await request(app).get('/files/a%20b').expect(200)).body).toEqual({ name: 'a b' });
+    expect((await request(app).get('/FILES/x/').expect(200)).body).toEqual({ name: 'x' });
+    expect((await request(app).get('/files/x?y=1').expect(200)).body).toEqual({ name: 'x' });
+    await request(app).get('/files/%E0%A4%A').expect(400);
+  });
+
+  it('answers HEAD with a HEAD route when there is one, else with the GET route', async () => {
+    seen.length = 0;
+    await request(app).head('/files/x').expect(200).expect('x-exists', 'yes');
+    await request(app).head('/texts/x').expect(200);
+    expect(seen).toEqual(['head', 'get text']);
+  });
+
+  it('moves on to the next matching route on next(\'route\'), and to the app when none is left', async () => {
+    expect((await request(app).get('/pick/first').expect(200)).body).toEqual({ picked: 'first' });
+    expect((await request(app).get('/pick/second').expect(200)).body).toEqual({ picked: 'second' });
+    // What follows the table sees none of the table's params (Express sets them per layer).
+    expect((await request(app).get('/files/x/more').expect(404)).body).toEqual({ fellThrough: true, params: {} });
+    expect((await request(app).get('/pick/third/more').expect(404)).body.params).toEqual({});
+    expect((await request(app).delete('/files/x').expect(404)).body.fellThrough).toBe(true);
+  });
+
+  it('sends a rejected handler\'s error to the error handler', async () => {
+    const answer = await request(app).post('/files/x').expect(500);
+    expect(answer.body.success).toBe(false);
+  });
+
+  it('answers OPTIONS with the methods the path has, as Express\'s router does', async () => {
+    const answer = await request(app).options('/files/x').expect(200);
+    expect(answer.headers.allow).toBe('GET, HEAD, POST');
+    expect(answer.text).toBe('GET, HEAD, POST');
+    await request(app).options('/nothing/here').expect(404);
+  });
+});
+
 describe('checking answers against their declared schemas', () => {
   const declared = defineRoute({
     method: 'get', path: '/api/clock', summary: 'The time', guard: publicAccess,
