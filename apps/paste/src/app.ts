@@ -14,7 +14,7 @@ import { createApiKeyService } from './api-keys/api-key.service.js';
 import { apiKeysModule } from './api-keys/api-keys.module.js';
 import { autoDeleteModule } from './auto-delete/auto-delete.module.js';
 import type { FeatureModule } from './feature-module.js';
-import { mountModules, startJobs } from './mount-modules.js';
+import { hotLane, mountModules, startJobs } from './mount-modules.js';
 import { pagesModule } from './pages/pages.module.js';
 import { errorData } from './pages/page-data.js';
 import { createViews, useViews } from '@app/ui';
@@ -77,6 +77,8 @@ const SESSION_COOKIE = 'paste.sid';
 const isHotPath = (req: Request) =>
   (req.method === 'GET' && req.path.startsWith('/paste/')) || (req.method === 'POST' && req.path === '/api/paste');
 
+const hasSessionCookie = (req: Request) => req.headers.cookie?.includes(`${SESSION_COOKIE}=`) === true;
+
 const pagePath = (req: Request) => !req.path.startsWith('/api/') && req.path !== '/api' && !req.path.startsWith('/auth/');
 
 /** Builds the paste service's Express app without listening. */
@@ -125,17 +127,22 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const errorPage = (status: number, message: string) => views.render('errors/error', errorData(settings.get(), status, message));
   // Pages change with every view (the count) and say no-store; hashing each body for an ETag is wasted work.
   app.set('etag', false);
+  // Tests hold every JSON answer to the schema its route declares (the API description).
+  const mountOptions = { checkResponses: config.NODE_ENV === 'test' };
   // POST /api/paste parses its own body, sized by maxPasteSize (in the route's `before`).
-  commonMiddleware(app, { logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY, ownBodyParser: isPastePost });
+  commonMiddleware(app, {
+    logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY, ownBodyParser: isPastePost,
+    // Creating and reading pastes without a session: straight after the headers and the log line.
+    hotLane: hotLane(modules, hasSessionCookie, mountOptions),
+  });
   // Reading a paste or posting one without a session cookie needs no session: skipping the
   // session machinery there (a new session id, passport) is a large share of those hot paths.
   const sessions = Router().use(...auth.session);
   const session: RequestHandler = (req, res, next) => {
-    if (isHotPath(req) && !req.headers.cookie?.includes(`${SESSION_COOKIE}=`)) return next();
+    if (isHotPath(req) && !hasSessionCookie(req)) return next();
     sessions(req, res, next);
   };
-  // Tests hold every JSON answer to the schema its route declares (the API description).
-  mountModules(app, modules, session, { checkResponses: config.NODE_ENV === 'test' });
+  mountModules(app, modules, session, mountOptions);
 
   app.use(apiNotFound);
   // A command-line create (text/plain) gets its errors as plain text.

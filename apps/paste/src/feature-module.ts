@@ -16,5 +16,12 @@ export interface FeatureModule {
   /** Routes that need no session (health checks, redirects), mounted with the static files. */
   sessionlessRoutes?: AnyRoute[];
   routes: AnyRoute[];
+  /**
+   * Routes that carry most of the traffic. A request without a session cookie reaches them
+   * right after the security headers and the request log, before the shared body parsers, the
+   * static files and the session, so they parse their own bodies and need no session; a request
+   * with one reaches them first among the routes.
+   */
+  hotRoutes?: AnyRoute[];
   jobs?: Job[];
 }

@@ -1,3 +1,4 @@
+import type { AnyRoute } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
 import type { FeatureModule } from '../feature-module.js';
@@ -19,9 +20,15 @@ export function pastesModule(deps: {
   moderation: ModerationService;
   now: () => Date;
 }): FeatureModule {
+  const pasteRouteList = pasteRoutes({ ...deps, highlight: createHighlighter() });
+  const isHot = (route: AnyRoute) => hotRoutes.has(`${route.method} ${route.path}`);
   return {
     name: 'pastes',
-    routes: [...pasteRoutes({ ...deps, highlight: createHighlighter() }), ...creatorRoutes(deps),
+    hotRoutes: pasteRouteList.filter(isHot),
+    routes: [...pasteRouteList.filter((route) => !isHot(route)), ...creatorRoutes(deps),
       ...moderationRoutes({ service: deps.moderation, guards: deps.guards })],
   };
 }
+
+/** Creating a paste and reading one: nearly all of the service's traffic. */
+const hotRoutes = new Set(['post /api/paste', 'head /paste/:slug', 'head /paste/:slug/raw', 'get /paste/:slug', 'get /paste/:slug/raw']);
