@@ -74,9 +74,6 @@ export interface PasteApp {
 
 const SESSION_COOKIE = 'paste.sid';
 
-const isHotPath = (req: Request) =>
-  (req.method === 'GET' && req.path.startsWith('/paste/')) || (req.method === 'POST' && req.path === '/api/paste');
-
 const hasSessionCookie = (req: Request) => req.headers.cookie?.includes(`${SESSION_COOKIE}=`) === true;
 
 const pagePath = (req: Request) => !req.path.startsWith('/api/') && req.path !== '/api' && !req.path.startsWith('/auth/');
@@ -135,11 +132,12 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     // Creating and reading pastes without a session: straight after the headers and the log line.
     hotLane: hotLane(modules, hasSessionCookie, mountOptions),
   });
-  // Reading a paste or posting one without a session cookie needs no session: skipping the
-  // session machinery there (a new session id, passport) is a large share of those hot paths.
+  // The other pages under /paste/ (the creator's, the delete page) need no session for a visitor
+  // without a cookie either: the session machinery (a new session id, passport) would be a large
+  // share of such a request. Creating and reading pastes without one never get here (hot lane).
   const sessions = Router().use(...auth.session);
   const session: RequestHandler = (req, res, next) => {
-    if (isHotPath(req) && !hasSessionCookie(req)) return next();
+    if (req.method === 'GET' && req.path.startsWith('/paste/') && !hasSessionCookie(req)) return next();
     sessions(req, res, next);
   };
   mountModules(app, modules, session, mountOptions);
