@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
@@ -70,14 +71,16 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
     mkdirSync(path.dirname(folder), { recursive: true });
     lock = lockDataFolder(folder, path.normalize(options.dataDir), options.warn ?? ((message) => console.warn(message)));
   }
+  const socket = privateSocket();
   let served: EmbeddedServer;
   try {
-    served = options.pglite ? await serveOnThisThread(options.pglite) : await serveInWorker(options);
+    served = options.pglite ? await serveOnThisThread(options.pglite, socket) : await serveInWorker(options, socket);
   } catch (error) {
+    socket.remove();
     lock?.release();
     throw error;
   }
-  const url = `postgresql://postgres@${served.address}/postgres`;
+  const url = socket.urlFor(served.address);
   // PGlite is one connection; the socket server multiplexes at the query level, which would
   // interleave the statements of concurrent transactions. One pooled connection keeps every
   // transaction whole: the pool queues the rest.
@@ -96,20 +99,49 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
     async close() {
       await pool.end();
       await served.close();
+      socket.remove();
       lock?.release();
     },
   };
 }
 
+/**
+ * Where the embedded database listens. It asks no password, so it listens on a Unix socket in a
+ * folder only this user may open (mkdtemp makes it 0700): on a loopback TCP port any local user
+ * could connect. A message through it also costs less than through loopback TCP. Windows has no
+ * Unix socket that the pg client reaches, so there it stays on a loopback port.
+ */
+interface PrivateSocket {
+  /** What the socket server listens on: a socket path, or a loopback host and a free port. */
+  listen: { path: string } | { host: string; port: number };
+  /** The connection URL for the address the server reports once listening. */
+  urlFor(address: string): string;
+  /** Removes the socket's folder (after the server has stopped). */
+  remove(): void;
+}
+
+function privateSocket(): PrivateSocket {
+  if (process.platform === 'win32') {
+    return { listen: { host: '127.0.0.1', port: 0 }, urlFor: (address) => `postgresql://postgres@${address}/postgres`, remove() {} };
+  }
+  const folder = mkdtempSync(path.join(tmpdir(), 'pglite-'));
+  return {
+    // The file name the pg client derives from its host (a folder) and port (5432).
+    listen: { path: path.join(folder, '.s.PGSQL.5432') },
+    urlFor: () => `postgresql://postgres@/postgres?host=${encodeURIComponent(folder)}`,
+    remove: () => rmSync(folder, { recursive: true, force: true }),
+  };
+}
+
 interface EmbeddedServer {
-  /** host:port of the PostgreSQL protocol socket. */
+  /** The socket server's address: its socket path, or host:port. */
   address: string;
   /** Stops the socket server and closes PGlite (which writes its files). */
   close(): Promise<void>;
 }
 
-async function serveOnThisThread(pglite: PGlite): Promise<EmbeddedServer> {
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: socketConnections });
+async function serveOnThisThread(pglite: PGlite, socket: PrivateSocket): Promise<EmbeddedServer> {
+  const server = new PGLiteSocketServer({ db: pglite, ...socket.listen, maxConnections: socketConnections });
   await server.start();
   return {
     address: server.getServerConn(),
@@ -125,9 +157,9 @@ async function serveOnThisThread(pglite: PGlite): Promise<EmbeddedServer> {
  * costs more CPU than the HTTP work around it: in a worker thread it leaves the request
  * thread free, and the two use both cores.
  */
-async function serveInWorker(options: OpenDatabaseOptions): Promise<EmbeddedServer> {
+async function serveInWorker(options: OpenDatabaseOptions, socket: PrivateSocket): Promise<EmbeddedServer> {
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
-    workerData: { dataDir: options.dataDir ? path.resolve(options.dataDir) : undefined, dumpFile: options.dumpFile, maxConnections: socketConnections },
+    workerData: { dataDir: options.dataDir ? path.resolve(options.dataDir) : undefined, dumpFile: options.dumpFile, maxConnections: socketConnections, listen: socket.listen },
   });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const next = () => new Promise<{ ready?: string; failed?: string; closed?: boolean }>((resolve, reject) => {

@@ -1,6 +1,7 @@
 // The embedded database's own thread: PGlite (PostgreSQL compiled to WebAssembly) and the socket
 // server that speaks the PostgreSQL protocol for it. Every statement runs here, so the request
-// thread only does HTTP and the pg client's work; it connects to the port posted back.
+// thread only does HTTP and the pg client's work; it connects to the socket posted back
+// (a Unix socket in a private folder; see privateSocket in open-database.ts).
 //
 // Plain JavaScript on purpose: a worker thread does not inherit the TypeScript loader of vitest
 // (or the bundle of `npm run build`), and this file is copied beside each app's bundle as is.
@@ -9,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
-/** @type {{ dataDir?: string; dumpFile?: string; maxConnections: number }} */
+/** @type {{ dataDir?: string; dumpFile?: string; maxConnections: number; listen: { path: string } | { host: string; port: number } }} */
 const options = workerData;
 
 let pglite;
@@ -18,7 +19,7 @@ try {
   pglite = options.dumpFile
     ? await PGlite.create({ loadDataDir: new Blob([readFileSync(options.dumpFile)]) })
     : await PGlite.create(options.dataDir);
-  server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: options.maxConnections });
+  server = new PGLiteSocketServer({ db: pglite, ...options.listen, maxConnections: options.maxConnections });
   await server.start();
   parentPort.postMessage({ ready: server.getServerConn() });
 } catch (error) {

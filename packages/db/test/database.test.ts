@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { openDatabase, runMigrations, withTransaction, type Database } from '../src/index.js';
 import { createTestDatabase, testDatabaseBackend } from '../src/testing/index.js';
 
@@ -83,5 +84,24 @@ describe('embedded database on disk', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('listens on a socket only its own user can open, and removes it on close', async () => {
+    const database = await openDatabase({});
+    const folder = decodeURIComponent(/[?&]host=([^&]+)/.exec(database.url)?.[1] ?? '');
+    try {
+      // A Unix socket in a 0700 folder: no TCP port that every local user could connect to.
+      expect(database.url).not.toMatch(/127\.0\.0\.1|localhost/);
+      expect(folder).toMatch(/pglite-/);
+      expect(statSync(folder).mode & 0o777).toBe(0o700);
+      expect(statSync(path.join(folder, '.s.PGSQL.5432')).isSocket()).toBe(true);
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      await client.end();
+    } finally {
+      await database.close();
+    }
+    expect(existsSync(folder)).toBe(false);
   });
 });
