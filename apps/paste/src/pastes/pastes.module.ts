@@ -21,7 +21,10 @@ export function pastesModule(deps: {
   now: () => Date;
 }): FeatureModule {
   const pasteRouteList = pasteRoutes({ ...deps, highlight: createHighlighter() });
-  const isHot = (route: AnyRoute) => hotRoutes.has(`${route.method} ${route.path}`);
+  const isHot = (route: AnyRoute) => hotRoutes.has(routeKey(route));
+  // A renamed path would otherwise leave the hot lane quietly (still served, only slower).
+  const missing = [...hotRoutes].filter((key) => !pasteRouteList.some((route) => routeKey(route) === key));
+  if (missing.length > 0) throw new Error(`Hot routes that paste.routes.ts no longer declares: ${missing.join(', ')}`);
   return {
     name: 'pastes',
     hotRoutes: pasteRouteList.filter(isHot),
@@ -29,6 +32,8 @@ export function pastesModule(deps: {
       ...moderationRoutes({ service: deps.moderation, guards: deps.guards })],
   };
 }
+
+const routeKey = (route: AnyRoute) => `${route.method} ${route.path}`;
 
 /** Creating a paste and reading one: nearly all of the service's traffic. */
 const hotRoutes = new Set(['post /api/paste', 'head /paste/:slug', 'head /paste/:slug/raw', 'get /paste/:slug', 'get /paste/:slug/raw']);
