@@ -98,9 +98,12 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
     url,
     async close() {
       await pool.end();
-      await served.close();
-      socket.remove();
-      lock?.release();
+      try {
+        await served.close();
+      } finally {
+        socket.remove();
+        lock?.release();
+      }
     },
   };
 }
@@ -108,8 +111,8 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
 /**
  * Where the embedded database listens. It asks no password, so it listens on a Unix socket in a
  * folder only this user may open (mkdtemp makes it 0700): on a loopback TCP port any local user
- * could connect. A message through it also costs less than through loopback TCP. Windows has no
- * Unix socket that the pg client reaches, so there it stays on a loopback port.
+ * could connect. Windows has no Unix socket that the pg client reaches, so there it stays on a
+ * loopback port.
  */
 interface PrivateSocket {
   /** What the socket server listens on: a socket path, or a loopback host and a free port. */
