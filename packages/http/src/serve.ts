@@ -37,8 +37,15 @@ export async function serveGracefully(app: Express, options: {
     return stopping;
   };
   if (options.handleSignals !== false) {
+    // The handlers stay for the whole shutdown: one Ctrl+C or `kill` of a process group often
+    // arrives more than once (from the terminal, and relayed by `npm start` and tsx), and a
+    // signal without a handler would end the process before its database has closed.
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => {
+      process.on(signal, () => {
+        if (stopping) {
+          options.logger.info({ signal }, `${options.name} is already shutting down`);
+          return;
+        }
         options.logger.info({ signal }, `${options.name} shutting down`);
         stop().then(() => process.exit(0), (error) => { options.logger.error({ err: error }, 'shutdown failed'); process.exit(1); });
       });

@@ -1,0 +1,36 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const fixture = path.join(import.meta.dirname, 'fixtures/serve-slow-close.ts');
+const tsxLoader = pathToFileURL(path.resolve(import.meta.dirname, '../../../node_modules/tsx/dist/loader.mjs')).href;
+
+describe('serveGracefully in a real process', () => {
+  it('finishes closing when the stop signal arrives three times (a process group killed, relayed by npm start and tsx)', async () => {
+    const child = spawn(process.execPath, ['--import', tsxLoader, fixture], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk) => { output += chunk; });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.on('exit', (code, signal) => resolve({ code, signal }));
+    });
+    await new Promise<void>((resolve) => {
+      const listening = () => { if (output.includes('"port"')) { child.stdout!.off('data', listening); resolve(); } };
+      child.stdout!.on('data', listening);
+    });
+    child.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGINT');
+    child.kill('SIGTERM');
+
+    expect(await exited).toEqual({ code: 0, signal: null });
+    const messages = output.trim().split('\n').map((line) => JSON.parse(line) as { msg?: string }).map((entry) => entry.msg).filter(Boolean);
+    expect(messages[0]).toMatch(/^test service listening on port \d+$/);
+    expect(messages.slice(1)).toEqual([
+      'test service shutting down',
+      'test service is already shutting down',
+      'test service is already shutting down',
+      'test service stopped',
+    ]);
+  });
+});
