@@ -15,7 +15,7 @@ describe('serveGracefully in a real process', () => {
       child.on('exit', (code, signal) => resolve({ code, signal }));
     });
     await new Promise<void>((resolve) => {
-      const listening = () => { if (output.includes('"port"')) { child.stdout!.off('data', listening); resolve(); } };
+      const listening = () => { if (output.includes('"ready"')) { child.stdout!.off('data', listening); resolve(); } };
       child.stdout!.on('data', listening);
     });
     child.kill('SIGINT');
@@ -26,11 +26,10 @@ describe('serveGracefully in a real process', () => {
     expect(await exited).toEqual({ code: 0, signal: null });
     const messages = output.trim().split('\n').map((line) => JSON.parse(line) as { msg?: string }).map((entry) => entry.msg).filter(Boolean);
     expect(messages[0]).toMatch(/^test service listening on port \d+$/);
-    expect(messages.slice(1)).toEqual([
-      'test service shutting down',
-      'test service is already shutting down',
-      'test service is already shutting down',
-      'test service stopped',
-    ]);
+    // Signals of one kind that arrive together may merge into one, so the repeats are counted loosely.
+    expect(messages[1]).toBe('test service shutting down');
+    expect(messages.slice(2, -1).length).toBeGreaterThanOrEqual(1);
+    expect(new Set(messages.slice(2, -1))).toEqual(new Set(['test service is already shutting down']));
+    expect(messages.at(-1)).toBe('test service stopped');
   });
 });
