@@ -3,11 +3,15 @@
 // development provider and points both services at it, so a person can sign in at once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../packages/config/src/index.js';
 import { startDevIdp, type DevIdp } from '../packages/dev-idp/src/index.js';
 
 const root = path.resolve(import.meta.dirname, '..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
+// Each service is a node process with tsx's loader, not a child of the tsx command: the command
+// relays a stop signal to its child and kills it (SIGKILL) when the child does not confirm within
+// 30 ms, which cut a service short while its database was closing.
+const tsxLoader = pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href;
 
 async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -48,7 +52,7 @@ async function main(): Promise<void> {
   }
 
   const children = ['paste', 'license'].map((app) =>
-    spawn(tsx, [path.join(root, 'apps', app, 'src/main.ts')], { env, stdio: 'inherit' }));
+    spawn(process.execPath, ['--import', tsxLoader, path.join(root, 'apps', app, 'src/main.ts')], { env, stdio: 'inherit' }));
 
   let stopping = false;
   const stopAll = (signal: NodeJS.Signals) => {
