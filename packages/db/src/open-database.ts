@@ -7,6 +7,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { lockDataFolder, type DataFolderLock } from './data-folder-lock.js';
+import { startEmbeddedVacuum } from './embedded-vacuum.js';
 import { retryPoolQueries } from './retry.js';
 
 // node-postgres returns BIGINT (int8, e.g. COUNT(*)) as a string; every count this project
@@ -28,8 +29,16 @@ export interface OpenDatabaseOptions {
   pglite?: PGlite;
   /** A PGlite dump (`dumpDataDir`, tar.gz) the worker loads instead of `dataDir` (tests start from a template). */
   dumpFile?: string;
-  /** Hears that a lock left on `dataDir` by a dead process was taken over (default: console.warn). */
+  /**
+   * Hears that a lock left on `dataDir` by a dead process was taken over, or that the embedded
+   * database's maintenance failed (default: console.warn).
+   */
   warn?: (message: string) => void;
+  /**
+   * How often the embedded database checks which tables need a vacuum or an analyze, the work
+   * of PostgreSQL's autovacuum, which PGlite lacks (see embedded-vacuum.ts); default 10 s.
+   */
+  vacuumIntervalMs?: number;
 }
 
 export interface Database {
@@ -65,11 +74,12 @@ function openServer(url: string, max: number): Database {
 const socketConnections = 8;
 
 async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
+  const warn = options.warn ?? ((message: string) => console.warn(message));
   let lock: DataFolderLock | undefined;
   if (!options.pglite && options.dataDir) {
     const folder = path.resolve(options.dataDir);
     mkdirSync(path.dirname(folder), { recursive: true });
-    lock = lockDataFolder(folder, path.normalize(options.dataDir), options.warn ?? ((message) => console.warn(message)));
+    lock = lockDataFolder(folder, path.normalize(options.dataDir), warn);
   }
   const socket = privateSocket();
   let served: EmbeddedServer;
@@ -91,12 +101,14 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 1, onConnect: (client) => client.query('DEALLOCATE ALL') });
   retryPoolQueries(pool);
   pool.on('error', () => {});
+  const vacuum = startEmbeddedVacuum(pool, { intervalMs: options.vacuumIntervalMs ?? 10_000, warn });
   return {
     pool,
     db: drizzle(pool),
     mode: 'embedded',
     url,
     async close() {
+      await vacuum.stop();
       await pool.end();
       try {
         await served.close();
