@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { createBatcher, type Queryable } from '@app/db';
 import { apiUsageShard, countApiUsageSql, countViewsSql } from '../stats/stats.repository.js';
 import type { pastesTable } from './paste.table.js';
@@ -35,6 +34,15 @@ const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount"
 
 /** The columns of batchViewColumns, read back from the `viewed` CTE that also counts the views in the statistics. */
 const viewedColumns = 'id, slug, content, "viewsCount", "maxViews", "createdAt", "expiresAt", "hasPassword", title, language';
+
+/**
+ * A CTE that lets this transaction's commit return before the disk flush
+ * (`synchronous_commit = off` until the transaction ends), for view counts only: a crash may
+ * forget their last fraction of a second. A statement that joins it is one implicit
+ * transaction, so it can stay a named (prepared) statement, where `SET LOCAL` would need a
+ * statement of its own.
+ */
+const noFlushWait = "no_flush_wait AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true) AS setting)";
 
 interface ViewRequest { slug: string; unlocked: boolean }
 interface InsertRequest { paste: NewPaste; countApiUsage: boolean }
@@ -89,10 +97,9 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       values.push(sent.map((item) => item.countApiUsage), apiUsageShard());
       usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$10', shard: '$11' })})`;
     }
-    // Unnamed: with batches the parse is shared anyway, and a named statement outlives a
-    // client that the pool drops after an error (PGlite's one session), so the next client's
-    // "prepare" of the same name would fail.
     const { rows } = await db.query<{ slug: string }>({
+      // Named: parsed and planned once per connection (see `viewBatch`).
+      name: apiUsage ? 'paste-insert-batch-api' : 'paste-insert-batch',
       text: `WITH inserted AS (
          INSERT INTO pastes (slug, content, password_hash, max_views, delete_token_hash, expires_at, reveal_on_click, title, language)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::text[],
@@ -113,16 +120,19 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
 
   /** A batch of one (a quiet moment): the plain conditional increment, lighter than locking first. */
   const viewOne = async ({ slug, unlocked }: ViewRequest): Promise<ViewedPaste | undefined> => {
-    const results = await db.query(
-      `SET LOCAL synchronous_commit = off;
-       WITH viewed AS (
-         UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
-          WHERE slug = ${pg.escapeLiteral(slug)} AND ${LIVE_SQL} AND NOT p.reveal_on_click
-            AND (password_hash IS NULL OR ${unlocked ? 'true' : 'false'})
-          RETURNING ${batchViewColumns}, p.created_at, 1 AS added),
-       counted AS (${countViewsSql({ viewed: 'viewed' })})
-       SELECT ${viewedColumns} FROM viewed`) as unknown as pg.QueryResult<ViewedPaste>[];
-    return results[1]?.rows[0];
+    const { rows } = await db.query<ViewedPaste>({
+      name: 'paste-view-one',
+      text: `WITH ${noFlushWait},
+         viewed AS (
+           UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
+             FROM no_flush_wait
+            WHERE slug = $1 AND ${LIVE_SQL} AND NOT p.reveal_on_click AND (password_hash IS NULL OR $2::boolean)
+            RETURNING ${batchViewColumns}, p.created_at, 1 AS added),
+         counted AS (${countViewsSql({ viewed: 'viewed' })})
+         SELECT ${viewedColumns} FROM viewed`,
+      values: [slug, unlocked],
+    });
+    return rows[0];
   };
 
   /**
@@ -133,10 +143,11 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
    * arrival order, are shown, with the counts old+1, old+2, ...; the others get `undefined`
    * (the caller then asks why: expired, locked or not found).
    *
-   * The commit does not wait for the disk flush (`synchronous_commit = off`, this transaction
-   * only): a crash may forget the last fraction of a second of view counts. The SET and the
-   * statement go as one simple-protocol message (one round trip, one implicit transaction),
-   * which carries no parameters, hence the escaped literals.
+   * The commit does not wait for the disk flush (`no_flush_wait`): a crash may forget the last
+   * fraction of a second of view counts.
+   *
+   * The statement is named, so each connection parses and plans it once: on the embedded
+   * database, parsing and planning this statement cost twice as much as running it.
    */
   const viewBatch = async (items: ViewRequest[]): Promise<Array<ViewedPaste | undefined>> => {
     if (items.length === 1) return [await viewOne(items[0]!)];
@@ -147,10 +158,11 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       if (unlocked) counts.unlocked += 1;
       perSlug.set(slug, counts);
     }
-    const list = [...perSlug].map(([slug, counts]) => `(${pg.escapeLiteral(slug)}, ${counts.all}, ${counts.unlocked})`).join(', ');
-    const results = await db.query(
-      `SET LOCAL synchronous_commit = off;
-       WITH b(slug, n_all, n_unlocked) AS (VALUES ${list}),
+    const slugs = [...perSlug.keys()];
+    const { rows } = await db.query<BatchedViewRow>({
+      name: 'paste-view-batch',
+      text: `WITH ${noFlushWait},
+       b AS (SELECT u.* FROM unnest($1::text[], $2::integer[], $3::integer[]) AS u(slug, n_all, n_unlocked), no_flush_wait),
        l AS (
          SELECT p.id, p.views_count AS old, CASE WHEN p.password_hash IS NULL THEN b.n_all ELSE b.n_unlocked END AS n
            FROM pastes p JOIN b ON p.slug = b.slug
@@ -163,9 +175,10 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
          RETURNING l.old, ${batchViewColumns}, p.created_at, p.views_count - l.old AS added),
        counted AS (${countViewsSql({ viewed: 'viewed' })})
        SELECT old, ${viewedColumns} FROM viewed`,
-    ) as unknown as pg.QueryResult<BatchedViewRow>[];
+      values: [slugs, slugs.map((slug) => perSlug.get(slug)!.all), slugs.map((slug) => perSlug.get(slug)!.unlocked)],
+    });
     const bySlug = new Map<string, { row: BatchedViewRow; shown: number }>();
-    for (const row of results[1]?.rows ?? []) bySlug.set(row.slug, { row, shown: 0 });
+    for (const row of rows) bySlug.set(row.slug, { row, shown: 0 });
     return items.map(({ slug, unlocked }) => {
       const found = bySlug.get(slug);
       if (!found || (found.row.hasPassword && !unlocked)) return undefined;
