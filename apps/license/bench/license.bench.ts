@@ -218,7 +218,8 @@ async function serve(): Promise<void> {
   process.send!({ service: service.url, bare: bareServer.url, databaseUrl: database.url });
   process.once('disconnect', () => {
     if (!dataDir) return void setTimeout(() => process.exit(0), 100);
-    void database.close().finally(() => {
+    // The app first: its webhook dispatcher would otherwise claim deliveries on a closed pool.
+    void licenseApp.close().then(() => database.close()).finally(() => {
       rmSync(dataDir, { recursive: true, force: true });
       process.exit(0);
     });
