@@ -98,7 +98,13 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   // Every socket connection shares PGlite's one session, so the named prepared statements of a
   // dropped client outlive it, and its replacement would meet "prepared statement already
   // exists". The pool's clients are the only ones that name statements: a new one starts clean.
-  const pool = new pg.Pool({ connectionString: url, max: 1, onConnect: (client) => client.query('DEALLOCATE ALL') });
+  //
+  // Named statements (and PL/pgSQL's) keep one generic plan: in PGlite, planning runs in
+  // WebAssembly on the database's one thread, and a batch of views spent twice as long being
+  // planned as being run. PostgreSQL's default would keep planning such a statement each time
+  // (its generic estimate for an array's rows looks worse). A generic plan made on a small table
+  // is replaced when the maintenance analyzes the table (embedded-vacuum.ts).
+  const pool = new pg.Pool({ connectionString: url, max: 1, onConnect: (client) => client.query('DEALLOCATE ALL; SET plan_cache_mode = force_generic_plan') });
   retryPoolQueries(pool);
   pool.on('error', () => {});
   const vacuum = startEmbeddedVacuum(pool, { intervalMs: options.vacuumIntervalMs ?? 10_000, warn });

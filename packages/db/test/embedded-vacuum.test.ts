@@ -67,6 +67,26 @@ describe('embedded database maintenance (autovacuum stand-in)', () => {
     expect(rows[0]!.reltuples).toBe(500);
   });
 
+  it('keeps one generic plan per named statement, and replans it once a grown table is analyzed', async () => {
+    const pool = await open();
+    await pool.query('CREATE TABLE items (id int PRIMARY KEY, slug text UNIQUE NOT NULL)');
+    await pool.query("INSERT INTO items VALUES (1, 'a'), (2, 'b')");
+    // The shape of the paste views' batch: rows looked up by an array of keys.
+    const byName = { name: 'items-by-slugs', text: 'SELECT id FROM items JOIN unnest($1::text[]) AS u(slug) USING (slug)', values: [['a']] };
+    expect((await pool.query(byName)).rows).toEqual([{ id: 1 }]);
+    // PGlite has one session: EXPLAIN EXECUTE sees the pool client's prepared statement.
+    const plan = async () => (await pool.query(`EXPLAIN EXECUTE "items-by-slugs"('{a}')`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+    expect(await pool.query('SHOW plan_cache_mode')).toMatchObject({ rows: [{ plan_cache_mode: 'force_generic_plan' }] });
+    // Planned on a two-row table: reading it whole is cheapest.
+    expect(await plan()).toContain('Seq Scan on items');
+
+    await pool.query("INSERT INTO items SELECT i, 's' || i FROM generate_series(3, 20000) AS i");
+    await flushStats();
+    expect(await vacuumWhereNeeded(pool)).toContainEqual(expect.objectContaining({ table: 'public.items', analyze: true }));
+    expect(await plan()).toMatch(/Index (Only )?Scan using items_slug_key on items/);
+    expect((await pool.query(byName)).rows).toEqual([{ id: 1 }]);
+  });
+
   it('runs on its own while the database is open, and stops with it', async () => {
     const pool = await open(50);
     await pool.query('CREATE TABLE hits (id int PRIMARY KEY, n int NOT NULL)');
