@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import http from 'node:http';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyResponse } from '../src/validation/signing.js';
+import { ed25519Signer, verifyResponse } from '../src/validation/signing.js';
 import { buildTestApp, systemActor, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -173,6 +174,17 @@ describe('signed responses', () => {
       const tampered = Buffer.from(raw);
       tampered[tampered.length - 3]! ^= 1;
       expect(verifyResponse(publicKey, tampered, signature)).toBe(false);
+    }
+  });
+
+  it('signs with libsodium, byte for byte what node:crypto gives for the same key and body', async () => {
+    const sodium = await import('sodium-native');
+    expect(typeof sodium.default.crypto_sign_detached).toBe('function');
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const samePem = createPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const signBytes = await ed25519Signer(samePem);
+    for (const body of ['{}', '{"success":true,"valid":true,"nonce":"é"}', 'x'.repeat(20_000)].map((text) => Buffer.from(text))) {
+      expect(signBytes(body).equals(sign(null, body, privateKey))).toBe(true);
     }
   });
 

@@ -27,11 +27,30 @@ export async function loadResponseSigner(db: Queryable): Promise<ResponseSigner>
   const privateKey = createPrivateKey(row.private_key_pem);
   const publicKey = createPublicKey(row.public_key_pem);
   const raw = rawPublicKey(publicKey);
+  const signBytes = await ed25519Signer(privateKey);
   return {
-    sign: (body) => sign(null, body, privateKey).toString('base64'),
+    sign: (body) => signBytes(body).toString('base64'),
     publicKeyPem: row.public_key_pem,
     publicKeyBase64: raw.toString('base64'),
     keyId: createHash('sha256').update(raw).digest('hex').slice(0, 16),
+  };
+}
+
+/**
+ * Every validation answer is signed, so the signature is a large share of a validation's CPU.
+ * libsodium (sodium-native's prebuilt addon) signs in half the time of node:crypto's OpenSSL
+ * (18 against 35-39 µs here) and gives the same bytes: Ed25519 signatures are deterministic.
+ * Where the addon does not load (a platform without a prebuild), node:crypto signs.
+ */
+export async function ed25519Signer(privateKey: KeyObject): Promise<(body: Buffer) => Buffer> {
+  const sodium = await import('sodium-native').then((module) => module.default, () => undefined);
+  if (!sodium) return (body) => sign(null, body, privateKey);
+  const secretKey = sodium.sodium_malloc(64);
+  sodium.crypto_sign_seed_keypair(Buffer.alloc(32), secretKey, Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url'));
+  return (body) => {
+    const signature = Buffer.allocUnsafe(64);
+    sodium.crypto_sign_detached(signature, body, secretKey);
+    return signature;
   };
 }
 
