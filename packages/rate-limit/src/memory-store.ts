@@ -1,23 +1,32 @@
-import { MemoryStore, type Options, type Store } from 'express-rate-limit';
+/** A key's hits in its current window and when that window ends (ms since the epoch). */
+export interface WindowCount { totalHits: number; resetMs: number }
 
 /**
- * express-rate-limit refuses one store instance in two limiters, yet a rebuilt limiter must
- * keep the hits counted by the one it replaces (a lowered limit applies to the current
- * window at once). Each limiter gets its own thin store; the counts live in one MemoryStore.
+ * In-process counts of a fixed window per key: a key's window starts at its first hit and lasts
+ * `windowMs` (express-rate-limit's MemoryStore rule). Counting is synchronous, so a burst of
+ * simultaneous requests is counted exactly. A rebuilt limiter keeps using the same counts, so a
+ * lowered limit applies to the hits of the current window at once.
+ *
+ * Ended windows are dropped in one sweep at most once a minute, so the map holds only the keys
+ * seen lately.
  */
-export class CarriedOverMemoryStore implements Store {
-  readonly localKeys = true;
+export class WindowCounts {
+  private readonly counts = new Map<string, WindowCount>();
+  private nextSweepMs = 0;
 
-  constructor(private readonly counts: MemoryStore) {}
-
-  init(options: Options): void {
-    this.counts.init(options);
+  hit(key: string, windowMs: number, nowMs: number): WindowCount {
+    if (nowMs >= this.nextSweepMs) this.sweep(nowMs);
+    let count = this.counts.get(key);
+    if (count === undefined || count.resetMs <= nowMs) {
+      count = { totalHits: 0, resetMs: nowMs + windowMs };
+      this.counts.set(key, count);
+    }
+    count.totalHits += 1;
+    return count;
   }
 
-  get(key: string) { return this.counts.get(key); }
-  increment(key: string) { return this.counts.increment(key); }
-  decrement(key: string) { return this.counts.decrement(key); }
-  resetKey(key: string) { return this.counts.resetKey(key); }
-  resetAll() { return this.counts.resetAll(); }
-  shutdown() { this.counts.shutdown(); }
+  private sweep(nowMs: number): void {
+    for (const [key, count] of this.counts) if (count.resetMs <= nowMs) this.counts.delete(key);
+    this.nextSweepMs = nowMs + 60_000;
+  }
 }

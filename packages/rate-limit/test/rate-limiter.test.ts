@@ -277,4 +277,16 @@ describe('with the memory store', () => {
     expect((await from('2001:db8:0:2::5')).status).toBe(429);
     expect((await from('2001:db8:1:100::1')).status).toBe(200);
   });
+
+  it('counts an IPv4 client seen as IPv4-mapped IPv6 (a dual-stack listener) under its IPv4 address', async () => {
+    const url = await startApp(createRateLimiter({ name: 'memory-mapped', current: () => ({ limit: 2, windowMs: 60_000 }), message: 'Too many requests' }), true);
+    const from = (ip: string) => hit(url, { 'x-forwarded-for': ip });
+    expect((await from('::ffff:198.51.100.7')).status).toBe(200);
+    expect((await from('198.51.100.7')).status).toBe(200);
+    expect((await from('::FFFF:198.51.100.7')).status).toBe(429);
+    expect((await from('::ffff:198.51.100.8')).status).toBe(200);
+    // IPv6 keys come from a cache after the first time: the same /56 still shares one count.
+    for (const ip of ['2001:db8:5:1::1', '2001:db8:5:1::1', '2001:db8:5:2::9']) await from(ip);
+    expect((await from('2001:db8:5:3::1')).status).toBe(429);
+  });
 });
