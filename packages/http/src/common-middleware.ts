@@ -1,6 +1,7 @@
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { appError } from './error-codes.js';
+import { jsonBody } from './json-body.js';
 import { requestLogger, type Logger } from './logger.js';
 
 export interface CommonMiddlewareOptions {
@@ -44,7 +45,7 @@ export function commonMiddleware(app: Express, options: CommonMiddlewareOptions)
   }));
   app.use(requestLogger(options.logger, { userId: options.userId }));
   if (options.hotLane) app.use(options.hotLane);
-  const parsers = [express.json({ limit: options.bodyLimit }), express.urlencoded({ extended: false, limit: options.bodyLimit })];
+  const parsers = [jsonBody({ limit: options.bodyLimit }), express.urlencoded({ extended: false, limit: options.bodyLimit })];
   const skip = options.ownBodyParser;
   for (const parser of parsers) app.use(skip ? (req, res, next) => (skip(req) ? next() : parser(req, res, next)) : parser);
 }

@@ -1,5 +1,5 @@
-import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
-import { createErrorHandler, defineRoute, describeError, type AnyRoute, type Guard, type Logger } from '@app/http';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { createErrorHandler, defineRoute, describeError, jsonBody, type AnyRoute, type Guard, type Logger } from '@app/http';
 import { z } from 'zod';
 import { errorSchema } from '../common/responses.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
@@ -60,7 +60,7 @@ export interface ValidationRoutesDeps {
  */
 export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
   const { signer } = deps;
-  const json = express.json({ limit: '16kb' });
+  const json = jsonBody({ limit: '16kb' });
   return [
     defineRoute({
       method: 'post', path: '/api/license/validate', summary: 'Validate a license key (signed answer)', tags, guard: deps.public,

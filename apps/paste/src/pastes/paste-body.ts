@@ -1,4 +1,5 @@
 import express, { type RequestHandler } from 'express';
+import { jsonBody } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { tooLong } from './paste.service.js';
@@ -19,7 +20,7 @@ export function pasteBodyParser(settings: SettingsStore<PasteSettings>): Request
     let found = parsers.get(maxPasteSize);
     if (!found) {
       const limit = Math.ceil(maxPasteSize * MB * 6 + 64 * 1024);
-      found = [express.json({ limit }), express.urlencoded({ extended: false, limit }), express.text({ limit, type: 'text/plain' })];
+      found = [jsonBody({ limit }), express.urlencoded({ extended: false, limit }), express.text({ limit, type: 'text/plain' })];
       parsers.clear();
       parsers.set(maxPasteSize, found);
     }

@@ -1,0 +1,65 @@
+import { AsyncResource } from 'node:async_hooks';
+import express, { type RequestHandler } from 'express';
+import bytes from 'bytes';
+
+/** The content types the quick path takes as they are sent (in lower case); any other goes to body-parser. */
+const utf8Json = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+
+const parseFailed = (message: string) => Object.assign(new SyntaxError(message), { status: 400, expose: true, type: 'entity.parse.failed' });
+
+/**
+ * `express.json({ limit })`, with a quick path for what nearly every request sends: a UTF-8
+ * JSON body of a declared length within the limit, not compressed. It reads the bytes and
+ * parses them under body-parser's rules (an empty body is `{}`; only an object or an array is
+ * accepted; a byte-order mark is dropped; the same error types, so the same answers).
+ * Everything else (another charset, a compressed or chunked body, one over the limit) goes to
+ * body-parser itself, which answers it as it always did.
+ *
+ * Why: body-parser's generality (type matching, charset decoding, a stream reader with its own
+ * bookkeeping) cost 17-25 µs a request here against 1-3 µs for the quick path, on routes whose
+ * whole work is 150-200 µs.
+ */
+export function jsonBody(options: { limit: string | number }): RequestHandler {
+  const general = express.json({ limit: options.limit });
+  const limit = typeof options.limit === 'number' ? options.limit : bytes.parse(options.limit) ?? 100 * 1024;
+  return (req, res, next) => {
+    const type = req.headers['content-type'];
+    const length = req.headers['content-length'];
+    if (type === undefined || length === undefined || req.headers['content-encoding'] !== undefined || req.complete
+      || !utf8Json.has(type.toLowerCase())) return general(req, res, next);
+    const declared = Number(length);
+    if (!(declared <= limit)) return general(req, res, next);
+
+    const chunks: Buffer[] = [];
+    let settled = false;
+    // The stream's events come in the socket's async context; the rest of the request goes on
+    // in its own (AsyncLocalStorage stores, as body-parser keeps them too).
+    const settle = AsyncResource.bind((error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      next(error);
+    });
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => {
+      let text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.length === 0) {
+        req.body = {};
+        return settle();
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        return settle(parseFailed((error as Error).message));
+      }
+      if (typeof value !== 'object' || value === null) return settle(parseFailed('Unexpected token: a JSON body must be an object or an array'));
+      req.body = value;
+      settle();
+    });
+    // The client went away before the whole body came: body-parser's answer, which nobody reads.
+    const aborted = () => settle(Object.assign(new Error('request aborted'), { status: 400, expose: true, type: 'request.aborted' }));
+    req.once('error', aborted);
+    req.once('close', () => { if (!req.complete) aborted(); });
+  };
+}
