@@ -1,4 +1,4 @@
-import { AsyncResource } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import bytes from 'bytes';
 
@@ -30,36 +30,36 @@ export function jsonBody(options: { limit: string | number }): RequestHandler {
     const declared = Number(length);
     if (!(declared <= limit)) return general(req, res, next);
 
-    const chunks: Buffer[] = [];
-    let settled = false;
-    // The stream's events come in the socket's async context; the rest of the request goes on
-    // in its own (AsyncLocalStorage stores, as body-parser keeps them too).
-    const settle = AsyncResource.bind((error?: unknown) => {
-      if (settled) return;
-      settled = true;
-      next(error);
-    });
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => {
-      let text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+    // Through a promise, so that what follows runs in the request's async context
+    // (AsyncLocalStorage stores, as body-parser keeps them), not in the socket's, where the
+    // stream's events come. (AsyncResource.bind would do it too, at 8 µs a call.)
+    readBody(req).then((text) => {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (text.length === 0) {
         req.body = {};
-        return settle();
+        return next();
       }
       let value: unknown;
       try {
         value = JSON.parse(text);
       } catch (error) {
-        return settle(parseFailed((error as Error).message));
+        return next(parseFailed((error as Error).message));
       }
-      if (typeof value !== 'object' || value === null) return settle(parseFailed('Unexpected token: a JSON body must be an object or an array'));
+      if (typeof value !== 'object' || value === null) return next(parseFailed('Unexpected token: a JSON body must be an object or an array'));
       req.body = value;
-      settle();
-    });
-    // The client went away before the whole body came: body-parser's answer, which nobody reads.
-    const aborted = () => settle(Object.assign(new Error('request aborted'), { status: 400, expose: true, type: 'request.aborted' }));
+      next();
+    }, next);
+  };
+}
+
+/** The whole body as UTF-8 text; rejects when the client goes away before its end (body-parser's answer, which nobody reads). */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const aborted = () => reject(Object.assign(new Error('request aborted'), { status: 400, expose: true, type: 'request.aborted' }));
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
     req.once('error', aborted);
     req.once('close', () => { if (!req.complete) aborted(); });
-  };
+  });
 }
