@@ -122,10 +122,13 @@ function validationBodies(keys: string[]): () => string {
 }
 
 
-/** CPU seconds (user + system) a process has used, from /proc (Linux). */
-function cpuSeconds(pid: number): number {
+/**
+ * CPU seconds (user + system) a process has used, from /proc (Linux); with `thread`, those of its
+ * main thread only: the request thread, without the embedded database's worker.
+ */
+function cpuSeconds(pid: number, thread = false): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
@@ -136,12 +139,14 @@ function cpuSeconds(pid: number): number {
  * CPU used by the server process and by the PostgreSQL client backends serving the bench
  * database, per backend pid (autovacuum workers are left out: they come and go on their own).
  */
-async function cpuSnapshot(pool: pg.Pool, serverPid: number): Promise<{ app: number; db: Map<number, number> }> {
+async function cpuSnapshot(pool: pg.Pool, serverPid: number): Promise<{ app: number; thread: number; db: Map<number, number> }> {
+  const app = cpuSeconds(serverPid);
+  const thread = cpuSeconds(serverPid, true);
   // The embedded database runs in a thread of the app's process: its CPU is the app's.
-  if (embedded) return { app: cpuSeconds(serverPid), db: new Map() };
+  if (embedded) return { app, thread, db: new Map() };
   const { rows } = await pool.query<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'`, [benchName]);
-  return { app: cpuSeconds(serverPid), db: new Map(rows.map((row) => [row.pid, cpuSeconds(row.pid)])) };
+  return { app, thread, db: new Map(rows.map((row) => [row.pid, cpuSeconds(row.pid)])) };
 }
 
 /** PostgreSQL CPU between two snapshots: backends that started in between count from zero. */
@@ -151,7 +156,7 @@ function databaseCpuBetween(before: Map<number, number>, after: Map<number, numb
   return total;
 }
 
-interface Round { measured: Measured; appUs: number; dbUs: number }
+interface Round { measured: Measured; appUs: number; threadUs: number; dbUs: number }
 
 /** One measurement with the CPU it cost per request (µs of the app process and of PostgreSQL). */
 async function measure(pool: pg.Pool, serverPid: number, url: string, makeBody: () => string, seconds: number): Promise<Round> {
@@ -161,6 +166,7 @@ async function measure(pool: pg.Pool, serverPid: number, url: string, makeBody: 
   return {
     measured,
     appUs: ((after.app - before.app) / measured.total) * 1e6,
+    threadUs: ((after.thread - before.thread) / measured.total) * 1e6,
     dbUs: (databaseCpuBetween(before.db, after.db) / measured.total) * 1e6,
   };
 }
@@ -275,9 +281,11 @@ async function main(): Promise<void> {
     allRecorded &&= everyOne;
     const { bare, validate } = result;
     console.log(`\n${label}`);
-    console.log(`  bare Express route          ${fmt(bare.measured)}   app CPU ${bare.appUs.toFixed(0)} µs/req   (runs: ${bare.all.join(', ')})`);
+    console.log(`  bare Express route          ${fmt(bare.measured)}   app CPU ${bare.appUs.toFixed(0)} µs/req, request thread ${bare.threadUs.toFixed(0)}   ` +
+      `(runs: ${bare.all.join(', ')})`);
     const databaseCpu = embedded ? ' (database included)' : `, PostgreSQL CPU ${validate.dbUs.toFixed(0)} µs/req`;
-    console.log(`  POST /api/license/validate  ${fmt(validate.measured)}   app CPU ${validate.appUs.toFixed(0)} µs/req${databaseCpu}   ` +
+    console.log(`  POST /api/license/validate  ${fmt(validate.measured)}   app CPU ${validate.appUs.toFixed(0)} µs/req${databaseCpu}, ` +
+      `request thread ${validate.threadUs.toFixed(0)}   ` +
       `(runs: ${validate.all.join(', ')})`);
     console.log(`  ratio ${(validate.measured.rps / bare.measured.rps).toFixed(2)}; ${answered} validations answered (${failed} not 2xx), ` +
       `${sent} sent, ${recorded} usage records written${everyOne ? ' — every request recorded' : ' — MISMATCH'}`);

@@ -186,7 +186,8 @@ describe.skipIf(!executablePath)(`the owner's list of pastes and the paste page 
       await page.getByRole('heading', { name: 'fibonacci.py' }).waitFor();
       expect(await page.locator('.paste-meta').innerText()).toContain('Python');
       expect(await page.locator('#paste-code .hljs-keyword').count()).toBeGreaterThan(0);
-      expect(await page.locator('.gutter').innerText()).toBe('1\n2\n3\n4\n5\n6\n7');
+      // Six lines of code: the final newline ends the sixth, it numbers no seventh.
+      expect(await page.locator('.gutter').innerText()).toBe('1\n2\n3\n4\n5\n6');
 
       // Selecting the whole code box (numbers and code) copies only the code.
       const selected = await page.evaluate(() => {

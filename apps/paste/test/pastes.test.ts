@@ -153,6 +153,16 @@ describe('GET /paste/:slug', () => {
     expect(response.text).toMatch(/<pre class="gutter"[^>]*>1\n2\n3<\/pre>/);
   });
 
+  it('numbers no extra line for a final newline, and counts the empty lines before it', async () => {
+    const gutterOf = async (content: string) => {
+      const slug = await site.createPaste({ content });
+      return /<pre class="gutter"[^>]*>([^<]*)<\/pre>/.exec((await site.http.get(`/paste/${slug}`)).text)?.[1];
+    };
+    expect(await gutterOf('one\ntwo\nthree\n')).toBe('1\n2\n3');
+    expect(await gutterOf('one\n\n')).toBe('1\n2');
+    expect(await gutterOf('x\n\n\n')).toBe('1\n2\n3');
+  });
+
   it('answers 404 with a readable HTML page when the paste does not exist', async () => {
     const response = await site.http.get('/paste/doesNotExist');
     expect(response.status).toBe(404);

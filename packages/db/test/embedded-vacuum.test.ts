@@ -23,14 +23,18 @@ describe('embedded database maintenance (autovacuum stand-in)', () => {
   const tableStats = async (table: string) => (await flushStats(), await database!.pool.query<{ dead: number; vacuumed: boolean; analyzed: boolean }>(
     `SELECT n_dead_tup AS dead, (last_vacuum IS NOT NULL) AS vacuumed, (last_analyze IS NOT NULL) AS analyzed
        FROM pg_stat_user_tables WHERE relname = $1`, [table])).rows[0];
+  /** A one-row counter table (`n` starts at 0), with the storage parameters given. */
+  const counterTable = async (table: string, storage = '') => {
+    await database!.pool.query(`CREATE TABLE ${table} (id int PRIMARY KEY, n int NOT NULL)${storage ? ` WITH (${storage})` : ''}`);
+    await database!.pool.query(`INSERT INTO ${table} VALUES (1, 0)`);
+  };
   const updateRepeatedly = async (table: string, times: number) => {
     for (let i = 0; i < times; i++) await database!.pool.query(`UPDATE ${table} SET n = n + 1 WHERE id = 1`);
   };
 
   it('vacuums and analyzes a table once its dead rows pass autovacuum\'s threshold, and only then', async () => {
     const pool = await open();
-    await pool.query('CREATE TABLE hits (id int PRIMARY KEY, n int NOT NULL)');
-    await pool.query('INSERT INTO hits VALUES (1, 0)');
+    await counterTable('hits');
     // Autovacuum's defaults: 50 dead rows + 20% of the table; 50 changed rows + 10% for an analyze.
     await updateRepeatedly('hits', 40);
     await flushStats();
@@ -47,8 +51,7 @@ describe('embedded database maintenance (autovacuum stand-in)', () => {
 
   it('follows a table\'s own autovacuum settings', async () => {
     const pool = await open();
-    await pool.query('CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL) WITH (autovacuum_vacuum_threshold = 1000, autovacuum_analyze_threshold = 1000)');
-    await pool.query('INSERT INTO counters VALUES (1, 0)');
+    await counterTable('counters', 'autovacuum_vacuum_threshold = 1000, autovacuum_analyze_threshold = 1000');
     await updateRepeatedly('counters', 200);
     await flushStats();
     expect(await vacuumWhereNeeded(pool)).toEqual([]);
@@ -88,9 +91,8 @@ describe('embedded database maintenance (autovacuum stand-in)', () => {
   });
 
   it('runs on its own while the database is open, and stops with it', async () => {
-    const pool = await open(50);
-    await pool.query('CREATE TABLE hits (id int PRIMARY KEY, n int NOT NULL)');
-    await pool.query('INSERT INTO hits VALUES (1, 0)');
+    await open(50);
+    await counterTable('hits');
     await updateRepeatedly('hits', 100);
     const deadline = Date.now() + 10_000;
     while (!(await tableStats('hits'))!.vacuumed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -5,6 +5,7 @@ import bytes from 'bytes';
 /** The content types the quick path takes as they are sent (in lower case); any other goes to body-parser. */
 const utf8Json = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 
+/** body-parser's error for a body that is not JSON; its text never quotes the body (a secret may be in it). */
 const parseFailed = (message: string) => Object.assign(new SyntaxError(message), { status: 400, expose: true, type: 'entity.parse.failed' });
 
 /**
@@ -42,10 +43,10 @@ export function jsonBody(options: { limit: string | number }): RequestHandler {
       let value: unknown;
       try {
         value = JSON.parse(text);
-      } catch (error) {
-        return next(parseFailed((error as Error).message));
+      } catch {
+        return next(parseFailed('The body is not valid JSON'));
       }
-      if (typeof value !== 'object' || value === null) return next(parseFailed('Unexpected token: a JSON body must be an object or an array'));
+      if (typeof value !== 'object' || value === null) return next(parseFailed('A JSON body must be an object or an array'));
       req.body = value;
       next();
     }, next);

@@ -69,7 +69,8 @@ export function createHighlighter() {
   const renderMarkdownPlain = createMarkdownRenderer(() => undefined);
 
   const render = (content: string, highlight: boolean, language: string): Highlighted => {
-    const lines = content.split('\n').length;
+    // A final newline ends the last line; it does not start another (a <pre> shows none).
+    const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
     if (language === 'markdown') {
       if (content.length <= MAX_MARKDOWN_CHARS) {
         return { html: (highlight ? renderMarkdown : renderMarkdownPlain)(content), language: 'Markdown', lines, markdown: true };

@@ -158,7 +158,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       if (unlocked) counts.unlocked += 1;
       perSlug.set(slug, counts);
     }
-    const slugs = [...perSlug.keys()];
+    const counted = [...perSlug];
     const { rows } = await db.query<BatchedViewRow>({
       name: 'paste-view-batch',
       text: `WITH ${noFlushWait},
@@ -175,7 +175,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
          RETURNING l.old, ${batchViewColumns}, p.created_at, p.views_count - l.old AS added),
        counted AS (${countViewsSql({ viewed: 'viewed' })})
        SELECT old, ${viewedColumns} FROM viewed`,
-      values: [slugs, slugs.map((slug) => perSlug.get(slug)!.all), slugs.map((slug) => perSlug.get(slug)!.unlocked)],
+      values: [counted.map(([slug]) => slug), counted.map(([, counts]) => counts.all), counted.map(([, counts]) => counts.unlocked)],
     });
     const bySlug = new Map<string, { row: BatchedViewRow; shown: number }>();
     for (const row of rows) bySlug.set(row.slug, { row, shown: 0 });
