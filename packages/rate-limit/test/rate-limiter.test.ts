@@ -266,9 +266,14 @@ describe('with the memory store', () => {
     expect((await hit(url, { 'x-test-user': 'someone-else' })).status).toBe(200);
   });
 
+  /** A memory limiter of `limit` behind a trusted proxy; `from(ip)` sends a request as that client. */
+  const behindProxy = async (name: string, limit: number) => {
+    const url = await startApp(createRateLimiter({ name, current: () => ({ limit, windowMs: 60_000 }), message: 'Too many requests' }), true);
+    return (ip: string) => hit(url, { 'x-forwarded-for': ip });
+  };
+
   it('counts each client IP apart, and an IPv6 client by its /56 network', async () => {
-    const url = await startApp(createRateLimiter({ name: 'memory-ip', current: () => ({ limit: 1, windowMs: 60_000 }), message: 'Too many requests' }), true);
-    const from = (ip: string) => hit(url, { 'x-forwarded-for': ip });
+    const from = await behindProxy('memory-ip', 1);
     expect((await from('203.0.113.1')).status).toBe(200);
     expect((await from('203.0.113.1')).status).toBe(429);
     expect((await from('203.0.113.2')).status).toBe(200);
@@ -279,8 +284,7 @@ describe('with the memory store', () => {
   });
 
   it('counts an IPv4 client seen as IPv4-mapped IPv6 (a dual-stack listener) under its IPv4 address', async () => {
-    const url = await startApp(createRateLimiter({ name: 'memory-mapped', current: () => ({ limit: 2, windowMs: 60_000 }), message: 'Too many requests' }), true);
-    const from = (ip: string) => hit(url, { 'x-forwarded-for': ip });
+    const from = await behindProxy('memory-mapped', 2);
     expect((await from('::ffff:198.51.100.7')).status).toBe(200);
     expect((await from('198.51.100.7')).status).toBe(200);
     expect((await from('::FFFF:198.51.100.7')).status).toBe(429);
