@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // One project per package and app, so `npm test` runs them all and `vitest --project paste` one.
-const folders = ['packages/config', 'packages/db', 'packages/http', 'packages/auth', 'packages/rate-limit',
+const folders = ['packages/config', 'packages/db', 'packages/http', 'packages/ui', 'packages/auth', 'packages/rate-limit',
   'packages/settings', 'packages/events', 'packages/dev-idp', 'packages/license-client', 'apps/paste', 'apps/license'];
 
 export default defineConfig({
