@@ -47,8 +47,8 @@ export interface Views {
 type ClientTemplate = (locals: object, escape: (value: unknown) => string, include: (name: string, data?: object) => string) => string;
 type Template = (locals: object) => string;
 
-/** What EJS's client function declares itself: never taken from the locals. */
-const ejsOwnNames = new Set(['locals', 'escapeFn', 'include', 'rethrow', '__output', '__append', '__line', '__lines', '__filename', '__locals']);
+/** What EJS's generated code declares itself: never taken from the locals. */
+const ejsOwnNames = new Set(['locals', 'escapeFn', 'include', '__output', '__append', '__line', '__locals']);
 
 /**
  * Compiles a template without EJS's `with (locals)`, in which V8 looks every name up
@@ -66,7 +66,11 @@ const ejsOwnNames = new Set(['locals', 'escapeFn', 'include', 'rethrow', '__outp
 function compileTemplate(source: string, file: string): ClientTemplate {
   const text = `<% { %>${source}<% } %>`;
   const options = { filename: file, client: true, strict: false, _with: false } as const;
-  const generated = String(ejs.compile(text, options));
+  // The template's own code, without the fallback escape and error functions that EJS adds
+  // around it in client mode (their names are no template's).
+  const analysed = new ejs.Template(text, options);
+  analysed.compile();
+  const generated = analysed.source;
   const names = new Set<string>();
   let previous: TokenType | undefined;
   for (const token of tokenizer(generated, { ecmaVersion: 'latest' })) {
