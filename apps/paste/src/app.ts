@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import express, { Router, type Express, type Request, type RequestHandler } from 'express';
 import type { Config } from '@app/config';
-import type { Database } from '@app/db';
+import { batchConcurrency, type Database } from '@app/db';
 import type { JobQueue } from '@app/events';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
 import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, type Logger } from '@app/http';
@@ -86,7 +86,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const ownerId = config.OWNER_ID;
 
   const pastes = createPasteService({
-    repository: createPasteRepository(database.pool), passwordAttempts: createPasswordAttemptsRepository(database.pool),
+    repository: createPasteRepository(database.pool, { batchesInFlight: batchConcurrency(database.pool) }),
+    passwordAttempts: createPasswordAttemptsRepository(database.pool),
     settings, now, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10, publicUrl: deps.publicUrl,
   });
   const moderation = createModerationService({ repository: createModerationRepository(database.pool) });

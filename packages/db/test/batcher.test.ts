@@ -1,5 +1,6 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createBatcher } from '../src/batcher.js';
+import { batchConcurrency, createBatcher } from '../src/batcher.js';
 
 describe('batcher', () => {
   it('runs calls made together as one batch, and later calls in the next batch', async () => {
@@ -43,6 +44,14 @@ describe('batcher', () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(3);
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(20);
     expect(most).toBe(2);
+  });
+
+  it('keeps as many batches in flight as the pool has connections, two at most', async () => {
+    const pools = [new pg.Pool({ max: 1 }), new pg.Pool({ max: 20 }), new pg.Pool()];
+    // No connection is opened: the pools are only read.
+    expect(pools.map((pool) => batchConcurrency(pool))).toEqual([1, 2, 2]);
+    expect(batchConcurrency(pools[1]!, 4)).toBe(4);
+    await Promise.all(pools.map((pool) => pool.end()));
   });
 
   it('rejects only the item whose result is an Error', async () => {

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type pg from 'pg';
+import { batchConcurrency } from '@app/db';
 import type { Guard, Logger } from '@app/http';
 import type { FeatureModule } from '../common/feature-module.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -17,7 +18,7 @@ export function validationModule(needs: {
   pool: pg.Pool; now: () => Date; events: EventBus; signer: ResponseSigner; logger: Logger;
   public: Guard; panicGuard: RequestHandler; limiter: RequestHandler;
 }): FeatureModule {
-  const validate = createValidationService({ repository: createValidationRepository({ db: needs.pool, now: needs.now }), events: needs.events });
+  const validate = createValidationService({ repository: createValidationRepository({ db: needs.pool, now: needs.now, concurrency: batchConcurrency(needs.pool) }), events: needs.events });
   return {
     name: 'validation',
     stage: 'hotPath',

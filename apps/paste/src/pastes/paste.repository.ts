@@ -55,6 +55,8 @@ export interface PasteRepositoryOptions {
    * true). False runs one statement per call (the benchmark's reference row).
    */
   batching?: boolean;
+  /** Batches of each kind in flight at once (default 2); `batchConcurrency(pool)` of @app/db. */
+  batchesInFlight?: number;
 }
 
 export function createPasteRepository(db: Queryable, options: PasteRepositoryOptions = {}) {
@@ -192,8 +194,9 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
   };
 
   const batching = options.batching ?? true;
-  const insertBatched = createBatcher({ run: insertBatch, concurrency: 2, maxBatch: 64 });
-  const viewBatched = createBatcher({ run: viewBatch, concurrency: 2, maxBatch: 500 });
+  const concurrency = options.batchesInFlight ?? 2;
+  const insertBatched = createBatcher({ run: insertBatch, concurrency, maxBatch: 64 });
+  const viewBatched = createBatcher({ run: viewBatch, concurrency, maxBatch: 500 });
 
   return {
     state,
