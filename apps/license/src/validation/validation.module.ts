@@ -18,7 +18,8 @@ export function validationModule(needs: {
   pool: pg.Pool; now: () => Date; events: EventBus; signer: ResponseSigner; logger: Logger;
   public: Guard; panicGuard: RequestHandler; limiter: RequestHandler;
 }): FeatureModule {
-  const validate = createValidationService({ repository: createValidationRepository({ db: needs.pool, now: needs.now, concurrency: batchConcurrency(needs.pool) }), events: needs.events });
+  const repository = createValidationRepository({ db: needs.pool, now: needs.now, concurrency: batchConcurrency(needs.pool) });
+  const validate = createValidationService({ repository, events: needs.events });
   return {
     name: 'validation',
     stage: 'hotPath',
