@@ -7,6 +7,10 @@ import { RELAXED_LIMITS, startTestSite, type TestSite } from './helpers.js';
 // Debian's chromium; without one the scenarios are skipped with a line saying so (a failure under CI=true).
 const executablePath = chromiumForTests('paste browser tests');
 
+// A step that waits longer fails with the step's own message (which locator or URL it waited
+// for) before the test's 30 s run out: one CI run timed out here once without saying where.
+const stepTimeout = 12_000;
+
 describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBackend()})`, () => {
   let site: TestSite;
   let browser: Browser;
@@ -22,6 +26,7 @@ describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBack
   beforeEach(async () => {
     await site.reset();
     page = await browser.newPage();
+    page.setDefaultTimeout(stepTimeout);
     await page.goto(`${site.baseUrl}/`);
   });
   afterEach(async () => { await page?.close(); });
@@ -88,6 +93,7 @@ describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBack
     const link = await page.locator('#paste-link').inputValue();
     // The creator's own session is not asked for the password: the recipient's browser is.
     const recipient = await browser.newContext();
+    recipient.setDefaultTimeout(stepTimeout);
     try {
       const visitor = await recipient.newPage();
       await visitor.goto(link);
