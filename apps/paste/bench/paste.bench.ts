@@ -9,7 +9,9 @@
  *
  * The machine is shared, so each route's runs alternate with runs of the bare route (medians of
  * BENCH_ROUNDS, default 3), and the CPU the server process spent per request is printed beside
- * the throughput: it does not move with the background load the way req/s does.
+ * the throughput: it does not move with the background load the way req/s does. The load
+ * generator's CPU per request and the machine's idle share are printed too: with idle cores, a
+ * route is limited by one of its threads, not by the machine.
  * After the runs, the counts are checked: every 2xx create made a paste and every 2xx view
  * counted one view (requests still in flight when a run ended may count too); a mismatch
  * fails the benchmark.
@@ -121,14 +123,39 @@ function cpuSeconds(pid: number, thread = false): number {
   }
 }
 
-interface Run { result: Result; cpuUs: number; requestThreadUs: number }
+/** The machine's idle and total CPU time so far, from /proc/stat (Linux; zeros elsewhere). */
+function machineCpu(): { idle: number; total: number } {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { idle: fields[3]! + fields[4]!, total: fields.reduce((sum, value) => sum + value, 0) };
+  } catch {
+    return { idle: 0, total: 0 };
+  }
+}
 
+interface Run { result: Result; cpuUs: number; requestThreadUs: number; loadUs: number; idle: number }
+
+/**
+ * One run. Besides the server's CPU it reads this process's (autocannon's, the load generator's)
+ * and the machine's idle share: on a machine whose cores the three of them fill, req/s is
+ * bounded by the CPU all of them spend per request, not by the server's alone.
+ */
 async function measure(pid: number, options: Parameters<typeof autocannon>[0]): Promise<Run> {
   const cpuBefore = cpuSeconds(pid);
   const threadBefore = cpuSeconds(pid, true);
+  const loadBefore = process.cpuUsage();
+  const machineBefore = machineCpu();
   const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
+  const load = process.cpuUsage(loadBefore);
+  const machine = machineCpu();
   const perRequest = (seconds: number) => (seconds / Math.max(1, result.requests.total)) * 1e6;
-  return { result, cpuUs: perRequest(cpuSeconds(pid) - cpuBefore), requestThreadUs: perRequest(cpuSeconds(pid, true) - threadBefore) };
+  return {
+    result,
+    cpuUs: perRequest(cpuSeconds(pid) - cpuBefore),
+    requestThreadUs: perRequest(cpuSeconds(pid, true) - threadBefore),
+    loadUs: perRequest((load.user + load.system) / 1e6),
+    idle: (machine.idle - machineBefore.idle) / Math.max(1, machine.total - machineBefore.total),
+  };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -193,8 +220,9 @@ async function main(): Promise<void> {
 
     // The request thread's CPU is the app's HTTP work alone: on the embedded database the rest of
     // the server's CPU is PGlite's worker thread.
-    console.log('\n| route | req/s | p50 ms | p99 ms | server CPU µs/req | request thread µs/req | ratio to bare (req/s) | ratio to bare (CPU) |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    // The load generator's CPU and the machine's idle share show whether the cores were full.
+    console.log('\n| route | req/s | p50 ms | p99 ms | server CPU µs/req | request thread µs/req | load generator µs/req | machine idle | ratio to bare (req/s) | ratio to bare (CPU) |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const { name, bare, route } of rows) {
       const bareRps = median(bare.map((run) => run.result.requests.average));
       const rps = median(route.map((run) => run.result.requests.average));
@@ -203,8 +231,13 @@ async function main(): Promise<void> {
       const cpu = median(route.map((run) => run.cpuUs));
       const bareThread = median(bare.map((run) => run.requestThreadUs));
       const thread = median(route.map((run) => run.requestThreadUs));
-      console.log(`| bare Express GET / (alongside) | ${bareRps.toFixed(0)} | | | ${bareCpu.toFixed(0)} | ${bareThread.toFixed(0)} | 1.00 | 1.00 |`);
-      console.log(`| ${name} | ${rps.toFixed(0)} | ${chosen.result.latency.p50} | ${chosen.result.latency.p99} | ${cpu.toFixed(0)} | ${thread.toFixed(0)} | ${(rps / bareRps).toFixed(2)} | ${(bareCpu / cpu).toFixed(2)} |`);
+      const bareLoad = median(bare.map((run) => run.loadUs));
+      const load = median(route.map((run) => run.loadUs));
+      const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
+      const bareIdle = percent(median(bare.map((run) => run.idle)));
+      const idle = percent(median(route.map((run) => run.idle)));
+      console.log(`| bare Express GET / (alongside) | ${bareRps.toFixed(0)} | | | ${bareCpu.toFixed(0)} | ${bareThread.toFixed(0)} | ${bareLoad.toFixed(0)} | ${bareIdle} | 1.00 | 1.00 |`);
+      console.log(`| ${name} | ${rps.toFixed(0)} | ${chosen.result.latency.p50} | ${chosen.result.latency.p99} | ${cpu.toFixed(0)} | ${thread.toFixed(0)} | ${load.toFixed(0)} | ${idle} | ${(rps / bareRps).toFixed(2)} | ${(bareCpu / cpu).toFixed(2)} |`);
     }
     if (!exact) {
       console.error('\nA count did not match the answers (see above).');
