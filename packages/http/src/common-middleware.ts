@@ -1,7 +1,7 @@
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { appError } from './error-codes.js';
-import { jsonBody } from './json-body.js';
+import { isQuickJsonType, jsonBody } from './json-body.js';
 import { requestLogger, type Logger } from './logger.js';
 
 export interface CommonMiddlewareOptions {
@@ -45,9 +45,16 @@ export function commonMiddleware(app: Express, options: CommonMiddlewareOptions)
   }));
   app.use(requestLogger(options.logger, { userId: options.userId }));
   if (options.hotLane) app.use(options.hotLane);
-  const parsers = [jsonBody({ limit: options.bodyLimit }), express.urlencoded({ extended: false, limit: options.bodyLimit })];
+  const json = jsonBody({ limit: options.bodyLimit });
+  const form = express.urlencoded({ extended: false, limit: options.bodyLimit });
   const skip = options.ownBodyParser;
-  for (const parser of parsers) app.use(skip ? (req, res, next) => (skip(req) ? next() : parser(req, res, next)) : parser);
+  // A UTF-8 JSON body goes to the JSON parser alone: the form parser would only find it read.
+  app.use((req, res, next) => {
+    if (skip?.(req)) return next();
+    const type = req.headers['content-type'];
+    if (type !== undefined && isQuickJsonType(type)) return json(req, res, next);
+    json(req, res, (error?: unknown) => (error ? next(error) : form(req, res, next)));
+  });
 }
 
 /**

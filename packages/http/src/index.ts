@@ -3,7 +3,7 @@ export { createErrorHandler, describeError, type ErrorHandlerOptions } from './e
 export { validate, parseInput, validationDetails, readableIssue } from './validate.js';
 export { createLogger, requestLogger, requestIdOf, secretRequestHeaders, type Logger, type LoggerOptions, type RequestLogOptions } from './logger.js';
 export { commonMiddleware, apiNotFound, type CommonMiddlewareOptions } from './common-middleware.js';
-export { jsonBody } from './json-body.js';
+export { isQuickJsonType, jsonBody } from './json-body.js';
 export { healthRouteDeclarations, healthRoutes } from './health.js';
 export { serveGracefully, type RunningServer } from './serve.js';
 export { escapeHtml, html, raw, Raw } from './html.js';

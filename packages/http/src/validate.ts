@@ -33,20 +33,26 @@ function textProblem(text: string): string | undefined {
  * as jsonb), that the database cannot store: its path and why.
  */
 function pathOfBadText(value: unknown, path: string[] = []): { path: string; problem: string } | undefined {
-  const here = () => path.join('.') || '_root';
   if (typeof value === 'string') {
     const problem = textProblem(value);
-    return problem ? { path: here(), problem } : undefined;
+    return problem ? { path: pathText(path), problem } : undefined;
   }
   if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const keyProblem = Array.isArray(value) ? undefined : textProblem(key);
-    if (keyProblem) return { path: here(), problem: `Keys: ${keyProblem.charAt(0).toLowerCase()}${keyProblem.slice(1)}` };
-    const found = pathOfBadText(child, [...path, key]);
+  const isArray = Array.isArray(value);
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const keyProblem = isArray ? undefined : textProblem(key);
+    if (keyProblem) return { path: pathText(path), problem: `Keys: ${keyProblem.charAt(0).toLowerCase()}${keyProblem.slice(1)}` };
+    // The path grows and shrinks in place: a body of many fields makes no array per field.
+    path.push(key);
+    const found = pathOfBadText((value as Record<string, unknown>)[key], path);
+    path.pop();
     if (found) return found;
   }
   return undefined;
 }
+
+const pathText = (path: readonly string[]) => path.join('.') || '_root';
 
 /**
  * Parses input with a schema, or throws 400 `Validation failed` with the details. Text the

@@ -283,6 +283,19 @@ describe('with the memory store', () => {
     expect((await from('2001:db8:1:100::1')).status).toBe(200);
   });
 
+  it('keys a request without X-Forwarded-For by its socket address, and ignores the header when no proxy is trusted', async () => {
+    const direct = await startApp(createRateLimiter({ name: 'memory-direct', current: () => ({ limit: 2, windowMs: 60_000 }), message: 'Too many requests' }));
+    expect((await hit(direct)).status).toBe(200);
+    // A forged header gains nothing: the socket's address counts.
+    expect((await hit(direct, { 'x-forwarded-for': '203.0.113.77' })).status).toBe(200);
+    expect((await hit(direct, { 'x-forwarded-for': '203.0.113.78' })).status).toBe(429);
+
+    const proxied = await startApp(createRateLimiter({ name: 'memory-proxied', current: () => ({ limit: 1, windowMs: 60_000 }), message: 'Too many requests' }), true);
+    expect((await hit(proxied)).status).toBe(200);
+    expect((await hit(proxied, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(200);
+    expect((await hit(proxied)).status).toBe(429);
+  });
+
   it('counts an IPv4 client seen as IPv4-mapped IPv6 (a dual-stack listener) under its IPv4 address', async () => {
     const from = await behindProxy('memory-mapped', 2);
     expect((await from('::ffff:198.51.100.7')).status).toBe(200);

@@ -1,4 +1,4 @@
-import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { hash, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 // Random bytes are drawn from the CSPRNG 4 KiB at a time, one call per 128 tokens instead of one
 // per token (a measurable share of a create), as crypto.randomUUID does; no byte is used twice.
@@ -22,16 +22,17 @@ export function newDeleteToken(): string {
 
 /**
  * SHA-256, hex. A fast hash is enough for a 256-bit random secret (no dictionary to try), and
- * unlike bcrypt it costs nothing on the create path.
+ * unlike bcrypt it costs nothing on the create path. `crypto.hash` is the one-shot form: no Hash
+ * object per call (0.8 µs against createHash's 2.2 µs for a token here).
  */
 export function hashDeleteToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** Compares in constant time; a paste without a stored hash (made before tokens existed) matches nothing. */
 export function deleteTokenMatches(token: string | undefined, storedHash: string | null): boolean {
   if (!token || !storedHash) return false;
-  const given = createHash('sha256').update(token).digest();
+  const given = hash('sha256', token, 'buffer');
   const stored = Buffer.from(storedHash, 'hex');
   return stored.length === given.length && timingSafeEqual(given, stored);
 }

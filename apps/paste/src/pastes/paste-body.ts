@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { jsonBody } from '@app/http';
+import { isQuickJsonType, jsonBody } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { tooLong } from './paste.service.js';
@@ -33,6 +33,10 @@ export function pasteBodyParser(settings: SettingsStore<PasteSettings>): Request
       if ((error as { type?: string } | undefined)?.type === 'entity.too.large') return next(tooLong(maxPasteSize));
       next(error);
     };
+    // Nearly every create sends UTF-8 JSON: the JSON parser alone reads it (the form parser would
+    // find the body read, and asking for plain text parses the Content-Type again).
+    const type = req.headers['content-type'];
+    if (type !== undefined && isQuickJsonType(type)) return json(req, res, done);
     if (isPlainTextPost(req)) {
       // From the command line: the body is the content; answers and errors are plain text.
       res.locals.plainText = true;
