@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -26,6 +26,7 @@ import { createLogger } from '@app/http';
 import { createSettingsStore } from '@app/settings';
 import { createApp } from '../src/app.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from '../src/runtime-config/runtime-config.schema.js';
+import { cpuSeconds, idleShare, machineCpu } from '../../../scripts/bench/cpu-usage.js';
 
 const connections = 32;
 const secondsPerRun = Number(process.env.BENCH_SECONDS ?? 10);
@@ -123,19 +124,6 @@ function validationBodies(keys: string[]): () => string {
 
 
 /**
- * CPU seconds (user + system) a process has used, from /proc (Linux); with `thread`, those of its
- * main thread only: the request thread, without the embedded database's worker.
- */
-function cpuSeconds(pid: number, thread = false): number {
-  try {
-    const fields = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/**
  * CPU used by the server process and by the PostgreSQL client backends serving the bench
  * database, per backend pid (autovacuum workers are left out: they come and go on their own).
  */
@@ -156,14 +144,17 @@ function databaseCpuBetween(before: Map<number, number>, after: Map<number, numb
   return total;
 }
 
-interface Round { measured: Measured; appUs: number; threadUs: number; dbUs: number }
+interface Round { measured: Measured; appUs: number; threadUs: number; dbUs: number; idle: number }
 
 /** One measurement with the CPU it cost per request (µs of the app process and of PostgreSQL). */
 async function measure(pool: pg.Pool, serverPid: number, url: string, makeBody: () => string, seconds: number): Promise<Round> {
   const before = await cpuSnapshot(pool, serverPid);
+  const machineBefore = machineCpu();
   const measured = await drive(url, makeBody, seconds);
+  const machineAfter = machineCpu();
   const after = await cpuSnapshot(pool, serverPid);
   return {
+    idle: idleShare(machineBefore, machineAfter),
     measured,
     appUs: ((after.app - before.app) / measured.total) * 1e6,
     threadUs: ((after.thread - before.thread) / measured.total) * 1e6,
@@ -287,11 +278,12 @@ async function main(): Promise<void> {
     allRecorded &&= everyOne;
     const { bare, validate } = result;
     console.log(`\n${label}`);
-    console.log(`  bare Express route          ${fmt(bare.measured)}   app CPU ${bare.appUs.toFixed(0)} µs/req, request thread ${bare.threadUs.toFixed(0)}   ` +
+    const idle = (round: Round) => `machine idle ${(round.idle * 100).toFixed(0)}%`;
+    console.log(`  bare Express route          ${fmt(bare.measured)}   app CPU ${bare.appUs.toFixed(0)} µs/req, request thread ${bare.threadUs.toFixed(0)}, ${idle(bare)}   ` +
       `(runs: ${bare.all.join(', ')})`);
     const databaseCpu = embedded ? ' (database included)' : `, PostgreSQL CPU ${validate.dbUs.toFixed(0)} µs/req`;
     console.log(`  POST /api/license/validate  ${fmt(validate.measured)}   app CPU ${validate.appUs.toFixed(0)} µs/req${databaseCpu}, ` +
-      `request thread ${validate.threadUs.toFixed(0)}   ` +
+      `request thread ${validate.threadUs.toFixed(0)}, ${idle(validate)}   ` +
       `(runs: ${validate.all.join(', ')})`);
     console.log(`  ratio ${(validate.measured.rps / bare.measured.rps).toFixed(2)}; ${answered} validations answered (${failed} not 2xx), ` +
       `${sent} sent, ${recorded} usage records written${everyOne ? ' — every request recorded' : ' — MISMATCH'}`);

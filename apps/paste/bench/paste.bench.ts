@@ -21,7 +21,7 @@
  * for a CPU profile of the servers).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +31,7 @@ import { loadConfig } from '@app/config';
 import { createLogger } from '@app/http';
 import { createPasteRepository } from '../src/pastes/paste.repository.js';
 import { startPasteService } from '../src/server.js';
+import { cpuSeconds, idleShare, machineCpu } from '../../../scripts/bench/cpu-usage.js';
 
 interface Ports { paste: number; bare: number; backend: string; slug: string }
 
@@ -110,29 +111,6 @@ function counts(child: ChildProcess): Promise<Counts> {
   });
 }
 
-/**
- * CPU seconds (user + system) a process has used, from /proc (Linux; 0 elsewhere); with
- * `thread`, those of its main thread only: the request thread, without the embedded database's.
- */
-function cpuSeconds(pid: number, thread = false): number {
-  try {
-    const fields = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** The machine's idle and total CPU time so far, from /proc/stat (Linux; zeros elsewhere). */
-function machineCpu(): { idle: number; total: number } {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    return { idle: fields[3]! + fields[4]!, total: fields.reduce((sum, value) => sum + value, 0) };
-  } catch {
-    return { idle: 0, total: 0 };
-  }
-}
-
 interface Run { result: Result; cpuUs: number; requestThreadUs: number; loadUs: number; idle: number }
 
 /**
@@ -147,14 +125,14 @@ async function measure(pid: number, options: Parameters<typeof autocannon>[0]): 
   const machineBefore = machineCpu();
   const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION });
   const load = process.cpuUsage(loadBefore);
-  const machine = machineCpu();
+  const machineAfter = machineCpu();
   const perRequest = (seconds: number) => (seconds / Math.max(1, result.requests.total)) * 1e6;
   return {
     result,
     cpuUs: perRequest(cpuSeconds(pid) - cpuBefore),
     requestThreadUs: perRequest(cpuSeconds(pid, true) - threadBefore),
     loadUs: perRequest((load.user + load.system) / 1e6),
-    idle: (machine.idle - machineBefore.idle) / Math.max(1, machine.total - machineBefore.total),
+    idle: idleShare(machineBefore, machineAfter),
   };
 }
 
