@@ -142,9 +142,30 @@ function handlersOf(route: AnyRoute, options: MountOptions): RequestHandler[] {
     if (result === undefined || res.headersSent) return;
     const status = route.status ?? 200;
     if (options.checkResponses) checkedAnswer(route, status, result);
-    res.status(status).json(result);
+    sendJson(req, res, status, result);
   };
   return [remember, ...(route.before ?? []), ...route.guard.middleware, run];
+}
+
+/**
+ * What `res.status(status).json(result)` sends. A write (POST, PUT, PATCH, DELETE) answered with
+ * a body, in an app that hashes no ETag, where the handler chose no Content-Type, is written
+ * directly: Express's json and send would look up the app's JSON settings, parse and rebuild the
+ * Content-Type and ask whether the request is fresh, which a write never is. GET and HEAD keep
+ * Express's path (a conditional GET can be answered 304).
+ */
+function sendJson(req: Request, res: Response, status: number, result: unknown): void {
+  const direct = req.method !== 'GET' && req.method !== 'HEAD' && status >= 200 && status < 300 && status !== 204
+    && !req.app.get('etag fn') && res.getHeader('Content-Type') === undefined;
+  if (!direct) {
+    res.status(status).json(result);
+    return;
+  }
+  const body = JSON.stringify(result);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /** A declared route ready to serve: its method, its path matcher and its handler chain. */

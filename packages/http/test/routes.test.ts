@@ -130,6 +130,36 @@ describe('routes declared as data', () => {
   });
 });
 
+describe('answering a write with JSON', () => {
+  // A write's answer is written without Express's res.json when the app hashes no ETag; it must
+  // be the same bytes and headers Express sends.
+  const echo = defineRoute({
+    method: 'post', path: '/api/echo', summary: 'Echo', guard: publicAccess, status: 201,
+    body: z.object({ text: z.string() }),
+    responses: { 201: { description: 'Echoed', schema: z.object({ text: z.string(), at: z.string() }) } },
+    handler: ({ body }) => ({ text: body.text, at: new Date(0) as unknown as string, skipped: undefined }),
+  });
+  const withEtag = (etag: boolean) => {
+    const app = express();
+    app.set('etag', etag);
+    app.use(express.json());
+    app.use(mountRoutes([echo]));
+    return app;
+  };
+
+  it('sends what res.json sends: status, type, length and bytes, multi-byte text included', async () => {
+    const text = 'déjà vu — 東京 🎉';
+    const direct = await request(withEtag(false)).post('/api/echo').send({ text }).expect(201);
+    const viaExpress = await request(withEtag(true)).post('/api/echo').send({ text }).expect(201);
+    expect(viaExpress.headers.etag).toBeDefined();
+    expect(direct.headers.etag).toBeUndefined();
+    for (const header of ['content-type', 'content-length']) expect(direct.headers[header]).toBe(viaExpress.headers[header]);
+    expect(direct.text).toBe(viaExpress.text);
+    expect(direct.text).toBe(JSON.stringify({ text, at: '1970-01-01T00:00:00.000Z' }));
+    expect(Number(direct.headers['content-length'])).toBe(Buffer.byteLength(direct.text));
+  });
+});
+
 describe('matching requests to routes as Express\'s router does', () => {
   const seen: string[] = [];
   const table = mountRoutes([
