@@ -30,6 +30,13 @@ describe('dashboard page at /', () => {
   });
   afterAll(async () => { await t?.close(); });
 
+  it('with no licenses yet, points the admin to the new-license form (runs first, on the empty database)', async () => {
+    const html = await page(admin);
+    expect(text(html)).toContain('No licenses yet. Create the first one; it appears here.');
+    expect(html).toContain('<a class="button" href="/licenses/new">New license</a>');
+    expect(text(html)).not.toContain('most recent of');
+  });
+
   it('shows an admin the counts of the data and the validations of the last 24 hours, and the panic state', async () => {
     const [first, second] = [await t.createProduct(), await t.createProduct()];
     const customer = await t.createCustomer();
