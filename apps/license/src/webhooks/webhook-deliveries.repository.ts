@@ -9,6 +9,8 @@ export type DeliveryRow = Omit<RowOf<typeof webhookDeliveries>, 'claimed_until'>
 const columns = 'id, url, endpoint_id, event, payload, status, attempts, last_response_code, last_error, next_retry_at, last_attempt_at, created_at, delivered_at';
 
 type ClaimedRow = Omit<StoredDelivery, 'secret'> & { endpoint_id: string | null; secret_sealed: string | null };
+const claimedColumns = `d.id, d.url, d.event, d.payload, d.attempts, d.endpoint_id,
+  (SELECT e.secret_sealed FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS secret_sealed`;
 
 /**
  * The delivery queue of the dispatcher (@app/events) on the `webhook_deliveries` table. A claimed
@@ -16,6 +18,11 @@ type ClaimedRow = Omit<StoredDelivery, 'secret'> & { endpoint_id: string | null;
  * so a rotated secret signs the next attempt.
  */
 export function webhookDeliveryStore(db: Queryable, openSecret: (sealed: string) => string | undefined = () => undefined): WebhookDeliveryStore {
+  const toStoredDelivery = ({ endpoint_id, secret_sealed, ...delivery }: ClaimedRow): StoredDelivery => ({
+    ...delivery,
+    // No endpoint (an automated action's URL, a deleted endpoint): the settings' secret.
+    ...(endpoint_id ? { secret: secret_sealed ? openSecret(secret_sealed) ?? null : null } : {}),
+  });
   return {
     async insert(delivery: NewDelivery) {
       await db.query(
@@ -36,22 +43,17 @@ export function webhookDeliveryStore(db: Queryable, openSecret: (sealed: string)
            LIMIT $2 FOR UPDATE SKIP LOCKED
          ) due
          WHERE d.id = due.id
-         RETURNING d.id, d.url, d.event, d.payload, d.attempts, d.endpoint_id,
-           (SELECT e.secret_sealed FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS secret_sealed`,
+         RETURNING ${claimedColumns}`,
         [now, limit, leaseUntil]);
-      return rows.map(({ endpoint_id, secret_sealed, ...delivery }) => ({
-        ...delivery,
-        // No endpoint (an automated action's URL, a deleted endpoint): the settings' secret.
-        ...(endpoint_id ? { secret: secret_sealed ? openSecret(secret_sealed) ?? null : null } : {}),
-      }));
+      return rows.map(toStoredDelivery);
     },
 
-    async markDelivered(outcome: AttemptOutcome) {
+    async markDelivered(outcome) {
       await db.query(
         `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $3, last_response_code = $4, last_error = NULL,
-           next_retry_at = NULL, claimed_until = NULL
+           next_retry_at = NULL, claimed_until = NULL, attempts = attempts + CASE WHEN $5::boolean THEN 1 ELSE 0 END
          WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
-        [outcome.id, outcome.attempt, outcome.at, outcome.responseCode]);
+        [outcome.id, outcome.attempt, outcome.at, outcome.responseCode, outcome.probe === true]);
     },
 
     async markFailed(outcome) {
@@ -62,29 +64,40 @@ export function webhookDeliveryStore(db: Queryable, openSecret: (sealed: string)
         [outcome.id, outcome.attempt, outcome.responseCode, outcome.error, outcome.nextRetryAt]);
     },
 
+    async markProbeFailed(outcome) {
+      await db.query(
+        `UPDATE webhook_deliveries SET last_response_code = $3, last_error = $4, claimed_until = NULL
+         WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
+        [outcome.id, outcome.attempt, outcome.responseCode, outcome.error]);
+    },
+
     async releaseEndpoint(url, now) {
       const { rowCount } = await db.query(
         `UPDATE webhook_deliveries SET next_retry_at = $2 WHERE url = $1 AND status = 'pending' AND next_retry_at > $2`, [url, now]);
       return rowCount ?? 0;
     },
 
-    async probeWaitingEndpoints(now, quietMs) {
-      const { rowCount } = await db.query(
-        `UPDATE webhook_deliveries d SET next_retry_at = $1::timestamptz
+    async claimProbes(now, quietMs, leaseUntil) {
+      // Only the claimed row changes (its lease and when it was tried): its attempts and
+      // next_retry_at stay, so the schedule is the same as if no probe had been made.
+      const { rows } = await db.query<ClaimedRow>(
+        `UPDATE webhook_deliveries d SET claimed_until = $3, last_attempt_at = $1
          FROM (
            SELECT DISTINCT ON (url) id, url FROM webhook_deliveries
            WHERE status = 'pending'
            ORDER BY url, next_retry_at
          ) earliest
          WHERE d.id = earliest.id
+           AND (d.claimed_until IS NULL OR d.claimed_until <= $1::timestamptz)
            AND NOT EXISTS (
              SELECT 1 FROM webhook_deliveries busy
              WHERE busy.url = earliest.url AND busy.status = 'pending'
                AND (busy.next_retry_at <= $1::timestamptz + $2::float8 * interval '1 millisecond'
                     OR busy.last_attempt_at > $1::timestamptz - $2::float8 * interval '1 millisecond'
-                    OR busy.claimed_until > $1::timestamptz))`,
-        [now, quietMs]);
-      return rowCount ?? 0;
+                    OR busy.claimed_until > $1::timestamptz))
+         RETURNING ${claimedColumns}`,
+        [now, quietMs, leaseUntil]);
+      return rows.map((row) => ({ ...toStoredDelivery(row), probe: true }));
     },
   };
 }

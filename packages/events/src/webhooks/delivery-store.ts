@@ -11,6 +11,11 @@ export interface StoredDelivery {
    * undefined when it belongs to no endpoint, so the settings' secret signs it.
    */
   secret?: string | null;
+  /**
+   * Claimed to ask whether its waiting endpoint is back (`claimProbes`), not for a scheduled
+   * attempt: a failure leaves its attempts and schedule as they were.
+   */
+  probe?: boolean;
 }
 
 export interface NewDelivery {
@@ -44,17 +49,21 @@ export interface WebhookDeliveryStore {
    * deliveries come before retries, so fresh events never wait behind a backlog.
    */
   claimDue(now: Date, limit: number, leaseUntil: Date): Promise<StoredDelivery[]>;
-  markDelivered(outcome: AttemptOutcome): Promise<void>;
+  /** `probe`: the delivery went through on a probe, which then counts as its last attempt. */
+  markDelivered(outcome: AttemptOutcome & { probe?: boolean }): Promise<void>;
   /** `nextRetryAt` null: no attempts left (or never retried), the delivery is kept as failed. */
   markFailed(outcome: AttemptOutcome & { nextRetryAt: Date | null }): Promise<void>;
+  /** A probe that failed: the answer is recorded; attempts and the next retry stay as they were. */
+  markProbeFailed(outcome: AttemptOutcome): Promise<void>;
   /** Makes every pending delivery to `url` due at `now` (the endpoint is back). */
   releaseEndpoint(url: string, now: Date): Promise<number>;
   /**
    * For each endpoint whose pending deliveries all wait longer than `quietMs`, and none of which
-   * was attempted within the last `quietMs`, makes its earliest one due now: one request per
-   * endpoint and period asks whether it is back, so a returned endpoint gets its backlog (through
-   * `releaseEndpoint` on that success) within `quietMs` instead of at the next backoff step, which
-   * may be an hour away. Answers how many endpoints were probed.
+   * was tried within the last `quietMs`, claims its earliest one until `leaseUntil` as a probe
+   * (`probe: true`): one request per endpoint and period asks whether it is back, so a returned
+   * endpoint gets its backlog (through `releaseEndpoint` on that success) within `quietMs`
+   * instead of at the next backoff step, which may be an hour away. A probe counts no attempt
+   * and moves no retry earlier, so the schedule still spans 24 hours while the endpoint is down.
    */
-  probeWaitingEndpoints(now: Date, quietMs: number): Promise<number>;
+  claimProbes(now: Date, quietMs: number, leaseUntil: Date): Promise<StoredDelivery[]>;
 }

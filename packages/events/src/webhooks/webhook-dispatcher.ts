@@ -39,8 +39,8 @@ export interface WebhookDispatcherOptions {
   pollIntervalMs?: number;
   /**
    * How often an endpoint that only has deliveries waiting for a later retry is asked, with one of
-   * them, whether it is back (`probeWaitingEndpoints`). Default 60,000: a returned endpoint gets
-   * its backlog within a minute even when no new event is sent to it.
+   * them, whether it is back (`claimProbes`). Default 60,000: a returned endpoint gets its backlog
+   * within a minute even when no new event is sent to it. A probe is not an attempt.
    */
   probeEveryMs?: number;
 }
@@ -59,6 +59,12 @@ export interface WebhookDispatcher {
   emitTo(url: string, event: string, data: object, target?: { endpointId?: string }): Promise<string>;
   /** Looks for due deliveries now (after one was made due outside, e.g. a redelivery). */
   wake(): void;
+  /**
+   * Does now what the timers do (probes the waiting endpoints, claims the due deliveries) and
+   * resolves once every attempt it started is recorded: tests on a controlled clock call it
+   * after moving the clock instead of waiting for the timers.
+   */
+  runDue(): Promise<void>;
 }
 
 export function isWebhookEventEnabled(settings: WebhookSettings, event: string): boolean {
@@ -73,7 +79,9 @@ const releaseEveryMs = 5000;
  * as a slot frees (no pause while work is due), fresh deliveries before retries. A failed attempt
  * is retried on the schedule; after the last retry, or at once when the address is not allowed,
  * the delivery is kept as failed (listed and redeliverable). The first success to an endpoint
- * makes its waiting retries due, so an endpoint that comes back gets its backlog right away.
+ * makes its waiting retries due, so an endpoint that comes back gets its backlog right away; an
+ * endpoint whose retries are all far off is probed once a period with one of its deliveries,
+ * which uses up no attempt.
  */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { store } = options;
@@ -116,20 +124,24 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     });
   }
 
+  /** Until when an attempt starting at `at` holds its delivery: its timeout and a margin. */
+  const leaseFrom = (at: Date) => new Date(at.getTime() + options.settings().timeoutMs + 30_000);
+
+  function startAttempt(delivery: StoredDelivery): void {
+    const attempt = attemptDelivery(delivery).catch((error: unknown) => {
+      options.logger?.error?.({ err: error, webhookId: delivery.id }, 'webhook delivery could not be recorded');
+    }).finally(() => { inFlight.delete(attempt); wake(); });
+    inFlight.add(attempt);
+  }
+
   async function pump(): Promise<void> {
     try {
       while (wanted && running) {
         wanted = false;
         while (running && inFlight.size < concurrency) {
           const at = now();
-          const leaseUntil = new Date(at.getTime() + options.settings().timeoutMs + 30_000);
-          const claimed = await store.claimDue(at, concurrency - inFlight.size, leaseUntil);
-          for (const delivery of claimed) {
-            const attempt = attemptDelivery(delivery).catch((error: unknown) => {
-              options.logger?.error?.({ err: error, webhookId: delivery.id }, 'webhook delivery could not be recorded');
-            }).finally(() => { inFlight.delete(attempt); wake(); });
-            inFlight.add(attempt);
-          }
+          const claimed = await store.claimDue(at, concurrency - inFlight.size, leaseFrom(at));
+          claimed.forEach(startAttempt);
           if (claimed.length === 0) break;
         }
       }
@@ -159,7 +171,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const response = await transport({ url: delivery.url, headers, body: delivery.payload, timeoutMs });
       responseCode = response.status;
       if (response.status >= 200 && response.status < 300) {
-        await store.markDelivered({ id: delivery.id, attempt: delivery.attempts, at: now(), responseCode, error: null });
+        await store.markDelivered({ id: delivery.id, attempt: delivery.attempts, at: now(), responseCode, error: null, probe: delivery.probe });
         await releaseBacklog(delivery);
         return;
       }
@@ -175,6 +187,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       }
     }
     failedSinceRelease.add(delivery.url);
+    if (delivery.probe && retry) {
+      // Still down: the delivery keeps its attempts and its place in the schedule.
+      await store.markProbeFailed({ id: delivery.id, attempt: delivery.attempts, at: now(), responseCode, error });
+      return;
+    }
     const delays = schedule().delaysMs;
     const delay = retry ? delays[delivery.attempts - 1] : undefined;
     const at = now();
@@ -199,7 +216,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   async function probe(): Promise<void> {
     try {
-      if (running && (await store.probeWaitingEndpoints(now(), probeEveryMs))) wake();
+      if (!running) return;
+      const at = now();
+      (await store.claimProbes(at, probeEveryMs, leaseFrom(at))).forEach(startAttempt);
     } catch (error) {
       options.logger?.error?.({ err: error }, 'probing waiting webhook endpoints failed');
     }
@@ -230,5 +249,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     },
     emitTo: enqueue,
     wake,
+    async runDue() {
+      await probe();
+      wake();
+      while (pumping || inFlight.size) {
+        await pumping;
+        await Promise.allSettled([...inFlight]);
+      }
+    },
   };
 }
