@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { csrfTokenFor, signInWalk } from '@app/auth/testing';
 import { testDatabaseBackend } from '@app/db/testing';
 import { createLicenseLogger } from '../src/common/logger.js';
 import { maskLicenseKeys } from '../src/licenses/license-key.js';
-import { buildTestApp, type TestApp } from './helpers.js';
+import { buildTestApp, testAdminId, type TestApp } from './helpers.js';
 
 /** Everything the app's logger writes, as the text that would reach standard output. */
 function logCapture(level: string) {
@@ -65,6 +66,60 @@ describe(`the license service's logs hold no secrets, at trace level (${testData
     expect(log.all()).toContain(`"search":"${masked}"`);
     expect(log.all()).not.toContain(key);
     expect(log.all()).not.toContain(key.slice('TEST-'.length, -4));
+  });
+
+  it('a whole session carrying every kind of secret leaves none of them in the log, and license keys only masked', async () => {
+    // Sign-in through the identity provider: the OAuth state (in the redirect's Location and the
+    // callback's query), the code (in the callback's query) and the session cookie it sets.
+    const { cookie, visited } = await signInWalk(t.baseUrl, testAdminId);
+    const callback = visited.find((url) => url.pathname === '/auth/idp/callback')!;
+    const code = callback.searchParams.get('code')!;
+    const state = callback.searchParams.get('state')!;
+    const sessionId = decodeURIComponent(cookie.split(';').map((pair) => pair.trim()).find((pair) => pair.startsWith('license.sid='))!.slice('license.sid='.length));
+    const csrf = await csrfTokenFor(t.baseUrl, cookie);
+    const session = { Cookie: cookie, 'X-CSRF-Token': csrf };
+    // A bearer JWT (answered in a body), then used.
+    const issued = await t.http.post('/api/auth/token').set(session);
+    expect(issued.status).toBe(200);
+    const jwt = issued.body.token as string;
+    const bearer = { Authorization: `Bearer ${jwt}` };
+    // A license key: in a path, a query, a validation body and an admin's answers.
+    const product = await t.createProduct({ licensePrefix: 'LOGS' });
+    const created = await t.http.post('/api/licenses').set(bearer).send({ product: product._id });
+    expect(created.status).toBe(201);
+    const key = (created.body.license ?? created.body).key as string;
+    await t.http.get(`/api/license/${key}`);
+    const refererToken = `referer-${randomUUID()}`;
+    await t.http.get(`/api/licenses?search=${key}`).set(bearer).set('Referer', `${t.baseUrl}/licenses?key=${key}&token=${refererToken}`);
+    await t.http.post('/api/license/validate').send({ key });
+    // A Stripe signature (its route is not request-logged, an ordinary one is), an API key and the
+    // paste service's headers sent here too, for good measure.
+    const stripeSignature = `t=1,v1=${randomUUID()}`;
+    await t.http.post('/api/stripe').set('Stripe-Signature', stripeSignature).send({ id: 'evt_1', type: 'checkout.session.completed' });
+    await t.http.get('/api/products').set(bearer).set('Stripe-Signature', stripeSignature);
+    const apiKey = `key-${randomUUID()}`;
+    const deleteToken = `delete-${randomUUID()}`;
+    const pastePassword = `password-${randomUUID()}`;
+    await t.http.get('/api/products').set('X-API-Key', apiKey).set('X-Delete-Token', deleteToken).set('X-Paste-Password', pastePassword);
+    await t.http.get('/api/products').set(session);
+    await settled();
+
+    const all = log.all();
+    for (const header of ['cookie', 'set-cookie', 'authorization', 'x-api-key', 'x-csrf-token', 'x-delete-token', 'x-paste-password', 'stripe-signature']) {
+      expect(all).toContain(`"${header}":"[redacted]"`);
+    }
+    expect(all).toContain('"query":{"code":"[redacted]","state":"[redacted]"}');
+    const masked = `LOGS-…${key.slice(-4)}`;
+    expect(all).toContain(`"path":"/api/license/${masked}"`);
+    expect(all).toContain(`"search":"${masked}"`);
+    const secrets = {
+      code, state, sessionId, csrf, jwt, key, keyBody: key.slice('LOGS-'.length, -4), refererToken, stripeSignature, apiKey, deleteToken, pastePassword,
+    };
+    for (const [name, secret] of Object.entries(secrets)) {
+      expect(secret.length, name).toBeGreaterThan(8);
+      expect(all.includes(secret), `${name} in the log`).toBe(false);
+      expect(all.includes(encodeURIComponent(secret)), `${name} (URL-encoded) in the log`).toBe(false);
+    }
   });
 
   it('a JWT an admin obtains never reaches the log', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
+import { csrfTokenFor, signInWalk } from '@app/auth/testing';
 import { createLogger } from '@app/http';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
@@ -62,6 +63,61 @@ describe(`the paste service's logs hold no secrets, at trace level (${testDataba
     expect(log.all()).toContain(`"userId":"${OWNER_ID}"`);
     expect(log.all()).not.toContain(sessionId);
     expect(log.all()).not.toContain(decodeURIComponent(sessionId));
+  });
+
+  it('a whole session carrying every kind of secret leaves none of them in the log', async () => {
+    // Sign-in through the identity provider: the OAuth state (in the redirect's Location and the
+    // callback's query), the code (in the callback's query) and the session cookie it sets.
+    const { cookie, visited } = await signInWalk(site.baseUrl, OWNER_ID);
+    const callback = visited.find((url) => url.pathname === '/auth/idp/callback')!;
+    const code = callback.searchParams.get('code')!;
+    const state = callback.searchParams.get('state')!;
+    const sessionId = decodeURIComponent(cookie.split(';').map((pair) => pair.trim()).find((pair) => pair.startsWith('paste.sid='))!.slice('paste.sid='.length));
+    const csrf = await csrfTokenFor(site.baseUrl, cookie);
+    // An API key (answered in a body, then sent as X-API-Key and as a bearer token).
+    const created = await site.http.post('/api/settings/api-keys').set('Cookie', cookie).set('X-CSRF-Token', csrf).send({ name: 'logs' });
+    const apiKey = created.body.apiKey.key as string;
+    await site.settings.update({ apiKeyProtection: true });
+    try {
+      // A command-line create: the paste password in X-Paste-Password, the delete token answered in X-Delete-Token.
+      const password = `password-${randomUUID()}`;
+      const plain = await site.http.post('/api/paste').set('X-API-Key', apiKey).set('Content-Type', 'text/plain').set('X-Paste-Password', password)
+        .send(`content ${randomUUID()}`);
+      expect(plain.status).toBe(200);
+      const deleteToken = plain.headers['x-delete-token'] as string;
+      const plainSlug = (plain.text.trim().split('/').pop())!;
+      // The password checked, wrong and right, in a form and in JSON.
+      await site.http.post(`/paste/${plainSlug}/verify`).type('form').set('Accept', 'text/html').send({ password: `${password}-wrong` });
+      expect((await site.http.post(`/paste/${plainSlug}/verify`).send({ password })).status).toBe(200);
+      // A JSON create with a bearer key (its delete token answered in the body), a Referer whose query holds a token.
+      const json = await site.http.post('/api/paste').set('Authorization', `Bearer ${apiKey}`).send({ content: 'json', password });
+      expect(json.status).toBe(200);
+      const refererToken = `referer-${randomUUID()}`;
+      await site.http.get(`/paste/${json.body.slug}`).set('Referer', `${site.baseUrl}/somewhere?token=${refererToken}`);
+      // Owner actions with the session's cookie and CSRF token; a Stripe signature sent for good measure.
+      const stripeSignature = `t=1,v1=${randomUUID()}`;
+      expect((await site.http.get('/api/settings').set('Cookie', cookie).set('Stripe-Signature', stripeSignature)).status).toBe(200);
+      // The delete tokens, in X-Delete-Token.
+      expect((await site.http.delete(`/api/paste/${plainSlug}`).set('X-Delete-Token', deleteToken)).status).toBe(200);
+      expect((await site.http.delete(`/api/paste/${json.body.slug}`).set('X-Delete-Token', json.body.deleteToken)).status).toBe(200);
+      await settled();
+
+      const all = log.all();
+      // The headers were logged (trace includes debug), the secret ones redacted, in requests and answers.
+      for (const header of ['cookie', 'set-cookie', 'authorization', 'x-api-key', 'x-csrf-token', 'x-delete-token', 'x-paste-password', 'stripe-signature']) {
+        expect(all).toContain(`"${header}":"[redacted]"`);
+      }
+      expect(all).toMatch(/"res":\{"headers":\{[^}]*"x-delete-token":"\[redacted\]"/);
+      expect(all).toContain('"query":{"code":"[redacted]","state":"[redacted]"}');
+      const secrets = { code, state, sessionId, csrf, apiKey, password, deleteToken, jsonDeleteToken: json.body.deleteToken, refererToken, stripeSignature };
+      for (const [name, secret] of Object.entries(secrets)) {
+        expect(secret.length, name).toBeGreaterThan(8);
+        expect(all.includes(secret), `${name} in the log`).toBe(false);
+        expect(all.includes(encodeURIComponent(secret)), `${name} (URL-encoded) in the log`).toBe(false);
+      }
+    } finally {
+      await site.settings.update({ apiKeyProtection: false });
+    }
   });
 
   it('neither a request body nor the query values that may be credentials reach the log', async () => {

@@ -5,10 +5,10 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { createLogger } from '@app/http';
 import { testRateLimitStore } from '@app/rate-limit/testing';
 import { createApp, type PasteApp } from '../src/app.js';
-import { MAX_WRONG_PASSWORDS } from '../src/pastes/paste.service.js';
+import { MAX_WRONG_PASSWORDS_PER_ADDRESS, MAX_WRONG_PASSWORDS_PER_PASTE } from '../src/pastes/paste.service.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
-const HOUR = 60 * 60_000;
+const MINUTE = 60_000;
 const store = testRateLimitStore();
 // The site's clock: tests move it on to end a window.
 let now = new Date('2030-01-01T12:00:00Z');
@@ -17,7 +17,7 @@ let site: TestSite;
 let second: PasteApp;
 
 beforeAll(async () => {
-  // Behind one proxy hop: every attempt may claim a new client address in X-Forwarded-For.
+  // Behind one proxy hop: each request says which client it comes from in X-Forwarded-For.
   site = await startTestSite(undefined, { redis: store.redis, now: () => now, env: { TRUST_PROXY: '1' } });
   second = createApp({
     config: loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent', TRUST_PROXY: '1' }),
@@ -36,89 +36,208 @@ afterAll(async () => {
 });
 
 let addressCount = 0;
-/** A client address never used before, as a rotating attacker would send. */
+/** A client address never used before. */
 const freshAddress = () => { addressCount += 1; return `203.0.${Math.floor(addressCount / 250)}.${(addressCount % 250) + 1}`; };
-const guess = (slug: string, password: string, http: ReturnType<typeof request> = site.http) =>
-  http.post(`/paste/${slug}/verify`).set('X-Forwarded-For', freshAddress()).send({ password });
+type Http = ReturnType<typeof request>;
+/** A password check (JSON) from `address`. */
+const guess = (address: string, slug: string, password: string, http: Http = site.http) =>
+  http.post(`/paste/${slug}/verify`).set('X-Forwarded-For', address).send({ password });
 const cookieOf = (response: request.Response) =>
   (response.headers['set-cookie'] as unknown as string[]).map((line) => line.split(';')[0]).join('; ');
+const pasteId = async (slug: string) =>
+  (await site.database.pool.query('SELECT id FROM pastes WHERE slug = $1', [slug])).rows[0].id as string;
 
-describe(`wrong passwords per paste (${testDatabaseBackend()}, ${store.kind} store)`, () => {
-  it('after 30 wrong passwords from 30 addresses, the 31st attempt answers 429 Too many attempts from any address, the right password too', async () => {
+describe(`wrong passwords per client address (${testDatabaseBackend()}, ${store.kind} store)`, () => {
+  it('after 10 wrong passwords from one address, that address gets 429 Too many attempts (the right password too) while another address with the right password gets in', async () => {
     now = new Date('2030-01-01T12:00:00Z');
+    const guesser = freshAddress();
+    const reader = freshAddress();
     const slug = await site.createPaste({ content: 'guarded text', password: 'right' });
     const untouched = await site.createPaste({ content: 'another paste', password: 'right' });
-    // A reader who unlocked it before keeps reading: the lock is on password checks.
-    const reader = await guess(slug, 'right');
-    expect(reader.status).toBe(200);
 
-    for (let i = 1; i <= MAX_WRONG_PASSWORDS; i += 1) {
-      const wrong = await guess(slug, `wrong ${i}`);
+    for (let i = 1; i <= MAX_WRONG_PASSWORDS_PER_ADDRESS; i += 1) {
+      const wrong = await guess(guesser, slug, `wrong ${i}`);
       expect([wrong.status, wrong.body]).toEqual([401, { error: 'Incorrect password' }]);
     }
-    const right = await guess(slug, 'right');
+    const eleventh = await guess(guesser, slug, 'wrong again');
+    expect([eleventh.status, eleventh.body]).toEqual([429, { error: 'Too many attempts' }]);
+    const right = await guess(guesser, slug, 'right');
     expect([right.status, right.body]).toEqual([429, { error: 'Too many attempts' }]);
-    const wrong = await guess(slug, 'wrong again');
-    expect([wrong.status, wrong.body]).toEqual([429, { error: 'Too many attempts' }]);
-    expect((await guess(slug, 'right', request(second.app))).status).toBe(429);
+    // Counted in the database: another instance refuses the address too.
+    expect((await guess(guesser, slug, 'right', request(second.app))).status).toBe(429);
 
-    // The pages say so too: the form post, the paste page and the raw view of a new visitor.
+    // The pages say so to the guesser: the form post, the paste page and the raw view.
+    const form = await site.http.post(`/paste/${slug}/verify`).set('X-Forwarded-For', guesser)
+      .type('form').set('Accept', 'text/html').send({ password: 'right' });
+    expect(form.status).toBe(429);
+    expect(form.text).toContain('Too many attempts');
+    const page = await site.http.get(`/paste/${slug}`).set('X-Forwarded-For', guesser);
+    expect(page.status).toBe(429);
+    expect(page.text).toContain('Too many attempts');
+    expect(page.text).not.toContain('guarded text');
+    const raw = await site.http.get(`/paste/${slug}/raw`).set('X-Forwarded-For', guesser);
+    expect([raw.status, raw.text]).toEqual([429, 'Too many attempts\n']);
+
+    // The reader who has the password is not locked out, on either instance.
+    const passwordForm = await site.http.get(`/paste/${slug}`).set('X-Forwarded-For', reader);
+    expect(passwordForm.status).toBe(200);
+    expect(passwordForm.text).toMatch(/name="password"/);
+    const unlocked = await guess(reader, slug, 'right');
+    expect([unlocked.status, unlocked.body]).toEqual([200, { success: true }]);
+    expect((await guess(reader, slug, 'right', request(second.app))).status).toBe(200);
+    expect((await site.http.get(`/paste/${slug}/raw`).set('X-Forwarded-For', reader).set('Cookie', cookieOf(unlocked))).text).toBe('guarded text');
+    // Counted per paste and address: the guesser's other paste still opens.
+    expect((await guess(guesser, untouched, 'right')).status).toBe(200);
+  });
+
+  it('a reveal-on-click paste: the locked address gets 429 on its button page, its reveal and its raw post; another address reveals it with the password', async () => {
+    now = new Date('2030-01-01T13:00:00Z');
+    const guesser = freshAddress();
+    const slug = await site.createPaste({ content: 'behind the button', password: 'right', revealOnClick: true });
+    const reveal = (address: string, password: string) => site.http.post(`/paste/${slug}/reveal`)
+      .set('X-Forwarded-For', address).type('form').set('Accept', 'text/html').send({ password });
+    for (let i = 1; i <= MAX_WRONG_PASSWORDS_PER_ADDRESS; i += 1) expect((await reveal(guesser, 'wrong')).status).toBe(401);
+
+    const refused = await reveal(guesser, 'right');
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('Too many attempts');
+    expect(refused.text).not.toContain('behind the button');
+    expect((await site.http.get(`/paste/${slug}`).set('X-Forwarded-For', guesser)).status).toBe(429);
+    const raw = await site.http.post(`/paste/${slug}/raw`).set('X-Forwarded-For', guesser).send({ password: 'right' });
+    expect([raw.status, raw.text]).toEqual([429, 'Too many attempts\n']);
+
+    const reader = freshAddress();
+    const button = await site.http.get(`/paste/${slug}`).set('X-Forwarded-For', reader);
+    expect(button.status).toBe(200);
+    expect(button.text).toContain('Show paste');
+    const shown = await reveal(reader, 'right');
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('behind the button');
+  });
+
+  it('the window is 15 minutes from the address\'s first wrong password: the 10th at minute 14 still answers 401, and once the 15 minutes are over the address gets in', async () => {
+    const start = new Date('2030-01-02T12:00:00Z');
+    now = start;
+    const address = freshAddress();
+    const slug = await site.createPaste({ content: 'timed', password: 'right' });
+    for (let i = 1; i < MAX_WRONG_PASSWORDS_PER_ADDRESS; i += 1) expect((await guess(address, slug, 'wrong')).status).toBe(401);
+    now = new Date(start.getTime() + 14 * MINUTE);
+    expect((await guess(address, slug, 'wrong')).status).toBe(401);
+    expect((await guess(address, slug, 'right')).status).toBe(429);
+    now = new Date(start.getTime() + 15 * MINUTE - 1000);
+    expect((await guess(address, slug, 'right')).status).toBe(429);
+
+    now = new Date(start.getTime() + 15 * MINUTE);
+    const right = await guess(address, slug, 'right');
+    expect([right.status, right.body]).toEqual([200, { success: true }]);
+    expect((await site.http.get(`/paste/${slug}`).set('X-Forwarded-For', address)).status).toBe(200);
+    // A new window starts with the next wrong password: 10 more are answered 401.
+    for (let i = 1; i <= MAX_WRONG_PASSWORDS_PER_ADDRESS; i += 1) expect((await guess(address, slug, 'wrong')).status).toBe(401);
+    expect((await guess(address, slug, 'wrong')).status).toBe(429);
+  });
+
+  it('of 100 simultaneous wrong passwords from one address over two instances, exactly 10 answer 401 and 90 answer 429; the paste still opens for another address', async () => {
+    now = new Date('2030-01-03T12:00:00Z');
+    const address = freshAddress();
+    const slug = await site.createPaste({ content: 'contended', password: 'right' });
+    const instances = [site.http, request(second.app)];
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => guess(address, slug, `wrong ${i}`, instances[i % 2])));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(MAX_WRONG_PASSWORDS_PER_ADDRESS);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(100 - MAX_WRONG_PASSWORDS_PER_ADDRESS);
+    expect(answers.filter((answer) => answer.status === 429).every((answer) => answer.body.error === 'Too many attempts')).toBe(true);
+    expect((await guess(address, slug, 'right')).status).toBe(429);
+    expect((await guess(freshAddress(), slug, 'right')).status).toBe(200);
+    // One address adds no more than its own limit to the paste's count, however many it sends at once.
+    const { rows } = await site.database.pool.query('SELECT failures FROM paste_password_attempts WHERE paste_id = $1', [await pasteId(slug)]);
+    expect(rows).toEqual([{ failures: MAX_WRONG_PASSWORDS_PER_ADDRESS }]);
+  });
+});
+
+describe(`wrong passwords per paste (${testDatabaseBackend()}, ${store.kind} store)`, () => {
+  it('after 300 wrong passwords from rotating addresses in an hour, the paste answers 429 to everyone until the hour from the first one is over', async () => {
+    const start = new Date('2030-01-04T12:00:00Z');
+    now = start;
+    const slug = await site.createPaste({ content: 'much guessed', password: 'right' });
+    const untouched = await site.createPaste({ content: 'another paste', password: 'right' });
+    // A reader who unlocked it before keeps reading: the lock is on password checks.
+    const earlier = await guess(freshAddress(), slug, 'right');
+    expect(earlier.status).toBe(200);
+
+    expect((await guess(freshAddress(), slug, 'wrong first')).status).toBe(401);
+    now = new Date(start.getTime() + 30 * MINUTE);
+    for (let i = 2; i <= MAX_WRONG_PASSWORDS_PER_PASTE; i += 1) {
+      const wrong = await guess(freshAddress(), slug, `wrong ${i}`);
+      expect([wrong.status, wrong.body]).toEqual([401, { error: 'Incorrect password' }]);
+    }
+    const right = await guess(freshAddress(), slug, 'right');
+    expect([right.status, right.body]).toEqual([429, { error: 'Too many attempts' }]);
+    expect((await guess(freshAddress(), slug, 'wrong')).status).toBe(429);
+    expect((await guess(freshAddress(), slug, 'right', request(second.app))).status).toBe(429);
     const form = await site.http.post(`/paste/${slug}/verify`).set('X-Forwarded-For', freshAddress())
       .type('form').set('Accept', 'text/html').send({ password: 'right' });
     expect(form.status).toBe(429);
     expect(form.text).toContain('Too many attempts');
     const page = await site.http.get(`/paste/${slug}`).set('X-Forwarded-For', freshAddress());
     expect(page.status).toBe(429);
-    expect(page.text).toContain('Too many attempts');
-    expect(page.text).not.toContain('guarded text');
+    expect(page.text).not.toContain('much guessed');
     const raw = await site.http.get(`/paste/${slug}/raw`).set('X-Forwarded-For', freshAddress());
     expect([raw.status, raw.text]).toEqual([429, 'Too many attempts\n']);
+    expect((await site.http.get(`/paste/${slug}/raw`).set('X-Forwarded-For', freshAddress()).set('Cookie', cookieOf(earlier))).text).toBe('much guessed');
+    expect((await guess(freshAddress(), untouched, 'right')).status).toBe(200);
 
-    expect((await site.http.get(`/paste/${slug}/raw`).set('Cookie', cookieOf(reader))).text).toBe('guarded text');
-    expect((await guess(untouched, 'right')).status).toBe(200);
-  });
-
-  it('the window is the hour from the first wrong password: the 30th at minute 59 still answers 401, and once the hour is over the paste opens again', async () => {
-    const start = new Date('2030-01-02T12:00:00Z');
-    now = start;
-    const slug = await site.createPaste({ content: 'timed', password: 'right' });
-    for (let i = 1; i < MAX_WRONG_PASSWORDS; i += 1) expect((await guess(slug, 'wrong')).status).toBe(401);
-    now = new Date(start.getTime() + 59 * 60_000);
-    expect((await guess(slug, 'wrong')).status).toBe(401);
-    expect((await guess(slug, 'right')).status).toBe(429);
-    now = new Date(start.getTime() + HOUR - 1000);
-    expect((await guess(slug, 'right')).status).toBe(429);
-
-    now = new Date(start.getTime() + HOUR);
-    const right = await guess(slug, 'right');
-    expect([right.status, right.body]).toEqual([200, { success: true }]);
+    now = new Date(start.getTime() + 60 * MINUTE - 1000);
+    expect((await guess(freshAddress(), slug, 'right')).status).toBe(429);
+    now = new Date(start.getTime() + 60 * MINUTE);
+    const after = await guess(freshAddress(), slug, 'right');
+    expect([after.status, after.body]).toEqual([200, { success: true }]);
     expect((await site.http.get(`/paste/${slug}`).set('X-Forwarded-For', freshAddress())).status).toBe(200);
-    // A new window starts with the next wrong password: 30 more are answered 401.
-    for (let i = 1; i <= MAX_WRONG_PASSWORDS; i += 1) expect((await guess(slug, 'wrong')).status).toBe(401);
-    expect((await guess(slug, 'wrong')).status).toBe(429);
   });
 
-  it('of 100 simultaneous wrong passwords over two instances, exactly 30 answer 401 and 70 answer 429', async () => {
-    now = new Date('2030-01-03T12:00:00Z');
-    const slug = await site.createPaste({ content: 'contended', password: 'right' });
+  it('of 100 simultaneous wrong passwords from 100 addresses when 250 were already counted, exactly 50 answer 401 and 50 answer 429', async () => {
+    now = new Date('2030-01-05T12:00:00Z');
+    const slug = await site.createPaste({ content: 'crowded', password: 'right' });
+    for (let i = 1; i <= 250; i += 1) expect((await guess(freshAddress(), slug, 'wrong')).status).toBe(401);
     const instances = [site.http, request(second.app)];
-    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => guess(slug, `wrong ${i}`, instances[i % 2])));
-    const statuses = answers.map((answer) => answer.status);
-    expect(statuses.filter((status) => status === 401)).toHaveLength(MAX_WRONG_PASSWORDS);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(100 - MAX_WRONG_PASSWORDS);
-    expect(answers.filter((answer) => answer.status === 429).every((answer) => answer.body.error === 'Too many attempts')).toBe(true);
-    expect((await guess(slug, 'right')).status).toBe(429);
+    const statuses = (await Promise.all(Array.from({ length: 100 }, (_, i) => guess(freshAddress(), slug, `wrong ${i}`, instances[i % 2]))))
+      .map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(MAX_WRONG_PASSWORDS_PER_PASTE - 250);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(100 - (MAX_WRONG_PASSWORDS_PER_PASTE - 250));
+    expect((await guess(freshAddress(), slug, 'right')).status).toBe(429);
+  });
+});
+
+describe(`the counts' rows (${testDatabaseBackend()})`, () => {
+  const countRows = async (id: string) => ({
+    paste: (await site.database.pool.query('SELECT failures FROM paste_password_attempts WHERE paste_id = $1', [id])).rows,
+    byAddress: (await site.database.pool.query(
+      'SELECT address, failures FROM paste_password_attempts_by_address WHERE paste_id = $1 ORDER BY address', [id])).rows,
   });
 
-  it('deleting the paste deletes its count', async () => {
-    now = new Date('2030-01-04T12:00:00Z');
+  it('deleting the paste deletes its counts', async () => {
+    now = new Date('2030-01-06T12:00:00Z');
     const slug = await site.createPaste({ content: 'short-lived', password: 'right' });
-    expect((await guess(slug, 'wrong')).status).toBe(401);
-    const { rows: [paste] } = await site.database.pool.query('SELECT id FROM pastes WHERE slug = $1', [slug]);
-    const countRows = async () => (await site.database.pool.query(
-      'SELECT failures FROM paste_password_attempts WHERE paste_id = $1', [paste.id])).rows;
-    expect(await countRows()).toEqual([{ failures: 1 }]);
+    expect((await guess('198.51.100.7', slug, 'wrong')).status).toBe(401);
+    expect((await guess('198.51.100.7', slug, 'wrong')).status).toBe(401);
+    expect((await guess('198.51.100.8', slug, 'wrong')).status).toBe(401);
+    const id = await pasteId(slug);
+    expect(await countRows(id)).toEqual({
+      paste: [{ failures: 3 }],
+      byAddress: [{ address: '198.51.100.7', failures: 2 }, { address: '198.51.100.8', failures: 1 }],
+    });
     await site.database.pool.query('DELETE FROM pastes WHERE slug = $1', [slug]);
-    expect(await countRows()).toEqual([]);
+    expect(await countRows(id)).toEqual({ paste: [], byAddress: [] });
+  });
+
+  it('the expiry job\'s clean-up deletes the address counts whose 15 minutes are over and keeps the open ones', async () => {
+    const start = new Date('2030-01-07T12:00:00Z');
+    now = start;
+    const slug = await site.createPaste({ content: 'cleaned', password: 'right' });
+    expect((await guess('198.51.100.20', slug, 'wrong')).status).toBe(401);
+    now = new Date(start.getTime() + 10 * MINUTE);
+    expect((await guess('198.51.100.21', slug, 'wrong')).status).toBe(401);
+    now = new Date(start.getTime() + 15 * MINUTE);
+    await site.paste.pastes.forgetEndedAddressWindows();
+    expect((await countRows(await pasteId(slug))).byAddress).toEqual([{ address: '198.51.100.21', failures: 1 }]);
   });
 });

@@ -9,6 +9,8 @@ beforeAll(async () => { site = await startTestSite(); });
 afterAll(async () => { await site?.close(); });
 beforeEach(async () => { await site.reset(); });
 
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
 const counts = async (slug: string) =>
   (await site.database.pool.query('SELECT views_count AS views, preview_fetches AS previews FROM pastes WHERE slug = $1', [slug])).rows[0] as
     { views: number; previews: number } | undefined;
@@ -51,6 +53,67 @@ describe(`link previews never use up a paste (${testDatabaseBackend()})`, () => 
       expect(response.text).not.toContain('not for bots');
     }
     expect(await counts(slug)).toEqual({ views: 0, previews: 3 });
+  });
+
+  // The User-Agents these services send when they unfurl a link (an outside probe saw each of
+  // them use up a one-view paste under the wave-2 list). Several match more than one word.
+  it.each([
+    ['Mastodon', 'http.rb/5.1.1 (Mastodon/4.2.8; +https://mastodon.social/)'],
+    ['Matrix (Synapse)', 'Synapse (bot; +https://github.com/matrix-org/synapse)'],
+    ['Bluesky (Cardyb)', 'Mozilla/5.0 (compatible; Bluesky Cardyb/1.1; +mailto:support@bsky.app)'],
+    ['Viber', 'Viber/21.7.0.0 CFNetwork/1496.0.7 Darwin/23.5.0'],
+    ['Pinterest', 'Pinterest/0.2 (+https://www.pinterest.com/bot.html)'],
+    ['Zalo', 'Mozilla/5.0 (Linux; Android 13; SM-A536E) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/120.0.6099.230 Mobile Safari/537.36 Zalo android/24112050 ZaloTheme/light ZaloLanguage/vi'],
+    ['Discourse', 'Discourse Forum Onebox v3.2.0'],
+    ['Zulip', 'Mozilla/5.0 (compatible; ZulipURLPreview/7.0; +https://zulip.com/)'],
+    ['Outlook for iOS', 'Outlook-iOS/709.2226530.prod.iphone (4.2421.0)'],
+    ['MicrosoftPreview', 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; MicrosoftPreview/2.0; +https://aka.ms/MicrosoftPreview) Chrome/116.0.1938.76 Safari/537.36'],
+    ['Google-PageRenderer', 'Mozilla/5.0 (Windows NT 6.1; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/56.0.2924.87 Safari/537.36 Google-PageRenderer Google (+https://developers.google.com/+/web/snippet/)'],
+    ['Snap', 'Mozilla/5.0 (compatible; Snap URL Preview Service; bot; snapchat; https://developers.snap.com/robots)'],
+    ['vkShare', 'Mozilla/5.0 (compatible; vkShare; +http://vk.com/dev/Share)'],
+  ])('%s (its real User-Agent) gets the preview page without the content; the one-view paste then opens once for a browser', async (_service, userAgent) => {
+    const slug = await site.createPaste({ content: 'meant for one reader', maxViews: 1 });
+    for (const path of [`/paste/${slug}`, `/paste/${slug}/raw`]) {
+      const preview = await site.http.get(path).set('User-Agent', userAgent);
+      expect(preview.status).toBe(200);
+      expect(preview.text).toContain('<title>Paste</title>');
+      expect(preview.text).not.toContain('meant for one reader');
+    }
+    expect(await counts(slug)).toEqual({ views: 0, previews: 2 });
+
+    const reader = await site.http.get(`/paste/${slug}`).set('User-Agent', CHROME);
+    expect(reader.status).toBe(200);
+    expect(reader.text).toContain('meant for one reader');
+    expect((await site.http.get(`/paste/${slug}`).set('User-Agent', CHROME)).status).toBe(410);
+    expect(await counts(slug)).toEqual({ views: 1, previews: 2 });
+  });
+
+  // Real User-Agents of browsers and command-line clients: none holds a word of the list, so each
+  // counts a view.
+  it.each([
+    ['Chrome on Windows', CHROME],
+    ['Chrome on Android', 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36'],
+    ['Chrome on iOS', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/126.0.6478.54 Mobile/15E148 Safari/604.1'],
+    ['Firefox on Windows', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:127.0) Gecko/20100101 Firefox/127.0'],
+    ['Firefox on Ubuntu', 'Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0'],
+    ['Firefox on Android', 'Mozilla/5.0 (Android 14; Mobile; rv:127.0) Gecko/127.0 Firefox/127.0'],
+    ['Safari on macOS', 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15'],
+    ['Safari on iPhone', 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1'],
+    ['Safari on iPad', 'Mozilla/5.0 (iPad; CPU OS 17_5_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1'],
+    ['Edge on Windows', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.2592.68'],
+    ['Samsung Internet', 'Mozilla/5.0 (Linux; Android 14; SAMSUNG SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/25.0 Chrome/121.0.0.0 Mobile Safari/537.36'],
+    ['curl', 'curl/8.8.0'],
+    ['Wget', 'Wget/1.24.5'],
+    ['python-requests', 'python-requests/2.32.3'],
+    ['Go-http-client', 'Go-http-client/1.1'],
+    ['Node.js fetch', 'node'],
+    ['PowerShell', 'Mozilla/5.0 (Windows NT 10.0; Microsoft Windows 10.0.22631; en-US) PowerShell/7.4.3'],
+  ])('%s counts a view: a one-view paste answers 200, then 410', async (_client, userAgent) => {
+    const slug = await site.createPaste({ content: 'read by a person', maxViews: 1 });
+    const first = await site.http.get(`/paste/${slug}/raw`).set('User-Agent', userAgent);
+    expect([first.status, first.text]).toEqual([200, 'read by a person']);
+    expect((await site.http.get(`/paste/${slug}`).set('User-Agent', userAgent)).status).toBe(410);
+    expect(await counts(slug)).toEqual({ views: 1, previews: 0 });
   });
 
   it('a preview of an unknown paste is a 404', async () => {

@@ -25,6 +25,7 @@ const owners: Record<string, string | null> = {
   paste_stats: 'apps/paste/src/stats/stats.repository.ts',
   api_keys: 'apps/paste/src/api-keys/api-key.repository.ts',
   paste_password_attempts: 'apps/paste/src/pastes/password-attempts.repository.ts',
+  paste_password_attempts_by_address: 'apps/paste/src/pastes/password-attempts.repository.ts',
   settings: 'packages/settings/src/settings-store.ts',
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
   session: null,

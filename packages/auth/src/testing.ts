@@ -42,10 +42,20 @@ export class CookieJar {
  * header value of the signed-in session. Throws when the chain ends anywhere but `/`.
  */
 export async function signInAs(baseUrl: string, userId: string): Promise<string> {
+  return (await signInWalk(baseUrl, userId)).cookie;
+}
+
+/**
+ * `signInAs`, also answering every URL the walk visited (the provider's authorize URL with its
+ * `state`, the callback with its `code` and `state`), for tests that look for them elsewhere.
+ */
+export async function signInWalk(baseUrl: string, userId: string): Promise<{ cookie: string; visited: URL[] }> {
   const appOrigin = new URL(baseUrl).origin;
   const jar = new CookieJar();
+  const visited: URL[] = [];
   let url = `${baseUrl.replace(/\/+$/, '')}/auth/idp?login_hint=${encodeURIComponent(userId)}`;
   for (let hop = 0; hop < 10; hop++) {
+    visited.push(new URL(url));
     const onApp = new URL(url).origin === appOrigin;
     const response = await fetch(url, { redirect: 'manual', headers: onApp && jar.header() ? { Cookie: jar.header() } : {} });
     if (onApp) jar.store(response);
@@ -57,7 +67,7 @@ export async function signInAs(baseUrl: string, userId: string): Promise<string>
     const next = new URL(location, url);
     if (next.origin === appOrigin && !next.pathname.startsWith('/auth/')) {
       if (next.searchParams.has('error')) throw new Error(`Sign-in as ${userId} failed: ${next.searchParams.get('error')}`);
-      return jar.header();
+      return { cookie: jar.header(), visited };
     }
     url = next.href;
   }

@@ -18,21 +18,31 @@ export interface LoggerOptions {
   maskLine?: (line: string) => string;
 }
 
-/** Request headers whose values are credentials; they are logged (at debug) only as `[redacted]`. */
-export const secretRequestHeaders = [
-  'cookie', 'authorization', 'proxy-authorization', 'x-api-key', 'x-csrf-token', 'x-delete-token', 'x-paste-password', 'stripe-signature',
+/**
+ * Headers whose values are credentials, in a request or in an answer (the paste service answers
+ * a command-line create with its delete token in X-Delete-Token); they are logged (at debug and
+ * trace) only as `[redacted]`.
+ */
+export const secretHeaders = [
+  'cookie', 'set-cookie', 'authorization', 'proxy-authorization', 'x-api-key', 'x-csrf-token', 'x-delete-token',
+  'x-paste-password', 'stripe-signature',
 ] as const;
 
+const secretHeaderSet = new Set<string>(secretHeaders);
+/** Any other header whose name says it carries a credential is redacted too. */
+const secretHeaderName = /token|secret|passw|signature|api-?key|auth|cookie|session|csrf/i;
+/** Headers that hold a URL, whose query may carry a credential (the OAuth state of a sign-in redirect). */
+const urlHeaders = new Set(['location', 'content-location', 'referer']);
+
 const redactedPaths = [
-  ...secretRequestHeaders.map((name) => `req.headers["${name}"]`),
-  'res.headers["set-cookie"]',
+  ...secretHeaders.flatMap((name) => [`req.headers["${name}"]`, `res.headers["${name}"]`]),
   // Body parsers attach the raw body to their errors; a request body is never logged.
   'err.body',
 ];
 
 /**
  * The process's logger: JSON lines, credentials in headers redacted wherever a line carries
- * `req.headers` or `res.headers`.
+ * `req.headers` or `res.headers` (the request log masks them before, and more widely).
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   return pino({
@@ -74,6 +84,34 @@ function maskedQuery(search: string): Record<string, string> {
   return query;
 }
 
+/**
+ * A URL with the query values that may hold credentials masked, and its fragment too (a paste's
+ * delete link carries its token there).
+ */
+function maskedUrl(url: string): string {
+  const hashAt = url.indexOf('#');
+  const base = hashAt === -1 ? url : url.slice(0, hashAt);
+  const fragment = hashAt === -1 ? '' : '#[redacted]';
+  const queryAt = base.indexOf('?');
+  if (queryAt === -1) return base + fragment;
+  const pairs = [...new URLSearchParams(base.slice(queryAt + 1))].map(([key, value]) =>
+    `${encodeURIComponent(key)}=${secretQueryKey.test(key) ? '[redacted]' : encodeURIComponent(value)}`);
+  return `${base.slice(0, queryAt)}?${pairs.join('&')}${fragment}`;
+}
+
+/** Request or answer headers as a debug line shows them: every credential `[redacted]`. */
+function maskedHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  const masked: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    const key = name.toLowerCase();
+    if (secretHeaderSet.has(key) || secretHeaderName.test(key)) masked[key] = '[redacted]';
+    else if (urlHeaders.has(key) && typeof value === 'string') masked[key] = maskedUrl(value);
+    else masked[key] = value;
+  }
+  return masked;
+}
+
 export interface RequestLogOptions {
   /** The signed-in user's id, if any (default: passport's `req.user.id`). */
   userId?: (req: Request) => string | undefined;
@@ -89,7 +127,8 @@ const defaultUserId = (req: Request) => {
 /**
  * One line per request, written when the answer is done: at info the method, the path without
  * its query string (which may carry tokens), the status, the duration, the request id and the
- * signed-in user; at debug also the headers (credentials redacted) and the query keys. 5xx
+ * signed-in user; at debug (and trace) also the request's and the answer's headers (credentials
+ * redacted, credential-like query values in URL headers masked) and the query keys. 5xx
  * answers are logged at error, 4xx at warn, the rest at info; health probes not at all. No
  * request body is ever logged.
  *
@@ -121,8 +160,8 @@ export function requestLogger(logger: Logger, options: RequestLogOptions = {}): 
       if (logger.isLevelEnabled('debug')) {
         if (queryAt !== -1) line.query = maskedQuery(url.slice(queryAt + 1));
         line.ip = req.ip;
-        line.req = { headers: req.headers };
-        line.res = { headers: res.getHeaders() };
+        line.req = { headers: maskedHeaders(req.headers) };
+        line.res = { headers: maskedHeaders(res.getHeaders()) };
       }
       logger[level](line, aborted ? 'request aborted' : 'request completed');
     });

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createLogger, requestLogger, secretRequestHeaders } from '../src/logger.js';
+import { createLogger, requestLogger, secretHeaders } from '../src/logger.js';
 
 /** A logger at `level` whose lines are kept as text, as they would reach standard output. */
 function capturedLogger(level: string, maskLine?: (line: string) => string) {
@@ -19,6 +19,11 @@ function appLogging(level: string, maskLine?: (line: string) => string) {
   app.get('/ok', (_req, res) => { res.json({ ok: true }); });
   app.post('/ok', express.json(), (_req, res) => { res.set('Set-Cookie', 'sid=cookie-secret-value; HttpOnly').json({ ok: true }); });
   app.get('/missing', (_req, res) => { res.status(404).json({ error: 'no' }); });
+  // Answers with a credential in the header named in the query.
+  app.get('/echo', (req, res) => { res.set(String(req.query.header), 'answer-header-secret').json({ ok: true }); });
+  app.get('/away', (_req, res) => {
+    res.redirect(302, 'https://idp.example/authorize?response_type=code&client_id=paste&state=state-secret-value&code_challenge=challenge-secret#frag-secret');
+  });
   app.get('/broken', (_req, res) => { res.status(503).end(); });
   app.get('/healthz', (_req, res) => { res.status(500).end(); });
   return { app, ...captured };
@@ -95,12 +100,37 @@ describe('request log', () => {
     expect(text.join('')).not.toMatch(/secret/);
   });
 
-  it.each(secretRequestHeaders)('never writes the value of the %s header, at any level', async (header) => {
+  it.each(secretHeaders)('never writes the value of the %s header, in a request or in an answer, at trace', async (header) => {
     const { app, text } = appLogging('trace');
-    await request(app).get('/missing').set(header, 'header-value-secret').expect(404);
+    await request(app).get('/missing').set(header, 'request-header-secret').expect(404);
+    await request(app).get(`/echo?header=${header}`).expect(200);
     await settled();
-    expect(text.join('')).toContain(`"${header}":"[redacted]"`);
-    expect(text.join('')).not.toContain('header-value-secret');
+    const [asked, answered] = text.map((line) => JSON.parse(line) as { req: { headers: Record<string, string> }; res: { headers: Record<string, string> } });
+    expect(asked!.req.headers[header]).toBe('[redacted]');
+    expect(answered!.res.headers[header]).toBe('[redacted]');
+    expect(text.join('')).not.toMatch(/request-header-secret|answer-header-secret/);
+  });
+
+  it.each(['X-Auth-Token', 'X-Session-Id', 'X-Webhook-Signature', 'X-Client-Secret', 'X-Access-Token'])(
+    'redacts %s too, in a request and in an answer: a header whose name says it is a credential', async (header) => {
+      const { app, text } = appLogging('debug');
+      await request(app).get(`/echo?header=${header}`).set(header, 'request-header-secret').expect(200);
+      await settled();
+      const [line] = text.map((entry) => JSON.parse(entry) as { req: { headers: Record<string, string> }; res: { headers: Record<string, string> } });
+      expect(line!.req.headers[header.toLowerCase()]).toBe('[redacted]');
+      expect(line!.res.headers[header.toLowerCase()]).toBe('[redacted]');
+      expect(text.join('')).not.toMatch(/header-secret/);
+    });
+
+  it('masks credential-like query values and the fragment of a Location or Referer URL, keeping the rest', async () => {
+    const { app, text } = appLogging('trace');
+    await request(app).get('/away').set('Referer', 'https://site.example/paste/abc?token=referer-secret&view=raw').expect(302);
+    await settled();
+    const [line] = text.map((entry) => JSON.parse(entry) as { req: { headers: Record<string, string> }; res: { headers: Record<string, string> } });
+    expect(line!.res.headers.location).toBe(
+      'https://idp.example/authorize?response_type=code&client_id=paste&state=[redacted]&code_challenge=[redacted]#[redacted]');
+    expect(line!.req.headers.referer).toBe('https://site.example/paste/abc?token=[redacted]&view=raw');
+    expect(text.join('')).not.toMatch(/secret/);
   });
 
   it('passes every line through maskLine before writing it', async () => {

@@ -10,7 +10,8 @@ export const AUTO_DELETE_CRON = '7 * * * *';
 export const DELETE_EXPIRED_JOB = 'paste-delete-expired';
 /**
  * Every minute: a paste past its time limit answers 410 from that instant on, and its content
- * should not stay stored much longer than the creator asked for.
+ * should not stay stored much longer than the creator asked for. The same job deletes the
+ * per-address counts of wrong passwords whose window is over.
  */
 export const DELETE_EXPIRED_CRON = '* * * * *';
 
@@ -35,6 +36,7 @@ export async function scheduleAutoDelete(deps: {
   await queue.schedule(DELETE_EXPIRED_JOB, DELETE_EXPIRED_CRON, async () => {
     const deleted = await pastes.deleteExpired();
     if (deleted > 0) logger.info({ deleted }, 'deleted expired pastes');
+    await pastes.forgetEndedAddressWindows();
   });
   await queue.runNow(DELETE_EXPIRED_JOB);
   return settings.onChange((next, previous) => {

@@ -1,4 +1,4 @@
-import { bigint, integer, pgTable, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { pastesTable } from './paste.table.js';
 
 /**
@@ -10,3 +10,17 @@ export const pastePasswordAttemptsTable = pgTable('paste_password_attempts', {
   windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull(),
   failures: integer('failures').notNull(),
 });
+
+/**
+ * Wrong passwords per paste and client address in the address's current fixed window
+ * (migration 0006). Deleted with its paste, and by the expiry job once the window is over.
+ */
+export const pastePasswordAttemptsByAddressTable = pgTable('paste_password_attempts_by_address', {
+  pasteId: bigint('paste_id', { mode: 'number' }).notNull().references(() => pastesTable.id, { onDelete: 'cascade' }),
+  address: text('address').notNull(),
+  windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull(),
+  failures: integer('failures').notNull(),
+}, (table) => [
+  primaryKey({ name: 'paste_password_attempts_by_address_pk', columns: [table.pasteId, table.address] }),
+  index('paste_password_attempts_by_address_window_idx').on(table.windowStartedAt),
+]);

@@ -15,6 +15,14 @@ import { pasteBodyParser } from './paste-body.js';
 import { rememberCreated } from './created.js';
 import { isUnlocked, unlock } from './unlocked.js';
 
+/**
+ * The client's address, against which wrong passwords are counted: req.ip, so TRUST_PROXY
+ * decides whether X-Forwarded-For is believed; an IPv4 client of a dual-stack socket
+ * (`::ffff:a.b.c.d`) by its IPv4 form.
+ */
+const clientAddress = (req: Request) =>
+  (req.ip ?? req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1');
+
 /** A browser form post (Accept prefers HTML) gets pages and redirects; programs get JSON. */
 const wantsHtml = (req: Request) => req.accepts(['json', 'html']) === 'html';
 
@@ -103,7 +111,7 @@ export function pasteRoutes(deps: {
           await service.peek(params.slug);
           return res.render('pastes/preview', previewData(settings.get()));
         }
-        const result = await service.view(params.slug, isUnlocked(req, params.slug));
+        const result = await service.view(params.slug, isUnlocked(req, params.slug), clientAddress(req));
         if (result.kind === 'locked') return res.render('pastes/password', passwordData(settings.get(), params.slug));
         if (result.kind === 'reveal') return res.render('pastes/reveal', revealData(settings.get(), result.slug, result.needsPassword));
         const current = settings.get();
@@ -124,7 +132,7 @@ export function pasteRoutes(deps: {
         res.set('Cache-Control', 'no-store');
         let paste;
         try {
-          paste = await service.reveal(slug, isUnlocked(req, slug), body.password);
+          paste = await service.reveal(slug, isUnlocked(req, slug), body.password, clientAddress(req));
         } catch (failure) {
           // A wrong or missing password: the same page again, saying why.
           if (isHttpError(failure) && [400, 401, 429].includes(failure.status) && wantsHtml(req)) {
@@ -153,7 +161,7 @@ export function pasteRoutes(deps: {
             await service.peek(slug);
             return res.render('pastes/preview', previewData(settings.get()));
           }
-          const result = await service.view(slug, isUnlocked(req, slug));
+          const result = await service.view(slug, isUnlocked(req, slug), clientAddress(req));
           if (result.kind === 'locked') {
             res.status(401).type('text/plain').send(`Password required: unlock this paste at /paste/${slug}\n`);
             return;
@@ -183,7 +191,7 @@ export function pasteRoutes(deps: {
       handler: async ({ params: { slug }, body, req, res }) => {
         res.set('Cache-Control', 'no-store');
         try {
-          const paste = await service.reveal(slug, isUnlocked(req, slug), body.password);
+          const paste = await service.reveal(slug, isUnlocked(req, slug), body.password, clientAddress(req));
           res.type('text/plain; charset=utf-8').send(paste.content);
         } catch (failure) {
           if (!isHttpError(failure) || failure.status >= 500) throw failure;
@@ -204,7 +212,7 @@ export function pasteRoutes(deps: {
       },
       handler: async ({ params: { slug }, body, req, res }) => {
         try {
-          await service.verify(slug, body.password);
+          await service.verify(slug, body.password, clientAddress(req));
         } catch (failure) {
           if (wantsHtml(req) && isHttpError(failure) && [400, 401, 429].includes(failure.status)) {
             res.status(failure.status).render('pastes/password', passwordData(settings.get(), slug, failure.message));

@@ -13,12 +13,20 @@ const MB = 1024 * 1024;
 /** Slugs are drawn again on a collision; with the smallest space (4 digits) a few tries suffice until it is nearly full. */
 const SLUG_ATTEMPTS = 20;
 /**
- * Wrong passwords one paste takes in a window of an hour; after that it answers 429 to everyone
- * (the right password too) until the hour that began with the first wrong one is over. Counted
- * per paste, not per client: rotating addresses (or forged X-Forwarded-For) gains nothing.
+ * Wrong passwords one client address may send for one paste in a window of 15 minutes; after
+ * that the paste answers 429 to that address only (the right password too) until the window that
+ * began with its first wrong one is over. So one person guessing cannot lock out the reader who
+ * has the password.
  */
-export const MAX_WRONG_PASSWORDS = 30;
-export const WRONG_PASSWORD_WINDOW_MS = 60 * 60_000;
+export const MAX_WRONG_PASSWORDS_PER_ADDRESS = 10;
+export const ADDRESS_WINDOW_MS = 15 * 60_000;
+/**
+ * Wrong passwords one paste takes from all addresses together in a window of an hour; after that
+ * it answers 429 to everyone until the hour is over: rotating addresses (or forged
+ * X-Forwarded-For) buys at most this many guesses.
+ */
+export const MAX_WRONG_PASSWORDS_PER_PASTE = 300;
+export const PASTE_WINDOW_MS = 60 * 60_000;
 
 export interface PasteServiceDeps {
   repository: PasteRepository;
@@ -76,27 +84,36 @@ export function createPasteService(deps: PasteServiceDeps) {
     deleteUrl: `${base}/paste/${slug}/delete#${deleteToken}`,
   });
   const tooManyAttempts = () => appError('PASTE_TOO_MANY_ATTEMPTS');
-  /** Windows that started at or before this instant are over. */
-  const windowOpenedAfter = (now: Date) => new Date(now.getTime() - WRONG_PASSWORD_WINDOW_MS);
-  const lockedByAttempts = async (slug: string) =>
-    ((await passwordAttempts.find(slug, windowOpenedAfter(deps.now())))?.failures ?? 0) >= MAX_WRONG_PASSWORDS;
+  /** Windows that started at or before these instants are over. */
+  const openWindows = (now: Date) => ({
+    pasteOpenedAfter: new Date(now.getTime() - PASTE_WINDOW_MS),
+    addressOpenedAfter: new Date(now.getTime() - ADDRESS_WINDOW_MS),
+  });
+  const locked = (counts: { pasteFailures: number; addressFailures: number }) =>
+    counts.addressFailures >= MAX_WRONG_PASSWORDS_PER_ADDRESS || counts.pasteFailures >= MAX_WRONG_PASSWORDS_PER_PASTE;
+  /** Whether password checks of the paste answer 429 to this address (false for an unknown paste). */
+  const lockedByAttempts = async (slug: string, address: string) => {
+    const found = await passwordAttempts.find(slug, address, openWindows(deps.now()));
+    return found !== undefined && locked(found);
+  };
 
-  const checkPassword = async (slug: string, password: string | undefined): Promise<void> => {
+  const checkPassword = async (slug: string, password: string | undefined, address: string): Promise<void> => {
     if (!password) throw appError('PASTE_PASSWORD_REQUIRED');
     const now = deps.now();
-    const found = await passwordAttempts.find(slug, windowOpenedAfter(now));
+    const found = await passwordAttempts.find(slug, address, openWindows(now));
     if (!found) throw appError('PASTE_NOT_FOUND');
     if (found.passwordHash === null) return;
-    if (found.failures >= MAX_WRONG_PASSWORDS) throw tooManyAttempts();
+    if (locked(found)) throw tooManyAttempts();
     if (await bcrypt.compare(password, found.passwordHash)) {
-      // Concurrent wrong guesses may have used up the window while this one was compared.
-      if (await lockedByAttempts(slug)) throw tooManyAttempts();
+      // Concurrent wrong guesses may have used up a window while this one was compared.
+      if (await lockedByAttempts(slug, address)) throw tooManyAttempts();
       return;
     }
-    // The count decides, not the check above: of simultaneous wrong guesses exactly the first
-    // MAX_WRONG_PASSWORDS of the window get 401.
-    const failures = await passwordAttempts.recordFailure(slug, now, windowOpenedAfter(now));
-    if (failures !== undefined && failures > MAX_WRONG_PASSWORDS) throw tooManyAttempts();
+    // The counts decide, not the check above: of simultaneous wrong guesses from one address
+    // exactly the first MAX_WRONG_PASSWORDS_PER_ADDRESS of its window get 401.
+    const recorded = await passwordAttempts.recordFailure(slug, address, now, openWindows(now), MAX_WRONG_PASSWORDS_PER_ADDRESS);
+    if (recorded && (recorded.addressFailures > MAX_WRONG_PASSWORDS_PER_ADDRESS
+      || recorded.pasteFailures === null || recorded.pasteFailures > MAX_WRONG_PASSWORDS_PER_PASTE)) throw tooManyAttempts();
     throw appError('PASTE_PASSWORD_INCORRECT');
   };
 
@@ -129,8 +146,11 @@ export function createPasteService(deps: PasteServiceDeps) {
       throw appError('PASTE_NO_FREE_SLUG');
     },
 
-    /** Counts and returns a view, or says the paste waits for its password; 404 and 410 otherwise. */
-    async view(slug: string, unlocked: boolean): Promise<ViewResult> {
+    /**
+     * Counts and returns a view, or says the paste waits for its password; 404 and 410 otherwise.
+     * `address` is the client's: a password form it could only get 429 from answers 429 at once.
+     */
+    async view(slug: string, unlocked: boolean, address: string): Promise<ViewResult> {
       const paste = await repository.view(slug, unlocked);
       if (paste) return { kind: 'shown', paste };
       const why = await repository.whyNotViewed(slug);
@@ -139,11 +159,11 @@ export function createPasteService(deps: PasteServiceDeps) {
       if (why === 'reveal') {
         // The button page counts nothing; its password field is needed unless the session unlocked it.
         const needsPassword = !unlocked && (await repository.inspect(slug))?.hasPassword === true;
-        if (needsPassword && await lockedByAttempts(slug)) throw tooManyAttempts();
+        if (needsPassword && await lockedByAttempts(slug, address)) throw tooManyAttempts();
         return { kind: 'reveal', slug, needsPassword };
       }
       // Its password form would only answer 429: say so at once.
-      if (await lockedByAttempts(slug)) throw tooManyAttempts();
+      if (await lockedByAttempts(slug, address)) throw tooManyAttempts();
       return { kind: 'locked', slug };
     },
 
@@ -152,13 +172,13 @@ export function createPasteService(deps: PasteServiceDeps) {
      * counts it under the same rules as any view (404, 410, exact under concurrency). A password
      * paste needs the session's unlock or the right password (checked and counted as by verify).
      */
-    async reveal(slug: string, unlocked: boolean, password: string | undefined): Promise<ViewedPaste> {
+    async reveal(slug: string, unlocked: boolean, password: string | undefined, address: string): Promise<ViewedPaste> {
       let open = unlocked;
       if (!open) {
         const found = await repository.inspect(slug);
         if (!found) throw appError('PASTE_NOT_FOUND');
         if (found.expired) throw appError('PASTE_EXPIRED');
-        if (found.hasPassword) await checkPassword(slug, password);
+        if (found.hasPassword) await checkPassword(slug, password, address);
         open = true;
       }
       const paste = await repository.reveal(slug, open);
@@ -179,9 +199,11 @@ export function createPasteService(deps: PasteServiceDeps) {
     },
 
     /**
-     * Checks a paste's password; the caller records the unlock in the session. A wrong one is
-     * counted against the paste: the 31st within the hour and every later attempt (right or
-     * wrong, from anyone) answer 429 `Too many attempts` until the hour is over.
+     * Checks a paste's password sent from the client `address`; the caller records the unlock in
+     * the session. A wrong one is counted against the address and the paste: after 10 from one
+     * address in its 15 minutes, every attempt from that address (right or wrong) answers 429
+     * `Too many attempts` until those 15 minutes are over; after 300 from all addresses in the
+     * hour, every attempt from anyone does until the hour is over.
      */
     verify: checkPassword,
 
@@ -218,6 +240,11 @@ export function createPasteService(deps: PasteServiceDeps) {
     /** Deletes the pastes past their time limit (they answer 410 from that moment already). */
     async deleteExpired(): Promise<number> {
       return repository.deleteExpired();
+    },
+
+    /** Deletes the per-address counts of wrong passwords whose window is over. */
+    async forgetEndedAddressWindows(): Promise<number> {
+      return passwordAttempts.deleteEndedAddressWindows(openWindows(deps.now()).addressOpenedAfter);
     },
 
     /** Deletes inactive pastes under the autoDeleteInactive setting; 0 when it is `never`. */
