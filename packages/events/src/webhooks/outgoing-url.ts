@@ -23,18 +23,35 @@ export interface OutgoingUrlPolicy {
   lookup?: WebhookLookup;
 }
 
+/** Global unicast: every IPv6 address that is routed on the internet lies in it. */
+const globalUnicast = ipaddr.IPv6.parseCIDR('2000::/3');
+
 /**
- * Only ordinary public unicast addresses may be called. ipaddr.js names every other range:
- * loopback, private (10/8, 172.16/12, 192.168/16), uniqueLocal (fc00::/7), linkLocal (169.254/16,
- * fe80::/10), multicast, unspecified (0.0.0.0, ::), carrierGradeNat (100.64/10), broadcast,
- * reserved, and the IPv6 forms that carry an IPv4 address (6to4, Teredo, NAT64), which could
- * carry a private one. An IPv4-mapped IPv6 address is judged as the IPv4 address it maps.
+ * An address as sockets read it. ipaddr.js reads `::a.b.c.d` as the IPv4-mapped ::ffff:a.b.c.d;
+ * it is the IPv4-compatible ::/96 address (RFC 4291), as URLs and sockets take it, and `0::`
+ * keeps ipaddr.js from rewriting it.
+ */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
+  return ipaddr.parse(/^::\d+\./.test(address) ? `0${address}` : address);
+}
+
+/**
+ * Only ordinary public unicast addresses may be called. ipaddr.js names every other IPv4 range:
+ * loopback, private (10/8, 172.16/12, 192.168/16), linkLocal (169.254/16), multicast,
+ * unspecified (0/8), carrierGradeNat (100.64/10), broadcast, reserved. An IPv6 address is public
+ * only inside global unicast 2000::/3 and outside the ranges ipaddr.js names there (6to4,
+ * Teredo, documentation ...): every other spelling, ::7f00:1 (`[::127.0.0.1]`, IPv4-compatible),
+ * 64:ff9b::/96 and 64:ff9b:1::/48 (NAT64), fec0::/10 (site-local), fc00::/7, fe80::/10, carries
+ * or reaches an inner address, and ipaddr.js calls several of them plain "unicast". An
+ * IPv4-mapped address (::ffff:7f00:1, however it is written) is judged as the IPv4 address it maps.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  const parsed = parseAddress(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const ipv6 = parsed as ipaddr.IPv6;
+  if (ipv6.isIPv4MappedAddress()) return ipv6.toIPv4Address().range() === 'unicast';
+  return ipv6.match(globalUnicast) && ipv6.range() === 'unicast';
 }
 
 /** The URL's host as an address or name: `[::1]` loses its brackets. */
