@@ -2,7 +2,7 @@ import express, { type Express, type Request } from 'express';
 import { createAuth, type OAuthSettings, type SessionUser } from '@app/auth';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
-import type { JobQueue } from '@app/events';
+import type { JobQueue, OutgoingLookup } from '@app/events';
 import { apiNotFound, commonMiddleware, createErrorHandler, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
@@ -65,6 +65,8 @@ export interface AppDeps {
   redis?: Redis;
   /** Webhook delivery's side effects and pace: DNS, HTTP out, the retry schedule (tests compress it), polling. */
   webhookDelivery?: WebhookDeliveryDeps;
+  /** DNS for the SMTP hosts of notification channels (tests inject their own). */
+  smtpLookup?: OutgoingLookup;
 }
 
 export interface LicenseApp {
@@ -127,7 +129,9 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const adminTokens = createAdminTokenService({ pool, jwt, now });
 
   // The channels an admin configures in the console (the environment's until saved), read at each send.
-  const notificationChannels = await notificationChannelsModule({ config, pool, now, admin, public: guards.public, csrfToken: auth.csrfToken });
+  const notificationChannels = await notificationChannelsModule({
+    config, pool, now, logger, admin, public: guards.public, csrfToken: auth.csrfToken, lookup: deps.smtpLookup,
+  });
   const notifications = notificationsModule({ config, queue, logger, events, channels: notificationChannels.channels });
   const { notifier } = notifications;
   const webhooks = webhooksModule({

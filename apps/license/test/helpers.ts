@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '@app/config';
 import type { Database } from '@app/db';
 import { createTestDatabase } from '@app/db/testing';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
-import type { JobQueue } from '@app/events';
+import type { JobQueue, OutgoingLookup } from '@app/events';
 import { createLogger, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
@@ -70,6 +70,8 @@ export interface TestAppOptions {
   jobs?: JobQueue;
   /** DNS, HTTP out, retry schedule and polling of webhook delivery (tests compress the schedule). */
   webhookDelivery?: WebhookDeliveryDeps;
+  /** DNS for the SMTP hosts of notification channels. */
+  smtpLookup?: OutgoingLookup;
   /** Reuse a database (e.g. a second instance on the same data); the caller closes it. */
   database?: Database;
   /** Rate-limit counts in Redis (see testRateLimitStore); in memory without it. */
@@ -97,6 +99,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const built = await createApp({
     config, database, settings, logger: options.logger ?? createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
     now: options.now, events: options.events, jobs: options.jobs, redis: options.redis, webhookDelivery: options.webhookDelivery,
+    smtpLookup: options.smtpLookup,
   });
   server.on('request', built.app);
   const context: TestContext = { events: built.events, services: { licenses: built.licenses } };

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { SignJWT, importPKCS8 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers.js';
@@ -9,6 +9,14 @@ const hs256 = (claims: Record<string, unknown>, sub = 'admin', exp: number | nul
   if (exp !== null) jwt = jwt.setExpirationTime(exp);
   return jwt.sign(new TextEncoder().encode(secret));
 };
+
+/** A token signed with the secret whose header and payload are exactly these (no library shapes them). */
+const signedAs = (payload: Record<string, unknown>, alg: 'HS256' | 'HS512' = 'HS256') => {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const input = `${part({ alg, typ: 'JWT' })}.${part(payload)}`;
+  return `${input}.${createHmac(alg === 'HS256' ? 'sha256' : 'sha512', secret).update(input).digest('base64url')}`;
+};
+const inTenMinutes = () => Math.floor(Date.now() / 1000) + 600;
 
 describe('JWT bearer access (HS256)', () => {
   let t: TestApp;
@@ -44,6 +52,34 @@ describe('JWT bearer access (HS256)', () => {
     }
     const stranger = await t.http.get('/api/products').set('Authorization', `Bearer ${await hs256({}, 'stranger')}`);
     expect(stranger.status).toBe(403);
+  });
+
+  it('accepts a correctly signed token carrying the claims as their types', async () => {
+    const res = await t.http.get('/api/products').set('Authorization', `Bearer ${signedAs({ sub: 'admin', exp: inTenMinutes(), jti: 'id-1' })}`);
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ['a subject that is an array', { sub: ['admin'] }],
+    ['a subject that is a number', { sub: 12345 }],
+    ['a subject that is an object', { sub: { id: 'admin' } }],
+    ['an empty subject', { sub: '' }],
+    ['no expiry', { sub: 'admin', exp: undefined }],
+    ['an expiry that is a string', { sub: 'admin', exp: 'tomorrow' }],
+    ['an expiry that is a numeric string', { sub: 'admin', exp: String(inTenMinutes()) }],
+    ['a token id that is not a string', { sub: 'admin', jti: 7 }],
+  ])('refuses a signed token with %s: 401 Unauthorized', async (_case, claims) => {
+    const payload: Record<string, unknown> = { exp: inTenMinutes(), ...claims };
+    for (const key of Object.keys(payload)) if (payload[key] === undefined) delete payload[key];
+    const res = await t.http.get('/api/products').set('Authorization', `Bearer ${signedAs(payload)}`);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: 'Unauthorized' });
+  });
+
+  it('refuses a token signed with the right secret under another algorithm (HS512): the algorithm is pinned', async () => {
+    const res = await t.http.get('/api/products').set('Authorization', `Bearer ${signedAs({ sub: 'admin', exp: inTenMinutes() }, 'HS512')}`);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: 'Unauthorized' });
   });
 
   it('authenticates a bearer request by the token alone, never by the session beside it', async () => {

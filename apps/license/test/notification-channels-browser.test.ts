@@ -15,7 +15,8 @@ describe.skipIf(!executablePath)(`the notification channels page in a browser ($
   let smtp: SmtpStandIn;
   beforeAll(async () => {
     smtp = await startSmtpStandIn();
-    t = await buildTestApp({ env: { NOTIFY_EMAIL_TO: 'ops@example.com', NOTIFY_LICENSE_VIOLATION: 'email,telegram' } });
+    // The environment's own SMTP server is the stand-in on loopback: the one inner address the console may use.
+    t = await buildTestApp({ env: { SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'ops@example.com', NOTIFY_LICENSE_VIOLATION: 'email,telegram' } });
     admin = await t.admin();
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   }, 60_000);
@@ -44,10 +45,15 @@ describe.skipIf(!executablePath)(`the notification channels page in a browser ($
 
     const email = page.getByRole('region', { name: 'Email', exact: true });
     await page.getByLabel('Email enabled').check();
-    await page.getByLabel('SMTP host').fill('127.0.0.1');
+    // An inner address other than the environment's SMTP_HOST is refused in the form.
+    await page.getByLabel('SMTP host').fill('169.254.169.254');
     await page.getByLabel('SMTP port').fill(String(smtp.port));
     await page.getByLabel('From address').fill('Licenses <licenses@example.com>');
     await page.getByLabel('Email recipients').fill('ops@example.com, oncall@example.com');
+    await email.getByRole('button', { name: 'Save' }).click();
+    await email.getByRole('alert').getByText('SMTP host not allowed', { exact: false }).waitFor();
+    expect(await page.getByLabel('SMTP host').inputValue()).toBe('169.254.169.254');
+    await page.getByLabel('SMTP host').fill('127.0.0.1');
     await email.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').getByText('Email settings saved.').waitFor();
     expect(await page.getByLabel('SMTP host').inputValue()).toBe('127.0.0.1');

@@ -1,7 +1,11 @@
+import type { LookupAddress } from 'node:dns';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
+import type { OutgoingLookup } from '@app/events';
 import { eventually, startSmtpStandIn, startTelegramStandIn, startTwilioStandIn, type SmtpStandIn } from '@app/events/testing';
 import { createLicenseLogger } from '../src/common/logger.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
@@ -40,8 +44,9 @@ describe(`notification channels configured in the admin console (${testDatabaseB
       startSmtpStandIn({ credentials: { username: smtpUser, password: smtpPass } }), startTwilioStandIn(), startTelegramStandIn(),
     ]);
     // The environment gives the starting values: no SMTP host (email off), a sender and recipient.
+    // SMTP_ALLOW_PRIVATE lets the console's SMTP host be the stand-in on loopback.
     const env = {
-      SMTP_FROM: 'Env Sender <env-sender@example.com>', NOTIFY_EMAIL_TO: 'env-ops@example.com',
+      SMTP_FROM: 'Env Sender <env-sender@example.com>', NOTIFY_EMAIL_TO: 'env-ops@example.com', SMTP_ALLOW_PRIVATE: 'true',
       TWILIO_BASE_URL: twilio.url, TELEGRAM_API_URL: telegram.url,
       NOTIFY_LICENSE_VIOLATION: 'telegram,email', NOTIFY_ANOMALY: 'email,sms',
     };
@@ -157,14 +162,15 @@ describe(`notification channels configured in the admin console (${testDatabaseB
     expect(textOf(bad.text)).toContain('SMS recipients: not a number in international format (+15550001234): 12345.');
   });
 
-  it('a provider\'s refusal is shown as its error text, without a stack or the secret', async () => {
+  it('a failed test email says only that delivery failed; the SMTP server\'s answer goes to the server log, without the secret', async () => {
     await postAndFollow('/webhooks/channels/email', emailForm({ pass: 'wrong-password-never-shown-1111' }));
     const failed = await postAndFollow('/webhooks/channels/email/test', { recipient: 'tester@example.com' });
-    const message = failed.flash.find((text) => text.startsWith('Test email failed:'));
-    expect(message).toMatch(/Invalid (login|username or password)/);
+    expect(failed.flash.filter((text) => text.startsWith('Test email failed'))).toEqual(['Test email failed: the message could not be delivered.']);
+    expect(textOf(failed.html)).not.toMatch(/Invalid|535|authentication/i);
     expect(failed.html).not.toContain('wrong-password-never-shown-1111');
     expect(failed.html).not.toMatch(/\n\s+at /);
-    expect((await auditRows('email:test')).at(-1)).toMatchObject({ success: false });
+    expect((await auditRows('email:test')).at(-1)).toMatchObject({ success: false, changes: { after: { error: 'the message could not be delivered.' } } });
+    expect(log.all().split('\n').some((line) => line.includes('test email failed') && line.includes('Invalid'))).toBe(true);
     // A notification that fails the same way is logged (by the queue) with the provider's error only.
     const license = await t.createLicense({ hwidLimit: 1 });
     await t.http.post('/api/license/validate').send({ key: license.key, hwid: 'one' });
@@ -264,5 +270,102 @@ describe(`notification channels configured in the admin console (${testDatabaseB
   it('the logs (at trace level) never hold a secret that was saved or tried', () => {
     expect(log.all().length).toBeGreaterThan(0);
     for (const secret of secrets) expect(log.all()).not.toContain(secret);
+  });
+});
+
+describe(`SMTP hosts set in the console without SMTP_ALLOW_PRIVATE (${testDatabaseBackend()})`, () => {
+  const log = logCapture();
+  let t: TestApp;
+  let admin: Session;
+  let smtp: SmtpStandIn;
+  /** DNS for SMTP hosts as the tests set it: these names resolve to these addresses, nothing else resolves. */
+  const dnsTable: Record<string, string[]> = {
+    'internal.example.test': ['10.1.2.3'], 'compat.example.test': ['::7f00:1'], 'mixed.example.test': ['93.184.215.14', '192.168.0.25'],
+  };
+  const lookup: OutgoingLookup = async (hostname) => {
+    const addresses = dnsTable[hostname];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+
+  beforeAll(async () => {
+    smtp = await startSmtpStandIn();
+    // The environment's own SMTP server is the stand-in on loopback: that host stays allowed.
+    t = await buildTestApp({
+      env: { SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'env-ops@example.com' },
+      smtpLookup: lookup, logger: log.logger,
+    });
+    admin = await t.admin();
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  const post = (path: string, fields: Record<string, string>) =>
+    t.http.post(path).set('Cookie', admin.cookie).type('form').send({ _csrf: admin.csrfToken, ...fields });
+  const emailForm = (host: string, port = smtp.port) => ({ enabled: 'on', host, port: String(port), from: 'Licenses <licenses@example.com>', to: 'ops@example.com' });
+  const savedHost = async () => {
+    const html = (await t.http.get('/webhooks/channels').set('Cookie', admin.cookie)).text;
+    return documentOf(html).querySelector<HTMLInputElement>('section#email input[name="host"]')?.value;
+  };
+  const sendTest = async () => {
+    const res = await post('/webhooks/channels/email/test', { recipient: 'tester@example.com' });
+    expect(res.status).toBe(303);
+    const html = (await t.http.get('/webhooks/channels').set('Cookie', admin.cookie)).text;
+    return { html, flash: [...documentOf(html).querySelectorAll('.alert')].map((alert) => alert.textContent?.trim() ?? '') };
+  };
+  const lastAudit = async (resourceId: string) => (await t.database.pool.query<{ success: boolean; changes: { after: Record<string, unknown> } }>(
+    `SELECT success, changes FROM audit_logs WHERE resource_type = 'notification' AND resource_id = $1 ORDER BY created_at DESC LIMIT 1`, [resourceId])).rows[0];
+
+  it.each([
+    '10.0.0.5', '169.254.169.254', '127.0.0.2', 'localhost', 'smtp.localhost', '[::1]', '[::127.0.0.1]', '[::ffff:7f00:1]',
+    '[0:0:0:0:0:ffff:127.0.0.1]', '[::ffff:a9fe:a9fe]', '[64:ff9b::7f00:1]', '[fd00::25]', '[fec0::1]', '2130706433',
+    'internal.example.test', 'compat.example.test', 'mixed.example.test',
+  ])('saving %s as the SMTP host answers 400 SMTP host not allowed, shown in the form, and stores nothing', async (host) => {
+    const res = await post('/webhooks/channels/email', emailForm(host));
+    expect(res.status).toBe(400);
+    const form = documentOf(res.text).querySelector('section#email')!;
+    expect(form.textContent?.replace(/\s+/g, ' ')).toContain('SMTP host not allowed');
+    expect(form.querySelector<HTMLInputElement>('input[name="host"]')?.value).toBe(host);
+    expect(await lastAudit('email')).toMatchObject({ success: false, changes: { after: { status: 400, error: 'SMTP host not allowed' } } });
+    expect(await savedHost()).toBe('127.0.0.1');
+  });
+
+  it('the environment\'s own SMTP_HOST may be saved, and a test email reaches it', async () => {
+    const saved = await post('/webhooks/channels/email', emailForm('127.0.0.1'));
+    expect(saved.status, saved.text.slice(0, 300)).toBe(303);
+    const before = smtp.mails.length;
+    const tested = await sendTest();
+    expect(tested.flash).toContain('Test email sent to tester@example.com.');
+    expect(smtp.mails.length).toBe(before + 1);
+  });
+
+  it('a name that was public when saved and resolves to loopback when sending (DNS rebinding) is refused before connecting; the page says only that delivery failed', async () => {
+    dnsTable['mail.example.test'] = ['93.184.215.14'];
+    const saved = await post('/webhooks/channels/email', emailForm('mail.example.test'));
+    expect(saved.status, saved.text.slice(0, 300)).toBe(303);
+    dnsTable['mail.example.test'] = ['127.0.0.1'];
+    const before = smtp.mails.length;
+    const tested = await sendTest();
+    expect(tested.flash.filter((text) => text.startsWith('Test email'))).toEqual(['Test email failed: the message could not be delivered.']);
+    expect(smtp.mails.length).toBe(before);
+    expect(await lastAudit('email:test')).toMatchObject({ success: false, changes: { after: { error: 'the message could not be delivered.' } } });
+    // The reason is in the server's log, for the operator.
+    expect(log.all()).toContain('host mail.example.test resolves to 127.0.0.1');
+  });
+
+  it('a refused connection reads the same as any other failure: no ECONNREFUSED, no timeout, no port', async () => {
+    // A port that was just free: nothing listens there.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const saved = await post('/webhooks/channels/email', emailForm('127.0.0.1', port));
+    expect(saved.status).toBe(303);
+    const tested = await sendTest();
+    expect(tested.flash.filter((text) => text.startsWith('Test email'))).toEqual(['Test email failed: the message could not be delivered.']);
+    expect(textOf(tested.html)).not.toMatch(/ECONNREFUSED|ETIMEDOUT|timeout|refused|127\.0\.0\.1:/i);
+    expect(await lastAudit('email:test')).toMatchObject({ success: false, changes: { after: { error: 'the message could not be delivered.' } } });
   });
 });

@@ -248,7 +248,8 @@ describe(`webhook endpoint URLs without WEBHOOK_ALLOW_PRIVATE (${testDatabaseBac
   beforeAll(async () => { t = await buildTestApp(); });
   afterAll(async () => { await t?.close(); });
 
-  it.each(['http://127.0.0.1:9/hooks', 'http://localhost/hooks', 'http://10.0.0.5/x', 'http://169.254.169.254/latest', 'http://[::1]/'])(
+  it.each(['http://127.0.0.1:9/hooks', 'http://localhost/hooks', 'http://10.0.0.5/x', 'http://169.254.169.254/latest', 'http://[::1]/',
+    'http://[::127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[0:0:0:0:0:ffff:127.0.0.1]/', 'http://[64:ff9b::7f00:1]/', 'http://[fec0::1]/'])(
     'saving %s answers 400 Webhook URL not allowed and stores nothing', async (url) => {
       const admin = await t.admin();
       const res = await t.http.post('/webhooks/endpoints').set('Cookie', admin.cookie).type('form').send(formBody([['_csrf', admin.csrfToken], ['url', url]]));

@@ -40,6 +40,8 @@ export const licenseSchema = {
   SMTP_USER: optionalString(),
   SMTP_PASS: optionalString(),
   SMTP_FROM: z.string().default('License Service <licenses@localhost>'),
+  /** Let an SMTP host set in the admin console be a loopback, private, link-local ... address (SMTP_HOST itself always may). */
+  SMTP_ALLOW_PRIVATE: envBoolean(false),
   TWILIO_ACCOUNT_SID: optionalString(),
   TWILIO_AUTH_TOKEN: optionalString(),
   TWILIO_FROM: optionalString(),

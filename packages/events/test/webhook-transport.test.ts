@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  checkOutgoingUrl, createWebhookTransport, isPublicAddress, minimumRetrySpanMs, scaleRetrySchedule, webhookRetrySchedule,
+  checkOutgoingUrl, createWebhookTransport, minimumRetrySpanMs, scaleRetrySchedule, webhookRetrySchedule,
   WebhookUrlNotAllowedError, type WebhookLookup,
 } from '../src/index.js';
 import { startHttpRecorder, type HttpRecorder } from '../src/testing/index.js';
@@ -15,20 +15,11 @@ const fakeDns = (table: Record<string, string[]>): WebhookLookup => async (hostn
 
 describe('outgoing webhook addresses', () => {
   it.each([
-    '127.0.0.1', '127.8.9.10', '::1', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', 'fc00::1', 'fd12:3456::1',
-    '169.254.169.254', 'fe80::1', '224.0.0.1', 'ff02::1', '0.0.0.0', '::', '100.64.0.1', '100.127.255.254', '255.255.255.255',
-    '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '2002:7f00:1::', '64:ff9b::a00:1',
-  ])('%s is not public', (address) => {
-    expect(isPublicAddress(address)).toBe(false);
-  });
-
-  it.each(['8.8.8.8', '93.184.215.14', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (address) => {
-    expect(isPublicAddress(address)).toBe(true);
-  });
-
-  it.each([
     'http://127.0.0.1/', 'http://localhost:5432', 'http://LOCALHOST./x', 'http://api.localhost/', 'http://169.254.169.254/latest',
     'http://[::1]/', 'http://10.0.0.1', 'http://0.0.0.0', 'http://2130706433/', 'http://0x7f.1/', 'http://127.1/', 'http://[::ffff:127.0.0.1]/',
+    'http://[::127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[0:0:0:0:0:ffff:127.0.0.1]/', 'http://[64:ff9b::7f00:1]/',
+    'http://[64:ff9b:1::a00:1]/', 'http://[::10.0.0.1]:8080/', 'http://[fec0::1]/', 'http://[2002:7f00:1::]/',
+    'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', 'http://[::]/', 'http://[fe80::1]/', 'http://[fd00::1]/', 'http://[ff02::1]/',
     'ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'not a url',
   ])('%s is refused when saved', async (url) => {
     await expect(checkOutgoingUrl(url, { allowPrivate: false, lookup: fakeDns({}) })).rejects.toBeInstanceOf(WebhookUrlNotAllowedError);
@@ -39,6 +30,14 @@ describe('outgoing webhook addresses', () => {
     await expect(checkOutgoingUrl('https://internal.example.test/x', { allowPrivate: false, lookup })).rejects.toThrow('Webhook URL not allowed');
     await expect(checkOutgoingUrl('https://hooks.example.test/x', { allowPrivate: false, lookup })).resolves.toBeUndefined();
     await expect(checkOutgoingUrl('https://later.example.test/x', { allowPrivate: false, lookup })).resolves.toBeUndefined();
+  });
+
+  it('a name that resolves to an IPv6 spelling of an inner address is refused when saved; a public IPv6 literal is accepted', async () => {
+    const lookup = fakeDns({ 'compat.example.test': ['::7f00:1'], 'nat64.example.test': ['64:ff9b::a9fe:a9fe'], 'v6.example.test': ['2606:4700:4700::1111'] });
+    await expect(checkOutgoingUrl('https://compat.example.test/x', { allowPrivate: false, lookup })).rejects.toThrow('Webhook URL not allowed');
+    await expect(checkOutgoingUrl('https://nat64.example.test/x', { allowPrivate: false, lookup })).rejects.toThrow('Webhook URL not allowed');
+    await expect(checkOutgoingUrl('https://v6.example.test/x', { allowPrivate: false, lookup })).resolves.toBeUndefined();
+    await expect(checkOutgoingUrl('https://[2606:4700:4700::1111]/x', { allowPrivate: false, lookup })).resolves.toBeUndefined();
   });
 
   it('WEBHOOK_ALLOW_PRIVATE allows private addresses, never other schemes', async () => {
@@ -70,6 +69,20 @@ describe('the webhook transport, against real local receivers', () => {
     } finally {
       guarded.close();
       open.close();
+    }
+  });
+
+  it('an IPv6 spelling of loopback is refused at delivery, as a literal or as what a name resolves to, before any connection', async () => {
+    const guarded = createWebhookTransport({ allowPrivate: false, lookup: fakeDns({ 'compat.example.test': ['::7f00:1'], 'mapped.example.test': ['::ffff:7f00:1'] }) });
+    try {
+      const before = receiver.requests.length;
+      for (const url of [`http://[::127.0.0.1]:${receiver.port}/x`, `http://[::ffff:7f00:1]:${receiver.port}/x`, `http://[0:0:0:0:0:ffff:127.0.0.1]:${receiver.port}/x`,
+        `http://compat.example.test:${receiver.port}/x`, `http://mapped.example.test:${receiver.port}/x`]) {
+        await expect(post(guarded, url), url).rejects.toBeInstanceOf(WebhookUrlNotAllowedError);
+      }
+      expect(receiver.requests.length).toBe(before);
+    } finally {
+      guarded.close();
     }
   });
 

@@ -74,6 +74,7 @@ export const errorCodes = {
   NO_CUSTOMER_ACCOUNT: { status: 403, message: 'No customer account for this user' },
   PANIC_MODE: { status: 503, message: 'Service unavailable: panic mode is active' },
   WEBHOOK_URL_NOT_ALLOWED: { status: 400, message: 'Webhook URL not allowed' },
+  SMTP_HOST_NOT_ALLOWED: { status: 400, message: 'SMTP host not allowed' },
   DELIVERY_NOT_FOUND: { status: 404, message: 'Delivery not found' },
   WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'Webhook endpoint not found' },
   DELIVERY_PENDING: { status: 409, message: 'Delivery is already pending' },

@@ -1,5 +1,6 @@
 import { createPublicKey, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { jwtVerify, SignJWT, importPKCS8 } from 'jose';
+import { z } from 'zod';
 
 export interface JwtOptions {
   secret?: string;
@@ -10,8 +11,9 @@ export interface JwtOptions {
 
 /**
  * Bearer tokens for programs: HS256 with a shared secret, or RS256/EdDSA verified with a public
- * key (issued elsewhere, or here when the matching private key is configured). `exp` and `sub`
- * are required; `alg: none` never verifies because only the configured algorithms are accepted.
+ * key (issued elsewhere, or here when the matching private key is configured). `sub` (a
+ * non-empty string) and `exp` (a number) are required, `jti` is a string when present; `alg: none`
+ * never verifies because only the configured algorithm is accepted.
  * Tokens issued here carry a random `jti`, the id under which they are listed and revoked.
  */
 export interface JwtService {
@@ -26,6 +28,16 @@ export interface JwtService {
   ttlSeconds: number;
 }
 
+/**
+ * The claims a verified token must carry, as their types: a subject that is a string
+ * (`String(["admin"])` is "admin", so an array must not pass as one), an expiry, an optional id.
+ */
+const claimsSchema = z.object({
+  sub: z.string().min(1),
+  exp: z.number(),
+  jti: z.string().optional(),
+});
+
 export function createJwtService(options: JwtOptions): JwtService {
   const secret = options.secret ? createSecretKey(Buffer.from(options.secret, 'utf8')) : undefined;
   const publicKey: KeyObject | undefined = !secret && options.publicKey ? createPublicKey(options.publicKey.replace(/\\n/g, '\n')) : undefined;
@@ -34,7 +46,9 @@ export function createJwtService(options: JwtOptions): JwtService {
   const verifyClaims = async (token: string) => {
     if (!verifyKey) throw new Error('JWT access is not enabled');
     const { payload } = await jwtVerify(token, verifyKey, { algorithms, requiredClaims: ['exp', 'sub'] });
-    return { userId: String(payload.sub), ...(typeof payload.jti === 'string' ? { tokenId: payload.jti } : {}) };
+    const claims = claimsSchema.safeParse(payload);
+    if (!claims.success) throw new Error('JWT claims are not valid');
+    return { userId: claims.data.sub, ...(claims.data.jti !== undefined ? { tokenId: claims.data.jti } : {}) };
   };
   return {
     enabled: Boolean(verifyKey),

@@ -1,6 +1,7 @@
 import type { Config } from '@app/config';
 import {
-  createEmailChannel, createSmsChannel, createTelegramChannel, type ChannelName, type NotificationChannel,
+  bareHost, createEmailChannel, createSmsChannel, createTelegramChannel,
+  type ChannelName, type NotificationChannel, type OutgoingAddressPolicy, type OutgoingLookup,
 } from '@app/events';
 import type { ChannelSettings, EffectiveChannels } from './notification-channels.schema.js';
 
@@ -45,12 +46,33 @@ export function missingFields(effective: EffectiveChannels, name: ChannelName): 
   return missing([['Telegram bot token', effective.telegram.botToken], ['Telegram chat id', effective.telegram.chatId]]);
 }
 
-/** One channel built from its settings (whether or not it is enabled); undefined when a required field is missing. */
-export function buildChannel(effective: EffectiveChannels, name: ChannelName): NotificationChannel | undefined {
+/** The same host, however its case, brackets or final dot are written. */
+const sameHost = (a: string, b: string) => {
+  const plain = (host: string) => bareHost(host.trim().toLowerCase()).replace(/\.$/, '');
+  return plain(a) === plain(b);
+};
+
+/**
+ * Where an SMTP host may connect: public addresses only, except the environment's own
+ * SMTP_HOST (the operator's choice) or with SMTP_ALLOW_PRIVATE=true. A host set in the console
+ * could otherwise make the service knock on inner addresses and ports for whoever set it.
+ */
+export function smtpAddressPolicy(host: string, config: Config, lookup?: OutgoingLookup): OutgoingAddressPolicy {
+  const environmentHost = Boolean(config.SMTP_HOST) && sameHost(host, config.SMTP_HOST ?? '');
+  return { allowPrivate: config.SMTP_ALLOW_PRIVATE || environmentHost, lookup };
+}
+
+/**
+ * One channel built from its settings (whether or not it is enabled); undefined when a required
+ * field is missing. `smtpPolicy` gives the addresses the email channel's host may reach.
+ */
+export function buildChannel(
+  effective: EffectiveChannels, name: ChannelName, smtpPolicy: (host: string) => OutgoingAddressPolicy,
+): NotificationChannel | undefined {
   if (missingFields(effective, name).length) return undefined;
   if (name === 'email') {
     const { host, port, secure, user, pass, from, to } = effective.email;
-    return createEmailChannel({ host, port, secure, user: user || undefined, pass: pass || undefined, from, to });
+    return createEmailChannel({ host, port, secure, user: user || undefined, pass: pass || undefined, from, to, outgoing: smtpPolicy(host) });
   }
   if (name === 'sms') {
     const { accountSid, authToken, from, to, baseUrl } = effective.sms;

@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 import type pg from 'pg';
 import type { Config } from '@app/config';
-import type { ChannelName, NotificationChannel } from '@app/events';
-import type { Guard } from '@app/http';
+import type { ChannelName, NotificationChannel, OutgoingLookup } from '@app/events';
+import type { Guard, Logger } from '@app/http';
 import { createSettingsStore } from '@app/settings';
 import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '../common/feature-module.js';
@@ -17,10 +17,14 @@ import { createNotificationChannelsService } from './notification-channels.servi
  * gives the notifier the channels in force at each send.
  */
 export async function notificationChannelsModule(needs: {
-  config: Config; pool: pg.Pool; now: () => Date; admin: Guard; public: Guard; csrfToken: (req: Request) => string; refreshMs?: number;
+  config: Config; pool: pg.Pool; now: () => Date; logger: Logger; admin: Guard; public: Guard; csrfToken: (req: Request) => string; refreshMs?: number;
+  /** DNS for SMTP hosts (tests inject their own). */
+  lookup?: OutgoingLookup;
 }): Promise<FeatureModule & { channels: () => Partial<Record<ChannelName, NotificationChannel>> }> {
   const store = await createSettingsStore({ pool: needs.pool, namespace: channelSettingsNamespace, schema: channelSettingsSchema, refreshMs: needs.refreshMs });
-  const service = createNotificationChannelsService({ pool: needs.pool, store, config: needs.config, now: needs.now });
+  const service = createNotificationChannelsService({
+    pool: needs.pool, store, config: needs.config, now: needs.now, logger: needs.logger, lookup: needs.lookup,
+  });
   return {
     name: 'notification-channels',
     routes: notificationChannelPages({

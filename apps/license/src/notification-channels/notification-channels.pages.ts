@@ -58,7 +58,7 @@ export function notificationChannelPages(deps: {
     defineRoute({
       method: 'post', path: `${channelsPath}/:channel`, summary: 'Save a notification channel (form)', tags, guard: deps.public,
       params: channelParams, body: channelForm,
-      description: 'Stored in the database for every instance; a blank secret keeps the one in force.',
+      description: 'Stored in the database for every instance; a blank secret keeps the one in force. An SMTP host that is, or resolves to, a loopback, private or link-local address answers 400 `SMTP host not allowed`, unless it is the environment\'s SMTP_HOST or SMTP_ALLOW_PRIVATE=true.',
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
         const username = await adminPage(deps.admin, req, res);
@@ -66,7 +66,7 @@ export function notificationChannelPages(deps: {
         const name = params.channel;
         const saved = await service.save(actorOf(req), name, body);
         if (!saved.ok) {
-          await deps.auditFailure(req, { action: 'update', resourceType: 'notification', resourceId: name }, appError('VALIDATION_FAILED'));
+          await deps.auditFailure(req, { action: 'update', resourceType: 'notification', resourceId: name }, appError(saved.code ?? 'VALIDATION_FAILED'));
           return render(req, res, username, { name, values: valuesTyped(body, name), errors: saved.errors }, 400);
         }
         return redirectWithFlash(req, res, `${channelsPath}#${name}`, { type: 'success', text: `${service.label(name)} settings saved.` });
@@ -75,7 +75,7 @@ export function notificationChannelPages(deps: {
     defineRoute({
       method: 'post', path: `${channelsPath}/:channel/test`, summary: 'Send a test message through a notification channel (form)', tags, guard: deps.public,
       params: channelParams, body: testFormSchema,
-      description: 'Sent at once (not queued) to the recipient typed, or the configured ones; the flash message says whether the provider accepted it.',
+      description: 'Sent at once (not queued) to the recipient typed, or the configured ones; the flash message says whether the provider accepted it (for email, only that delivery failed: the reason goes to the server log).',
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
         const username = await adminPage(deps.admin, req, res);

@@ -1,17 +1,29 @@
 import type pg from 'pg';
 import type { Config } from '@app/config';
-import { NOTIFICATION_CHANNELS, type ChannelName, type NotificationChannel } from '@app/events';
+import {
+  checkOutgoingHost, NOTIFICATION_CHANNELS, refuseSmtpHost, SmtpHostNotAllowedError, type ChannelName, type NotificationChannel, type OutgoingLookup,
+} from '@app/events';
+import type { Logger } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
-import { buildChannel, effectiveChannels, missingFields, secretsOf } from './notification-channels.effective.js';
+import { buildChannel, effectiveChannels, missingFields, secretsOf, smtpAddressPolicy } from './notification-channels.effective.js';
 import { parseChannelForm } from './notification-channels.forms.js';
 import type { ChannelSettings, EffectiveChannels } from './notification-channels.schema.js';
 
-export type SaveResult = { ok: true } | { ok: false; errors: string[] };
+/** A refused form: its errors; `code` names the refusal when it is more than invalid input. */
+export type SaveResult = { ok: true } | { ok: false; errors: string[]; code?: 'SMTP_HOST_NOT_ALLOWED' };
 export type TestResult = { ok: true; to: string[] } | { ok: false; error: string };
 
 const channelLabels: Record<ChannelName, string> = { email: 'Email', sms: 'SMS', telegram: 'Telegram' };
+
+/** The form's error for an SMTP host that is, or resolves to, an address the policy refuses. */
+export const smtpHostNotAllowedText = 'SMTP host not allowed: it is, or resolves to, a loopback, private or link-local address.';
+/**
+ * All a failed test email says, whatever went wrong: the SMTP server's answer, a refused
+ * connection or a timeout would tell whoever set the host which ports are open where.
+ */
+export const emailNotDeliveredText = 'the message could not be delivered.';
 const secretFields = { email: 'pass', sms: 'authToken', telegram: 'botToken' } as const;
 
 /** A stored channel as the audit log records it: every secret replaced by whether it is set. */
@@ -41,9 +53,25 @@ export function readableError(error: unknown, secrets: string[]): string {
  * The notifier asks `channels()` at each send, so a change applies at once, in every instance
  * once its settings store has picked it up.
  */
-export function createNotificationChannelsService(deps: { pool: pg.Pool; store: SettingsStore<ChannelSettings>; config: Config; now: () => Date }) {
+export function createNotificationChannelsService(deps: {
+  pool: pg.Pool; store: SettingsStore<ChannelSettings>; config: Config; now: () => Date; logger: Pick<Logger, 'warn'>;
+  /** DNS for SMTP hosts (tests inject their own). */
+  lookup?: OutgoingLookup;
+}) {
   const { pool, store, config } = deps;
   const effective = (): EffectiveChannels => effectiveChannels(store.get(), config);
+  const smtpPolicy = (host: string) => smtpAddressPolicy(host, config, deps.lookup);
+
+  /** Whether an SMTP host may be saved: the check of outgoing addresses, with SMTP's exceptions. */
+  async function smtpHostAllowed(host: string): Promise<boolean> {
+    try {
+      await checkOutgoingHost(host, smtpPolicy(host), refuseSmtpHost);
+      return true;
+    } catch (error) {
+      if (error instanceof SmtpHostNotAllowedError) return false;
+      throw error;
+    }
+  }
 
   // Channel objects are rebuilt only when the stored settings change (the store gives a new frozen object then).
   let built: { from: ChannelSettings; channels: Partial<Record<ChannelName, NotificationChannel>> } | undefined;
@@ -53,7 +81,7 @@ export function createNotificationChannelsService(deps: { pool: pg.Pool; store: 
       const inForce = effectiveChannels(stored, config);
       const made: Partial<Record<ChannelName, NotificationChannel>> = {};
       for (const name of NOTIFICATION_CHANNELS) {
-        const channel = inForce[name].enabled ? buildChannel(inForce, name) : undefined;
+        const channel = inForce[name].enabled ? buildChannel(inForce, name, smtpPolicy) : undefined;
         if (channel) made[name] = channel;
       }
       built = { from: stored, channels: made };
@@ -71,6 +99,10 @@ export function createNotificationChannelsService(deps: { pool: pg.Pool; store: 
       const current = effective();
       const parsed = parseChannelForm(name, form, current);
       if (!parsed.ok) return parsed;
+      const host = parsed.patch.email?.host;
+      if (name === 'email' && host && !(await smtpHostAllowed(host))) {
+        return { ok: false, errors: [smtpHostNotAllowedText], code: 'SMTP_HOST_NOT_ALLOWED' };
+      }
       const before = store.get();
       const after = await store.update(parsed.patch);
       await recordAudit(pool, actor, {
@@ -88,7 +120,7 @@ export function createNotificationChannelsService(deps: { pool: pg.Pool; store: 
       const to = recipients.length ? recipients : defaults;
       const audit = (success: boolean, after: Record<string, unknown>) =>
         recordAudit(pool, actor, { action: 'create', resourceType: 'notification', resourceId: `${name}:test`, success, after: { to, ...after } });
-      const channel = buildChannel(current, name);
+      const channel = buildChannel(current, name, smtpPolicy);
       if (!channel) {
         const missing = missingFields(current, name);
         const error = `${channelLabels[name]} cannot send yet: set ${missing.join(', ')} and save first.`;
@@ -106,9 +138,16 @@ export function createNotificationChannelsService(deps: { pool: pg.Pool; store: 
           text: `This is a test of the ${channelLabels[name]} notification channel, sent from the admin console at ${deps.now().toISOString()}.`,
         }, to);
       } catch (error) {
-        const text = readableError(error, secretsOf(current));
-        await audit(false, { error: text });
-        return { ok: false, error: text };
+        const detail = readableError(error, secretsOf(current));
+        if (name !== 'email') {
+          await audit(false, { error: detail });
+          return { ok: false, error: detail };
+        }
+        // The reason is for the operator's log only (SmtpHostNotAllowedError carries why).
+        const reason = error instanceof SmtpHostNotAllowedError ? `${detail}: ${readableError(error.reason, secretsOf(current))}` : detail;
+        deps.logger.warn({ channel: name, error: reason }, 'test email failed');
+        await audit(false, { error: emailNotDeliveredText });
+        return { ok: false, error: emailNotDeliveredText };
       }
       await audit(true, {});
       return { ok: true, to };

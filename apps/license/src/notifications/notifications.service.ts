@@ -17,6 +17,8 @@ export function channelsFromConfig(config: Config): Partial<Record<ChannelName, 
     channels.email = createEmailChannel({
       host: config.SMTP_HOST, port: config.SMTP_PORT, secure: config.SMTP_SECURE,
       user: config.SMTP_USER, pass: config.SMTP_PASS, from: config.SMTP_FROM, to: config.NOTIFY_EMAIL_TO,
+      // The environment's own SMTP_HOST is the operator's choice: it may be on the local network.
+      outgoing: { allowPrivate: true },
     });
   }
   if (config.TWILIO_ACCOUNT_SID && config.TWILIO_AUTH_TOKEN && config.TWILIO_FROM) {

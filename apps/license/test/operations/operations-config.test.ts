@@ -6,8 +6,8 @@ import { webhookSettings } from '../../src/webhooks/webhooks.service.js';
 describe('webhook and notification configuration', () => {
   it('reads the webhook settings with their defaults (every event, 5 s timeout, 32 retries, 16 at once, no private addresses)', () => {
     expect(webhookSettings(loadConfig({}))).toEqual({ url: undefined, events: [], timeoutMs: 5000, retries: 32, secret: undefined });
-    expect(loadConfig({})).toMatchObject({ WEBHOOK_CONCURRENCY: 16, WEBHOOK_ALLOW_PRIVATE: false });
-    expect(loadConfig({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_ALLOW_PRIVATE: 'true' })).toMatchObject({ WEBHOOK_CONCURRENCY: 4, WEBHOOK_ALLOW_PRIVATE: true });
+    expect(loadConfig({})).toMatchObject({ WEBHOOK_CONCURRENCY: 16, WEBHOOK_ALLOW_PRIVATE: false, SMTP_ALLOW_PRIVATE: false });
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_ALLOW_PRIVATE: 'true' })).toMatchObject({ WEBHOOK_CONCURRENCY: 4, WEBHOOK_ALLOW_PRIVATE: true, SMTP_ALLOW_PRIVATE: true });
     expect(webhookSettings(loadConfig({
       WEBHOOK_URL: 'https://hooks.example.com/x', WEBHOOK_EVENTS: 'LICENSE_EXPIRED, AUTOMATED_ACTION', WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_RETRIES: '0', WEBHOOK_SECRET: 's',
     }))).toEqual({ url: 'https://hooks.example.com/x', events: ['LICENSE_EXPIRED', 'AUTOMATED_ACTION'], timeoutMs: 1500, retries: 0, secret: 's' });

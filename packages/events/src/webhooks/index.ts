@@ -5,8 +5,7 @@ export {
 } from './webhook-dispatcher.js';
 export type { AttemptOutcome, NewDelivery, StoredDelivery, WebhookDeliveryStore } from './delivery-store.js';
 export {
-  checkOutgoingUrl, isPublicAddress, parseOutgoingUrl, systemLookup, WEBHOOK_URL_NOT_ALLOWED, WebhookUrlNotAllowedError,
-  type OutgoingUrlPolicy, type WebhookLookup,
+  checkOutgoingUrl, parseOutgoingUrl, WEBHOOK_URL_NOT_ALLOWED, WebhookUrlNotAllowedError, type OutgoingUrlPolicy, type WebhookLookup,
 } from './outgoing-url.js';
 export { minimumRetrySpanMs, scaleRetrySchedule, webhookRetrySchedule, type RetrySchedule } from './retry-schedule.js';
 export { createWebhookTransport, type WebhookRequest, type WebhookResponse, type WebhookTransport } from './webhook-transport.js';

@@ -1,45 +1,26 @@
-import dns from 'node:dns';
 import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
-import ipaddr from 'ipaddr.js';
+import {
+  assertHostNotLocal, bareHost, checkOutgoingHost, OutgoingAddressNotAllowedError, resolveOutgoingHost,
+  type OutgoingAddressPolicy, type OutgoingLookup,
+} from '../outgoing-address.js';
 
 /** The text of every refusal, at save (400) and at delivery (the delivery's last error). */
 export const WEBHOOK_URL_NOT_ALLOWED = 'Webhook URL not allowed';
 
 /** A webhook URL (or the address its host resolves to) that may not be called. Never retried. */
-export class WebhookUrlNotAllowedError extends Error {
-  constructor(readonly reason: string) {
-    super(WEBHOOK_URL_NOT_ALLOWED);
+export class WebhookUrlNotAllowedError extends OutgoingAddressNotAllowedError {
+  constructor(reason: string) {
+    super(WEBHOOK_URL_NOT_ALLOWED, reason);
     this.name = 'WebhookUrlNotAllowedError';
   }
 }
+const refuse = (reason: string) => new WebhookUrlNotAllowedError(reason);
 
-/** `dns.lookup` with every address (the shape the delivery and the save check use; tests inject their own). */
-export type WebhookLookup = (hostname: string) => Promise<LookupAddress[]>;
-export const systemLookup: WebhookLookup = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+/** The DNS lookup deliveries and the save check use (the outgoing-address one; tests inject their own). */
+export type WebhookLookup = OutgoingLookup;
 
-export interface OutgoingUrlPolicy {
-  /** WEBHOOK_ALLOW_PRIVATE: also allow loopback, private, link-local ... addresses (local receivers). */
-  allowPrivate: boolean;
-  lookup?: WebhookLookup;
-}
-
-/**
- * Only ordinary public unicast addresses may be called. ipaddr.js names every other range:
- * loopback, private (10/8, 172.16/12, 192.168/16), uniqueLocal (fc00::/7), linkLocal (169.254/16,
- * fe80::/10), multicast, unspecified (0.0.0.0, ::), carrierGradeNat (100.64/10), broadcast,
- * reserved, and the IPv6 forms that carry an IPv4 address (6to4, Teredo, NAT64), which could
- * carry a private one. An IPv4-mapped IPv6 address is judged as the IPv4 address it maps.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
-}
-
-/** The URL's host as an address or name: `[::1]` loses its brackets. */
-const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
-const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.';
+/** WEBHOOK_ALLOW_PRIVATE and DNS: the addresses a webhook may reach (see outgoing-address.ts). */
+export type OutgoingUrlPolicy = OutgoingAddressPolicy;
 
 /** Parses and checks what needs no DNS: the scheme, a literal address, the localhost names. */
 export function parseOutgoingUrl(value: string, policy: Pick<OutgoingUrlPolicy, 'allowPrivate'>): URL {
@@ -50,11 +31,8 @@ export function parseOutgoingUrl(value: string, policy: Pick<OutgoingUrlPolicy, 
     throw new WebhookUrlNotAllowedError('not a URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookUrlNotAllowedError(`scheme ${url.protocol} is not http or https`);
-  if (policy.allowPrivate) return url;
-  // WHATWG parsing already turned 2130706433, 0x7f.1 and 127.1 into 127.0.0.1.
-  const host = hostOf(url);
-  if (ipaddr.isValid(host) && !isPublicAddress(host)) throw new WebhookUrlNotAllowedError(`address ${host} is not public`);
-  if (isLocalhostName(host.toLowerCase())) throw new WebhookUrlNotAllowedError(`host ${host} is local`);
+  // WHATWG parsing already turned 2130706433, 0x7f.1 and 127.1 into 127.0.0.1, and [::127.0.0.1] into [::7f00:1].
+  if (!policy.allowPrivate) assertHostNotLocal(url.hostname, refuse);
   return url;
 }
 
@@ -65,16 +43,7 @@ export function parseOutgoingUrl(value: string, policy: Pick<OutgoingUrlPolicy, 
  */
 export async function checkOutgoingUrl(value: string, policy: OutgoingUrlPolicy): Promise<void> {
   const url = parseOutgoingUrl(value, policy);
-  const host = hostOf(url);
-  if (policy.allowPrivate || ipaddr.isValid(host)) return;
-  let addresses: LookupAddress[];
-  try {
-    addresses = await (policy.lookup ?? systemLookup)(host);
-  } catch {
-    return;
-  }
-  const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-  if (refused) throw new WebhookUrlNotAllowedError(`host ${host} resolves to ${refused.address}`);
+  await checkOutgoingHost(bareHost(url.hostname), policy, refuse);
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -85,18 +54,13 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  * cannot resolve to a public address for the check and to a private one for the connection.
  */
 export function guardedLookup(policy: OutgoingUrlPolicy) {
-  const lookup = policy.lookup ?? systemLookup;
   return (hostname: string, options: LookupOneOptions | LookupAllOptions | number, callback: LookupCallback): void => {
     const all = typeof options === 'object' && options.all === true;
     const requested = typeof options === 'number' ? options : options.family;
     const family = requested === 4 || requested === 'IPv4' ? 4 : requested === 6 || requested === 'IPv6' ? 6 : 0;
-    lookup(hostname).then((found) => {
+    resolveOutgoingHost(hostname, policy, refuse).then((found) => {
       const addresses = found.filter((entry) => family === 0 || entry.family === family);
       if (!addresses.length) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-      if (!policy.allowPrivate) {
-        const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-        if (refused) throw new WebhookUrlNotAllowedError(`host ${hostname} resolves to ${refused.address}`);
-      }
       if (all) callback(null, addresses);
       else callback(null, addresses[0]!.address, addresses[0]!.family);
     }).catch((error: NodeJS.ErrnoException) => callback(error, all ? [] : ''));
