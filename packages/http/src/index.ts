@@ -5,7 +5,7 @@ export { createLogger, requestLogger, requestIdOf, secretRequestHeaders, type Lo
 export { commonMiddleware, apiNotFound, type CommonMiddlewareOptions } from './common-middleware.js';
 export { isQuickJsonType, jsonBody } from './json-body.js';
 export { healthRouteDeclarations, healthRoutes } from './health.js';
-export { serveGracefully, type RunningServer } from './serve.js';
+export { serveGracefully, type RunningServer, type ServeOptions } from './serve.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
 export { defineRoute, mountRoutes, publicAccess, ResponseMismatchError, type MountOptions, type AnyRoute, type Guard, type HttpMethod, type ResponseDeclaration, type RouteDeclaration, type RouteInput } from './routes.js';
 export { createOpenApiDocument, openApiPath, openApiRoutes, type OpenApiInfo, type OpenApiOptions } from './openapi.js';
