@@ -3,7 +3,7 @@ import { createAuth, type OAuthSettings, type SessionUser } from '@app/auth';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
 import type { JobQueue } from '@app/events';
-import { apiNotFound, commonMiddleware, createErrorHandler, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, trustsAProxy, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createViews, useViews } from '@app/ui';
@@ -112,6 +112,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     cookieName: 'license.sid',
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
+    trustsProxy: trustsAProxy(config.TRUST_PROXY),
+    warn: (message) => logger.warn(message),
     onSignIn: (user: SessionUser, req: Request) => admins.recordSession('login', user, sessionActor(req)),
     onSignOut: (user: SessionUser, req: Request) => admins.recordSession('logout', user, sessionActor(req)),
   });

@@ -4,7 +4,7 @@ import type { Config } from '@app/config';
 import { batchConcurrency, type Database } from '@app/db';
 import type { JobQueue } from '@app/events';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
-import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, trustsAProxy, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createGuards } from './access/guards.js';
@@ -102,6 +102,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     cookieName: SESSION_COOKIE,
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
+    trustsProxy: trustsAProxy(config.TRUST_PROXY),
+    warn: (message) => logger.warn(message),
   });
   const guards = createGuards({ auth, settings, apiKeys, ownerId, redis: deps.redis, rateLimitName: deps.rateLimitName });
 

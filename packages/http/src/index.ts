@@ -2,7 +2,7 @@ export { HttpError, isHttpError } from './http-error.js';
 export { createErrorHandler, describeError, type ErrorHandlerOptions } from './error-handler.js';
 export { validate, parseInput, validationDetails, readableIssue } from './validate.js';
 export { createLogger, requestLogger, requestIdOf, secretRequestHeaders, type Logger, type LoggerOptions, type RequestLogOptions } from './logger.js';
-export { commonMiddleware, apiNotFound, type CommonMiddlewareOptions } from './common-middleware.js';
+export { commonMiddleware, apiNotFound, trustsAProxy, type CommonMiddlewareOptions } from './common-middleware.js';
 export { isQuickJsonType, jsonBody } from './json-body.js';
 export { healthRouteDeclarations, healthRoutes } from './health.js';
 export { serveGracefully, type RunningServer, type ServeOptions } from './serve.js';
