@@ -9,6 +9,7 @@ import type { SettingsStore } from '@app/settings';
 import { createViews, useViews } from '@app/ui';
 import './common/request.js';
 import { createGuards, securitySchemes } from './access/guards.js';
+import { sessionTableName } from './access/session.table.js';
 import { adminLicensesModule } from './admin-licenses/admin-licenses.module.js';
 import { adminSettingsModule } from './admin-settings/admin-settings.module.js';
 import { createAdminTokenService } from './admins/admin-token.service.js';
@@ -110,6 +111,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     sessionTtlMs: config.SESSION_TTL_HOURS * 3_600_000,
     secureCookies: config.NODE_ENV === 'production' || deps.publicUrl.startsWith('https:'),
     cookieName: 'license.sid',
+    sessionTable: sessionTableName,
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
     trustsProxy: trustsAProxy(config.TRUST_PROXY),

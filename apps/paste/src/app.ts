@@ -8,6 +8,7 @@ import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarati
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createGuards } from './access/guards.js';
+import { sessionTableName } from './access/session.table.js';
 import { apiDocsModule } from './api-docs/api-docs.module.js';
 import { createApiKeyRepository } from './api-keys/api-key.repository.js';
 import { createApiKeyService } from './api-keys/api-key.service.js';
@@ -100,6 +101,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     sessionTtlMs: config.PASTE_SESSION_TTL_HOURS * 3_600_000,
     secureCookies: config.NODE_ENV === 'production' || deps.publicUrl.startsWith('https:'),
     cookieName: SESSION_COOKIE,
+    sessionTable: sessionTableName,
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
     trustsProxy: trustsAProxy(config.TRUST_PROXY),

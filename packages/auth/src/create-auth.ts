@@ -16,6 +16,8 @@ export interface AuthOptions {
   secureCookies: boolean;
   /** 'paste.sid' | 'license.sid' */
   cookieName: string;
+  /** The service's own session table ('paste_session' | 'license_session'), made by its migrations. */
+  sessionTable: string;
   /** The app's public base URL; the provider redirects back to `${publicUrl}/auth/idp/callback`. */
   publicUrl: string;
   /**
@@ -37,7 +39,7 @@ export interface AuthOptions {
 }
 
 export interface Auth {
-  /** express-session (table "session") + passport: `app.use(...auth.session)`. */
+  /** express-session (the service's session table) + passport: `app.use(...auth.session)`. */
   session: RequestHandler[];
   /** GET /auth/idp, /auth/idp/callback, /auth/logout, /auth/status, /api/csrf-token, mounted. */
   routes: RequestHandler;

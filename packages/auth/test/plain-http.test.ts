@@ -54,7 +54,7 @@ describe('no warning', () => {
     const warnings: string[] = [];
     const auth = createAuth({
       pool: t.database.pool, sessionSecret: 'test-secret-that-is-long-enough-0123456789', sessionTtlMs: 60_000, secureCookies: true,
-      cookieName: 'test.sid', publicUrl: 'https://paste.example.com', oauth: t.idp.oauth, trustsProxy: false,
+      cookieName: 'test.sid', sessionTable: 'session', publicUrl: 'https://paste.example.com', oauth: t.idp.oauth, trustsProxy: false,
       warn: (message) => { warnings.push(message); },
     });
     await auth.close();

@@ -40,7 +40,7 @@ export async function startTestApp(options: { database: Database; idp: DevIdp | 
     sessionSecret: 'test-secret-that-is-long-enough-0123456789',
     sessionTtlMs: 60 * 60_000,
     secureCookies: options.secureCookies ?? false,
-    cookieName: 'test.sid',
+    cookieName: 'test.sid', sessionTable: 'session',
     publicUrl: baseUrl,
     oauth: options.idp?.oauth,
     onSignIn: async (user) => { signIns.push(user.id); },
