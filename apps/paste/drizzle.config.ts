@@ -1,12 +1,8 @@
 import { defineConfig } from 'drizzle-kit';
 
-// The app's own tables plus the shared ones it stores (sessions, settings).
+// The app's tables, its session and settings tables included (made by the shared packages' factories).
 export default defineConfig({
   dialect: 'postgresql',
-  schema: [
-    './src/**/*.table.ts',
-    '../../packages/auth/src/session.table.ts',
-    '../../packages/settings/src/settings.table.ts',
-  ],
+  schema: ['./src/**/*.table.ts'],
   out: './drizzle',
 });

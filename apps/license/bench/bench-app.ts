@@ -15,6 +15,7 @@ import { createSettingsStore } from '@app/settings';
 import { createApp, type LicenseApp } from '../src/app.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from '../src/runtime-config/runtime-config.schema.js';
 import { benchAdminId } from './seed.js';
+import { settingsTableName } from '../src/runtime-config/settings.table.js';
 
 export const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 
@@ -39,7 +40,7 @@ export async function startBenchApp(url: string): Promise<BenchApp> {
     NODE_ENV: 'development', LOG_LEVEL: 'error', SESSION_SECRET: 'bench-pages-session-secret', ADMIN_IDS: benchAdminId,
     RATE_LIMIT_ENABLED: 'false', RATE_LIMIT_MAX: '1000000',
   });
-  const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
+  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
   const app = await createApp({ config, database, settings, oauth: idp.oauth, publicUrl: baseUrl, logger: createLogger({ level: 'error' }) });
   server.on('request', app.app);
   return {

@@ -27,6 +27,7 @@ import { createSettingsStore } from '@app/settings';
 import { createApp } from '../src/app.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from '../src/runtime-config/runtime-config.schema.js';
 import { cpuSeconds, idleShare, machineCpu } from '../../../scripts/bench/cpu-usage.js';
+import { settingsTableName } from '../src/runtime-config/settings.table.js';
 
 const connections = 32;
 const secondsPerRun = Number(process.env.BENCH_SECONDS ?? 10);
@@ -203,7 +204,7 @@ async function serve(): Promise<void> {
   const { pool } = database;
   // The bench drives from one address, so the public per-IP limit is off; request logs are at warn.
   const config = loadConfig({ ...process.env, NODE_ENV: 'production', SESSION_SECRET: 'bench', LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ADMIN_IDS: '' });
-  const settings = await createSettingsStore({ pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
+  const settings = await createSettingsStore({ pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
   const oauth = { authorizationURL: 'http://127.0.0.1:1/a', tokenURL: 'http://127.0.0.1:1/t', userInfoURL: 'http://127.0.0.1:1/u',
     clientID: 'bench', clientSecret: 'bench', scope: 'openid', idField: 'id', usernameField: 'username' };
   const licenseApp = await createApp({ config, database, settings, oauth, publicUrl: 'http://127.0.0.1', logger: createLogger({ level: 'warn' }) });

@@ -3,12 +3,13 @@ import { createAuth, type OAuthSettings, type SessionUser } from '@app/auth';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
 import type { JobQueue, OutgoingLookup } from '@app/events';
-import { apiNotFound, commonMiddleware, createErrorHandler, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, trustsAProxy, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createViews, useViews } from '@app/ui';
 import './common/request.js';
 import { createGuards, securitySchemes } from './access/guards.js';
+import { sessionTableName } from './access/session.table.js';
 import { adminLicensesModule } from './admin-licenses/admin-licenses.module.js';
 import { adminSettingsModule } from './admin-settings/admin-settings.module.js';
 import { createAdminTokenService } from './admins/admin-token.service.js';
@@ -112,8 +113,11 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     sessionTtlMs: config.SESSION_TTL_HOURS * 3_600_000,
     secureCookies: config.NODE_ENV === 'production' || deps.publicUrl.startsWith('https:'),
     cookieName: 'license.sid',
+    sessionTable: sessionTableName,
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
+    trustsProxy: trustsAProxy(config.TRUST_PROXY),
+    warn: (message) => logger.warn(message),
     onSignIn: (user: SessionUser, req: Request) => admins.recordSession('login', user, sessionActor(req)),
     onSignOut: (user: SessionUser, req: Request) => admins.recordSession('logout', user, sessionActor(req)),
   });

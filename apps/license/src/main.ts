@@ -9,6 +9,7 @@ import { createSettingsStore } from '@app/settings';
 import { createApp } from './app.js';
 import { createLicenseLogger } from './common/logger.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from './runtime-config/runtime-config.schema.js';
+import { settingsTableName } from './runtime-config/settings.table.js';
 
 const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
 
   const { oauth, devIdp } = await resolveIdentityProvider(config, logger, publicUrl);
 
-  const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
+  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
   // A job schema of its own: the paste service may share this database (a lone DATABASE_URL).
   const jobs = await createJobQueue({ pool: database.pool, logger, schema: 'pgboss_license' });
   const redis = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;

@@ -21,6 +21,7 @@ import { createLicenseSchema, type CreateLicense } from '../src/licenses/license
 import { productJson } from '../src/products/products.presenter.js';
 import { insertProduct } from '../src/products/products.repository.js';
 import { licenseSettingsNamespace, licenseSettingsSchema, type LicenseSettings } from '../src/runtime-config/runtime-config.schema.js';
+import { settingsTableName } from '../src/runtime-config/settings.table.js';
 
 export const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 /** The admin every test app registers through ADMIN_IDS. */
@@ -95,7 +96,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig({
     NODE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_IDS: testAdminId, RATE_LIMIT_MAX: '100000', ...options.env,
   });
-  const settings = await createSettingsStore({ pool: database.pool, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
+  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
   const built = await createApp({
     config, database, settings, logger: options.logger ?? createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
     now: options.now, events: options.events, jobs: options.jobs, redis: options.redis, webhookDelivery: options.webhookDelivery,

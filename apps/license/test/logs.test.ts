@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { csrfTokenFor, signInWalk } from '@app/auth/testing';
+import { csrfTokenFor, walkSignIn } from '@app/auth/testing';
 import { testDatabaseBackend } from '@app/db/testing';
 import { createLicenseLogger } from '../src/common/logger.js';
 import { maskLicenseKeys } from '../src/licenses/license-key.js';
@@ -71,7 +71,7 @@ describe(`the license service's logs hold no secrets, at trace level (${testData
   it('a whole session carrying every kind of secret leaves none of them in the log, and license keys only masked', async () => {
     // Sign-in through the identity provider: the OAuth state (in the redirect's Location and the
     // callback's query), the code (in the callback's query) and the session cookie it sets.
-    const { cookie, visited } = await signInWalk(t.baseUrl, testAdminId);
+    const { cookie, visited } = await walkSignIn(t.baseUrl, testAdminId);
     const callback = visited.find((url) => url.pathname === '/auth/idp/callback')!;
     const code = callback.searchParams.get('code')!;
     const state = callback.searchParams.get('state')!;

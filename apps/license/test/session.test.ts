@@ -10,7 +10,7 @@ describe('admin session duration', () => {
     const admin = await t.admin();
     expect((await t.http.get('/api/products').set('Cookie', admin.cookie)).status).toBe(200);
     const { rows } = await t.database.pool.query<{ hours: number }>(
-      "SELECT extract(epoch FROM (max(expire) - now() AT TIME ZONE 'UTC')) / 3600 AS hours FROM session");
+      "SELECT extract(epoch FROM (max(expire) - now() AT TIME ZONE 'UTC')) / 3600 AS hours FROM license_session");
     expect(rows[0]!.hours).toBeGreaterThan(1.9);
     expect(rows[0]!.hours).toBeLessThanOrEqual(2.01);
   });

@@ -38,13 +38,15 @@ const owners: Record<string, string | null> = {
   webhook_endpoints: app('webhooks/webhook-endpoints.repository.ts'),
   license_notices: app('jobs/jobs.repository.ts'),
   anomaly_reports: app('jobs/jobs.repository.ts'),
-  settings: 'packages/settings/src/settings-store.ts',
+  // Written by the settings store of @app/settings (packages/settings/src/settings-store.ts),
+  // which is given the table's name: no statement here names it.
+  license_settings: null,
   // Counters written only by the triggers of migration 0009_license_counts.sql, in the same
   // transaction as each write of licenses or usage_records: no file here.
   license_counts: null,
   usage_counts: null,
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
-  session: null,
+  license_session: null,
 };
 
 /**

@@ -23,6 +23,7 @@ import { bulkSession, markSeeded, migrationsFingerprint, prepareDatabase, printT
 import { createApp, migrationsFolder } from '../src/app.js';
 import { seedPastes } from './seed.js';
 import { pasteSettingsSchema } from '../src/settings/settings.schema.js';
+import { settingsTableName } from '../src/settings/settings.table.js';
 
 const databaseName = 'bench_scale_paste';
 const pastes = 1_000_000;
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const config = loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'warn', OWNER_ID: ownerId, SESSION_SECRET: 'bench-scale-session-secret' });
-  const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema });
+  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
   await settings.update({ webRateLimit: 1_000_000, apiRateLimit: 1_000_000 });
   const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'paste-scale-'));
   const paste = createApp({ config, database, settings, oauth: idp.oauth, publicUrl: baseUrl, uploadDir, logger: createLogger({ level: 'warn' }) });

@@ -4,10 +4,11 @@ import type { Config } from '@app/config';
 import { batchConcurrency, type Database } from '@app/db';
 import type { JobQueue } from '@app/events';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
-import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, trustsAProxy, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createGuards } from './access/guards.js';
+import { sessionTableName } from './access/session.table.js';
 import { apiDocsModule } from './api-docs/api-docs.module.js';
 import { createApiKeyRepository } from './api-keys/api-key.repository.js';
 import { createApiKeyService } from './api-keys/api-key.service.js';
@@ -100,8 +101,11 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     sessionTtlMs: config.PASTE_SESSION_TTL_HOURS * 3_600_000,
     secureCookies: config.NODE_ENV === 'production' || deps.publicUrl.startsWith('https:'),
     cookieName: SESSION_COOKIE,
+    sessionTable: sessionTableName,
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
+    trustsProxy: trustsAProxy(config.TRUST_PROXY),
+    warn: (message) => logger.warn(message),
   });
   const guards = createGuards({ auth, settings, apiKeys, ownerId, redis: deps.redis, rateLimitName: deps.rateLimitName });
 

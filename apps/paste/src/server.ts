@@ -8,6 +8,7 @@ import { createRedisClient, type Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, migrationsFolder, type PasteApp } from './app.js';
 import { pasteSettingsSchema, type PasteSettings } from './settings/settings.schema.js';
+import { settingsTableName } from './settings/settings.table.js';
 
 export interface StartedPasteService {
   url: string;
@@ -35,7 +36,7 @@ export async function startPasteService(processConfig: Config, options: { logger
   const url = config.PASTE_DATABASE_URL ?? config.DATABASE_URL;
   const database = await openDatabase(url ? { url } : { dataDir: path.join(config.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
   await runMigrations(database.db, migrationsFolder, 'paste');
-  const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema });
+  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
   const redis: Redis | undefined = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
   const port = options.port ?? config.PASTE_PORT;
   const publicUrl = (config.PASTE_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');

@@ -135,7 +135,7 @@ describe(`500 on internal errors (${testDatabaseBackend()})`, () => {
 
   test.each(['general', 'security', 'advanced'])('POST /api/settings/%s answers 500 when the settings cannot be stored', async (section) => {
     const body = section === 'general' ? { siteName: 'x' } : section === 'security' ? { apiAccess: true } : { slugLength: 9 };
-    const response: any = await withoutTable('settings', () => asOwner(site.http.post(`/api/settings/${section}`), owner).send(body));
+    const response: any = await withoutTable('paste_settings', () => asOwner(site.http.post(`/api/settings/${section}`), owner).send(body));
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ error: 'Internal server error' });
   });

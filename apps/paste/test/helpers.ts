@@ -14,6 +14,7 @@ import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { csrfTokenFor, signInAs } from '@app/auth/testing';
 import { createApp, migrationsFolder, type PasteApp } from '../src/app.js';
 import { pasteSettingsSchema, type PasteSettings } from '../src/settings/settings.schema.js';
+import { settingsTableName } from '../src/settings/settings.table.js';
 
 export const OWNER_ID = 'owner-1';
 export const OTHER_USER_ID = 'someone-else';
@@ -62,7 +63,7 @@ export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LI
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const config = loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent', ...options.env });
-  const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema, refreshMs: 60_000 });
+  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema, refreshMs: 60_000 });
   await settings.update(initial);
   const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'paste-uploads-'));
   const paste = createApp({

@@ -18,6 +18,7 @@ import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, migrationsFolder, type PasteApp } from '../src/app.js';
 import { pasteSettingsSchema, type PasteSettings } from '../src/settings/settings.schema.js';
 import { OWNER_ID } from './helpers.js';
+import { settingsTableName } from '../src/settings/settings.table.js';
 
 const redisUrl = testRedisUrl();
 
@@ -39,7 +40,7 @@ describe.skipIf(!available)(`two instances sharing the database and Redis (${tes
     const server = http.createServer((req, res) => handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const settings = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema, refreshMs: 100 });
+    const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema, refreshMs: 100 });
     const paste = createApp({
       config: loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent' }),
       database, settings, oauth: idp.oauth, publicUrl: baseUrl, uploadDir, redis, rateLimitName: prefix,
@@ -53,7 +54,7 @@ describe.skipIf(!available)(`two instances sharing the database and Redis (${tes
     database = await createTestDatabase(migrationsFolder);
     idp = await startDevIdp({ port: 0 });
     redis = createRedisClient(redisUrl);
-    const seed = await createSettingsStore({ pool: database.pool, namespace: 'paste', schema: pasteSettingsSchema });
+    const seed = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
     await seed.update({ webRateLimit: 10, apiRateLimit: 1000 });
     await seed.close();
     instances.push(await startInstance(), await startInstance());

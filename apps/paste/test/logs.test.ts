@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
-import { csrfTokenFor, signInWalk } from '@app/auth/testing';
+import { csrfTokenFor, walkSignIn } from '@app/auth/testing';
 import { createLogger } from '@app/http';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
@@ -68,7 +68,7 @@ describe(`the paste service's logs hold no secrets, at trace level (${testDataba
   it('a whole session carrying every kind of secret leaves none of them in the log', async () => {
     // Sign-in through the identity provider: the OAuth state (in the redirect's Location and the
     // callback's query), the code (in the callback's query) and the session cookie it sets.
-    const { cookie, visited } = await signInWalk(site.baseUrl, OWNER_ID);
+    const { cookie, visited } = await walkSignIn(site.baseUrl, OWNER_ID);
     const callback = visited.find((url) => url.pathname === '/auth/idp/callback')!;
     const code = callback.searchParams.get('code')!;
     const state = callback.searchParams.get('state')!;

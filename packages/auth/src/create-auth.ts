@@ -16,6 +16,8 @@ export interface AuthOptions {
   secureCookies: boolean;
   /** 'paste.sid' | 'license.sid' */
   cookieName: string;
+  /** The service's own session table ('paste_session' | 'license_session'), made by its migrations. */
+  sessionTable: string;
   /** The app's public base URL; the provider redirects back to `${publicUrl}/auth/idp/callback`. */
   publicUrl: string;
   /**
@@ -27,10 +29,17 @@ export interface AuthOptions {
   onSignOut?: (user: SessionUser, req: Request) => Promise<void>;
   /** Optional limiter in front of /auth/idp and /auth/idp/callback. */
   signInLimiter?: RequestHandler;
+  /**
+   * Whether a proxy is trusted (`TRUST_PROXY`): its `X-Forwarded-Proto: https` then makes a
+   * request secure, so a Secure cookie can be set behind a TLS-terminating proxy.
+   */
+  trustsProxy?: boolean;
+  /** Hears, at start and at each failed sign-in, that the Secure session cookie cannot be set over plain http. */
+  warn?: (message: string) => void;
 }
 
 export interface Auth {
-  /** express-session (table "session") + passport: `app.use(...auth.session)`. */
+  /** express-session (the service's session table) + passport: `app.use(...auth.session)`. */
   session: RequestHandler[];
   /** GET /auth/idp, /auth/idp/callback, /auth/logout, /auth/status, /api/csrf-token, mounted. */
   routes: RequestHandler;
@@ -47,6 +56,12 @@ export interface Auth {
 
 export function createAuth(options: AuthOptions): Auth {
   const sessions = createSessionMiddleware(options);
+  // Browsers keep a Secure cookie only from https: over plain http the OAuth state never makes it
+  // into a session, and every sign-in fails. Said at start, and again on the failure page.
+  if (options.secureCookies && options.publicUrl.startsWith('http:') && !options.trustsProxy) {
+    options.warn?.(insecurePublicUrlWarning(options.publicUrl));
+  }
+  const cookieNeedsHttps = (req: Request) => options.secureCookies && !req.secure;
   const csrf = createCsrf();
   // A Passport instance of its own: two apps in one process (tests, `npm start`) never share strategies.
   const authenticator = new passport.Passport();
@@ -89,7 +104,14 @@ export function createAuth(options: AuthOptions): Auth {
             // Failures of the sign-in itself go back to the homepage with a code; failures of our own
             // storage (below) are server errors.
             if (error) return resolve(res.redirect(`/?error=${callbackErrorCode(error)}`));
-            if (!user) return resolve(res.redirect('/?error=auth_failed')); // bad or missing state, access denied
+            if (!user) {
+              // The state was not found: over plain http a Secure cookie never came back to keep it in.
+              if (cookieNeedsHttps(req)) {
+                options.warn?.(`A sign-in failed: it came over plain http, and the session cookie is Secure (kept by browsers only from https). ${httpsRemedy}`);
+                return resolve(res.redirect('/?error=https_required'));
+              }
+              return resolve(res.redirect('/?error=auth_failed')); // bad or missing state, access denied
+            }
             // passport regenerates the session here (a new id, nothing kept from the anonymous one).
             req.logIn(user, (loginError) => {
               if (loginError) return reject(loginError);
@@ -144,6 +166,15 @@ export function createAuth(options: AuthOptions): Auth {
     csrfToken: csrf.tokenFor,
     close: sessions.close,
   };
+}
+
+const httpsRemedy = 'Serve it over https with its public URL (PASTE_PUBLIC_URL, LICENSE_PUBLIC_URL) set to the https:// address; '
+  + "behind a TLS-terminating proxy, set TRUST_PROXY so that the proxy's X-Forwarded-Proto: https is trusted.";
+
+/** The start-up warning of a service whose Secure session cookie cannot be set at its public URL. */
+function insecurePublicUrlWarning(publicUrl: string): string {
+  return `Sign-in cookies need https: the session cookie is Secure in production, browsers keep a Secure cookie only from https, `
+    + `and the public URL ${publicUrl} is plain http with no TRUST_PROXY, so every sign-in will fail. ${httpsRemedy}`;
 }
 
 /** Where the provider sends people back to: register this URL at the provider. */

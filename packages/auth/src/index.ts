@@ -3,6 +3,6 @@ export { createAuth, type Auth, type AuthOptions } from './create-auth.js';
 export { requireSignedIn, requireOwner, requireUser } from './guards.js';
 export { carriesApiCredentials } from './csrf.js';
 export { userFromInfo } from './oauth-strategy.js';
-export { sessionTable } from './session.table.js';
+export { createSessionTable } from './session.table.js';
 export { callbackUrlOf } from './create-auth.js';
 export { resolveIdentityProvider, type IdentityProvider } from './identity-provider.js';

@@ -9,6 +9,8 @@ export interface SessionOptions {
   sessionTtlMs: number;
   secureCookies: boolean;
   cookieName: string;
+  /** The service's session table (`paste_session`, `license_session`), made by its migrations. */
+  sessionTable: string;
 }
 
 export interface SessionMiddleware {
@@ -18,14 +20,14 @@ export interface SessionMiddleware {
 }
 
 /**
- * Sessions live in the app's own database (table "session", created by the app's migrations),
+ * Sessions live in the app's own database (in its own table, created by the app's migrations),
  * so every instance behind a load balancer sees the same ones.
  */
 export function createSessionMiddleware(options: SessionOptions): SessionMiddleware {
   const PgStore = connectPgSimple(session);
   const store = new PgStore({
     pool: options.pool,
-    tableName: 'session',
+    tableName: options.sessionTable,
     createTableIfMissing: false,
     // A session lasts sessionTtlMs from its creation, like its cookie (which is not rolled):
     // touching the row on every request would cost a write per request for nothing.

@@ -38,18 +38,13 @@ export class CookieJar {
 }
 
 /**
- * Walks /auth/idp?login_hint=<userId> → provider → /auth/idp/callback and returns the Cookie
- * header value of the signed-in session. Throws when the chain ends anywhere but `/`.
+ * Walks /auth/idp?login_hint=<userId> → provider → /auth/idp/callback the way a browser does
+ * and answers where on the app the chain ends (`/` when signed in, `/?error=...` when not) and
+ * the Cookie header value the browser then holds, and every URL visited (the provider's authorize
+ * URL with its `state`, the callback with its `code`). `appHeaders` go with every request to the
+ * app (e.g. a proxy's X-Forwarded-Proto).
  */
-export async function signInAs(baseUrl: string, userId: string): Promise<string> {
-  return (await signInWalk(baseUrl, userId)).cookie;
-}
-
-/**
- * `signInAs`, also answering every URL the walk visited (the provider's authorize URL with its
- * `state`, the callback with its `code` and `state`), for tests that look for them elsewhere.
- */
-export async function signInWalk(baseUrl: string, userId: string): Promise<{ cookie: string; visited: URL[] }> {
+export async function walkSignIn(baseUrl: string, userId: string, appHeaders: Record<string, string> = {}): Promise<{ endedAt: URL; cookie: string; visited: URL[] }> {
   const appOrigin = new URL(baseUrl).origin;
   const jar = new CookieJar();
   const visited: URL[] = [];
@@ -57,7 +52,8 @@ export async function signInWalk(baseUrl: string, userId: string): Promise<{ coo
   for (let hop = 0; hop < 10; hop++) {
     visited.push(new URL(url));
     const onApp = new URL(url).origin === appOrigin;
-    const response = await fetch(url, { redirect: 'manual', headers: onApp && jar.header() ? { Cookie: jar.header() } : {} });
+    const headers = onApp ? { ...appHeaders, ...(jar.header() ? { Cookie: jar.header() } : {}) } : {};
+    const response = await fetch(url, { redirect: 'manual', headers });
     if (onApp) jar.store(response);
     await response.arrayBuffer();
     const location = response.headers.get('location');
@@ -65,13 +61,20 @@ export async function signInWalk(baseUrl: string, userId: string): Promise<{ coo
       throw new Error(`Sign-in as ${userId} stopped at ${url} with status ${response.status}`);
     }
     const next = new URL(location, url);
-    if (next.origin === appOrigin && !next.pathname.startsWith('/auth/')) {
-      if (next.searchParams.has('error')) throw new Error(`Sign-in as ${userId} failed: ${next.searchParams.get('error')}`);
-      return { cookie: jar.header(), visited };
-    }
+    if (next.origin === appOrigin && !next.pathname.startsWith('/auth/')) return { endedAt: next, cookie: jar.header(), visited };
     url = next.href;
   }
   throw new Error(`Sign-in as ${userId}: too many redirects`);
+}
+
+/**
+ * Signs `userId` in through the development provider and returns the Cookie header value of
+ * the signed-in session. Throws when the chain ends anywhere but `/`.
+ */
+export async function signInAs(baseUrl: string, userId: string): Promise<string> {
+  const { endedAt, cookie } = await walkSignIn(baseUrl, userId);
+  if (endedAt.searchParams.has('error')) throw new Error(`Sign-in as ${userId} failed: ${endedAt.searchParams.get('error')}`);
+  return cookie;
 }
 
 /** The CSRF token of the session the cookie names. */

@@ -17,6 +17,8 @@ export interface TestApp {
   auth: Auth;
   signIns: string[];
   signOuts: string[];
+  /** What the auth package warned about (the Secure cookie over plain http). */
+  warnings: string[];
   close(): Promise<void>;
 }
 
@@ -24,24 +26,27 @@ export interface TestApp {
  * A small app wired the way the services wire auth, listening on port 0 (the callback URL
  * needs the real port, so the server listens before the app is built).
  */
-export async function startTestApp(options: { database: Database; idp: DevIdp | undefined; secureCookies?: boolean }): Promise<TestApp> {
+export async function startTestApp(options: { database: Database; idp: DevIdp | undefined; secureCookies?: boolean; trustsProxy?: boolean }): Promise<TestApp> {
   const server = http.createServer();
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const signIns: string[] = [];
   const signOuts: string[] = [];
+  const warnings: string[] = [];
 
   const auth = createAuth({
     pool: options.database.pool,
     sessionSecret: 'test-secret-that-is-long-enough-0123456789',
     sessionTtlMs: 60 * 60_000,
     secureCookies: options.secureCookies ?? false,
-    cookieName: 'test.sid',
+    cookieName: 'test.sid', sessionTable: 'session',
     publicUrl: baseUrl,
     oauth: options.idp?.oauth,
     onSignIn: async (user) => { signIns.push(user.id); },
     onSignOut: async (user) => { signOuts.push(user.id); },
+    trustsProxy: options.trustsProxy ?? true,
+    warn: (message) => { warnings.push(message); },
   });
 
   const app = express();
@@ -64,6 +69,7 @@ export async function startTestApp(options: { database: Database; idp: DevIdp | 
     auth,
     signIns,
     signOuts,
+    warnings,
     async close() {
       await auth.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

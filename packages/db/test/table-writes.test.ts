@@ -24,6 +24,9 @@ write('src/notes/notes.repository.ts', [
 ].join('\n'));
 write('src/other/other.service.ts', 'await db.insert(notesTable).values(row);\nawait db.delete(tags);\nawait db.update(unknownThing).set({});');
 write('src/other/rule.sql', '-- INSERT INTO notes in a comment\nCREATE FUNCTION f() AS $$ BEGIN TRUNCATE TABLE note_tags; END $$;');
+write('src/access/session.table.ts', "export const sessionTableName = 'app_session';\nexport const sessionTable = createSessionTable(sessionTableName);");
+write('src/access/settings.table.ts', "export const settingsTable = createSettingsTable('app_settings');");
+write('src/access/sweep.ts', "await db.query('DELETE FROM app_session WHERE expire < now()');");
 write('src/other/other.test.ts', "await db.query('DELETE FROM notes');");
 write('src/testing/factories.ts', "await db.query('DELETE FROM notes');");
 
@@ -32,12 +35,13 @@ describe('findTableWrites', () => {
   const tables = tableDefinitions(files);
   const writes = findTableWrites(files, { base, tables }).map(({ table, file, line, kind }) => `${table} ${kind} ${file}:${line}`).sort();
 
-  it('knows the tables of pgTable definitions by their variables', () => {
-    expect(Object.fromEntries(tables)).toEqual({ notesTable: 'notes', tags: 'note_tags' });
+  it('knows the tables of pgTable definitions and of table factories (a name or a constant) by their variables', () => {
+    expect(Object.fromEntries(tables)).toEqual({ notesTable: 'notes', tags: 'note_tags', sessionTable: 'app_session', settingsTable: 'app_settings' });
   });
 
   it('finds SQL writes (aliases, quotes, any case), Drizzle calls on table variables and SQL files; skips comments, upserts, tests and test helpers', () => {
     expect(writes).toEqual([
+      'app_session delete src/access/sweep.ts:1',
       'note_tags delete src/notes/notes.repository.ts:6',
       'note_tags delete src/other/other.service.ts:2',
       'note_tags truncate src/other/rule.sql:2',

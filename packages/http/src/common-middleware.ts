@@ -32,6 +32,12 @@ function trustProxyValue(value: string): boolean | number | string {
   return value;
 }
 
+/** Whether `TRUST_PROXY` trusts any proxy (so its `X-Forwarded-Proto: https` can make a request secure). */
+export function trustsAProxy(value: string): boolean {
+  const trusted = trustProxyValue(value);
+  return trusted !== false && trusted !== 0;
+}
+
 /** Security headers, request logs and body parsers shared by both services. */
 export function commonMiddleware(app: Express, options: CommonMiddlewareOptions): void {
   app.set('trust proxy', trustProxyValue(options.trustProxy));

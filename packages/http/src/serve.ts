@@ -1,6 +1,9 @@
+import http, { type Server } from 'node:http';
 import type { Express } from 'express';
-import type { Server } from 'node:http';
 import type { Logger } from './logger.js';
+
+/** How long a client may take to send a request's headers, and the whole request, in ms. */
+const requestDeadlines = { headersTimeoutMs: 20_000, requestTimeoutMs: 30_000 };
 
 export interface RunningServer {
   server: Server;
@@ -9,15 +12,39 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+export interface ServeOptions {
+  port: number;
+  host?: string;
+  logger: Logger;
+  /** How long requests in flight may take to finish at shutdown. */
+  timeoutMs: number;
+  name: string;
+  onClosed: () => Promise<void>;
+  handleSignals?: boolean;
+  /** A client that has not sent all its headers by then is answered 408 and disconnected (default 20 s). */
+  headersTimeoutMs?: number;
+  /** A client that has not sent its whole request (headers and body) by then is answered 408 and disconnected (default 30 s). */
+  requestTimeoutMs?: number;
+}
+
 /**
  * Listens, and on SIGTERM/SIGINT stops taking new connections, waits for requests in flight
  * (at most `timeoutMs`), then runs `onClosed` (close the database, the queue) and exits.
  */
-export async function serveGracefully(app: Express, options: {
-  port: number; host?: string; logger: Logger; timeoutMs: number; name: string; onClosed: () => Promise<void>; handleSignals?: boolean;
-}): Promise<RunningServer> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(options.port, options.host ?? '0.0.0.0', (error?: Error) => (error ? reject(error) : resolve(listening)));
+export async function serveGracefully(app: Express, options: ServeOptions): Promise<RunningServer> {
+  const headersTimeout = options.headersTimeoutMs ?? requestDeadlines.headersTimeoutMs;
+  const requestTimeout = options.requestTimeoutMs ?? requestDeadlines.requestTimeoutMs;
+  // Node's default lets a client that trickles its body hold a connection for 300 s. It checks
+  // the deadlines on an interval (30 s by default), so a deadline could be overrun by that much:
+  // a check every second (or a quarter of a shortened deadline) keeps each within about a second.
+  const connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
+  const server = http.createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;

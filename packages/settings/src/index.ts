@@ -1,3 +1,3 @@
 export { createSettingsStore, type SettingsStore, type SettingsStoreOptions } from './settings-store.js';
 export { settingsPatchSchema, type SettingsPatch } from './patch-schema.js';
-export { settingsTable } from './settings.table.js';
+export { createSettingsTable } from './settings.table.js';

@@ -7,6 +7,8 @@ import { deepFreeze, deepMerge, isPlainObject, resolveStored } from './merge.js'
 
 export interface SettingsStoreOptions<T extends object> {
   pool: pg.Pool;
+  /** The service's own settings table (`paste_settings`, `license_settings`), made by its migrations. */
+  table: string;
   namespace: string;
   /** Every field has a `.default()`: `parse({})` gives the defaults. */
   schema: z.ZodType<T>;
@@ -33,6 +35,8 @@ type Listener<T> = (next: T, previous: T) => void;
 
 export async function createSettingsStore<T extends object>(options: SettingsStoreOptions<T>): Promise<SettingsStore<T>> {
   const { pool, namespace, schema } = options;
+  if (!/^[a-z_][a-z0-9_]*$/.test(options.table)) throw new Error(`Not a settings table name: ${options.table}`);
+  const table = `"${options.table}"`;
   const refreshMs = options.refreshMs ?? 2000;
   const defaults = schema.parse({});
   const listeners = new Set<Listener<T>>();
@@ -57,7 +61,7 @@ export async function createSettingsStore<T extends object>(options: SettingsSto
 
   const load = async (): Promise<void> => {
     const { rows } = await pool.query<{ value: unknown; version: number }>(
-      'SELECT value, version FROM settings WHERE namespace = $1', [namespace]);
+      `SELECT value, version FROM ${table} WHERE namespace = $1`, [namespace]);
     apply(rows[0]?.value ?? {}, rows[0]?.version ?? 0);
   };
   await load();
@@ -68,7 +72,7 @@ export async function createSettingsStore<T extends object>(options: SettingsSto
   let inFlight: Promise<void> | undefined;
   const poll = async (): Promise<void> => {
     try {
-      const { rows } = await pool.query<{ version: number }>('SELECT version FROM settings WHERE namespace = $1', [namespace]);
+      const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${table} WHERE namespace = $1`, [namespace]);
       if (rows[0] && rows[0].version > cache.version) await load();
     } catch {
       // The database is briefly unreachable: keep the cached settings and try again next time.
@@ -91,8 +95,8 @@ export async function createSettingsStore<T extends object>(options: SettingsSto
       const written = await withTransaction(pool, async (client) => {
         // The row lock orders concurrent writers (from any instance): each merges onto the
         // latest stored value instead of its own possibly stale cache.
-        await client.query("INSERT INTO settings (namespace, value) VALUES ($1, '{}'::jsonb) ON CONFLICT (namespace) DO NOTHING", [namespace]);
-        const { rows } = await client.query<{ value: unknown }>('SELECT value FROM settings WHERE namespace = $1 FOR UPDATE', [namespace]);
+        await client.query(`INSERT INTO ${table} (namespace, value) VALUES ($1, '{}'::jsonb) ON CONFLICT (namespace) DO NOTHING`, [namespace]);
+        const { rows } = await client.query<{ value: unknown }>(`SELECT value FROM ${table} WHERE namespace = $1 FOR UPDATE`, [namespace]);
         const stored = isPlainObject(rows[0]?.value) ? rows[0].value : {};
         // Nested objects merge too, so a patch may name only the nested keys it changes;
         // undefined leaves a key as it is.
@@ -104,7 +108,7 @@ export async function createSettingsStore<T extends object>(options: SettingsSto
         const toStore = Object.fromEntries(
           Object.keys(valid).filter((key) => key in stored || patched(key)).map((key) => [key, valid[key]]));
         const result = await client.query<{ value: unknown; version: number }>(
-          `UPDATE settings SET value = $2::jsonb, version = version + 1, updated_at = now()
+          `UPDATE ${table} SET value = $2::jsonb, version = version + 1, updated_at = now()
             WHERE namespace = $1 RETURNING value, version`, [namespace, JSON.stringify(toStore)]);
         return result.rows[0]!;
       });

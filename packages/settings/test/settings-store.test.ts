@@ -30,7 +30,7 @@ describe(`settings store (${testDatabaseBackend()})`, () => {
   let database: Database;
   const stores: SettingsStore<Settings>[] = [];
   const open = async (namespace: string, refreshMs = 100) => {
-    const store = await createSettingsStore({ pool: database.pool, namespace, schema, refreshMs });
+    const store = await createSettingsStore({ pool: database.pool, table: 'settings', namespace, schema, refreshMs });
     stores.push(store);
     return store;
   };

@@ -13,6 +13,7 @@ const signInErrors: Record<string, string> = {
   auth_failed: 'Sign-in failed. Please try again.',
   rate_limited: 'The identity provider is rate limiting sign-ins; wait a minute and try again.',
   no_user: 'The identity provider returned no user.',
+  https_required: 'Sign-in failed: the sign-in cookie could not be set over plain http. In production the session cookie is Secure, so browsers keep it only over https: open this site at its https:// address (behind a TLS-terminating proxy, the service needs TRUST_PROXY set).',
 };
 
 export function signInErrorMessage(code: unknown): string | undefined {

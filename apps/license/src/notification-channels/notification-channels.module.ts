@@ -7,6 +7,7 @@ import { createSettingsStore } from '@app/settings';
 import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '../common/feature-module.js';
 import { routingFromConfig } from '../notifications/notifications.service.js';
+import { settingsTableName } from '../runtime-config/settings.table.js';
 import { notificationChannelPages } from './notification-channels.pages.js';
 import { channelSettingsNamespace, channelSettingsSchema } from './notification-channels.schema.js';
 import { createNotificationChannelsService } from './notification-channels.service.js';
@@ -21,7 +22,7 @@ export async function notificationChannelsModule(needs: {
   /** DNS for SMTP hosts (tests inject their own). */
   lookup?: OutgoingLookup;
 }): Promise<FeatureModule & { channels: () => Partial<Record<ChannelName, NotificationChannel>> }> {
-  const store = await createSettingsStore({ pool: needs.pool, namespace: channelSettingsNamespace, schema: channelSettingsSchema, refreshMs: needs.refreshMs });
+  const store = await createSettingsStore({ pool: needs.pool, table: settingsTableName, namespace: channelSettingsNamespace, schema: channelSettingsSchema, refreshMs: needs.refreshMs });
   const service = createNotificationChannelsService({
     pool: needs.pool, store, config: needs.config, now: needs.now, logger: needs.logger, lookup: needs.lookup,
   });

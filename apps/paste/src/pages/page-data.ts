@@ -16,6 +16,7 @@ const signInErrors: Record<string, string> = {
   auth_failed: 'Sign-in failed. Please try again.',
   rate_limited: 'The sign-in provider is busy (rate limited). Please try again in a moment.',
   no_user: 'The sign-in provider returned no user.',
+  https_required: 'Sign-in failed: the sign-in cookie could not be set over plain http. In production the session cookie is Secure, so browsers keep it only over https: open this site at its https:// address (behind a TLS-terminating proxy, the service needs TRUST_PROXY set).',
 };
 
 function formatSize(megabytes: number): string {

@@ -30,13 +30,20 @@ export function sourceFiles(folders: string[]): string[] {
   return found.sort();
 }
 
-/** `pgTable('name', ...)` definitions: the variable each table is bound to, by name. */
+/**
+ * `pgTable('name', ...)` definitions, and tables a shared package's factory makes under a name
+ * the app gives (`createSessionTable(sessionTableName)` with `sessionTableName = 'paste_session'`
+ * in the same file): the variable each table is bound to, by name.
+ */
 export function tableDefinitions(files: string[]): Map<string, string> {
   const tables = new Map<string, string>();
   for (const file of files) {
     if (!file.endsWith('.ts')) continue;
-    for (const match of readFileSync(file, 'utf8').matchAll(/export\s+const\s+(\w+)\s*=\s*pgTable\(\s*['"](\w+)['"]/g)) {
-      tables.set(match[1]!, match[2]!);
+    const text = readFileSync(file, 'utf8');
+    const constants = new Map([...text.matchAll(/const\s+(\w+)\s*=\s*['"](\w+)['"]/g)].map((match) => [match[1]!, match[2]!]));
+    for (const match of text.matchAll(/export\s+const\s+(\w+)\s*=\s*(?:pgTable|create\w*Table)\(\s*(?:['"](\w+)['"]|(\w+)\s*\))/g)) {
+      const name = match[2] ?? constants.get(match[3]!);
+      if (name) tables.set(match[1]!, name);
     }
   }
   return tables;
