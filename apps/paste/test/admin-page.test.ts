@@ -46,9 +46,11 @@ describe('home page notices', () => {
     expect(response.text).toContain(text);
   });
 
-  it('ignores an unknown error code', async () => {
-    const response = await site.http.get('/?error=<script>');
+  it.each(['<script>', 'constructor', 'toString', '__proto__'])('ignores an unknown error code (%s)', async (code) => {
+    const response = await site.http.get(`/?error=${encodeURIComponent(code)}`);
+    expect(response.status).toBe(200);
     expect(response.text).not.toContain('role="alert">');
     expect(response.text).not.toContain('<script>');
+    expect(response.text).not.toContain('native code');
   });
 });

@@ -26,7 +26,7 @@ function formatSize(megabytes: number): string {
 export function homeData(settings: PasteSettings, signInError: string | undefined) {
   return {
     site: siteView(settings), title: '', script: true,
-    notice: signInError ? signInErrors[signInError] : undefined,
+    notice: signInError && Object.hasOwn(signInErrors, signInError) ? signInErrors[signInError] : undefined,
     maxSize: formatSize(settings.maxPasteSize),
     expiryOptions: EXPIRY_PRESETS.map(({ seconds, label }) => ({ value: seconds === null ? '' : String(seconds), label })),
     languages: languageChoices(),
