@@ -1,11 +1,13 @@
 // `npm start`: both services, each in its own process, on the embedded database by default.
 // Without a configured identity provider (and outside production) it first starts the local
-// development provider and points both services at it, so a person can sign in at once.
+// development provider and points both services at it, so a person can sign in at once, and
+// sets the development defaults of ./development-env.ts (owner, admin, a JWT secret).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, loadConfig } from '../packages/config/src/index.js';
 import { startDevIdp, type DevIdp } from '../packages/dev-idp/src/index.js';
+import { applyDevelopmentDefaults } from './development-env.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 // Each service is a node process with tsx's loader, not a child of the tsx command: the command
@@ -36,15 +38,15 @@ async function main(): Promise<void> {
       OAUTH_CLIENT_ID: devIdp.oauth.clientID,
       OAUTH_CLIENT_SECRET: devIdp.oauth.clientSecret,
     });
-    env.OWNER_ID ||= 'owner';
-    env.ADMIN_IDS ||= 'admin';
+    applyDevelopmentDefaults(env, config);
     const banner = [
       '',
       '================ DEVELOPMENT IDENTITY PROVIDER ================',
       `No OAUTH_CLIENT_ID is configured, so a local OAuth 2.0 provider runs at ${devIdp.url}.`,
       'Anyone can sign in there as any user id. Never expose it; set the OAUTH_* variables for real use.',
       `  Paste owner:   open http://localhost:${config.PASTE_PORT}/auth/idp and sign in as "${env.OWNER_ID}"`,
-      `  License admin: open http://localhost:${config.licensePort}/auth/idp and sign in as "${env.ADMIN_IDS.split(',')[0]}"`,
+      `  License admin: open http://localhost:${config.licensePort}/auth/idp and sign in as "${env.ADMIN_IDS!.split(',')[0]}"`,
+      '  Admin API token for scripts: npm run --silent dev-token',
       '================================================================',
       '',
     ];

@@ -20,7 +20,7 @@ describe.skipIf(!executablePath)(`an admin's first hour in the console (${testDa
   let receiver: HttpRecorder;
   beforeAll(async () => {
     receiver = await startHttpRecorder();
-    // The webhook receiver listens on this machine, which outgoing URLs may not reach otherwise.
+    // The webhook receiver listens on loopback, which outgoing URLs may not reach otherwise.
     t = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   });

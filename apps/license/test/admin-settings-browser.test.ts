@@ -68,6 +68,8 @@ describe.skipIf(!executablePath)(`the admin console's settings in a browser (${t
     await page.getByText('it is shown only this once').waitFor();
     const token = await page.getByLabel('New API token').inputValue();
     expect(token.split('.')).toHaveLength(3);
+    await page.getByRole('button', { name: 'Copy the token' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
     expect((await t.http.get('/api/products').set('Authorization', `Bearer ${token}`)).status).toBe(200);
     expect(await capture(page, 'admin-settings-token-issued')).toBeLessThanOrEqual(390);
 
@@ -100,5 +102,29 @@ describe.skipIf(!executablePath)(`the admin console's settings in a browser (${t
     await page.getByRole('link', { name: 'I have saved them' }).click();
     await page.getByLabel('Current code, or a backup code').waitFor();
     expect(await capture(page, 'admin-settings-two-factor-on')).toBeLessThanOrEqual(390);
+  }, 90_000);
+});
+
+describe.skipIf(!executablePath)(`the API tokens page where no JWT secret is set (${testDatabaseBackend()})`, () => {
+  let t: TestApp;
+  let browser: Browser;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('names the variable to set and promises no form that is not there', async () => {
+    const page = await pageAs(browser, t.baseUrl, await t.admin());
+    await page.goto(`${t.baseUrl}/settings/tokens`);
+    await page.getByText('This deployment does not issue tokens').waitFor();
+    expect(await page.getByRole('status').textContent()).toContain('set JWT_SECRET');
+    expect(await page.getByRole('button', { name: 'Issue token' }).count()).toBe(0);
+    expect(await page.getByText('Issue one with the form').count()).toBe(0);
+    await page.getByText('Tokens appear here once this deployment issues them').waitFor();
+    expect(await capture(page, 'admin-settings-tokens-not-configured')).toBeLessThanOrEqual(390);
   }, 90_000);
 });

@@ -49,8 +49,8 @@ const passThrough: RequestHandler = (_req, _res, next) => next();
  * the limit gets Retry-After and a 429 with `message`.
  *
  * The middleware is ours rather than express-rate-limit's: its middleware (a chain of awaits,
- * per-request checks, a Date header) took 55 µs a request on this machine against 7 µs for this
- * one, and every public request passes a limiter. The stores and the client key
+ * per-request checks, a Date header) cost several times what this one does, and every public
+ * request passes a limiter. The stores and the client key
  * (`ipKeyGenerator`, see `ipKey`) remain the libraries'.
  */
 export function createRateLimiter(options: RateLimiterOptions): RebuildableLimiter {
@@ -117,7 +117,7 @@ const ipv6Keys = new Map<string, string>();
 
 /**
  * `ipKeyGenerator`'s key, without its cost where it is known: it parses every IPv6 address
- * (30 µs), and a server listening on both stacks sees each IPv4 client as `::ffff:a.b.c.d`,
+ * (slow next to a request's other work), and a server listening on both stacks sees each IPv4 client as `::ffff:a.b.c.d`,
  * whose key is the IPv4 address. Other IPv6 keys are remembered (the last 10,000 addresses).
  */
 function ipKey(ip: string): string {

@@ -59,9 +59,7 @@ const ejsOwnNames = new Set(['locals', 'escapeFn', 'include', '__output', '__app
  * read from the locals costs one property read. The template's body is put in a block, so that
  * its own `const`/`let` shadow these declarations rather than collide with them. A local the data
  * lacks reads as undefined and prints nothing (under `with` it threw a ReferenceError).
- *
- * Measured on the paste page: 22-25 µs a render with `with`, 13-15 µs without; the 404 page
- * 15-17 µs, 8-9 µs (the same HTML, byte for byte).
+ * A page renders in about half the time it took with `with`, to the same HTML byte for byte.
  */
 function compileTemplate(source: string, file: string): ClientTemplate {
   const text = `<% { %>${source}<% } %>`;

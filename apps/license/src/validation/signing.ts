@@ -38,8 +38,8 @@ export async function loadResponseSigner(db: Queryable): Promise<ResponseSigner>
 
 /**
  * Every validation answer is signed, so the signature is a large share of a validation's CPU.
- * libsodium (sodium-native's prebuilt addon) signs in half the time of node:crypto's OpenSSL
- * (18 against 35-39 µs here) and gives the same bytes: Ed25519 signatures are deterministic.
+ * libsodium (sodium-native's prebuilt addon) signs in about half the time of node:crypto's
+ * OpenSSL and gives the same bytes: Ed25519 signatures are deterministic.
  * Where the addon does not load (a platform without a prebuild), node:crypto signs.
  */
 export async function ed25519Signer(privateKey: KeyObject): Promise<(body: Buffer) => Buffer> {

@@ -23,7 +23,7 @@ export function newDeleteToken(): string {
 /**
  * SHA-256, hex. A fast hash is enough for a 256-bit random secret (no dictionary to try), and
  * unlike bcrypt it costs nothing on the create path. `crypto.hash` is the one-shot form: no Hash
- * object per call (0.8 µs against createHash's 2.2 µs for a token here).
+ * object per call, a fraction of createHash's cost for a string this short.
  */
 export function hashDeleteToken(token: string): string {
   return hash('sha256', token, 'hex');
