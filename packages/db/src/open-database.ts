@@ -30,6 +30,11 @@ export interface OpenDatabaseOptions {
   /** A PGlite dump (`dumpDataDir`, tar.gz) the worker loads instead of `dataDir` (tests start from a template). */
   dumpFile?: string;
   /**
+   * PGlite's WebAssembly, compiled already (see `compiledPglite` in testing/test-database.ts):
+   * compiling it costs about a second of CPU, which tests would pay for every database they open.
+   */
+  wasmModules?: PgliteWasmModules;
+  /**
    * Hears that a lock left on `dataDir` by a dead process was taken over, or that the embedded
    * database's maintenance failed (default: console.warn).
    */
@@ -39,6 +44,11 @@ export interface OpenDatabaseOptions {
    * of PostgreSQL's autovacuum, which PGlite lacks (see embedded-vacuum.ts); default 10 s.
    */
   vacuumIntervalMs?: number;
+}
+
+export interface PgliteWasmModules {
+  pgliteWasmModule: WebAssembly.Module;
+  initdbWasmModule: WebAssembly.Module;
 }
 
 export interface Database {
@@ -180,7 +190,7 @@ async function serveOnThisThread(pglite: PGlite, socket: PrivateSocket): Promise
  */
 async function serveInWorker(options: OpenDatabaseOptions, socket: PrivateSocket): Promise<EmbeddedServer> {
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
-    workerData: { dataDir: options.dataDir ? path.resolve(options.dataDir) : undefined, dumpFile: options.dumpFile, maxConnections: socketConnections, listen: socket.listen },
+    workerData: { dataDir: options.dataDir ? path.resolve(options.dataDir) : undefined, dumpFile: options.dumpFile, wasmModules: options.wasmModules, maxConnections: socketConnections, listen: socket.listen },
   });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const next = () => new Promise<{ ready?: string; failed?: string; closed?: boolean }>((resolve, reject) => {

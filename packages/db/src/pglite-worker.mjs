@@ -10,15 +10,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
-/** @type {{ dataDir?: string; dumpFile?: string; maxConnections: number; listen: { path: string } | { host: string; port: number } }} */
+/** @type {{ dataDir?: string; dumpFile?: string; wasmModules?: { pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module }; maxConnections: number; listen: { path: string } | { host: string; port: number } }} */
 const options = workerData;
+// Modules compiled once by the parent (tests open hundreds of databases per process); absent, PGlite compiles its own.
+const compiled = options.wasmModules ?? {};
 
 let pglite;
 let server;
 try {
   pglite = options.dumpFile
-    ? await PGlite.create({ loadDataDir: new Blob([readFileSync(options.dumpFile)]) })
-    : await PGlite.create(options.dataDir);
+    ? await PGlite.create({ loadDataDir: new Blob([readFileSync(options.dumpFile)]), ...compiled })
+    : await PGlite.create({ dataDir: options.dataDir, ...compiled });
   server = new PGLiteSocketServer({ db: pglite, ...options.listen, maxConnections: options.maxConnections });
   await server.start();
   parentPort.postMessage({ ready: server.getServerConn() });

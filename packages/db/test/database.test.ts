@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openDatabase, runMigrations, withTransaction, type Database } from '../src/index.js';
-import { createTestDatabase, testDatabaseBackend } from '../src/testing/index.js';
+import { createEmptyEmbeddedDatabase, createTestDatabase, testDatabaseBackend } from '../src/testing/index.js';
 
 const migrations = path.join(import.meta.dirname, 'fixtures/migrations');
 
@@ -87,7 +87,7 @@ describe('embedded database on disk', () => {
   });
 
   it('listens on a socket only its own user can open, and removes it on close', async () => {
-    const database = await openDatabase({});
+    const database = await createEmptyEmbeddedDatabase();
     const folder = decodeURIComponent(/[?&]host=([^&]+)/.exec(database.url)?.[1] ?? '');
     try {
       // A Unix socket in a 0700 folder: no TCP port that every local user could connect to.

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../src/index.js';
+import type { Database } from '../src/index.js';
+import { createEmptyEmbeddedDatabase } from '../src/testing/index.js';
 import { vacuumWhereNeeded } from '../src/embedded-vacuum.js';
 
 // PGlite has no autovacuum; the embedded database does its work (embedded-vacuum.ts). These
@@ -12,7 +13,7 @@ describe('embedded database maintenance (autovacuum stand-in)', () => {
   });
 
   const open = async (vacuumIntervalMs = 3_600_000) => {
-    database = await openDatabase({ vacuumIntervalMs, warn: () => {} });
+    database = await createEmptyEmbeddedDatabase({ vacuumIntervalMs, warn: () => {} });
     return database.pool;
   };
   // A session reports its counts to the statistics at most once a second; force it now.

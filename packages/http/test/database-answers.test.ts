@@ -3,7 +3,8 @@ import express, { type Express } from 'express';
 import pg from 'pg';
 import request from 'supertest';
 import { z } from 'zod';
-import { openDatabase, type Database } from '@app/db';
+import type { Database } from '@app/db';
+import { createEmptyEmbeddedDatabase } from '@app/db/testing';
 import { createErrorHandler, createLogger, validate } from '../src/index.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -13,7 +14,7 @@ let app: Express;
 const unreachable = new pg.Pool({ connectionString: 'postgresql://postgres@127.0.0.1:1/postgres', connectionTimeoutMillis: 2000 });
 
 beforeAll(async () => {
-  database = await openDatabase({});
+  database = await createEmptyEmbeddedDatabase();
   await database.pool.query('CREATE TABLE things (name text PRIMARY KEY, meta jsonb)');
   app = express();
   app.use(express.json());

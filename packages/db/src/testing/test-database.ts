@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import path from 'node:path';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
-import { openDatabase, type Database } from '../open-database.js';
+import { fileURLToPath } from 'node:url';
+import { openDatabase, type Database, type OpenDatabaseOptions, type PgliteWasmModules } from '../open-database.js';
 import { runMigrations } from '../migrate.js';
 
 /**
@@ -87,12 +88,29 @@ async function createServerDatabase(serverUrl: string, migrationsFolder: string,
 
 const cacheFolder = path.resolve(import.meta.dirname, '../../../../node_modules/.cache/test-databases');
 
-async function createEmbeddedDatabase(migrationsFolder: string, hash: string): Promise<Database> {
-  const dumpFile = path.join(cacheFolder, `pglite-${hash}.tar.gz`);
+let wasmModules: Promise<PgliteWasmModules> | undefined;
+
+/**
+ * PGlite's two WebAssembly modules, compiled once per test process and handed to every embedded
+ * database it opens (a worker thread receives a compiled module without compiling it again).
+ */
+export function compiledPglite(): Promise<PgliteWasmModules> {
+  wasmModules ??= (async () => {
+    const dist = path.dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')));
+    const compile = (file: string) => WebAssembly.compile(readFileSync(path.join(dist, file)));
+    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([compile('pglite.wasm'), compile('initdb.wasm')]);
+    return { pgliteWasmModule, initdbWasmModule };
+  })();
+  return wasmModules;
+}
+
+/** Makes (once, shared by every test process) the dump a database is loaded from; `prepare` fills it. */
+async function cachedDump(name: string, prepare: (database: Database) => Promise<void>): Promise<string> {
+  const dumpFile = path.join(cacheFolder, `pglite-${name}.tar.gz`);
   if (!existsSync(dumpFile)) {
-    const builder = await PGlite.create();
+    const builder = await PGlite.create({ ...(await compiledPglite()) });
     const database = await openDatabase({ pglite: builder });
-    await runMigrations(database.db, migrationsFolder);
+    await prepare(database);
     const dump = await builder.dumpDataDir('gzip');
     await database.close();
     mkdirSync(cacheFolder, { recursive: true });
@@ -101,6 +119,20 @@ async function createEmbeddedDatabase(migrationsFolder: string, hash: string): P
     writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
     renameSync(partial, dumpFile);
   }
+  return dumpFile;
+}
+
+async function createEmbeddedDatabase(migrationsFolder: string, hash: string): Promise<Database> {
+  const dumpFile = await cachedDump(hash, (database) => runMigrations(database.db, migrationsFolder));
   // Like `npm start`: the database in a worker thread of its own, loaded from the template.
-  return openDatabase({ dumpFile });
+  return openDatabase({ dumpFile, wasmModules: await compiledPglite() });
+}
+
+/**
+ * An empty embedded database in memory, as `openDatabase({})` opens one, but loaded from a cached
+ * dump of a fresh cluster: PGlite's initdb costs seconds of CPU that tests need not pay each time.
+ */
+export async function createEmptyEmbeddedDatabase(options: Omit<OpenDatabaseOptions, 'url' | 'dataDir' | 'pglite' | 'dumpFile'> = {}): Promise<Database> {
+  const dumpFile = await cachedDump('empty', async () => {});
+  return openDatabase({ ...options, dumpFile, wasmModules: await compiledPglite() });
 }
