@@ -63,6 +63,17 @@ const MAX_USER_ID_LENGTH = 200;
 interface IssuedCode { userId: string; redirectUri: string; expiresAt: number }
 interface IssuedToken { userId: string; expiresAt: number }
 
+let signingKeyOnce: Promise<Record<string, unknown>> | undefined;
+
+/**
+ * The provider's RS256 key, made once per process: an RSA key pair costs a noticeable part of a
+ * second, and a test run starts a provider in nearly every file. Nothing outside trusts it.
+ */
+function signingKey(): Promise<Record<string, unknown>> {
+  signingKeyOnce ??= new OAuth2Issuer().keys.generate('RS256').then((jwk) => ({ ...jwk }));
+  return signingKeyOnce;
+}
+
 /**
  * A local OAuth 2.0 provider (authorization code flow) for development and tests, built on
  * oauth2-mock-server, which does the protocol and token work. What this adds: a sign-in form
@@ -71,7 +82,7 @@ interface IssuedToken { userId: string; expiresAt: number }
  */
 export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> {
   const issuer = new OAuth2Issuer();
-  await issuer.keys.generate('RS256');
+  await issuer.keys.add(await signingKey());
   const service = new OAuth2Service(issuer);
   const codes = new Map<string, IssuedCode>();
   const tokens = new Map<string, IssuedToken>();
