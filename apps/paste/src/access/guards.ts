@@ -129,7 +129,11 @@ export function createGuards(deps: {
   const ownerOnly: RequestHandler = (req, res, next) => ownerCheck(req, res, (error?: unknown) =>
     next(error instanceof HttpError && error.status === 401 ? appError('FORBIDDEN', { message: 'Owner sign-in required' }) : error));
   const ownerPageCheck: RequestHandler = (req, res, next) => {
-    if (!req.user) return res.redirect(302, '/auth/idp');
+    if (!req.user) {
+      // Back to this page after signing in (the callback reads it), not to the new-paste form.
+      if (req.method === 'GET') req.session.returnTo = req.originalUrl;
+      return res.redirect(302, '/auth/idp');
+    }
     next(deps.ownerId && req.user.id === deps.ownerId ? undefined : appError('FORBIDDEN', { message: 'Only the site owner can change its settings' }));
   };
 

@@ -194,9 +194,9 @@ function adminPastesData({ list, q, paged }: AdminPastesInput) {
   };
 }
 
-export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiKeySummary[], username: string, pastes: AdminPastesInput) {
+export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiKeySummary[], pastes: AdminPastesInput) {
   return {
-    site: siteView(settings), title: 'Site settings', script: true, bodyClass: 'admin', username,
+    site: siteView(settings), title: 'Site settings', script: true, bodyClass: 'admin', currentPage: 'admin',
     pastes: adminPastesData(pastes),
     figures: [
       ['Pastes', stats.totalPastes], ['Views', stats.totalViews], ['Last 30 days', stats.last30Days],
