@@ -115,7 +115,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     { name: 'health', sessionlessRoutes: healthRouteDeclarations(database.pool), routes: [] },
     pastesModule({ service: pastes, settings, guards, isOwner: createOwnerCheck({ auth, apiKeys, ownerId }), moderation, now }),
     { name: 'auth', routes: auth.routeDeclarations },
-    pagesModule({ settings, stats, apiKeys, moderation, guards }),
+    pagesModule({ settings, stats, apiKeys, moderation, guards, now }),
     settingsModule({ settings, guards }),
     apiKeysModule({ service: apiKeys, guards }),
     statsModule({ service: stats, guards }),

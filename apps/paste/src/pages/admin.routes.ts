@@ -25,6 +25,7 @@ export function adminRoutes(deps: {
   apiKeys: ApiKeyService;
   moderation: ModerationService;
   guards: PasteGuards;
+  now: () => Date;
 }): AnyRoute[] {
   return [defineRoute({
     method: 'get', path: '/admin', summary: "The owner's dashboard", tags: ['pages'], guard: deps.guards.ownerPage,
@@ -41,7 +42,7 @@ export function adminRoutes(deps: {
         deps.stats.get(), deps.apiKeys.list(), deps.moderation.list({ q, cursor, limit: ADMIN_PAGE_SIZE }),
       ]);
       res.set('Cache-Control', 'no-store')
-        .render('admin/dashboard', adminData(deps.settings.get(), stats, keys, { list, q, paged: cursor !== undefined }));
+        .render('admin/dashboard', adminData(deps.settings.get(), stats, keys, { list, q, paged: cursor !== undefined, now: deps.now() }));
     },
   })];
 }
