@@ -143,6 +143,10 @@ describe.skipIf(!executablePath)(`the paste owner's first day in a browser (${te
       await page.waitForURL(/q=team/);
       expect(await rows.count()).toBe(1);
       expect(await capture(page, 'paste-admin-search')).toBeLessThanOrEqual(390);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.locator('#pastes').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(screenshots, 'paste-admin-search-390-screen.png') });
+      await page.setViewportSize({ width: 1280, height: 800 });
       await page.getByRole('link', { name: 'Clear' }).click();
       await page.waitForURL((url) => !url.search.includes('q='));
       expect(await rows.count()).toBe(3);
