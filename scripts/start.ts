@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, loadConfig } from '../packages/config/src/index.js';
+import { ConfigError, loadConfig, PortInUseError } from '../packages/config/src/index.js';
 import { startDevIdp, type DevIdp } from '../packages/dev-idp/src/index.js';
 import { applyDevelopmentDefaults } from './development-env.js';
 
@@ -30,7 +30,16 @@ async function main(): Promise<void> {
 
   let devIdp: DevIdp | undefined;
   if (!config.OAUTH_CLIENT_ID && config.NODE_ENV !== 'production' && config.DEV_IDP_ENABLED) {
-    devIdp = await startDevIdp({ port: config.DEV_IDP_PORT });
+    try {
+      devIdp = await startDevIdp({ port: config.DEV_IDP_PORT });
+    } catch (error) {
+      // Nothing else has started yet: one line, and no service left half-started.
+      if (error instanceof PortInUseError) {
+        console.error(error.message);
+        process.exit(1);
+      }
+      throw error;
+    }
     Object.assign(env, {
       OAUTH_AUTHORIZATION_URL: devIdp.oauth.authorizationURL,
       OAUTH_TOKEN_URL: devIdp.oauth.tokenURL,

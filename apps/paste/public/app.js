@@ -170,15 +170,43 @@
     return body;
   }
 
+  // Asks in the shared in-page dialog (ui.js), never the browser's confirm().
+  function ask(question, button) {
+    return window.ui.confirmDialog(question, { button: button });
+  }
+
+  function say(status, text, ok) {
+    status.className = 'form-status small ' + (ok ? 'ok' : 'error');
+    status.textContent = text;
+  }
+
+  // The list of API keys, re-read from the page itself after a change, so it shows what the
+  // server has without a reload (and with the server's own formatting).
+  function refreshKeyList() {
+    return fetch('/admin', { credentials: 'same-origin' })
+      .then(function (response) { return response.text(); })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('api-key-list');
+        var current = document.getElementById('api-key-list');
+        if (fresh && current) current.replaceWith(document.importNode(fresh, true));
+      });
+  }
+
+  // The key just created: shown once, with a Copy button, above the form.
+  function showNewKey(apiKey) {
+    var box = document.getElementById('new-key');
+    document.getElementById('new-key-name').textContent = apiKey.name;
+    document.getElementById('new-key-value').value = apiKey.key;
+    box.hidden = false;
+  }
+
   Array.prototype.forEach.call(forms, function (form) {
     var status = form.querySelector('.form-status');
-    form.addEventListener('submit', function (event) {
-      event.preventDefault();
-      if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
+    function submit() {
       var request;
       if (form.dataset.upload) {
         var input = form.querySelector('input[type=file]');
-        if (!input.files.length) { status.textContent = 'Choose a file first.'; status.className = 'form-status small error'; return; }
+        if (!input.files.length) { say(status, 'Choose a file first.', false); return; }
         var data = new FormData();
         data.append(form.dataset.upload, input.files[0]);
         request = send('POST', form.dataset.endpoint, data, true);
@@ -188,25 +216,42 @@
       status.textContent = 'Saving…';
       status.className = 'form-status small';
       request.then(function (result) {
-        status.className = 'form-status small ok';
         if ('createsKey' in form.dataset && result.apiKey) {
-          status.textContent = 'New key (copy it now, it is not shown again): ' + result.apiKey.key;
-          return;
+          showNewKey(result.apiKey);
+          form.reset();
+          say(status, 'Key created.', true);
+          return refreshKeyList();
         }
-        status.textContent = result.message || 'Saved';
+        say(status, result.message || 'Saved', true);
         if (form.dataset.upload) setTimeout(function () { window.location.reload(); }, 600);
-      }, function (error) {
-        status.className = 'form-status small error';
-        status.textContent = error.message;
+      }).catch(function (error) {
+        say(status, error.message, false);
       });
+    }
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      if (!form.dataset.confirm) { submit(); return; }
+      ask(form.dataset.confirm, form.dataset.confirmButton).then(function (ok) { if (ok) submit(); });
     });
   });
 
-  Array.prototype.forEach.call(document.querySelectorAll('[data-delete-key]'), function (button) {
-    button.addEventListener('click', function () {
-      if (!window.confirm('Delete this API key? Programs using it will be refused.')) return;
+  // Delete buttons: delegated, since the list of keys is replaced after each change.
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest && event.target.closest('[data-delete-key]');
+    if (!button) return;
+    var status = document.querySelector('form[data-creates-key] .form-status');
+    ask('Delete this API key? Programs using it will be refused.', 'Delete key').then(function (ok) {
+      if (!ok) return;
+      button.disabled = true;
       send('DELETE', '/api/settings/api-keys/' + encodeURIComponent(button.getAttribute('data-delete-key')))
-        .then(function () { window.location.reload(); }, function (error) { window.alert(error.message); });
+        .then(function () {
+          say(status, 'API key deleted.', true);
+          return refreshKeyList();
+        })
+        .catch(function (error) {
+          button.disabled = false;
+          say(status, error.message, false);
+        });
     });
   });
 
@@ -214,18 +259,18 @@
   Array.prototype.forEach.call(document.querySelectorAll('[data-delete-paste]'), function (button) {
     button.addEventListener('click', function () {
       var slug = button.getAttribute('data-delete-paste');
-      if (!window.confirm('Delete paste ' + slug + '? This cannot be undone.')) return;
       var status = document.getElementById('paste-list-status');
-      button.disabled = true;
-      send('DELETE', '/api/paste/' + encodeURIComponent(slug)).then(function () {
-        var row = button.closest('tr');
-        if (row) row.parentNode.removeChild(row);
-        status.className = 'form-status small ok';
-        status.textContent = 'Paste ' + slug + ' deleted.';
-      }, function (error) {
-        button.disabled = false;
-        status.className = 'form-status small error';
-        status.textContent = error.message;
+      ask('Delete paste ' + slug + '? This cannot be undone.', 'Delete paste').then(function (ok) {
+        if (!ok) return;
+        button.disabled = true;
+        send('DELETE', '/api/paste/' + encodeURIComponent(slug)).then(function () {
+          var row = button.closest('tr');
+          if (row) row.parentNode.removeChild(row);
+          say(status, 'Paste ' + slug + ' deleted.', true);
+        }, function (error) {
+          button.disabled = false;
+          say(status, error.message, false);
+        });
       });
     });
   });

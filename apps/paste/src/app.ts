@@ -9,6 +9,7 @@ import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createGuards } from './access/guards.js';
 import { sessionTableName } from './access/session.table.js';
+import { viewerLocals } from './access/viewer.js';
 import { apiDocsModule } from './api-docs/api-docs.module.js';
 import { createApiKeyRepository } from './api-keys/api-key.repository.js';
 import { createApiKeyService } from './api-keys/api-key.service.js';
@@ -114,7 +115,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     { name: 'health', sessionlessRoutes: healthRouteDeclarations(database.pool), routes: [] },
     pastesModule({ service: pastes, settings, guards, isOwner: createOwnerCheck({ auth, apiKeys, ownerId }), moderation, now }),
     { name: 'auth', routes: auth.routeDeclarations },
-    pagesModule({ settings, stats, apiKeys, moderation, guards }),
+    pagesModule({ settings, stats, apiKeys, moderation, guards, now }),
     settingsModule({ settings, guards }),
     apiKeysModule({ service: apiKeys, guards }),
     statsModule({ service: stats, guards }),
@@ -140,7 +141,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   // The other pages under /paste/ (the creator's, the delete page) need no session for a visitor
   // without a cookie either: the session machinery (a new session id, passport) would be a large
   // share of such a request. Creating and reading pastes without one never get here (hot lane).
-  const sessions = Router().use(...auth.session);
+  const sessions = Router().use(...auth.session, viewerLocals(ownerId));
   const session: RequestHandler = (req, res, next) => {
     if (req.method === 'GET' && req.path.startsWith('/paste/') && !hasSessionCookie(req)) return next();
     sessions(req, res, next);

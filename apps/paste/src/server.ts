@@ -33,31 +33,41 @@ export async function startPasteService(processConfig: Config, options: { logger
   const sessionSecretNote = describeSessionSecret(sessionSecret);
   if (sessionSecretNote) logger.info({ file: sessionSecret.file }, sessionSecretNote);
   const config: Config = { ...processConfig, SESSION_SECRET: sessionSecret.secret };
-  const url = config.PASTE_DATABASE_URL ?? config.DATABASE_URL;
-  const database = await openDatabase(url ? { url } : { dataDir: path.join(config.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
-  await runMigrations(database.db, migrationsFolder, 'paste');
-  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
-  const redis: Redis | undefined = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
-  const port = options.port ?? config.PASTE_PORT;
-  const publicUrl = (config.PASTE_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  const { oauth, devIdp } = await resolveIdentityProvider(config, logger, publicUrl);
-
-  const paste = createApp({ config, database, logger, settings, oauth, publicUrl, uploadDir: uploadDirOf(config), redis });
-  // A job schema of its own: the license service may share this database (a lone DATABASE_URL).
-  const queue: JobQueue = await createJobQueue({ pool: database.pool, logger, schema: 'pgboss_paste' });
-  const stopJobs = await paste.startJobs(queue);
-
+  // What is open so far, closed last first at shutdown, and also when start-up fails half-way
+  // (a port in use): the embedded database's socket folder and lock do not outlive the process.
+  const opened: (() => unknown)[] = [];
   const closeAll = async () => {
-    stopJobs();
-    await queue.stop();
-    await paste.close();
-    await settings.close();
-    redis?.disconnect();
-    await devIdp?.stop();
-    await database.close();
+    for (const close of opened.reverse().splice(0)) await close();
   };
-  const running = await serveGracefully(paste.app, {
-    port, logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, name: 'paste service', onClosed: closeAll, handleSignals: options.handleSignals,
-  });
-  return { url: `http://127.0.0.1:${running.port}`, running, paste, database, settings, stop: () => running.stop() };
+  try {
+    // The identity provider first: a development provider whose port is taken stops the start
+    // before the database is opened.
+    const port = options.port ?? config.PASTE_PORT;
+    const publicUrl = (config.PASTE_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+    const { oauth, devIdp } = await resolveIdentityProvider(config, logger, publicUrl);
+    opened.push(() => devIdp?.stop());
+    const url = config.PASTE_DATABASE_URL ?? config.DATABASE_URL;
+    const database = await openDatabase(url ? { url } : { dataDir: path.join(config.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
+    opened.push(() => database.close());
+    await runMigrations(database.db, migrationsFolder, 'paste');
+    const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
+    opened.push(() => settings.close());
+    const redis: Redis | undefined = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
+    opened.push(() => redis?.disconnect());
+
+    const paste = createApp({ config, database, logger, settings, oauth, publicUrl, uploadDir: uploadDirOf(config), redis });
+    opened.push(() => paste.close());
+    // A job schema of its own: the license service may share this database (a lone DATABASE_URL).
+    const queue: JobQueue = await createJobQueue({ pool: database.pool, logger, schema: 'pgboss_paste' });
+    opened.push(() => queue.stop());
+    opened.push(await paste.startJobs(queue));
+
+    const running = await serveGracefully(paste.app, {
+      port, portVariable: 'PASTE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, name: 'paste service', onClosed: closeAll, handleSignals: options.handleSignals,
+    });
+    return { url: `http://127.0.0.1:${running.port}`, running, paste, database, settings, stop: () => running.stop() };
+  } catch (error) {
+    await closeAll().catch((closing: unknown) => logger.error({ err: closing }, 'closing after a failed start failed'));
+    throw error;
+  }
 }

@@ -54,3 +54,34 @@ describe('home page notices', () => {
     expect(response.text).not.toContain('native code');
   });
 });
+
+describe(`the Pastes figure and the list agree (${testDatabaseBackend()})`, () => {
+  it('marks used-up and expired pastes in the list; the figure says it leaves expired ones out', async () => {
+    await site.reset();
+    await site.createPaste({ content: 'live' });
+    const usedUp = await site.createPaste({ content: 'once', maxViews: 1 });
+    await site.http.get(`/paste/${usedUp}`).expect(200);
+    const expired = await site.createPaste({ content: 'later', expiresIn: 3600 });
+    await site.database.pool.query(`UPDATE pastes SET expires_at = now() - interval '1 minute' WHERE slug = $1`, [expired]);
+
+    const owner = await site.session(OWNER_ID);
+    const response = await site.http.get('/admin').set('Cookie', owner.cookie);
+    expect(response.status).toBe(200);
+    // Three rows, two marked; the figure counts the two that are not expired, and says so.
+    expect(response.text).toMatch(/<span class="stat-value">2<\/span><span class="stat-label">Pastes<\/span><span class="stat-note">expired ones not counted<\/span>/);
+    const rows = response.text.split('<tr>').slice(2);
+    expect(rows).toHaveLength(3);
+    const rowOf = (slug: string) => rows.find((row) => row.includes(`href="/paste/${slug}"`))!;
+    expect(rowOf(usedUp)).toMatch(/<span class="badge badge-warning" title="[^"]*">Used up<\/span>/);
+    expect(rowOf(expired)).toMatch(/<span class="badge badge-warning" title="[^"]*">Expired<\/span>/);
+    expect(rows.filter((row) => row.includes('class="badge'))).toHaveLength(2);
+  });
+
+  it('a search offers Clear, back to the whole list; the whole list offers none', async () => {
+    const owner = await site.session(OWNER_ID);
+    const searched = await site.http.get('/admin?q=abc').set('Cookie', owner.cookie);
+    expect(searched.text).toContain('<a class="button button-ghost" href="/admin#pastes">Clear</a>');
+    const whole = await site.http.get('/admin').set('Cookie', owner.cookie);
+    expect(whole.text).not.toContain('>Clear</a>');
+  });
+});

@@ -86,8 +86,8 @@ describe.skipIf(!executablePath)(`the owner's list of pastes and the paste page 
       await page.goto(`${site.baseUrl}/admin`);
       await page.getByLabel('User id').fill(OWNER_ID);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${site.baseUrl}/`);
-      await page.goto(`${site.baseUrl}/admin`);
+      // Back to the page that asked for the sign-in.
+      await page.waitForURL(`${site.baseUrl}/admin`);
       await page.getByRole('heading', { name: 'Pastes', exact: true }).waitFor();
 
       const rows = page.locator('#pastes tbody tr');
@@ -117,17 +117,22 @@ describe.skipIf(!executablePath)(`the owner's list of pastes and the paste page 
       await page.goBack();
       await page.getByLabel('Search pastes').waitFor();
 
+      // The question is asked in the page (the shared dialog), never by the browser's confirm().
+      const nativeDialogs: string[] = [];
+      page.on('dialog', (dialog) => { nativeDialogs.push(dialog.message()); void dialog.dismiss(); });
+      const dialog = page.getByRole('dialog');
       // Cancelling the question keeps the paste.
-      page.once('dialog', (dialog) => { void dialog.dismiss(); });
       await row.getByRole('button', { name: 'Delete' }).click();
+      expect(await dialog.innerText()).toContain(`Delete paste ${target}? This cannot be undone.`);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
       expect(await rows.count()).toBe(1);
       await site.http.head(`/paste/${target}`).expect(200);
 
-      let question = '';
-      page.once('dialog', (dialog) => { question = dialog.message(); void dialog.accept(); });
       await row.getByRole('button', { name: 'Delete' }).click();
+      await dialog.getByRole('button', { name: 'Delete paste' }).click();
       await page.getByText(`Paste ${target} deleted.`).waitFor();
-      expect(question).toBe(`Delete paste ${target}? This cannot be undone.`);
+      expect(nativeDialogs).toEqual([]);
       expect(await page.locator('#pastes tbody tr').count()).toBe(0);
       await site.http.head(`/paste/${target}`).expect(404);
 

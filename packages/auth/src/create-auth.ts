@@ -112,10 +112,12 @@ export function createAuth(options: AuthOptions): Auth {
               }
               return resolve(res.redirect('/?error=auth_failed')); // bad or missing state, access denied
             }
-            // passport regenerates the session here (a new id, nothing kept from the anonymous one).
+            // passport regenerates the session here (a new id, nothing kept from the anonymous one):
+            // the page that sent the visitor to sign in is read first.
+            const returnTo = localPath(req.session.returnTo) ?? '/';
             req.logIn(user, (loginError) => {
               if (loginError) return reject(loginError);
-              Promise.resolve(options.onSignIn?.(user, req)).then(() => resolve(res.redirect('/')), reject);
+              Promise.resolve(options.onSignIn?.(user, req)).then(() => resolve(res.redirect(returnTo)), reject);
             });
           })(req, res, reject);
         });
@@ -180,6 +182,11 @@ function insecurePublicUrlWarning(publicUrl: string): string {
 /** Where the provider sends people back to: register this URL at the provider. */
 export function callbackUrlOf(publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/auth/idp/callback`;
+}
+
+/** A path on this site (`/admin?q=x`), never another origin (`//evil.example`, `/\\evil.example`). */
+function localPath(value: unknown): string | undefined {
+  return typeof value === 'string' && /^\/(?![\/\\])/.test(value) && !/[\u0000-\u001f]/.test(value) ? value : undefined;
 }
 
 const sessionUserSchema = z.object({ id: z.string(), username: z.string() });

@@ -35,5 +35,7 @@ declare module 'express-session' {
     flash?: Array<{ type: 'success' | 'error'; text: string }>;
     /** A secret a page just made (e.g. a webhook endpoint's), kept until the page that shows it once; `for` names what it belongs to. */
     oneTimeSecret?: { for: string; secret: string };
+    /** The page a guard sent to sign in from (a path on this site); the callback returns there. */
+    returnTo?: string;
   }
 }

@@ -1,6 +1,6 @@
-import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { explainListenError } from '@app/config';
 import {
   OAuth2Issuer,
   OAuth2Service,
@@ -142,8 +142,11 @@ export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> 
     if (interceptAuthorize(req, res)) return;
     service.requestHandler(req, res);
   });
-  server.listen(options.port ?? 9000, options.host ?? '127.0.0.1');
-  await once(server, 'listening');
+  const wanted = options.port ?? 9000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(explainListenError(error, wanted, 'DEV_IDP_PORT')));
+    server.listen(wanted, options.host ?? '127.0.0.1', () => resolve());
+  });
   const { port } = server.address() as AddressInfo;
   const url = `http://${urlHost(options.host ?? '127.0.0.1')}:${port}`;
   issuer.url = url;

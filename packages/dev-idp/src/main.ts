@@ -1,5 +1,5 @@
 // The development provider on its own, for `docker compose --profile demo up`: never in production use.
-import { ConfigError, loadConfig } from '@app/config';
+import { ConfigError, loadConfig, PortInUseError } from '@app/config';
 import { startDevIdp } from './index.js';
 
 async function main(): Promise<void> {
@@ -13,6 +13,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof PortInUseError ? error.message : error);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PortInUseError } from '@app/config';
 import { DEV_CLIENT_ID, DEV_CLIENT_SECRET, escapeHtml, startDevIdp, type DevIdp } from '../src/index.js';
 
 const redirectUri = 'http://app.test/auth/idp/callback';
@@ -139,3 +140,12 @@ describe('development identity provider', () => {
 function unescape(value: string): string {
   return value.replace(/&#(\d+);/g, (_match, code: string) => String.fromCharCode(Number(code)));
 }
+
+describe('a port already in use', () => {
+  it('refuses with PortInUseError, whose one line names DEV_IDP_PORT', async () => {
+    const port = Number(new URL(idp.url).port);
+    const refused = await startDevIdp({ port }).then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(PortInUseError);
+    expect((refused as Error).message).toBe(`Port ${port} is in use: another npm start may be running. Stop it, or set DEV_IDP_PORT to a free port (e.g. DEV_IDP_PORT=${port + 1}).`);
+  });
+});

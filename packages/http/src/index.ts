@@ -1,7 +1,7 @@
 export { HttpError, isHttpError } from './http-error.js';
 export { createErrorHandler, describeError, type ErrorHandlerOptions } from './error-handler.js';
 export { validate, parseInput, validationDetails, readableIssue } from './validate.js';
-export { createLogger, requestLogger, requestIdOf, secretHeaders, type Logger, type LoggerOptions, type RequestLogOptions } from './logger.js';
+export { createLogger, requestLogger, requestIdOf, secretHeaders, wantsPrettyLogs, type Logger, type LoggerOptions, type RequestLogOptions } from './logger.js';
 export { commonMiddleware, apiNotFound, trustsAProxy, type CommonMiddlewareOptions } from './common-middleware.js';
 export { isQuickJsonType, jsonBody } from './json-body.js';
 export { healthRouteDeclarations, healthRoutes } from './health.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import type { Request, RequestHandler } from 'express';
@@ -16,6 +17,36 @@ export interface LoggerOptions {
    * only the app knows (the license service masks license keys with it), wherever they occur.
    */
   maskLine?: (line: string) => string;
+  /**
+   * Readable, coloured lines (pino-pretty) instead of JSON. Default: when the lines go to
+   * standard output, it is a terminal and NODE_ENV is not production (wantsPrettyLogs).
+   */
+  pretty?: boolean;
+}
+
+/**
+ * Whether a person reads the logs as they come: standard output is a terminal, outside
+ * production. Production and anything piped or collected (Docker, systemd, a file) stay JSON.
+ */
+export function wantsPrettyLogs(nodeEnv: string | undefined = process.env.NODE_ENV, output: { isTTY?: boolean } = process.stdout): boolean {
+  return output.isTTY === true && nodeEnv !== 'production';
+}
+
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * pino-pretty as a stream in this thread (not a transport worker), so every line has passed the
+ * redaction and `maskLine` before it is formatted; onto `destination` when given (tests read what
+ * a terminal would show), else standard output in colour. Loaded only when asked for: production
+ * never loads it, and a built app without it in its node_modules writes JSON instead.
+ */
+function prettyStream(destination: DestinationStream | undefined): DestinationStream | undefined {
+  try {
+    const pretty = requireHere('pino-pretty') as (options: object) => DestinationStream;
+    return pretty({ colorize: destination === undefined, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, destination });
+  } catch {
+    return destination;
+  }
 }
 
 /**
@@ -41,16 +72,19 @@ const redactedPaths = [
 ];
 
 /**
- * The process's logger: JSON lines, credentials in headers redacted wherever a line carries
- * `req.headers` or `res.headers` (the request log masks them before, and more widely).
+ * The process's logger: JSON lines (readable ones in a terminal during development, see
+ * `pretty`), credentials in headers redacted wherever a line carries `req.headers` or
+ * `res.headers` (the request log masks them before, and more widely).
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  const pretty = options.pretty ?? (options.destination === undefined && wantsPrettyLogs());
+  const destination = pretty ? prettyStream(options.destination) : options.destination;
   return pino({
     level: options.level ?? 'info',
     name: options.name,
     redact: { paths: redactedPaths, censor: '[redacted]' },
     ...(options.maskLine ? { hooks: { streamWrite: options.maskLine } } : {}),
-  }, options.destination);
+  }, destination);
 }
 
 const requestIdKey = Symbol('requestId');

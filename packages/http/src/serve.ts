@@ -1,5 +1,6 @@
 import http, { type Server } from 'node:http';
 import type { Express } from 'express';
+import { explainListenError } from '@app/config';
 import type { Logger } from './logger.js';
 
 /** How long a client may take to send a request's headers, and the whole request, in ms. */
@@ -19,6 +20,8 @@ export interface ServeOptions {
   /** How long requests in flight may take to finish at shutdown. */
   timeoutMs: number;
   name: string;
+  /** The variable that sets the port (PASTE_PORT), named when the port is taken. */
+  portVariable?: string;
   onClosed: () => Promise<void>;
   handleSignals?: boolean;
   /** A client that has not sent all its headers by then is answered 408 and disconnected (default 20 s). */
@@ -40,9 +43,10 @@ export async function serveGracefully(app: Express, options: ServeOptions): Prom
   const connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
   const server = http.createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, app);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => reject(explainListenError(error, options.port, options.portVariable ?? 'PORT'));
+    server.once('error', failed);
     server.listen(options.port, options.host ?? '0.0.0.0', () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

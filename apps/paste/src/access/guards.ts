@@ -129,7 +129,14 @@ export function createGuards(deps: {
   const ownerOnly: RequestHandler = (req, res, next) => ownerCheck(req, res, (error?: unknown) =>
     next(error instanceof HttpError && error.status === 401 ? appError('FORBIDDEN', { message: 'Owner sign-in required' }) : error));
   const ownerPageCheck: RequestHandler = (req, res, next) => {
-    if (!req.user) return res.redirect(302, '/auth/idp');
+    if (!req.user) {
+      if (req.method !== 'GET') return res.redirect(302, '/auth/idp');
+      // Back to this page after signing in (the callback reads it), not to the new-paste form.
+      // Saved before the redirect is sent: express-session would send the headers first and
+      // save after, and the browser's next request could read the session without it.
+      req.session.returnTo = req.originalUrl;
+      return req.session.save((error) => (error ? next(error) : res.redirect(302, '/auth/idp')));
+    }
     next(deps.ownerId && req.user.id === deps.ownerId ? undefined : appError('FORBIDDEN', { message: 'Only the site owner can change its settings' }));
   };
 

@@ -25,6 +25,7 @@ export function adminRoutes(deps: {
   apiKeys: ApiKeyService;
   moderation: ModerationService;
   guards: PasteGuards;
+  now: () => Date;
 }): AnyRoute[] {
   return [defineRoute({
     method: 'get', path: '/admin', summary: "The owner's dashboard", tags: ['pages'], guard: deps.guards.ownerPage,
@@ -34,14 +35,14 @@ export function adminRoutes(deps: {
       302: { description: 'Not signed in: to the sign-in' },
       403: { description: 'Signed in, but not the owner', contentType: 'text/html' },
     },
-    handler: async ({ query, req, res }) => {
+    handler: async ({ query, res }) => {
       const q = query.q?.trim() ?? '';
       const cursor = query.cursor ? decodeListCursor(query.cursor) : undefined;
       const [stats, keys, list] = await Promise.all([
         deps.stats.get(), deps.apiKeys.list(), deps.moderation.list({ q, cursor, limit: ADMIN_PAGE_SIZE }),
       ]);
       res.set('Cache-Control', 'no-store')
-        .render('admin/dashboard', adminData(deps.settings.get(), stats, keys, req.user?.username ?? '', { list, q, paged: cursor !== undefined }));
+        .render('admin/dashboard', adminData(deps.settings.get(), stats, keys, { list, q, paged: cursor !== undefined, now: deps.now() }));
     },
   })];
 }

@@ -159,9 +159,28 @@ export interface AdminPastesInput {
   q: string;
   /** Whether this is a later page (then a link back to the first one is shown). */
   paged: boolean;
+  /** What "expired" is measured against. */
+  now: Date;
 }
 
-function limitsText(paste: PasteList['pastes'][number]): string {
+type ListedPaste = PasteList['pastes'][number];
+
+/**
+ * A paste that can no longer be opened is still listed until it is deleted (a used-up one stays
+ * until the owner or auto-delete removes it; an expired one until the job, within a minute): the
+ * list says so, since the Pastes figure leaves expired pastes out (decisions.md: they are gone).
+ */
+function stateBadge(paste: ListedPaste, now: Date) {
+  if (paste.expiresAt !== null && new Date(paste.expiresAt) <= now) {
+    return { text: 'Expired', tone: 'warning', title: 'Past its time limit: no longer shown, deleted within minutes, not counted in Pastes' };
+  }
+  if (paste.maxViews !== null && paste.viewsCount >= paste.maxViews) {
+    return { text: 'Used up', tone: 'warning', title: 'Its views are used up: no longer shown' };
+  }
+  return undefined;
+}
+
+function limitsText(paste: ListedPaste): string {
   const limits = [];
   if (paste.maxViews !== null) limits.push(`${paste.maxViews} ${paste.maxViews === 1 ? 'view' : 'views'}`);
   if (paste.expiresAt !== null) limits.push(`until ${shortDate(new Date(paste.expiresAt))}`);
@@ -169,7 +188,7 @@ function limitsText(paste: PasteList['pastes'][number]): string {
   return limits.length ? limits.join(', ') : 'none';
 }
 
-function adminPastesData({ list, q, paged }: AdminPastesInput) {
+function adminPastesData({ list, q, paged, now }: AdminPastesInput) {
   const href = (cursor?: string) => {
     const query = new URLSearchParams();
     if (q) query.set('q', q);
@@ -181,7 +200,7 @@ function adminPastesData({ list, q, paged }: AdminPastesInput) {
     q,
     rows: list.pastes.map((paste) => ({
       cells: [
-        { text: paste.slug, href: `/paste/${paste.slug}` },
+        { text: paste.slug, href: `/paste/${paste.slug}`, badge: stateBadge(paste, now) },
         paste.title ?? '—', humanBytes(paste.size), String(paste.viewsCount), limitsText(paste), shortDate(new Date(paste.createdAt)),
       ],
       actions: [{ label: 'Delete', danger: true, attributes: { 'data-delete-paste': paste.slug, 'aria-label': `Delete paste ${paste.slug}` } }],
@@ -194,15 +213,19 @@ function adminPastesData({ list, q, paged }: AdminPastesInput) {
   };
 }
 
-export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiKeySummary[], username: string, pastes: AdminPastesInput) {
+export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiKeySummary[], pastes: AdminPastesInput) {
   return {
-    site: siteView(settings), title: 'Site settings', script: true, bodyClass: 'admin', username,
+    site: siteView(settings), title: 'Site settings', script: true, bodyClass: 'admin', currentPage: 'admin',
     pastes: adminPastesData(pastes),
     figures: [
-      ['Pastes', stats.totalPastes], ['Views', stats.totalViews], ['Last 30 days', stats.last30Days],
-      ['API requests', stats.apiUsage], ['Average size', stats.avgPasteSize], ['Most viewed', stats.mostViewed],
-      ['Average views', stats.avgViews], ['Storage', stats.storageUsed],
-    ].map(([label, value]) => ({ label, value })),
+      // The list below also shows expired pastes until the job deletes them, marked "Expired".
+      { label: 'Pastes', value: stats.totalPastes, note: 'expired ones not counted' },
+      ...[
+        ['Views', stats.totalViews], ['Last 30 days', stats.last30Days],
+        ['API requests', stats.apiUsage], ['Average size', stats.avgPasteSize], ['Most viewed', stats.mostViewed],
+        ['Average views', stats.avgViews], ['Storage', stats.storageUsed],
+      ].map(([label, value]) => ({ label, value, note: undefined })),
+    ],
     forms: [
       {
         endpoint: '/api/settings/general', title: 'General', fields: [

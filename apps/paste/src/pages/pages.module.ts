@@ -18,6 +18,7 @@ export function pagesModule(deps: {
   apiKeys: ApiKeyService;
   moderation: ModerationService;
   guards: PasteGuards;
+  now: () => Date;
 }): FeatureModule {
   return {
     name: 'pages',
