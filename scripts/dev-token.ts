@@ -24,7 +24,7 @@ async function main(): Promise<string> {
     const reason = refused
       ? `nothing answers at ${baseUrl}: start the services with npm start first`
       : `${(error as Error).message}. dev-token signs in through the development identity provider, which npm start runs when OAUTH_CLIENT_ID is empty`;
-    throw new Error(`Could not sign in as "${adminId}": ${reason}.`);
+    throw new Error(`Could not sign in as "${adminId}": ${reason}.`, { cause: error });
   }
   const failure = signedIn.endedAt.searchParams.get('error');
   if (failure) throw new Error(`Signing in as "${adminId}" failed (${failure}).`);

@@ -62,13 +62,13 @@ async function main() {
     up = true;
     started = Date.now();
     await t.context.events.emit('LICENSE_CREATED', { licenseKey: 'fresh' });
-    const fresh = async () => {
+    const fresh = () => {
       const request = receiver.requests.find((r) => r.body.includes('"fresh"') && delivered.has(String(r.headers['x-webhook-id'])));
       return request ? delivered.get(String(request.headers['x-webhook-id']))! - started : undefined;
     };
     const all = await waitFor(before + events + 1, 600_000);
     const backlogSeconds = (Date.now() - started) / 1000;
-    console.log(`receiver down ${downSeconds} s (${attemptsWhileDown} failed attempts), then up: ${delivered.size - before}/${events + 1} delivered in ${backlogSeconds.toFixed(1)} s after its return: ${((delivered.size - before) / backlogSeconds).toFixed(1)} deliveries/s; the fresh event arrived after ${await fresh()} ms${all ? '' : ' (gave up)'}`);
+    console.log(`receiver down ${downSeconds} s (${attemptsWhileDown} failed attempts), then up: ${delivered.size - before}/${events + 1} delivered in ${backlogSeconds.toFixed(1)} s after its return: ${((delivered.size - before) / backlogSeconds).toFixed(1)} deliveries/s; the fresh event arrived after ${fresh()} ms${all ? '' : ' (gave up)'}`);
   } finally {
     await t.close();
     await queue.stop();

@@ -136,17 +136,17 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
       expect(res.text).not.toContain('admin-<b>');
       const document = documentOf(res.text);
       const facts = Object.fromEntries([...document.querySelectorAll('.fact')].map((fact) =>
-        [fact.querySelector('dt')!.textContent, fact.querySelector('dd')!.textContent!.trim()]));
+        [fact.querySelector('dt')!.textContent, fact.querySelector('dd')!.textContent.trim()]));
       expect(facts).toMatchObject({
         Who: 'admin-<b>', 'IP address': '198.51.100.23', Action: 'update', 'Resource type': 'license', Resource: license._id,
         Result: 'Succeeded', 'Browser or program': 'vitest',
       });
       expect(facts.When).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
       expect(document.querySelector('.fact dd a')?.getAttribute('href')).toBe(`/licenses/${license._id}`);
-      const before = document.querySelector('pre[data-json="before"]')!.textContent!;
+      const before = document.querySelector('pre[data-json="before"]')!.textContent;
       expect(JSON.parse(before)).toEqual({ notes: HOSTILE, limits: { ip: 1 } });
       expect(before).toContain('\n  "limits": {\n    "ip": 1\n  }');
-      expect(JSON.parse(document.querySelector('pre[data-json="after"]')!.textContent!)).toEqual({ notes: 'safe', limits: { ip: 2 } });
+      expect(JSON.parse(document.querySelector('pre[data-json="after"]')!.textContent)).toEqual({ notes: 'safe', limits: { ip: 2 } });
     });
 
     it('shows a failed entry\'s error, and says when nothing was recorded', async () => {

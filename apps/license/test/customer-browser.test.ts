@@ -146,7 +146,7 @@ describe.skipIf(!executablePath)(`the customer portal in a browser (${testDataba
     expect(await usedHwids()).toEqual(['desktop']);
 
     // Two more releases use up the day's three; the fourth, by button, shows the service's message.
-    for (const _ of [1, 2]) {
+    for (let release = 1; release <= 2; release += 1) {
       await bind('old-laptop');
       await t.http.post(`/api/customer/licenses/${license._id}/release`).set(session.headers)
         .send({ hwid: 'old-laptop' }).expect(200);

@@ -41,7 +41,7 @@ describe('exports of 40,000 licenses', () => {
     };
     // The embedded database runs in this process and its memory only grows: read every row once
     // before measuring, so what is measured is the export.
-    let started = Date.now();
+    const started = Date.now();
     await download(t.baseUrl, `/api/export/licenses/csv?customer=${owner}`, admin.cookie, false);
     console.info(`warm-up: ${Date.now() - started} ms`);
     const csvSmall = await measure(`/api/export/licenses/csv?product=${small}`);

@@ -95,7 +95,7 @@ describe('exports', () => {
     const response = await download(t.baseUrl, '/api/export/licenses/csv', admin.cookie);
     const elapsed = Date.now() - started;
     expect(response.status).toBe(200);
-    const records = parse(response.body!, { columns: true }) as Record<string, string>[];
+    const records = parse<Record<string, string>>(response.body!, { columns: true });
     expect(records).toHaveLength(10_000);
     const { rows } = await t.database.pool.query(
       `SELECT l.id, l.key, p.name AS product, c.name AS customer, c.email, l.license_type, l.active, l.ip_limit, l.used_ips,
@@ -173,7 +173,7 @@ describe('exports', () => {
     expect(expected.rows.length).toBeLessThan(10_000);
     const response = await download(t.baseUrl, `/api/export/licenses/csv?${query()}`, admin.cookie);
     expect(response.status).toBe(200);
-    const records = parse(response.body!, { columns: true }) as Record<string, string>[];
+    const records = parse<Record<string, string>>(response.body!, { columns: true });
     expect(records.every(check)).toBe(true);
     expect(records.map((r) => r.key).sort()).toEqual(expected.rows.map((row) => row.key).sort());
   });
@@ -232,21 +232,21 @@ describe('exports', () => {
   });
 
   it('exports transactions with the customer, status and date filters', async () => {
-    const all = parse((await download(t.baseUrl, '/api/export/transactions/csv', admin.cookie)).body!, { columns: true }) as Record<string, string>[];
+    const all = parse<Record<string, string>>((await download(t.baseUrl, '/api/export/transactions/csv', admin.cookie)).body!, { columns: true });
     expect(all).toHaveLength(60);
     expect(all.map((r) => r.createdAt)).toEqual([...all.map((r) => r.createdAt)].sort());
     expect(all[0]).toMatchObject({ externalId: "'-2+3", amount: '1.5', currency: 'usd', status: 'processing', product: 'Export Pro' });
-    const filtered = parse((await download(t.baseUrl,
+    const filtered = parse<Record<string, string>>((await download(t.baseUrl,
       `/api/export/transactions/csv?customer=${ids.evil}&status=completed&startDate=2026-01-10T00:00:00Z&endDate=2026-02-28T00:00:00Z`,
-      admin.cookie)).body!, { columns: true }) as Record<string, string>[];
+      admin.cookie)).body!, { columns: true });
     // Completed is g % 6 = 2, always an even g (the evil customer); the dates are 2026-01-01 + g days, so g in 9..58.
     expect(filtered.map((r) => Number(r.amount))).toEqual([14, 20, 26, 32, 38, 44, 50, 56].map((g) => g * 1.5));
     expect(filtered.every((r) => r.customerId === ids.evil && r.status === 'completed' && r.customer === `'${EVIL_NAME}`)).toBe(true);
     // A date-only end date includes that whole day.
     const late = await t.database.pool.query(
       `INSERT INTO transactions (customer_id, amount, status, created_at) VALUES ($1, 5, 'refunded', '2026-03-10T18:00:00Z') RETURNING id`, [ids.plain]);
-    const byDay = parse((await download(t.baseUrl, '/api/export/transactions/csv?startDate=2026-03-10&endDate=2026-03-10',
-      admin.cookie)).body!, { columns: true }) as Record<string, string>[];
+    const byDay = parse<Record<string, string>>((await download(t.baseUrl, '/api/export/transactions/csv?startDate=2026-03-10&endDate=2026-03-10',
+      admin.cookie)).body!, { columns: true });
     await t.database.pool.query('DELETE FROM transactions WHERE id = $1', [late.rows[0].id]);
     expect(byDay.map((r) => r.createdAt)).toEqual(['2026-03-10T18:00:00.000Z']);
   });

@@ -282,10 +282,10 @@ describe(`SMTP hosts set in the console without SMTP_ALLOW_PRIVATE (${testDataba
   const dnsTable: Record<string, string[]> = {
     'internal.example.test': ['10.1.2.3'], 'compat.example.test': ['::7f00:1'], 'mixed.example.test': ['93.184.215.14', '192.168.0.25'],
   };
-  const lookup: OutgoingLookup = async (hostname) => {
+  const lookup: OutgoingLookup = (hostname) => {
     const addresses = dnsTable[hostname];
-    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    return addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 }));
+    if (!addresses) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+    return Promise.resolve(addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })));
   };
 
   beforeAll(async () => {

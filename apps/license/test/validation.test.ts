@@ -219,7 +219,7 @@ describe('database round trips', () => {
     const server = http.createServer((req, res) => inRequest.run(true, () => t.app(req, res)));
     const pool = t.database.pool;
     const original = pool.query.bind(pool);
-    const textOf = (query: unknown) => (typeof query === 'string' ? query : String((query as { text?: unknown } | undefined)?.text ?? ''));
+    const textOf = (query: unknown) => (typeof query === 'string' ? query : ((query as { text?: string } | undefined)?.text ?? ''));
     let queries: string[] = [];
     pool.query = ((...args: Parameters<typeof pool.query>) => {
       if (inRequest.getStore()) queries.push(textOf(args[0]));

@@ -180,7 +180,7 @@ describe(`webhook endpoints managed in the admin console (${testDatabaseBackend(
     expect(res.status).toBe(400);
     expect(textOf(res.text)).toContain('URL: enter an http:// or https:// address.');
     expect(documentOf(res.text).querySelector('input[name="url"]')?.getAttribute('value')).toBe('not a url');
-    expect((documentOf(res.text).querySelector('input[value="LICENSE_CREATED"]') as HTMLInputElement | null)?.hasAttribute('checked')).toBe(true);
+    expect(documentOf(res.text).querySelector<HTMLInputElement>('input[value="LICENSE_CREATED"]')?.hasAttribute('checked')).toBe(true);
   });
 
   it('refuses visitors, non-admins and posts without the CSRF token', async () => {

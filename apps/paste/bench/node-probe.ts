@@ -15,13 +15,13 @@ if (process.argv.includes('--serve')) {
   const content = 'function add(a, b) {\n  return a + b;\n}\n'.repeat(6);
   const row = { old: 0, id: 1, slug: 'probe', content, viewsCount: 1e9, maxViews: null, createdAt: new Date(), expiresAt: null, hasPassword: false, title: null, language: 'auto' };
   // Views answer the probe paste; inserts answer every slug they were given.
-  const pool = { query: async (q: unknown) => (typeof q === 'string' && q.startsWith('SET LOCAL') ? [{ rows: [] }, { rows: [row] }]
+  const pool = { query: (q: unknown) => Promise.resolve(typeof q === 'string' && q.startsWith('SET LOCAL') ? [{ rows: [] }, { rows: [row] }]
     : { rows: ((q as { values?: unknown[][] }).values?.[0] ?? []).map((slug) => ({ slug })), rowCount: 1 }) };
   const settingsValue = pasteSettingsSchema.parse({ webRateLimit: 1_000_000, apiRateLimit: 1_000_000 });
-  const settings = { get: () => settingsValue, update: async () => settingsValue, onChange: () => () => {}, close: async () => {} };
+  const settings = { get: () => settingsValue, update: () => Promise.resolve(settingsValue), onChange: () => () => {}, close: async () => {} };
   const u = 'http://127.0.0.1:9/x';
   const { app } = createApp({
-    config: loadConfig({ NODE_ENV: 'production', SESSION_SECRET: 'probe-secret-probe-secret-probe-secret', LOG_LEVEL: process.env.PROBE_LOG ?? 'warn' }), database: { pool } as never, settings: settings as never,
+    config: loadConfig({ NODE_ENV: 'production', SESSION_SECRET: 'probe-secret-probe-secret-probe-secret', LOG_LEVEL: process.env.PROBE_LOG ?? 'warn' }), database: { pool } as never, settings: settings,
     logger: createLogger({ level: process.env.PROBE_LOG ?? 'warn' }), publicUrl: 'http://x', uploadDir: mkdtempSync(path.join(os.tmpdir(), 'u')),
     oauth: { authorizationURL: u, tokenURL: u, userInfoURL: u, clientID: 'a', clientSecret: 'b', scope: 's', idField: 'id', usernameField: 'username' },
   });

@@ -145,7 +145,7 @@ interface Compared { name: string; bare: Run[]; route: Run[]; counted: number }
  * (JIT, pool, highlight cache). `count` reads what the route's answers should have added.
  */
 async function compare(pid: number, name: string, bareOptions: Parameters<typeof autocannon>[0], options: Parameters<typeof autocannon>[0],
-  count: () => Promise<number> = async () => 0): Promise<Compared> {
+  count: () => Promise<number> = () => Promise.resolve(0)): Promise<Compared> {
   await autocannon({ ...options, connections: CONNECTIONS, duration: 2 });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const before = await count();

@@ -3,7 +3,6 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { createJobQueue, type JobQueue } from '@app/events';
 import { createLogger } from '@app/http';
 import { AUTO_DELETE_JOB, scheduleAutoDelete } from '../src/auto-delete/auto-delete.job.js';
-import type { PasteSettings } from '../src/settings/settings.schema.js';
 import { startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
@@ -44,7 +43,7 @@ describe(`auto-deletion of inactive pastes (${testDatabaseBackend()})`, () => {
     { setting: '365', kept: ['created10', 'created200viewed100', 'created40', 'created40viewed2', 'fresh'] },
   ] as const)('with autoDeleteInactive $setting, a run keeps $kept', async ({ setting, kept }) => {
     await seed();
-    await site.settings.update({ autoDeleteInactive: setting as PasteSettings['autoDeleteInactive'] });
+    await site.settings.update({ autoDeleteInactive: setting });
     await site.paste.pastes.deleteInactive();
     expect(await remaining()).toEqual(kept);
   });

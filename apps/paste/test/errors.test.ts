@@ -1,4 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import type { Test } from 'supertest';
 import { afterAll, beforeAll, describe, expect, test, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { OWNER_SETTINGS_LIMIT } from '../src/access/guards.js';
@@ -6,8 +7,8 @@ import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1e3e3a40000000049454e44ae426082', 'hex');
 
-type Call = (site: TestSite, owner: { cookie: string; csrf: string }) => any;
-const asOwner = (req: any, owner: { cookie: string; csrf: string }) => req.set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf);
+type Call = (site: TestSite, owner: { cookie: string; csrf: string }) => Test;
+const asOwner = (req: Test, owner: { cookie: string; csrf: string }) => req.set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf);
 
 const ownerCalls: { name: string; call: Call }[] = [
   { name: 'POST /api/settings/general', call: (s, o) => asOwner(s.http.post('/api/settings/general'), o).send({ siteName: 'x' }) },
@@ -121,13 +122,13 @@ describe(`500 on internal errors (${testDatabaseBackend()})`, () => {
     { name: 'GET /api/pastes', call: (s: TestSite) => asOwner(s.http.get('/api/pastes'), owner) },
     { name: 'POST /api/admin/clear-pastes', call: (s: TestSite) => asOwner(s.http.post('/api/admin/clear-pastes'), owner) },
   ])('$name answers 500 Internal server error (JSON) when the database fails', async ({ call }) => {
-    const response: any = await withoutTable('pastes', () => call(site));
+    const response = await withoutTable('pastes', () => call(site));
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ error: 'Internal server error' });
   });
 
   it('GET /paste/:slug answers a readable 500 page when the database fails', async () => {
-    const response: any = await withoutTable('pastes', () => site.http.get('/paste/abc'));
+    const response = await withoutTable('pastes', () => site.http.get('/paste/abc'));
     expect(response.status).toBe(500);
     expect(response.headers['content-type']).toMatch(/text\/html/);
     expect(response.text).toContain('Something went wrong');
@@ -135,7 +136,7 @@ describe(`500 on internal errors (${testDatabaseBackend()})`, () => {
 
   test.each(['general', 'security', 'advanced'])('POST /api/settings/%s answers 500 when the settings cannot be stored', async (section) => {
     const body = section === 'general' ? { siteName: 'x' } : section === 'security' ? { apiAccess: true } : { slugLength: 9 };
-    const response: any = await withoutTable('paste_settings', () => asOwner(site.http.post(`/api/settings/${section}`), owner).send(body));
+    const response = await withoutTable('paste_settings', () => asOwner(site.http.post(`/api/settings/${section}`), owner).send(body));
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ error: 'Internal server error' });
   });

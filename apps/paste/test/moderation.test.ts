@@ -186,7 +186,7 @@ describe(`the owner's page lists, searches and pages pastes (${testDatabaseBacke
     expect(rows).toHaveLength(20);
     const top = rows[0]!;
     expect(top.querySelector('a')!.getAttribute('href')).toBe(`/paste/${titled}`);
-    expect([...top.querySelectorAll('td')].map((cell) => cell.textContent!.trim())).toEqual([
+    expect([...top.querySelectorAll('td')].map((cell) => cell.textContent.trim())).toEqual([
       titled, 'Meeting <notes>', '5 B', '0', '2 views, password', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d$/), 'Delete',
     ]);
     expect(top.querySelector('button')!.getAttribute('data-delete-paste')).toBe(titled);

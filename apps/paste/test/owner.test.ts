@@ -1,3 +1,4 @@
+import type { Test } from 'supertest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, test } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { OTHER_USER_ID, OWNER_ID, startTestSite, type TestSite } from './helpers.js';
@@ -11,7 +12,7 @@ type Method = 'get' | 'post' | 'delete';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d4944415478da63f8cfc0f01f0005000201a1e3e3a40000000049454e44ae426082', 'hex');
 
 /** Every owner endpoint with a request that succeeds for the owner. */
-const ownerEndpoints: { name: string; method: Method; path: string; write: boolean; send?: (req: any) => any }[] = [
+const ownerEndpoints: { name: string; method: Method; path: string; write: boolean; send?: (req: Test) => Test }[] = [
   { name: 'GET /api/settings', method: 'get', path: '/api/settings', write: false },
   { name: 'POST /api/settings/general', method: 'post', path: '/api/settings/general', write: true, send: (r) => r.send({ siteName: 'Mine' }) },
   { name: 'POST /api/settings/security', method: 'post', path: '/api/settings/security', write: true, send: (r) => r.send({ apiAccess: true }) },

@@ -49,7 +49,7 @@ describe(`POST /api/paste (${testDatabaseBackend()})`, () => {
     { name: 'null content', body: { content: null } },
     { name: 'no body at all', body: undefined },
   ])('when the request has $name, it answers 400 Content cannot be empty', async ({ body }) => {
-    const response = await site.http.post('/api/paste').send(body as object);
+    const response = await site.http.post('/api/paste').send(body);
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'Content cannot be empty' });
   });
@@ -327,7 +327,7 @@ describe('GET /paste/:slug/raw', () => {
   });
 
   test.each([
-    { name: 'unknown', setup: async () => 'unknownSlug', status: 404 },
+    { name: 'unknown', setup: () => Promise.resolve('unknownSlug'), status: 404 },
     { name: 'expired', setup: async () => { const s = await site.createPaste({ content: 'x', maxViews: 1 }); await site.http.get(`/paste/${s}`); return s; }, status: 410 },
     { name: 'locked', setup: async () => site.createPaste({ content: 'x', password: 'p' }), status: 401 },
   ])('answers $status in plain text when the paste is $name', async ({ setup, status }) => {

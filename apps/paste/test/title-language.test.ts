@@ -146,7 +146,7 @@ describe(`Markdown pastes (${testDatabaseBackend()})`, () => {
     expect(body.querySelector('em')!.textContent).toBe('emphasis');
     expect(body.querySelector('p code')!.textContent).toBe('inline code');
     expect([...body.querySelectorAll('ul li')].map((item) => item.textContent)).toEqual(['one', 'two']);
-    expect(body.querySelector('blockquote')!.textContent!.trim()).toBe('quoted');
+    expect(body.querySelector('blockquote')!.textContent.trim()).toBe('quoted');
     expect(body.querySelector('pre code')!.textContent).toBe('const answer = 42;');
     expect(body.querySelector('pre code .hljs-keyword')).not.toBeNull();
     // Raw HTML is shown as the text it is, inert.

@@ -49,7 +49,7 @@ export interface Auth {
   csrf: RequestHandler;
   hasValidCsrfToken(req: Request): boolean;
   /** The session's CSRF token (created on first use), for a page's forms to carry in the `_csrf` field. */
-  csrfToken(req: Request): string;
+  csrfToken(this: void, req: Request): string;
   /** Stops the session store's pruning timer (the pool stays the caller's). */
   close(): Promise<void>;
 }
@@ -64,7 +64,8 @@ export function createAuth(options: AuthOptions): Auth {
   const cookieNeedsHttps = (req: Request) => options.secureCookies && !req.secure;
   const csrf = createCsrf();
   // A Passport instance of its own: two apps in one process (tests, `npm start`) never share strategies.
-  const authenticator = new passport.Passport();
+  // With passport's Express framework (the default) authenticate() and session() make middlewares; its types leave them any.
+  const authenticator = new passport.Passport() as passport.Authenticator<RequestHandler, RequestHandler>;
   const callbackUrl = callbackUrlOf(options.publicUrl);
   if (options.oauth) authenticator.use('oauth2', new ProviderStrategy(options.oauth, callbackUrl));
   // No user table: the session keeps the user itself, which is what /auth/status shows as
@@ -116,7 +117,7 @@ export function createAuth(options: AuthOptions): Auth {
             // the page that sent the visitor to sign in is read first.
             const returnTo = localPath(req.session.returnTo) ?? '/';
             req.logIn(user, (loginError) => {
-              if (loginError) return reject(loginError);
+              if (loginError) return reject(asError(loginError));
               Promise.resolve(options.onSignIn?.(user, req)).then(() => resolve(res.redirect(returnTo)), reject);
             });
           })(req, res, reject);
@@ -128,7 +129,7 @@ export function createAuth(options: AuthOptions): Auth {
       responses: { 302: { description: 'Signed out; back to the site' } },
       handler: async ({ req, res }) => {
         if (req.user) await options.onSignOut?.(req.user, req);
-        await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve())));
+        await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(asError(error)) : resolve())));
         res.clearCookie(options.cookieName, sessions.cookieOptions);
         res.redirect('/');
       },
@@ -152,7 +153,7 @@ export function createAuth(options: AuthOptions): Auth {
       handler: async ({ req, res }) => {
         const csrfToken = csrf.tokenFor(req);
         // Saved before answering, so an anonymous visitor's next request finds the same token.
-        await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+        await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(asError(error)) : resolve())));
         res.set('Cache-Control', 'no-store');
         return { csrfToken };
       },
@@ -205,8 +206,13 @@ function runMiddleware(middleware: RequestHandler, req: Request, res: Response):
   return new Promise((resolve, reject) => {
     res.once('finish', () => resolve());
     res.once('close', () => resolve());
-    middleware(req, res, (error?: unknown) => reject(error ?? appError('NOT_FOUND')));
+    middleware(req, res, (error?: unknown) => reject(asError(error ?? appError('NOT_FOUND'))));
   });
+}
+
+/** What a callback failed with, as an Error (passport's and express-session's are already). */
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function isSessionUser(value: unknown): value is SessionUser {

@@ -16,7 +16,7 @@ export interface SessionOptions {
 export interface SessionMiddleware {
   handler: RequestHandler;
   cookieOptions: { path: string; httpOnly: boolean; sameSite: 'lax'; secure: boolean };
-  close(): Promise<void>;
+  close(this: void): Promise<void>;
 }
 
 /**
@@ -46,5 +46,6 @@ export function createSessionMiddleware(options: SessionOptions): SessionMiddlew
     // (`req.secure`): behind a TLS-terminating proxy the app must set `trust proxy`.
     cookie: { ...cookieOptions, maxAge: options.sessionTtlMs },
   });
+  // eslint-disable-next-line @typescript-eslint/await-thenable -- connect-pg-simple's close() is async; its types say void.
   return { handler, cookieOptions, close: async () => { await store.close(); } };
 }

@@ -65,9 +65,9 @@ describe('CSRF protection of session-authenticated changes', () => {
     expect(withHeader.status).toBe(200);
   });
 
-  it.each([
-    { name: 'a bearer token', headers: { Authorization: 'Bearer some-token' } as Record<string, string> },
-    { name: 'an API key', headers: { 'X-API-Key': 'some-key' } as Record<string, string> },
+  it.each<{ name: string; headers: Record<string, string> }>([
+    { name: 'a bearer token', headers: { Authorization: 'Bearer some-token' } },
+    { name: 'an API key', headers: { 'X-API-Key': 'some-key' } },
   ])('a request carrying $name needs no CSRF token', async ({ headers }) => {
     const response = await post('/api/public', { headers });
     expect(response.status).toBe(200);

@@ -43,8 +43,8 @@ export async function startTestApp(options: { database: Database; idp: DevIdp | 
     cookieName: 'test.sid', sessionTable: 'session',
     publicUrl: baseUrl,
     oauth: options.idp?.oauth,
-    onSignIn: async (user) => { signIns.push(user.id); },
-    onSignOut: async (user) => { signOuts.push(user.id); },
+    onSignIn: (user) => { signIns.push(user.id); return Promise.resolve(); },
+    onSignOut: (user) => { signOuts.push(user.id); return Promise.resolve(); },
     trustsProxy: options.trustsProxy ?? true,
     warn: (message) => { warnings.push(message); },
   });
@@ -58,7 +58,7 @@ export async function startTestApp(options: { database: Database; idp: DevIdp | 
   app.use(auth.routes);
   app.get('/', (_req, res) => { res.type('text').send('home'); });
   app.get('/api/owner-only', requireOwner(OWNER_ID), (_req, res) => { res.json({ ok: true }); });
-  app.get('/api/members-only', requireUser(async (user) => user.id.startsWith('member-'), 'Members only'), (_req, res) => { res.json({ ok: true }); });
+  app.get('/api/members-only', requireUser((user) => Promise.resolve(user.id.startsWith('member-')), 'Members only'), (_req, res) => { res.json({ ok: true }); });
   app.post('/api/things', auth.csrf, requireSignedIn(), (req, res) => { res.json({ ok: true, user: req.user?.id }); });
   app.post('/api/public', auth.csrf, (req, res) => { res.json({ web: auth.hasValidCsrfToken(req) }); });
   app.use(createErrorHandler({ successFlag: false, logger: createLogger({ level: 'silent' }) }));

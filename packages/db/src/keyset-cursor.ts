@@ -24,7 +24,7 @@ export function keysetCursor<Id>(isId: (value: unknown) => value is Id) {
     encode: (cursor: KeysetCursor<Id>): string => Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url'),
 
     /** undefined for anything this service did not hand out. */
-    decode(text: string): KeysetCursor<Id> | undefined {
+    decode: (text: string): KeysetCursor<Id> | undefined => {
       if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
       let value: unknown;
       try {

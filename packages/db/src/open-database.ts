@@ -114,6 +114,7 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   // planned as being run. PostgreSQL's default would keep planning such a statement each time
   // (its generic estimate for an array's rows looks worse). A generic plan made on a small table
   // is replaced when the maintenance analyzes the table (embedded-vacuum.ts).
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool waits for onConnect's promise before handing out the client; @types/pg says void.
   const pool = new pg.Pool({ connectionString: url, max: 1, onConnect: (client) => client.query('DEALLOCATE ALL; SET plan_cache_mode = force_generic_plan') });
   retryPoolQueries(pool);
   pool.on('error', () => {});
@@ -193,11 +194,12 @@ async function serveInWorker(options: OpenDatabaseOptions, socket: PrivateSocket
     workerData: { dataDir: options.dataDir ? path.resolve(options.dataDir) : undefined, dumpFile: options.dumpFile, wasmModules: options.wasmModules, maxConnections: socketConnections, listen: socket.listen },
   });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  const next = () => new Promise<{ ready?: string; failed?: string; closed?: boolean }>((resolve, reject) => {
+  type WorkerMessage = { ready?: string; failed?: string; closed?: boolean };
+  const next = () => new Promise<WorkerMessage>((resolve, reject) => {
     const onExit = (code: number) => reject(new Error(`the embedded database's thread stopped (exit code ${code})`));
     worker.once('error', reject);
     worker.once('exit', onExit);
-    worker.once('message', (message) => {
+    worker.once('message', (message: WorkerMessage) => {
       worker.off('error', reject);
       worker.off('exit', onExit);
       resolve(message);

@@ -28,16 +28,16 @@ function start(note: string): Promise<Started> {
   running.push(child);
   let stdout = '';
   let stderr = '';
-  child.stderr!.on('data', (chunk) => { stderr += chunk; });
+  child.stderr.on('data', (chunk) => { stderr += chunk; });
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
+    child.stdout.on('data', (chunk) => {
       stdout += chunk;
       if (stdout.includes('\n')) {
         const line = JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as { pid: number; notes: string[] };
         resolve({ child, pid: line.pid, notes: line.notes, stderr });
       }
     });
-    child.on('exit', (exitCode) => resolve({ child, pid: child.pid!, exitCode, get stderr() { return stderr; } } as Started));
+    child.on('exit', (exitCode) => resolve({ child, pid: child.pid!, exitCode, get stderr() { return stderr; } }));
     child.on('error', reject);
   });
 }

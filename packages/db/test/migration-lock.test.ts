@@ -34,7 +34,7 @@ async function emptyDatabase(): Promise<{ open(): Promise<Database>; url?: strin
   if (!serverUrl) {
     // A copy of a cached empty template: far faster than a new PGlite's first start.
     const database = await createTestDatabase(none);
-    return { open: async () => database, drop: () => database.close() };
+    return { open: () => Promise.resolve(database), drop: () => database.close() };
   }
   const name = `migration_lock_${process.pid}_${Math.random().toString(16).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: serverUrl });

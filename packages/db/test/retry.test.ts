@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isReadOnlyStatement, retryTransient, transientKind, uniqueViolation } from '../src/index.js';
 
-const failure = (fields: Record<string, unknown>) => Object.assign(new Error(String(fields.message ?? 'failed')), fields);
+const failure = (fields: Record<string, unknown>) => Object.assign(new Error(typeof fields.message === 'string' ? fields.message : 'failed'), fields);
 
 describe('transient database failures', () => {
   it.each([
@@ -24,16 +24,16 @@ describe('transient database failures', () => {
 
   it('repeats work once after a failure that proves nothing committed, and only once', async () => {
     let calls = 0;
-    expect(await retryTransient(async () => { calls += 1; if (calls === 1) throw failure({ code: '57P01' }); return 'done'; })).toBe('done');
+    expect(await retryTransient(() => { calls += 1; return calls === 1 ? Promise.reject(failure({ code: '57P01' })) : Promise.resolve('done'); })).toBe('done');
     expect(calls).toBe(2);
     calls = 0;
-    await expect(retryTransient(async () => { calls += 1; throw failure({ code: '40P01' }); })).rejects.toMatchObject({ code: '40P01' });
+    await expect(retryTransient(() => { calls += 1; return Promise.reject(failure({ code: '40P01' })); })).rejects.toMatchObject({ code: '40P01' });
     expect(calls).toBe(2);
   });
 
   it('repeats work after a lost connection only when it is repeatable (a write may have committed)', async () => {
     let calls = 0;
-    const lost = async () => { calls += 1; throw failure({ message: 'Connection terminated unexpectedly' }); };
+    const lost = () => { calls += 1; return Promise.reject(failure({ message: 'Connection terminated unexpectedly' })); };
     await expect(retryTransient(lost)).rejects.toThrow('Connection terminated unexpectedly');
     expect(calls).toBe(1);
     await expect(retryTransient(lost, { repeatable: true })).rejects.toThrow();
@@ -42,7 +42,7 @@ describe('transient database failures', () => {
 
   it('never repeats other errors', async () => {
     let calls = 0;
-    await expect(retryTransient(async () => { calls += 1; throw failure({ code: '23505' }); })).rejects.toThrow();
+    await expect(retryTransient(() => { calls += 1; return Promise.reject(failure({ code: '23505' })); })).rejects.toThrow();
     expect(calls).toBe(1);
   });
 });

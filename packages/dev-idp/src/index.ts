@@ -115,7 +115,7 @@ export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> 
     const [clientId, clientSecret] = clientCredentials(req, body);
     if (clientId !== DEV_CLIENT_ID || clientSecret !== DEV_CLIENT_SECRET) return refuse(401, 'invalid_client', 'Unknown client or wrong secret');
     if (body.grant_type !== 'authorization_code') return refuse(400, 'unsupported_grant_type', 'Only the authorization code grant is offered');
-    const code = String(body.code ?? '');
+    const code = typeof body.code === 'string' ? body.code : '';
     const issued = codes.get(code);
     codes.delete(code);
     if (!issued || issued.expiresAt < Date.now()) return refuse(400, 'invalid_grant', 'Unknown, used or expired code');

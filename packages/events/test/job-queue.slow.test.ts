@@ -8,7 +8,7 @@ import { createJobQueue, type JobQueue } from '../src/index.js';
 const migrations = path.join(import.meta.dirname, 'fixtures/migrations');
 const logger = createLogger({ level: 'silent' });
 
-const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> => {
+const until = async <T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> => {
   const start = Date.now();
   for (;;) {
     const value = await read();
@@ -137,12 +137,12 @@ describe(`job queue across instances (${testDatabaseBackend()})`, () => {
   it('runs a schedule registered by two instances once per due time, and each job once', { timeout: 60_000 }, async () => {
     const cron = await cronDueThisMinute();
     const runs: number[] = [];
-    await Promise.all(queues.map((queue, index) => queue.schedule('shared-cron', cron, async () => { runs.push(index); })));
+    await Promise.all(queues.map((queue, index) => queue.schedule('shared-cron', cron, () => { runs.push(index); return Promise.resolve(); })));
     const jobs: number[] = [];
-    await Promise.all(queues.map((queue, index) => queue.work('shared-work', async () => { jobs.push(index); })));
+    await Promise.all(queues.map((queue, index) => queue.work('shared-work', () => { jobs.push(index); return Promise.resolve(); })));
     await Promise.all(Array.from({ length: 20 }, (_, n) => queues[n % 2]!.send('shared-work', { n })));
-    await until(async () => jobs.length, (count) => count >= 20);
-    await until(async () => runs.length, (count) => count >= 1);
+    await until(() => jobs.length, (count) => count >= 20);
+    await until(() => runs.length, (count) => count >= 1);
     await sleep(3000);
     expect(jobs).toHaveLength(20);
     expect(runs).toHaveLength(1);
@@ -159,7 +159,7 @@ describe(`job queue across instances (${testDatabaseBackend()})`, () => {
       finished = true;
     });
     await queue.send('slow', {});
-    await until(async () => started, Boolean);
+    await until(() => started, Boolean);
     const stopStart = Date.now();
     await queue.stop();
     expect(finished).toBe(true);
@@ -182,7 +182,7 @@ describe(`job queue across instances (${testDatabaseBackend()})`, () => {
         await new Promise((resolve) => setTimeout(resolve, 2500));
       });
       await queue.send('stuck', {});
-      await until(async () => started, Boolean);
+      await until(() => started, Boolean);
       const stopStart = Date.now();
       await Promise.all([queue.stop(), queue.stop()]);
       expect(Date.now() - stopStart).toBeLessThan(2000);
@@ -218,13 +218,13 @@ describe(`job queue latency (${testDatabaseBackend()})`, () => {
 
   it("wakes this instance's worker at once when this instance sends a job (polling every 2 s otherwise)", async () => {
     const started = new Map<number, number>();
-    await sender.work<{ n: number }>('wake-local', async ({ n }) => { started.set(n, Date.now()); });
+    await sender.work<{ n: number }>('wake-local', ({ n }) => { started.set(n, Date.now()); return Promise.resolve(); });
     const measured: number[] = [];
     for (let n = 0; n < 5; n++) {
       await sleep(300);
       const sentAt = Date.now();
       await sender.send('wake-local', { n });
-      await until(async () => started.has(n), Boolean, 5_000);
+      await until(() => started.has(n), Boolean, 5_000);
       measured.push(started.get(n)! - sentAt);
     }
     // Without the wake-up, a job waits up to the 2 s polling interval; with it, well under a second.
@@ -233,13 +233,13 @@ describe(`job queue latency (${testDatabaseBackend()})`, () => {
 
   it('a worker with pollingIntervalSeconds 0.5 takes a job sent by another instance within a second', async () => {
     const started = new Map<number, number>();
-    await other.work<{ n: number }>('from-elsewhere', async ({ n }) => { started.set(n, Date.now()); }, { pollingIntervalSeconds: 0.5 });
+    await other.work<{ n: number }>('from-elsewhere', ({ n }) => { started.set(n, Date.now()); return Promise.resolve(); }, { pollingIntervalSeconds: 0.5 });
     const measured: number[] = [];
     for (let n = 0; n < 5; n++) {
       await sleep(300);
       const sentAt = Date.now();
       await sender.send('from-elsewhere', { n });
-      await until(async () => started.has(n), Boolean, 5_000);
+      await until(() => started.has(n), Boolean, 5_000);
       measured.push(started.get(n)! - sentAt);
     }
     expect(Math.max(...measured), `latencies ${measured.join(', ')} ms`).toBeLessThan(1_000);

@@ -126,11 +126,11 @@ describe('the email channel connects only to an address that was checked', () =>
   /** DNS as the test wants it, counting the questions: these names resolve to these addresses, nothing else resolves. */
   const fakeDns = (table: Record<string, string[]>) => {
     const asked: string[] = [];
-    const lookup: OutgoingLookup = async (hostname) => {
+    const lookup: OutgoingLookup = (hostname) => {
       asked.push(hostname);
       const addresses = table[hostname];
-      if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-      return addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 }));
+      if (!addresses) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+      return Promise.resolve(addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })));
     };
     return { lookup, asked };
   };

@@ -7,10 +7,10 @@ import {
 import { startHttpRecorder, type HttpRecorder } from '../src/testing/index.js';
 
 /** DNS as the tests want it: these names resolve to these addresses, nothing else resolves. */
-const fakeDns = (table: Record<string, string[]>): WebhookLookup => async (hostname) => {
+const fakeDns = (table: Record<string, string[]>): WebhookLookup => (hostname) => {
   const addresses = table[hostname];
-  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 }));
+  if (!addresses) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+  return Promise.resolve(addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })));
 };
 
 describe('outgoing webhook addresses', () => {

@@ -10,7 +10,7 @@ const bodySchema = z.object({ name: z.string().min(1), count: z.number().int().m
 
 function buildApp(successFlag: boolean): Express {
   const app = express();
-  app.use(healthRoutes({ query: async () => ({ rows: [] }) } as never));
+  app.use(healthRoutes({ query: () => Promise.resolve({ rows: [] }) } as never));
   commonMiddleware(app, { logger, bodyLimit: '1kb', trustProxy: 'false' });
   app.post('/api/things', validate({ body: bodySchema }), (req, res) => { res.json({ ok: true, body: req.valid.body }); });
   app.get('/api/things/:id', (req, res) => { res.json({ id: req.params.id }); });
@@ -119,7 +119,7 @@ describe.each([
 describe('readiness', () => {
   it('answers 503 when the database does not', async () => {
     const app = express();
-    app.use(healthRoutes({ query: async () => { throw new Error('connection refused'); } } as never));
+    app.use(healthRoutes({ query: () => Promise.reject(new Error('connection refused')) } as never));
     const res = await request(app).get('/readyz');
     expect(res.status).toBe(503);
     expect(res.body.status).toBe('unavailable');

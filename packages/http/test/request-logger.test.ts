@@ -20,7 +20,7 @@ function appLogging(level: string, maskLine?: (line: string) => string) {
   app.post('/ok', express.json(), (_req, res) => { res.set('Set-Cookie', 'sid=cookie-secret-value; HttpOnly').json({ ok: true }); });
   app.get('/missing', (_req, res) => { res.status(404).json({ error: 'no' }); });
   // Answers with a credential in the header named in the query.
-  app.get('/echo', (req, res) => { res.set(String(req.query.header), 'answer-header-secret').json({ ok: true }); });
+  app.get('/echo', (req, res) => { res.set(req.query.header as string, 'answer-header-secret').json({ ok: true }); });
   app.get('/away', (_req, res) => {
     res.redirect(302, 'https://idp.example/authorize?response_type=code&client_id=paste&state=state-secret-value&code_challenge=challenge-secret#frag-secret');
   });

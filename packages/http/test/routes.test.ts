@@ -187,7 +187,7 @@ describe('matching requests to routes as Express\'s router does', () => {
     }),
     defineRoute({
       method: 'post', path: '/files/:name', summary: 'Rejects', guard: publicAccess, responses: { 500: { description: 'Fails' } },
-      handler: async () => { throw new Error('handler failed'); },
+      handler: () => Promise.reject(new Error('handler failed')),
     }),
   ]);
   const app = express();

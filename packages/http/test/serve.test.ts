@@ -10,13 +10,13 @@ describe('serveGracefully in a real process', () => {
   it('finishes closing when the stop signal arrives three times (a process group killed, relayed by npm start and tsx)', async () => {
     const child = spawn(process.execPath, ['--import', tsxLoader, fixture], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout!.on('data', (chunk) => { output += chunk; });
+    child.stdout.on('data', (chunk) => { output += chunk; });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
       child.on('exit', (code, signal) => resolve({ code, signal }));
     });
     await new Promise<void>((resolve) => {
-      const listening = () => { if (output.includes('"ready"')) { child.stdout!.off('data', listening); resolve(); } };
-      child.stdout!.on('data', listening);
+      const listening = () => { if (output.includes('"ready"')) { child.stdout.off('data', listening); resolve(); } };
+      child.stdout.on('data', listening);
     });
     child.kill('SIGINT');
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -18,7 +18,7 @@ export interface SettingsStoreOptions<T extends object> {
 
 export interface SettingsStore<T> {
   /** The cached settings (frozen); no database round trip. */
-  get(): T;
+  get(this: void): T;
   /**
    * Merges `patch` (nested objects key by key) onto the stored settings, validates the result
    * (throws the ZodError), persists it and notifies listeners. Parse request bodies with

@@ -143,6 +143,6 @@ describe(`settings store (${testDatabaseBackend()})`, () => {
     unsubscribe();
     await store.update({ slugLength: 11 });
     expect(calls).toBe(1);
-    expect(() => { (store.get() as Settings).slugLength = 1; }).toThrow(TypeError);
+    expect(() => { (store.get()).slugLength = 1; }).toThrow(TypeError);
   });
 });

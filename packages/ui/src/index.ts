@@ -78,7 +78,7 @@ function compileTemplate(source: string, file: string): ClientTemplate {
     }
     previous = token.type;
   }
-  return ejs.compile(text, { ...options, destructuredLocals: [...names] }) as unknown as ClientTemplate;
+  return ejs.compile(text, { ...options, destructuredLocals: [...names] });
 }
 
 /**

@@ -27,12 +27,16 @@ export interface AutomationEngineDeps {
 const maxDepth = 3;
 const depth = new AsyncLocalStorage<number>();
 
+/** A context value (event data, JSON) as text: strings and numbers as they are, objects as JSON, an absent one as ''. */
+const contextText = (value: unknown): string =>
+  typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : value == null ? '' : JSON.stringify(value);
+
 /** `{{licenseKey}}` in a parameter string is replaced by the context's value. */
 function interpolate<T>(value: T, context: Context): T {
   if (typeof value === 'string') {
-    return value.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_match, field: string) => String(context[field] ?? '')) as T;
+    return value.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_match, field: string) => contextText(context[field])) as T;
   }
-  if (Array.isArray(value)) return value.map((item) => interpolate(item, context)) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => interpolate(item, context)) as T;
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolate(item, context)])) as T;
   }
@@ -66,7 +70,7 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
   function messageOf(action: AutomatedAction, params: Context, context: Context) {
     return {
       subject: text(params.subject) ?? `Automated action: ${action.name}`,
-      text: text(params.message) ?? `Automated action "${action.name}" ran${context.licenseKey ? ` for license ${String(context.licenseKey)}` : ''}.`,
+      text: text(params.message) ?? `Automated action "${action.name}" ran${context.licenseKey ? ` for license ${contextText(context.licenseKey)}` : ''}.`,
     };
   }
 
@@ -168,7 +172,7 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
             const blocked = Number(context.blockedCount ?? 0);
             // Fires when a license reaches its threshold, once: the claim is atomic across events and instances.
             if (!(blocked >= threshold) || !context.licenseId) continue;
-            if (!(await repo.claimFiring(deps.pool, action._id, `violation:${String(context.licenseId)}:${threshold}`))) continue;
+            if (!(await repo.claimFiring(deps.pool, action._id, `violation:${contextText(context.licenseId)}:${threshold}`))) continue;
           } else if (origin.triggerId && !(await repo.claimFiring(deps.pool, action._id, `trigger:${origin.triggerId}`))) {
             continue;
           }

@@ -19,7 +19,8 @@ const paramText = (value: unknown): string => {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return value.map(String).join(', ');
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  // The parameters are JSON: what is neither text, a list, an object nor null is a number or a boolean.
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
 };
 
 /** The stored action as the form shows it. */

@@ -35,7 +35,7 @@ export function createCustomersService(deps: { pool: pg.Pool }) {
     /** The customer who signs in with this provider user id (the customer guard's question). */
     findByUserId: (userId: string) => repo.findCustomerByUserId(pool, userId),
 
-    async get(id: string) {
+    get: async (id: string) => {
       const row = isUuid(id) ? await repo.findCustomer(pool, id) : undefined;
       if (!row) throw notFound();
       return customerJson(row);

@@ -13,12 +13,12 @@ const assetsDir = path.join(import.meta.dirname, 'assets');
  * Runs a guard and reports how it ended instead of ending the request: `undefined` when it let
  * the request through, else its error. The page reuses the admin guard as is, two-factor gate included.
  */
-export async function guardResult(guard: Guard, req: Request, res: Response): Promise<unknown> {
+export async function guardResult(guard: Guard, req: Request, res: Response): Promise<Error | undefined> {
   for (const middleware of guard.middleware) {
     const error = await new Promise<unknown>((resolve) => {
       Promise.resolve(middleware(req, res, (failure?: unknown) => resolve(failure))).catch(resolve);
     });
-    if (error) return error;
+    if (error) return error instanceof Error ? error : new Error('The guard failed', { cause: error });
   }
   return undefined;
 }

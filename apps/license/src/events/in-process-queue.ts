@@ -10,13 +10,14 @@ import type { Logger } from '@app/http';
 export function inProcessQueue(logger: Pick<Logger, 'warn'>): WorkQueue {
   const handlers = new Map<string, (data: unknown) => Promise<void>>();
   return {
-    async send(name, data) {
+    send(name, data) {
       const handler = handlers.get(name);
       if (handler) setImmediate(() => { handler(data).catch((error: unknown) => logger.warn({ err: error, queue: name }, 'job failed')); });
-      return randomUUID();
+      return Promise.resolve(randomUUID());
     },
-    async work(name, handler) {
+    work(name, handler) {
       handlers.set(name, handler as (data: unknown) => Promise<void>);
+      return Promise.resolve();
     },
   };
 }

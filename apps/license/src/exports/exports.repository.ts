@@ -122,7 +122,7 @@ export async function summaryStatistics(db: Queryable, now: Date): Promise<Summa
   const byProduct = sumLicenseCounts(licenseRows, (row) => row.productId);
   const products = await db.query<{ id: string; name: string; prefix: string; active: boolean }>(
     'SELECT id, name, license_prefix AS prefix, is_active AS active FROM products ORDER BY name, id');
-  const customers = await db.query('SELECT count(*) AS total FROM customers');
+  const customers = await db.query<{ total: number }>('SELECT count(*) AS total FROM customers');
   const allValidations = await usageCountsBetween(db, {});
   const recentValidations = await usageCountsBetween(db, { from: new Date(now.getTime() - 30 * 86_400_000) });
   const transactions = await db.query<{ status: string; count: number; amount: number }>(
@@ -135,7 +135,7 @@ export async function summaryStatistics(db: Queryable, now: Date): Promise<Summa
     },
     licensesByType: Object.fromEntries([...byType].filter(([, counts]) => counts.total > 0).map(([type, counts]) => [type, counts.total])),
     products: { total: products.rows.length, active: products.rows.filter((row) => row.active).length },
-    customers: customers.rows[0],
+    customers: customers.rows[0]!, // count(*) answers one row
     validations: { ...allValidations, last30Days: recentValidations.total },
     transactions: {
       total: transactions.rows.reduce((sum, row) => sum + row.count, 0),

@@ -55,17 +55,17 @@ export function createLicenseNotifier(
 }
 
 const describe = (data: Record<string, unknown>) =>
-  Object.entries(data).map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`).join('\n');
+  Object.entries(data).map(([key, value]) => `${key}: ${typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' || value === undefined ? String(value) : JSON.stringify(value)}`).join('\n');
 
 /** Events of the bus that the spec lists as notification subjects. */
 export function subscribeNotifications(bus: EventBus, notifier: Pick<Notifier, 'notify'>): void {
   bus.on('NEW_REQUEST_BLOCKED', async (data) => {
     // One alert per license and reason a minute: an attack of blocked validations is not a flood of messages.
-    await notifier.notify('license_violation', { subject: `License violation: ${String(data.reason ?? 'validation blocked')}`, text: describe(data) },
+    await notifier.notify('license_violation', { subject: `License violation: ${typeof data.reason === 'string' ? data.reason : 'validation blocked'}`, text: describe(data) },
       { key: `${String(data.licenseId)}:${String(data.reason)}`, seconds: 60 });
   });
   bus.on('ANOMALY_DETECTED', async (data) => {
-    await notifier.notify('anomaly', { subject: `Anomaly detected: ${String(data.kind ?? 'suspicious activity')}`, text: describe(data) });
+    await notifier.notify('anomaly', { subject: `Anomaly detected: ${typeof data.kind === 'string' ? data.kind : 'suspicious activity'}`, text: describe(data) });
   });
   bus.on('LICENSE_EXPIRED', async (data) => {
     await notifier.notify('license_expiring', { subject: `License expired: ${String(data.licenseKey)}`, text: describe(data) });

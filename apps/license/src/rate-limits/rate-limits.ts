@@ -30,7 +30,7 @@ export interface RateLimits {
    */
   signedInLimit: RequestHandler;
   /** The public limit in force (stored values over the environment's). */
-  effectivePublicLimit(): { enabled: boolean; windowMs: number; max: number };
+  effectivePublicLimit(this: void): { enabled: boolean; windowMs: number; max: number };
   /** Stops listening for settings changes. */
   close(): void;
 }

@@ -1,5 +1,5 @@
 import type { Queryable, RowOf } from '@app/db';
-import type { AttemptOutcome, NewDelivery, StoredDelivery, WebhookDeliveryStore } from '@app/events';
+import type { NewDelivery, StoredDelivery, WebhookDeliveryStore } from '@app/events';
 import type { webhookDeliveries } from './webhook-deliveries.table.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';

@@ -67,7 +67,7 @@ export function webhooksModule(needs: {
       // The subscriber only queues the deliveries: the operation that emitted the event is barely delayed.
       subscribeWebhooks(needs.events, (event, data) => endpoints.fanOut(event, data));
     },
-    jobs: async () => dispatcher.start(),
+    jobs: () => Promise.resolve(dispatcher.start()),
     close: () => dispatcher.stop(),
   };
 }

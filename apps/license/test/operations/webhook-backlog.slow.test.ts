@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { scaleRetrySchedule, verifyWebhookSignature, webhookRetrySchedule } from '@app/events';
 import type { TestApp } from '../helpers.js';
-import { buildAppWithQueue, eventually, sleep, startHttpRecorder, type HttpRecorder, type RecordedRequest } from './peers.js';
+import { buildAppWithQueue, eventually, sleep, startHttpRecorder, type RecordedRequest } from './peers.js';
 
 const secret = 'whsec_backlog';
 const signed = (request: RecordedRequest) =>

@@ -12,14 +12,14 @@ import { eventually, sleep, startHttpRecorder, type HttpRecorder } from './peers
  */
 let rebindingAsked = 0;
 let rebinding6Asked = 0;
-const lookup: WebhookLookup = async (hostname) => {
-  const answer = (address: string): LookupAddress[] => [{ address, family: address.includes(':') ? 6 : 4 }];
+const lookup: WebhookLookup = (hostname) => {
+  const answer = (address: string) => Promise.resolve<LookupAddress[]>([{ address, family: address.includes(':') ? 6 : 4 }]);
   if (hostname === 'hooks.example.test') return answer('93.184.215.14');
   if (hostname === 'receiver.example.test') return answer('127.0.0.1');
   if (hostname === 'rebinding.example.test') return answer(rebindingAsked++ === 0 ? '93.184.215.14' : '127.0.0.1');
   // The same, rebinding to loopback written as an IPv4-compatible IPv6 address (`[::127.0.0.1]`).
   if (hostname === 'rebinding6.example.test') return answer(rebinding6Asked++ === 0 ? '2606:4700:4700::1111' : '::7f00:1');
-  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
 };
 
 describe(`outgoing webhook URLs with WEBHOOK_ALLOW_PRIVATE=false (${testDatabaseBackend()})`, () => {

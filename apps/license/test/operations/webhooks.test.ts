@@ -8,7 +8,7 @@ import { buildAppWithQueue, eventually, sleep, startHttpRecorder, type HttpRecor
 const secret = 'whsec_webhooks';
 const signed = (request: RecordedRequest) =>
   verifyWebhookSignature({ header: String(request.headers['x-webhook-signature'] ?? ''), body: request.body, secret });
-const bodyOf = (request: RecordedRequest) => JSON.parse(request.body) as { event: string; timestamp: string; data: Record<string, unknown> };
+const bodyOf = (request: RecordedRequest) => JSON.parse(request.body) as { event: string; timestamp: string; data: { licenseKey?: string } & Record<string, unknown> };
 /** The real schedule (10 s, 20 s ... hourly, 24 h 25 min in all) 100 times as fast: 100 ms, 200 ms ... */
 const fastSchedule = scaleRetrySchedule(webhookRetrySchedule(), 0.01);
 

@@ -64,7 +64,7 @@ let purifier: DOMPurify | undefined;
 /** One DOMPurify on one jsdom window for the process; the hook removes every external reference. */
 function getPurifier(): DOMPurify {
   if (purifier) return purifier;
-  const instance = createDOMPurify(new JSDOM('').window as unknown as Window & typeof globalThis);
+  const instance = createDOMPurify(new JSDOM('').window);
   instance.addHook('uponSanitizeAttribute', (_node, data) => {
     const name = data.attrName.toLowerCase();
     const value = data.attrValue.trim();

@@ -40,7 +40,7 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }

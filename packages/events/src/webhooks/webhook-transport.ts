@@ -27,13 +27,8 @@ export function createWebhookTransport(policy: OutgoingUrlPolicy & { maxSockets?
   const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
 
   const transport = (request: WebhookRequest) => new Promise<WebhookResponse>((resolve, reject) => {
-    let url: URL;
-    try {
-      url = parseOutgoingUrl(request.url, policy);
-    } catch (error) {
-      reject(error);
-      return;
-    }
+    // A refused URL throws here, which rejects the promise with that error.
+    const url = parseOutgoingUrl(request.url, policy);
     const client = url.protocol === 'https:' ? https : http;
     const req = client.request(url, {
       method: 'POST',

@@ -25,8 +25,8 @@ export async function startServiceProcess(options: { script: string; env: NodeJS
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const logs = () => text.split('\n').flatMap((line) => {
     try {
-      const parsed: unknown = JSON.parse(line);
-      return parsed && typeof parsed === 'object' ? [parsed as Record<string, unknown>] : [];
+      const parsed = JSON.parse(line) as Record<string, unknown> | null;
+      return parsed && typeof parsed === 'object' ? [parsed] : [];
     } catch {
       return [];
     }
