@@ -10,7 +10,7 @@ const nodeGlobals = {
 };
 const browserGlobals = {
   window: 'readonly', document: 'readonly', navigator: 'readonly', localStorage: 'readonly', fetch: 'readonly',
-  FormData: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
+  FormData: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', DOMParser: 'readonly',
 };
 
 export default tseslint.config(

@@ -187,7 +187,13 @@ export function callbackUrlOf(publicUrl: string): string {
 
 /** A path on this site (`/admin?q=x`), never another origin (`//evil.example`, `/\\evil.example`). */
 function localPath(value: unknown): string | undefined {
-  return typeof value === 'string' && /^\/(?![\/\\])/.test(value) && !/[\u0000-\u001f]/.test(value) ? value : undefined;
+  return typeof value === 'string' && /^\/(?![/\\])/.test(value) && !hasControlCharacter(value) ? value : undefined;
+}
+
+/** A character below U+0020 (a header or a log line could be split by one). */
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) < 0x20) return true;
+  return false;
 }
 
 const sessionUserSchema = z.object({ id: z.string(), username: z.string() });

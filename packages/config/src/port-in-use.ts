@@ -11,7 +11,8 @@ export class PortInUseError extends Error {
 }
 
 /** The listen error as a PortInUseError when the port is taken; any other error as it is. */
-export function explainListenError(error: unknown, port: number, variable: string): unknown {
+export function explainListenError(error: unknown, port: number, variable: string): Error {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'EADDRINUSE' ? new PortInUseError(port, variable) : error;
+  if (code === 'EADDRINUSE') return new PortInUseError(port, variable);
+  return error instanceof Error ? error : new Error(String(error));
 }
