@@ -1,14 +1,12 @@
-import { JSDOM } from 'jsdom';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { recordAudit, type AuditEntry } from '../src/audit/audit.repository.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
+import { documentOf, textOf } from './dom.js';
 
 const HOSTILE = '<script>alert(1)</script> "><img src=x onerror=alert(1)>';
 
-const documentOf = (html: string) => new JSDOM(html).window.document;
-const textOf = (html: string) => (documentOf(html).body.textContent ?? '').replace(/\s+/g, ' ');
 /** The entry ids a list page shows, in order. */
 const rowsOf = (html: string) => [...documentOf(html).querySelectorAll('tr[data-audit]')].map((row) => row.getAttribute('data-audit'));
 

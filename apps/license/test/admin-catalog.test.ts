@@ -1,13 +1,11 @@
-import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { buildTestApp, testAdminId, type Session, type TestApp } from './helpers.js';
+import { documentOf, textOf } from './dom.js';
 
 const HOSTILE = '<script>alert(1)</script> "><img src=x onerror=alert(1)>';
 
-const documentOf = (html: string) => new JSDOM(html).window.document;
 /** The visible text of a page, spaces collapsed. */
-const textOf = (html: string) => (documentOf(html).body.textContent ?? '').replace(/\s+/g, ' ');
 const uuidPath = (base: string) => new RegExp(`^${base}/[0-9a-f-]{36}$`);
 
 describe(`the admin console's product and customer pages (${testDatabaseBackend()})`, () => {

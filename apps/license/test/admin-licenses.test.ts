@@ -1,15 +1,12 @@
-import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
+import { documentOf, formToken, textOf } from './dom.js';
 
 const day = 86_400_000;
 const HOSTILE = '<script>alert(1)</script> "><img src=x onerror=alert(1)>';
 
-const documentOf = (html: string) => new JSDOM(html).window.document;
-const textOf = (html: string) => (documentOf(html).body.textContent ?? '').replace(/\s+/g, ' ');
 /** The session's form token, as the pages put it in their forms' `_csrf` field. */
-const formToken = (html: string) => documentOf(html).querySelector<HTMLInputElement>('input[name="_csrf"]')?.value ?? '';
 
 describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
   let t: TestApp;

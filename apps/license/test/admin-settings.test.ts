@@ -1,12 +1,10 @@
-import { JSDOM } from 'jsdom';
 import { authenticator } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { buildTestApp, testAdminId, type Session, type TestApp } from './helpers.js';
+import { documentOf, textOf } from './dom.js';
 
-const documentOf = (html: string) => new JSDOM(html).window.document;
 /** The visible text of a page, spaces collapsed. */
-const textOf = (html: string) => (documentOf(html).body.textContent ?? '').replace(/\s+/g, ' ');
 const JWT_SECRET = 'a-test-secret-for-the-settings-pages-0123456789';
 
 describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => {

@@ -4,15 +4,14 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { barChartSvg, niceCeiling } from '@app/ui';
 import { expiryText } from '../src/customer-portal/customer-portal.page-data.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
+import { documentOf, textOf } from './dom.js';
 
 const day = 86_400_000;
 const SCRIPT = '<script>alert(1)</script>';
 const ATTRIBUTE = '"><img src=x onerror=alert(1)>';
 const HOSTILE = `${SCRIPT} ${ATTRIBUTE}`;
 
-const documentOf = (html: string) => new JSDOM(html).window.document;
 /** The visible text of a page, spaces collapsed. */
-const textOf = (html: string) => (documentOf(html).body.textContent ?? '').replace(/\s+/g, ' ');
 const utcDate = (offsetDays: number) => new Date(Date.now() + offsetDays * day).toISOString().slice(0, 10);
 
 describe(`the customer portal pages (${testDatabaseBackend()})`, () => {

@@ -2,20 +2,18 @@ import type { LookupAddress } from 'node:dns';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import type { OutgoingLookup } from '@app/events';
 import { eventually, startSmtpStandIn, startTelegramStandIn, startTwilioStandIn, type SmtpStandIn } from '@app/events/testing';
 import { createLicenseLogger } from '../src/common/logger.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
+import { documentOf, textOf } from './dom.js';
 
 // The notification channels page (/webhooks/channels): settings stored in the database over the
 // environment's, secrets never shown back, a "Send test" that reaches real local servers standing
 // in for the SMTP server, Twilio and Telegram, and the notifier using the new settings at once.
 
-const documentOf = (html: string) => new JSDOM(html).window.document;
-const textOf = (html: string) => (documentOf(html).body.textContent ?? '').replace(/\s+/g, ' ');
 
 const smtpUser = 'mailer';
 const smtpPass = 'smtp-pass-never-shown-9876';

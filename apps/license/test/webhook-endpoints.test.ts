@@ -1,12 +1,10 @@
-import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
 import { verifyWebhookSignature } from '@app/events';
 import { eventually, startHttpRecorder, type HttpRecorder, type RecordedRequest } from '@app/events/testing';
 import { buildTestApp, migrationsFolder, type Session, type TestApp } from './helpers.js';
+import { documentOf, textOf } from './dom.js';
 
-const documentOf = (html: string) => new JSDOM(html).window.document;
-const textOf = (html: string) => (documentOf(html).body.textContent ?? '').replace(/\s+/g, ' ');
 const signedWith = (request: RecordedRequest, secret: string) =>
   verifyWebhookSignature({ header: String(request.headers['x-webhook-signature'] ?? ''), body: request.body, secret });
 const eventOf = (request: RecordedRequest) => (JSON.parse(request.body) as { event: string }).event;
