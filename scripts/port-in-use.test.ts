@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-// A second `npm start` (or a paste service started twice) finds its ports taken. It says so in
+// A second `npm start` (or a service started twice) finds its ports taken. It says so in
 // one line naming the variable to change, exits non-zero, and leaves nothing behind: no stack
 // trace, no embedded database socket folder (pglite-*) in the temporary folder.
 
@@ -90,5 +90,15 @@ describe('a port already in use', () => {
     expect(readdirSync(tmp).filter((name) => name.startsWith('pglite-'))).toEqual([]);
     // The data folder was made and migrated (the next start uses it), and its lock (paste.lock) released.
     expect(readdirSync(dataDir).filter((name) => name.startsWith('paste'))).toEqual(['paste']);
+  }, 120_000);
+
+  it('the license service, its own port taken: one line naming LICENSE_PORT; the embedded database closed, its socket folder gone', async () => {
+    fresh();
+    const result = await run('apps/license/src/main.ts', environment({ LICENSE_PORT: String(held.port), DEV_IDP_PORT: String(await freePort()) }));
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n').at(-1)).toBe(`Port ${held.port} is in use: another npm start may be running. Stop it, or set LICENSE_PORT to a free port (e.g. LICENSE_PORT=${held.port + 1}).`);
+    expect(result.stderr).not.toContain('    at ');
+    expect(readdirSync(tmp).filter((name) => name.startsWith('pglite-'))).toEqual([]);
+    expect(readdirSync(dataDir).filter((name) => name.startsWith('license'))).toEqual(['license']);
   }, 120_000);
 });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { resolveIdentityProvider } from '@app/auth';
-import { describeSessionSecret, getConfig, resolveSessionSecret } from '@app/config';
+import { describeSessionSecret, getConfig, PortInUseError, resolveSessionSecret } from '@app/config';
 import { DataFolderInUseError, openDatabase, runMigrations } from '@app/db';
 import { createJobQueue } from '@app/events';
 import { serveGracefully } from '@app/http';
@@ -23,36 +23,45 @@ async function main(): Promise<void> {
   const port = config.licensePort;
   const publicUrl = config.LICENSE_PUBLIC_URL ?? `http://localhost:${port}`;
 
-  const database = await openDatabase({
-    url: config.LICENSE_DATABASE_URL ?? config.DATABASE_URL,
-    dataDir: path.join(config.DATA_DIR, 'license'),
-    warn: (message) => logger.warn(message),
-  });
-  await runMigrations(database.db, migrationsFolder, 'license');
+  // What is open so far, closed last first at shutdown, and also when start-up fails half-way
+  // (a port in use): the embedded database's socket folder and lock do not outlive the process.
+  const opened: (() => unknown)[] = [];
+  const closeAll = async () => {
+    for (const close of opened.reverse().splice(0)) await close();
+  };
+  try {
+    // The identity provider first: a development provider whose port is taken stops the start
+    // before the database is opened.
+    const { oauth, devIdp } = await resolveIdentityProvider(config, logger, publicUrl);
+    opened.push(() => devIdp?.stop());
+    const database = await openDatabase({
+      url: config.LICENSE_DATABASE_URL ?? config.DATABASE_URL,
+      dataDir: path.join(config.DATA_DIR, 'license'),
+      warn: (message) => logger.warn(message),
+    });
+    opened.push(() => database.close());
+    await runMigrations(database.db, migrationsFolder, 'license');
+    const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
+    opened.push(() => settings.close());
+    const redis = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
+    opened.push(() => redis?.disconnect());
+    // A job schema of its own: the paste service may share this database (a lone DATABASE_URL).
+    const jobs = await createJobQueue({ pool: database.pool, logger, schema: 'pgboss_license' });
+    opened.push(() => jobs.stop());
+    const licenseApp = await createApp({ config, database, logger, settings, oauth, publicUrl, jobs, redis });
+    opened.push(() => licenseApp.close());
 
-  const { oauth, devIdp } = await resolveIdentityProvider(config, logger, publicUrl);
-
-  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
-  // A job schema of its own: the paste service may share this database (a lone DATABASE_URL).
-  const jobs = await createJobQueue({ pool: database.pool, logger, schema: 'pgboss_license' });
-  const redis = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
-  const licenseApp = await createApp({ config, database, logger, settings, oauth, publicUrl, jobs, redis });
-
-  await serveGracefully(licenseApp.app, {
-    port, logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, name: 'license service',
-    async onClosed() {
-      await licenseApp.close();
-      await jobs.stop();
-      await settings.close();
-      redis?.disconnect();
-      await devIdp?.stop();
-      await database.close();
-    },
-  });
+    await serveGracefully(licenseApp.app, {
+      port, portVariable: 'LICENSE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, name: 'license service', onClosed: closeAll,
+    });
+  } catch (error) {
+    await closeAll().catch((closing: unknown) => logger.error({ err: closing }, 'closing after a failed start failed'));
+    throw error;
+  }
 }
 
-main().catch((error) => {
-  // Another process holds the data folder: its one line says all there is to say.
-  console.error(error instanceof DataFolderInUseError ? error.message : error);
+main().catch((error: unknown) => {
+  // Another process holds the data folder or the port: its one line says all there is to say.
+  console.error(error instanceof DataFolderInUseError || error instanceof PortInUseError ? error.message : error);
   process.exit(1);
 });
