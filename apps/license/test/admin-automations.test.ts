@@ -35,7 +35,8 @@ describe(`the admin console's automation pages (${testDatabaseBackend()})`, () =
     expect(visitor.status).toBe(303);
     expect(visitor.headers.location).toBe('/');
     const { session: customer } = await t.customer();
-    for (const path of ['/automations', '/automations/new']) await get(path, customer, 403);
+    // A customer goes to their portal (customer-console-addresses.test.ts).
+    for (const path of ['/automations', '/automations/new']) await get(path, customer, 303);
     const write = await post('/automations', { name: 'Not allowed', trigger: 'custom', action: 'custom' }, customer);
     expect(write.status).toBe(403);
     const { rows } = await t.database.pool.query(`SELECT 1 FROM automated_actions WHERE name = 'Not allowed'`);

@@ -116,3 +116,28 @@ export function adminData(username: string, { counts, recent, panicMode }: Admin
     adminApi,
   };
 }
+
+const errorHeadings: Record<number, string> = {
+  400: 'Request not accepted', 401: 'Sign-in required', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict',
+  413: 'Too large', 429: 'Too many requests', 503: 'Service unavailable',
+};
+
+/**
+ * The error page a browser navigation gets (the one error handler renders it; programs get
+ * JSON): the status, the same text the JSON carries, the suspend reason or the field messages or
+ * the variables to set when the answer has them, and a link back.
+ */
+export function errorPageData(input: {
+  status: number; message: string; details?: Record<string, string>; extra?: Record<string, unknown>;
+  username?: string; back: { href: string; sameSite: boolean };
+}) {
+  const { status, extra } = input;
+  const heading = errorHeadings[status] ?? (status >= 500 ? 'Something went wrong' : 'Request failed');
+  const variables = Array.isArray(extra?.variables) ? extra.variables.filter((name): name is string => typeof name === 'string') : [];
+  const items = [...Object.entries(input.details ?? {}).map(([field, text]) => `${field}: ${text}`), ...variables];
+  return {
+    ...layout(heading, input.username), status, heading, message: input.message,
+    reason: typeof extra?.reason === 'string' ? extra.reason : null, items,
+    back: { href: input.back.href, label: input.back.sameSite ? 'Go back' : 'Go to the start page' },
+  };
+}
