@@ -217,10 +217,14 @@ describe(`the admin console's automation pages (${testDatabaseBackend()})`, () =
     await post(`/automations/${id}/disable`, {}).expect(303);
     let page = documentOf(await get(`/automations/${id}`));
     expect(page.querySelector('[data-state]')?.textContent).toBe('disabled');
-    expect(page.querySelector('.alert-success')?.textContent).toBe('Automation “Switch me” disabled: it no longer runs by itself.');
+    // Its trigger is "Only when run by hand": nothing says it runs by itself.
+    expect(page.querySelector('.alert-success')?.textContent).toBe('Automation “Switch me” disabled.');
     await post(`/automations/${id}/enable`, {}).expect(303);
     page = documentOf(await get(`/automations/${id}`));
     expect(page.querySelector('[data-state]')?.textContent).toBe('enabled');
+    expect(page.querySelector('.alert-success')?.textContent).toBe('Automation “Switch me” enabled: it runs when you use “Run now”.');
+    expect(page.body.textContent).toContain('Enabled: runs only by hand (“Run now” or the API)');
+    expect(page.body.textContent).not.toContain('Enabled: runs by itself');
     // The custom action needs no license: "Run now" asks for none.
     expect(page.querySelector('form[aria-label="Run now"] input[name="licenseKey"]')).toBeNull();
 

@@ -1,6 +1,6 @@
 import type { Express, Request, Response } from 'express';
 import type { ZodError } from 'zod';
-import { isHttpError, type Guard } from '@app/http';
+import { isHttpError, type Guard, type HttpError } from '@app/http';
 import type { AuditTarget } from '../audit/audit-failures.js';
 import type { CustomerRecord } from '../common/request.js';
 import { noAccessData } from './dashboard.page-data.js';
@@ -71,6 +71,12 @@ export function formErrors(error: ZodError, labels: Record<string, string>, mess
     out.push(messages[field] ?? (label ? `${label}: ${issue.message}` : issue.message));
   }
   return out;
+}
+
+/** An error as a sentence for a page: its text, and the hint beside it when the answer has one. */
+export function errorSentence(error: HttpError): string {
+  const hint = error.extra?.hint;
+  return `${error.message}.${typeof hint === 'string' ? ` ${hint}` : ''}`;
 }
 
 /** How many pages `total` rows take, `size` to a page (at least one). */

@@ -22,6 +22,9 @@ export function signInErrorMessage(code: unknown): string | undefined {
 
 const number = (value: number) => value.toLocaleString('en-US');
 
+/** A license type as every page writes it: `Fixed`, `Trial`, `Consumption`, `Enterprise`. */
+export const licenseTypeLabel = (type: string) => type.charAt(0).toUpperCase() + type.slice(1);
+
 /** The admin console's sections, in the navigation bar of every admin page. */
 export const adminNav = [
   { id: 'dashboard', href: '/', label: 'Dashboard' },
