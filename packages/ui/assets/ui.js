@@ -1,6 +1,7 @@
-// The shared page script: the theme choice (remembered in localStorage), confirmation
-// dialogs and copy-to-clipboard buttons. Loaded as a file in <head> (the Content-Security-Policy allows no inline script),
-// so the chosen theme applies before the page paints.
+// The shared page script: the theme choice (remembered in localStorage), the in-page
+// confirmation dialog (window.ui.confirmDialog, and data-ui-confirm on forms and buttons) and
+// copy-to-clipboard buttons. Loaded as a file in <head> (the Content-Security-Policy allows no
+// inline script), so the chosen theme applies before the page paints.
 (function () {
   'use strict';
   var KEY = 'ui-theme';
@@ -27,37 +28,58 @@
     button.setAttribute('aria-pressed', current() === 'dark' ? 'true' : 'false');
   }
 
-  // A form or button with data-ui-confirm="Question?" asks in a dialog before it goes ahead.
+  // The in-page confirmation dialog, for markup (data-ui-confirm, below) and for page scripts:
+  //   window.ui.confirmDialog('Delete paste abc? This cannot be undone.', { button: 'Delete' })
+  //     .then(function (ok) { if (ok) ... });
+  // options: button (the confirming button's text, default "Confirm"), style ('danger', the
+  // default, or 'primary'). Resolves true on the confirming button, false on Cancel or Escape.
+  function confirmDialog(question, options) {
+    options = options || {};
+    return new Promise(function (resolve) {
+      var confirmed = false;
+      var dialog = document.createElement('dialog');
+      dialog.className = 'dialog';
+      dialog.setAttribute('aria-labelledby', 'ui-confirm-text');
+      var text = document.createElement('p');
+      text.id = 'ui-confirm-text';
+      text.textContent = question;
+      var actions = document.createElement('div');
+      actions.className = 'dialog-actions';
+      var cancel = document.createElement('button');
+      cancel.type = 'button';
+      cancel.className = 'button button-ghost';
+      cancel.textContent = 'Cancel';
+      var ok = document.createElement('button');
+      ok.type = 'button';
+      ok.className = 'button ' + (options.style === 'primary' ? '' : 'button-danger');
+      ok.textContent = options.button || 'Confirm';
+      actions.appendChild(cancel);
+      actions.appendChild(ok);
+      dialog.appendChild(text);
+      dialog.appendChild(actions);
+      document.body.appendChild(dialog);
+      dialog.addEventListener('close', function () { dialog.remove(); resolve(confirmed); });
+      cancel.addEventListener('click', function () { dialog.close(); });
+      ok.addEventListener('click', function () { confirmed = true; dialog.close(); });
+      dialog.showModal();
+      cancel.focus();
+    });
+  }
+  window.ui = window.ui || {};
+  window.ui.confirmDialog = confirmDialog;
+
+  // A form or button with data-ui-confirm="Question?" asks in a dialog before it goes ahead
+  // (data-ui-confirm-button: the button's text; data-ui-confirm-style="primary": not red).
   function confirmFirst(event) {
     var element = event.currentTarget;
     if (element.dataset.uiConfirmed === 'yes') { element.dataset.uiConfirmed = ''; return; }
     event.preventDefault();
     event.stopImmediatePropagation();
-    var dialog = document.createElement('dialog');
-    dialog.className = 'dialog';
-    dialog.setAttribute('aria-labelledby', 'ui-confirm-text');
-    var text = document.createElement('p');
-    text.id = 'ui-confirm-text';
-    text.textContent = element.getAttribute('data-ui-confirm');
-    var actions = document.createElement('div');
-    actions.className = 'dialog-actions';
-    var cancel = document.createElement('button');
-    cancel.type = 'button';
-    cancel.className = 'button button-ghost';
-    cancel.textContent = 'Cancel';
-    var ok = document.createElement('button');
-    ok.type = 'button';
-    ok.className = 'button ' + (element.getAttribute('data-ui-confirm-style') === 'primary' ? '' : 'button-danger');
-    ok.textContent = element.getAttribute('data-ui-confirm-button') || 'Confirm';
-    actions.appendChild(cancel);
-    actions.appendChild(ok);
-    dialog.appendChild(text);
-    dialog.appendChild(actions);
-    document.body.appendChild(dialog);
-    dialog.addEventListener('close', function () { dialog.remove(); });
-    cancel.addEventListener('click', function () { dialog.close(); });
-    ok.addEventListener('click', function () {
-      dialog.close();
+    confirmDialog(element.getAttribute('data-ui-confirm'), {
+      button: element.getAttribute('data-ui-confirm-button'),
+      style: element.getAttribute('data-ui-confirm-style'),
+    }).then(function (ok) {
+      if (!ok) return;
       element.dataset.uiConfirmed = 'yes';
       if (element.tagName === 'FORM') {
         if (element.requestSubmit) element.requestSubmit(); else element.submit();
@@ -65,8 +87,6 @@
         element.click();
       }
     });
-    dialog.showModal();
-    cancel.focus();
   }
 
   // A button with data-copy="text" puts the text on the clipboard and says so on the button
