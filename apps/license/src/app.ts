@@ -25,7 +25,7 @@ import { customersModule } from './customers/customers.module.js';
 import { createCustomersService } from './customers/customers.service.js';
 import { dashboardModule } from './dashboard/dashboard.module.js';
 import { recogniseCustomersOnConsolePages } from './dashboard/admin-pages.js';
-import { errorPageData } from './dashboard/dashboard.page-data.js';
+import { errorBackLink, errorPageData } from './dashboard/dashboard.page-data.js';
 import { pageNotFound } from './dashboard/dashboard.routes.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { inProcessQueue } from './events/in-process-queue.js';
@@ -238,7 +238,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     successFlag: true, logger,
     // A browser navigation (a download link, sign-in) gets a page with a way back; programs, JSON.
     renderHtml: (req, status, message, answer) => (wantsHtmlErrorPage(req)
-      ? views.render('errors/error', errorPageData({ status, message, details: answer.details, extra: answer.extra, username: req.user?.username, back: backLinkOf(req) }))
+      ? views.render('errors/error', errorPageData({ status, message, details: answer.details, extra: answer.extra, username: req.user?.username, back: errorBackLink(req.path, backLinkOf(req)) }))
       : undefined),
   }));
 

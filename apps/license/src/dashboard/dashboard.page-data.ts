@@ -126,21 +126,35 @@ const errorHeadings: Record<number, string> = {
 };
 
 /**
+ * Where an error page links back to: the page the person came from (same site; pages send no
+ * Referer under helmet's policy, so mostly absent), else the page of the license a download
+ * belongs to, else the start page.
+ */
+export function errorBackLink(path: string, referer: { href: string; sameSite: boolean }): { href: string; label: string } {
+  if (referer.sameSite) return { href: referer.href, label: 'Go back' };
+  const download = /^\/api\/(customer\/licenses|licenses)\/([0-9a-f-]{36})\/file$/i.exec(path);
+  if (download) return { href: `${download[1] === 'licenses' ? '/licenses' : '/my-licenses'}/${download[2]}`, label: 'Back to the license' };
+  return { href: '/', label: 'Go to the start page' };
+}
+
+/**
  * The error page a browser navigation gets (the one error handler renders it; programs get
  * JSON): the status, the same text the JSON carries, the suspend reason or the field messages or
  * the variables to set when the answer has them, and a link back.
  */
 export function errorPageData(input: {
   status: number; message: string; details?: Record<string, string>; extra?: Record<string, unknown>;
-  username?: string; back: { href: string; sameSite: boolean };
+  username?: string; back: { href: string; label: string };
 }) {
   const { status, extra } = input;
   const heading = errorHeadings[status] ?? (status >= 500 ? 'Something went wrong' : 'Request failed');
   const variables = Array.isArray(extra?.variables) ? extra.variables.filter((name): name is string => typeof name === 'string') : [];
-  const items = [...Object.entries(input.details ?? {}).map(([field, text]) => `${field}: ${text}`), ...variables];
+  // Variables the message does not name already (the sign-in hint names them all).
+  const items = [...Object.entries(input.details ?? {}).map(([field, text]) => `${field}: ${text}`),
+    ...variables.filter((name) => !input.message.includes(name))];
   return {
     ...layout(heading, input.username), status, heading, message: input.message,
     reason: typeof extra?.reason === 'string' ? extra.reason : null, items,
-    back: { href: input.back.href, label: input.back.sameSite ? 'Go back' : 'Go to the start page' },
+    back: input.back,
   };
 }
