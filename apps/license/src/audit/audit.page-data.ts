@@ -74,10 +74,6 @@ function changedFields(entry: AuditLogJson) {
   return fields.length > 3 ? `${fields.slice(0, 3).join(', ')} and ${fields.length - 3} more` : fields.join(', ');
 }
 
-const typeWords: Record<string, string> = {
-  license: 'License', customer: 'Customer', product: 'Product', admin: 'Admin', transaction: 'Transaction',
-  notification: 'Notification', system: 'System',
-};
 const notificationChannels = ['email', 'sms', 'telegram'];
 /** A name recorded in the entry itself (a deleted resource is no longer there to look up). */
 const recorded = (entry: AuditLogJson, field: string) => {
@@ -109,7 +105,7 @@ function subjectOf(entry: AuditLogJson, subjects: AuditSubjects): { label: strin
       return { label: `Webhook endpoint: ${url ?? 'deleted'}`, href: found ? endpointHref(entry.resourceId) : null };
     }
   }
-  return { label: typeWords[entry.resourceType] ?? entry.resourceType, href: resourceHref(entry) };
+  return { label: entry.resourceType, href: resourceHref(entry) };
 }
 
 function rowView(entry: AuditLogJson, subjects: AuditSubjects) {
@@ -118,7 +114,7 @@ function rowView(entry: AuditLogJson, subjects: AuditSubjects) {
     subject: subject.label,
     subjectHref: subject.href,
     /** Only for the generic types, whose id the subject's words already stand for. */
-    showId: !['system', 'notification'].includes(entry.resourceType) || subject.label === typeWords[entry.resourceType],
+    showId: subject.label === entry.resourceType,
     id: entry._id,
     href: auditEntryHref(entry._id),
     time: utcTime(entry.createdAt),
