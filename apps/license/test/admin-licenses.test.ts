@@ -107,7 +107,7 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     expect(document.querySelector('[data-total="failure"]')?.textContent).toBe('1');
     expect(document.querySelectorAll('tr[data-record]')).toHaveLength(2);
     expect(document.querySelector('tr[data-audit] td[data-label="Action"]')?.textContent).toBe('create');
-    expect(document.querySelector('a[download]')?.getAttribute('href')).toBe(`/api/licenses/${license._id}/file`);
+    expect(document.querySelector('a[href$="/file"]')?.getAttribute('href')).toBe(`/api/licenses/${license._id}/file`);
     for (const button of ['Suspend', 'Revoke', 'Rotate key', 'Clear restrictions']) {
       expect([...document.querySelectorAll('form button')].map((element) => element.textContent)).toContain(button);
     }
