@@ -3,7 +3,7 @@ import { createAuth, type OAuthSettings, type SessionUser } from '@app/auth';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
 import type { JobQueue, OutgoingLookup } from '@app/events';
-import { apiNotFound, commonMiddleware, createErrorHandler, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, trustsAProxy, type Logger } from '@app/http';
+import { apiNotFound, backLinkOf, commonMiddleware, createErrorHandler, wantsHtmlErrorPage, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, trustsAProxy, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createViews, useViews } from '@app/ui';
@@ -24,6 +24,8 @@ import { customerPortalModule } from './customer-portal/customer-portal.module.j
 import { customersModule } from './customers/customers.module.js';
 import { createCustomersService } from './customers/customers.service.js';
 import { dashboardModule } from './dashboard/dashboard.module.js';
+import { recogniseCustomersOnConsolePages } from './dashboard/admin-pages.js';
+import { errorBackLink, errorPageData } from './dashboard/dashboard.page-data.js';
 import { pageNotFound } from './dashboard/dashboard.routes.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { inProcessQueue } from './events/in-process-queue.js';
@@ -196,7 +198,9 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   const app = express();
   // Pages are EJS views with the UI kit's partials; routes pass plain data to res.render.
-  useViews(app, createViews({ folders: [viewsDir] }));
+  const views = createViews({ folders: [viewsDir] });
+  useViews(app, views);
+  recogniseCustomersOnConsolePages(app, customers.findByUserId);
   app.set('etag', false);
   // Set here as well as in commonMiddleware: the routes mounted before it read req.ip too.
   app.set('trust proxy', trustProxyValue(config.TRUST_PROXY));
@@ -230,7 +234,13 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(apiNotFound);
   app.use(pageNotFound);
   app.use(auditFailedAdminWrites(pool, logger));
-  app.use(createErrorHandler({ successFlag: true, logger }));
+  app.use(createErrorHandler({
+    successFlag: true, logger,
+    // A browser navigation (a download link, sign-in) gets a page with a way back; programs, JSON.
+    renderHtml: (req, status, message, answer) => (wantsHtmlErrorPage(req)
+      ? views.render('errors/error', errorPageData({ status, message, details: answer.details, extra: answer.extra, username: req.user?.username, back: errorBackLink(req.path, backLinkOf(req)) }))
+      : undefined),
+  }));
 
   return {
     app,

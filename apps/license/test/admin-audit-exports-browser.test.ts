@@ -84,8 +84,8 @@ describe.skipIf(!executablePath)(`the admin console's audit log and exports in a
       page.waitForEvent('download'),
       csvForm.getByRole('button', { name: 'Download licenses CSV' }).click(),
     ]);
-    expect(download.suggestedFilename()).toMatch(/^licenses-\d+\.csv$/);
-    const csv = await readFile((await download.path()), 'utf8');
+    expect(download.suggestedFilename()).toMatch(/^licenses-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = await readFile((await download.path(), 'utf8');
     expect(csv).toContain(wanted.key);
     expect(csv).not.toContain(unwanted.key);
     expect(csv).toContain('Ελληνικό προϊόν');
@@ -95,7 +95,7 @@ describe.skipIf(!executablePath)(`the admin console's audit log and exports in a
       page.waitForEvent('download'),
       summary.getByRole('button', { name: 'Download summary PDF' }).click(),
     ]);
-    expect(pdf.suggestedFilename()).toMatch(/^summary-\d+\.pdf$/);
-    expect((await readFile((await pdf.path()))).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(pdf.suggestedFilename()).toMatch(/^summary-\d{4}-\d{2}-\d{2}\.pdf$/);
+    expect((await readFile((await pdf.path())).subarray(0, 5).toString()).toBe('%PDF-');
   }, 120_000);
 });

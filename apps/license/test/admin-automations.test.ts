@@ -32,7 +32,8 @@ describe(`the admin console's automation pages (${testDatabaseBackend()})`, () =
     expect(visitor.status).toBe(303);
     expect(visitor.headers.location).toBe('/');
     const { session: customer } = await t.customer();
-    for (const path of ['/automations', '/automations/new']) await get(path, customer, 403);
+    // A customer goes to their portal (customer-console-addresses.test.ts).
+    for (const path of ['/automations', '/automations/new']) await get(path, customer, 303);
     const write = await post('/automations', { name: 'Not allowed', trigger: 'custom', action: 'custom' }, customer);
     expect(write.status).toBe(403);
     const { rows } = await t.database.pool.query(`SELECT 1 FROM automated_actions WHERE name = 'Not allowed'`);
@@ -213,10 +214,14 @@ describe(`the admin console's automation pages (${testDatabaseBackend()})`, () =
     await post(`/automations/${id}/disable`, {}).expect(303);
     let page = documentOf(await get(`/automations/${id}`));
     expect(page.querySelector('[data-state]')?.textContent).toBe('disabled');
-    expect(page.querySelector('.alert-success')?.textContent).toBe('Automation “Switch me” disabled: it no longer runs by itself.');
+    // Its trigger is "Only when run by hand": nothing says it runs by itself.
+    expect(page.querySelector('.alert-success')?.textContent).toBe('Automation “Switch me” disabled.');
     await post(`/automations/${id}/enable`, {}).expect(303);
     page = documentOf(await get(`/automations/${id}`));
     expect(page.querySelector('[data-state]')?.textContent).toBe('enabled');
+    expect(page.querySelector('.alert-success')?.textContent).toBe('Automation “Switch me” enabled: it runs when you use “Run now”.');
+    expect(page.body.textContent).toContain('Enabled: runs only by hand (“Run now” or the API)');
+    expect(page.body.textContent).not.toContain('Enabled: runs by itself');
     // The custom action needs no license: "Run now" asks for none.
     expect(page.querySelector('form[aria-label="Run now"] input[name="licenseKey"]')).toBeNull();
 

@@ -133,17 +133,27 @@ describe.skipIf(!executablePath)(`the customer portal in a browser (${testDataba
     await page.goto(`${t.baseUrl}/my-licenses/${license._id}`);
     const release = page.getByRole('button', { name: 'Release old-laptop' });
 
-    // Dismissing the confirmation sends nothing.
-    page.once('dialog', (dialog) => void dialog.dismiss());
+    // The same in-page dialog as the console's (never the browser's confirm()); Cancel sends nothing.
+    page.on('dialog', (dialog) => { throw new Error(`The browser's own dialog opened: ${dialog.message()}`); });
     await release.click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Release the hardware id old-laptop?').waitFor();
+    await capture(page, 'customer-release-dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
     expect(await usedHwids()).toEqual(['old-laptop', 'desktop']);
 
-    // Accepting releases it through the real endpoint; the page reloads without it.
-    page.once('dialog', (dialog) => void dialog.accept());
-    await Promise.all([page.waitForEvent('load'), release.click()]);
+    // Confirming releases it through the real endpoint; the page reloads without it and says so once.
+    await release.click();
+    await Promise.all([page.waitForEvent('load'), dialog.getByRole('button', { name: 'Release' }).click()]);
     await page.getByRole('button', { name: 'Release desktop' }).waitFor();
     expect(await page.getByRole('button', { name: 'Release old-laptop' }).count()).toBe(0);
     expect(await usedHwids()).toEqual(['desktop']);
+    const done = page.getByRole('status').filter({ hasText: 'Released: hardware id old-laptop.' });
+    await done.waitFor();
+    expect(await capture(page, 'customer-released')).toBe(390);
+    await page.reload();
+    expect(await done.count()).toBe(0);
 
     // Two more releases use up the day's three; the fourth, by button, shows the service's message.
     for (let release = 1; release <= 2; release += 1) {
@@ -151,8 +161,8 @@ describe.skipIf(!executablePath)(`the customer portal in a browser (${testDataba
       await t.http.post(`/api/customer/licenses/${license._id}/release`).set(session.headers)
         .send({ hwid: 'old-laptop' }).expect(200);
     }
-    page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Release desktop' }).click();
+    await dialog.getByRole('button', { name: 'Release' }).click();
     await page.locator('#devices [data-error]').getByText('Release limit reached').waitFor();
     expect(await usedHwids()).toEqual(['desktop']);
   }, 60_000);

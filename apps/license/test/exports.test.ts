@@ -79,10 +79,10 @@ describe('exports', () => {
   });
 
   it.each([
-    { route: '/api/export/licenses/csv?licenseType=fixed', type: /^text\/csv/, file: /^attachment; filename="licenses-\d+\.csv"$/ },
-    { route: '/api/export/licenses/pdf?licenseType=fixed', type: /^application\/pdf$/, file: /^attachment; filename="licenses-\d+\.pdf"$/ },
-    { route: '/api/export/transactions/csv', type: /^text\/csv/, file: /^attachment; filename="transactions-\d+\.csv"$/ },
-    { route: '/api/export/summary/pdf', type: /^application\/pdf$/, file: /^attachment; filename="summary-\d+\.pdf"$/ },
+    { route: '/api/export/licenses/csv?licenseType=fixed', type: /^text\/csv/, file: /^attachment; filename="licenses-\d{4}-\d{2}-\d{2}\.csv"$/ },
+    { route: '/api/export/licenses/pdf?licenseType=fixed', type: /^application\/pdf$/, file: /^attachment; filename="licenses-\d{4}-\d{2}-\d{2}\.pdf"$/ },
+    { route: '/api/export/transactions/csv', type: /^text\/csv/, file: /^attachment; filename="transactions-\d{4}-\d{2}-\d{2}\.csv"$/ },
+    { route: '/api/export/summary/pdf', type: /^application\/pdf$/, file: /^attachment; filename="summary-\d{4}-\d{2}-\d{2}\.pdf"$/ },
   ])('$route answers its content type and an attachment file name', async ({ route, type, file }) => {
     const response = await download(t.baseUrl, route, admin.cookie);
     expect(response.status).toBe(200);

@@ -64,6 +64,8 @@ export interface TestApp {
 }
 
 export interface TestAppOptions {
+  /** Build the app without an identity provider (sign-in answers 503 naming what to set). */
+  withoutSignIn?: boolean;
   /** Environment variables over the test defaults (e.g. RATE_LIMIT_MAX, JWT_SECRET). */
   env?: Record<string, string>;
   now?: () => Date;
@@ -98,7 +100,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   });
   const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
   const built = await createApp({
-    config, database, settings, logger: options.logger ?? createLogger({ level: 'silent' }), oauth: idp.oauth, publicUrl: baseUrl,
+    config, database, settings, logger: options.logger ?? createLogger({ level: 'silent' }), oauth: options.withoutSignIn ? undefined : idp.oauth, publicUrl: baseUrl,
     now: options.now, events: options.events, jobs: options.jobs, redis: options.redis, webhookDelivery: options.webhookDelivery,
     smtpLookup: options.smtpLookup,
   });

@@ -115,4 +115,14 @@ describe('offline license files', () => {
       expect(res.body).toEqual({ success: false, error });
     }
   });
+
+  it('answers the suspend reason beside License suspended, to the admin and the customer', async () => {
+    const suspended = await t.createLicense({ customer: aliceId });
+    await t.http.post(`/api/licenses/${suspended._id}/suspend`).set(admin.headers).send({ reason: 'Card declined' }).expect(200);
+    for (const [path, cookie] of [[`/api/customer/licenses/${suspended._id}/file`, alice.cookie], [`/api/licenses/${suspended._id}/file`, admin.cookie]]) {
+      const res = await t.http.get(path!).set('Cookie', cookie!);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ success: false, error: 'License suspended', reason: 'Card declined' });
+    }
+  });
 });

@@ -252,7 +252,8 @@ describe(`notification channels configured in the admin console (${testDatabaseB
     expect(anonymousWrite.status).toBe(303);
 
     const { session } = await t.customer();
-    expect((await t.http.get('/webhooks/channels').set('Cookie', session.cookie)).status).toBe(403);
+    // A customer is sent to their portal (customer-console-addresses.test.ts).
+    expect((await t.http.get('/webhooks/channels').set('Cookie', session.cookie)).status).toBe(303);
     expect((await post('/webhooks/channels/email', emailForm({ host: 'evil.example.com', pass: 'x' }), session)).status).toBe(403);
     expect((await post('/webhooks/channels/email/test', { recipient: 'evil@example.com' }, session)).status).toBe(403);
 

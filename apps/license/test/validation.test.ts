@@ -70,8 +70,8 @@ describe('POST /api/license/validate', () => {
     { name: 'revoked', error: 'License revoked', status: 'invalid', setup: async () => {
       const l = await t.createLicense({}); await t.context.services.licenses.revoke(systemActor, l._id, 'fraud'); return { key: l.key, id: l._id };
     } },
-    { name: 'suspended', error: 'License suspended', status: 'invalid', setup: async () => {
-      const l = await t.createLicense({}); await t.context.services.licenses.suspend(systemActor, l._id, 'late'); return { key: l.key, id: l._id };
+    { name: 'suspended without a reason', error: 'License suspended', status: 'invalid', setup: async () => {
+      const l = await t.createLicense({}); await t.context.services.licenses.suspend(systemActor, l._id, undefined); return { key: l.key, id: l._id };
     } },
     { name: 'not active', error: 'License not active', status: 'invalid', setup: async () => {
       const l = await t.createLicense({ active: false }); return { key: l.key, id: l._id };
@@ -108,6 +108,29 @@ describe('POST /api/license/validate', () => {
     expect((await validate({ key: l.key, ip: '10.3.0.1' })).body.error).toBe('License suspended');
     await t.context.services.licenses.revoke(systemActor, l._id, 'x');
     expect((await validate({ key: l.key, ip: '10.3.0.1' })).body.error).toBe('License revoked');
+  });
+
+  it('answers the admin\'s suspend reason as `reason` beside "License suspended", signed, also for a child of a suspended master', async () => {
+    const l = await t.createLicense({});
+    await t.context.services.licenses.suspend(systemActor, l._id, 'Invoice 2024-117 is unpaid');
+    const res = await validate({ key: l.key, ip: '10.3.1.1', nonce: 'n-1' });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ success: false, valid: false, error: 'License suspended', reason: 'Invoice 2024-117 is unpaid', nonce: 'n-1' });
+    const { publicKey } = (await t.http.get('/api/license/public-key')).body;
+    expect(verifyResponse(publicKey, res.text, String(res.headers['x-license-signature']))).toBe(true);
+
+    const master = await t.createLicense({});
+    const child = await t.createLicense({ parent: master._id });
+    await t.context.services.licenses.suspend(systemActor, master._id, 'Reseller contract paused');
+    expect((await validate({ key: child.key, ip: '10.3.1.2' })).body).toEqual({
+      success: false, valid: false, error: 'License suspended', reason: 'Reseller contract paused',
+    });
+    // Blank reasons are no reason; other refusals never carry one.
+    const blank = await t.createLicense({});
+    await t.context.services.licenses.suspend(systemActor, blank._id, '  ');
+    expect((await validate({ key: blank.key, ip: '10.3.1.3' })).body).toEqual({ success: false, valid: false, error: 'License suspended' });
+    await t.context.services.licenses.revoke(systemActor, l._id, 'fraud');
+    expect((await validate({ key: l.key, ip: '10.3.1.1' })).body).toEqual({ success: false, valid: false, error: 'License revoked' });
   });
 
   it('validates a child while its master is valid', async () => {

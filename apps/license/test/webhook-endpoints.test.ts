@@ -253,12 +253,14 @@ describe(`webhook endpoint URLs without WEBHOOK_ALLOW_PRIVATE (${testDatabaseBac
       const res = await t.http.post('/webhooks/endpoints').set('Cookie', admin.cookie).type('form').send(formBody([['_csrf', admin.csrfToken], ['url', url]]));
       expect(res.status).toBe(400);
       expect(textOf(res.text)).toContain('Webhook URL not allowed');
+      // The spec's text stays exact; the way out is named beside it.
+      expect(textOf(res.text)).toContain('unless the service runs with WEBHOOK_ALLOW_PRIVATE=true');
       expect(await endpointCount(t)).toBe(0);
       const audit = await t.database.pool.query("SELECT success, changes FROM audit_logs WHERE resource_type = 'notification' AND action = 'create' ORDER BY created_at DESC LIMIT 1");
       expect(audit.rows[0]).toMatchObject({ success: false, changes: { after: { status: 400, error: 'Webhook URL not allowed' } } });
       const api = await t.http.post('/api/webhooks/endpoints').set(admin.headers).send({ url });
       expect(api.status).toBe(400);
-      expect(api.body).toEqual({ success: false, error: 'Webhook URL not allowed' });
+      expect(api.body).toEqual({ success: false, error: 'Webhook URL not allowed', hint: expect.stringContaining('WEBHOOK_ALLOW_PRIVATE=true') });
       expect(await endpointCount(t)).toBe(0);
     });
 });

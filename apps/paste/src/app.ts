@@ -4,7 +4,7 @@ import type { Config } from '@app/config';
 import { batchConcurrency, type Database } from '@app/db';
 import type { JobQueue } from '@app/events';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
-import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, trustsAProxy, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, trustsAProxy, wantsHtmlErrorPage, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createGuards } from './access/guards.js';
@@ -156,9 +156,10 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   app.use(createErrorHandler({
     successFlag: false,
     logger,
-    // People get readable pages; /api, /auth and programs posting to /verify get JSON.
+    // People get readable pages; /api, /auth and programs posting to /verify get JSON, unless a
+    // browser navigates there (a sign-in link, a download link): then the page as well.
     renderHtml: (req, status, message) => {
-      if (!pagePath(req)) return undefined;
+      if (!pagePath(req) && !wantsHtmlErrorPage(req)) return undefined;
       if (req.method !== 'GET' && req.method !== 'HEAD' && req.accepts(['json', 'html']) !== 'html') return undefined;
       return errorPage(status, message);
     },

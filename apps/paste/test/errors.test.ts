@@ -159,4 +159,17 @@ describe(`500 on internal errors (${testDatabaseBackend()})`, () => {
     expect(response.status).toBe(302);
     expect(response.headers.location).toBe('/?error=auth_failed');
   });
+
+  it('a browser navigating to a failing /api/ address reads the error page; curl and fetch keep JSON', async () => {
+    const navigation = { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'Sec-Fetch-Mode': 'navigate' };
+    const page = await site.http.get('/api/no-such-endpoint').set(navigation);
+    expect(page.status).toBe(404);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('Create a new paste');
+    for (const accept of ['*/*', 'application/json']) {
+      const json = await site.http.get('/api/no-such-endpoint').set('Accept', accept);
+      expect(json.status, accept).toBe(404);
+      expect(json.body, accept).toMatchObject({ error: 'Not found' });
+    }
+  });
 });

@@ -193,3 +193,14 @@ describe(`Markdown pastes (${testDatabaseBackend()})`, () => {
     expect(document.querySelector('.markdown-body pre code')!.innerHTML).toBe('let a;');
   });
 });
+
+describe('the language list of the web form', () => {
+  it('names languages in their usual spelling: PHP, TOML/INI', async () => {
+    const document = documentOf((await site.http.get('/').expect(200)).text);
+    const labels = [...document.querySelectorAll('select[name="language"] option')].map((option) => option.textContent);
+    expect(labels).toContain('PHP');
+    expect(labels).toContain('TOML/INI');
+    expect(labels).not.toContain('php');
+    expect(labels).not.toContain('TOML, also INI');
+  });
+});

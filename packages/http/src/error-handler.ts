@@ -15,7 +15,7 @@ export interface ErrorHandlerOptions {
    * Renders an error as an HTML page for requests that want one (the paste pages); return
    * `undefined` to answer JSON.
    */
-  renderHtml?: (req: Request, status: number, message: string) => string | undefined;
+  renderHtml?: (req: Request, status: number, message: string, answer: ErrorAnswer) => string | undefined;
 }
 
 interface BodyParserError { type?: string; status?: number; expose?: boolean }
@@ -24,11 +24,12 @@ interface BodyParserError { type?: string; status?: number; expose?: boolean }
 export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const { status, message, details, extra, headers } = describeError(error);
+    const answer = describeError(error);
+    const { status, message, details, extra, headers } = answer;
     // The path without its query string (which may carry tokens); the request id ties this line to the request's.
     if (status >= 500) options.logger.error({ err: error, reqId: requestIdOf(req), method: req.method, path: req.originalUrl.split('?')[0] }, 'request failed');
     if (headers) res.set(headers);
-    const html = options.renderHtml?.(req, status, message);
+    const html = options.renderHtml?.(req, status, message, answer);
     if (html !== undefined) {
       res.status(status).type('html').send(html);
       return;
@@ -39,7 +40,8 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHa
   };
 }
 
-interface ErrorAnswer {
+/** An error as the client is answered: status, text, and the extra fields of the JSON body. */
+export interface ErrorAnswer {
   status: number; message: string; details?: Record<string, string>; extra?: Record<string, unknown>; headers?: Record<string, string>;
 }
 

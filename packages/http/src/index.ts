@@ -1,5 +1,6 @@
 export { HttpError, isHttpError } from './http-error.js';
-export { createErrorHandler, describeError, type ErrorHandlerOptions } from './error-handler.js';
+export { createErrorHandler, describeError, type ErrorAnswer, type ErrorHandlerOptions } from './error-handler.js';
+export { backLinkOf, wantsHtmlErrorPage } from './error-page.js';
 export { validate, parseInput, validationDetails, readableIssue } from './validate.js';
 export { createLogger, requestLogger, requestIdOf, secretHeaders, wantsPrettyLogs, type Logger, type LoggerOptions, type RequestLogOptions } from './logger.js';
 export { commonMiddleware, apiNotFound, trustsAProxy, type CommonMiddlewareOptions } from './common-middleware.js';

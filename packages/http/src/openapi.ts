@@ -1,6 +1,7 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { z } from 'zod';
+import { prepareDocument, referenceInitScript, referenceStyles, sendDocument, type PreparedDocument } from './api-reference.js';
 import { defineRoute, publicAccess, type AnyRoute } from './routes.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -96,21 +97,37 @@ export function createOpenApiDocument(routes: readonly AnyRoute[], options: Open
  * node_modules: it works offline and under the services' Content-Security-Policy). The two are
  * declarations like every other route, so the document lists them too; `assets` serves the
  * page's scripts and styles below `/docs/`.
+ *
+ * The document is serialised, compressed (brotli, gzip) and hashed once, and answered with its
+ * ETag (304 when unchanged); the page carries a first view of every operation so it reads at
+ * first paint, while Swagger UI (deferred) lays out the full reference (api-reference.ts).
  */
 export function openApiRoutes(document: () => JsonSchema): { routes: AnyRoute[]; assets: Router } {
-  const page = swaggerUi.setup(undefined, { swaggerOptions: { url: '/openapi.json' }, customSiteTitle: 'API reference' });
+  let prepared: PreparedDocument | undefined;
+  const ready = () => (prepared ??= prepareDocument(document()));
   const routes = [
     defineRoute({
       method: 'get', path: '/openapi.json', summary: 'This API description (OpenAPI 3.1)', tags: ['meta'], guard: publicAccess,
-      responses: { 200: { description: 'The OpenAPI document' } },
-      handler: () => document(),
+      responses: { 200: { description: 'The OpenAPI document' }, 304: { description: 'Unchanged since the copy the client has (ETag)' } },
+      handler: ({ req, res }) => { sendDocument(req, res, ready()); },
     }),
     defineRoute({
       method: 'get', path: '/docs', summary: 'Readable API reference', tags: ['meta'], guard: publicAccess,
       responses: { 200: { description: 'The reference page', contentType: 'text/html' } },
       // The page's assets are relative to `/docs/`.
-      handler: ({ req, res, }) => (req.originalUrl === '/docs' ? res.redirect(301, '/docs/') : page(req, res, () => {})),
+      handler: ({ req, res }) => {
+        if (req.originalUrl === '/docs') return res.redirect(301, '/docs/');
+        res.set('Cache-Control', 'no-cache').type('html').send(ready().page);
+      },
     }),
   ];
-  return { routes, assets: Router().use('/docs', swaggerUi.serve) };
+  // The page's own script and styles, then Swagger UI's files (middleware, not routes: assets are no API).
+  const own: Record<string, [string, string]> = { '/swagger-ui-init.js': ['js', referenceInitScript], '/reference.css': ['css', referenceStyles] };
+  const ownFiles: RequestHandler = (req, res, next) => {
+    const file = req.method === 'GET' || req.method === 'HEAD' ? own[req.path] : undefined;
+    if (!file) return next();
+    res.type(file[0]).set('Cache-Control', 'no-cache').send(file[1]);
+  };
+  const assets = Router().use('/docs', ownFiles, swaggerUi.serve);
+  return { routes, assets };
 }

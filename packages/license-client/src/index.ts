@@ -126,7 +126,12 @@ export type SignedValidationFailure =
 
 export type SignedValidationResult =
   | { valid: true; body: Record<string, unknown> & { license: Record<string, unknown> } }
-  | { valid: false; reason: SignedValidationFailure; error?: string; body?: Record<string, unknown> };
+  | {
+    valid: false; reason: SignedValidationFailure; error?: string;
+    /** The admin's reason for a suspension (`reason` of the body beside `error: "License suspended"`), when one was given. */
+    suspendReason?: string;
+    body?: Record<string, unknown>;
+  };
 
 /**
  * Checks an answer of POST /api/license/validate: `body` is the response body exactly as received
@@ -147,7 +152,10 @@ export function verifySignedValidation(
   if (options.nonce !== undefined && parsed.nonce !== options.nonce) return { valid: false, reason: 'nonce-mismatch', body: parsed };
   const { license } = parsed;
   if (parsed.valid !== true || !isRecord(license)) {
-    return { valid: false, reason: 'license-invalid', ...(isString(parsed.error) ? { error: parsed.error } : {}), body: parsed };
+    return {
+      valid: false, reason: 'license-invalid', ...(isString(parsed.error) ? { error: parsed.error } : {}),
+      ...(isString(parsed.reason) ? { suspendReason: parsed.reason } : {}), body: parsed,
+    };
   }
   return { valid: true, body: { ...parsed, license } };
 }

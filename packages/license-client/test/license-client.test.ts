@@ -102,4 +102,11 @@ describe('verifySignedValidation', () => {
     expect(verifySignedValidation(bytes, signature, service.publicKeyPem))
       .toEqual({ valid: false, reason: 'license-invalid', error: 'License expired', body: { success: false, valid: false, error: 'License expired' } });
   });
+
+  it('gives the admin\'s suspend reason as suspendReason', () => {
+    const body = { success: false, valid: false, error: 'License suspended', reason: 'Invoice unpaid' };
+    const { bytes, signature } = answer(body);
+    expect(verifySignedValidation(bytes, signature, service.publicKeyPem))
+      .toEqual({ valid: false, reason: 'license-invalid', error: 'License suspended', suspendReason: 'Invoice unpaid', body });
+  });
 });

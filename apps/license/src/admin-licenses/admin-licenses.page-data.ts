@@ -1,6 +1,6 @@
 import type { AuditLogJson } from '../audit/audit.presenter.js';
 import { expiryText, usageChart, utcTime } from '../customer-portal/customer-portal.page-data.js';
-import { adminLayout } from '../dashboard/dashboard.page-data.js';
+import { adminLayout, licenseTypeLabel } from '../dashboard/dashboard.page-data.js';
 import { licenseState, type LicenseState } from '../dashboard/dashboard.service.js';
 import type { FlashMessage } from '../dashboard/flash.js';
 import type { LicenseJson } from '../licenses/licenses.presenter.js';
@@ -83,7 +83,7 @@ export function licenseListData(username: string, page: ListPage, filters: ListF
     filtered,
     products: page.products.map((product) => ({ value: product.id, label: product.active ? product.name : `${product.name} (inactive)` })),
     customers: page.customers.map((customer) => ({ value: customer.id, label: `${customer.name} (${customer.email})` })),
-    types: licenseTypes.map((type) => ({ value: type, label: type })),
+    types: licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) })),
     states: licenseStates.map((state) => ({ value: state, label: state })),
     licenses: page.licenses.map((license) => rowView(license, page.now)),
     total: number(page.total),
@@ -149,7 +149,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       usedHwids: license.usedHwids,
       credits: license.credits ? { total: number(license.credits.total), used: number(license.credits.used), remaining: number(license.credits.remaining) } : null,
       conversion: license.autoConvert || license.convertToType
-        ? `${license.autoConvert ? 'automatic' : 'manual'}, to ${license.convertToType ?? 'fixed'}${license.convertDurationDays ? ` for ${plural(license.convertDurationDays, 'day')}` : ''}`
+        ? `${license.autoConvert ? 'automatic' : 'manual'}, to ${licenseTypeLabel(license.convertToType ?? 'fixed')}${license.convertDurationDays ? ` for ${plural(license.convertDurationDays, 'day')}` : ''}`
         : null,
       convertedAt: time(license.convertedAt),
       violationCount: number(license.violationCount),
@@ -200,6 +200,6 @@ export function newLicenseData(
     values,
     products: choices.products.map((product) => ({ value: product.id, label: product.name })),
     customers: [{ value: '', label: 'No customer' }, ...choices.customers.map((customer) => ({ value: customer.id, label: `${customer.name} (${customer.email})` }))],
-    types: licenseTypes.map((type) => ({ value: type, label: type })),
+    types: licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) })),
   };
 }

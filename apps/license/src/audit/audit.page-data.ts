@@ -1,7 +1,10 @@
 import { utcTime } from '../customer-portal/customer-portal.page-data.js';
 import { adminLayout } from '../dashboard/dashboard.page-data.js';
 import { isUuid } from '../common/schemas.js';
+import { automationHref } from '../automations/automations.page-data.js';
+import { endpointHref } from '../webhooks/webhooks.page-data.js';
 import type { AuditLogJson } from './audit.presenter.js';
+import type { AuditSubjects } from './audit.service.js';
 import type { AuditQuery } from './audit.schema.js';
 import { auditActions, auditResourceTypes, type AuditAction, type AuditResourceType } from './audit.table.js';
 
@@ -71,8 +74,47 @@ function changedFields(entry: AuditLogJson) {
   return fields.length > 3 ? `${fields.slice(0, 3).join(', ')} and ${fields.length - 3} more` : fields.join(', ');
 }
 
-function rowView(entry: AuditLogJson) {
+const notificationChannels = ['email', 'sms', 'telegram'];
+/** A name recorded in the entry itself (a deleted resource is no longer there to look up). */
+const recorded = (entry: AuditLogJson, field: string) => {
+  const value = entry.changes.after[field] ?? entry.changes.before[field];
+  return typeof value === 'string' && value ? value : null;
+};
+
+/**
+ * What an entry is about, in words: the spec keeps `system` and `notification` as resource
+ * types, and the console says which automation, webhook endpoint or channel they stand for.
+ */
+function subjectOf(entry: AuditLogJson, subjects: AuditSubjects): { label: string; href: string | null } {
+  const found = subjects.get(entry.resourceId);
+  if (entry.resourceType === 'system') {
+    if (entry.resourceId === 'config') return { label: 'Settings', href: '/settings' };
+    if (isUuid(entry.resourceId)) {
+      const name = found?.kind === 'automation' ? found.label : recorded(entry, 'name');
+      return { label: `Automation: ${name ?? 'deleted'}`, href: found ? automationHref(entry.resourceId) : null };
+    }
+  }
+  if (entry.resourceType === 'notification') {
+    const channel = entry.resourceId.replace(/:test$/, '');
+    if (notificationChannels.includes(channel)) {
+      return { label: `Notification channel: ${channel}${entry.resourceId.endsWith(':test') ? ' (test message)' : ''}`, href: '/webhooks/channels' };
+    }
+    if (found?.kind === 'delivery') return { label: 'Webhook delivery', href: null };
+    if (isUuid(entry.resourceId)) {
+      const url = found?.kind === 'endpoint' ? found.label : recorded(entry, 'url');
+      return { label: `Webhook endpoint: ${url ?? 'deleted'}`, href: found ? endpointHref(entry.resourceId) : null };
+    }
+  }
+  return { label: entry.resourceType, href: resourceHref(entry) };
+}
+
+function rowView(entry: AuditLogJson, subjects: AuditSubjects) {
+  const subject = subjectOf(entry, subjects);
   return {
+    subject: subject.label,
+    subjectHref: subject.href,
+    /** Only for the generic types, whose id the subject's words already stand for. */
+    showId: subject.label === entry.resourceType,
     id: entry._id,
     href: auditEntryHref(entry._id),
     time: utcTime(entry.createdAt),
@@ -89,7 +131,9 @@ function rowView(entry: AuditLogJson) {
 
 const option = (value: string) => ({ value, label: value });
 
-export function auditListData(username: string, list: { auditLogs: AuditLogJson[]; total: number }, filters: AuditListFilters) {
+export function auditListData(
+  username: string, list: { auditLogs: AuditLogJson[]; total: number }, filters: AuditListFilters, subjects: AuditSubjects = new Map(),
+) {
   const capped = list.total >= auditCountLimit;
   const pages = Math.max(1, Math.ceil(list.total / auditPageSize));
   const filtered = Boolean(filters.action || filters.type || filters.admin || filters.from || filters.to || filters.success);
@@ -104,7 +148,7 @@ export function auditListData(username: string, list: { auditLogs: AuditLogJson[
     actions: [{ value: '', label: 'Any action' }, ...auditActions.map(option)],
     types: [{ value: '', label: 'Any resource' }, ...auditResourceTypes.map(option)],
     outcomes: [{ value: '', label: 'Any' }, { value: 'yes', label: 'Succeeded' }, { value: 'no', label: 'Failed' }],
-    entries: list.auditLogs.map(rowView),
+    entries: list.auditLogs.map((entry) => rowView(entry, subjects)),
     count: filtered ? `${count} ${list.total === 1 ? 'matches' : 'match'} the filters` : count,
     empty: list.total === 0,
     pagination: { page: Math.min(filters.page, pages), pages, href: (page: number) => auditListAddress(filters, page) },
@@ -114,10 +158,10 @@ export function auditListData(username: string, list: { auditLogs: AuditLogJson[
 /** A change as readable JSON (two-space indents), or null when there is nothing to show. */
 const prettyJson = (value: Record<string, unknown>) => (Object.keys(value).length ? JSON.stringify(value, null, 2) : null);
 
-export function auditEntryData(username: string, entry: AuditLogJson) {
-  const view = rowView(entry);
+export function auditEntryData(username: string, entry: AuditLogJson, subjects: AuditSubjects = new Map()) {
+  const view = rowView(entry, subjects);
   return {
-    ...adminLayout(`Audit entry: ${entry.action} ${entry.resourceType}`, username, 'audit'),
+    ...adminLayout(`Audit entry: ${entry.action} ${view.subject}`, username, 'audit'),
     entry: {
       ...view,
       ip: entry.ip,

@@ -43,7 +43,7 @@ export function auditPages(deps: { service: ReturnType<typeof createAuditService
         const username = await adminPage(deps.admin, req, res);
         if (!username) return;
         const list = await service.page(auditQueryOf(query), auditCountLimit);
-        res.render('audit/list', auditListData(username, list, query));
+        res.render('audit/list', auditListData(username, list, query, await service.subjects(list.auditLogs)));
       },
     }),
     defineRoute({
@@ -54,7 +54,8 @@ export function auditPages(deps: { service: ReturnType<typeof createAuditService
         const username = await adminPage(deps.admin, req, res);
         if (!username) return;
         try {
-          res.render('audit/detail', auditEntryData(username, await service.get(params.id)));
+          const entry = await service.get(params.id);
+          res.render('audit/detail', auditEntryData(username, entry, await service.subjects([entry])));
         } catch (error) {
           if (isHttpError(error) && error.status === 404) return res.status(404).render('errors/not-found', notFoundData(username));
           throw error;

@@ -84,3 +84,21 @@ export async function findAuditLog(db: Queryable, id: string): Promise<AuditRow 
   const { rows } = await db.query<AuditRow>('SELECT * FROM audit_logs WHERE id = $1', [id]);
   return rows[0];
 }
+
+export interface AuditSubjectRow { kind: 'automation' | 'endpoint' | 'delivery'; id: string; label: string | null }
+
+/**
+ * The names the console shows for the resources of audit entries whose type the spec keeps
+ * generic: automations (`system`) by name, webhook endpoints (`notification`) by URL, and
+ * which `notification` ids are deliveries. One query for a page of entries; read only.
+ */
+export async function findAuditSubjects(db: Queryable, systemIds: string[], notificationIds: string[]): Promise<AuditSubjectRow[]> {
+  if (systemIds.length === 0 && notificationIds.length === 0) return [];
+  const { rows } = await db.query<AuditSubjectRow>(
+    `SELECT 'automation' AS kind, id::text AS id, name AS label FROM automated_actions WHERE id = ANY($1::uuid[])
+     UNION ALL SELECT 'endpoint', id::text, url FROM webhook_endpoints WHERE id = ANY($2::uuid[])
+     UNION ALL SELECT 'delivery', id::text, NULL FROM webhook_deliveries WHERE id = ANY($2::uuid[])`,
+    [systemIds, notificationIds],
+  );
+  return rows;
+}

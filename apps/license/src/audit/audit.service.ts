@@ -1,9 +1,11 @@
 import type pg from 'pg';
 import { appError } from '@app/http';
 import { isUuid } from '../common/schemas.js';
-import { findAuditLog, findAuditLogs } from './audit.repository.js';
+import { findAuditLog, findAuditLogs, findAuditSubjects, type AuditSubjectRow } from './audit.repository.js';
 import type { AuditQuery } from './audit.schema.js';
-import { auditLogJson } from './audit.presenter.js';
+import { auditLogJson, type AuditLogJson } from './audit.presenter.js';
+
+export type AuditSubjects = Map<string, AuditSubjectRow>;
 
 /** Reading the audit log (entries are written by the services whose changes they record). */
 export function createAuditService(deps: { pool: pg.Pool }) {
@@ -18,6 +20,14 @@ export function createAuditService(deps: { pool: pg.Pool }) {
     async page(query: AuditQuery, countLimit: number) {
       const { rows, total } = await findAuditLogs(pool, query, countLimit);
       return { auditLogs: rows.map(auditLogJson), total };
+    },
+
+    /** What the resources of these entries are called (automations, webhook endpoints), by resource id. */
+    async subjects(entries: AuditLogJson[]): Promise<AuditSubjects> {
+      const idsOf = (type: string) => [...new Set(entries.filter((entry) => entry.resourceType === type && isUuid(entry.resourceId))
+        .map((entry) => entry.resourceId!))];
+      const rows = await findAuditSubjects(pool, idsOf('system'), idsOf('notification'));
+      return new Map(rows.map((row) => [row.id, row]));
     },
 
     async get(id: string) {

@@ -1,6 +1,6 @@
 import { utcTime } from '../customer-portal/customer-portal.page-data.js';
 import type { FlashMessage } from '../dashboard/admin-pages.js';
-import { adminLayout } from '../dashboard/dashboard.page-data.js';
+import { adminLayout, licenseTypeLabel } from '../dashboard/dashboard.page-data.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import { actionChoice, actionChoices, actionLabel, fieldName, runNeedsLicense, triggerChoices, triggerLabel } from './automations.catalogue.js';
 import type { AutomationFormState } from './automations.form.js';
@@ -52,6 +52,23 @@ export function automationsListData(username: string, list: ListPage, page: numb
 
 const paramText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
+/** A `custom` trigger never fires by itself: such an automation only runs by hand. */
+export const runsOnlyByHand = (action: Pick<AutomatedAction, 'trigger'>) => action.trigger.event === 'custom';
+
+/** What "enabled" means for this automation, said the way its trigger works. */
+function stateWords(action: AutomatedAction) {
+  if (runsOnlyByHand(action)) {
+    return {
+      stateText: action.enabled ? 'Enabled: runs only by hand (“Run now” or the API)' : 'Disabled: runs only with “Run now”',
+      switchHint: action.enabled ? 'Mark it disabled; “Run now” still works.' : 'Mark it enabled; it still runs only by hand.',
+    };
+  }
+  return {
+    stateText: action.enabled ? 'Enabled: runs by itself when its trigger happens' : 'Disabled: runs only with “Run now”',
+    switchHint: action.enabled ? 'Stop it from running by itself; “Run now” still works.' : 'Let it run by itself when its trigger happens.',
+  };
+}
+
 /** `/automations/:id`: its settings, the "Run now" form, the switches and its latest runs. */
 export function automationDetailData(username: string, action: AutomatedAction, runs: Run[], extras: { messages: FlashMessage[]; csrfToken: string }) {
   const href = automationHref(action._id);
@@ -65,6 +82,7 @@ export function automationDetailData(username: string, action: AutomatedAction, 
       name: action.name,
       description: action.description,
       enabled: action.enabled,
+      ...stateWords(action),
       href,
       trigger: { label: triggerText(action.trigger), description: trigger?.description ?? '' },
       conditions: action.trigger.conditions && Object.keys(action.trigger.conditions).length
@@ -128,7 +146,7 @@ export function automationFormData(
         value: values[fieldName(choice.value, field.param)] ?? '',
         options: field.kind === 'product'
           ? [{ value: '', label: 'The trigger’s product' }, ...extras.products.map((product) => ({ value: product.id, label: product.name }))]
-          : field.kind === 'licenseType' ? [{ value: '', label: 'Default (fixed)' }, ...licenseTypes.map((type) => ({ value: type, label: type }))] : [],
+          : field.kind === 'licenseType' ? [{ value: '', label: 'Default (Fixed)' }, ...licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) }))] : [],
       })),
     })),
   };

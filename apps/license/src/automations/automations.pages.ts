@@ -2,12 +2,12 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { appError, defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { adminPage, redirectWithFlash, takeFlash, type AuditFailure, type FlashMessage } from '../dashboard/admin-pages.js';
+import { adminPage, errorSentence, redirectWithFlash, takeFlash, type AuditFailure, type FlashMessage } from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import { runNeedsLicense } from './automations.catalogue.js';
 import { automationFormOf, automationInputOf, emptyAutomationForm, type AutomationFormState, type FormValues } from './automations.form.js';
 import {
-  automationDetailData, automationFormData, automationHref, automationsListData, automationsPageSize,
+  automationDetailData, automationFormData, automationHref, automationsListData, automationsPageSize, runsOnlyByHand,
 } from './automations.page-data.js';
 import type { AutomatedAction } from './automations.presenter.js';
 import type { createAutomationsService } from './automations.service.js';
@@ -78,7 +78,7 @@ export function automationPages(deps: {
       if (!isHttpError(error) || error.status >= 500) throw error;
       await failed(req, 'update', id, error);
       if (isMissing(error)) return notFound(res, username);
-      outcome = { type: 'error', text: `${error.message}.` };
+      outcome = { type: 'error', text: errorSentence(error) };
     }
     return redirectWithFlash(req, res, automationHref(id), outcome);
   }
@@ -125,7 +125,7 @@ export function automationPages(deps: {
         } catch (error) {
           if (isHttpError(error) && error.status === 400) {
             await failed(req, 'create', null, error);
-            return renderForm(req, res, username, { values, errors: [`${error.message}.`] }, undefined, 400);
+            return renderForm(req, res, username, { values, errors: [errorSentence(error)] }, undefined, 400);
           }
           throw error;
         }
@@ -178,7 +178,7 @@ export function automationPages(deps: {
           }
           if (isHttpError(error) && error.status === 400) {
             await failed(req, 'update', params.id, error);
-            return renderForm(req, res, username, { values, errors: [`${error.message}.`] }, existing, 400);
+            return renderForm(req, res, username, { values, errors: [errorSentence(error)] }, existing, 400);
           }
           throw error;
         }
@@ -214,7 +214,9 @@ export function automationPages(deps: {
         if (!username) return;
         await act(req, res, username, params.id, async () => {
           const action = await service.update(actorOf(req), params.id, { enabled: true });
-          return { type: 'success', text: `Automation “${action.name}” enabled: it runs when its trigger happens.` };
+          return { type: 'success', text: runsOnlyByHand(action)
+            ? `Automation “${action.name}” enabled: it runs when you use “Run now”.`
+            : `Automation “${action.name}” enabled: it runs when its trigger happens.` };
         });
       },
     }),
@@ -226,7 +228,9 @@ export function automationPages(deps: {
         if (!username) return;
         await act(req, res, username, params.id, async () => {
           const action = await service.update(actorOf(req), params.id, { enabled: false });
-          return { type: 'success', text: `Automation “${action.name}” disabled: it no longer runs by itself.` };
+          return { type: 'success', text: runsOnlyByHand(action)
+            ? `Automation “${action.name}” disabled.`
+            : `Automation “${action.name}” disabled: it no longer runs by itself.` };
         });
       },
     }),

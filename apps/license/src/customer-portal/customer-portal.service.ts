@@ -113,8 +113,9 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
 
     /** A signed offline file of a license of mine, and its Content-Disposition. */
     async file(customerId: string, licenseId: string) {
-      const license = customerLicenseJson(await ownLicense(customerId, licenseId));
-      return { file: deps.files.build(license), contentDisposition: deps.files.contentDisposition(license) };
+      const row = await ownLicense(customerId, licenseId);
+      const license = customerLicenseJson(row);
+      return { file: deps.files.build({ ...license, suspendReason: row.suspend_reason }), contentDisposition: deps.files.contentDisposition(license) };
     },
   };
 }

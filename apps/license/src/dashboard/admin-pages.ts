@@ -1,7 +1,8 @@
-import type { Request, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { ZodError } from 'zod';
-import { isHttpError, type Guard } from '@app/http';
+import { isHttpError, type Guard, type HttpError } from '@app/http';
 import type { AuditTarget } from '../audit/audit-failures.js';
+import type { CustomerRecord } from '../common/request.js';
 import { noAccessData } from './dashboard.page-data.js';
 import { guardResult, twoFactorStep } from './dashboard.routes.js';
 
@@ -10,9 +11,27 @@ import { guardResult, twoFactorStep } from './dashboard.routes.js';
 
 export { redirectWithFlash, takeFlash, type FlashMessage } from './flash.js';
 
+type FindCustomer = (userId: string) => Promise<CustomerRecord | undefined>;
+const findCustomerKey = 'findCustomerForConsolePages';
+
+/**
+ * Lets the console's pages recognise a linked customer: one who opens `/licenses` (or another
+ * console address) is sent to their portal instead of being told their account has no access.
+ */
+export function recogniseCustomersOnConsolePages(app: Express, findCustomer: FindCustomer): void {
+  app.locals[findCustomerKey] = findCustomer;
+}
+
+/** The portal's page of what a console address shows: a license's own page, else the list at `/`. */
+function portalAddressOf(path: string): string {
+  const license = /^\/licenses\/([0-9a-f-]{36})\/?$/i.exec(path);
+  return license ? `/my-licenses/${license[1]}` : '/';
+}
+
 /**
  * Runs the admin guard (two-factor gate included) for a page. Answers the request itself when
- * it fails (a visitor or an unverified session goes to `/`, anyone else gets the 403 page) and
+ * it fails (a visitor or an unverified session goes to `/`, a linked customer to their portal,
+ * anyone else gets the 403 page) and
  * returns undefined; else the admin's username.
  */
 export async function adminPage(admin: Guard, req: Request, res: Response): Promise<string | undefined> {
@@ -29,6 +48,11 @@ export async function adminPage(admin: Guard, req: Request, res: Response): Prom
     return undefined;
   }
   if (isHttpError(error) && error.status === 403) {
+    const findCustomer = req.app.locals[findCustomerKey] as FindCustomer | undefined;
+    if (req.method === 'GET' && findCustomer && await findCustomer(user.id)) {
+      res.redirect(303, portalAddressOf(req.path));
+      return undefined;
+    }
     res.status(403).render('dashboard/no-access', noAccessData(user.username));
     return undefined;
   }
@@ -47,6 +71,12 @@ export function formErrors(error: ZodError, labels: Record<string, string>, mess
     out.push(messages[field] ?? (label ? `${label}: ${issue.message}` : issue.message));
   }
   return out;
+}
+
+/** An error as a sentence for a page: its text, and the hint beside it when the answer has one. */
+export function errorSentence(error: HttpError): string {
+  const hint = error.extra?.hint;
+  return `${error.message}.${typeof hint === 'string' ? ` ${hint}` : ''}`;
 }
 
 /** How many pages `total` rows take, `size` to a page (at least one). */

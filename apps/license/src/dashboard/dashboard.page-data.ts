@@ -22,6 +22,9 @@ export function signInErrorMessage(code: unknown): string | undefined {
 
 const number = (value: number) => value.toLocaleString('en-US');
 
+/** A license type as every page writes it: `Fixed`, `Trial`, `Consumption`, `Enterprise`. */
+export const licenseTypeLabel = (type: string) => type.charAt(0).toUpperCase() + type.slice(1);
+
 /** The admin console's sections, in the navigation bar of every admin page. */
 export const adminNav = [
   { id: 'dashboard', href: '/', label: 'Dashboard' },
@@ -114,5 +117,44 @@ export function adminData(username: string, { counts, recent, panicMode }: Admin
     recent: recent.map(licenseRow),
     licenseTotal: number(licenses.total),
     adminApi,
+  };
+}
+
+const errorHeadings: Record<number, string> = {
+  400: 'Request not accepted', 401: 'Sign-in required', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict',
+  413: 'Too large', 429: 'Too many requests', 503: 'Service unavailable',
+};
+
+/**
+ * Where an error page links back to: the page the person came from (same site; pages send no
+ * Referer under helmet's policy, so mostly absent), else the page of the license a download
+ * belongs to, else the start page.
+ */
+export function errorBackLink(path: string, referer: { href: string; sameSite: boolean }): { href: string; label: string } {
+  if (referer.sameSite) return { href: referer.href, label: 'Go back' };
+  const download = /^\/api\/(customer\/licenses|licenses)\/([0-9a-f-]{36})\/file$/i.exec(path);
+  if (download) return { href: `${download[1] === 'licenses' ? '/licenses' : '/my-licenses'}/${download[2]}`, label: 'Back to the license' };
+  return { href: '/', label: 'Go to the start page' };
+}
+
+/**
+ * The error page a browser navigation gets (the one error handler renders it; programs get
+ * JSON): the status, the same text the JSON carries, the suspend reason or the field messages or
+ * the variables to set when the answer has them, and a link back.
+ */
+export function errorPageData(input: {
+  status: number; message: string; details?: Record<string, string>; extra?: Record<string, unknown>;
+  username?: string; back: { href: string; label: string };
+}) {
+  const { status, extra } = input;
+  const heading = errorHeadings[status] ?? (status >= 500 ? 'Something went wrong' : 'Request failed');
+  const variables = Array.isArray(extra?.variables) ? extra.variables.filter((name): name is string => typeof name === 'string') : [];
+  // Variables the message does not name already (the sign-in hint names them all).
+  const items = [...Object.entries(input.details ?? {}).map(([field, text]) => `${field}: ${text}`),
+    ...variables.filter((name) => !input.message.includes(name))];
+  return {
+    ...layout(heading, input.username), status, heading, message: input.message,
+    reason: typeof extra?.reason === 'string' ? extra.reason : null, items,
+    back: input.back,
   };
 }

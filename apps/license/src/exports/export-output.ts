@@ -24,7 +24,10 @@ export function responseOutput(res: Response): ExportOutput {
   };
 }
 
-/** `licenses-1795405512345.csv`: the timestamp is Unix milliseconds, sortable and safe in every file system. */
+/**
+ * `licenses-2026-11-24.csv`: the UTC date of the export, which a person reads at a glance, sorts
+ * and is safe in every file system (a second export the same day: the browser adds ` (1)`).
+ */
 export function exportFilename(name: string, extension: string, now: Date): string {
-  return `${name}-${now.getTime()}.${extension}`;
+  return `${name}-${now.toISOString().slice(0, 10)}.${extension}`;
 }

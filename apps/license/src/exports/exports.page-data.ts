@@ -1,4 +1,4 @@
-import { adminLayout } from '../dashboard/dashboard.page-data.js';
+import { adminLayout, licenseTypeLabel } from '../dashboard/dashboard.page-data.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import { transactionStatuses } from '../transactions/transactions.table.js';
 
@@ -28,7 +28,7 @@ export function exportsPageData(username: string, choices: ExportChoices) {
     options: [{ value: '', label: 'All customers' }, ...choices.customers.map((c) => ({ value: c.id, label: `${c.name} (${c.email})` }))],
   };
   const active: Field = { kind: 'select', label: 'Active', name: 'active', options: [{ value: '', label: 'Any' }, { value: 'true', label: 'Active only' }, { value: 'false', label: 'Not active only' }] };
-  const licenseType: Field = { kind: 'select', label: 'License type', name: 'licenseType', options: [{ value: '', label: 'All types' }, ...licenseTypes.map(option)] };
+  const licenseType: Field = { kind: 'select', label: 'License type', name: 'licenseType', options: [{ value: '', label: 'All types' }, ...licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) }))] };
   const licenseFields = [product, customer, active, licenseType];
   const forms: ExportForm[] = [
     {

@@ -12,6 +12,8 @@ export interface LicenseFileSource {
   licenseType: string;
   active: boolean;
   suspended: boolean;
+  /** The admin's reason, answered beside `License suspended` (as validation does). */
+  suspendReason?: string | null;
   revoked: boolean;
   expiresAt: string | null;
   ipLimit: number;
@@ -56,7 +58,8 @@ export function licenseFiles(deps: { signer: Pick<ResponseSigner, 'sign' | 'keyI
     build(license: LicenseFileSource): LicenseFile {
       const issuedAt = now();
       if (license.revoked) throw appError('LICENSE_REVOKED');
-      if (license.suspended) throw appError('LICENSE_SUSPENDED');
+      const reason = license.suspendReason?.trim();
+      if (license.suspended) throw appError('LICENSE_SUSPENDED', reason ? { extra: { reason } } : {});
       if (!license.active) throw appError('LICENSE_NOT_ACTIVE');
       const expiresAt = license.expiresAt === null ? null : new Date(license.expiresAt);
       if (expiresAt && expiresAt <= issuedAt) throw appError('LICENSE_EXPIRED');

@@ -44,6 +44,19 @@ export function valuesTyped(form: Record<string, string | undefined>, name: Chan
 
 const kindLabel = (kind: string) => kind.replace(/_/g, ' ');
 
+/**
+ * Which notifications a channel receives, as a sentence; when none, how to route some to it,
+ * naming the environment variables (NOTIFY_<KIND>, one per kind of notification) that do it.
+ */
+export function receivesText(name: ChannelName, routing: Record<string, ChannelName[]>): string {
+  const kinds = Object.entries(routing).filter(([, channels]) => channels.includes(name)).map(([kind]) => kindLabel(kind));
+  if (kinds.length) return `Receives: ${kinds.join(', ')}.`;
+  const variables = Object.keys(routing).map((kind) => `NOTIFY_${kind.toUpperCase()}`);
+  const example = variables.includes('NOTIFY_LICENSE_VIOLATION') ? 'NOTIFY_LICENSE_VIOLATION' : variables[0] ?? 'NOTIFY_CUSTOM';
+  return `Receives no notifications yet. To send some here, add ${name} to one of the environment variables `
+    + `${variables.join(', ')} (for example ${example}=${name}) and restart the service.`;
+}
+
 export interface ChannelsPageInput {
   effective: EffectiveChannels;
   stored: ChannelSettings;
@@ -63,7 +76,7 @@ export function channelsPageData(username: string, input: ChannelsPageInput, ext
       enabled: effective[name].enabled,
       secret: secretHint(secret),
       source: saved ? 'Saved in the console' : 'From the environment',
-      receives: Object.entries(routing).filter(([, channels]) => channels.includes(name)).map(([kind]) => kindLabel(kind)),
+      receives: receivesText(name, routing),
       testRecipient: recipient,
     };
   };

@@ -46,6 +46,21 @@ export function createValidationRepository(deps: { db: Queryable; now: () => Dat
     return answers;
   };
   const validateAndRecord = createBatcher({ run: runBatch, concurrency: deps.concurrency ?? 2, maxBatch: deps.maxBatch ?? 256 });
-  return { validateAndRecord };
+  /**
+   * The reason an admin gave for the suspension that refused a license: its own, or its master's
+   * when the master is the suspended one. Read only after a `License suspended` verdict, so the
+   * hot path (and the batch function) stays as it is; a reactivation in between reads null.
+   */
+  const suspendReason = async (licenseId: string): Promise<string | null> => {
+    const { rows } = await deps.db.query<{ reason: string | null }>({
+      name: 'license-suspend-reason',
+      text: `SELECT COALESCE(CASE WHEN l.suspended THEN l.suspend_reason END, CASE WHEN m.suspended THEN m.suspend_reason END) AS reason
+             FROM licenses l LEFT JOIN licenses m ON m.id = l.parent_id WHERE l.id = $1`,
+      values: [licenseId],
+    });
+    const reason = rows[0]?.reason?.trim();
+    return reason ? reason : null;
+  };
+  return { validateAndRecord, suspendReason };
 }
 export type ValidationRepository = ReturnType<typeof createValidationRepository>;

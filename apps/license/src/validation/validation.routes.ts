@@ -41,7 +41,8 @@ const validAnswerSchema = z.object({
     credits: z.object({ total: count, used: count, remaining: count }).optional(),
   }),
 });
-const refusedAnswerSchema = errorSchema.extend({ valid: z.literal(false), nonce: z.string().optional() });
+/** `reason`: the admin's reason, only on `License suspended` and only when one was given. */
+const refusedAnswerSchema = errorSchema.extend({ valid: z.literal(false), reason: z.string().optional(), nonce: z.string().optional() });
 const publicKeyAnswerSchema = z.object({
   success: z.literal(true), algorithm: z.literal('Ed25519'), keyId: z.string(), publicKey: z.string(), publicKeyBase64: z.string(),
 });
@@ -101,8 +102,10 @@ export function signedValidationErrors(deps: { signer: ResponseSigner; logger: L
     const failure = describeError(error);
     if (failure.status === 500) return next(error);
     if (failure.headers) res.set(failure.headers);
+    const reason = failure.extra?.reason;
     sendSigned(res, deps.signer, failure.status, {
-      success: false, valid: false, error: failure.message, ...(failure.details ? { details: failure.details } : {}), ...nonceOf(req.body),
+      success: false, valid: false, error: failure.message, ...(typeof reason === 'string' ? { reason } : {}),
+      ...(failure.details ? { details: failure.details } : {}), ...nonceOf(req.body),
     });
   };
   return [signedErrors, createErrorHandler({ successFlag: true, logger: deps.logger })];

@@ -26,8 +26,13 @@ export function createValidationService(deps: { repository: ValidationRepository
           blockedCount: row.violation_count ?? 0,
         });
       }
+      // The admin's reason is for whoever validates ("shown to whoever validates the license", the
+      // suspend form says): `reason` beside the spec's exact `error`, only when one was given.
+      const reason = row.error === 'License suspended' ? await deps.repository.suspendReason(row.id) : null;
       // The text is the function's own, so the answer is its verdict even if the catalogue lagged behind.
-      throw appError(verdictCodes[row.error] ?? 'LICENSE_NOT_ACTIVE', { message: row.error, extra: { valid: false } });
+      throw appError(verdictCodes[row.error] ?? 'LICENSE_NOT_ACTIVE', {
+        message: row.error, extra: reason ? { valid: false, reason } : { valid: false },
+      });
     }
     return {
       key: row.key,

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { appError, defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { adminPage, formErrors, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
+import { adminPage, errorSentence, formErrors, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import type { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { createEndpointSchema } from './webhook-endpoints.schema.js';
@@ -113,7 +113,7 @@ export function webhookPages(deps: {
         } catch (error) {
           if (isHttpError(error) && error.status === 400) {
             await failed(req, 'create', null, error);
-            return renderNew(req, res, username, stateOf(body, [error.message]), 400);
+            return renderNew(req, res, username, stateOf(body, [errorSentence(error)]), 400);
           }
           throw error;
         }
@@ -189,7 +189,7 @@ export function webhookPages(deps: {
           if (isHttpError(error) && (error.status === 404 || error.status === 409)) {
             await failed(req, 'update', params.id, error);
             if (error.status === 404) return notFound(res, username);
-            return redirectWithFlash(req, res, back, { type: 'error', text: `${error.message}.` });
+            return redirectWithFlash(req, res, back, { type: 'error', text: errorSentence(error) });
           }
           throw error;
         }

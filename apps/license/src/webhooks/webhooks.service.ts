@@ -28,12 +28,23 @@ export function subscribeWebhooks(bus: EventBus, fanOut: (event: string, data: o
   for (const event of licenseEventNames) bus.on(event, async (data) => { await fanOut(event, data); });
 }
 
-/** The save-time check of an outgoing URL: 400 `Webhook URL not allowed` (delivery checks again). */
+/** What to do about a refused URL: the spec fixes the error's text, so this goes beside it as `hint`. */
+export function webhookUrlHint(reason: string): string {
+  const why = reason ? `${reason.charAt(0).toUpperCase()}${reason.slice(1)}. ` : '';
+  return `${why}Loopback, private and link-local addresses are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE=true in its environment.`;
+}
+
+/**
+ * The save-time check of an outgoing URL: 400 `Webhook URL not allowed` with a `hint` naming
+ * WEBHOOK_ALLOW_PRIVATE (delivery checks again).
+ */
 export async function assertWebhookUrlAllowed(url: string, policy: OutgoingUrlPolicy): Promise<void> {
   try {
     await checkOutgoingUrl(url, policy);
   } catch (error) {
-    if (error instanceof WebhookUrlNotAllowedError) throw appError('WEBHOOK_URL_NOT_ALLOWED', { message: error.message });
+    if (error instanceof WebhookUrlNotAllowedError) {
+      throw appError('WEBHOOK_URL_NOT_ALLOWED', { message: error.message, extra: { hint: webhookUrlHint(error.reason) } });
+    }
     throw error;
   }
 }

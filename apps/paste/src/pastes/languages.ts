@@ -28,10 +28,13 @@ export function canonicalLanguage(value: string): string | undefined {
   return language ? canonicalByLanguage.get(language) : undefined;
 }
 
+/** Where highlight.js's own name reads oddly in a list ("php" in lower case, "TOML, also INI"). */
+const labelOverrides: Record<string, string> = { php: 'PHP', ini: 'TOML/INI' };
+
 /** A language's name for people ("C#", "HTML, XML"). */
 export function languageLabel(name: string): string {
   if (name === DEFAULT_LANGUAGE) return 'Auto-detect';
-  return hljs.getLanguage(name)?.name ?? name;
+  return labelOverrides[name] ?? hljs.getLanguage(name)?.name ?? name;
 }
 
 /** The web form's choices: Auto-detect, Plain text, Markdown, then the common languages by name. */

@@ -22,6 +22,12 @@
     return data;
   }
 
+  /** The kit's in-page dialog (ui.js), as on every console page; the browser's own only if ui.js is missing. */
+  function confirmDialog(question, button) {
+    if (window.ui && window.ui.confirmDialog) return window.ui.confirmDialog(question, { button });
+    return Promise.resolve(window.confirm(question));
+  }
+
   function showError(scope, error) {
     const box = scope.querySelector('[data-error]');
     if (!box) return;
@@ -44,9 +50,9 @@
 
   const panicButton = document.getElementById('panic-toggle');
   if (panicButton) {
-    panicButton.addEventListener('click', () => {
+    panicButton.addEventListener('click', async () => {
       const enable = panicButton.dataset.enabled !== 'true';
-      if (enable && !window.confirm('Turn panic mode on? Validation and the customer API will answer 503 until it is turned off.')) return;
+      if (enable && !await confirmDialog('Turn panic mode on? Validation and the customer API will answer 503 until it is turned off.', 'Turn panic mode on')) return;
       busy(panicButton, document.getElementById('panic'), async () => {
         await request('POST', '/api/admin/panic', { enabled: enable });
         window.location.reload();
@@ -54,15 +60,26 @@
     });
   }
 
-  // A customer frees an IP address or hardware id of their license; the page reloads to show the new lists.
+  // A customer frees an IP address or hardware id of their license; the page reloads to show the
+  // new lists, and says once that it worked (the message survives the reload in sessionStorage).
+  const releasedKey = 'license-portal-released';
+  const releasedBox = document.querySelector('[data-success]');
+  const released = releasedBox && window.sessionStorage.getItem(releasedKey);
+  if (released) {
+    window.sessionStorage.removeItem(releasedKey);
+    releasedBox.textContent = released;
+    releasedBox.hidden = false;
+  }
   for (const button of document.querySelectorAll('button[data-release-kind]')) {
-    button.addEventListener('click', () => {
+    button.addEventListener('click', async () => {
       const kind = button.dataset.releaseKind;
       const value = button.dataset.releaseValue;
       const what = kind === 'ip' ? 'IP address' : 'hardware id';
-      if (!window.confirm('Release the ' + what + ' ' + value + '? Its place on this license becomes free for another computer.')) return;
+      if (!await confirmDialog('Release the ' + what + ' ' + value + '? Its place on this license becomes free for another computer.', 'Release')) return;
       busy(button, button.closest('section') || document.body, async () => {
         await request('POST', button.dataset.releaseUrl, kind === 'ip' ? { ip: value } : { hwid: value });
+        window.sessionStorage.setItem(releasedKey, 'Released: ' + (kind === 'ip' ? 'IP address ' : 'hardware id ') + value
+          + '. Its place on this license is free for another computer.');
         window.location.reload();
       });
     });
