@@ -85,7 +85,7 @@ describe.skipIf(!executablePath)(`the admin console's audit log and exports in a
       csvForm.getByRole('button', { name: 'Download licenses CSV' }).click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^licenses-\d{4}-\d{2}-\d{2}\.csv$/);
-    const csv = await readFile((await download.path(), 'utf8');
+    const csv = await readFile((await download.path()), 'utf8');
     expect(csv).toContain(wanted.key);
     expect(csv).not.toContain(unwanted.key);
     expect(csv).toContain('Ελληνικό προϊόν');
@@ -96,6 +96,6 @@ describe.skipIf(!executablePath)(`the admin console's audit log and exports in a
       summary.getByRole('button', { name: 'Download summary PDF' }).click(),
     ]);
     expect(pdf.suggestedFilename()).toMatch(/^summary-\d{4}-\d{2}-\d{2}\.pdf$/);
-    expect((await readFile((await pdf.path())).subarray(0, 5).toString()).toBe('%PDF-');
+    expect((await readFile((await pdf.path()))).subarray(0, 5).toString()).toBe('%PDF-');
   }, 120_000);
 });
