@@ -34,6 +34,8 @@ import { jobsModule } from './jobs/jobs.module.js';
 import { licenseFiles } from './licenses/license-file.js';
 import { licensesModule } from './licenses/licenses.module.js';
 import { createLicensesService } from './licenses/licenses.service.js';
+import { adminMachinesModule, publicMachinesModule } from './licenses/machines.module.js';
+import { createMachinesService, type MachinesService } from './licenses/machines.service.js';
 import { notificationChannelsModule } from './notification-channels/notification-channels.module.js';
 import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
@@ -78,6 +80,8 @@ export interface LicenseApp {
   events: EventBus;
   /** The licenses service (tests prepare licenses through it, with its rules and audit). */
   licenses: ReturnType<typeof createLicensesService>;
+  /** The machines service (tests run its sweep). */
+  machines: MachinesService;
   /** Every route the app declares, as the OpenAPI document describes them. */
   openApiDocument: Record<string, unknown>;
   /** Stops timers the app owns (not the database, queue or settings store: the caller's). */
@@ -125,6 +129,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   });
   const customers = createCustomersService({ pool });
   const licenses = createLicensesService({ pool, events, now });
+  const machines = createMachinesService({ pool, events, now });
   // Offline license files are signed with the key that signs validation answers.
   const files = licenseFiles({ signer, now, validDays: config.OFFLINE_FILE_DAYS });
   const twoFactor = twoFactorServiceFrom({ config, pool, now, sessionSecret: sessionSecretOf(config) });
@@ -151,18 +156,22 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   const customerPortal = customerPortalModule({
     pool, now, customer, public: guards.public, panicGuard, panicMode: () => isPanicMode(settings), findCustomer: customers.findByUserId,
-    licenses, files, releasesPerDay: config.CUSTOMER_RELEASES_PER_DAY,
+    licenses, machines, files, releasesPerDay: config.CUSTOMER_RELEASES_PER_DAY,
   });
 
   // In the order they are mounted within their stage, and subscribed to the bus.
   const modules: FeatureModule[] = [
     stripeModule({ config, pool, now, events, licenses, triggers: automations.triggers, notifier, logger, public: guards.public, panicGuard }),
     validationModule({ pool, now, events, signer, logger, public: guards.public, panicGuard, limiter: rateLimits.publicLimit }),
+    publicMachinesModule({
+      machines, signer, logger, public: guards.public, panicGuard, limiter: rateLimits.publicLimit, sweep: deps.jobs !== undefined,
+    }),
     adminTokenModule({ service: adminTokens, admin }),
     runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
     productsModule({ pool, now, admin, public: guards.public, csrfToken: auth.csrfToken }),
     customersModule({ pool, service: customers, admin, public: guards.public, csrfToken: auth.csrfToken }),
     licensesModule({ service: licenses, admin, files }),
+    adminMachinesModule({ machines, admin }),
     customerPortal,
     adminLicensesModule({ pool, now, licenses, admin, public: guards.public, csrfToken: auth.csrfToken }),
     auditModule({ pool, admin, public: guards.public }),
@@ -246,6 +255,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     app,
     events,
     licenses,
+    machines,
     openApiDocument,
     async close() {
       rateLimits.close();

@@ -55,7 +55,8 @@ describe(`the admin console's automation pages (${testDatabaseBackend()})`, () =
     const html = await get('/automations/new');
     const document = documentOf(html);
     const triggers = [...document.querySelectorAll<HTMLInputElement>('input[name="trigger"]')];
-    expect(triggers.map((input) => input.value)).toEqual(['license_created', 'license_expired', 'license_revoked', 'violation_threshold', 'anomaly_detected', 'transaction_completed', 'custom']);
+    expect(triggers.map((input) => input.value)).toEqual(['license_created', 'license_expired', 'license_revoked', 'violation_threshold', 'anomaly_detected', 'transaction_completed',
+      'machine_activated', 'machine_deactivated', 'machine_lease_expired', 'custom']);
     const actions = [...document.querySelectorAll<HTMLInputElement>('input[name="action"]')];
     expect(actions).toHaveLength(10);
     for (const radio of [...triggers, ...actions]) {

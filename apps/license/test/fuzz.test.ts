@@ -26,6 +26,9 @@ const validAction = { name: 'Fuzz target', trigger: { event: 'custom' }, actions
 
 const routes: Route[] = [
   { method: 'post', path: () => '/api/license/validate', auth: 'none', fields: ['key', 'ip', 'hwid', 'nonce'], valid: (ids) => ({ key: ids.licenseKey, ip: '10.0.0.1', hwid: 'hw-1' }) },
+  { method: 'post', path: () => '/api/license/machines/activate', auth: 'none', fields: ['key', 'fingerprint', 'name', 'platform'], valid: (ids) => ({ key: ids.licenseKey, fingerprint: 'fuzz-fp', name: 'Fuzz', platform: 'linux' }) },
+  { method: 'post', path: () => '/api/license/machines/heartbeat', auth: 'none', fields: ['key', 'fingerprint'], valid: (ids) => ({ key: ids.licenseKey, fingerprint: 'fuzz-fp' }) },
+  { method: 'post', path: () => '/api/license/machines/deactivate', auth: 'none', fields: ['key', 'fingerprint'], valid: (ids) => ({ key: ids.licenseKey, fingerprint: 'fuzz-fp' }) },
   { method: 'post', path: () => '/api/stripe', auth: 'none', fields: ['id', 'type', 'data'] },
   { method: 'post', path: () => '/api/customers', auth: 'admin', fields: ['name', 'email', 'userId'], valid: () => ({ name: 'Fuzz', email: 'fuzz@example.com' }) },
   { method: 'put', path: (ids) => `/api/customers/${ids.customer}`, auth: 'admin', fields: ['name', 'email', 'userId'] },

@@ -38,7 +38,7 @@ export interface Session {
 /** What tests reach inside the app: the event bus and the licenses service. */
 export interface TestContext {
   events: EventBus;
-  services: { licenses: LicenseApp['licenses'] };
+  services: { licenses: LicenseApp['licenses']; machines: LicenseApp['machines'] };
 }
 
 export interface TestApp {
@@ -105,7 +105,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     smtpLookup: options.smtpLookup,
   });
   server.on('request', built.app);
-  const context: TestContext = { events: built.events, services: { licenses: built.licenses } };
+  const context: TestContext = { events: built.events, services: { licenses: built.licenses, machines: built.machines } };
 
   const signIn = async (userId: string): Promise<Session> => {
     const cookie = await signInAs(baseUrl, userId);

@@ -20,6 +20,8 @@ const app = (file: string) => `apps/license/src/${file}`;
 const owners: Record<string, string | null> = {
   licenses: app('licenses/licenses.repository.ts'),
   license_members: app('licenses/licenses.repository.ts'),
+  // The seat rule in SQL (activation, heartbeat, deactivation, the sweep), called by machines.repository.ts.
+  machines: app('licenses/machine-seat.sql'),
   products: app('products/products.repository.ts'),
   customers: app('customers/customers.repository.ts'),
   usage_records: app('usage/usage.repository.ts'),
@@ -61,6 +63,14 @@ const exceptions: Array<{ table: string; file: string; reason: string }> = [
   {
     table: 'usage_records', file: app('validation/validate-batch.sql'),
     reason: 'the same statement records every validation attempt, one insert per batch',
+  },
+  {
+    table: 'machines', file: app('validation/validate-batch.sql'),
+    reason: 'a validation with a new hardware id activates a machine, and a validation refreshes its machine, in the statement that decides',
+  },
+  {
+    table: 'licenses', file: app('licenses/machine-seat.sql'),
+    reason: 'a seat is a hardware id of the license: taking or giving one writes used_hwids in the statement that decides, under the row lock',
   },
 ];
 

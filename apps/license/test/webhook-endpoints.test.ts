@@ -72,6 +72,7 @@ describe(`webhook endpoints managed in the admin console (${testDatabaseBackend(
     expect(labels.slice(1)).toEqual([
       'License created (LICENSE_CREATED)', 'License revoked (LICENSE_REVOKED)', 'License expired (LICENSE_EXPIRED)',
       'Validation blocked (IP or device limit) (NEW_REQUEST_BLOCKED)', 'Anomaly detected (ANOMALY_DETECTED)', 'Automated action ran (AUTOMATED_ACTION)',
+      'Machine activated (MACHINE_ACTIVATED)', 'Machine deactivated (MACHINE_DEACTIVATED)', 'Floating seat lapsed (MACHINE_LEASE_EXPIRED)',
     ]);
     expect(textOf((await get('/webhooks/deliveries')).text)).toContain('No deliveries yet.');
   });

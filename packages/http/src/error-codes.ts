@@ -66,6 +66,8 @@ export const errorCodes = {
   // A customer's release of an IP or hardware id the license has not recorded.
   LICENSE_BINDING_NOT_IN_USE: { status: 404, message: 'Not in use' },
   LICENSE_RELEASE_LIMIT_REACHED: { status: 429, message: 'Release limit reached' },
+  // A fingerprint that holds no seat of the license (never activated, deactivated, or its lease ran out).
+  MACHINE_NOT_FOUND: { status: 404, message: 'Machine not found' },
   PRODUCT_NOT_FOUND: { status: 404, message: 'Product not found' },
   PRODUCT_NOT_ACTIVE: { status: 400, message: 'Product is not active' },
   PRODUCT_HAS_LICENSES: { status: 400, message: 'Product has licenses and cannot be deleted' },

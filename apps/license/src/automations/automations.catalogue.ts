@@ -12,6 +12,9 @@ export const triggerChoices: Array<Choice<TriggerEvent>> = [
   { value: 'violation_threshold', label: 'A license reaches a number of blocked validations', description: 'Runs once per license when its blocked validations (another computer, too many IP addresses…) reach the number you set.' },
   { value: 'anomaly_detected', label: 'Unusual use is detected', description: 'Runs when the usage check (every 5 minutes) sees a license used from many IP addresses, or an address failing many validations.' },
   { value: 'transaction_completed', label: 'A payment is completed', description: 'Runs when a Stripe payment completes and its license is issued or renewed.' },
+  { value: 'machine_activated', label: 'A machine is activated', description: 'Runs when a new device takes a seat of a license: by activation or by its first validation.' },
+  { value: 'machine_deactivated', label: 'A machine is deactivated', description: 'Runs when a device gives its seat back: by the application, an admin or the customer.' },
+  { value: 'machine_lease_expired', label: 'A floating seat lapses', description: 'Runs when a device of a license with floating seats stops sending heartbeats and loses its seat.' },
   { value: 'custom', label: 'Only when run by hand', description: 'Never runs by itself: use “Run now” on its page, or the API (POST /api/automated-actions/:id/execute).' },
 ];
 

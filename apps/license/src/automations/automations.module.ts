@@ -22,6 +22,7 @@ const triggerQueue = 'automation-trigger';
 const bridges: Array<[LicenseEventName, TriggerEvent]> = [
   ['LICENSE_CREATED', 'license_created'], ['LICENSE_REVOKED', 'license_revoked'], ['LICENSE_EXPIRED', 'license_expired'],
   ['NEW_REQUEST_BLOCKED', 'violation_threshold'], ['ANOMALY_DETECTED', 'anomaly_detected'],
+  ['MACHINE_ACTIVATED', 'machine_activated'], ['MACHINE_DEACTIVATED', 'machine_deactivated'], ['MACHINE_LEASE_EXPIRED', 'machine_lease_expired'],
 ];
 
 /**

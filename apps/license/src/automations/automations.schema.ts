@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-export const triggerEvents = ['license_created', 'license_expired', 'license_revoked', 'violation_threshold', 'anomaly_detected', 'transaction_completed', 'custom'] as const;
+export const triggerEvents = ['license_created', 'license_expired', 'license_revoked', 'violation_threshold', 'anomaly_detected', 'transaction_completed',
+  'machine_activated', 'machine_deactivated', 'machine_lease_expired', 'custom'] as const;
 export type TriggerEvent = (typeof triggerEvents)[number];
 
 export const actionTypes = ['revoke_license', 'suspend_license', 'send_notification', 'send_email', 'send_sms', 'send_telegram', 'create_license', 'update_license', 'webhook', 'custom'] as const;

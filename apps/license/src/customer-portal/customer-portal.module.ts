@@ -5,6 +5,7 @@ import type { CustomerRecord } from '../common/request.js';
 import type { FeatureModule } from '../common/feature-module.js';
 import type { LicenseFiles } from '../licenses/license-file.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
+import type { MachinesService } from '../licenses/machines.service.js';
 import { customerPortalPages, type CustomerPortalPages } from './customer-portal.pages.js';
 import { customerPortalRoutes } from './customer-portal.routes.js';
 import { createCustomerPortalService } from './customer-portal.service.js';
@@ -13,7 +14,7 @@ import { createCustomerPortalService } from './customer-portal.service.js';
 export function customerPortalModule(needs: {
   pool: pg.Pool; now: () => Date; customer: Guard; public: Guard; panicGuard: RequestHandler; panicMode: () => boolean;
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
-  licenses: LicensesService; files: LicenseFiles; releasesPerDay: number;
+  licenses: LicensesService; machines: Pick<MachinesService, 'list'>; files: LicenseFiles; releasesPerDay: number;
 }): FeatureModule & { home: CustomerPortalPages['home'] } {
   const service = createCustomerPortalService({
     pool: needs.pool, now: needs.now, licenses: needs.licenses, files: needs.files, releasesPerDay: needs.releasesPerDay,
@@ -21,7 +22,7 @@ export function customerPortalModule(needs: {
   const pages = customerPortalPages({ service, public: needs.public, findCustomer: needs.findCustomer, panicMode: needs.panicMode });
   return {
     name: 'customer-portal',
-    routes: [...customerPortalRoutes({ service, customer: needs.customer, panicGuard: needs.panicGuard }), ...pages.routes],
+    routes: [...customerPortalRoutes({ service, customer: needs.customer, panicGuard: needs.panicGuard, machines: needs.machines }), ...pages.routes],
     home: pages.home,
   };
 }

@@ -5,6 +5,8 @@ import { actorOf } from '../common/actor.js';
 import { isoDate } from '../common/schemas.js';
 import { errorSchema, notFound, one, validationFailure } from '../common/responses.js';
 import { licenseFileJsonSchema } from '../licenses/license-file.js';
+import { machineJsonSchema } from '../licenses/machines.presenter.js';
+import type { MachinesService } from '../licenses/machines.service.js';
 import { creditsJsonSchema, customerLicenseJsonSchema, customerStatsJsonSchema, licenseUsageJsonSchema } from './customer-portal.presenter.js';
 import { releaseBodySchema } from './customer-portal.schema.js';
 import type { createCustomerPortalService } from './customer-portal.service.js';
@@ -21,6 +23,7 @@ const customerFailures = {
 /** The customer API: a signed-in customer's own licenses only (closed in panic mode). */
 export function customerPortalRoutes(deps: {
   service: ReturnType<typeof createCustomerPortalService>; customer: Guard; panicGuard: RequestHandler;
+  machines: Pick<MachinesService, 'list'>;
 }): AnyRoute[] {
   const { service, customer: guard } = deps;
   const before = [deps.panicGuard];
@@ -45,6 +48,15 @@ export function customerPortalRoutes(deps: {
       method: 'get', path: '/api/customer/licenses/:licenseId/detail', summary: 'One license of mine', tags, guard, before, params: licenseParams,
       responses: { 200: { description: 'The license', schema: one('license', customerLicenseJsonSchema) }, ...customerFailures, ...notFound('License') },
       handler: async ({ params, req }) => ({ success: true, license: await service.detail(me(req), params.licenseId) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/api/customer/licenses/:licenseId/machines', summary: 'The machines of a license of mine, oldest first', tags, guard, before,
+      params: licenseParams,
+      responses: {
+        200: { description: 'The machines', schema: z.object({ success: z.literal(true), machines: z.array(machineJsonSchema) }) },
+        ...customerFailures, ...notFound('License'),
+      },
+      handler: async ({ params, req }) => ({ success: true, machines: await deps.machines.list(params.licenseId, me(req)) }),
     }),
     defineRoute({
       method: 'get', path: '/api/customer/licenses/:licenseId/usage', summary: 'Usage of a license of mine', tags, guard, before,

@@ -7,10 +7,14 @@ export type LicenseEventName =
   | 'LICENSE_EXPIRED'
   | 'NEW_REQUEST_BLOCKED'
   | 'ANOMALY_DETECTED'
-  | 'AUTOMATED_ACTION';
+  | 'AUTOMATED_ACTION'
+  | 'MACHINE_ACTIVATED'
+  | 'MACHINE_DEACTIVATED'
+  | 'MACHINE_LEASE_EXPIRED';
 
 export const licenseEventNames: readonly LicenseEventName[] = [
   'LICENSE_CREATED', 'LICENSE_REVOKED', 'LICENSE_EXPIRED', 'NEW_REQUEST_BLOCKED', 'ANOMALY_DETECTED', 'AUTOMATED_ACTION',
+  'MACHINE_ACTIVATED', 'MACHINE_DEACTIVATED', 'MACHINE_LEASE_EXPIRED',
 ];
 
 export type EventHandler = (data: Record<string, unknown>, event: LicenseEventName) => Promise<void> | void;

@@ -76,16 +76,16 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
 }
 
 export type LicenseValues = Pick<typeof licenses.$inferInsert, 'key' | 'productId' | 'metadata'> & Required<Pick<typeof licenses.$inferInsert,
-  'customerId' | 'parentId' | 'licenseType' | 'active' | 'expiresAt' | 'ipLimit' | 'hwidLimit' | 'creditsTotal' | 'convertToType' | 'autoConvert' | 'convertDurationDays'>>;
+  'customerId' | 'parentId' | 'licenseType' | 'active' | 'expiresAt' | 'ipLimit' | 'hwidLimit' | 'heartbeatSeconds' | 'creditsTotal' | 'convertToType' | 'autoConvert' | 'convertDurationDays'>>;
 
 export async function insertLicense(db: Queryable, values: LicenseValues): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO licenses (key, product_id, customer_id, parent_id, license_type, active, expires_at, ip_limit, hwid_limit,
-       credits_total, convert_to_type, auto_convert, convert_duration_days, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
+       credits_total, convert_to_type, auto_convert, convert_duration_days, metadata, heartbeat_seconds)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
     [values.key, values.productId, values.customerId, values.parentId, values.licenseType, values.active, values.expiresAt,
       values.ipLimit, values.hwidLimit, values.creditsTotal, values.convertToType, values.autoConvert,
-      values.convertDurationDays, JSON.stringify(values.metadata)]);
+      values.convertDurationDays, JSON.stringify(values.metadata), values.heartbeatSeconds]);
   return rows[0]!.id;
 }
 

@@ -9,6 +9,8 @@ const member = z.object({
   role: z.enum(memberRoles).default('member'),
 });
 const expiresAt = z.union([isoDate(), z.null()]);
+/** Floating seats: a machine not seen for more than this many whole seconds holds no seat. */
+const heartbeatSeconds = z.number().int().min(10).max(86_400).nullable();
 // Members are keyed by email (case-insensitively) per license: one entry per email.
 const members = z.array(member).max(10_000).refine(
   (list) => new Set(list.map((entry) => entry.email.toLowerCase())).size === list.length,
@@ -22,6 +24,7 @@ export const createLicenseSchema = z.object({
   expiresAt: expiresAt.optional(),
   ipLimit: limit.default(0),
   hwidLimit: limit.default(0),
+  heartbeatSeconds: heartbeatSeconds.default(null),
   credits: z.number().int().min(0).max(1_000_000_000).optional(),
   parent: uuidString().optional(),
   active: z.boolean().default(true),
@@ -38,6 +41,7 @@ export const updateLicenseSchema = z.object({
   expiresAt: expiresAt.optional(),
   ipLimit: limit.optional(),
   hwidLimit: limit.optional(),
+  heartbeatSeconds: heartbeatSeconds.optional(),
   credits: z.number().int().min(0).max(1_000_000_000).optional(),
   parent: uuidString().nullable().optional(),
   active: z.boolean().optional(),

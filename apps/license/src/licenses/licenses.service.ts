@@ -91,7 +91,7 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     const id = await repo.insertLicense(client, {
       key: generateLicenseKey(product.license_prefix), productId: product.id, customerId: input.customer ?? null,
       parentId: input.parent ?? null, licenseType: input.licenseType, active: input.active, expiresAt,
-      ipLimit: input.ipLimit, hwidLimit: input.hwidLimit, creditsTotal: input.credits ?? 0,
+      ipLimit: input.ipLimit, hwidLimit: input.hwidLimit, heartbeatSeconds: input.heartbeatSeconds, creditsTotal: input.credits ?? 0,
       convertToType: input.convertToType ?? (input.autoConvert ? 'fixed' : null), autoConvert: input.autoConvert,
       convertDurationDays: input.convertDurationDays ?? null, metadata: input.metadata ?? {},
     });
@@ -100,6 +100,26 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     await recordAudit(client, actor, { action: 'create', resourceType: 'license', resourceId: id, after });
     return after;
   }
+
+  const releaseWithin = (actor: Actor, customerId: string, id: string, binding: LicenseBinding, perDay: number) => withTransaction(pool, async (client) => {
+      const row = isUuid(id) ? await repo.findLicense(client, id, { forUpdate: true }) : undefined;
+      // Another customer's license reads as missing, as on every customer route.
+      if (!row || row.customer_id !== customerId) throw notFound();
+      const inUse = 'ip' in binding ? row.used_ips.includes(binding.ip) : row.used_hwids.includes(binding.hwid);
+      if (!inUse) throw appError('LICENSE_BINDING_NOT_IN_USE');
+      const target = { action: 'release', resourceType: 'license', resourceId: id } as const;
+      const since = new Date(now().getTime() - releaseWindowMs);
+      if (await countAuditEntriesSince(client, target, since) >= perDay) throw appError('LICENSE_RELEASE_LIMIT_REACHED');
+      await repo.removeBinding(client, id, binding);
+      const after = await repo.findLicense(client, id);
+      if (!after) throw notFound();
+      await recordAudit(client, actor, {
+        ...target,
+        before: { usedIps: row.used_ips, usedHwids: row.used_hwids },
+        after: { usedIps: after.used_ips, usedHwids: after.used_hwids, released: binding, customerId },
+      });
+      return after;
+  });
 
   return {
     detail: async (id: string) => {
@@ -181,6 +201,7 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       set('expires_at', input.expiresAt);
       set('ip_limit', input.ipLimit);
       set('hwid_limit', input.hwidLimit);
+      set('heartbeat_seconds', input.heartbeatSeconds);
       set('credits_total', input.credits);
       set('parent_id', input.parent);
       set('active', input.active);
@@ -232,25 +253,12 @@ export function createLicensesService(deps: LicensesServiceDeps) {
      * simultaneous releases cannot pass the limit. The audit entry (action `release`) is what
      * the count counts. Answers the license row after the release.
      */
-    release: (actor: Actor, customerId: string, id: string, binding: LicenseBinding, perDay: number) => withTransaction(pool, async (client) => {
-      const row = isUuid(id) ? await repo.findLicense(client, id, { forUpdate: true }) : undefined;
-      // Another customer's license reads as missing, as on every customer route.
-      if (!row || row.customer_id !== customerId) throw notFound();
-      const inUse = 'ip' in binding ? row.used_ips.includes(binding.ip) : row.used_hwids.includes(binding.hwid);
-      if (!inUse) throw appError('LICENSE_BINDING_NOT_IN_USE');
-      const target = { action: 'release', resourceType: 'license', resourceId: id } as const;
-      const since = new Date(now().getTime() - releaseWindowMs);
-      if (await countAuditEntriesSince(client, target, since) >= perDay) throw appError('LICENSE_RELEASE_LIMIT_REACHED');
-      await repo.removeBinding(client, id, binding);
-      const after = await repo.findLicense(client, id);
-      if (!after) throw notFound();
-      await recordAudit(client, actor, {
-        ...target,
-        before: { usedIps: row.used_ips, usedHwids: row.used_hwids },
-        after: { usedIps: after.used_ips, usedHwids: after.used_hwids, released: binding, customerId },
-      });
+    async release(actor: Actor, customerId: string, id: string, binding: LicenseBinding, perDay: number) {
+      const after = await releaseWithin(actor, customerId, id, binding, perDay);
+      // The hardware id's machine left with it (the trigger of migration 0011).
+      if ('hwid' in binding) await events.emit('MACHINE_DEACTIVATED', { licenseKey: after.key, licenseId: after.id, fingerprint: binding.hwid, by: 'customer' });
       return after;
-    }),
+    },
 
     clear: (actor: Actor, key: string) => withTransaction(pool, async (client) => {
       const old = await repo.clearRestrictions(client, key);

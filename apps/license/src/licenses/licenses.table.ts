@@ -29,6 +29,8 @@ export const licenses = pgTable('licenses', {
   hwidLimit: integer('hwid_limit').notNull().default(0),
   usedIps: text('used_ips').array().notNull().default(sql`'{}'::text[]`),
   usedHwids: text('used_hwids').array().notNull().default(sql`'{}'::text[]`),
+  /** Floating seats: a machine not seen for more than this many seconds holds no seat. Null: seats are kept until released. */
+  heartbeatSeconds: integer('heartbeat_seconds'),
   /** Consumption licenses: one credit per successful validation. */
   creditsTotal: integer('credits_total').notNull().default(0),
   creditsUsed: integer('credits_used').notNull().default(0),
@@ -57,6 +59,7 @@ export const licenses = pgTable('licenses', {
   index('licenses_parent_idx').on(table.parentId),
   index('licenses_expires_at_idx').on(table.expiresAt),
   check('licenses_type_check', sql`${table.licenseType} in ('fixed', 'trial', 'consumption', 'enterprise')`),
+  check('licenses_heartbeat_check', sql`${table.heartbeatSeconds} BETWEEN 10 AND 86400`),
   check('licenses_limits_check', sql`${table.ipLimit} >= 0 and ${table.hwidLimit} >= 0 and ${table.creditsTotal} >= 0 and ${table.creditsUsed} >= 0`),
 ]);
 

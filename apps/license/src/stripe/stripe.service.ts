@@ -55,7 +55,7 @@ export function createStripeService(deps: StripeServiceDeps) {
   async function createLicense(client: Queryable, actor: Actor, meta: CheckoutMetadata, session: Session): Promise<LicenseJson> {
     const input: CreateLicense = {
       product: meta.productId!, customer: meta.customerId, licenseType: meta.licenseType,
-      expiresAt: new Date(now().getTime() + meta.durationDays * dayMs), ipLimit: meta.ipLimit, hwidLimit: meta.hwidLimit,
+      expiresAt: new Date(now().getTime() + meta.durationDays * dayMs), ipLimit: meta.ipLimit, hwidLimit: meta.hwidLimit, heartbeatSeconds: null,
       credits: meta.licenseType === 'consumption' ? meta.credits : 0, active: true, autoConvert: false,
       metadata: { source: 'stripe', checkoutSessionId: session.id },
     };

@@ -33,8 +33,16 @@
 --   one batch, and records each attempt once").
 -- * A rotated key stops validating with the rotation's commit (validation-batch.test.ts "retires
 --   a rotated key at once, also for an item that has to lock the row").
+-- * Machines (migration 0011): a new hardware id is also a new row of `machines` (inserted here
+--   with the caller's clock before the list grows; the list's trigger keeps both the same), and
+--   `machine_added` says so. A known one refreshes its machine's last_seen_at and last_ip at the
+--   end of the batch, at most once a minute so the common path writes nothing, and every time
+--   on a license with floating seats, where it also renews the lease. On such a license a
+--   machine whose lease ran out holds no seat: when an item needs a seat (a new hardware id, or
+--   its own lease ran out) the lapsed machines are removed under the row lock before the limit
+--   is checked, and answered in `lapsed_hwids` (machines.test.ts "a lapsed seat is taken ...").
 --
--- This function is the one writer of `licenses` and `usage_records` outside their repositories
+-- This function is the one writer of `licenses`, `usage_records` and `machines` outside their repositories
 -- (the exception listed in test/table-owners.test.ts): the limits and credits are the licenses
 -- rule, applied here so the hot path stays one statement.
 --
@@ -56,7 +64,8 @@ CREATE OR REPLACE FUNCTION license_validate_batch(p_keys text[], p_ips text[], p
 RETURNS TABLE (
   n integer, id uuid, key text, active boolean, expires_at timestamptz, license_type text,
   ip_limit integer, hwid_limit integer, used_ips text[], used_hwids text[],
-  credits_total integer, credits_used integer, error text, violation_count integer
+  credits_total integer, credits_used integer, error text, violation_count integer,
+  machine_added boolean, lapsed_hwids text[]
 )
 LANGUAGE plpgsql VOLATILE AS $$
 #variable_conflict use_column
@@ -70,6 +79,11 @@ DECLARE
   record_license uuid[] := '{}';
   record_status text[] := '{}';
   record_reason text[] := '{}';
+  lapsed text[];
+  seen_license uuid[] := '{}';
+  seen_hwid text[] := '{}';
+  seen_ip text[] := '{}';
+  seen_heartbeat integer[] := '{}';
 BEGIN
   FOR item IN
     SELECT i.ord::integer AS ord, i.k, i.ip, i.hwid
@@ -77,7 +91,7 @@ BEGIN
     ORDER BY i.k, i.ord
   LOOP
     SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.license_type, l.ip_limit, l.hwid_limit,
-           l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count
+           l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count, l.heartbeat_seconds
     INTO lic FROM licenses l WHERE l.key = item.k;
 
     locked := false;
@@ -85,11 +99,13 @@ BEGIN
     IF FOUND THEN
       needs_lock := (item.ip IS NOT NULL AND NOT (item.ip = ANY (lic.used_ips)))
         OR (item.hwid IS NOT NULL AND NOT (item.hwid = ANY (lic.used_hwids)))
-        OR lic.license_type = 'consumption';
+        OR lic.license_type = 'consumption'
+        OR (lic.heartbeat_seconds IS NOT NULL AND item.hwid IS NOT NULL AND EXISTS (
+          SELECT 1 FROM machines m WHERE m.license_id = lic.id AND m.fingerprint = item.hwid AND m.lease_expires_at < p_now));
       IF needs_lock THEN
         -- The key is checked again: a rotation committed while we waited retires the old key.
         SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.license_type, l.ip_limit, l.hwid_limit,
-               l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count
+               l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count, l.heartbeat_seconds
         INTO lic FROM licenses l WHERE l.id = lic.id AND l.key = item.k FOR UPDATE;
         locked := FOUND;
       END IF;
@@ -98,7 +114,7 @@ BEGIN
     IF lic.id IS NULL OR (needs_lock AND NOT locked) THEN
       n := item.ord; id := NULL; key := NULL; active := NULL; expires_at := NULL; license_type := NULL;
       ip_limit := NULL; hwid_limit := NULL; used_ips := NULL; used_hwids := NULL; credits_total := NULL;
-      credits_used := NULL; error := 'License not found'; violation_count := NULL;
+      credits_used := NULL; error := 'License not found'; violation_count := NULL; machine_added := NULL; lapsed_hwids := NULL;
       record_n := record_n || item.ord; record_license := record_license || NULL::uuid;
       record_status := record_status || 'invalid'::text; record_reason := record_reason || 'License not found'::text;
       RETURN NEXT;
@@ -121,6 +137,17 @@ BEGIN
       END INTO verdict
       FROM (SELECT lic.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id;
     END IF;
+    -- Floating seats: lapsed machines give their seats back before the limit is checked.
+    lapsed := '{}';
+    IF verdict IS NULL AND locked AND lic.heartbeat_seconds IS NOT NULL AND item.hwid IS NOT NULL THEN
+      WITH gone AS (DELETE FROM machines m WHERE m.license_id = lic.id AND m.lease_expires_at < p_now RETURNING m.fingerprint)
+      SELECT coalesce(array_agg(gone.fingerprint), '{}') INTO lapsed FROM gone;
+      IF cardinality(lapsed) > 0 THEN
+        UPDATE licenses t SET used_hwids = ARRAY(
+          SELECT u.h FROM unnest(t.used_hwids) WITH ORDINALITY AS u(h, o) WHERE NOT (u.h = ANY (lapsed)) ORDER BY u.o)
+        WHERE t.id = lic.id RETURNING t.used_hwids INTO lic.used_hwids;
+      END IF;
+    END IF;
     IF verdict IS NULL THEN
       verdict := CASE
         WHEN lic.license_type = 'consumption' AND lic.credits_used >= lic.credits_total THEN 'No credits remaining'
@@ -132,6 +159,16 @@ BEGIN
     END IF;
 
     violation_count := NULL;
+    machine_added := coalesce(verdict IS NULL AND item.hwid IS NOT NULL AND NOT (item.hwid = ANY (lic.used_hwids)), false);
+    IF machine_added THEN
+      INSERT INTO machines (license_id, fingerprint, last_ip, activated_at, last_seen_at, lease_expires_at)
+      VALUES (lic.id, item.hwid, item.ip, p_now, p_now, p_now + make_interval(secs => lic.heartbeat_seconds))
+      ON CONFLICT (license_id, fingerprint) DO NOTHING;
+    ELSIF verdict IS NULL AND item.hwid IS NOT NULL THEN
+      seen_license := seen_license || lic.id; seen_hwid := seen_hwid || item.hwid;
+      seen_ip := seen_ip || item.ip; seen_heartbeat := seen_heartbeat || lic.heartbeat_seconds;
+    END IF;
+    lapsed_hwids := lapsed;
     -- Only a locked row is written: its values are the ones the verdict saw.
     IF locked AND (verdict IS NULL OR verdict IN ('IP limit exceeded', 'HWID limit exceeded')) THEN
       UPDATE licenses t SET
@@ -162,5 +199,19 @@ BEGIN
   SELECT r.license_id, p_ips[r.ord], p_hwids[r.ord], r.status, r.reason, p_now
   FROM unnest(record_n, record_license, record_status, record_reason) AS r(ord, license_id, status, reason)
   ORDER BY r.ord;
+
+  -- Machines seen, locked in id order so that two batches never wait for each other in a cycle.
+  IF cardinality(seen_hwid) > 0 THEN
+    WITH due AS (
+      SELECT m.id, s.ip, s.heartbeat FROM machines m
+      JOIN unnest(seen_license, seen_hwid, seen_ip, seen_heartbeat) AS s(license_id, hwid, ip, heartbeat)
+        ON m.license_id = s.license_id AND m.fingerprint = s.hwid
+      WHERE s.heartbeat IS NOT NULL OR m.last_seen_at < p_now - interval '60 seconds'
+      ORDER BY m.id FOR UPDATE OF m
+    )
+    UPDATE machines m SET last_seen_at = p_now, last_ip = coalesce(due.ip, m.last_ip),
+      lease_expires_at = p_now + make_interval(secs => due.heartbeat)
+    FROM due WHERE m.id = due.id;
+  END IF;
 END
 $$;

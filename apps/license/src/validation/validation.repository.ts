@@ -5,6 +5,8 @@ export interface ValidationRow {
   id: string; key: string; active: boolean; expires_at: Date | null; license_type: LicenseType;
   ip_limit: number; hwid_limit: number; used_ips: string[]; used_hwids: string[];
   credits_total: number; credits_used: number; error: string | null; violation_count: number | null;
+  /** The hardware id became a new machine; machines of the license whose floating seats lapsed to make room. */
+  machine_added: boolean; lapsed_hwids: string[];
 }
 
 export interface ValidationRequest { key: string; ip: string | null; hwid: string | null }

@@ -8,7 +8,7 @@ import type { createValidationService } from './validation.service.js';
 import { validateBodySchema } from './validation.schema.js';
 
 /** Sends exactly the bytes it signs: the signature covers the body as the client receives it. */
-function sendSigned(res: Response, signer: ResponseSigner, status: number, body: Record<string, unknown>): void {
+export function sendSigned(res: Response, signer: ResponseSigner, status: number, body: Record<string, unknown>): void {
   const bytes = Buffer.from(JSON.stringify(body), 'utf8');
   res.status(status).set({
     'X-License-Signature': signer.sign(bytes),
@@ -20,7 +20,7 @@ function sendSigned(res: Response, signer: ResponseSigner, status: number, body:
 }
 
 /** The caller's address as a plain IPv4 when it arrives IPv4-mapped (`::ffff:10.0.0.1`). */
-const callerIp = (ip: string | undefined) => (ip ? ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') : null);
+export const callerIp = (ip: string | undefined) => (ip ? ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') : null);
 
 /** The nonce of a request body, echoed even when the body fails validation (the body as sent, not parsed). */
 const nonceOf = (body: unknown): { nonce?: string } => {
@@ -96,7 +96,8 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
  * be able to forge a "valid: false" either. Only an unexpected error (500) goes on to the
  * common handler, which logs it. Mount right after the validation routes.
  */
-export function signedValidationErrors(deps: { signer: ResponseSigner; logger: Logger }): ErrorRequestHandler[] {
+export function signedValidationErrors(deps: { signer: ResponseSigner; logger: Logger; validFlag?: boolean }): ErrorRequestHandler[] {
+  const valid = deps.validFlag === false ? {} : { valid: false };
   const signedErrors: ErrorRequestHandler = (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const failure = describeError(error);
@@ -104,7 +105,7 @@ export function signedValidationErrors(deps: { signer: ResponseSigner; logger: L
     if (failure.headers) res.set(failure.headers);
     const reason = failure.extra?.reason;
     sendSigned(res, deps.signer, failure.status, {
-      success: false, valid: false, error: failure.message, ...(typeof reason === 'string' ? { reason } : {}),
+      success: false, ...valid, error: failure.message, ...(typeof reason === 'string' ? { reason } : {}),
       ...(failure.details ? { details: failure.details } : {}), ...nonceOf(req.body),
     });
   };

@@ -19,6 +19,12 @@ export function createValidationService(deps: { repository: ValidationRepository
   return async function validateLicense(input: ValidationRequest) {
     const row = await deps.repository.validateAndRecord(input);
     if (!row) throw appError('LICENSE_VALIDATION_NOT_FOUND', { extra: { valid: false } });
+    for (const fingerprint of row.lapsed_hwids) {
+      await deps.events.emit('MACHINE_LEASE_EXPIRED', { licenseKey: row.key, licenseId: row.id, fingerprint });
+    }
+    if (row.machine_added) {
+      await deps.events.emit('MACHINE_ACTIVATED', { licenseKey: row.key, licenseId: row.id, fingerprint: input.hwid, name: null, platform: null, ip: input.ip });
+    }
     if (row.error) {
       if (limitErrors.includes(row.error)) {
         await deps.events.emit('NEW_REQUEST_BLOCKED', {

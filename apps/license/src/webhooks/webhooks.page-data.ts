@@ -20,6 +20,9 @@ export const eventLabels: Record<string, string> = {
   LICENSE_EXPIRED: 'License expired',
   NEW_REQUEST_BLOCKED: 'Validation blocked (IP or device limit)',
   ANOMALY_DETECTED: 'Anomaly detected',
+  MACHINE_ACTIVATED: 'Machine activated',
+  MACHINE_DEACTIVATED: 'Machine deactivated',
+  MACHINE_LEASE_EXPIRED: 'Floating seat lapsed',
   AUTOMATED_ACTION: 'Automated action ran',
   [WEBHOOK_TEST_EVENT]: 'Test delivery',
 };

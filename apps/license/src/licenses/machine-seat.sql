@@ -1,0 +1,132 @@
+-- The seat rule of machines, in SQL like validation's (validate-batch.sql): one statement reads
+-- the license under its row lock, decides and writes, so seats are exact under concurrency
+-- across any number of instances (machines.test.ts "50 simultaneous activations ...").
+--
+-- This file is the readable source of the function; migration 0011_machines.sql created it with
+-- exactly this text (test/validate-batch-rule.test.ts compares them). To change it, edit this
+-- file and add a migration with a copy of the statement.
+--
+-- p_op: 'activate' takes a seat for p_fingerprint (or refreshes the one it holds: name and
+-- platform updated when given); 'heartbeat' refreshes a held seat; 'deactivate' gives it back.
+-- Failures, first match wins: the key's state with validation's texts ('License not found',
+-- revoked, suspended, not active, expired, a child's master), then 'Machine not found' (heartbeat
+-- and deactivate of a fingerprint without a seat) or 'HWID limit exceeded' (activate, no free seat).
+--
+-- Floating seats (heartbeat_seconds set): a machine whose lease ran out holds no seat. Every call
+-- first removes the license's lapsed machines (under the lock, so a seat is taken and given in
+-- one step) and answers their fingerprints in lapsed_hwids, for MACHINE_LEASE_EXPIRED.
+--
+-- Writes licenses.used_hwids together with the machine row, oldest first: the trigger of
+-- migration 0011 then finds both the same and has nothing to do.
+CREATE OR REPLACE FUNCTION license_machine_seat(p_op text, p_key text, p_fingerprint text, p_name text, p_platform text, p_ip text, p_now timestamptz)
+RETURNS TABLE (error text, created boolean, license_id uuid, license_key text, machine jsonb, lapsed_hwids text[])
+LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+DECLARE
+  lic record;
+  verdict text;
+  lapsed text[] := '{}';
+  held machines%ROWTYPE;
+BEGIN
+  SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.parent_id, l.hwid_limit, l.used_hwids, l.heartbeat_seconds
+  INTO lic FROM licenses l WHERE l.key = p_key FOR UPDATE;
+  IF NOT FOUND THEN
+    error := 'License not found'; created := false; lapsed_hwids := '{}';
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  license_id := lic.id; license_key := lic.key; created := false;
+
+  verdict := CASE
+    WHEN lic.revoked THEN 'License revoked'
+    WHEN lic.suspended THEN 'License suspended'
+    WHEN NOT lic.active THEN 'License not active'
+    WHEN lic.expires_at IS NOT NULL AND lic.expires_at <= p_now THEN 'License expired'
+  END;
+  IF verdict IS NULL AND lic.parent_id IS NOT NULL THEN
+    SELECT CASE
+      WHEN m.id IS NULL OR NOT m.active THEN 'License not active'
+      WHEN m.revoked THEN 'License revoked'
+      WHEN m.suspended THEN 'License suspended'
+      WHEN m.expires_at IS NOT NULL AND m.expires_at <= p_now THEN 'License expired'
+    END INTO verdict
+    FROM (SELECT lic.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id;
+  END IF;
+  IF verdict IS NOT NULL THEN
+    error := verdict; lapsed_hwids := '{}';
+    RETURN NEXT;
+    RETURN;
+  END IF;
+
+  IF lic.heartbeat_seconds IS NOT NULL THEN
+    WITH gone AS (DELETE FROM machines m WHERE m.license_id = lic.id AND m.lease_expires_at < p_now RETURNING m.fingerprint)
+    SELECT coalesce(array_agg(gone.fingerprint), '{}') INTO lapsed FROM gone;
+    IF cardinality(lapsed) > 0 THEN
+      UPDATE licenses t SET used_hwids = ARRAY(
+        SELECT u.h FROM unnest(t.used_hwids) WITH ORDINALITY AS u(h, o) WHERE NOT (u.h = ANY (lapsed)) ORDER BY u.o)
+      WHERE t.id = lic.id RETURNING t.used_hwids INTO lic.used_hwids;
+    END IF;
+  END IF;
+  lapsed_hwids := lapsed;
+
+  SELECT * INTO held FROM machines m WHERE m.license_id = lic.id AND m.fingerprint = p_fingerprint;
+  IF held.id IS NULL THEN
+    IF p_op <> 'activate' THEN
+      error := 'Machine not found';
+      RETURN NEXT;
+      RETURN;
+    END IF;
+    IF lic.hwid_limit > 0 AND cardinality(lic.used_hwids) >= lic.hwid_limit THEN
+      error := 'HWID limit exceeded';
+      RETURN NEXT;
+      RETURN;
+    END IF;
+    INSERT INTO machines (license_id, fingerprint, name, platform, last_ip, activated_at, last_seen_at, lease_expires_at)
+    VALUES (lic.id, p_fingerprint, p_name, p_platform, p_ip, p_now, p_now, p_now + make_interval(secs => lic.heartbeat_seconds))
+    RETURNING * INTO held;
+    UPDATE licenses t SET used_hwids = array_append(t.used_hwids, p_fingerprint) WHERE t.id = lic.id;
+    created := true;
+  ELSIF p_op = 'deactivate' THEN
+    DELETE FROM machines m WHERE m.id = held.id;
+    UPDATE licenses t SET used_hwids = array_remove(t.used_hwids, p_fingerprint) WHERE t.id = lic.id;
+  ELSE
+    UPDATE machines m SET
+      name = CASE WHEN p_op = 'activate' THEN coalesce(p_name, m.name) ELSE m.name END,
+      platform = CASE WHEN p_op = 'activate' THEN coalesce(p_platform, m.platform) ELSE m.platform END,
+      last_ip = coalesce(p_ip, m.last_ip), last_seen_at = p_now,
+      lease_expires_at = p_now + make_interval(secs => lic.heartbeat_seconds)
+    WHERE m.id = held.id
+    RETURNING * INTO held;
+  END IF;
+  machine := to_jsonb(held);
+  RETURN NEXT;
+END
+$$;
+
+-- The sweep: removes the lapsed machines of one license (the one whose lease ran out first)
+-- under its row lock, answering them; the jobs call it until it answers nothing. One license
+-- per call holds one row lock at a time, so it never waits in a cycle with a validation batch.
+-- A license another transaction holds is skipped until the next call.
+CREATE OR REPLACE FUNCTION license_machines_sweep(p_now timestamptz)
+RETURNS TABLE (license_id uuid, license_key text, machine jsonb)
+LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+DECLARE
+  lic record;
+BEGIN
+  SELECT l.id, l.key INTO lic FROM licenses l
+  WHERE l.id IN (SELECT m.license_id FROM machines m WHERE m.lease_expires_at < p_now ORDER BY m.lease_expires_at LIMIT 10)
+  ORDER BY l.id LIMIT 1 FOR UPDATE SKIP LOCKED;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  license_id := lic.id; license_key := lic.key;
+  FOR machine IN DELETE FROM machines m WHERE m.license_id = lic.id AND m.lease_expires_at < p_now RETURNING to_jsonb(m) LOOP
+    RETURN NEXT;
+  END LOOP;
+  UPDATE licenses t SET used_hwids = ARRAY(
+    SELECT u.h FROM unnest(t.used_hwids) WITH ORDINALITY AS u(h, o)
+    WHERE EXISTS (SELECT 1 FROM machines m WHERE m.license_id = t.id AND m.fingerprint = u.h) ORDER BY u.o)
+  WHERE t.id = lic.id;
+END
+$$;

@@ -1,0 +1,49 @@
+import type { RequestHandler } from 'express';
+import { jsonBody, type Guard, type Logger } from '@app/http';
+import type { FeatureModule } from '../common/feature-module.js';
+import type { ResponseSigner } from '../validation/signing.js';
+import { signedValidationErrors } from '../validation/validation.routes.js';
+import { adminMachineRoutes, publicMachineRoutes } from './machines.routes.js';
+import type { MachinesService } from './machines.service.js';
+
+/** How often the sweep looks for lapsed floating seats: a lapsed machine is gone within this and one sweep's time. */
+export const machineSweepEveryMs = 30_000;
+
+/**
+ * Machines for applications, on the hot path like validate (no session; signed answers, the
+ * failures included), and the sweep of lapsed floating seats. The sweep claims each machine in
+ * its DELETE, so it may run on every instance at once.
+ */
+export function publicMachinesModule(needs: {
+  machines: MachinesService; signer: ResponseSigner; logger: Logger; public: Guard; panicGuard: RequestHandler; limiter: RequestHandler;
+  /** Sweeps only in a real start (with a job queue); tests call the sweep themselves. */
+  sweep: boolean;
+}): FeatureModule {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  const sweepOnce = () => {
+    running = needs.machines.sweep().catch((error: unknown) => needs.logger.error({ err: error }, 'machine sweep failed'));
+  };
+  return {
+    name: 'machines',
+    stage: 'hotPath',
+    routes: publicMachineRoutes({ ...needs, json: jsonBody({ limit: '16kb' }) }),
+    errorHandlers: { path: '/api/license/machines', handlers: signedValidationErrors({ signer: needs.signer, logger: needs.logger, validFlag: false }) },
+    jobs: () => {
+      if (needs.sweep) {
+        sweepOnce();
+        timer = setInterval(sweepOnce, machineSweepEveryMs);
+        timer.unref();
+      }
+      return Promise.resolve();
+    },
+    close: async () => {
+      if (timer) clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+export function adminMachinesModule(needs: { machines: MachinesService; admin: Guard }): FeatureModule {
+  return { name: 'admin-machines', routes: adminMachineRoutes(needs) };
+}
