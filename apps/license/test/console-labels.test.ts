@@ -1,15 +1,13 @@
-import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { receivesText } from '../src/notification-channels/notification-channels.page-data.js';
+import { documentOf, textOf } from './dom.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 // The console's words for things the API keeps generic: which automation or webhook endpoint an
 // audit entry is about, what an automation's "enabled" means, how a channel gets notifications,
 // and one spelling of the license types.
 
-const documentOf = (html: string) => new JSDOM(html).window.document;
-const textOf = (html: string) => (documentOf(html).body.textContent ?? '').replace(/\s+/g, ' ');
 
 describe(`console labels (${testDatabaseBackend()})`, () => {
   let t: TestApp;
@@ -64,6 +62,13 @@ describe(`console labels (${testDatabaseBackend()})`, () => {
       name: 'On creation', enabled: true, trigger: { event: 'license_created' }, actions: [{ type: 'custom', params: {} }],
     }).expect(201)).body.action;
     expect(textOf(await page(`/automations/${triggered._id}`))).toContain('Enabled: runs by itself when its trigger happens');
+  });
+
+  it('the automation form\'s "Enabled" box does not promise that it runs by itself whatever the trigger', async () => {
+    const form = documentOf(await page('/automations/new'));
+    const box = form.querySelector('input[type="checkbox"][name="enabled"]')!;
+    expect(box.closest('label')?.textContent?.trim()).toBe('Enabled');
+    expect((form.body.textContent ?? '').replace(/\s+/g, ' ')).toContain('one whose trigger is “Only when run by hand” runs only with “Run now” or the API');
   });
 
   it('a channel that receives nothing says so in a sentence naming the NOTIFY_ variables', async () => {
