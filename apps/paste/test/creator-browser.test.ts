@@ -1,25 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { chromiumForTests } from '@app/http/testing';
 import { testDatabaseBackend } from '@app/db/testing';
+import { capture, screenshotFolder } from './browser.js';
 import { startTestSite, type TestSite } from './helpers.js';
 
 // Debian's chromium; without it the scenarios are skipped with one line saying so (and fail under CI=true).
 const executablePath = chromiumForTests("paste creator's pages in a browser");
-
-// Kept for people to look at (git-ignored): the repository's artifacts/screenshots/.
-const screenshots = path.resolve(import.meta.dirname, '../../../artifacts/screenshots');
-
-async function screenshotAtBothWidths(page: Page, name: string): Promise<void> {
-  mkdirSync(screenshots, { recursive: true });
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: width === 1280 ? 800 : 844 });
-    await page.screenshot({ path: path.join(screenshots, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 describe.skipIf(!executablePath)(`the creator's pages in a browser (${testDatabaseBackend()})`, () => {
   let site: TestSite;
@@ -56,7 +45,7 @@ describe.skipIf(!executablePath)(`the creator's pages in a browser (${testDataba
       expect(await page.locator('.limits').innerText()).toMatch(/Views allowed\s+1 view/);
       expect(await page.locator('.limits').innerText()).toMatch(/Password protected\s+No/);
       expect(await page.locator('main').innerText()).not.toContain('north gate');
-      await screenshotAtBothWidths(page, 'paste-created');
+      await capture(page, 'paste-created');
 
       await page.getByRole('button', { name: 'Copy link' }).click();
       await page.getByRole('button', { name: 'Copied' }).waitFor();
@@ -74,11 +63,11 @@ describe.skipIf(!executablePath)(`the creator's pages in a browser (${testDataba
       await page.getByRole('heading', { name: 'Delete this paste?' }).waitFor();
       expect(new URL(page.url()).pathname).toBe(`/paste/${slug}/delete`);
       expect(await page.getByRole('link', { name: 'Cancel' }).getAttribute('href')).toBe('/');
-      await screenshotAtBothWidths(page, 'paste-delete-confirm');
+      await capture(page, 'paste-delete-confirm');
 
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
       await page.getByRole('heading', { name: 'Paste deleted' }).waitFor();
-      await screenshotAtBothWidths(page, 'paste-deleted');
+      await capture(page, 'paste-deleted');
 
       const gone = await visitor.goto(link);
       expect(gone?.status()).toBe(404);
@@ -99,8 +88,8 @@ describe.skipIf(!executablePath)(`the creator's pages in a browser (${testDataba
       await page.getByRole('button', { name: 'Create paste' }).click();
       await page.waitForURL(/\/created$/);
       expect(await page.locator('.limits').innerText()).toMatch(/Password protected\s+Yes/);
-      mkdirSync(screenshots, { recursive: true });
-      await page.screenshot({ path: path.join(screenshots, 'paste-created-dark-390.png'), fullPage: true });
+      mkdirSync(screenshotFolder, { recursive: true });
+      await page.screenshot({ path: path.join(screenshotFolder, 'paste-created-dark-390.png'), fullPage: true });
     } finally {
       await context.close();
     }

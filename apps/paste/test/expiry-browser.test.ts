@@ -1,27 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { chromiumForTests } from '@app/http/testing';
 import { testDatabaseBackend } from '@app/db/testing';
+import { capture, screenshotFolder } from './browser.js';
 import { startTestSite, type TestSite } from './helpers.js';
 
 // Debian's chromium; without it the scenarios are skipped with one line saying so (and fail under CI=true).
 const executablePath = chromiumForTests('paste time limits and reveal on click in a browser');
-
-// Kept for people to look at (git-ignored): the repository's artifacts/screenshots/.
-const screenshots = path.resolve(import.meta.dirname, '../../../artifacts/screenshots');
-
-async function screenshotAtBothWidths(page: Page, name: string): Promise<void> {
-  mkdirSync(screenshots, { recursive: true });
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: width === 1280 ? 800 : 844 });
-    await page.screenshot({ path: path.join(screenshots, `${name}-${width}.png`), fullPage: true });
-    // Nothing may stick out sideways at phone width.
-    if (width === 390) expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 describe.skipIf(!executablePath)(`time limits and reveal on click in a browser (${testDatabaseBackend()})`, () => {
   let site: TestSite;
@@ -52,7 +39,7 @@ describe.skipIf(!executablePath)(`time limits and reveal on click in a browser (
       // A view limit turns "Reveal on click" on, so chat previews cannot use the one view.
       expect(await reveal.isChecked()).toBe(true);
       await page.getByLabel('Expire after time').selectOption({ label: '1 hour' });
-      await screenshotAtBothWidths(page, 'paste-form-expiry');
+      expect(await capture(page, 'paste-form-expiry')).toBeLessThanOrEqual(390);
       await page.getByRole('button', { name: 'Create paste' }).click();
 
       await page.waitForURL(/\/paste\/[A-Za-z0-9]{8}\/created$/);
@@ -63,7 +50,7 @@ describe.skipIf(!executablePath)(`time limits and reveal on click in a browser (
       expect(limits).toMatch(/Time limit\s+expires in 1 hour/);
       expect(limits).toMatch(/Show paste button\s+Yes/);
       expect(limits).toMatch(/Preview fetches\s+0/);
-      await screenshotAtBothWidths(page, 'paste-expiry-created');
+      expect(await capture(page, 'paste-expiry-created')).toBeLessThanOrEqual(390);
 
       await page.getByRole('button', { name: 'Copy link' }).click();
       await page.getByRole('button', { name: 'Copied' }).waitFor();
@@ -80,12 +67,12 @@ describe.skipIf(!executablePath)(`time limits and reveal on click in a browser (
       expect(opened?.status()).toBe(200);
       await visitor.getByRole('heading', { name: 'A paste was shared with you' }).waitFor();
       expect(await visitor.locator('main').innerText()).not.toContain('the boat leaves at noon');
-      await screenshotAtBothWidths(visitor, 'paste-reveal');
+      expect(await capture(visitor, 'paste-reveal')).toBeLessThanOrEqual(390);
       await visitor.getByRole('button', { name: 'Show paste' }).click();
       await visitor.locator('#paste-code').waitFor();
       expect(await visitor.locator('#paste-code').textContent()).toBe('the boat leaves at noon');
       expect(await visitor.locator('.paste-meta').innerText()).toContain('expires in 1 hour');
-      await screenshotAtBothWidths(visitor, 'paste-revealed');
+      expect(await capture(visitor, 'paste-revealed')).toBeLessThanOrEqual(390);
 
       // The view is used: the link now answers 410.
       expect((await visitor.goto(copied))?.status()).toBe(410);
@@ -113,8 +100,8 @@ describe.skipIf(!executablePath)(`time limits and reveal on click in a browser (
       await page.getByLabel('Password').fill('wrong');
       await page.getByRole('button', { name: 'Show paste' }).click();
       await page.getByText('Incorrect password').waitFor();
-      mkdirSync(screenshots, { recursive: true });
-      await page.screenshot({ path: path.join(screenshots, 'paste-reveal-password-dark-390.png'), fullPage: true });
+      mkdirSync(screenshotFolder, { recursive: true });
+      await page.screenshot({ path: path.join(screenshotFolder, 'paste-reveal-password-dark-390.png'), fullPage: true });
       await page.getByLabel('Password').fill('swordfish');
       await page.getByRole('button', { name: 'Show paste' }).click();
       await page.locator('#paste-code').waitFor();

@@ -1,28 +1,12 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { chromiumForTests } from '@app/http/testing';
 import { testDatabaseBackend } from '@app/db/testing';
+import { capture } from './browser.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 // Debian's chromium; without it the scenarios are skipped with one line saying so (and fail under CI=true).
 const executablePath = chromiumForTests("paste owner's list and paste pages in a browser");
-
-// Kept for people to look at (git-ignored): the repository's artifacts/screenshots/.
-const screenshots = path.resolve(import.meta.dirname, '../../../artifacts/screenshots');
-
-/** Screenshots at 1280 and 390 px; answers the page's width at 390 px (more than 390: it overflows). */
-async function capture(page: Page, name: string): Promise<number> {
-  mkdirSync(screenshots, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: path.join(screenshots, `${name}-1280.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: path.join(screenshots, `${name}-390.png`), fullPage: true });
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  await page.setViewportSize({ width: 1280, height: 800 });
-  return width;
-}
 
 const MARKDOWN = [
   '# Deploy checklist',

@@ -1,28 +1,13 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { chromiumForTests } from '@app/http/testing';
 import { testDatabaseBackend } from '@app/db/testing';
+import { capture, screenshotFolder } from './browser.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 // Debian's chromium; without it the scenarios are skipped with one line saying so (and fail under CI=true).
 const executablePath = chromiumForTests("the paste owner's first day in a browser");
-
-// Kept for people to look at (git-ignored): the repository's artifacts/screenshots/.
-const screenshots = path.resolve(import.meta.dirname, '../../../artifacts/screenshots');
-
-/** Screenshots at 1280 and 390 px; answers the page's width at 390 px (more than 390: it overflows). */
-async function capture(page: Page, name: string): Promise<number> {
-  mkdirSync(screenshots, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: path.join(screenshots, `${name}-1280.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: path.join(screenshots, `${name}-390.png`), fullPage: true });
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  await page.setViewportSize({ width: 1280, height: 800 });
-  return width;
-}
 
 describe.skipIf(!executablePath)(`the paste owner's first day in a browser (${testDatabaseBackend()})`, () => {
   let site: TestSite;
@@ -145,7 +130,7 @@ describe.skipIf(!executablePath)(`the paste owner's first day in a browser (${te
       expect(await capture(page, 'paste-admin-search')).toBeLessThanOrEqual(390);
       await page.setViewportSize({ width: 390, height: 844 });
       await page.locator('#pastes').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(screenshots, 'paste-admin-search-390-screen.png') });
+      await page.screenshot({ path: path.join(screenshotFolder, 'paste-admin-search-390-screen.png') });
       await page.setViewportSize({ width: 1280, height: 800 });
       await page.getByRole('link', { name: 'Clear' }).click();
       await page.waitForURL((url) => !url.search.includes('q='));
@@ -159,7 +144,7 @@ describe.skipIf(!executablePath)(`the paste owner's first day in a browser (${te
       expect(await capture(page, 'paste-admin-delete-dialog')).toBeLessThanOrEqual(390);
       // What a phone shows of it: the dialog over the list.
       await page.setViewportSize({ width: 390, height: 844 });
-      await page.screenshot({ path: path.join(screenshots, 'paste-admin-delete-dialog-390-screen.png') });
+      await page.screenshot({ path: path.join(screenshotFolder, 'paste-admin-delete-dialog-390-screen.png') });
       await page.setViewportSize({ width: 1280, height: 800 });
       await dialog.getByRole('button', { name: 'Delete paste' }).click();
       await page.getByText(/^Paste \w+ deleted\.$/).waitFor();

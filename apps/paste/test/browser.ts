@@ -1,0 +1,23 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+
+// What the paste service's browser tests share.
+
+/** Kept for people to look at (git-ignored): the repository's artifacts/screenshots/. */
+export const screenshotFolder = path.resolve(import.meta.dirname, '../../../artifacts/screenshots');
+
+/**
+ * Screenshots at 1280 and 390 px (`<name>-<width>.png`), then back to 1280; answers how wide the
+ * document is at 390 px, which is 390 unless something overflows sideways.
+ */
+export async function capture(page: Page, name: string): Promise<number> {
+  mkdirSync(screenshotFolder, { recursive: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: path.join(screenshotFolder, `${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: path.join(screenshotFolder, `${name}-390.png`), fullPage: true });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  return width;
+}
