@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCodes } from '@app/http';
+import { errorCodes } from '../src/common/error-codes.js';
 import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
 import { verdictCodes } from '../src/validation/validation.service.js';
 import { migrationsFolder } from './helpers.js';

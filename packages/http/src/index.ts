@@ -11,4 +11,4 @@ export { escapeHtml, html, raw, Raw } from './html.js';
 export { defineRoute, mountRoutes, publicAccess, ResponseMismatchError, type MountOptions, type AnyRoute, type Guard, type HttpMethod, type ResponseDeclaration, type RouteDeclaration, type RouteInput } from './routes.js';
 export { createOpenApiDocument, openApiPath, openApiRoutes, type OpenApiInfo, type OpenApiOptions } from './openapi.js';
 export { listMountedRoutes, type MountedRoute } from './route-inventory.js';
-export { appError, errorCodes, type ErrorCode } from './error-codes.js';
+export { appError, defineErrorCodes, errorCodes, type ErrorCatalogue, type ErrorCode } from './error-codes.js';

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { appError, errorCodes } from '../src/index.js';
+import { appError, defineErrorCodes, errorCodes } from '../src/index.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -60,9 +60,19 @@ describe('the error-code catalogue', () => {
   });
 
   it('makes an error of a code with its status and text, or the text given where it carries a value', () => {
-    const plain = appError('PASTE_NOT_FOUND');
-    expect([plain.status, plain.message, plain.code]).toEqual([404, 'Paste not found', 'PASTE_NOT_FOUND']);
+    const plain = appError('NOT_FOUND');
+    expect([plain.status, plain.message, plain.code]).toEqual([404, 'Not found', 'NOT_FOUND']);
     const limited = appError('TOO_MANY_REQUESTS', { message: 'Slow down', extra: { retry: true } });
     expect([limited.status, limited.message, limited.extra]).toEqual([429, 'Slow down', { retry: true }]);
+  });
+
+  it('adds an app\'s own codes to the shared ones: its appError takes both, and a shared code cannot be redefined', () => {
+    const app = defineErrorCodes({ WIDGET_NOT_FOUND: { status: 404, message: 'Widget not found' } });
+    const own = app.appError('WIDGET_NOT_FOUND');
+    expect([own.status, own.message, own.code]).toEqual([404, 'Widget not found', 'WIDGET_NOT_FOUND']);
+    expect(app.appError('UNAUTHORIZED').status).toBe(401);
+    expect(app.errorCodes.FORBIDDEN).toEqual(errorCodes.FORBIDDEN);
+    // @ts-expect-error a code of the shared catalogue
+    defineErrorCodes({ NOT_FOUND: { status: 410, message: 'Gone' } });
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   createErrorHandler, createLogger, createOpenApiDocument, defineRoute, HttpError, listMountedRoutes, mountRoutes,
-  openApiPath, openApiRoutes, publicAccess, appError, errorCodes, type AnyRoute, type Guard,
+  openApiPath, openApiRoutes, publicAccess, defineErrorCodes, type AnyRoute, type Guard,
 } from '../src/index.js';
 
 const memberOnly: Guard = {
@@ -258,6 +258,12 @@ describe('checking answers against their declared schemas', () => {
 });
 
 describe('error codes', () => {
+  // An app's catalogue, as apps/paste and apps/license define theirs.
+  const { appError, errorCodes } = defineErrorCodes({
+    PASTE_EXPIRED: { status: 410, message: 'Paste expired' },
+    LICENSE_VALIDATION_NOT_FOUND: { status: 400, message: 'License not found' },
+    PANIC_MODE: { status: 503, message: 'Service unavailable: panic mode is active' },
+  });
   it.each([
     { name: 'a paste that is gone', code: 'PASTE_EXPIRED' as const, status: 410, error: 'Paste expired' },
     { name: 'a validation of an unknown key', code: 'LICENSE_VALIDATION_NOT_FOUND' as const, status: 400, error: 'License not found' },

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type pg from 'pg';
-import { appError, publicAccess, type Guard } from '@app/http';
+import { publicAccess, type Guard } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { requireAdmin, type TwoFactorGate } from '../admins/require-admin.js';
 import type { JwtService } from '../admins/jwt.js';
 import type { CustomerRecord } from '../common/request.js';

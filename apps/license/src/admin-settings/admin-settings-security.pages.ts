@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import { appError, defineRoute, type AnyRoute } from '@app/http';
+import { defineRoute, type AnyRoute } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
 import { adminPage, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
 import { redirectAfterSaving } from '../dashboard/flash.js';

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import { appError, isHttpError, type Guard } from '@app/http';
+import { isHttpError, type Guard } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { AuditFailure, FlashMessage } from '../dashboard/admin-pages.js';
 import type { AdminSettingsService } from './admin-settings.service.js';
 

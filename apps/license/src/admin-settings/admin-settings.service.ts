@@ -1,4 +1,4 @@
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { AdminTokenService } from '../admins/admin-token.service.js';
 import type { AdminsService } from '../admins/admins.service.js';
 import type { Actor } from '../common/actor.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
 import { adminFailures, errorSchema } from '../common/responses.js';
 import type { createAdminTokenService } from './admin-token.service.js';

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { SessionUser } from '@app/auth';
 import { withTransaction } from '@app/db';
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import {

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type pg from 'pg';
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { AdminRecord } from '../common/request.js';
 import { findAdminByUserId, findAdminForToken } from './admins.repository.js';
 import type { JwtService } from './jwt.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { isUuid } from '../common/schemas.js';
 import { findAuditLog, findAuditLogs, findAuditSubjects, type AuditSubjectRow } from './audit.repository.js';
 import type { AuditQuery } from './audit.schema.js';

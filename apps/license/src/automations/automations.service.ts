@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { withTransaction } from '@app/db';
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { iso, isUuid } from '../common/schemas.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import type { LicenseFiles } from '../licenses/license-file.js';

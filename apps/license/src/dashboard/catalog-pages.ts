@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { z, type ZodType } from 'zod';
-import { appError, defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { Actor } from '../common/actor.js';
 import { actorOf } from '../common/actor.js';
 import { adminPage, formErrors, redirectWithFlash, takeFlash, type AuditFailure, type FlashMessage } from './admin-pages.js';

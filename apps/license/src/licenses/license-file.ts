@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { ResponseSigner } from '../validation/signing.js';
 
 export const licenseFileFormat = 'license-file/1';

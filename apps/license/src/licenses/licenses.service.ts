@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { countAuditEntriesSince, recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid, iso } from '../common/schemas.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { withTransaction } from '@app/db';
-import { appError, type ErrorCode } from '@app/http';
+import { type LicenseErrorCode, appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
@@ -12,7 +12,7 @@ import * as repo from './machines.repository.js';
 import type { ActivateMachine, MachineSeat } from './machines.schema.js';
 
 /** The seat function's failures: validation's texts for the key, then the machine's own. */
-const seatErrors: Record<string, ErrorCode> = {
+const seatErrors: Record<string, LicenseErrorCode> = {
   ...verdictCodes, 'License not found': 'LICENSE_VALIDATION_NOT_FOUND', 'Machine not found': 'MACHINE_NOT_FOUND',
 };
 const sweepRounds = 1000;

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { NOTIFICATION_CHANNELS, type ChannelName } from '@app/events';
 import { actorOf } from '../common/actor.js';
 import { adminPage, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';

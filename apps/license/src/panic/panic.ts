@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { appError, errorCodes } from '@app/http';
+import { appError, errorCodes } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
 

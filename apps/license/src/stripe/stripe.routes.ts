@@ -1,5 +1,6 @@
 import express, { type RequestHandler } from 'express';
-import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { z } from 'zod';
 import { errorSchema } from '../common/responses.js';
 import type { createStripeService } from './stripe.service.js';

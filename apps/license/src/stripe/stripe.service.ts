@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import Stripe from 'stripe';
 import { withTransaction, type Queryable } from '@app/db';
-import { appError, isHttpError, readableIssue, validationDetails, type Logger } from '@app/http';
+import { isHttpError, readableIssue, validationDetails, type Logger } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { Notifier } from '@app/events';
 import type { Actor } from '../common/actor.js';
 import type { EventBus } from '../events/event-bus.js';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { appError, errorCodes } from '@app/http';
+import { appError, errorCodes } from '../common/error-codes.js';
 import type { AdminRecord } from '../common/request.js';
 import type { TwoFactorService } from './two-factor.service.js';
 import { isSessionVerified } from './two-factor.session.js';

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
-import { appError, defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
 import type { AdminRecord } from '../common/request.js';
 import { errorSchema, validationFailure } from '../common/responses.js';

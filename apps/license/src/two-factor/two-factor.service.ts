@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { authenticator } from 'otplib';
 import QRCode from 'qrcode';
-import { appError, type ErrorCode } from '@app/http';
+import { type LicenseErrorCode, appError } from '../common/error-codes.js';
 import { withTransaction } from '@app/db';
 import type { Actor } from '../common/actor.js';
 import { recordAudit } from '../audit/audit.repository.js';
@@ -61,7 +61,7 @@ export function createTwoFactorService(options: TwoFactorOptions) {
     }
   }
 
-  async function refuse(actor: Actor, code: ErrorCode, what: 'invalid_code' | 'invalid_password' = 'invalid_code'): Promise<never> {
+  async function refuse(actor: Actor, code: LicenseErrorCode, what: 'invalid_code' | 'invalid_password' = 'invalid_code'): Promise<never> {
     await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId, success: false,
       after: { twoFactor: what } });
     reportSecurityEvent({ userId: actor.userId, ip: actor.ip, reason: what });

@@ -1,10 +1,10 @@
-import { appError, type ErrorCode } from '@app/http';
+import { type LicenseErrorCode, appError } from '../common/error-codes.js';
 import type { EventBus } from '../events/event-bus.js';
 import { iso } from '../common/schemas.js';
 import { limitErrors, type ValidationRepository, type ValidationRequest } from './validation.repository.js';
 
 /** The verdicts of `license_validate_batch` (validate-batch.sql) and their error codes, same texts. */
-export const verdictCodes: Record<string, ErrorCode> = {
+export const verdictCodes: Record<string, LicenseErrorCode> = {
   'License revoked': 'LICENSE_REVOKED',
   'License suspended': 'LICENSE_SUSPENDED',
   'License not active': 'LICENSE_NOT_ACTIVE',

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { withTransaction, type Queryable } from '@app/db';
 import type { WebhookDispatcher } from '@app/events';
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';

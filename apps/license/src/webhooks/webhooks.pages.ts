@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { appError, defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
 import { adminPage, errorSentence, formErrors, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';

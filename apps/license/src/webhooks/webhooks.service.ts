@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Config } from '@app/config';
 import { checkOutgoingUrl, WebhookUrlNotAllowedError, type OutgoingUrlPolicy, type WebhookDispatcher, type WebhookSettings } from '@app/events';
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';

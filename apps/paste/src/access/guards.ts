@@ -1,7 +1,8 @@
 import type { Request, RequestHandler } from 'express';
 import type { Auth } from '@app/auth';
 import { carriesApiCredentials, requireOwner } from '@app/auth';
-import { appError, HttpError, publicAccess, type Guard } from '@app/http';
+import { HttpError, publicAccess, type Guard } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import { createRateLimiter, type Redis, type RebuildableLimiter } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import type { ApiKeyService } from '../api-keys/api-key.service.js';

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import { appError, defineRoute, isHttpError, type AnyRoute } from '@app/http';
+import { defineRoute, isHttpError, type AnyRoute } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';

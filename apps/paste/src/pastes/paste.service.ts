@@ -1,5 +1,6 @@
 import bcrypt from 'bcrypt';
-import { appError, type HttpError } from '@app/http';
+import { type HttpError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { deleteTokenMatches, hashDeleteToken, newDeleteToken } from './delete-token.js';

@@ -1,7 +1,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import createDOMPurify, { type DOMPurify } from 'dompurify';
 import { JSDOM } from 'jsdom';
-import { appError, errorCodes } from '@app/http';
+import { appError, errorCodes } from '../common/error-codes.js';
 
 export type ImageExtension = 'jpg' | 'png' | 'gif' | 'svg' | 'ico';
 

@@ -1,7 +1,8 @@
 import express, { type RequestHandler } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
-import { appError, defineRoute, type AnyRoute } from '@app/http';
+import { defineRoute, type AnyRoute } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { PasteGuards } from '../access/guards.js';
 import { errorSchema, messageSchema } from '../pastes/paste.schema.js';
 import type { BrandingKind, UploadService } from './upload.service.js';

@@ -1,6 +1,6 @@
 import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { appError } from '@app/http';
+import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { Logger } from '@app/http';
 import type { PasteSettings } from '../settings/settings.schema.js';

@@ -1,0 +1,64 @@
+import { defineErrorCodes } from '@app/http';
+
+/**
+ * The license service's error answers by a stable code, on top of the shared ones of `@app/http`:
+ * the HTTP status and the text the specification gives each. Add a code here rather than
+ * writing a status where the error is thrown.
+ */
+export const { errorCodes, appError } = defineErrorCodes({
+  LICENSE_NOT_FOUND: { status: 404, message: 'License not found' },
+  LICENSE_VALIDATION_NOT_FOUND: { status: 400, message: 'License not found' },
+  LICENSE_EXPIRED: { status: 403, message: 'License expired' },
+  LICENSE_SUSPENDED: { status: 403, message: 'License suspended' },
+  LICENSE_REVOKED: { status: 403, message: 'License revoked' },
+  LICENSE_NOT_ACTIVE: { status: 403, message: 'License not active' },
+  LICENSE_IP_LIMIT: { status: 403, message: 'IP limit exceeded' },
+  LICENSE_HWID_LIMIT: { status: 403, message: 'HWID limit exceeded' },
+  LICENSE_NO_CREDITS: { status: 403, message: 'No credits remaining' },
+  LICENSE_KEY_TAKEN: { status: 409, message: 'A license with this key already exists' },
+  LICENSE_REVOKED_NOT_REACTIVATED: { status: 400, message: 'License is revoked and cannot be reactivated' },
+  LICENSE_NOT_CONSUMPTION: { status: 400, message: 'License is not a consumption-based license' },
+  MASTER_LICENSE_NOT_FOUND: { status: 404, message: 'Master license not found' },
+  // A customer's release of an IP or hardware id the license has not recorded.
+  LICENSE_BINDING_NOT_IN_USE: { status: 404, message: 'Not in use' },
+  LICENSE_RELEASE_LIMIT_REACHED: { status: 429, message: 'Release limit reached' },
+  // A fingerprint that holds no seat of the license (never activated, deactivated, or its lease ran out).
+  MACHINE_NOT_FOUND: { status: 404, message: 'Machine not found' },
+  PRODUCT_NOT_FOUND: { status: 404, message: 'Product not found' },
+  PRODUCT_NOT_ACTIVE: { status: 400, message: 'Product is not active' },
+  PRODUCT_HAS_LICENSES: { status: 400, message: 'Product has licenses and cannot be deleted' },
+  CUSTOMER_NOT_FOUND: { status: 404, message: 'Customer not found' },
+  CUSTOMER_USER_ID_TAKEN: { status: 409, message: 'A customer with this userId already exists' },
+  NO_CUSTOMER_ACCOUNT: { status: 403, message: 'No customer account for this user' },
+  PANIC_MODE: { status: 503, message: 'Service unavailable: panic mode is active' },
+  WEBHOOK_URL_NOT_ALLOWED: { status: 400, message: 'Webhook URL not allowed' },
+  SMTP_HOST_NOT_ALLOWED: { status: 400, message: 'SMTP host not allowed' },
+  DELIVERY_NOT_FOUND: { status: 404, message: 'Delivery not found' },
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: 'Webhook endpoint not found' },
+  DELIVERY_PENDING: { status: 409, message: 'Delivery is already pending' },
+  AUTOMATION_NOT_FOUND: { status: 404, message: 'Automated action not found' },
+  AUDIT_LOG_NOT_FOUND: { status: 404, message: 'Audit log not found' },
+  STRIPE_NOT_CONFIGURED: { status: 503, message: 'Stripe webhooks are not configured' },
+  STRIPE_INVALID_SIGNATURE: { status: 400, message: 'Invalid Stripe signature' },
+  STRIPE_RAW_BODY_EXPECTED: { status: 400, message: 'Expected the raw request body' },
+  TWO_FACTOR_ALREADY_ENABLED: { status: 400, message: 'Two-factor authentication is already enabled' },
+  TWO_FACTOR_SETUP_NOT_STARTED: { status: 400, message: 'Two-factor setup has not been started: call GET /api/2fa/setup first' },
+  TWO_FACTOR_INVALID_TOKEN: { status: 400, message: 'Invalid token' },
+  TWO_FACTOR_INVALID_CODE: { status: 400, message: 'Invalid token or backup code' },
+  TWO_FACTOR_PASSWORD_REQUIRED: { status: 400, message: 'Password is required to disable two-factor authentication' },
+  TWO_FACTOR_INVALID_PASSWORD: { status: 403, message: 'Invalid password' },
+  TWO_FACTOR_VERIFICATION_REQUIRED: { status: 403, message: 'Two-factor verification required' },
+  TWO_FACTOR_REQUIRED_BY_CONFIG: { status: 403, message: 'Two-factor authentication is required by the configuration and cannot be disabled' },
+  // The admin console's settings: admins and API tokens.
+  ADMIN_NOT_FOUND: { status: 404, message: 'Admin not found' },
+  ADMIN_ALREADY_EXISTS: { status: 409, message: 'This user is already an admin' },
+  LAST_ADMIN: { status: 409, message: 'The last admin cannot be removed: add another admin first' },
+  LAST_ADMIN_SELF: { status: 409, message: 'You are the last admin and cannot remove yourself: add another admin first' },
+  API_TOKEN_NOT_FOUND: { status: 404, message: 'API token not found' },
+  // 501: this deployment does not offer the function, and asking again will not change that
+  // (503 would invite retries). The message names the variables that turn it on.
+  JWT_NOT_CONFIGURED: { status: 501, message: 'JWT is not configured: set JWT_SECRET (HS256), or JWT_PUBLIC_KEY with JWT_PRIVATE_KEY (RS256 or EdDSA)' },
+  JWT_ISSUING_NOT_CONFIGURED: { status: 501, message: 'JWT issuing is not configured: this service only verifies tokens with JWT_PUBLIC_KEY; set JWT_PRIVATE_KEY (its private key) to issue them here' },
+});
+
+export type LicenseErrorCode = keyof typeof errorCodes;
