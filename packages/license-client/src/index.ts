@@ -1,8 +1,12 @@
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createHash, verify, type KeyObject } from 'node:crypto';
+import { isRecord, isString, publicKeyOf, strictBase64, verifySignedBody } from './signed.js';
 
 // What an application embeds to trust the license service's answers without trusting the
 // network: offline license files and signed validation responses, both Ed25519-signed with the
 // key of GET /api/license/public-key. Node's crypto only, so it can be copied into any program.
+// Machines (activation, heartbeats, floating seats): machines.ts.
+
+export * from './machines.js';
 
 export const licenseFileFormat = 'license-file/1';
 
@@ -48,19 +52,7 @@ export interface LicenseFileOptions {
   hwid?: string;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isString = (value: unknown): value is string => typeof value === 'string';
 const isDateString = (value: unknown): value is string => isString(value) && !Number.isNaN(Date.parse(value));
-
-/** Decodes canonical base64 only: Node's decoder skips stray characters, which would let a changed text pass. */
-function strictBase64(text: string): Buffer | undefined {
-  const bytes = Buffer.from(text, 'base64');
-  return bytes.toString('base64') === text ? bytes : undefined;
-}
-
-function publicKeyOf(publicKeyPem: string | KeyObject): KeyObject {
-  return typeof publicKeyPem === 'string' ? createPublicKey(publicKeyPem) : publicKeyPem;
-}
 
 /** The service's id of an Ed25519 public key: first 16 hex digits of the SHA-256 of its raw 32 bytes. */
 export function keyIdOf(publicKeyPem: string | KeyObject): string {
@@ -142,13 +134,9 @@ export type SignedValidationResult =
 export function verifySignedValidation(
   body: Buffer | string, signature: string | null | undefined, publicKeyPem: string | KeyObject, options: { nonce?: string } = {},
 ): SignedValidationResult {
-  if (!signature) return { valid: false, reason: 'missing-signature' };
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
-  const signatureBytes = strictBase64(signature);
-  if (!signatureBytes || !verify(null, bytes, publicKeyOf(publicKeyPem), signatureBytes)) return { valid: false, reason: 'bad-signature' };
-  let parsed: unknown;
-  try { parsed = JSON.parse(bytes.toString('utf8')); } catch { return { valid: false, reason: 'malformed' }; }
-  if (!isRecord(parsed)) return { valid: false, reason: 'malformed' };
+  const signed = verifySignedBody(body, signature, publicKeyPem);
+  if (!signed.ok) return { valid: false, reason: signed.reason };
+  const parsed = signed.body;
   if (options.nonce !== undefined && parsed.nonce !== options.nonce) return { valid: false, reason: 'nonce-mismatch', body: parsed };
   const { license } = parsed;
   if (parsed.valid !== true || !isRecord(license)) {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // The license service as its own tests build it: a real server on a test database.
 import { buildTestApp, type TestApp } from '../../../apps/license/test/helpers.js';
 
@@ -150,6 +150,26 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     }
   });
 
+  it('activates a machine, keeps its floating seat with a heartbeat and gives it back at stop, with plain node', async () => {
+    const floating = await t.createLicense({ hwidLimit: 1, heartbeatSeconds: 10 });
+    const admin = await t.admin();
+    const machines = async () => (await t.http.get(`/api/licenses/${floating._id}/machines`).set('Cookie', admin.cookie).expect(200)).body.machines;
+    // 6 s of "work": the heartbeat at 5 s (heartbeatSeconds / 2) renews the lease.
+    const running = run('node', ['activate.mjs'], { cwd: consumer, env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: floating.key, WORK_MS: '6000' } });
+    await vi.waitFor(async () => {
+      const [machine] = await machines();
+      expect(machine).toMatchObject({ fingerprint: hwid, name: 'Office laptop', platform: process.platform });
+      expect(machine.lastSeenAt).not.toBe(machine.activatedAt);
+    }, { timeout: 15_000, interval: 250 });
+    const result = await running;
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(new RegExp(`^Activated ${hwid}, lease until \\d{4}-\\d\\d-\\d\\dT\\S+\nSeat released\n$`));
+    expect(await machines()).toEqual([]);
+
+    const refused = await run('node', ['activate.mjs'], { cwd: consumer, env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: 'NO-SUCH-KEY', WORK_MS: '0' } });
+    expect(refused).toMatchObject({ code: 1, stdout: '', stderr: 'Activation refused: refused (License not found)\n' });
+  }, 30_000);
+
   it('refuses a "valid" answer from a server that does not hold the service\'s key', async () => {
     const impostor = generateKeyPairSync('ed25519').privateKey;
     fakeServer = http.createServer((req, res) => {
@@ -167,6 +187,8 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
       const result = await run('node', [script], { cwd: consumer, env: { LICENSE_SERVER: fakeUrl, LICENSE_KEY: license.key } });
       expect(result, script).toMatchObject({ code: 1, stdout: '', stderr: 'License refused: bad-signature\n' });
     }
+    const activation = await run('node', ['activate.mjs'], { cwd: consumer, env: { LICENSE_SERVER: fakeUrl, LICENSE_KEY: license.key, WORK_MS: '0' } });
+    expect(activation).toMatchObject({ code: 1, stdout: '', stderr: 'Activation refused: bad-signature\n' });
   });
 
   it('gives TypeScript the declarations, for import and require, with node16 and bundler resolution', () => {
