@@ -87,6 +87,18 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     expect((await activate({ key: expired.key, fingerprint: 'f', platform: 'p'.repeat(51) })).status).toBe(400);
   });
 
+  it('echoes the nonce sent, in the signed body of every answer, so that a recorded answer cannot be replayed', async () => {
+    const license = await t.createLicense({ hwidLimit: 1 });
+    const answers = [
+      await activate({ key: license.key, fingerprint: 'fp-n', nonce: 'n-1' }),
+      await heartbeat({ key: license.key, fingerprint: 'fp-n', nonce: 'n-2' }),
+      await activate({ key: license.key, fingerprint: 'fp-other', nonce: 'n-3' }),
+      await deactivate({ key: license.key, fingerprint: 'fp-n', nonce: 'n-4' }),
+    ];
+    expect(answers.map((answer) => [answer.status, answer.body.nonce])).toEqual([[201, 'n-1'], [200, 'n-2'], [403, 'n-3'], [200, 'n-4']]);
+    for (const answer of answers) expect(verifyResponse(publicKey, answer.text, String(answer.headers['x-license-signature']))).toBe(true);
+  });
+
   it('heartbeat refreshes a held seat, deactivate gives it back, and both answer 404 Machine not found without one', async () => {
     const license = await t.createLicense({ hwidLimit: 1 });
     expect((await heartbeat({ key: license.key, fingerprint: 'never' })).body).toEqual({ success: false, error: 'Machine not found' });

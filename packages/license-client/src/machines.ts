@@ -1,10 +1,9 @@
-import type { KeyObject } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import { isRecord, isString, verifySignedBody, type SignedBodyFailure } from './signed.js';
 
 // Machines: an application takes a seat of its license (activate), keeps a floating seat with
-// heartbeats, and gives it back (deactivate). Every answer is signed like validation's. The
-// service does not echo a nonce on these answers, so a recorded answer could be replayed to the
-// same machine; the signature and the fingerprint the answer names are what is checked.
+// heartbeats, and gives it back (deactivate). Every answer is signed like validation's, and echoes
+// the random nonce the request carried: a recorded answer (to this machine or another) is refused.
 
 /** A machine as the service answers it. */
 export interface Machine {
@@ -42,7 +41,8 @@ export interface ActivateMachineOptions extends MachineRequestOptions {
 export type MachineFailureReason =
   | SignedBodyFailure // missing-signature, bad-signature (not the service's key), malformed
   | 'unreachable' // no answer: network error or timeout (`error` has the message)
-  | 'wrong-machine' // an authentic answer about another fingerprint (a replay)
+  | 'nonce-mismatch' // an authentic answer to another request (a replay)
+  | 'wrong-machine' // an authentic answer about another fingerprint
   | 'refused'; // authentic, and the service said no: `status` and `error` (e.g. 403 HWID limit exceeded, 404 Machine not found)
 
 export interface MachineFailure {
@@ -77,11 +77,12 @@ async function post(
   let status: number;
   let signature: string | null;
   let bytes: Buffer;
+  const nonce = randomUUID();
   try {
     const res = await send(`${options.baseUrl.replace(/\/+$/, '')}/api/license/machines/${action}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(payload),
+      body: JSON.stringify({ ...payload, nonce }),
       signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
     });
     status = res.status;
@@ -93,6 +94,7 @@ async function post(
   const signed = verifySignedBody(bytes, signature, options.publicKey);
   if (!signed.ok) return { ok: false, reason: signed.reason, status };
   const { body } = signed;
+  if (body.nonce !== nonce) return { ok: false, reason: 'nonce-mismatch', status };
   if (status < 200 || status > 299 || body.success !== true) {
     return { ok: false, reason: 'refused', status, ...(isString(body.error) ? { error: body.error } : {}) };
   }

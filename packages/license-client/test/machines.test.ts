@@ -82,7 +82,7 @@ describe('activateMachine, heartbeat, deactivateMachine', () => {
     if (answer.ok) expect(heartbeatDelayMs(answer.machine)).toBeUndefined();
   });
 
-  it('refuses answers from a server without the service\'s key, unsigned answers, another machine\'s answer, and no server', async () => {
+  it('refuses answers from a server without the service\'s key, unsigned answers, a recorded answer, and no server', async () => {
     const license = await floating();
     const genuine = await t.http.post('/api/license/machines/activate').send({ key: license.key, fingerprint: 'fp-real' }).expect(201);
     const impostor = generateKeyPairSync('ed25519').privateKey;
@@ -103,8 +103,8 @@ describe('activateMachine, heartbeat, deactivateMachine', () => {
       expect(await deactivateMachine(at)).toEqual({ ok: false, reason: 'bad-signature', status: 201 });
       mode = 'unsigned';
       expect(await activateMachine(at)).toEqual({ ok: false, reason: 'missing-signature', status: 201 });
-      mode = 'replay'; // the service's own answer, about fp-real
-      expect(await activateMachine(at)).toEqual({ ok: false, reason: 'wrong-machine', status: 201 });
+      mode = 'replay'; // the service's own answer, to another request about fp-real
+      expect(await activateMachine(at)).toEqual({ ok: false, reason: 'nonce-mismatch', status: 201 });
     } finally {
       await new Promise((resolve) => fake.close(resolve));
     }

@@ -5,13 +5,14 @@ import { actorOf } from '../common/actor.js';
 import { adminFailures, errorSchema, notFound, one, successSchema, validationFailure } from '../common/responses.js';
 import { idParams } from '../common/schemas.js';
 import type { ResponseSigner } from '../validation/signing.js';
-import { callerIp, sendSigned } from '../validation/validation.routes.js';
+import { callerIp, nonceOf, sendSigned } from '../validation/validation.routes.js';
 import { machineJsonSchema } from './machines.presenter.js';
 import { activateMachineSchema, machineParams, machineSeatSchema } from './machines.schema.js';
 import type { MachinesService } from './machines.service.js';
 
 const tags = ['machines'];
-const machineAnswer = one('machine', machineJsonSchema);
+const machineAnswer = one('machine', machineJsonSchema).extend({ nonce: z.string().optional() });
+const seatFreedAnswer = successSchema.extend({ nonce: z.string().optional() });
 const machinesAnswer = z.object({ success: z.literal(true), machines: z.array(machineJsonSchema) });
 /** Validation's failures: the key's state, the rate limit and panic mode. */
 const keyFailures = {
@@ -39,7 +40,7 @@ export function publicMachineRoutes(deps: {
       },
       handler: async ({ body, req, res }) => {
         const { created, machine } = await machines.activate(body, callerIp(req.ip));
-        sendSigned(res, signer, created ? 201 : 200, { success: true, machine });
+        sendSigned(res, signer, created ? 201 : 200, { success: true, machine, ...nonceOf(req.body) });
       },
     }),
     defineRoute({
@@ -51,16 +52,16 @@ export function publicMachineRoutes(deps: {
       },
       handler: async ({ body, req, res }) => {
         const machine = await machines.heartbeat(body, callerIp(req.ip));
-        sendSigned(res, signer, 200, { success: true, machine });
+        sendSigned(res, signer, 200, { success: true, machine, ...nonceOf(req.body) });
       },
     }),
     defineRoute({
       method: 'post', path: '/api/license/machines/deactivate', summary: 'Deactivate a machine (give its seat back; signed answer)', tags, guard: deps.public,
       before, body: machineSeatSchema, description: signedNote,
-      responses: { 200: { description: 'The seat is free', schema: successSchema }, ...keyFailures, ...notFound('Machine') },
+      responses: { 200: { description: 'The seat is free', schema: seatFreedAnswer }, ...keyFailures, ...notFound('Machine') },
       handler: async ({ body, req, res }) => {
         await machines.deactivate(body, callerIp(req.ip));
-        sendSigned(res, signer, 200, { success: true });
+        sendSigned(res, signer, 200, { success: true, ...nonceOf(req.body) });
       },
     }),
   ];

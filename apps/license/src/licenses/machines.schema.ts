@@ -2,13 +2,15 @@ import { z } from 'zod';
 
 const key = z.string().trim().min(1, 'License key is required').max(200);
 const fingerprint = z.string().trim().min(1).max(200);
+/** Echoed in the signed answer, as validate does, so that a recorded answer cannot be replayed. */
+const nonce = z.string().min(1).max(256).optional();
 
 export const activateMachineSchema = z.object({
-  key, fingerprint,
+  key, fingerprint, nonce,
   name: z.string().trim().min(1).max(100).optional(),
   platform: z.string().trim().min(1).max(50).optional(),
 });
-export const machineSeatSchema = z.object({ key, fingerprint });
+export const machineSeatSchema = z.object({ key, fingerprint, nonce });
 export const machineParams = z.object({ id: z.string(), machineId: z.string() });
 
 export type ActivateMachine = z.infer<typeof activateMachineSchema>;

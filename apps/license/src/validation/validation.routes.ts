@@ -23,7 +23,7 @@ export function sendSigned(res: Response, signer: ResponseSigner, status: number
 export const callerIp = (ip: string | undefined) => (ip ? ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') : null);
 
 /** The nonce of a request body, echoed even when the body fails validation (the body as sent, not parsed). */
-const nonceOf = (body: unknown): { nonce?: string } => {
+export const nonceOf = (body: unknown): { nonce?: string } => {
   if (typeof body !== 'object' || body === null || !('nonce' in body)) return {};
   const { nonce } = body;
   return typeof nonce === 'string' && nonce.length <= 256 ? { nonce } : {};
