@@ -154,9 +154,9 @@ describe(`machines and floating seats on the pages (${testDatabaseBackend()})`, 
 
     const document = documentOf(await get(`/my-licenses/${mine._id}`, session));
     const rows = [...document.querySelectorAll('table.machines tbody tr')];
-    expect(rows.map((row) => row.querySelector('td[data-label="Machine"]')?.textContent)).toEqual(['My desktop (windows)', 'fp-unnamed']);
-    expect(rows[0]!.querySelector('td[data-label="Last seen"]')?.textContent).toMatch(/^last seen (just now|1 minute ago)$/);
-    expect(rows[0]!.querySelector('td[data-label="Last seen"] time')?.getAttribute('title')).toMatch(/ UTC$/);
+    expect(rows.map((row) => row.querySelector('[data-machine-name]')?.textContent)).toEqual(['My desktop (windows)', 'fp-unnamed']);
+    expect(rows[0]!.querySelector('[data-last-seen]')?.textContent).toMatch(/^last seen (just now|1 minute ago)$/);
+    expect(rows[0]!.querySelector('[data-last-seen] time')?.getAttribute('title')).toMatch(/ UTC$/);
     const release = rows.map((row) => row.querySelector('button[data-release-kind="hwid"]')!);
     expect(release.map((button) => button.getAttribute('data-release-value'))).toEqual(['fp-mine', 'fp-unnamed']);
     expect(release.map((button) => button.textContent)).toEqual(['Release My desktop', 'Release fp-unnamed']);
