@@ -173,7 +173,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     licensesModule({ service: licenses, admin, files }),
     adminMachinesModule({ machines, admin }),
     customerPortal,
-    adminLicensesModule({ pool, now, licenses, admin, public: guards.public, csrfToken: auth.csrfToken }),
+    adminLicensesModule({ pool, now, licenses, machines, admin, public: guards.public, csrfToken: auth.csrfToken }),
     auditModule({ pool, admin, public: guards.public }),
     adminSettingsModule({
       pool, now, settings, effectiveRateLimit: rateLimits.effectivePublicLimit, admins, tokens: adminTokens, twoFactor,

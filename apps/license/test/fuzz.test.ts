@@ -10,6 +10,8 @@ import { buildTestApp, type Session, type TestApp } from './helpers.js';
  */
 interface Ids {
   product: string; customer: string; license: string; licenseKey: string; action: string; customerLicense: string; endpoint: string;
+  /** A machine of `license` (the first deactivation frees it; the rest meet the not-found page). */
+  machine: string;
   /** The notification channel pages' `:channel` (email, sms, telegram). */
   email: string; sms: string; telegram: string;
 }
@@ -76,6 +78,8 @@ const routes: Route[] = [
   { method: 'post', path: (ids) => `/licenses/${ids.license}/revoke`, auth: 'admin', fields: ['reason'], valid: () => ({ reason: 'Fuzz' }) },
   { method: 'post', path: (ids) => `/licenses/${ids.license}/clear`, auth: 'admin', fields: [] },
   { method: 'post', path: (ids) => `/licenses/${ids.license}/rotate`, auth: 'admin', fields: [] },
+  { method: 'post', path: (ids) => `/licenses/${ids.license}/seats`, auth: 'admin', fields: ['heartbeatSeconds'], valid: () => ({ heartbeatSeconds: '60' }) },
+  { method: 'post', path: (ids) => `/licenses/${ids.license}/machines/${ids.machine}/deactivate`, auth: 'admin', fields: [] },
   // The admin console's automation forms (fields named `<action>.<param>` besides the common ones).
   {
     method: 'post', path: () => '/automations', auth: 'admin', fields: ['name', 'description', 'enabled', 'trigger', 'threshold', 'action', 'webhook.url', 'update_license.extendDays'],
@@ -129,7 +133,10 @@ beforeAll(async () => {
   expect(action.status).toBe(201);
   const endpoint = await t.http.post('/api/webhooks/endpoints').set(admin.headers).send({ url: 'https://93.184.215.14/fuzz' });
   expect(endpoint.status).toBe(201);
+  const machine = await t.http.post('/api/license/machines/activate').send({ key: license.key, fingerprint: 'fuzz-machine' });
+  expect(machine.status).toBe(201);
   ids = {
+    machine: machine.body.machine._id,
     product: product._id, customer: customer._id, license: license._id, licenseKey: license.key, action: action.body.action._id, customerLicense: customerLicense._id,
     endpoint: endpoint.body.endpoint._id, email: 'email', sms: 'sms', telegram: 'telegram',
   };
@@ -142,14 +149,14 @@ describe('the fuzz table (license service)', () => {
     expect(document.status).toBe(200);
     const declared = routesWithRequestBody(document.body);
     expect(declared.length).toBeGreaterThan(10);
-    const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}', customerLicense: '{}', email: '{}', sms: '{}', telegram: '{}', endpoint: '{}' };
+    const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}', customerLicense: '{}', email: '{}', sms: '{}', telegram: '{}', endpoint: '{}', machine: '{}' };
     const fuzzed = new Set(routes.map((route) => normalisedRoute(route.method, route.path(placeholders))));
     expect(declared.filter((route) => !fuzzed.has(route))).toEqual([]);
   });
 });
 
 describe('arbitrary JSON bodies never answer 5xx (license service)', () => {
-  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId', email: 'email', sms: 'sms', telegram: 'telegram', endpoint: ':id' })}` })))(
+  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId', email: 'email', sms: 'sms', telegram: 'telegram', endpoint: ':id', machine: ':machineId' })}` })))(
     '$name', async (route) => {
       const failures: string[] = [];
       const statuses = new Map<number, number>();

@@ -1,10 +1,11 @@
 import type { AuditLogJson } from '../audit/audit.presenter.js';
-import { expiryText, usageChart, utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { expiryText, machineRow, usageChart, utcTime } from '../customer-portal/customer-portal.page-data.js';
 import { adminLayout, licenseTypeLabel } from '../dashboard/dashboard.page-data.js';
 import { licenseState, type LicenseState } from '../dashboard/dashboard.service.js';
 import type { FlashMessage } from '../dashboard/flash.js';
 import type { LicenseJson } from '../licenses/licenses.presenter.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
+import type { MachineJson } from '../licenses/machines.presenter.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import type { AdminLicensesService } from './admin-licenses.service.js';
 import type { DailyOutcome, UsageRecordRow } from '../usage/usage.repository.js';
@@ -19,6 +20,7 @@ export const licenseStates = ['active', 'suspended', 'revoked', 'expired', 'inac
 export type LicenseStateFilter = (typeof licenseStates)[number];
 
 export const licenseHref = (id: string) => `/licenses/${encodeURIComponent(id)}`;
+export const machineDeactivateHref = (id: string, machineId: string) => `${licenseHref(id)}/machines/${encodeURIComponent(machineId)}/deactivate`;
 
 /** The list's filters as the address carries them (what cannot be read is left out). */
 export interface ListFilters {
@@ -114,6 +116,7 @@ const statusLabels: Record<UsageRecordRow['status'], string> = { success: 'Succe
 
 export interface DetailPage {
   license: Awaited<ReturnType<LicensesService['detail']>>;
+  machines: MachineJson[];
   now: Date;
   chart: { start: Date; days: number; daily: DailyOutcome[] };
   records: { rows: UsageRecordRow[]; total: number };
@@ -145,6 +148,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       revokeReason: license.revokeReason,
       ipLimit: license.ipLimit === 0 ? 'unlimited' : number(license.ipLimit),
       hwidLimit: license.hwidLimit === 0 ? 'unlimited' : number(license.hwidLimit),
+      heartbeatSeconds: license.heartbeatSeconds,
       usedIps: license.usedIps,
       usedHwids: license.usedHwids,
       credits: license.credits ? { total: number(license.credits.total), used: number(license.credits.used), remaining: number(license.credits.remaining) } : null,
@@ -163,6 +167,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
         blocked: number(license.usageStats.blockedRequests), ips: number(license.usageStats.uniqueIPs), hwids: number(license.usageStats.uniqueHWIDs),
       },
     },
+    machines: page.machines.map((machine) => ({ ...machineRow(machine, now), deactivate: machineDeactivateHref(license._id, machine._id) })),
     chart: { svg, days: chart.days, range, totals: { success: number(totalSuccess), failure: number(totalFailure) } },
     records: {
       rows: page.records.rows.map((record) => ({
@@ -182,7 +187,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
     },
     actions: {
       suspend: `${href}/suspend`, reactivate: `${href}/reactivate`, revoke: `${href}/revoke`,
-      rotate: `${href}/rotate`, clear: `${href}/clear`,
+      rotate: `${href}/rotate`, clear: `${href}/clear`, seats: `${href}/seats`,
       file: `/api/licenses/${encodeURIComponent(license._id)}/file`,
     },
   };

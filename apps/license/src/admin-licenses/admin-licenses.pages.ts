@@ -7,8 +7,9 @@ import { actorOf } from '../common/actor.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import { adminPage } from '../dashboard/admin-pages.js';
 import { redirectAfterSaving, setFlash, takeFlash } from '../dashboard/flash.js';
-import { createLicenseSchema } from '../licenses/licenses.schema.js';
+import { createLicenseSchema, updateLicenseSchema } from '../licenses/licenses.schema.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
+import type { MachinesService } from '../licenses/machines.service.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import {
   licenseDetailData, licenseHref, licenseListData, licenseStates, listAddress, newLicenseData, stateFlags, type ListFilters,
@@ -39,8 +40,19 @@ const reasonForm = z.object({ reason: z.string().optional() });
 const emptyForm = z.object({});
 const field = z.string().max(200).optional();
 const newLicenseForm = z.object({
-  product: field, customer: field, licenseType: field, expiresAt: field, ipLimit: field, hwidLimit: field, credits: field,
+  product: field, customer: field, licenseType: field, expiresAt: field, ipLimit: field, hwidLimit: field, heartbeatSeconds: field, credits: field,
 });
+const seatsForm = z.object({ heartbeatSeconds: field });
+const machineParams = z.object({ id: z.string(), machineId: z.string() });
+/** Said next to "Check these fields" when the floating-seats field is the one to correct. */
+const heartbeatProblem = 'Floating seats: a whole number of seconds from 10 to 86,400, or empty.';
+
+const blankToUndefined = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
+/** A form's whole number; anything else is NaN, which the schema refuses. */
+const whole = (value: string | undefined) => {
+  const text = blankToUndefined(value);
+  return text === undefined ? undefined : /^\d+$/.test(text) ? Number(text) : Number.NaN;
+};
 
 const redirected = { 303: { description: 'Back to the page, with a message' } };
 const pageAnswers = {
@@ -50,14 +62,14 @@ const pageAnswers = {
 };
 
 export function adminLicensesPages(deps: {
-  pool: pg.Pool; service: AdminLicensesService; licenses: LicensesService; admin: Guard; public: Guard; csrfToken: (req: Request) => string }) {
+  pool: pg.Pool; service: AdminLicensesService; licenses: LicensesService; machines: Pick<MachinesService, 'list' | 'remove'>; admin: Guard; public: Guard; csrfToken: (req: Request) => string }) {
   const { service, licenses, admin } = deps;
 
-  /** Runs a write, then redirects to the license's page with its outcome as the message. */
-  async function act(req: Request, res: Response, id: string, success: string, write: () => Promise<unknown>) {
+  /** Runs a write, then redirects to the license's page with its outcome as the message (`success` may be read after the write). */
+  async function act(req: Request, res: Response, id: string, success: string | (() => string), write: () => Promise<unknown>) {
     try {
       await write();
-      setFlash(req, { type: 'success', text: success });
+      setFlash(req, { type: 'success', text: typeof success === 'string' ? success : success() });
     } catch (error) {
       if (!isHttpError(error) || error.status >= 500) throw error;
       // Refused writes are audited as the API's are (the error middleware never sees these).
@@ -120,11 +132,6 @@ export function adminLicensesPages(deps: {
       audit: { action: 'create', resource: 'license' },
       responses: { ...redirected, 400: { description: 'The form again, with what to correct', contentType: 'text/html' } },
       handler: async ({ body, req, res }) => {
-        const blankToUndefined = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
-        const whole = (value: string | undefined) => {
-          const text = blankToUndefined(value);
-          return text === undefined ? undefined : /^\d+$/.test(text) ? Number(text) : Number.NaN;
-        };
         const expires = blankToUndefined(body.expiresAt);
         const parsed = createLicenseSchema.safeParse({
           product: blankToUndefined(body.product),
@@ -132,14 +139,15 @@ export function adminLicensesPages(deps: {
           licenseType: blankToUndefined(body.licenseType),
           // The form's date is a UTC calendar day: the license runs until the end of it.
           expiresAt: expires === undefined ? undefined : /^\d{4}-\d{2}-\d{2}$/.test(expires) ? `${expires}T23:59:59.000Z` : expires,
-          ipLimit: whole(body.ipLimit), hwidLimit: whole(body.hwidLimit), credits: whole(body.credits),
+          ipLimit: whole(body.ipLimit), hwidLimit: whole(body.hwidLimit), heartbeatSeconds: whole(body.heartbeatSeconds), credits: whole(body.credits),
         });
         const values = Object.fromEntries(Object.entries(body).map(([name, value]) => [name, value ?? '']));
         const username = req.user?.username ?? req.admin?.userId ?? '';
         if (!parsed.success) {
           const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? 'form')))];
           res.status(400);
-          return renderNew(req, res, username, values, [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.` }]);
+          const extra = fields.includes('heartbeatSeconds') ? ` ${heartbeatProblem}` : '';
+          return renderNew(req, res, username, values, [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.${extra}` }]);
         }
         try {
           const license = await licenses.create(actorOf(req), parsed.data);
@@ -204,6 +212,35 @@ export function adminLicensesPages(deps: {
       params: idParams, body: emptyForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
       handler: ({ params, req, res }) => act(req, res, params.id, 'IP addresses and hardware ids cleared.',
         async () => licenses.clear(actorOf(req), await keyOf(params.id))),
+    }),
+    defineRoute({
+      method: 'post', path: '/licenses/:id/seats', summary: 'Set a license\'s floating seats from its page (empty: seats kept until released)', tags, guard: admin,
+      params: idParams, body: seatsForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
+      handler: async ({ params, body, req, res }) => {
+        const heartbeatSeconds = whole(body.heartbeatSeconds) ?? null;
+        const parsed = updateLicenseSchema.safeParse({ heartbeatSeconds });
+        if (!parsed.success) {
+          setFlash(req, { type: 'error', text: `Check these fields: heartbeatSeconds. ${heartbeatProblem}` });
+          return redirectAfterSaving(req, res, licenseHref(params.id));
+        }
+        const saved = heartbeatSeconds === null
+          ? 'Floating seats off: seats are kept until released.'
+          : `Floating seats saved: heartbeat every ${heartbeatSeconds.toLocaleString('en-US')} seconds.`;
+        await act(req, res, params.id, saved, () => licenses.update(actorOf(req), params.id, parsed.data));
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/licenses/:id/machines/:machineId/deactivate', summary: 'Deactivate a machine from its license\'s page', tags, guard: admin,
+      params: machineParams, body: emptyForm, audit: { action: 'delete', resource: 'license' }, responses: redirected,
+      handler: async ({ params, req, res }) => {
+        let label = '';
+        await act(req, res, params.id, () => `Machine ${label} deactivated.`, async () => {
+          // The name (or fingerprint) is read first: the message names a machine that is gone by then.
+          const machine = (await deps.machines.list(params.id)).find((entry) => entry._id === params.machineId);
+          label = machine ? machine.name ?? machine.fingerprint : '';
+          await deps.machines.remove(actorOf(req), params.id, params.machineId);
+        });
+      },
     }),
   ];
   return routes;

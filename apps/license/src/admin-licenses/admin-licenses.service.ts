@@ -3,6 +3,7 @@ import { createAuditService } from '../audit/audit.service.js';
 import type { createCustomersService } from '../customers/customers.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { ListLicenses } from '../licenses/licenses.schema.js';
+import type { MachinesService } from '../licenses/machines.service.js';
 import type { createProductsService } from '../products/products.service.js';
 import { dailyOutcomesOfLicense, recentUsageRecordsOfLicense } from '../usage/usage.repository.js';
 
@@ -21,7 +22,8 @@ const utcMidnight = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getU
  * service itself, so its rules and audit entries are those of the API.
  */
 export function adminLicensesService(deps: {
-  pool: pg.Pool; now: () => Date; licenses: LicensesService; products: ReturnType<typeof createProductsService>; customers: ReturnType<typeof createCustomersService>;
+  pool: pg.Pool; now: () => Date; licenses: LicensesService; machines: Pick<MachinesService, 'list'>;
+  products: ReturnType<typeof createProductsService>; customers: ReturnType<typeof createCustomersService>;
 }) {
   const { pool, now, licenses, products: productsOf, customers: customersOf } = deps;
   const audit = createAuditService({ pool });
@@ -41,18 +43,19 @@ export function adminLicensesService(deps: {
       };
     },
 
-    /** One license with its usage chart, latest records and audit trail (newest first). Unknown ids throw LICENSE_NOT_FOUND. */
+    /** One license with its machines, usage chart, latest records and audit trail (newest first). Unknown ids throw LICENSE_NOT_FOUND. */
     async detailPage(id: string) {
       const license = await licenses.detail(id);
       const at = now();
       const chartEnd = new Date(utcMidnight(at).getTime() + day);
       const chartStart = new Date(chartEnd.getTime() - chartDays * day);
-      const [daily, records, trail] = await Promise.all([
+      const [machines, daily, records, trail] = await Promise.all([
+        deps.machines.list(id),
         dailyOutcomesOfLicense(pool, id, { from: chartStart, to: chartEnd }),
         recentUsageRecordsOfLicense(pool, id, recentRecords),
         audit.list({ resourceType: 'license', resourceId: id, limit: auditEntries, skip: 0, success: undefined }),
       ]);
-      return { license, now: at, chart: { start: chartStart, days: chartDays, daily }, records, audit: trail };
+      return { license, machines, now: at, chart: { start: chartStart, days: chartDays, daily }, records, audit: trail };
     },
 
     /** The choices of the new-license form. */

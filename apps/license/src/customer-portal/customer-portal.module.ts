@@ -17,7 +17,7 @@ export function customerPortalModule(needs: {
   licenses: LicensesService; machines: Pick<MachinesService, 'list'>; files: LicenseFiles; releasesPerDay: number;
 }): FeatureModule & { home: CustomerPortalPages['home'] } {
   const service = createCustomerPortalService({
-    pool: needs.pool, now: needs.now, licenses: needs.licenses, files: needs.files, releasesPerDay: needs.releasesPerDay,
+    pool: needs.pool, now: needs.now, licenses: needs.licenses, machines: needs.machines, files: needs.files, releasesPerDay: needs.releasesPerDay,
   });
   const pages = customerPortalPages({ service, public: needs.public, findCustomer: needs.findCustomer, panicMode: needs.panicMode });
   return {

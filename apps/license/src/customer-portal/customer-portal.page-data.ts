@@ -4,6 +4,7 @@ import { layout } from '../dashboard/dashboard.page-data.js';
 import { licenseState } from '../dashboard/dashboard.service.js';
 import { creditsOf } from '../licenses/licenses.presenter.js';
 import type { LicenseRow } from '../licenses/licenses.repository.js';
+import type { MachineJson } from '../licenses/machines.presenter.js';
 import type { DailyOutcome, DeviceSighting, UsageRecordRow } from '../usage/usage.repository.js';
 
 // What the customer portal's views (views/customer-portal) receive: plain data, texts unescaped
@@ -15,6 +16,32 @@ const plural = (count: number, word: string) => `${number(count)} ${word}${count
 
 /** `2026-11-25 14:03 UTC`. */
 export const utcTime = (value: Date | string) => `${new Date(value).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+const units: Array<[seconds: number, word: string]> = [[86_400, 'day'], [3_600, 'hour'], [60, 'minute']];
+
+/** "just now", "5 minutes ago", "in 3 hours", "2 days ago": the largest whole unit, rounded down. */
+export function relativeTime(at: Date | string, now: Date): string {
+  const seconds = Math.round((new Date(at).getTime() - now.getTime()) / 1000);
+  const size = Math.abs(seconds);
+  const [unit, word] = units.find(([length]) => size >= length) ?? [1, ''];
+  if (!word) return seconds > 0 ? 'in less than a minute' : 'just now';
+  const text = plural(Math.floor(size / unit), word);
+  return seconds > 0 ? `in ${text}` : `${text} ago`;
+}
+
+/** A machine as both license pages list it: its name (or fingerprint when unnamed), and its times relative and exact. */
+export function machineRow(machine: MachineJson, now: Date) {
+  const moment = (value: string) => ({ iso: value, exact: utcTime(value), relative: relativeTime(value, now) });
+  return {
+    id: machine._id,
+    label: machine.name ?? machine.fingerprint,
+    name: machine.name,
+    platform: machine.platform,
+    fingerprint: machine.fingerprint,
+    lastSeen: moment(machine.lastSeenAt),
+    leaseEnd: machine.leaseExpiresAt ? moment(machine.leaseExpiresAt) : null,
+  };
+}
 
 /** "expires in 12 days", "expires today", "expired 3 days ago", "expired today", or "never". */
 export function expiryText(expiresAt: Date | null, now: Date): string {
@@ -99,11 +126,12 @@ export interface LicensePage {
   chart: { start: Date; days: number; daily: DailyOutcome[] };
   records: { rows: UsageRecordRow[]; total: number; page: number; pages: number };
   devices: DeviceSighting[];
+  machines: MachineJson[];
 }
 
 const statusLabels: Record<UsageRecordRow['status'], string> = { success: 'Success', blocked: 'Blocked', invalid: 'Invalid' };
 
-/** `/my-licenses/:licenseId`: every field, the usage chart, the records, credits, IPs and hardware ids. */
+/** `/my-licenses/:licenseId`: every field, the usage chart, the records, credits, IPs and machines (its hardware ids). */
 export function licensePageData(username: string, page: LicensePage, query: { days: number; from?: string; to?: string }) {
   const { license: row, now, chart, records } = page;
   const license = licenseView(row, now);
@@ -150,7 +178,8 @@ export function licensePageData(username: string, page: LicensePage, query: { da
       clearHref: addressWith(row.id, current, { from: undefined, to: undefined }),
       pageHref: (number: number) => `${addressWith(row.id, current, { page: number })}#records`,
     },
-    devices: { ips: row.used_ips.map(device('ip')), hwids: row.used_hwids.map(device('hwid')) },
+    devices: { ips: row.used_ips.map(device('ip')) },
+    machines: page.machines.map((machine) => machineRow(machine, now)),
     releaseUrl: `/api/customer/licenses/${encodeURIComponent(row.id)}/release`,
     fileUrl: `/api/customer/licenses/${encodeURIComponent(row.id)}/file`,
   };

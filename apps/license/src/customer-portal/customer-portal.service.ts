@@ -6,6 +6,7 @@ import type { LicenseFiles } from '../licenses/license-file.js';
 import { creditsOf, usageStatsJson } from '../licenses/licenses.presenter.js';
 import { usageStats } from '../licenses/licenses.repository.js';
 import type { LicenseBinding, LicensesService } from '../licenses/licenses.service.js';
+import type { MachinesService } from '../licenses/machines.service.js';
 import { customerLicenseJson, customerStatsJson, licenseUsageJson } from './customer-portal.presenter.js';
 import * as usage from '../usage/usage.repository.js';
 import * as repo from './customer-portal.repository.js';
@@ -27,6 +28,8 @@ export interface CustomerPortalServiceDeps {
   now: () => Date;
   /** Releases change the license through the licenses feature (its repository writes the table). */
   licenses: LicensesService;
+  /** A license's machines (the license page lists them, the customer's own licenses only). */
+  machines: Pick<MachinesService, 'list'>;
   files: LicenseFiles;
   releasesPerDay: number;
 }
@@ -71,8 +74,8 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
 
     /**
      * The license page: the license, validations per day for the chart (the last `days` UTC days,
-     * today included), one page of its records within the date filter, and when each IP and
-     * hardware id it holds was first and last seen.
+     * today included), one page of its records within the date filter, when each IP and
+     * hardware id it holds was first and last seen, and its machines.
      */
     async licensePage(customerId: string, licenseId: string, query: LicensePageQuery) {
       const license = await ownLicense(customerId, licenseId);
@@ -82,10 +85,11 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
       const from = query.from ? new Date(`${query.from}T00:00:00Z`) : undefined;
       // `to` is a whole day: records up to its end.
       const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + day) : undefined;
-      const [daily, firstPage, devices] = await Promise.all([
+      const [daily, firstPage, devices, machines] = await Promise.all([
         usage.dailyOutcomesOfCustomerLicense(pool, customerId, licenseId, { from: chartStart, to: chartEnd }),
         usage.usageRecordsOfCustomerLicense(pool, customerId, licenseId, { from, to, limit: recordsPerPage, offset: (query.page - 1) * recordsPerPage }),
         usage.deviceSightingsOfCustomerLicense(pool, customerId, licenseId),
+        deps.machines.list(license.id, customerId),
       ]);
       const pages = Math.max(1, Math.ceil(firstPage.total / recordsPerPage));
       // A page past the end (the filter narrowed, say) shows the last one instead of nothing.
@@ -93,7 +97,7 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
       const records = page === query.page ? firstPage
         : await usage.usageRecordsOfCustomerLicense(pool, customerId, licenseId, { from, to, limit: recordsPerPage, offset: (page - 1) * recordsPerPage });
       return {
-        license, now: at, devices,
+        license, now: at, devices, machines,
         chart: { start: chartStart, days: query.days, daily },
         records: { rows: records.rows, total: records.total, page, pages },
       };
