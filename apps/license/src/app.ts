@@ -170,7 +170,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
     productsModule({ pool, now, admin, public: guards.public, csrfToken: auth.csrfToken }),
     customersModule({ pool, service: customers, admin, public: guards.public, csrfToken: auth.csrfToken }),
-    licensesModule({ service: licenses, admin, files }),
+    licensesModule({ service: licenses, admin, files, machines }),
     adminMachinesModule({ machines, admin }),
     customerPortal,
     adminLicensesModule({ pool, now, licenses, machines, admin, public: guards.public, csrfToken: auth.csrfToken }),

@@ -33,6 +33,8 @@ export interface LicenseFilePayload {
   issuedAt: string;
   /** After this the application must validate online again (never past expiresAt). */
   validUntil: string;
+  /** Present when the file was bound to one machine (`?fingerprint=`): it is good on that machine only. */
+  fingerprint?: string;
 }
 
 export type LicenseFileFailure =
@@ -41,14 +43,15 @@ export type LicenseFileFailure =
   | 'unknown-key' // signed by another key than the one given
   | 'bad-signature' // the payload was changed, or was not signed by the service
   | 'expired' // validUntil has passed: validate online and download a new file
-  | 'hwid-not-allowed'; // this machine's hardware id is not among the license's
+  | 'hwid-not-allowed' // this machine's hardware id is not among the license's
+  | 'wrong-machine'; // the file is bound to another machine's fingerprint (or no hwid was given to check it)
 
 export type LicenseFileResult = { valid: true; license: LicenseFilePayload } | { valid: false; reason: LicenseFileFailure };
 
 export interface LicenseFileOptions {
   /** The time to check validUntil against (default: now). */
   now?: Date;
-  /** This machine's hardware id: the file must list it in usedHwids. */
+  /** This machine's hardware id: the file must list it in usedHwids, and a bound file must name it. */
   hwid?: string;
 }
 
@@ -74,20 +77,22 @@ function asLicenseFile(file: unknown): LicenseFile | undefined {
 
 function asPayload(value: unknown): LicenseFilePayload | undefined {
   if (!isRecord(value) || !isRecord(value.product)) return undefined;
-  const { key, product, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, issuedAt, validUntil } = value;
+  const { key, product, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, issuedAt, validUntil, fingerprint } = value;
   if (!isString(key) || !isString(product._id) || !isString(product.name) || !isString(licenseType)) return undefined;
   if (!(expiresAt === null || isDateString(expiresAt)) || !isDateString(issuedAt) || !isDateString(validUntil)) return undefined;
   if (typeof ipLimit !== 'number' || typeof hwidLimit !== 'number') return undefined;
   if (!Array.isArray(usedHwids) || !usedHwids.every(isString)) return undefined;
+  if (fingerprint !== undefined && !isString(fingerprint)) return undefined;
   return {
     key, product: { _id: product._id, name: product.name }, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, issuedAt, validUntil,
+    ...(fingerprint !== undefined ? { fingerprint } : {}),
   };
 }
 
 /**
  * Checks an offline license file (the parsed JSON, or its text): its format, that the service's
  * key signed exactly these payload bytes, that validUntil has not passed, and, given a hardware
- * id, that the license lists it. Only a `valid: true` answer carries the license.
+ * id, that the license lists it; a file bound to a machine is good only with that machine's id. Only a `valid: true` answer carries the license.
  */
 export function verifyLicenseFile(file: unknown, publicKeyPem: string | KeyObject, options: LicenseFileOptions = {}): LicenseFileResult {
   const fail = (reason: LicenseFileFailure): LicenseFileResult => ({ valid: false, reason });
@@ -105,6 +110,7 @@ export function verifyLicenseFile(file: unknown, publicKeyPem: string | KeyObjec
   if (!license) return fail('malformed');
   const now = options.now ?? new Date();
   if (Date.parse(license.validUntil) <= now.getTime()) return fail('expired');
+  if (license.fingerprint !== undefined && options.hwid !== license.fingerprint) return fail('wrong-machine');
   if (options.hwid !== undefined && !license.usedHwids.includes(options.hwid)) return fail('hwid-not-allowed');
   return { valid: true, license };
 }

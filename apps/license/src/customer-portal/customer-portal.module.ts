@@ -14,7 +14,7 @@ import { createCustomerPortalService } from './customer-portal.service.js';
 export function customerPortalModule(needs: {
   pool: pg.Pool; now: () => Date; customer: Guard; public: Guard; panicGuard: RequestHandler; panicMode: () => boolean;
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
-  licenses: LicensesService; machines: Pick<MachinesService, 'list'>; files: LicenseFiles; releasesPerDay: number;
+  licenses: LicensesService; machines: Pick<MachinesService, 'list' | 'holder'>; files: LicenseFiles; releasesPerDay: number;
 }): FeatureModule & { home: CustomerPortalPages['home'] } {
   const service = createCustomerPortalService({
     pool: needs.pool, now: needs.now, licenses: needs.licenses, machines: needs.machines, files: needs.files, releasesPerDay: needs.releasesPerDay,

@@ -5,7 +5,7 @@ import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
 import { isoDate } from '../common/schemas.js';
 import { errorSchema, notFound, one, validationFailure } from '../common/responses.js';
-import { licenseFileJsonSchema } from '../licenses/license-file.js';
+import { licenseFileJsonSchema, licenseFileQuery } from '../licenses/license-file.js';
 import { machineJsonSchema } from '../licenses/machines.presenter.js';
 import type { MachinesService } from '../licenses/machines.service.js';
 import { creditsJsonSchema, customerLicenseJsonSchema, customerStatsJsonSchema, licenseUsageJsonSchema } from './customer-portal.presenter.js';
@@ -82,14 +82,14 @@ export function customerPortalRoutes(deps: {
     }),
     defineRoute({
       method: 'get', path: '/api/customer/licenses/:licenseId/file', summary: 'An offline license file of a license of mine (signed)', tags, guard, before,
-      params: licenseParams,
-      description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`.',
+      params: licenseParams, query: licenseFileQuery,
+      description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`. `?fingerprint=F` binds it to a machine holding a seat.',
       responses: {
-        200: { description: 'The license file', schema: licenseFileJsonSchema }, ...customerFailures, ...notFound('License'),
+        200: { description: 'The license file', schema: licenseFileJsonSchema }, ...customerFailures, ...notFound('License or machine'),
         403: { description: 'Not a customer, or the license is revoked, suspended, inactive or expired', schema: errorSchema },
       },
-      handler: async ({ params, req, res }) => {
-        const { file, contentDisposition } = await service.file(me(req), params.licenseId);
+      handler: async ({ params, query, req, res }) => {
+        const { file, contentDisposition } = await service.file(me(req), params.licenseId, query.fingerprint);
         res.set({ 'Content-Disposition': contentDisposition, 'Cache-Control': 'no-store' });
         return file;
       },

@@ -29,7 +29,7 @@ export interface CustomerPortalServiceDeps {
   /** Releases change the license through the licenses feature (its repository writes the table). */
   licenses: LicensesService;
   /** A license's machines (the license page lists them, the customer's own licenses only). */
-  machines: Pick<MachinesService, 'list'>;
+  machines: Pick<MachinesService, 'list' | 'holder'>;
   files: LicenseFiles;
   releasesPerDay: number;
 }
@@ -116,10 +116,12 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
       customerLicenseJson(await deps.licenses.release(actor, customerId, licenseId, binding, deps.releasesPerDay)),
 
     /** A signed offline file of a license of mine, and its Content-Disposition. */
-    async file(customerId: string, licenseId: string) {
+    async file(customerId: string, licenseId: string, fingerprint?: string) {
       const row = await ownLicense(customerId, licenseId);
       const license = customerLicenseJson(row);
-      return { file: deps.files.build({ ...license, suspendReason: row.suspend_reason }), contentDisposition: deps.files.contentDisposition(license) };
+      const file = deps.files.build({ ...license, suspendReason: row.suspend_reason }, fingerprint);
+      if (fingerprint !== undefined) await deps.machines.holder(licenseId, fingerprint, customerId);
+      return { file, contentDisposition: deps.files.contentDisposition(license) };
     },
   };
 }

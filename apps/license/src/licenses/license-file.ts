@@ -32,7 +32,12 @@ export interface LicenseFilePayload {
   usedHwids: string[];
   issuedAt: string;
   validUntil: string;
+  /** The machine the file is bound to (`?fingerprint=`): the client refuses it on another one. */
+  fingerprint?: string;
 }
+
+/** `?fingerprint=F` binds a file to the machine F, which must hold a seat of the license. */
+export const licenseFileQuery = z.object({ fingerprint: z.string().trim().min(1).max(200).optional() });
 
 /** The file as the download answers it. */
 export const licenseFileJsonSchema = z.object({ format: z.literal(licenseFileFormat), payload: z.string(), signature: z.string(), keyId: z.string() });
@@ -55,7 +60,8 @@ export interface LicenseFile {
 export function licenseFiles(deps: { signer: Pick<ResponseSigner, 'sign' | 'keyId'>; now: () => Date; validDays: number }) {
   const { signer, now, validDays } = deps;
   return {
-    build(license: LicenseFileSource): LicenseFile {
+    /** `fingerprint`: the file is bound to that machine (the caller has checked that it holds a seat). */
+    build(license: LicenseFileSource, fingerprint?: string): LicenseFile {
       const issuedAt = now();
       if (license.revoked) throw appError('LICENSE_REVOKED');
       const reason = license.suspendReason?.trim();
@@ -68,7 +74,7 @@ export function licenseFiles(deps: { signer: Pick<ResponseSigner, 'sign' | 'keyI
       const payload: LicenseFilePayload = {
         key: license.key, product: { _id: license.product._id, name: license.product.name }, licenseType: license.licenseType,
         expiresAt: license.expiresAt, ipLimit: license.ipLimit, hwidLimit: license.hwidLimit, usedHwids: license.usedHwids,
-        issuedAt: issuedAt.toISOString(), validUntil: validUntil.toISOString(),
+        issuedAt: issuedAt.toISOString(), validUntil: validUntil.toISOString(), ...(fingerprint !== undefined ? { fingerprint } : {}),
       };
       const bytes = Buffer.from(JSON.stringify(payload), 'utf8');
       return { format: licenseFileFormat, payload: bytes.toString('base64'), signature: signer.sign(bytes), keyId: signer.keyId };

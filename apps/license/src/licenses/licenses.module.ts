@@ -1,10 +1,11 @@
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '../common/feature-module.js';
 import type { LicenseFiles } from './license-file.js';
+import type { MachinesService } from './machines.service.js';
 import { licenseRoutes } from './licenses.routes.js';
 import type { createLicensesService } from './licenses.service.js';
 
 /** The service is the app's: the dashboard and automated actions use it too. */
-export function licensesModule(needs: { service: ReturnType<typeof createLicensesService>; admin: Guard; files: LicenseFiles }): FeatureModule {
+export function licensesModule(needs: { service: ReturnType<typeof createLicensesService>; admin: Guard; files: LicenseFiles; machines: Pick<MachinesService, 'holder'> }): FeatureModule {
   return { name: 'licenses', routes: licenseRoutes(needs) };
 }

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { adminFailures, notFound, one, page, successSchema, validationFailure } from '../common/responses.js';
 import { licenseDetailJsonSchema, licenseJsonSchema } from './licenses.presenter.js';
 import { idParams } from '../common/schemas.js';
-import { licenseFileJsonSchema, type LicenseFiles } from './license-file.js';
+import { licenseFileJsonSchema, licenseFileQuery, type LicenseFiles } from './license-file.js';
+import type { MachinesService } from './machines.service.js';
 import type { createLicensesService } from './licenses.service.js';
 import { createLicenseSchema, keySchema, listLicensesQuery, reasonSchema, updateLicenseSchema } from './licenses.schema.js';
 
@@ -12,8 +13,8 @@ type Service = ReturnType<typeof createLicensesService>;
 const tags = ['licenses'];
 
 /** The admin resource API of licenses, and rotate/clear of the specification. */
-export function licenseRoutes(deps: { service: Service; admin: Guard; files: LicenseFiles }): AnyRoute[] {
-  const { service, admin, files } = deps;
+export function licenseRoutes(deps: { service: Service; admin: Guard; files: LicenseFiles; machines: Pick<MachinesService, 'holder'> }): AnyRoute[] {
+  const { service, admin, files, machines } = deps;
   const oneLicense = { 200: { description: 'The license', schema: one('license', licenseJsonSchema) }, ...adminFailures, ...notFound('License') };
   return [
     defineRoute({
@@ -34,12 +35,15 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
     }),
     defineRoute({
       method: 'get', path: '/api/licenses/:id/file', summary: 'An offline license file (signed)', tags, guard: admin, params: idParams,
-      description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`.',
-      responses: { 200: { description: 'The license file', schema: licenseFileJsonSchema }, ...adminFailures, ...notFound('License'),
+      query: licenseFileQuery,
+      description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`. `?fingerprint=F` binds it to a machine holding a seat.',
+      responses: { 200: { description: 'The license file', schema: licenseFileJsonSchema }, ...adminFailures, ...notFound('License or machine'), ...validationFailure,
         403: { description: 'Not an admin, two-factor verification pending, or the license is revoked, suspended, inactive or expired' } },
-      handler: async ({ params, res }) => {
+      handler: async ({ params, query, res }) => {
         const license = await service.detail(params.id);
-        const file = files.build(license);
+        // The license's state first (as validation answers), then the machine's seat.
+        const file = files.build(license, query.fingerprint);
+        if (query.fingerprint !== undefined) await machines.holder(params.id, query.fingerprint);
         res.set({ 'Content-Disposition': files.contentDisposition(license), 'Cache-Control': 'no-store' });
         return file;
       },

@@ -38,6 +38,12 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
     return { created: answer.created, machine };
   }
 
+  async function machinesOf(licenseId: string, customerId?: string): Promise<MachineJson[]> {
+    const license = await licenseOrThrow(licenseId);
+    if (customerId !== undefined && license.customer_id !== customerId) throw appError('LICENSE_NOT_FOUND');
+    return (await repo.listMachines(pool, license.id)).map(machineJson);
+  }
+
   async function licenseOrThrow(id: string) {
     const row = isUuid(id) ? await licenses.findLicense(pool, id) : undefined;
     if (!row) throw appError('LICENSE_NOT_FOUND');
@@ -54,10 +60,16 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
     },
 
     /** A license's machines, oldest first; `customerId` limits it to that customer's licenses (another's reads as missing). */
-    async list(licenseId: string, customerId?: string): Promise<MachineJson[]> {
-      const license = await licenseOrThrow(licenseId);
-      if (customerId !== undefined && license.customer_id !== customerId) throw appError('LICENSE_NOT_FOUND');
-      return (await repo.listMachines(pool, license.id)).map(machineJson);
+    list: machinesOf,
+
+    /**
+     * The machine of this fingerprint while it holds a seat (its lease, if any, not run out), for a
+     * file bound to it; 404 `Machine not found` otherwise. `customerId` as in `list`.
+     */
+    async holder(licenseId: string, fingerprint: string, customerId?: string): Promise<MachineJson> {
+      const machine = (await machinesOf(licenseId, customerId)).find((one) => one.fingerprint === fingerprint);
+      if (!machine || (machine.leaseExpiresAt !== null && new Date(machine.leaseExpiresAt) <= now())) throw appError('MACHINE_NOT_FOUND');
+      return machine;
     },
 
     /** An admin gives a machine's seat back: its hardware id leaves the license (the machine row with it), audited. */
