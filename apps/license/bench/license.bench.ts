@@ -191,6 +191,44 @@ async function usageCount(pool: pg.Pool): Promise<number> {
   return rows[0]!.n;
 }
 
+/**
+ * Activation and heartbeat (machines and floating seats) against the bare route, like validate:
+ * 2,000 licenses with floating seats (a one-hour lease) and three machines each. Activation of a
+ * machine that holds its seat already answers 200 (its name updated), so every round measures
+ * the same statement; heartbeats renew the leases.
+ */
+async function machineRows(pool: pg.Pool, servers: { service: string; pid: number }, bareUrl: string, keys: string[]): Promise<void> {
+  const floating = keys.slice(0, 2000);
+  await pool.query(`UPDATE licenses SET heartbeat_seconds = 3600, hwid_limit = 3, used_hwids = '{}' WHERE key = ANY($1)`, [floating]);
+  await pool.query('SELECT count(*) FROM licenses'); // the update is visible before the first request
+  const machineBodies = (extra: Record<string, unknown> = {}) => () => {
+    const index = Math.floor(Math.random() * floating.length);
+    return JSON.stringify({ key: floating[index], fingerprint: `machine-${Math.floor(Math.random() * 3)}`, ...extra });
+  };
+  const activateUrl = `${servers.service}/api/license/machines/activate`;
+  const heartbeatUrl = `${servers.service}/api/license/machines/heartbeat`;
+  // Every machine activated once (201), then the warm-up.
+  for (const key of floating) {
+    for (let machine = 0; machine < 3; machine += 1) {
+      const res = await fetch(activateUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key, fingerprint: `machine-${machine}` }) });
+      if (res.status !== 201) throw new Error(`activation answered ${res.status}: ${await res.text()}`);
+    }
+  }
+  await drive(activateUrl, machineBodies({ name: 'Bench machine' }), 2);
+  for (const [label, url, makeBody] of [
+    ['POST /api/license/machines/activate ', activateUrl, machineBodies({ name: 'Bench machine' })],
+    ['POST /api/license/machines/heartbeat', heartbeatUrl, machineBodies()],
+  ] as const) {
+    const { bare, validate: route, validateRounds } = await compare(pool, servers.pid, bareUrl, url, makeBody);
+    const failed = validateRounds.reduce((sum, round) => sum + round.measured.non2xx + round.measured.errors, 0);
+    console.log(`\n4) ${label.trim()}, 2,000 floating licenses with 3 machines each`);
+    console.log(`  bare Express route          ${fmt(bare.measured)}   (runs: ${bare.all.join(', ')})`);
+    console.log(`  ${label} ${fmt(route.measured)}   app CPU ${route.appUs.toFixed(0)} µs/req   (runs: ${route.all.join(', ')})`);
+    console.log(`  ratio ${(route.measured.rps / bare.measured.rps).toFixed(2)}; ${failed} answers not 2xx`);
+    if (failed > 0) process.exitCode = 1;
+  }
+}
+
 /** The child process: the license app and the bare route, each on its own port. */
 async function serve(): Promise<void> {
   const dataDir = embedded ? mkdtempSync(path.join(os.tmpdir(), 'license-bench-')) : undefined;
@@ -292,6 +330,7 @@ async function main(): Promise<void> {
   };
 
   const small = await run(`1) ${hotLicenses.toLocaleString('en')} licenses`, bodies);
+  await machineRows(pool, servers, bareUrl, keys);
   if (process.env.BENCH_LARGE !== '0' && !embedded) {
     console.log(`\ngrowing to ${bigLicenses.toLocaleString('en')} licenses and ${bigUsage.toLocaleString('en')} usage records ...`);
     const started = Date.now();
