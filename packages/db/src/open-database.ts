@@ -30,7 +30,7 @@ export interface OpenDatabaseOptions {
   /** A PGlite dump (`dumpDataDir`, tar.gz) the worker loads instead of `dataDir` (tests start from a template). */
   dumpFile?: string;
   /**
-   * PGlite's WebAssembly, compiled already (see `compiledPglite` in testing/test-database.ts):
+   * PGlite's WebAssembly, compiled already (tests compile it once per process: testing/test-database.ts):
    * compiling it costs about a second of CPU, which tests would pay for every database they open.
    */
   wasmModules?: PgliteWasmModules;

@@ -1,2 +1,2 @@
-export { compiledPglite, createEmptyEmbeddedDatabase, createTestDatabase, testDatabaseBackend } from './test-database.js';
+export { createEmptyEmbeddedDatabase, createTestDatabase, testDatabaseBackend } from './test-database.js';
 export { findTableWrites, sourceFiles, tableDefinitions, writersByTable, type TableWrite } from './table-writes.js';
