@@ -87,6 +87,15 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     expect((await activate({ key: expired.key, fingerprint: 'f', platform: 'p'.repeat(51) })).status).toBe(400);
   });
 
+  it('holds validation\'s hwid to the fingerprint rule (1–200 characters), so a validation cannot make a machine activate refuses', async () => {
+    const license = await t.createLicense({ hwidLimit: 2 });
+    const tooLong = await validate({ key: license.key, hwid: 'h'.repeat(201) });
+    expect([tooLong.status, tooLong.body.error]).toEqual([400, 'Validation failed']);
+    const longest = await validate({ key: license.key, hwid: 'h'.repeat(200) });
+    expect(longest.status).toBe(200);
+    expect((await heartbeat({ key: license.key, fingerprint: 'h'.repeat(200) })).status).toBe(200);
+  });
+
   it('echoes the nonce sent, in the signed body of every answer, so that a recorded answer cannot be replayed', async () => {
     const license = await t.createLicense({ hwidLimit: 1 });
     const answers = [

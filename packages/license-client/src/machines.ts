@@ -198,25 +198,31 @@ export async function startMachineSession(options: MachineSessionOptions): Promi
     try { options.onMachine?.(next); } catch { /* ignored */ }
   };
 
-  async function beat(): Promise<void> {
+  /** Answers whether the seat was kept (or taken again); a failure is retried sooner. */
+  async function beat(): Promise<boolean> {
     const answer = await heartbeat(options);
-    if (stopping) return;
-    if (answer.ok) return accept(answer.machine);
-    if (answer.reason !== 'refused' || answer.status !== 404) return report(answer, 'heartbeat');
+    if (stopping) return true;
+    if (answer.ok) { accept(answer.machine); return true; }
+    if (answer.reason !== 'refused' || answer.status !== 404) { report(answer, 'heartbeat'); return false; }
     const again = await activateMachine(options);
-    if (again.ok) accept(again.machine);
-    else report(again, 'activate');
+    if (again.ok) { accept(again.machine); return true; }
+    report(again, 'activate');
+    return false;
   }
 
-  function schedule() {
-    if (stopping || delay === undefined) return;
+  // After a failed heartbeat (service unreachable, an error answer), the next try comes after a
+  // quarter of the usual wait: a lease is two waits long, so a short outage is retried three
+  // times before the seat lapses instead of once when it already has.
+  function schedule(wait = delay) {
+    if (stopping || wait === undefined) return;
     timer = timers.setTimeout(() => {
       timer = undefined;
-      inFlight = beat().finally(() => {
+      let kept = false;
+      inFlight = beat().then((ok) => { kept = ok; }, () => undefined).finally(() => {
         inFlight = undefined;
-        schedule();
+        schedule(kept || delay === undefined ? delay : Math.max(1000, delay / 4));
       });
-    }, delay);
+    }, wait);
     if (!options.keepAlive) (timer as { unref?: () => void } | undefined)?.unref?.();
   }
   schedule();

@@ -167,6 +167,31 @@ describe('startMachineSession', () => {
     await started.session.stop();
   });
 
+  it('retries a heartbeat that could not reach the service after a quarter of the wait, then goes back to half a lease', async () => {
+    const license = await floating();
+    const { timers, pending, fire } = manualTimers();
+    const seen = callbacks();
+    let down = false;
+    // A real refused connection (nothing listens on port 1) while `down`: the outage the client meets.
+    const fetchThroughOutage: typeof fetch = (input, init) => (down ? fetch('http://127.0.0.1:1/', init) : fetch(input, init));
+    const started = await startMachineSession({ ...options(license.key, 'fp-out'), timers, fetch: fetchThroughOutage, ...seen });
+    if (!started.ok) throw new Error(started.reason);
+    expect(pending.map((turn) => turn.ms)).toEqual([5000]);
+
+    down = true;
+    await fire();
+    expect(seen.errors.map(([failure, step]) => [failure.reason, step])).toEqual([['unreachable', 'heartbeat']]);
+    expect(pending.map((turn) => turn.ms)).toEqual([1250]);
+
+    down = false;
+    serverAhead += 6250;
+    await fire();
+    expect(seen.machines).toHaveLength(1);
+    expect(pending.map((turn) => turn.ms)).toEqual([5000]);
+    expect(await fingerprints(license._id)).toEqual(['fp-out']);
+    await started.session.stop();
+  });
+
   it('stop() during a heartbeat deactivates after it, once, and schedules nothing more', async () => {
     const license = await floating();
     const { timers, pending } = manualTimers();

@@ -150,7 +150,6 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       hwidLimit: license.hwidLimit === 0 ? 'unlimited' : number(license.hwidLimit),
       heartbeatSeconds: license.heartbeatSeconds,
       usedIps: license.usedIps,
-      usedHwids: license.usedHwids,
       credits: license.credits ? { total: number(license.credits.total), used: number(license.credits.used), remaining: number(license.credits.remaining) } : null,
       conversion: license.autoConvert || license.convertToType
         ? `${license.autoConvert ? 'automatic' : 'manual'}, to ${licenseTypeLabel(license.convertToType ?? 'fixed')}${license.convertDurationDays ? ` for ${plural(license.convertDurationDays, 'day')}` : ''}`

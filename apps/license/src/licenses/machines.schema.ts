@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 const key = z.string().trim().min(1, 'License key is required').max(200);
-const fingerprint = z.string().trim().min(1).max(200);
+/** A machine's fingerprint is the hwid a validation sends: one rule for both (1–200 characters). */
+export const fingerprintSchema = z.string().trim().min(1).max(200);
+const fingerprint = fingerprintSchema;
 /** Echoed in the signed answer, as validate does, so that a recorded answer cannot be replayed. */
 const nonce = z.string().min(1).max(256).optional();
 
