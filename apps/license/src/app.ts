@@ -24,7 +24,7 @@ import { customerPortalModule } from './customer-portal/customer-portal.module.j
 import { customersModule } from './customers/customers.module.js';
 import { createCustomersService } from './customers/customers.service.js';
 import { dashboardModule } from './dashboard/dashboard.module.js';
-import { recogniseCustomersOnConsolePages } from './dashboard/admin-pages.js';
+import { adminPageGuard, recogniseCustomersOnConsolePages } from './dashboard/admin-pages.js';
 import { errorBackLink, errorPageData } from './dashboard/dashboard.page-data.js';
 import { pageNotFound } from './dashboard/dashboard.routes.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
@@ -137,21 +137,23 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const panicGuard = createPanicGuard(settings);
   const rateLimits = createRateLimits({ config, settings, jwt, redis: deps.redis });
   const { admin, customer } = guards;
+  // The console's pages answer a failed admin check as a page (sign-in, no access) instead of JSON.
+  const adminPage = adminPageGuard(admin);
   const adminTokens = createAdminTokenService({ pool, jwt, now });
 
   // The channels an admin configures in the console (the environment's until saved), read at each send.
   const notificationChannels = await notificationChannelsModule({
-    config, pool, now, logger, admin, public: guards.public, csrfToken: auth.csrfToken, lookup: deps.smtpLookup,
+    config, pool, now, logger, admin, adminPage, csrfToken: auth.csrfToken, lookup: deps.smtpLookup,
   });
   const notifications = notificationsModule({ config, queue, logger, events, channels: notificationChannels.channels });
   const { notifier } = notifications;
   const webhooks = webhooksModule({
-    config, pool, logger, now, events, delivery: deps.webhookDelivery, admin, public: guards.public, csrfToken: auth.csrfToken,
+    config, pool, logger, now, events, delivery: deps.webhookDelivery, admin, adminPage, csrfToken: auth.csrfToken,
     sessionSecret: sessionSecretOf(config),
   });
   const automations = automationsModule({
     pool, now, events, notifier, webhooks: webhooks.dispatcher, logger, licenses, queue, checkWebhookUrl: webhooks.checkUrl, admin,
-    public: guards.public, csrfToken: auth.csrfToken,
+    adminPage, csrfToken: auth.csrfToken,
   });
 
   const customerPortal = customerPortalModule({
@@ -168,19 +170,19 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     }),
     adminTokenModule({ service: adminTokens, admin }),
     runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
-    productsModule({ pool, now, admin, public: guards.public, csrfToken: auth.csrfToken }),
-    customersModule({ pool, service: customers, admin, public: guards.public, csrfToken: auth.csrfToken }),
+    productsModule({ pool, now, admin, adminPage, csrfToken: auth.csrfToken }),
+    customersModule({ pool, service: customers, admin, adminPage, csrfToken: auth.csrfToken }),
     licensesModule({ service: licenses, admin, files, machines }),
     adminMachinesModule({ machines, admin }),
     customerPortal,
-    adminLicensesModule({ pool, now, licenses, machines, admin, public: guards.public, csrfToken: auth.csrfToken }),
-    auditModule({ pool, admin, public: guards.public }),
+    adminLicensesModule({ pool, now, licenses, machines, admin, adminPage, csrfToken: auth.csrfToken }),
+    auditModule({ pool, admin, adminPage }),
     adminSettingsModule({
       pool, now, settings, effectiveRateLimit: rateLimits.effectivePublicLimit, admins, tokens: adminTokens, twoFactor,
-      admin, public: guards.public, csrfToken: auth.csrfToken,
+      admin, adminPage, csrfToken: auth.csrfToken,
     }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
-    exportsModule({ config, pool, now, admin, public: guards.public }),
+    exportsModule({ config, pool, now, admin, adminPage }),
     // Before the webhooks module: /webhooks/channels is not a webhook endpoint's id.
     notificationChannels,
     webhooks,

@@ -5,6 +5,19 @@ import { listMountedRoutes, openApiPath } from '@app/http';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 
+/**
+ * The routes anyone may call: validation and its machine requests (signed, rate-limited), the
+ * public key, the front page (sign-in for visitors), sign-in and out, health, the API
+ * description, Stripe's signed webhook. Everything else declares the admin or customer guard
+ * (a console page the admin guard as a page answers it, a portal page the customer's).
+ */
+const publicOperations = [
+  'get /', 'get /api/csrf-token', 'get /api/license/public-key', 'get /auth/idp', 'get /auth/idp/callback', 'get /auth/logout',
+  'get /auth/status', 'get /docs', 'get /favicon.ico', 'get /healthz', 'get /openapi.json', 'get /readyz',
+  'post /api/license/machines/activate', 'post /api/license/machines/deactivate', 'post /api/license/machines/heartbeat',
+  'post /api/license/validate', 'post /api/stripe',
+];
+
 type Paths = Record<string, Record<string, { security?: unknown[]; parameters?: Array<{ name: string; in: string }> }>>;
 
 describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
@@ -51,6 +64,15 @@ describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
     expect(document.paths['/api/customer/licenses/stats']!.get!.security).toEqual([{ session: [] }]);
     expect(document.paths['/api/license/validate']!.post!.security).toEqual([]);
     expect(document.paths['/api/licenses/{id}']!.get!.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path' })]);
+    expect(document.paths['/licenses/{id}']!.get!.security).toEqual([{ session: [] }, { bearer: [] }]);
+    expect(document.paths['/my-licenses/{licenseId}']!.get!.security).toEqual([{ session: [] }]);
+  });
+
+  it('declares who may call each route: the public ones are exactly these, so no page checks access inside its handler', () => {
+    const open = Object.entries(document.paths).flatMap(([path, operations]) => Object.entries(operations)
+      .filter(([method, operation]) => method !== 'head' && (operation.security ?? []).length === 0)
+      .map(([method]) => `${method} ${path}`)).sort();
+    expect(open).toEqual(publicOperations);
   });
 
   it('serves the reference page at /docs with its assets from this server', async () => {

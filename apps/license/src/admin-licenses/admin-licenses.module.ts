@@ -11,7 +11,7 @@ import { adminLicensesService } from './admin-licenses.service.js';
 
 /** The admin console's license pages (no panic guard: admins work in panic mode too). */
 export function adminLicensesModule(needs: {
-  pool: pg.Pool; now: () => Date; licenses: LicensesService; machines: MachinesService; admin: Guard; public: Guard; csrfToken: (req: Request) => string;
+  pool: pg.Pool; now: () => Date; licenses: LicensesService; machines: MachinesService; admin: Guard; adminPage: Guard; csrfToken: (req: Request) => string;
 }): FeatureModule {
   // Products and customers are read through their features' services (stateless, so built here).
   const service = adminLicensesService({
@@ -20,6 +20,6 @@ export function adminLicensesModule(needs: {
   });
   return {
     name: 'admin-licenses',
-    routes: adminLicensesPages({ pool: needs.pool, service, licenses: needs.licenses, machines: needs.machines, admin: needs.admin, public: needs.public, csrfToken: needs.csrfToken }),
+    routes: adminLicensesPages({ pool: needs.pool, service, licenses: needs.licenses, machines: needs.machines, adminPage: needs.adminPage, csrfToken: needs.csrfToken }),
   };
 }

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { recordFailedAdminWrite } from '../audit/audit-failures.js';
 import { actorOf } from '../common/actor.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
-import { adminPage } from '../dashboard/admin-pages.js';
+import { consoleAdminName } from '../dashboard/admin-pages.js';
 import { redirectAfterSaving, setFlash, takeFlash } from '../dashboard/flash.js';
 import { createLicenseSchema, updateLicenseSchema } from '../licenses/licenses.schema.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
@@ -62,8 +62,8 @@ const pageAnswers = {
 };
 
 export function adminLicensesPages(deps: {
-  pool: pg.Pool; service: AdminLicensesService; licenses: LicensesService; machines: Pick<MachinesService, 'list' | 'remove'>; admin: Guard; public: Guard; csrfToken: (req: Request) => string }) {
-  const { service, licenses, admin } = deps;
+  pool: pg.Pool; service: AdminLicensesService; licenses: LicensesService; machines: Pick<MachinesService, 'list' | 'remove'>; adminPage: Guard; csrfToken: (req: Request) => string }) {
+  const { service, licenses } = deps;
 
   /** Runs a write, then redirects to the license's page with its outcome as the message (`success` may be read after the write). */
   async function act(req: Request, res: Response, id: string, success: string | (() => string), write: () => Promise<unknown>) {
@@ -101,12 +101,11 @@ export function adminLicensesPages(deps: {
 
   const routes: AnyRoute[] = [
     defineRoute({
-      method: 'get', path: '/licenses', summary: 'The admin console\'s license list', tags, guard: deps.public, query: listQuery,
+      method: 'get', path: '/licenses', summary: 'The admin console\'s license list', tags, guard: deps.adminPage, query: listQuery,
       description: 'Filters: `product`, `customer` (ids), `type`, `state` (active, suspended, revoked, expired, inactive), `expiresWithinDays`, `search` (in the key); `page`.',
       responses: { ...pageAnswers, 302: { description: 'Not signed in, or two-factor pending: to `/`; a page past the end: to the last page' } },
       handler: async ({ query, req, res }) => {
-        const username = await adminPage(admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const filters: ListFilters = query;
         const list = await service.listPage({
           product: query.product, customer: query.customer, licenseType: query.type, search: query.search,
@@ -120,15 +119,14 @@ export function adminLicensesPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/licenses/new', summary: 'The new-license form', tags, guard: deps.public, responses: pageAnswers,
+      method: 'get', path: '/licenses/new', summary: 'The new-license form', tags, guard: deps.adminPage, responses: pageAnswers,
       handler: async ({ req, res }) => {
-        const username = await adminPage(admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         await renderNew(req, res, username, { ipLimit: '0', hwidLimit: '0', licenseType: 'fixed' }, takeFlash(req).filter((message) => message.type === 'error').map((message) => ({ type: 'error' as const, text: message.text })));
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses', summary: 'Create a license from the form', tags, guard: admin, body: newLicenseForm,
+      method: 'post', path: '/licenses', summary: 'Create a license from the form', tags, guard: deps.adminPage, body: newLicenseForm,
       audit: { action: 'create', resource: 'license' },
       responses: { ...redirected, 400: { description: 'The form again, with what to correct', contentType: 'text/html' } },
       handler: async ({ body, req, res }) => {
@@ -163,12 +161,11 @@ export function adminLicensesPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/licenses/:id', summary: 'The admin console\'s page of one license', tags, guard: deps.public, params: idParams,
+      method: 'get', path: '/licenses/:id', summary: 'The admin console\'s page of one license', tags, guard: deps.adminPage, params: idParams,
       description: 'Every field, IPs and hardware ids, validations per day (last 30 days), recent usage records, the audit trail, and the action forms.',
       responses: { ...pageAnswers, 404: { description: 'No such license', contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
-        const username = await adminPage(admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         try {
           const page = await service.detailPage(params.id);
           res.render('admin-licenses/detail', licenseDetailData(username, page, deps.csrfToken(req), takeFlash(req)));
@@ -179,7 +176,7 @@ export function adminLicensesPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/suspend', summary: 'Suspend a license from its page (a reason is required)', tags, guard: admin,
+      method: 'post', path: '/licenses/:id/suspend', summary: 'Suspend a license from its page (a reason is required)', tags, guard: deps.adminPage,
       params: idParams, body: reasonForm, audit: { action: 'suspend', resource: 'license' }, responses: redirected,
       handler: async ({ params, body, req, res }) => {
         const reason = reasonOf(req, res, params.id, body.reason, 'suspend');
@@ -188,12 +185,12 @@ export function adminLicensesPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/reactivate', summary: 'Reactivate a license from its page', tags, guard: admin,
+      method: 'post', path: '/licenses/:id/reactivate', summary: 'Reactivate a license from its page', tags, guard: deps.adminPage,
       params: idParams, body: emptyForm, audit: { action: 'activate', resource: 'license' }, responses: redirected,
       handler: ({ params, req, res }) => act(req, res, params.id, 'License reactivated.', () => licenses.reactivate(actorOf(req), params.id)),
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/revoke', summary: 'Revoke a license from its page (a reason is required)', tags, guard: admin,
+      method: 'post', path: '/licenses/:id/revoke', summary: 'Revoke a license from its page (a reason is required)', tags, guard: deps.adminPage,
       params: idParams, body: reasonForm, audit: { action: 'revoke', resource: 'license' }, responses: redirected,
       handler: async ({ params, body, req, res }) => {
         const reason = reasonOf(req, res, params.id, body.reason, 'revoke');
@@ -202,19 +199,19 @@ export function adminLicensesPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/rotate', summary: 'Give a license a new key from its page', tags, guard: admin,
+      method: 'post', path: '/licenses/:id/rotate', summary: 'Give a license a new key from its page', tags, guard: deps.adminPage,
       params: idParams, body: emptyForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
       handler: ({ params, req, res }) => act(req, res, params.id, 'New key issued; the old key no longer validates.',
         async () => licenses.rotate(actorOf(req), await keyOf(params.id))),
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/clear', summary: 'Clear a license\'s recorded IPs and hardware ids from its page', tags, guard: admin,
+      method: 'post', path: '/licenses/:id/clear', summary: 'Clear a license\'s recorded IPs and hardware ids from its page', tags, guard: deps.adminPage,
       params: idParams, body: emptyForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
       handler: ({ params, req, res }) => act(req, res, params.id, 'IP addresses and hardware ids cleared.',
         async () => licenses.clear(actorOf(req), await keyOf(params.id))),
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/seats', summary: 'Set a license\'s floating seats from its page (empty: seats kept until released)', tags, guard: admin,
+      method: 'post', path: '/licenses/:id/seats', summary: 'Set a license\'s floating seats from its page (empty: seats kept until released)', tags, guard: deps.adminPage,
       params: idParams, body: seatsForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
       handler: async ({ params, body, req, res }) => {
         const heartbeatSeconds = whole(body.heartbeatSeconds) ?? null;
@@ -230,7 +227,7 @@ export function adminLicensesPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/machines/:machineId/deactivate', summary: 'Deactivate a machine from its license\'s page', tags, guard: admin,
+      method: 'post', path: '/licenses/:id/machines/:machineId/deactivate', summary: 'Deactivate a machine from its license\'s page', tags, guard: deps.adminPage,
       params: machineParams, body: emptyForm, audit: { action: 'delete', resource: 'license' }, responses: redirected,
       handler: async ({ params, req, res }) => {
         let label = '';

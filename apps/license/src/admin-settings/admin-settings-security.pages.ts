@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { adminPage, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
+import { consoleAdminName, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
 import { redirectAfterSaving } from '../dashboard/flash.js';
 import { isSessionVerified, markSessionVerified } from '../two-factor/two-factor.session.js';
 import { tokensPageData, twoFactorPageData, type TwoFactorSetupView } from './admin-settings.page-data.js';
@@ -37,20 +37,19 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
 
   return [
     defineRoute({
-      method: 'get', path: '/settings/two-factor', summary: 'The two-factor page of the signed-in admin', tags, guard: deps.public,
+      method: 'get', path: '/settings/two-factor', summary: 'The two-factor page of the signed-in admin', tags, guard: deps.adminPage,
       description: 'Whether two-factor is on, how many backup codes are left, and the buttons to set it up or turn it off.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (username) await renderTwoFactor(req, res, username);
+        const username = consoleAdminName(req);
+        await renderTwoFactor(req, res, username);
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/two-factor/setup', summary: 'Start setting up two-factor (form)', tags, guard: deps.public,
+      method: 'post', path: '/settings/two-factor/setup', summary: 'Start setting up two-factor (form)', tags, guard: deps.adminPage,
       description: 'A new secret (as `GET /api/2fa/setup`), then to the page that shows its QR code.',
       responses: writeResponses,
       handler: async ({ req, res }) => {
-        if (!(await adminPage(deps.admin, req, res))) return;
         try {
           await service.startTwoFactorSetup(actorOf(req), labelOf(req));
         } catch (error) {
@@ -60,23 +59,21 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/settings/two-factor/setup', summary: 'The two-factor setup started: QR code, secret and the code to confirm', tags, guard: deps.public,
+      method: 'get', path: '/settings/two-factor/setup', summary: 'The two-factor setup started: QR code, secret and the code to confirm', tags, guard: deps.adminPage,
       responses: pageResponses,
       handler: async ({ req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const setup = await service.pendingTwoFactorSetup(adminOf(req).userId, labelOf(req));
         if (!setup) return redirectAfterSaving(req, res, '/settings/two-factor');
         await renderTwoFactor(req, res, username, { setup });
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/two-factor/enable', summary: 'Turn two-factor on with a first code (form)', tags, guard: deps.public, body: twoFactorCodeForm,
+      method: 'post', path: '/settings/two-factor/enable', summary: 'Turn two-factor on with a first code (form)', tags, guard: deps.adminPage, body: twoFactorCodeForm,
       description: 'As `POST /api/2fa/enable`: the answer shows the backup codes, once.',
       responses: secretResponses,
       handler: async ({ body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const code = (body.code ?? '').trim();
         const again = async (message: string, status: number) => {
           const setup = await service.pendingTwoFactorSetup(adminOf(req).userId, labelOf(req));
@@ -97,11 +94,10 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/two-factor/disable', summary: 'Turn two-factor off with a current code (form)', tags, guard: deps.public, body: twoFactorCodeForm,
+      method: 'post', path: '/settings/two-factor/disable', summary: 'Turn two-factor off with a current code (form)', tags, guard: deps.adminPage, body: twoFactorCodeForm,
       description: 'Needs a code from the authenticator (or a backup code), and TWO_FACTOR_DISABLE_PASSWORD when it is set.',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
-        if (!(await adminPage(deps.admin, req, res))) return;
         const code = (body.code ?? '').trim();
         try {
           if (!code) throw appError('TWO_FACTOR_INVALID_CODE');
@@ -113,21 +109,20 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/settings/tokens', summary: 'The API tokens page', tags, guard: deps.public,
+      method: 'get', path: '/settings/tokens', summary: 'The API tokens page', tags, guard: deps.adminPage,
       description: 'The form to issue a bearer token (JWT) and the tokens issued, with a revoke button each.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (username) await renderTokens(req, res, username);
+        const username = consoleAdminName(req);
+        await renderTokens(req, res, username);
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/tokens', summary: 'Issue an API token (form)', tags, guard: deps.public, body: tokenForm,
+      method: 'post', path: '/settings/tokens', summary: 'Issue an API token (form)', tags, guard: deps.adminPage, body: tokenForm,
       description: 'The answer shows the token once; it works as `Authorization: Bearer` on the admin API until it expires or is revoked.',
       responses: { ...secretResponses, 501: { description: 'This deployment does not issue tokens', contentType: 'text/html' } },
       handler: async ({ body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const values = { label: body.label ?? '', lifetime: body.lifetime ?? '' };
         const parsed = tokenInput.safeParse(values);
         const formOf = (errors: string[]) => ({ label: values.label, lifetime: parsed.success ? parsed.data.lifetime : '30d' as const, errors });
@@ -148,10 +143,9 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/tokens/:id/revoke', summary: 'Revoke an API token (form)', tags, guard: deps.public, params: tokenParams,
+      method: 'post', path: '/settings/tokens/:id/revoke', summary: 'Revoke an API token (form)', tags, guard: deps.adminPage, params: tokenParams,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        if (!(await adminPage(deps.admin, req, res))) return;
         let label: string;
         try {
           const token = await service.revokeToken(actorOf(req), params.id);

@@ -18,13 +18,13 @@ export function adminSettingsModule(needs: {
   pool: pg.Pool; now: () => Date; settings: SettingsStore<LicenseSettings>;
   effectiveRateLimit: () => { enabled: boolean; windowMs: number; max: number };
   admins: AdminsService; tokens: AdminTokenService; twoFactor: TwoFactorService;
-  admin: Guard; public: Guard; csrfToken: (req: Request) => string;
+  admin: Guard; adminPage: Guard; csrfToken: (req: Request) => string;
 }): FeatureModule {
   const service = createAdminSettingsService({
     runtimeConfig: createRuntimeConfigService(needs), admins: needs.admins, tokens: needs.tokens, twoFactor: needs.twoFactor,
   });
   const deps = {
-    service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken, now: needs.now,
+    service, adminPage: needs.adminPage, csrfToken: needs.csrfToken, now: needs.now,
     auditFailure: (req: Request, target: Parameters<typeof recordFailedWrite>[2], error: unknown) => recordFailedWrite(needs.pool, req, target, error),
   };
   return { name: 'admin-settings', routes: [...generalSettingsPages(deps), ...securitySettingsPages(deps)] };

@@ -22,8 +22,8 @@ export const writeResponses = {
 
 export interface SettingsPagesDeps {
   service: AdminSettingsService;
-  public: Guard;
-  admin: Guard;
+  /** The admin guard as a page answers it (adminPageGuard). */
+  adminPage: Guard;
   csrfToken: (req: Request) => string;
   auditFailure: AuditFailure;
   now: () => Date;

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { adminPage, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
+import { consoleAdminName, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
 import { adminsPageData, generalPageData, rateLimitValuesOf, type RateLimitValues } from './admin-settings.page-data.js';
 import { adminOf, failure, pageResponses, refusal, success, tags, writeResponses, type SettingsPagesDeps } from './admin-settings.pages-common.js';
 import { adminForm, panicForm, providerUserId, rateLimitForm, rateLimitInput } from './admin-settings.schema.js';
@@ -34,20 +34,16 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
 
   return [
     defineRoute({
-      method: 'get', path: '/settings', summary: 'The settings page: panic mode and rate limits', tags, guard: deps.public,
+      method: 'get', path: '/settings', summary: 'The settings page: panic mode and rate limits', tags, guard: deps.adminPage,
       description: 'Admins: the panic switch and the rate limits in force, with the form to change them.',
       responses: pageResponses,
-      handler: async ({ req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (username) renderGeneral(req, res, username);
-      },
+      handler: ({ req, res }) => renderGeneral(req, res, consoleAdminName(req)),
     }),
     defineRoute({
-      method: 'post', path: '/settings/panic', summary: 'Turn panic mode on or off (form)', tags, guard: deps.public, body: panicForm,
+      method: 'post', path: '/settings/panic', summary: 'Turn panic mode on or off (form)', tags, guard: deps.adminPage, body: panicForm,
       description: '`enabled=on` turns it on, anything else off; through the runtime configuration (audited as `POST /api/admin/panic`).',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
-        if (!(await adminPage(deps.admin, req, res))) return;
         const on = body.enabled === 'on';
         await service.setPanicMode(actorOf(req), on);
         return redirectWithFlash(req, res, '/settings', success(on
@@ -56,12 +52,11 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/rate-limit', summary: 'Change the rate limits (form)', tags, guard: deps.public, body: rateLimitForm,
+      method: 'post', path: '/settings/rate-limit', summary: 'Change the rate limits (form)', tags, guard: deps.adminPage, body: rateLimitForm,
       description: 'The public API limit (on/off, requests per window per IP) and the per-person limit of signed-in users; through the runtime configuration.',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const values: RateLimitValues = {
           enabled: body.enabled !== undefined, max: body.max ?? '', windowSeconds: body.windowSeconds ?? '',
           userMax: body.userMax ?? '', userWindowSeconds: body.userWindowSeconds ?? '',
@@ -78,20 +73,19 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/settings/admins', summary: 'The admins page', tags, guard: deps.public,
+      method: 'get', path: '/settings/admins', summary: 'The admins page', tags, guard: deps.adminPage,
       description: 'Admins: every admin (provider user id, name, added, last sign-in), the form to add one, a remove button each.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (username) await renderAdmins(req, res, username);
+        const username = consoleAdminName(req);
+        await renderAdmins(req, res, username);
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/admins', summary: 'Add an admin by provider user id (form)', tags, guard: deps.public, body: adminForm,
+      method: 'post', path: '/settings/admins', summary: 'Add an admin by provider user id (form)', tags, guard: deps.adminPage, body: adminForm,
       responses: { ...writeResponses, 409: { description: 'Already an admin: the form says so', contentType: 'text/html' } },
       handler: async ({ body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const entered = body.userId ?? '';
         const parsed = providerUserId.safeParse(entered);
         if (!parsed.success) {
@@ -110,11 +104,10 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/admins/remove', summary: 'Remove an admin (form)', tags, guard: deps.public, body: adminForm,
+      method: 'post', path: '/settings/admins/remove', summary: 'Remove an admin (form)', tags, guard: deps.adminPage, body: adminForm,
       description: 'Never the last admin: the page then says so. The removal is remembered across restarts, even when ADMIN_IDS still lists the id.',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
-        if (!(await adminPage(deps.admin, req, res))) return;
         const userId = (body.userId ?? '').trim();
         const self = userId === adminOf(req).userId;
         try {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
-import { adminPage } from '../dashboard/admin-pages.js';
+import { consoleAdminName } from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import { auditCountLimit, auditEntryData, auditListData, auditQueryOf } from './audit.page-data.js';
 import { auditActions, auditResourceTypes } from './audit.table.js';
@@ -31,28 +31,26 @@ const pageResponses = {
   403: { description: 'Not an admin', contentType: 'text/html' },
 };
 
-export function auditPages(deps: { service: ReturnType<typeof createAuditService>; public: Guard; admin: Guard }): AnyRoute[] {
+export function auditPages(deps: { service: ReturnType<typeof createAuditService>; adminPage: Guard }): AnyRoute[] {
   const { service } = deps;
   return [
     defineRoute({
-      method: 'get', path: '/audit-log', summary: 'The audit log page', tags, guard: deps.public, query: listQuery,
+      method: 'get', path: '/audit-log', summary: 'The audit log page', tags, guard: deps.adminPage, query: listQuery,
       description: 'Admins: audit entries newest first, 25 to a `page`, filtered by `action`, resource `type`, `admin` (provider user id), '
         + '`from` and `to` (UTC days, both included) and `success` (`yes` or `no`).',
       responses: pageResponses,
       handler: async ({ query, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const list = await service.page(auditQueryOf(query), auditCountLimit);
         res.render('audit/list', auditListData(username, list, query, await service.subjects(list.auditLogs)));
       },
     }),
     defineRoute({
-      method: 'get', path: '/audit-log/:id', summary: 'One audit entry\'s page', tags, guard: deps.public, params: idParams,
+      method: 'get', path: '/audit-log/:id', summary: 'One audit entry\'s page', tags, guard: deps.adminPage, params: idParams,
       description: 'Admins: who did what, when, from where, whether it worked, and the resource before and after.',
       responses: { ...pageResponses, 404: { description: 'No such entry', contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         try {
           const entry = await service.get(params.id);
           res.render('audit/detail', auditEntryData(username, entry, await service.subjects([entry])));

@@ -34,7 +34,7 @@ export function automationsModule(needs: {
   pool: pg.Pool; now: () => Date; events: EventBus; notifier: Notifier; webhooks: WebhookDispatcher; logger: Logger;
   licenses: ReturnType<typeof createLicensesService>; queue: WorkQueue; checkWebhookUrl: (url: string) => Promise<void>; admin: Guard;
   /** For the admin console's pages: the guard they are mounted with (each page runs the admin guard itself) and the session's CSRF token. */
-  public: Guard; csrfToken: (req: Request) => string;
+  adminPage: Guard; csrfToken: (req: Request) => string;
 }): FeatureModule & { triggers: Pick<AutomationEngine, 'trigger'> } {
   const { pool, now, queue } = needs;
   const engine = createAutomationEngine({
@@ -52,7 +52,7 @@ export function automationsModule(needs: {
   return {
     name: 'automations',
     routes: [...automationRoutes({ service, admin: needs.admin }), ...automationPages({
-      service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken,
+      service, adminPage: needs.adminPage, csrfToken: needs.csrfToken,
       products: async () => (await products.list({ includeCounts: false, activeOnly: true })).map((product) => ({ id: product._id, name: product.name })),
       auditFailure: (req, target, error) => recordFailedWrite(pool, req, target, error),
     })],

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { adminPage, errorSentence, redirectWithFlash, takeFlash, type AuditFailure, type FlashMessage } from '../dashboard/admin-pages.js';
+import { consoleAdminName, errorSentence, redirectWithFlash, takeFlash, type AuditFailure, type FlashMessage } from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import { runNeedsLicense } from './automations.catalogue.js';
 import { automationFormOf, automationInputOf, emptyAutomationForm, type AutomationFormState, type FormValues } from './automations.form.js';
@@ -47,7 +47,7 @@ type Service = ReturnType<typeof createAutomationsService>;
 
 export function automationPages(deps: {
   service: Service; products: () => Promise<Array<{ id: string; name: string }>>;
-  public: Guard; admin: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure;
+  adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure;
 }): AnyRoute[] {
   const { service } = deps;
   const failed = (req: Request, action: 'create' | 'update' | 'delete', resourceId: string | null, error: unknown) =>
@@ -86,12 +86,11 @@ export function automationPages(deps: {
 
   return [
     defineRoute({
-      method: 'get', path: '/automations', summary: 'The automations page', tags, guard: deps.public, query: listQuery,
+      method: 'get', path: '/automations', summary: 'The automations page', tags, guard: deps.adminPage, query: listQuery,
       description: 'Admins: the automated actions, 20 to a `page` (past the end: 303 to the last one), each with its trigger, action, state and latest run.',
       responses: pageResponses,
       handler: async ({ query, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const list = await service.page({ limit: automationsPageSize, skip: (query.page - 1) * automationsPageSize });
         // A page past the end (the list shrank, or a typed address) goes to the last page.
         const last = Math.max(1, Math.ceil(list.total / automationsPageSize));
@@ -100,20 +99,19 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/automations/new', summary: 'The new-automation form', tags, guard: deps.public,
+      method: 'get', path: '/automations/new', summary: 'The new-automation form', tags, guard: deps.adminPage,
       description: 'Admins: the form, with each trigger and each action explained.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (username) await renderForm(req, res, username, emptyAutomationForm());
+        const username = consoleAdminName(req);
+        await renderForm(req, res, username, emptyAutomationForm());
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations', summary: 'Create an automation (form)', tags, guard: deps.public, body: automationForm,
+      method: 'post', path: '/automations', summary: 'Create an automation (form)', tags, guard: deps.adminPage, body: automationForm,
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const values: FormValues = body;
         const parsed = automationInputOf(values);
         if (parsed.errors) {
@@ -133,12 +131,11 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/automations/:id', summary: 'An automation\'s page', tags, guard: deps.public, params: idParams,
+      method: 'get', path: '/automations/:id', summary: 'An automation\'s page', tags, guard: deps.adminPage, params: idParams,
       description: 'Admins: its settings, "Run now", enable or disable, delete, and its latest runs with what each step did.',
       responses: withMissing,
       handler: async ({ params, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const action = await found(res, username, params.id);
         if (!action) return;
         const runs = await service.runs(action._id, shownRuns);
@@ -146,21 +143,19 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/automations/:id/edit', summary: 'The form to edit an automation', tags, guard: deps.public, params: idParams,
+      method: 'get', path: '/automations/:id/edit', summary: 'The form to edit an automation', tags, guard: deps.adminPage, params: idParams,
       responses: withMissing,
       handler: async ({ params, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const action = await found(res, username, params.id);
         if (action) await renderForm(req, res, username, automationFormOf(action), action);
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id', summary: 'Update an automation (form)', tags, guard: deps.public, params: idParams, body: automationForm,
+      method: 'post', path: '/automations/:id', summary: 'Update an automation (form)', tags, guard: deps.adminPage, params: idParams, body: automationForm,
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const existing = await found(res, username, params.id);
         if (!existing) return failed(req, 'update', params.id, appError('AUTOMATION_NOT_FOUND'));
         const values: FormValues = body;
@@ -186,12 +181,11 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id/run', summary: 'Run an automation now (form)', tags, guard: deps.public, params: idParams, body: runForm,
+      method: 'post', path: '/automations/:id/run', summary: 'Run an automation now (form)', tags, guard: deps.adminPage, params: idParams, body: runForm,
       description: 'Every step is carried out for real, as `POST /api/automated-actions/:id/execute`; `licenseKey` is the license the run is about.',
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const licenseKey = body.licenseKey?.trim() ?? '';
         await act(req, res, username, params.id, async () => {
           const action = await service.get(params.id);
@@ -208,11 +202,10 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id/enable', summary: 'Enable an automation (form)', tags, guard: deps.public, params: idParams, body: emptyForm,
+      method: 'post', path: '/automations/:id/enable', summary: 'Enable an automation (form)', tags, guard: deps.adminPage, params: idParams, body: emptyForm,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         await act(req, res, username, params.id, async () => {
           const action = await service.update(actorOf(req), params.id, { enabled: true });
           return { type: 'success', text: runsOnlyByHand(action)
@@ -222,11 +215,10 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id/disable', summary: 'Disable an automation (form)', tags, guard: deps.public, params: idParams, body: emptyForm,
+      method: 'post', path: '/automations/:id/disable', summary: 'Disable an automation (form)', tags, guard: deps.adminPage, params: idParams, body: emptyForm,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         await act(req, res, username, params.id, async () => {
           const action = await service.update(actorOf(req), params.id, { enabled: false });
           return { type: 'success', text: runsOnlyByHand(action)
@@ -236,11 +228,10 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id/delete', summary: 'Delete an automation (form)', tags, guard: deps.public, params: idParams,
+      method: 'post', path: '/automations/:id/delete', summary: 'Delete an automation (form)', tags, guard: deps.adminPage, params: idParams,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         let name: string;
         try {
           name = (await service.get(params.id)).name;

@@ -19,7 +19,7 @@ export function customerPortalModule(needs: {
   const service = createCustomerPortalService({
     pool: needs.pool, now: needs.now, licenses: needs.licenses, machines: needs.machines, files: needs.files, releasesPerDay: needs.releasesPerDay,
   });
-  const pages = customerPortalPages({ service, public: needs.public, findCustomer: needs.findCustomer, panicMode: needs.panicMode });
+  const pages = customerPortalPages({ service, findCustomer: needs.findCustomer, panicMode: needs.panicMode });
   return {
     name: 'customer-portal',
     routes: [...customerPortalRoutes({ service, customer: needs.customer, panicGuard: needs.panicGuard, machines: needs.machines }), ...pages.routes],

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import type { CustomerRecord } from '../common/request.js';
@@ -29,7 +29,7 @@ type Service = ReturnType<typeof createCustomerPortalService>;
 
 /** The pages, and the list that the front page `/` shows a signed-in customer. */
 export function customerPortalPages(deps: {
-  service: Service; public: Guard; findCustomer: (userId: string) => Promise<CustomerRecord | undefined>; panicMode: () => boolean;
+  service: Service; findCustomer: (userId: string) => Promise<CustomerRecord | undefined>; panicMode: () => boolean;
 }) {
   const { service } = deps;
 
@@ -41,9 +41,34 @@ export function customerPortalPages(deps: {
     res.render('customer-portal/licenses', licensesPageData(username, { customerName: customer.name, panicMode, ...page }));
   }
 
+  /**
+   * The customer guard as the portal's pages answer it: a visitor goes to `/` to sign in, a user
+   * who is not a customer gets the 404 page (a license page of theirs does not exist).
+   */
+  const customerPage: Guard = {
+    name: 'customer',
+    security: [{ session: [] }],
+    middleware: [(req, res, next) => {
+      res.set('Cache-Control', 'no-store');
+      const user = req.user;
+      if (!user) return res.redirect('/');
+      deps.findCustomer(user.id).then((customer) => {
+        if (!customer) return res.status(404).render('errors/not-found', notFoundData(user.username));
+        req.customer = customer;
+        next();
+      }, next);
+    }],
+  };
+
+  /** The customer the page guard let through. */
+  const signedInCustomer = (req: Request): CustomerRecord => {
+    if (!req.customer) throw new Error('signedInCustomer called on a route without the customer page guard');
+    return req.customer;
+  };
+
   const routes: AnyRoute[] = [
     defineRoute({
-      method: 'get', path: '/my-licenses/:licenseId', summary: 'The page of one of my licenses', tags: ['pages'], guard: deps.public,
+      method: 'get', path: '/my-licenses/:licenseId', summary: 'The page of one of my licenses', tags: ['pages'], guard: customerPage,
       params: licensePageParams, query: licensePageQuery,
       description: 'Its fields, validations per day (`days`: 7, 30 or 90), the usage records (`from`, `to`: UTC dates; `page`), credits, IPs and hardware ids. Visitors are sent to `/` to sign in.',
       responses: {
@@ -52,16 +77,13 @@ export function customerPortalPages(deps: {
         404: { description: 'Not a license of the signed-in customer', contentType: 'text/html' },
       },
       handler: async ({ params, query, req, res }) => {
-        res.set('Cache-Control', 'no-store');
-        const user = req.user;
-        if (!user) return res.redirect('/');
-        const customer = await deps.findCustomer(user.id);
-        const notFound = () => res.status(404).render('errors/not-found', notFoundData(user.username));
-        if (!customer) return notFound();
-        if (deps.panicMode()) return home(res, user.username, customer);
+        const customer = signedInCustomer(req);
+        const username = req.user?.username ?? customer.name;
+        const notFound = () => res.status(404).render('errors/not-found', notFoundData(username));
+        if (deps.panicMode()) return home(res, username, customer);
         try {
           const page = await service.licensePage(customer.id, params.licenseId, query);
-          res.render('customer-portal/license', licensePageData(user.username, { customerName: customer.name, ...page }, query));
+          res.render('customer-portal/license', licensePageData(username, { customerName: customer.name, ...page }, query));
         } catch (error) {
           if (isHttpError(error) && error.status === 404) return notFound();
           throw error;

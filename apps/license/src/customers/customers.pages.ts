@@ -23,7 +23,7 @@ const blankToUndefined = (value: string | undefined) => (value?.trim() ? value.t
 
 type Service = ReturnType<typeof createCustomersService>;
 
-export function customerPages(deps: { service: Service; public: Guard; admin: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure }): AnyRoute[] {
+export function customerPages(deps: { service: Service; adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure }): AnyRoute[] {
   const { service } = deps;
   return catalogPages({
     resourceType: 'customer', noun: 'Customer', basePath: '/customers', views: { list: 'customers/list', detail: 'customers/detail' },

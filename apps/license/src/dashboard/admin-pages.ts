@@ -1,4 +1,4 @@
-import type { Express, Request, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { ZodError } from 'zod';
 import { isHttpError, type Guard, type HttpError } from '@app/http';
 import type { AuditTarget } from '../audit/audit-failures.js';
@@ -26,6 +26,25 @@ export function recogniseCustomersOnConsolePages(app: Express, findCustomer: Fin
 function portalAddressOf(path: string): string {
   const license = /^\/licenses\/([0-9a-f-]{36})\/?$/i.exec(path);
   return license ? `/my-licenses/${license[1]}` : '/';
+}
+
+/**
+ * The admin guard as the console's pages declare it: the same check as the API's admin guard
+ * (two-factor gate included, named `admin` in the API description), answered as a page when it
+ * fails (see adminPage). It runs before the route's input is read, so a visitor's form post is
+ * never validated, and the handler can take the admin's name with consoleAdminName.
+ */
+export function adminPageGuard(admin: Guard): Guard {
+  const check: RequestHandler = (req, res, next) => {
+    adminPage(admin, req, res).then((username) => { if (username) next(); }, next);
+  };
+  return { name: admin.name, middleware: [check], security: admin.security };
+}
+
+/** The signed-in admin's name, on a page behind adminPageGuard (which let only an admin through). */
+export function consoleAdminName(req: Request): string {
+  if (!req.user) throw new Error('consoleAdminName called on a route without adminPageGuard');
+  return req.user.username;
 }
 
 /**

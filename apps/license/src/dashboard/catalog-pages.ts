@@ -4,7 +4,7 @@ import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import type { Actor } from '../common/actor.js';
 import { actorOf } from '../common/actor.js';
-import { adminPage, formErrors, redirectWithFlash, takeFlash, type AuditFailure, type FlashMessage } from './admin-pages.js';
+import { consoleAdminName, formErrors, redirectWithFlash, takeFlash, type AuditFailure, type FlashMessage } from './admin-pages.js';
 import { notFoundData } from './dashboard.page-data.js';
 
 // The admin console's pages for a catalogue resource (products, customers): a searchable list
@@ -77,7 +77,7 @@ const pageResponses = {
 
 export function catalogPages<Item extends Named, Form extends Record<string, unknown>, State extends CatalogFormState, Create, Update>(
   resource: CatalogResource<Item, Form, State, Create, Update>,
-  deps: { public: Guard; admin: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure },
+  deps: { adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure },
 ): AnyRoute[] {
   const { service, noun, basePath } = resource;
   const lowerNoun = noun.toLowerCase();
@@ -113,19 +113,18 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
 
   return [
     defineRoute({
-      method: 'get', path: basePath, summary: `The ${lowerNoun}s page`, tags, guard: deps.public, query: listQuery,
+      method: 'get', path: basePath, summary: `The ${lowerNoun}s page`, tags, guard: deps.adminPage, query: listQuery,
       description: resource.docs.list, responses: pageResponses,
       handler: async ({ query, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (username) await renderList(req, res, username, query, resource.emptyForm());
+        const username = consoleAdminName(req);
+        await renderList(req, res, username, query, resource.emptyForm());
       },
     }),
     defineRoute({
-      method: 'post', path: basePath, summary: `Create a ${lowerNoun} (form)`, tags, guard: deps.public, body: resource.form,
+      method: 'post', path: basePath, summary: `Create a ${lowerNoun} (form)`, tags, guard: deps.adminPage, body: resource.form,
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const parsed = resource.create.schema.safeParse(resource.create.inputOf(body));
         if (!parsed.success) {
           await failed(req, 'create', null, appError('VALIDATION_FAILED'));
@@ -142,21 +141,20 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
       },
     }),
     defineRoute({
-      method: 'get', path: `${basePath}/:id`, summary: `A ${lowerNoun}'s page`, tags, guard: deps.public, params: idParams,
+      method: 'get', path: `${basePath}/:id`, summary: `A ${lowerNoun}'s page`, tags, guard: deps.adminPage, params: idParams,
       description: resource.docs.detail,
       responses: { ...pageResponses, 404: { description: `No such ${lowerNoun}`, contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (username) await renderItem(req, res, username, params.id);
+        const username = consoleAdminName(req);
+        await renderItem(req, res, username, params.id);
       },
     }),
     defineRoute({
-      method: 'post', path: `${basePath}/:id`, summary: `Update a ${lowerNoun} (form)`, tags, guard: deps.public, params: idParams, body: resource.form,
+      method: 'post', path: `${basePath}/:id`, summary: `Update a ${lowerNoun} (form)`, tags, guard: deps.adminPage, params: idParams, body: resource.form,
       ...(resource.docs.update ? { description: resource.docs.update } : {}),
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const parsed = resource.update.schema.safeParse(resource.update.inputOf(body));
         if (!parsed.success) {
           await failed(req, 'update', params.id, appError('VALIDATION_FAILED'));
@@ -174,12 +172,11 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
       },
     }),
     defineRoute({
-      method: 'post', path: `${basePath}/:id/delete`, summary: resource.docs.deleteSummary, tags, guard: deps.public, params: idParams,
+      method: 'post', path: `${basePath}/:id/delete`, summary: resource.docs.deleteSummary, tags, guard: deps.adminPage, params: idParams,
       ...(resource.docs.deleteDescription ? { description: resource.docs.deleteDescription } : {}),
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         let name: string;
         try {
           name = (await service.get(params.id)).name;

@@ -12,7 +12,7 @@ import { createExportsService } from './exports.service.js';
 const customerChoices = 500;
 
 /** The export routes (admin only), reading the database in EXPORT_BATCH_SIZE batches, and the admin console's exports page. */
-export function exportsModule(needs: { config: Pick<Config, 'EXPORT_BATCH_SIZE'>; pool: pg.Pool; now: () => Date; admin: Guard; public: Guard }): FeatureModule {
+export function exportsModule(needs: { config: Pick<Config, 'EXPORT_BATCH_SIZE'>; pool: pg.Pool; now: () => Date; admin: Guard; adminPage: Guard }): FeatureModule {
   const service = createExportsService({ pool: needs.pool, now: needs.now, batchSize: needs.config.EXPORT_BATCH_SIZE });
   // The filters' choices are read through the products and customers services (stateless, so built here).
   const products = createProductsService({ pool: needs.pool, now: needs.now });
@@ -29,6 +29,6 @@ export function exportsModule(needs: { config: Pick<Config, 'EXPORT_BATCH_SIZE'>
   };
   return {
     name: 'exports',
-    routes: [...exportRoutes({ service, admin: needs.admin, now: needs.now }), ...exportPages({ choices, public: needs.public, admin: needs.admin })],
+    routes: [...exportRoutes({ service, admin: needs.admin, now: needs.now }), ...exportPages({ choices, adminPage: needs.adminPage })],
   };
 }

@@ -18,7 +18,7 @@ import { createNotificationChannelsService } from './notification-channels.servi
  * gives the notifier the channels in force at each send.
  */
 export async function notificationChannelsModule(needs: {
-  config: Config; pool: pg.Pool; now: () => Date; logger: Logger; admin: Guard; public: Guard; csrfToken: (req: Request) => string; refreshMs?: number;
+  config: Config; pool: pg.Pool; now: () => Date; logger: Logger; admin: Guard; adminPage: Guard; csrfToken: (req: Request) => string; refreshMs?: number;
   /** DNS for SMTP hosts (tests inject their own). */
   lookup?: OutgoingLookup;
 }): Promise<FeatureModule & { channels: () => Partial<Record<ChannelName, NotificationChannel>> }> {
@@ -29,7 +29,7 @@ export async function notificationChannelsModule(needs: {
   return {
     name: 'notification-channels',
     routes: notificationChannelPages({
-      service, stored: store.get, routing: routingFromConfig(needs.config), public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken,
+      service, stored: store.get, routing: routingFromConfig(needs.config), adminPage: needs.adminPage, csrfToken: needs.csrfToken,
       auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
     }),
     channels: service.channels,

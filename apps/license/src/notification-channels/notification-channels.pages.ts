@@ -4,7 +4,7 @@ import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { NOTIFICATION_CHANNELS, type ChannelName } from '@app/events';
 import { actorOf } from '../common/actor.js';
-import { adminPage, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
+import { consoleAdminName, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
 import { channelsPageData, channelsPath, valuesTyped, type ChannelsPageInput } from './notification-channels.page-data.js';
 import { emailFormSchema, smsFormSchema, telegramFormSchema, testFormSchema, type ChannelSettings } from './notification-channels.schema.js';
 import type { createNotificationChannelsService } from './notification-channels.service.js';
@@ -36,7 +36,7 @@ type Service = ReturnType<typeof createNotificationChannelsService>;
 
 export function notificationChannelPages(deps: {
   service: Service; stored: () => ChannelSettings; routing: Record<string, ChannelName[]>;
-  public: Guard; admin: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure;
+  adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure;
 }): AnyRoute[] {
   const { service } = deps;
 
@@ -48,22 +48,18 @@ export function notificationChannelPages(deps: {
 
   return [
     defineRoute({
-      method: 'get', path: channelsPath, summary: 'The notification channels page', tags, guard: deps.public,
+      method: 'get', path: channelsPath, summary: 'The notification channels page', tags, guard: deps.adminPage,
       description: 'Admins: the email, SMS and Telegram channels in force (secrets shown only as set, with at most their last 4 characters), each with its settings form and a test button.',
       responses: pageResponses,
-      handler: async ({ req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (username) render(req, res, username);
-      },
+      handler: ({ req, res }) => render(req, res, consoleAdminName(req)),
     }),
     defineRoute({
-      method: 'post', path: `${channelsPath}/:channel`, summary: 'Save a notification channel (form)', tags, guard: deps.public,
+      method: 'post', path: `${channelsPath}/:channel`, summary: 'Save a notification channel (form)', tags, guard: deps.adminPage,
       params: channelParams, body: channelForm,
       description: 'Stored in the database for every instance; a blank secret keeps the one in force. An SMTP host that is, or resolves to, a loopback, private or link-local address answers 400 `SMTP host not allowed`, unless it is the environment\'s SMTP_HOST or SMTP_ALLOW_PRIVATE=true.',
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const name = params.channel;
         const saved = await service.save(actorOf(req), name, body);
         if (!saved.ok) {
@@ -74,13 +70,11 @@ export function notificationChannelPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: `${channelsPath}/:channel/test`, summary: 'Send a test message through a notification channel (form)', tags, guard: deps.public,
+      method: 'post', path: `${channelsPath}/:channel/test`, summary: 'Send a test message through a notification channel (form)', tags, guard: deps.adminPage,
       params: channelParams, body: testFormSchema,
       description: 'Sent at once (not queued) to the recipient typed, or the configured ones; the flash message says whether the provider accepted it (for email, only that delivery failed: the reason goes to the server log).',
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
         const name = params.channel;
         const result = await service.sendTest(actorOf(req), name, body.recipient ?? '');
         return redirectWithFlash(req, res, `${channelsPath}#${name}`, result.ok

@@ -31,7 +31,7 @@ const inputOf = (form: ProductForm) => ({
 
 type Service = ReturnType<typeof createProductsService>;
 
-export function productPages(deps: { service: Service; public: Guard; admin: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure }): AnyRoute[] {
+export function productPages(deps: { service: Service; adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure }): AnyRoute[] {
   const { service } = deps;
   return catalogPages({
     resourceType: 'product', noun: 'Product', basePath: '/products', views: { list: 'products/list', detail: 'products/detail' },

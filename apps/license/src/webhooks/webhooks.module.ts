@@ -23,7 +23,7 @@ export type WebhookDeliveryDeps = Partial<Pick<WebhookDispatcherOptions, 'lookup
  */
 export function webhooksModule(needs: {
   config: Config; pool: pg.Pool; logger: Logger; now: () => Date; events: EventBus; delivery?: WebhookDeliveryDeps; admin: Guard;
-  public: Guard; csrfToken: (req: Request) => string; sessionSecret: string;
+  adminPage: Guard; csrfToken: (req: Request) => string; sessionSecret: string;
 }): FeatureModule & { dispatcher: WebhookDispatcher; checkUrl: (url: string) => Promise<void> } {
   const { config, pool, logger, now } = needs;
   const outgoing = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, lookup: needs.delivery?.lookup };
@@ -55,7 +55,7 @@ export function webhooksModule(needs: {
       ...webhookRoutes({ service, admin: needs.admin }),
       ...webhookEndpointRoutes({ endpoints, admin: needs.admin }),
       ...webhookPages({
-        endpoints, deliveries: service, public: needs.public, admin: needs.admin, csrfToken: needs.csrfToken,
+        endpoints, deliveries: service, adminPage: needs.adminPage, csrfToken: needs.csrfToken,
         auditFailure: (req, target, error) => recordFailedWrite(pool, req, target, error),
       }),
     ],

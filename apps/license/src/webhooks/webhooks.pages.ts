@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { adminPage, errorSentence, formErrors, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
+import { consoleAdminName, errorSentence, formErrors, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import type { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { createEndpointSchema } from './webhook-endpoints.schema.js';
@@ -47,7 +47,7 @@ const writeResponses = {
 
 export function webhookPages(deps: {
   endpoints: WebhookEndpointsService; deliveries: ReturnType<typeof createWebhooksService>;
-  public: Guard; admin: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure;
+  adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure;
 }): AnyRoute[] {
   const { endpoints } = deps;
   const extras = (req: Request) => ({ messages: takeFlash(req), csrfToken: deps.csrfToken(req) });
@@ -58,10 +58,9 @@ export function webhookPages(deps: {
   /** Runs an endpoint write; a missing endpoint shows the 404 page (and is audited as failed). */
   const endpointAction = (path: string, summary: string, action: 'update' | 'delete' | 'create',
     run: (req: Request, res: Response, id: string) => Promise<void>) => defineRoute({
-    method: 'post', path, summary, tags, guard: deps.public, params: idParams, responses: writeResponses,
+    method: 'post', path, summary, tags, guard: deps.adminPage, params: idParams, responses: writeResponses,
     handler: async ({ params, req, res }) => {
-      const username = await adminPage(deps.admin, req, res);
-      if (!username) return;
+      const username = consoleAdminName(req);
       try {
         await run(req, res, params.id);
       } catch (error) {
@@ -79,28 +78,24 @@ export function webhookPages(deps: {
 
   return [
     defineRoute({
-      method: 'get', path: webhooksHref, summary: 'The webhook endpoints page', tags, guard: deps.public,
+      method: 'get', path: webhooksHref, summary: 'The webhook endpoints page', tags, guard: deps.adminPage,
       description: 'Admins: every endpoint with its events, state and latest delivery; add, test, enable or disable, rotate its secret, delete.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (username) res.render('webhooks/list', endpointsPageData(username, await endpoints.list(), extras(req)));
+        const username = consoleAdminName(req);
+        res.render('webhooks/list', endpointsPageData(username, await endpoints.list(), extras(req)));
       },
     }),
     defineRoute({
-      method: 'get', path: '/webhooks/new', summary: 'The form of a new webhook endpoint', tags, guard: deps.public, responses: pageResponses,
-      handler: async ({ req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (username) renderNew(req, res, username, emptyEndpointForm());
-      },
+      method: 'get', path: '/webhooks/new', summary: 'The form of a new webhook endpoint', tags, guard: deps.adminPage, responses: pageResponses,
+      handler: ({ req, res }) => renderNew(req, res, consoleAdminName(req), emptyEndpointForm()),
     }),
     defineRoute({
-      method: 'post', path: '/webhooks/endpoints', summary: 'Add a webhook endpoint (form)', tags, guard: deps.public, body: endpointForm,
+      method: 'post', path: '/webhooks/endpoints', summary: 'Add a webhook endpoint (form)', tags, guard: deps.adminPage, body: endpointForm,
       description: 'A loopback, private or link-local URL answers 400 `Webhook URL not allowed` unless WEBHOOK_ALLOW_PRIVATE=true. Then to the page that shows its secret once.',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const parsed = createEndpointSchema.safeParse({ url: body.url?.trim() ?? '', events: eventsOf(body) });
         if (!parsed.success) {
           await failed(req, 'create', null, appError('VALIDATION_FAILED'));
@@ -121,11 +116,10 @@ export function webhookPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/webhooks/endpoints/:id/secret', summary: 'An endpoint\'s new secret, shown once', tags, guard: deps.public, params: idParams,
+      method: 'get', path: '/webhooks/endpoints/:id/secret', summary: 'An endpoint\'s new secret, shown once', tags, guard: deps.adminPage, params: idParams,
       responses: { ...pageResponses, 404: { description: 'No such endpoint', contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         let endpoint;
         try {
           endpoint = await endpoints.get(params.id);
@@ -162,12 +156,11 @@ export function webhookPages(deps: {
       await redirectWithFlash(req, res, deliveriesHref, { type: 'success', text: 'Test delivery queued (event webhook.test).' });
     }),
     defineRoute({
-      method: 'get', path: deliveriesHref, summary: 'The webhook delivery log', tags, guard: deps.public, query: deliveriesQuery,
+      method: 'get', path: deliveriesHref, summary: 'The webhook delivery log', tags, guard: deps.adminPage, query: deliveriesQuery,
       description: `Admins: deliveries newest first, ${deliveriesPageSize} to a \`page\`, filtered by \`status\`; delivered and failed ones can be sent again.`,
       responses: pageResponses,
       handler: async ({ query, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const [{ deliveries, total }, known] = await Promise.all([
           deps.deliveries.list({ status: query.status, limit: deliveriesPageSize, skip: (query.page - 1) * deliveriesPageSize }),
           endpoints.list(),
@@ -177,12 +170,11 @@ export function webhookPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/webhooks/deliveries/:id/redeliver', summary: 'Send a delivery again (form)', tags, guard: deps.public, params: idParams,
+      method: 'post', path: '/webhooks/deliveries/:id/redeliver', summary: 'Send a delivery again (form)', tags, guard: deps.adminPage, params: idParams,
       description: 'Back to the delivery log with the same `status` filter and `page`.',
       query: deliveriesQuery, responses: { ...writeResponses, 409: { description: 'Already pending: back to the log with the message' } },
       handler: async ({ params, query, req, res }) => {
-        const username = await adminPage(deps.admin, req, res);
-        if (!username) return;
+        const username = consoleAdminName(req);
         const back = deliveriesAddress(query.status, query.page);
         try {
           await deps.deliveries.redeliver(actorOf(req), params.id);
