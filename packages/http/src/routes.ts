@@ -39,6 +39,35 @@ export interface RouteInput<P, Q, B> {
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
+/** A route's documented answers by status. */
+export type ResponseDeclarations = Record<number, ResponseDeclaration>;
+
+/**
+ * What a handler may return for a body its schema describes: JSON.stringify sends a Date as its
+ * ISO string, so a Date stands where the schema takes a string. A boolean literal (`success:
+ * true`) is read as boolean: TypeScript widens `true` in a handler's answer before it knows the
+ * route's responses, and the declared schema still checks the value in the tests.
+ */
+export type Sendable<T> = T extends boolean ? boolean
+  : T extends string ? T | Date
+  : T extends readonly (infer Item)[] ? readonly Sendable<Item>[]
+    : T extends Date ? T
+      : T extends object ? { [K in keyof T]: Sendable<T[K]> }
+        : T;
+
+/** The JSON bodies a route's declared 2xx answers describe (never when it declares none). */
+type DeclaredAnswer<R> = {
+  [K in keyof R]: `${K & number}` extends `2${string}` ? R[K] extends { schema: infer S extends z.ZodType } ? Sendable<z.input<S>> : never : never
+}[keyof R];
+
+/**
+ * What a handler returns: one of the bodies its 2xx answers declare, or nothing when it answers
+ * itself (a page, a redirect, a file). Routes whose responses are only known as the wide
+ * `ResponseDeclarations` type (shared page answers) are not checked.
+ */
+export type HandlerResult<R> = ResponseDeclarations extends R ? unknown
+  : DeclaredAnswer<R> | void | Promise<DeclaredAnswer<R> | void>;
+
 /**
  * A route as data: the same declaration mounts the handler on Express and describes the route
  * in the OpenAPI document, so the two cannot drift apart.
@@ -47,6 +76,7 @@ export interface RouteDeclaration<
   P extends z.ZodType | undefined = z.ZodType | undefined,
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
+  R extends ResponseDeclarations = ResponseDeclarations,
 > {
   method: HttpMethod;
   /** Express path (`/api/licenses/:id`). */
@@ -62,25 +92,29 @@ export interface RouteDeclaration<
   body?: B;
   /** Status of the JSON answer when the handler returns a value (default 200). */
   status?: number;
-  responses: Record<number, ResponseDeclaration>;
+  responses: R;
   /** What the audit log calls this route's action and resource (admin writes). */
   audit?: { action: string; resource: string };
   /**
    * Returns the JSON body to send, or sends the answer itself (a page, a redirect, a file) and
    * returns nothing. Method syntax on purpose: a list of routes of different shapes stays one type.
    */
-  handler(input: RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>): unknown;
+  handler(input: RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>): NoInfer<HandlerResult<R>>;
 }
 
 export type AnyRoute = RouteDeclaration;
 
-/** Declares a route; the handler's input is typed from the schemas given. */
+/**
+ * Declares a route; the handler's input is typed from the schemas given, and what it returns
+ * from the 2xx answers declared (a shape they do not list does not compile).
+ */
 export function defineRoute<
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
->(route: RouteDeclaration<P, Q, B>): AnyRoute {
-  return route;
+  const R extends ResponseDeclarations = ResponseDeclarations,
+>(route: RouteDeclaration<P, Q, B, R>): AnyRoute {
+  return route as AnyRoute;
 }
 
 declare global {

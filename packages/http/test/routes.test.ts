@@ -15,6 +15,7 @@ const memberOnly: Guard = {
 };
 
 const note = z.object({ id: z.string(), text: z.string(), pinned: z.boolean() });
+const picked = z.object({ picked: z.string() });
 const notes = new Map<string, z.infer<typeof note>>();
 let seenRoute: string | undefined;
 const recordRoute: RequestHandler = (_req, res, next) => {
@@ -39,7 +40,7 @@ const routes: AnyRoute[] = [
     method: 'get', path: '/api/notes/:id', summary: 'Read a note', guard: publicAccess, before: [recordRoute],
     params: z.object({ id: z.string().regex(/^\d+$/) }),
     query: z.object({ fields: z.enum(['all', 'text']).optional() }),
-    responses: { 200: { description: 'The note', schema: note }, 404: { description: 'No such note' } },
+    responses: { 200: { description: 'The note, or only its text', schema: z.union([note, note.pick({ text: true })]) }, 404: { description: 'No such note' } },
     handler: ({ params, query }) => {
       const found = notes.get(params.id);
       if (!found) throw new HttpError(404, 'Note not found');
@@ -137,7 +138,7 @@ describe('answering a write with JSON', () => {
     method: 'post', path: '/api/echo', summary: 'Echo', guard: publicAccess, status: 201,
     body: z.object({ text: z.string() }),
     responses: { 201: { description: 'Echoed', schema: z.object({ text: z.string(), at: z.string() }) } },
-    handler: ({ body }) => ({ text: body.text, at: new Date(0) as unknown as string, skipped: undefined }),
+    handler: ({ body }) => ({ text: body.text, at: new Date(0), skipped: undefined }),
   });
   const withEtag = (etag: boolean) => {
     const app = express();
@@ -168,7 +169,7 @@ describe('matching requests to routes as Express\'s router does', () => {
       handler: ({ res }) => { seen.push('head'); res.set('X-Exists', 'yes').end(); },
     }),
     defineRoute({
-      method: 'get', path: '/files/:name', summary: 'A file', guard: publicAccess, responses: { 200: { description: 'It' } },
+      method: 'get', path: '/files/:name', summary: 'A file', guard: publicAccess, responses: { 200: { description: 'It', schema: z.object({ name: z.string() }) } },
       params: z.object({ name: z.string() }),
       handler: ({ params }) => ({ name: params.name }),
     }),
@@ -177,12 +178,12 @@ describe('matching requests to routes as Express\'s router does', () => {
       handler: ({ res }) => { seen.push('get text'); res.type('text/plain').send('text'); },
     }),
     defineRoute({
-      method: 'get', path: '/pick/:which', summary: 'Passes on what is not its own', guard: publicAccess, responses: { 200: { description: 'It' } },
+      method: 'get', path: '/pick/:which', summary: 'Passes on what is not its own', guard: publicAccess, responses: { 200: { description: 'It', schema: picked } },
       before: [(req, _res, next) => next(req.params.which === 'second' ? 'route' : undefined)],
       handler: () => ({ picked: 'first' }),
     }),
     defineRoute({
-      method: 'get', path: '/pick/:which', summary: 'The next matching route', guard: publicAccess, responses: { 200: { description: 'It' } },
+      method: 'get', path: '/pick/:which', summary: 'The next matching route', guard: publicAccess, responses: { 200: { description: 'It', schema: picked } },
       handler: () => ({ picked: 'second' }),
     }),
     defineRoute({
@@ -231,13 +232,40 @@ describe('matching requests to routes as Express\'s router does', () => {
   });
 });
 
+describe('handlers typed from their declared answers', () => {
+  it('compiles a handler that returns a declared body (a Date where a string is declared), and refuses one that does not', () => {
+    const answer = z.object({ success: z.literal(true), at: z.iso.datetime(), state: z.enum(['open', 'closed']) });
+    const fine = defineRoute({
+      method: 'get', path: '/typed', summary: 'Typed', guard: publicAccess, responses: { 200: { description: 'It', schema: answer } },
+      handler: async () => ({ success: true, at: await Promise.resolve(new Date(0)), state: 'open' as const }),
+    });
+    defineRoute({
+      method: 'get', path: '/typed', summary: 'Typed', guard: publicAccess, responses: { 200: { description: 'It', schema: answer } },
+      // @ts-expect-error `state` is not one of the declared values
+      handler: () => ({ success: true, at: '1970-01-01T00:00:00.000Z', state: 'ajar' as const }),
+    });
+    defineRoute({
+      method: 'get', path: '/typed', summary: 'Typed', guard: publicAccess, responses: { 200: { description: 'It', schema: answer } },
+      // @ts-expect-error `at` is missing
+      handler: () => ({ success: true, state: 'open' as const }),
+    });
+    defineRoute({
+      method: 'get', path: '/page', summary: 'A page', guard: publicAccess, responses: { 200: { description: 'HTML', contentType: 'text/html' } },
+      // @ts-expect-error no JSON answer is declared, so the handler must answer itself
+      handler: () => ({ html: '<p>' }),
+    });
+    expect(fine.path).toBe('/typed');
+  });
+});
+
 describe('checking answers against their declared schemas', () => {
   const declared = defineRoute({
     method: 'get', path: '/api/clock', summary: 'The time', guard: publicAccess,
     query: z.object({ broken: z.enum(['yes', 'no']).default('no') }),
     responses: { 200: { description: 'Now', schema: z.object({ now: z.iso.datetime(), zone: z.string() }) } },
-    // A Date is sent as its ISO string, so it matches a datetime string; a missing field does not.
-    handler: ({ query }) => (query.broken === 'yes' ? { now: new Date(0) } : { now: new Date(0), zone: 'UTC' }),
+    // A Date is sent as its ISO string, so it matches a datetime string; a missing field does not
+    // (the cast stands for a handler whose types are wrong, which the check must still catch).
+    handler: ({ query }) => (query.broken === 'yes' ? { now: new Date(0) } as { now: Date; zone: string } : { now: new Date(0), zone: 'UTC' }),
   });
   const appWith = (checkResponses: boolean) => {
     const app = express();

@@ -14,7 +14,8 @@ export function licenseJson(row: LicenseRow) {
     _id: row.id,
     key: row.key,
     product: { _id: row.product_id, name: row.product_name },
-    customer: row.customer_id ? { _id: row.customer_id, name: row.customer_name, email: row.customer_email } : null,
+    // A customer always has a name; the row's null is the LEFT JOIN's, when there is no customer.
+    customer: row.customer_id && row.customer_name !== null ? { _id: row.customer_id, name: row.customer_name, email: row.customer_email } : null,
     parent: row.parent_id,
     licenseType: row.license_type,
     active: row.active,

@@ -86,7 +86,7 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
         200: { description: 'The Ed25519 public key (PEM and base64)', schema: publicKeyAnswerSchema },
         429: { description: 'Too many requests', schema: errorSchema }, 503: { description: 'Panic mode is on', schema: errorSchema },
       },
-      handler: () => ({ success: true, algorithm: 'Ed25519', keyId: signer.keyId, publicKey: signer.publicKeyPem, publicKeyBase64: signer.publicKeyBase64 }),
+      handler: () => ({ success: true, algorithm: 'Ed25519' as const, keyId: signer.keyId, publicKey: signer.publicKeyPem, publicKeyBase64: signer.publicKeyBase64 }),
     }),
   ];
 }

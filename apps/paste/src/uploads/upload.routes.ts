@@ -27,7 +27,9 @@ function singleFile(field: BrandingKind): RequestHandler {
   };
 }
 
-const uploaded = (pathKey: string) => messageSchema.extend({ [pathKey]: z.string() });
+// A computed key is typed as an index signature: the casts name the one key it is.
+const uploaded = <K extends string>(pathKey: K) => messageSchema.extend({ [pathKey]: z.string() } as Record<K, z.ZodString>);
+const storedAt = <K extends string>(pathKey: K, path: string) => ({ [pathKey]: path }) as Record<K, string>;
 
 export function uploadRoutes(deps: { service: UploadService; guards: PasteGuards }): AnyRoute[] {
   const kinds = [
@@ -47,7 +49,7 @@ export function uploadRoutes(deps: { service: UploadService; guards: PasteGuards
     },
     handler: async ({ req }) => {
       const stored = await deps.service.store(kind, req.file);
-      return { success: true, message, [pathKey]: stored };
+      return { success: true, message, ...storedAt(pathKey, stored) };
     },
   }));
 }
