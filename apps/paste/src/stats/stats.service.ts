@@ -9,6 +9,8 @@ export interface Statistics {
   mostViewed: number;
   avgViews: number;
   storageUsed: string;
+  /** End-to-end encrypted pastes among totalPastes. */
+  encryptedPastes: number;
 }
 
 const units = ['B', 'KB', 'MB', 'GB'] as const;
@@ -37,6 +39,7 @@ export function createStatsService(repository: StatsRepository) {
         mostViewed: a.mostViewed,
         avgViews: a.totalPastes === 0 ? 0 : Math.round((a.totalViews / a.totalPastes) * 100) / 100,
         storageUsed: humanBytes(a.bytes),
+        encryptedPastes: a.encrypted,
       };
     },
   };
