@@ -12,6 +12,7 @@ const MAX_MARKDOWN_CHARS = 50000;
 const card = document.getElementById('encrypted-paste');
 const status = document.getElementById('decrypt-status');
 const form = document.getElementById('decrypt-form');
+const formBox = document.getElementById('decrypt-box');
 const body = document.getElementById('paste-body');
 const source = document.getElementById('paste-source');
 
@@ -153,7 +154,7 @@ async function show(paste) {
     document.getElementById('copy-button').setAttribute('data-target', 'paste-code');
   }
   status.hidden = true;
-  form.hidden = true;
+  formBox.hidden = true;
   document.getElementById('copy-button').hidden = false;
   card.dataset.state = 'shown';
 }
@@ -165,7 +166,7 @@ async function decrypt(envelope, key, password) {
     if (error && error.name === 'DecryptError') {
       say(password !== undefined ? `${DECRYPT_ERROR} (is the password right?)` : DECRYPT_ERROR, true);
       card.dataset.state = 'failed';
-      if (needsPassword(envelope)) form.hidden = false;
+      if (needsPassword(envelope)) formBox.hidden = false;
       return;
     }
     say(`Could not show the paste: ${error && error.message ? error.message : error}`, true);
@@ -198,7 +199,7 @@ function start() {
   window.sessionStorage.removeItem(`paste-password:${slug}`);
   if (stashed) return decrypt(envelope, key, stashed);
   say('This paste has a password: it is part of the key. Enter it to decrypt.', false);
-  form.hidden = false;
+  formBox.hidden = false;
 }
 
 start();
