@@ -17,7 +17,7 @@ const executablePath = chromiumForTests('encrypted pastes in a browser');
 const root = path.resolve(import.meta.dirname, '../../..');
 const vectors = JSON.parse(readFileSync(path.join(root, 'packages/paste-cli/test/vectors.json'), 'utf8')).vectors as Array<Record<string, unknown>>;
 
-describe.skipIf(!executablePath)(`encrypted pastes in a browser (${testDatabaseBackend()})`, () => {
+describe.skipIf(!executablePath)(`encrypted pastes in a browser (${testDatabaseBackend()})`, { timeout: 120_000 }, () => {
   let site: TestSite;
   let browser: Browser;
   let folder: string;

@@ -56,7 +56,8 @@ const tokenOf = (run: Run) => /^Delete token: (\S+)$/m.exec(run.stderr)?.[1] ?? 
 const stored = async (link: string) => (await site.database.pool.query(
   'SELECT content, encrypted, max_views, expires_at FROM pastes WHERE slug = $1', [new URL(link).pathname.split('/').at(-1)])).rows[0];
 
-describe(`the paste command line against a running service (${testDatabaseBackend()})`, () => {
+// Each scenario starts a few Node processes: seconds apiece on a busy machine.
+describe(`the paste command line against a running service (${testDatabaseBackend()})`, { timeout: 120_000 }, () => {
   it('put encrypts a file, prints the link with its key and the delete token; get writes it back byte for byte', async () => {
     const content = Buffer.from('\uFEFFfirst line\r\n  indented\ttab  \nGrüße 🙂 <b>&amp;</b>\n\n\nno final newline', 'utf8');
     const put = await paste(['put', file('note.txt', content)]);
