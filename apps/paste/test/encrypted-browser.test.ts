@@ -56,7 +56,7 @@ describe.skipIf(!executablePath)(`encrypted pastes in a browser (${testDatabaseB
     await withPage(async (page) => {
       await page.goto(`${site.baseUrl}/`);
       // As text: the test runner would rewrite an import() written in the function itself.
-      const results = await page.evaluate(`(async () => {
+      const results = await page.evaluate<Array<{ sealed: unknown; opened: string }>>(`(async () => {
         const format = await import('/static/envelope.js');
         return Promise.all(${JSON.stringify(vectors)}.map(async (v) => {
           const sealed = await format.seal(v.payload, v.key, {
@@ -65,7 +65,7 @@ describe.skipIf(!executablePath)(`encrypted pastes in a browser (${testDatabaseB
           const opened = await format.open(v.envelope, v.key, v.password ?? undefined);
           return { sealed, opened: opened.content };
         }));
-      })()`) as Array<{ sealed: unknown; opened: string }>;
+      })()`);
       results.forEach((result, index) => {
         expect(result.sealed).toEqual(vectors[index]!.envelope);
         expect(result.opened).toBe((vectors[index]!.payload as { content: string }).content);
