@@ -3,7 +3,7 @@ import type { PasteSummary, ViewedPaste } from '../pastes/paste.repository.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { autoDeleteChoices, slugCharacterSets } from '../settings/settings.schema.js';
 import type { PasteList } from '../pastes/moderation.schema.js';
-import { humanBytes, type Statistics } from '../stats/stats.service.js';
+import { humanBytes, type DashboardStatistics } from '../stats/stats.service.js';
 import { AUTO_DETECT_LANGUAGES, languageChoices } from '../pastes/languages.js';
 import type { Highlighted } from './highlight.js';
 import { shortDate, siteView } from './site-view.js';
@@ -245,7 +245,7 @@ function adminPastesData({ list, q, paged, now }: AdminPastesInput) {
   };
 }
 
-export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiKeySummary[], pastes: AdminPastesInput) {
+export function adminData(settings: PasteSettings, stats: DashboardStatistics, keys: ApiKeySummary[], pastes: AdminPastesInput) {
   return {
     site: siteView(settings), title: 'Site settings', script: true, bodyClass: 'admin', currentPage: 'admin',
     pastes: adminPastesData(pastes),

@@ -7,7 +7,6 @@ import type { StatsService } from './stats.service.js';
 const statisticsSchema = z.object({
   totalPastes: z.number(), totalViews: z.number(), last30Days: z.number(), apiUsage: z.number(),
   avgPasteSize: z.string(), mostViewed: z.number(), avgViews: z.number(), storageUsed: z.string(),
-  encryptedPastes: z.number().int().describe('End-to-end encrypted pastes among totalPastes'),
 });
 
 export function statsRoutes(deps: { service: StatsService; guards: PasteGuards }): AnyRoute[] {
