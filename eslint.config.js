@@ -43,6 +43,18 @@ export default tseslint.config(
     },
   },
   {
+    // ES modules that browsers load (the encrypted paste's page) and that the paste command line
+    // runs in Node too (envelope.js): WebCrypto and the encoding globals both have.
+    files: ['apps/*/public/**/*.mjs', 'apps/paste/public/paste-view.js', 'apps/paste/public/paste-form.js', 'packages/paste-cli/src/envelope.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        ...browserGlobals, crypto: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', atob: 'readonly', btoa: 'readonly',
+        Event: 'readonly', globalThis: 'readonly',
+      },
+    },
+  },
+  {
     // Tests read supertest's `response.body` and similar library values, typed `any`, and check them
     // against the declared response schemas field by field; typing each body first would add a cast to
     // every assertion and check nothing more. So only the no-unsafe-* family is off there; the promise

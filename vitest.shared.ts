@@ -13,7 +13,7 @@ export type Suite = 'fast' | 'slow' | 'browser';
 
 // One project per package and app, so `vitest --project paste` runs one.
 const folders = ['packages/config', 'packages/db', 'packages/http', 'packages/ui', 'packages/auth', 'packages/rate-limit',
-  'packages/settings', 'packages/events', 'packages/dev-idp', 'packages/license-client', 'apps/paste', 'apps/license'];
+  'packages/settings', 'packages/events', 'packages/dev-idp', 'packages/license-client', 'packages/paste-cli', 'apps/paste', 'apps/license'];
 
 // File names each suite takes, and leaves to the others.
 const patterns: Record<Suite, { include: string; exclude: string[] }> = {

@@ -17,7 +17,8 @@
  * fails the benchmark.
  *
  * Environment: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 32),
- * BENCH_ROUNDS (default 3), BENCH_ROUTES (subset of post,get,raw,floor), BENCH_PROFILE (folder
+ * BENCH_ROUNDS (default 3), BENCH_ROUTES (subset of post,get,raw,epost,eraw,floor; epost and eraw
+ * are the same two routes with an end-to-end encrypted paste's envelope), BENCH_PROFILE (folder
  * for a CPU profile of the servers).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -31,6 +32,7 @@ import { loadConfig } from '@app/config';
 import { createLogger } from '@app/http';
 import { createPasteRepository } from '../src/pastes/paste.repository.js';
 import { startPasteService } from '../src/server.js';
+import { newKey, seal } from '../../../packages/paste-cli/src/envelope.js';
 import { cpuSeconds, idleShare, machineCpu } from '../../../scripts/bench/cpu-usage.js';
 
 interface Ports { paste: number; bare: number; backend: string; slug: string }
@@ -69,12 +71,17 @@ async function serve(): Promise<void> {
     "INSERT INTO pastes (slug, content) VALUES ('benchmark', $1) RETURNING slug", [content])).rows[0]!.slug;
   // The raw view counts its views on a paste of its own, so each route's count is checked alone.
   await database.pool.query("INSERT INTO pastes (slug, content) VALUES ('benchraw', $1)", [content]);
+  // An encrypted paste of the same text, for the raw view of encrypted pastes (the envelope as JSON).
+  const envelope = JSON.stringify(await seal({ content, language: 'javascript' }, newKey()));
+  await database.pool.query("INSERT INTO pastes (slug, content, encrypted) VALUES ('benchenc', $1, true)", [envelope]);
   // The parent asks for the counts it checks after each route's runs.
   process.on('message', (message) => {
     if (message !== 'counts') return;
     void database.pool.query<Counts>(
       `SELECT count(*)::int AS pastes, coalesce(sum(views_count) FILTER (WHERE slug = 'benchmark'), 0)::int AS views,
-              coalesce(sum(views_count) FILTER (WHERE slug = 'benchraw'), 0)::int AS "rawViews" FROM pastes`,
+              coalesce(sum(views_count) FILTER (WHERE slug = 'benchraw'), 0)::int AS "rawViews",
+              count(*) FILTER (WHERE encrypted)::int AS "encryptedPastes",
+              coalesce(sum(views_count) FILTER (WHERE slug = 'benchenc'), 0)::int AS "encryptedRawViews" FROM pastes`,
     ).then(({ rows }) => process.send?.({ counts: rows[0] }));
   });
   process.send?.({ paste: service.running.port, bare: barePort, backend: database.mode, slug } satisfies Ports);
@@ -96,7 +103,7 @@ function startServers(): Promise<{ child: ChildProcess; ports: Ports }> {
   });
 }
 
-interface Counts { pastes: number; views: number; rawViews: number }
+interface Counts { pastes: number; views: number; rawViews: number; encryptedPastes: number; encryptedRawViews: number }
 
 function counts(child: ChildProcess): Promise<Counts> {
   return new Promise((resolve) => {
@@ -171,7 +178,7 @@ async function main(): Promise<void> {
     const bareOptions = { url: `http://127.0.0.1:${ports.bare}/` };
     await autocannon({ ...bareOptions, connections: CONNECTIONS, duration: 2 });
     // BENCH_ROUTES=post,get,raw,floor (default all) picks routes, e.g. to profile one.
-    const only = (process.env.BENCH_ROUTES ?? 'post,get,raw,floor').split(',');
+    const only = (process.env.BENCH_ROUTES ?? 'post,get,raw,epost,eraw,floor').split(',');
     const rows: Compared[] = [];
     let exact = true;
     if (only.includes('post')) {
@@ -191,6 +198,21 @@ async function main(): Promise<void> {
       const row = await compare(pid, 'GET /paste/:slug/raw', bareOptions, { url: `${paste}/paste/benchraw/raw` }, async () => (await counts(child)).rawViews);
       rows.push(row);
       exact = report('raw views counted', row) && exact;
+    }
+    if (only.includes('epost')) {
+      // What the form and the CLI send: the envelope of the same snippet (the server only checks and stores it).
+      const encrypted = await seal({ content: 'const greeting = "hello";\nconsole.log(greeting);\n' }, newKey());
+      const row = await compare(pid, 'POST /api/paste (encrypted)', bareOptions, {
+        url: `${paste}/api/paste`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ encrypted }),
+      }, async () => (await counts(child)).encryptedPastes);
+      rows.push(row);
+      exact = report('encrypted pastes created', row) && exact;
+    }
+    if (only.includes('eraw')) {
+      const row = await compare(pid, 'GET /paste/:slug/raw (encrypted)', bareOptions, { url: `${paste}/paste/benchenc/raw` },
+        async () => (await counts(child)).encryptedRawViews);
+      rows.push(row);
+      exact = report('encrypted raw views counted', row) && exact;
     }
     if (only.includes('floor')) {
       rows.push(await compare(pid, '(reference) bare Express + the view UPDATE only', bareOptions, { url: `http://127.0.0.1:${ports.bare}/view-only` }));

@@ -11,11 +11,25 @@
   var deleteForm = document.getElementById('delete-form');
   if (deleteForm) setUpDeleteForm(deleteForm);
 
+  Array.prototype.forEach.call(document.querySelectorAll('form[data-keeps-key]'), keepKeyThroughForm);
+
+  var sharedLink = document.getElementById('paste-link');
+  if (sharedLink && sharedLink.hasAttribute('data-encrypted')) addKeyToLink(sharedLink);
+
   function setUpCreateForm(form) {
     var errorBox = document.getElementById('form-error');
     var submit = document.getElementById('submit');
     var reveal = form.elements.revealOnClick;
     var revealTouched = false;
+    var encrypt = form.elements.encrypt;
+
+    // WebCrypto exists only in a secure context (https, or localhost): elsewhere the form says
+    // so and makes a plain paste, which the server can read.
+    if (encrypt && !(window.isSecureContext && window.crypto && window.crypto.subtle)) {
+      encrypt.checked = false;
+      encrypt.disabled = true;
+      document.getElementById('encrypt-unavailable').hidden = false;
+    }
 
     // "Reveal on click" follows the view limit until the creator sets it themselves: a paste
     // with a view limit should not be used up by a chat's link preview.
@@ -50,9 +64,28 @@
       if (form.elements.title && form.elements.title.value.trim() !== '') body.title = form.elements.title.value.trim();
       if (form.elements.language && form.elements.language.value !== 'auto') body.language = form.elements.language.value;
 
+      var encrypting = encrypt && encrypt.checked;
+      if (encrypting && !window.pasteEnvelope) {
+        showError('The encryption script has not loaded: reload the page, or untick “Encrypt in my browser”.');
+        return;
+      }
+      var key = '';
       submit.disabled = true;
-      submit.textContent = 'Creating…';
-      fetch('/api/csrf-token', { credentials: 'same-origin' })
+      submit.textContent = encrypting ? 'Encrypting…' : 'Creating…';
+      // Encrypted: content, title and language go inside the envelope, and the key only into the link's fragment.
+      var sealed = !encrypting ? Promise.resolve(body) : Promise.resolve().then(function () {
+        key = window.pasteEnvelope.newKey();
+        var payload = { content: body.content, title: body.title, language: body.language };
+        return window.pasteEnvelope.seal(payload, key, { password: body.password }).then(function (envelope) {
+          delete body.content;
+          delete body.title;
+          delete body.language;
+          body.encrypted = envelope;
+          return body;
+        });
+      });
+      sealed
+        .then(function () { return fetch('/api/csrf-token', { credentials: 'same-origin' }); })
         .then(function (response) { return response.json(); })
         .then(function (token) {
           return fetch('/api/paste', {
@@ -66,7 +99,7 @@
           return response.json().catch(function () { return {}; }).then(function (data) {
             if (response.ok && data.slug) {
               // The creator's page, not the paste: opening the paste would count a view.
-              window.location.assign('/paste/' + encodeURIComponent(data.slug) + '/created');
+              window.location.assign('/paste/' + encodeURIComponent(data.slug) + '/created' + (key ? '#' + key : ''));
               return;
             }
             if (response.status === 429) showError('Too many requests: ' + (data.error || 'rate limit exceeded') + '. Please try again later.');
@@ -113,6 +146,28 @@
       document.getElementById('delete-token-missing').hidden = false;
       document.getElementById('delete-button').disabled = true;
     }
+  }
+
+  // An encrypted paste's key lives in the fragment, which a form's action would drop: the
+  // "Show paste" and password forms post to an address that carries it on, and a password is
+  // handed to the next page (this tab only, read once), where it is part of the key.
+  function keepKeyThroughForm(form) {
+    form.addEventListener('submit', function () {
+      var hash = window.location.hash;
+      if (!hash || hash === '#') return;
+      form.action = form.getAttribute('action').split('#')[0] + hash;
+      var password = form.elements.password;
+      if (password && password.value) {
+        try { window.sessionStorage.setItem('paste-password:' + form.getAttribute('data-keeps-key'), password.value); } catch (ignored) { /* storage off: the next page asks */ }
+      }
+    });
+  }
+
+  // The creator's page of an encrypted paste: the key came along in this page's fragment.
+  function addKeyToLink(input) {
+    var hash = window.location.hash;
+    if (hash && hash !== '#') input.value = input.value + hash;
+    else document.getElementById('key-missing').hidden = false;
   }
 
   function fallbackCopy(text) {

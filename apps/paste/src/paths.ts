@@ -5,3 +5,8 @@ import path from 'node:path';
 export const publicDir = path.resolve(import.meta.dirname, '../public');
 export const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 export const viewsDir = path.resolve(import.meta.dirname, '../views');
+/**
+ * The encrypted paste format, one file shared with the command line (packages/paste-cli): the
+ * pages load it as /static/envelope.js.
+ */
+export const envelopeModule = path.resolve(import.meta.dirname, '../../../packages/paste-cli/src/envelope.js');

@@ -34,6 +34,8 @@ describe.skipIf(!executablePath)(`the creator's pages in a browser (${testDataba
       await page.goto(`${site.baseUrl}/`);
       await page.getByLabel('Content').fill('meet at the north gate at 9');
       await page.getByLabel('Expire after views').fill('1');
+      // A plain paste, which the server renders (encrypted ones: encrypted-browser.test.ts).
+      await page.getByLabel('Encrypt in my browser').uncheck();
       await page.getByRole('button', { name: 'Create paste' }).click();
 
       await page.waitForURL(/\/paste\/[A-Za-z0-9]{8}\/created$/);
@@ -85,6 +87,8 @@ describe.skipIf(!executablePath)(`the creator's pages in a browser (${testDataba
       await page.goto(`${site.baseUrl}/`);
       await page.getByLabel('Content').fill('dark mode');
       await page.getByLabel('Password').fill('swordfish');
+      // A plain paste, which the server renders (encrypted ones: encrypted-browser.test.ts).
+      await page.getByLabel('Encrypt in my browser').uncheck();
       await page.getByRole('button', { name: 'Create paste' }).click();
       await page.waitForURL(/\/created$/);
       expect(await page.locator('.limits').innerText()).toMatch(/Password protected\s+Yes/);

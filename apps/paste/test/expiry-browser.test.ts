@@ -40,6 +40,8 @@ describe.skipIf(!executablePath)(`time limits and reveal on click in a browser (
       expect(await reveal.isChecked()).toBe(true);
       await page.getByLabel('Expire after time').selectOption({ label: '1 hour' });
       expect(await capture(page, 'paste-form-expiry')).toBeLessThanOrEqual(390);
+      // A plain paste, which the server renders (encrypted ones: encrypted-browser.test.ts).
+      await page.getByLabel('Encrypt in my browser').uncheck();
       await page.getByRole('button', { name: 'Create paste' }).click();
 
       await page.waitForURL(/\/paste\/[A-Za-z0-9]{8}\/created$/);

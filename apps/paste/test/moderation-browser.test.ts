@@ -141,6 +141,8 @@ describe.skipIf(!executablePath)(`the owner's list of pastes and the paste page 
       await page.getByLabel('Language').selectOption({ label: 'Markdown' });
       await page.getByLabel('Content').fill(MARKDOWN);
       expect(await capture(page, 'paste-home-title-language')).toBeLessThanOrEqual(390);
+      // A plain paste, which the server renders (encrypted ones: encrypted-browser.test.ts).
+      await page.getByLabel('Encrypt in my browser').uncheck();
       await page.getByRole('button', { name: 'Create paste' }).click();
       await page.waitForURL(/\/created$/);
       const slug = page.url().split('/').at(-2)!;

@@ -10,7 +10,7 @@ beforeEach(async () => { await site.reset(); });
 
 interface Listed {
   slug: string; title: string | null; createdAt: string; size: number; viewsCount: number;
-  maxViews: number | null; expiresAt: string | null; passwordProtected: boolean;
+  maxViews: number | null; expiresAt: string | null; passwordProtected: boolean; encrypted: boolean;
 }
 
 const asOwner = async () => ({ Cookie: (await site.session(OWNER_ID)).cookie });
@@ -43,11 +43,11 @@ describe(`GET /api/pastes (${testDatabaseBackend()})`, () => {
     expect(response.body.pastes).toEqual([
       {
         slug: second, title: null, createdAt: expect.any(String), size: 15, viewsCount: 0, maxViews: 3,
-        expiresAt: null, passwordProtected: true,
+        expiresAt: null, passwordProtected: true, encrypted: false,
       },
       {
         slug: first, title: 'Greeting', createdAt: expect.any(String), size: 6, viewsCount: 1, maxViews: null,
-        expiresAt: null, passwordProtected: false,
+        expiresAt: null, passwordProtected: false, encrypted: false,
       },
     ]);
     expect(new Date(response.body.pastes[0].createdAt).toISOString()).toBe(response.body.pastes[0].createdAt);

@@ -70,6 +70,8 @@ describe.skipIf(!executablePath)(`every paste page at 1280 and 390 px (${testDat
     await page.goto(`${site.baseUrl}/`);
     await page.getByLabel('Content').fill(CODE);
     await page.getByLabel('Expire after views').fill('5');
+    // A plain paste, which the server renders (encrypted ones: encrypted-browser.test.ts).
+    await page.getByLabel('Encrypt in my browser').uncheck();
     await page.getByRole('button', { name: 'Create paste' }).click();
     await page.waitForURL(/\/created$/);
     widths.created = await capture(page, 'created');

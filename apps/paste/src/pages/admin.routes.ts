@@ -39,7 +39,7 @@ export function adminRoutes(deps: {
       const q = query.q?.trim() ?? '';
       const cursor = query.cursor ? decodeListCursor(query.cursor) : undefined;
       const [stats, keys, list] = await Promise.all([
-        deps.stats.get(), deps.apiKeys.list(), deps.moderation.list({ q, cursor, limit: ADMIN_PAGE_SIZE }),
+        deps.stats.dashboard(), deps.apiKeys.list(), deps.moderation.list({ q, cursor, limit: ADMIN_PAGE_SIZE }),
       ]);
       res.set('Cache-Control', 'no-store')
         .render('admin/dashboard', adminData(deps.settings.get(), stats, keys, { list, q, paged: cursor !== undefined, now: deps.now() }));

@@ -1,6 +1,7 @@
 import MarkdownIt from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
 import { escapeHtml } from '@app/http';
+import rules from '../../public/markdown-rules.json' with { type: 'json' };
 
 /**
  * Markdown pastes as HTML, in two layers:
@@ -17,24 +18,20 @@ import { escapeHtml } from '@app/http';
  */
 export type CodeHighlighter = (code: string, language: string) => string | undefined;
 
+/**
+ * The allow-list (public/markdown-rules.json) is shared with the browser, whose DOMPurify cleans
+ * encrypted pastes, rendered there, by the same rules. Table column alignment: markdown-it writes
+ * `style="text-align:right"`; only that survives.
+ */
 const sanitizeOptions: sanitizeHtml.IOptions = {
-  allowedTags: [
-    'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'blockquote', 'pre', 'code', 'em', 'strong', 's', 'span',
-    'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'a',
-  ],
-  allowedAttributes: {
-    a: ['href', 'title', 'rel'],
-    ol: ['start'],
-    // Table column alignment: markdown-it writes `style="text-align:right"`; only that survives.
-    th: ['style'],
-    td: ['style'],
-  },
-  allowedStyles: { '*': { 'text-align': [/^(left|right|center)$/] } },
-  allowedClasses: { code: ['hljs'], span: ['hljs-*'] },
-  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedTags: rules.tags,
+  allowedAttributes: rules.attributes,
+  allowedStyles: { '*': Object.fromEntries(Object.entries(rules.styles).map(([name, pattern]) => [name, [new RegExp(pattern)]])) },
+  allowedClasses: rules.classes,
+  allowedSchemes: rules.schemes,
   allowedSchemesAppliedToAttributes: ['href'],
   allowProtocolRelative: false,
-  transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'nofollow noopener' }) },
+  transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: rules.linkRel }) },
 };
 
 export function createMarkdownRenderer(highlightCode: CodeHighlighter) {

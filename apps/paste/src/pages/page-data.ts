@@ -3,8 +3,8 @@ import type { PasteSummary, ViewedPaste } from '../pastes/paste.repository.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { autoDeleteChoices, slugCharacterSets } from '../settings/settings.schema.js';
 import type { PasteList } from '../pastes/moderation.schema.js';
-import { humanBytes, type Statistics } from '../stats/stats.service.js';
-import { languageChoices } from '../pastes/languages.js';
+import { humanBytes, type DashboardStatistics } from '../stats/stats.service.js';
+import { AUTO_DETECT_LANGUAGES, languageChoices } from '../pastes/languages.js';
 import type { Highlighted } from './highlight.js';
 import { shortDate, siteView } from './site-view.js';
 import { expiresText, EXPIRY_PRESETS } from './expiry-text.js';
@@ -25,7 +25,7 @@ function formatSize(megabytes: number): string {
 
 export function homeData(settings: PasteSettings, signInError: string | undefined) {
   return {
-    site: siteView(settings), title: '', script: true,
+    site: siteView(settings), title: '', script: true, modules: ['/static/paste-form.js'],
     notice: signInError && Object.hasOwn(signInErrors, signInError) ? signInErrors[signInError] : undefined,
     maxSize: formatSize(settings.maxPasteSize),
     expiryOptions: EXPIRY_PRESETS.map(({ seconds, label }) => ({ value: seconds === null ? '' : String(seconds), label })),
@@ -63,6 +63,36 @@ export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Hig
   };
 }
 
+/** The module scripts of an encrypted paste's page: the format, then the page that decrypts and renders. */
+const decryptScripts = ['/static/vendor/markdown-it/markdown-it.umd.min.js', '/static/vendor/dompurify/purify.min.js', '/static/vendor/highlight/highlight.min.js'];
+
+/**
+ * An end-to-end encrypted paste's page: the counts and limits the server knows, and the envelope
+ * for the page's script, which decrypts it with the link's key and renders it (Markdown sanitised
+ * by the same allow-list as the server's, code highlighted) in the browser.
+ */
+export function encryptedPasteData(settings: PasteSettings, paste: ViewedPaste, now: Date = new Date()) {
+  const views = paste.maxViews === null
+    ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
+    : `${paste.viewsCount} of ${paste.maxViews} views`;
+  return {
+    site: siteView(settings), title: 'Encrypted paste', script: true,
+    scripts: decryptScripts, modules: ['/static/paste-view.js'],
+    paste: {
+      slug: paste.slug,
+      views,
+      lastView: paste.maxViews !== null && paste.viewsCount >= paste.maxViews,
+      createdAt: paste.createdAt.toISOString(),
+      createdAtText: shortDate(paste.createdAt),
+      expires: expiryView(paste.expiresAt, now),
+      // Base64url and digits only (the server checked every field), so it sits in the page as it is.
+      envelope: paste.content.replace(/</g, '\\u003c'),
+      highlight: settings.syntaxHighlighting,
+      autoDetect: AUTO_DETECT_LANGUAGES.join(' '),
+    },
+  };
+}
+
 /** What a link-preview agent gets: the site's name, never the paste. */
 export function previewData(settings: PasteSettings) {
   return { site: siteView(settings), title: '' };
@@ -70,11 +100,11 @@ export function previewData(settings: PasteSettings) {
 
 /** The "Show paste" page of a reveal-on-click paste: no content, a password field when it needs one. */
 export function revealData(settings: PasteSettings, slug: string, needsPassword: boolean, error?: string) {
-  return { site: siteView(settings), title: 'Show paste', slug, needsPassword, error };
+  return { site: siteView(settings), title: 'Show paste', script: true, slug, needsPassword, error };
 }
 
 export function passwordData(settings: PasteSettings, slug: string, error?: string) {
-  return { site: siteView(settings), title: 'Password required', slug, error };
+  return { site: siteView(settings), title: 'Password required', script: true, slug, error };
 }
 
 export interface CreatedPageInput {
@@ -108,6 +138,7 @@ export function createdData(settings: PasteSettings, input: CreatedPageInput) {
     expires: expiryView(paste.expiresAt, input.now),
     revealOnClick: paste.revealOnClick,
     previewFetches: paste.previewFetches,
+    encrypted: paste.encrypted,
   };
 }
 
@@ -201,7 +232,8 @@ function adminPastesData({ list, q, paged, now }: AdminPastesInput) {
     rows: list.pastes.map((paste) => ({
       cells: [
         { text: paste.slug, href: `/paste/${paste.slug}`, badge: stateBadge(paste, now) },
-        paste.title ?? '—', humanBytes(paste.size), String(paste.viewsCount), limitsText(paste), shortDate(new Date(paste.createdAt)),
+        // The server cannot read an encrypted paste's title (nor its text): the size is its ciphertext's.
+        paste.encrypted ? 'Encrypted paste' : paste.title ?? '—', humanBytes(paste.size), String(paste.viewsCount), limitsText(paste), shortDate(new Date(paste.createdAt)),
       ],
       actions: [{ label: 'Delete', danger: true, attributes: { 'data-delete-paste': paste.slug, 'aria-label': `Delete paste ${paste.slug}` } }],
     })),
@@ -213,7 +245,7 @@ function adminPastesData({ list, q, paged, now }: AdminPastesInput) {
   };
 }
 
-export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiKeySummary[], pastes: AdminPastesInput) {
+export function adminData(settings: PasteSettings, stats: DashboardStatistics, keys: ApiKeySummary[], pastes: AdminPastesInput) {
   return {
     site: siteView(settings), title: 'Site settings', script: true, bodyClass: 'admin', currentPage: 'admin',
     pastes: adminPastesData(pastes),
@@ -223,7 +255,7 @@ export function adminData(settings: PasteSettings, stats: Statistics, keys: ApiK
       ...[
         ['Views', stats.totalViews], ['Last 30 days', stats.last30Days],
         ['API requests', stats.apiUsage], ['Average size', stats.avgPasteSize], ['Most viewed', stats.mostViewed],
-        ['Average views', stats.avgViews], ['Storage', stats.storageUsed],
+        ['Average views', stats.avgViews], ['Storage', stats.storageUsed], ['Encrypted', stats.encryptedPastes],
       ].map(([label, value]) => ({ label, value, note: undefined })),
     ],
     forms: [

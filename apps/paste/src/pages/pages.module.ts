@@ -1,4 +1,6 @@
-import express from 'express';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import express, { type RequestHandler } from 'express';
 import type { SettingsStore } from '@app/settings';
 import { UI_STATIC_PATH, uiStatic } from '@app/ui';
 import type { ApiKeyService } from '../api-keys/api-key.service.js';
@@ -8,8 +10,26 @@ import type { PasteSettings } from '../settings/settings.schema.js';
 import type { StatsService } from '../stats/stats.service.js';
 import type { ModerationService } from '../pastes/moderation.service.js';
 import { adminRoutes } from './admin.routes.js';
-import { publicDir } from '../paths.js';
+import { envelopeModule, publicDir } from '../paths.js';
 import { faviconRoute, pageRoutes } from './pages.routes.js';
+
+const resolvePackage = createRequire(import.meta.url).resolve;
+
+/**
+ * What an encrypted paste's page renders with, served from node_modules (no CDN): the browser
+ * builds of the libraries the server renders plain pastes with (markdown-it, highlight.js of the
+ * same version), and DOMPurify as the second wall in place of sanitize-html.
+ */
+const vendorFolders = [
+  { path: '/static/vendor/markdown-it', dir: path.join(path.dirname(resolvePackage('markdown-it')), 'browser') },
+  { path: '/static/vendor/dompurify', dir: path.dirname(resolvePackage('dompurify')) },
+  { path: '/static/vendor/highlight', dir: path.dirname(resolvePackage('@highlightjs/cdn-assets/package.json')) },
+];
+
+const sendFile = (file: string): RequestHandler => (req, res, next) => {
+  if (req.path !== '/' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+  res.sendFile(file, { maxAge: '1h' });
+};
 
 /** The home page and the owner's dashboard. */
 export function pagesModule(deps: {
@@ -24,6 +44,8 @@ export function pagesModule(deps: {
     name: 'pages',
     staticFiles: [
       { path: UI_STATIC_PATH, handler: uiStatic() },
+      { path: '/static/envelope.js', handler: sendFile(envelopeModule) },
+      ...vendorFolders.map(({ path: at, dir }) => ({ path: at, handler: express.static(dir, { index: false, maxAge: '1h' }) })),
       { path: '/static', handler: express.static(publicDir, { index: false, maxAge: '1h' }) },
     ],
     sessionlessRoutes: [faviconRoute(deps.settings)],

@@ -45,7 +45,8 @@ export function creatorRoutes(deps: {
         if (!entry) throw appError('PASTE_NOT_FOUND');
         const paste = await service.summary(slug);
         const { link, deleteUrl } = service.links(slug, entry.deleteToken);
-        const qrSvg = await qrCodeSvg(link, `QR code of ${link}`);
+        // An encrypted paste's link needs the key, which only the creator's browser has: no QR code of it here.
+        const qrSvg = paste.encrypted ? '' : await qrCodeSvg(link, `QR code of ${link}`);
         res.render('pastes/created', createdData(settings.get(), {
           paste, link, deleteUrl, qrSvg, availableMinutes: CREATED_PAGE_TTL_MS / 60_000, now: deps.now(),
         }));

@@ -7,12 +7,14 @@ export interface PasteListRow {
   slug: string;
   title: string | null;
   createdAt: Date;
-  /** UTF-8 bytes of the content. */
+  /** UTF-8 bytes of the content; of an encrypted paste, of its ciphertext. */
   size: number;
   viewsCount: number;
   maxViews: number | null;
   expiresAt: Date | null;
   passwordProtected: boolean;
+  /** End-to-end encrypted: the title is inside the ciphertext, unknown here (null). */
+  encrypted: boolean;
   /** created_at with its microseconds, as the cursor keeps it. */
   cursorAt: string;
 }
@@ -35,8 +37,10 @@ export function createModerationRepository(db: Queryable) {
   return {
     async list(query: PasteListQuery): Promise<PasteListRow[]> {
       const { rows } = await db.query<PasteListRow>(
-        `SELECT id, slug, title, created_at AS "createdAt", octet_length(content) AS size, views_count AS "viewsCount",
-                max_views AS "maxViews", expires_at AS "expiresAt", password_hash IS NOT NULL AS "passwordProtected",
+        `SELECT id, slug, title, created_at AS "createdAt", views_count AS "viewsCount",
+                -- An envelope's ciphertext is unpadded base64url: 3 bytes per 4 characters.
+                CASE WHEN encrypted THEN length(content::json->>'ciphertext') * 3 / 4 ELSE octet_length(content) END AS size,
+                max_views AS "maxViews", expires_at AS "expiresAt", password_hash IS NOT NULL AS "passwordProtected", encrypted,
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "cursorAt"
            FROM pastes
           WHERE ($1::text IS NULL OR strpos(lower(slug), lower($1)) > 0 OR strpos(lower(coalesce(title, '')), lower($1)) > 0)

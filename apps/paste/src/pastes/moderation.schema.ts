@@ -23,11 +23,12 @@ export const pasteListItemSchema = z.object({
   slug: z.string(),
   title: z.string().nullable(),
   createdAt: z.string().describe('ISO 8601'),
-  size: z.number().int().describe('Content size in bytes (UTF-8)'),
+  size: z.number().int().describe('Content size in bytes (UTF-8); of an encrypted paste, its ciphertext\'s'),
   viewsCount: z.number().int(),
   maxViews: z.number().int().nullable(),
   expiresAt: z.string().nullable().describe('ISO 8601, or null: no time limit'),
   passwordProtected: z.boolean(),
+  encrypted: z.boolean().describe('End-to-end encrypted: title null, the content unreadable to the server'),
 });
 
 export const pasteListSchema = z.object({

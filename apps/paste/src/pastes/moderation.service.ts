@@ -29,6 +29,7 @@ export function createModerationService(deps: { repository: ModerationRepository
           maxViews: row.maxViews,
           expiresAt: row.expiresAt ? row.expiresAt.toISOString() : null,
           passwordProtected: row.passwordProtected,
+          encrypted: row.encrypted,
         })),
         nextCursor: rows.length > limit && last ? encodeListCursor({ createdAt: last.cursorAt, id: last.id }) : null,
       };

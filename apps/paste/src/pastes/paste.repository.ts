@@ -5,17 +5,19 @@ import type { pastesTable } from './paste.table.js';
 type PasteRow = typeof pastesTable.$inferSelect;
 
 export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'maxViews'>
-  & Partial<Pick<PasteRow, 'expiresAt' | 'revealOnClick' | 'title'>> & {
+  & Partial<Pick<PasteRow, 'expiresAt' | 'revealOnClick' | 'title' | 'encrypted'>> & {
   /** Missing or null: the column's default (`auto`). */
   language?: string | null;
   /** SHA-256 (hex) of the delete token. */
   deleteTokenHash: string;
 };
 
-export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt' | 'expiresAt' | 'title' | 'language'> & { hasPassword: boolean };
+/** `content` is the envelope (JSON) when `encrypted`. */
+export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt' | 'expiresAt' | 'title' | 'language' | 'encrypted'>
+  & { hasPassword: boolean };
 
 /** What the creator's page shows: the limits and the count so far, never the content. */
-export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | 'createdAt' | 'expiresAt' | 'revealOnClick' | 'previewFetches'>
+export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | 'createdAt' | 'expiresAt' | 'revealOnClick' | 'previewFetches' | 'encrypted'>
   & { hasPassword: boolean };
 
 /**
@@ -30,10 +32,10 @@ const EXPIRED_SQL = '((p.max_views IS NOT NULL AND p.views_count >= p.max_views)
 const LIVE_SQL = '(p.max_views IS NULL OR p.views_count < p.max_views) AND (p.expires_at IS NULL OR p.expires_at > now())';
 
 const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount", p.max_views AS "maxViews",
-  p.created_at AS "createdAt", p.expires_at AS "expiresAt", p.password_hash IS NOT NULL AS "hasPassword", p.title, p.language`;
+  p.created_at AS "createdAt", p.expires_at AS "expiresAt", p.password_hash IS NOT NULL AS "hasPassword", p.title, p.language, p.encrypted`;
 
 /** The columns of batchViewColumns, read back from the `viewed` CTE that also counts the views in the statistics. */
-const viewedColumns = 'id, slug, content, "viewsCount", "maxViews", "createdAt", "expiresAt", "hasPassword", title, language';
+const viewedColumns = 'id, slug, content, "viewsCount", "maxViews", "createdAt", "expiresAt", "hasPassword", title, language, encrypted';
 
 /**
  * A CTE that lets this transaction's commit return before the disk flush
@@ -93,19 +95,20 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       sent.map((item) => item.paste.deleteTokenHash),
       sent.map((item) => item.paste.expiresAt?.toISOString() ?? null), sent.map((item) => item.paste.revealOnClick ?? false),
       sent.map((item) => item.paste.title ?? null), sent.map((item) => item.paste.language ?? 'auto'),
+      sent.map((item) => item.paste.encrypted ?? false),
     ];
     let usage = '';
     if (apiUsage) {
       values.push(sent.map((item) => item.countApiUsage), apiUsageShard());
-      usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$10', shard: '$11' })})`;
+      usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$11', shard: '$12' })})`;
     }
     const { rows } = await db.query<{ slug: string }>({
       // Named: parsed and planned once per connection (see `viewBatch`).
       name: apiUsage ? 'paste-insert-batch-api' : 'paste-insert-batch',
       text: `WITH inserted AS (
-         INSERT INTO pastes (slug, content, password_hash, max_views, delete_token_hash, expires_at, reveal_on_click, title, language)
+         INSERT INTO pastes (slug, content, password_hash, max_views, delete_token_hash, expires_at, reveal_on_click, title, language, encrypted)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::integer[], $5::text[],
-                              $6::timestamptz[], $7::boolean[], $8::text[], $9::text[])
+                              $6::timestamptz[], $7::boolean[], $8::text[], $9::text[], $10::boolean[])
          ON CONFLICT (slug) DO NOTHING RETURNING slug)${usage}
        SELECT slug FROM inserted`,
       values,
@@ -264,7 +267,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       const { rows } = await db.query<PasteSummary>(
         `SELECT slug, max_views AS "maxViews", views_count AS "viewsCount", password_hash IS NOT NULL AS "hasPassword",
                 created_at AS "createdAt", expires_at AS "expiresAt", reveal_on_click AS "revealOnClick",
-                preview_fetches AS "previewFetches" FROM pastes WHERE slug = $1`, [slug]);
+                preview_fetches AS "previewFetches", encrypted FROM pastes WHERE slug = $1`, [slug]);
       return rows[0];
     },
 

@@ -1,11 +1,12 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { defineRoute, isHttpError, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { Highlighter } from '../pages/highlight.js';
-import { passwordData, pasteData, previewData, revealData } from '../pages/page-data.js';
+import { encryptedPasteData, passwordData, pasteData, previewData, revealData } from '../pages/page-data.js';
+import type { ViewedPaste } from './paste.repository.js';
 import type { PasteService } from './paste.service.js';
 import {
   clearedPastesSchema, createdPasteSchema, createPasteSchema, errorSchema, revealFormSchema, slugParamsSchema, successSchema, verifyPasteSchema,
@@ -15,6 +16,14 @@ import { isPreviewAgent } from './preview-agents.js';
 import { pasteBodyParser } from './paste-body.js';
 import { rememberCreated } from './created.js';
 import { isUnlocked, unlock } from './unlocked.js';
+
+/**
+ * A paste's raw answer: its text, or for an encrypted paste its envelope as JSON (only the link's
+ * key opens it, so there is nothing else to answer).
+ */
+function sendRaw(res: Response, paste: ViewedPaste): void {
+  res.type(paste.encrypted ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8').send(paste.content);
+}
 
 /**
  * The client's address, against which wrong passwords are counted: req.ip, so TRUST_PROXY
@@ -41,6 +50,13 @@ export function pasteRoutes(deps: {
 }): AnyRoute[] {
   const { service, settings, guards } = deps;
   const tags = ['pastes'];
+  // An encrypted paste is never rendered here: its page carries the envelope, and its script decrypts and renders it.
+  const showPaste = (res: Response, paste: ViewedPaste) => {
+    const current = settings.get();
+    if (paste.encrypted) return res.render('pastes/encrypted', encryptedPasteData(current, paste, deps.now()));
+    const code = deps.highlight(paste.id, paste.content, current.syntaxHighlighting, paste.language);
+    res.render('pastes/show', pasteData(current, paste, code, deps.now()));
+  };
   return [
     defineRoute({
       method: 'post', path: '/api/paste', summary: 'Create a paste', tags, guard: guards.pasteCreate,
@@ -48,7 +64,9 @@ export function pasteRoutes(deps: {
         + 'any other caller is an API request (API limit, apiAccess, apiKeyProtection). '
         + 'From the command line: Content-Type text/plain, the body is the content, query parameters maxViews, expiresIn, '
         + 'title, language, header X-Paste-Password; it answers text/plain (the absolute URL and a newline) with the '
-        + 'delete token in the X-Delete-Token header, and errors as text/plain.',
+        + 'delete token in the X-Delete-Token header, and errors as text/plain. '
+        + 'End-to-end encrypted: `encrypted` ({ v: 1, iv, ciphertext, salt with a password }, base64url) in place of content, '
+        + 'title and language; the key stays in the link\'s fragment, and maxPasteSize applies to the ciphertext.',
       // Paste bodies may be far larger than any other body: their parser is sized by maxPasteSize.
       before: [pasteBodyParser(settings)],
       body: createPasteSchema,
@@ -115,9 +133,7 @@ export function pasteRoutes(deps: {
         const result = await service.view(params.slug, isUnlocked(req, params.slug), clientAddress(req));
         if (result.kind === 'locked') return res.render('pastes/password', passwordData(settings.get(), params.slug));
         if (result.kind === 'reveal') return res.render('pastes/reveal', revealData(settings.get(), result.slug, result.needsPassword));
-        const current = settings.get();
-        const code = deps.highlight(result.paste.id, result.paste.content, current.syntaxHighlighting, result.paste.language);
-        res.render('pastes/show', pasteData(current, result.paste, code, deps.now()));
+        showPaste(res, result.paste);
       },
     }),
     defineRoute({
@@ -142,16 +158,14 @@ export function pasteRoutes(deps: {
           }
           throw failure;
         }
-        const current = settings.get();
-        const code = deps.highlight(paste.id, paste.content, current.syntaxHighlighting, paste.language);
-        res.render('pastes/show', pasteData(current, paste, code, deps.now()));
+        showPaste(res, paste);
       },
     }),
     defineRoute({
       method: 'get', path: '/paste/:slug/raw', summary: 'Read a paste as plain text (counts a view)', tags, guard: guards.web,
       params: slugParamsSchema,
       responses: {
-        200: text('The content'), 401: text('Password required'), 404: text('Not found'),
+        200: text('The content; for an encrypted paste its envelope, as application/json'), 401: text('Password required'), 404: text('Not found'),
         405: text('A reveal-on-click paste: POST /paste/{slug}/raw'), 410: text('Expired'),
       },
       // Plain text under the same rules; its errors are plain text too.
@@ -173,7 +187,7 @@ export function pasteRoutes(deps: {
             res.status(refused.status).set('Allow', 'POST').type('text/plain').send(`${refused.message}\n`);
             return;
           }
-          res.type('text/plain; charset=utf-8').send(result.paste.content);
+          sendRaw(res, result.paste);
         } catch (failure) {
           if (!isHttpError(failure) || failure.status >= 500) throw failure;
           res.status(failure.status).type('text/plain').send(`${failure.message}\n`);
@@ -186,14 +200,14 @@ export function pasteRoutes(deps: {
       params: slugParamsSchema,
       body: revealFormSchema,
       responses: {
-        200: text('The content'), 400: text('Password is required'), 401: text('Incorrect password'),
+        200: text('The content; for an encrypted paste its envelope, as application/json'), 400: text('Password is required'), 401: text('Incorrect password'),
         404: text('Not found'), 410: text('Expired'), 429: text('Too many attempts'),
       },
       handler: async ({ params: { slug }, body, req, res }) => {
         res.set('Cache-Control', 'no-store');
         try {
           const paste = await service.reveal(slug, isUnlocked(req, slug), body.password, clientAddress(req));
-          res.type('text/plain; charset=utf-8').send(paste.content);
+          sendRaw(res, paste);
         } catch (failure) {
           if (!isHttpError(failure) || failure.status >= 500) throw failure;
           res.status(failure.status).type('text/plain').send(`${failure.message}\n`);

@@ -23,6 +23,26 @@ export const MAX_EXPIRY_SECONDS = 31_536_000;
 /** ISO 8601 date and time, with `Z` or an offset (`2026-01-31T12:00:00Z`, `2026-01-31T13:00:00+01:00`). */
 const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 
+/** Unpadded base64url of `bytes` bytes (16 characters for 12, 22 for 16). */
+const base64UrlOf = (bytes: number) => new RegExp(`^[A-Za-z0-9_-]{${Math.ceil((bytes * 4) / 3)}}$`);
+
+/**
+ * An end-to-end encrypted paste as the browser or the command line sends it (the format is
+ * packages/paste-cli/src/envelope.js): AES-256-GCM's iv (12 bytes) and ciphertext with its tag
+ * (at least 16 bytes), and the PBKDF2 salt (16 bytes) when a password went into the key. Other
+ * fields are dropped, so nothing readable rides along into the database.
+ */
+export const envelopeSchema = z.object({
+  v: z.literal(1, { error: 'encrypted.v must be 1' }),
+  iv: z.string({ error: 'encrypted.iv must be 12 bytes in base64url' }).regex(base64UrlOf(12), 'encrypted.iv must be 12 bytes in base64url'),
+  salt: z.string({ error: 'encrypted.salt must be 16 bytes in base64url' }).regex(base64UrlOf(16), 'encrypted.salt must be 16 bytes in base64url').optional(),
+  ciphertext: z.string({ error: 'encrypted.ciphertext must be base64url' })
+    .min(22, 'encrypted.ciphertext must hold at least the 16-byte tag')
+    .regex(/^[A-Za-z0-9_-]+$/, 'encrypted.ciphertext must be base64url')
+    .refine((value) => value.length % 4 !== 1, 'encrypted.ciphertext must be base64url'),
+});
+export type EnvelopeInput = z.infer<typeof envelopeSchema>;
+
 /**
  * POST /api/paste. `content` is checked by the service (its own error texts); forms send
  * maxViews as text, so "3" is accepted like 3.
@@ -45,6 +65,8 @@ export const createPasteSchema = z.object({
   revealOnClick: z.preprocess(booleanText, z.boolean().optional()),
   title: z.preprocess((value) => blankToUndefined(typeof value === 'string' ? value.trim() : value), z.string().max(200).optional()),
   /** Stored by its canonical name: `js` becomes `javascript`. */
+  /** In place of content, title and language: the server stores this envelope and never reads it. */
+  encrypted: z.preprocess((value) => (value === null ? undefined : value), envelopeSchema.optional()),
   language: z.preprocess(blankToUndefined, z.string().max(100)
     .refine((value) => canonicalLanguage(value) !== undefined, {
       message: 'language must be auto, plaintext, markdown or a language highlight.js knows (such as javascript, python or bash)',
@@ -54,6 +76,17 @@ export const createPasteSchema = z.object({
 }).superRefine((value, context) => {
   if (value.expiresIn !== undefined && value.expiresAt !== undefined) {
     context.addIssue({ code: 'custom', path: ['expiresAt'], message: 'Give either expiresIn or expiresAt, not both' });
+  }
+  if (value.encrypted === undefined) return;
+  // The title and language of an encrypted paste travel inside it: sent beside it, they would be stored readable.
+  for (const field of ['content', 'title', 'language'] as const) {
+    if (value[field] !== undefined) {
+      context.addIssue({ code: 'custom', path: [field], message: `An encrypted paste carries its ${field} inside encrypted, not beside it` });
+    }
+  }
+  // With a password, the key is derived from the link's key and the password (the salt says so).
+  if ((value.password !== undefined) !== (value.encrypted.salt !== undefined)) {
+    context.addIssue({ code: 'custom', path: ['encrypted', 'salt'], message: 'encrypted.salt comes with a password, and a password with encrypted.salt' });
   }
 });
 export type CreatePasteInput = z.infer<typeof createPasteSchema>;

@@ -6,7 +6,7 @@ import type { PasteSettings } from '../settings/settings.schema.js';
 import { deleteTokenMatches, hashDeleteToken, newDeleteToken } from './delete-token.js';
 import type { PasteRepository, PasteSummary, ViewedPaste } from './paste.repository.js';
 import type { PasswordAttemptsRepository } from './password-attempts.repository.js';
-import { MAX_EXPIRY_SECONDS, type CreatePasteInput } from './paste.schema.js';
+import { MAX_EXPIRY_SECONDS, type CreatePasteInput, type EnvelopeInput } from './paste.schema.js';
 import { generateSlug, type RandomInt } from './slug.js';
 import { DEFAULT_LANGUAGE } from './languages.js';
 
@@ -53,6 +53,7 @@ export interface CreatedPaste {
   expiresAt: Date | null;
   title: string | null;
   language: string;
+  encrypted: boolean;
 }
 
 /** Who asks to delete: the delete token they carry, and whether they are the signed-in owner. */
@@ -123,10 +124,18 @@ export function createPasteService(deps: PasteServiceDeps) {
 
     /** Stores a paste; `viaApi` counts it in apiUsage. */
     async create(input: CreatePasteInput, viaApi: boolean): Promise<CreatedPaste> {
-      const { content } = input;
-      if (content === undefined || content.trim() === '') throw appError('PASTE_CONTENT_EMPTY');
       const { maxPasteSize, slugLength, slugCharacterSet } = settings.get();
-      if (Buffer.byteLength(content, 'utf8') > maxPasteSize * MB) throw tooLong(maxPasteSize);
+      const encrypted = input.encrypted !== undefined;
+      let content: string;
+      if (input.encrypted) {
+        // The limit applies to what is stored: the ciphertext (the encrypted UTF-8 JSON and its tag).
+        if (ciphertextBytes(input.encrypted) > maxPasteSize * MB) throw tooLong(maxPasteSize);
+        content = envelopeText(input.encrypted);
+      } else {
+        if (input.content === undefined || input.content.trim() === '') throw appError('PASTE_CONTENT_EMPTY');
+        content = input.content;
+        if (Buffer.byteLength(content, 'utf8') > maxPasteSize * MB) throw tooLong(maxPasteSize);
+      }
 
       const expiresAt = expiryOf(input, deps.now());
       const passwordHash = input.password ? await bcrypt.hash(input.password, deps.bcryptRounds) : null;
@@ -138,10 +147,13 @@ export function createPasteService(deps: PasteServiceDeps) {
         const slug = generateSlug(slugLength, slugCharacterSet, deps.randomInt);
         const inserted = await repository.insert({
           slug, content, passwordHash, maxViews: input.maxViews ?? null, deleteTokenHash,
-          expiresAt, revealOnClick: input.revealOnClick ?? false, title, language,
+          expiresAt, revealOnClick: input.revealOnClick ?? false, title, language, encrypted,
         }, viaApi);
         if (inserted) {
-          return { slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl, expiresAt, title, language };
+          return {
+            slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl,
+            expiresAt, title, language, encrypted,
+          };
         }
       }
       throw appError('PASTE_NO_FREE_SLUG');
@@ -268,6 +280,17 @@ function expiryOf(input: CreatePasteInput, now: Date): Date | null {
   if (at.getTime() <= now.getTime()) throw invalid('expiresAt', 'expiresAt must be in the future');
   if (at.getTime() > now.getTime() + MAX_EXPIRY_SECONDS * 1000) throw invalid('expiresAt', 'expiresAt must be at most one year ahead');
   return at;
+}
+
+/** Bytes of the ciphertext an envelope carries (unpadded base64url: 3 bytes per 4 characters). */
+function ciphertextBytes(envelope: EnvelopeInput): number {
+  return Math.floor((envelope.ciphertext.length * 3) / 4);
+}
+
+/** The envelope as stored and answered: its known fields only, in one order. */
+function envelopeText(envelope: EnvelopeInput): string {
+  const { v, iv, salt, ciphertext } = envelope;
+  return JSON.stringify(salt === undefined ? { v, iv, ciphertext } : { v, iv, salt, ciphertext });
 }
 
 export function tooLong(maxPasteSize: number): HttpError {

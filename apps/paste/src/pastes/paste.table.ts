@@ -24,6 +24,8 @@ export const pastesTable = pgTable('pastes', {
   revealOnClick: boolean('reveal_on_click').notNull().default(false),
   /** Fetches by link-preview agents and HEAD requests, which never count as views. */
   previewFetches: integer('preview_fetches').notNull().default(0),
+  /** `content` is the envelope of an end-to-end encrypted paste (JSON of v, iv, salt?, ciphertext): the server cannot read it. */
+  encrypted: boolean('encrypted').notNull().default(false),
 }, (table) => [
   // Newest first, with the id as tie-breaker: the owner's list pages through it by (created_at, id).
   index('pastes_created_at_id_idx').on(table.createdAt, table.id),

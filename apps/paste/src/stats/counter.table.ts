@@ -17,4 +17,6 @@ export const pasteStatsTable = pgTable('paste_stats', {
   views: bigint('views', { mode: 'number' }).notNull().default(0),
   chars: bigint('chars', { mode: 'number' }).notNull().default(0),
   bytes: bigint('bytes', { mode: 'number' }).notNull().default(0),
+  /** End-to-end encrypted pastes among `pastes` (0008_encrypted_pastes.sql). */
+  encrypted: bigint('encrypted', { mode: 'number' }).notNull().default(0),
 }, (table) => [primaryKey({ columns: [table.day, table.shard] })]);

@@ -43,6 +43,7 @@ export interface PasteAggregates {
   mostViewed: number;
   bytes: number;
   apiUsage: number;
+  encrypted: number;
 }
 
 export function createStatsRepository(db: Queryable) {
@@ -64,12 +65,13 @@ export function createStatsRepository(db: Queryable) {
                  ((now() - interval '30 days') AT TIME ZONE 'UTC')::date AS since_day),
         kept AS (
           SELECT coalesce(sum(s.pastes), 0) AS pastes, coalesce(sum(s.views), 0) AS views,
-                 coalesce(sum(s.chars), 0) AS chars, coalesce(sum(s.bytes), 0) AS bytes,
+                 coalesce(sum(s.chars), 0) AS chars, coalesce(sum(s.bytes), 0) AS bytes, coalesce(sum(s.encrypted), 0) AS encrypted,
                  coalesce(sum(s.pastes) FILTER (WHERE s.day > bound.since_day), 0) AS recent
             FROM paste_stats s, bound),
         gone AS (
           SELECT count(*) AS pastes, coalesce(sum(p.views_count), 0) AS views,
                  coalesce(sum(char_length(p.content)), 0) AS chars, coalesce(sum(octet_length(p.content)), 0) AS bytes,
+                 count(*) FILTER (WHERE p.encrypted) AS encrypted,
                  count(*) FILTER (WHERE p.created_at > bound.since) AS recent
             FROM pastes p, bound WHERE p.expires_at <= now()),
         -- The bounds are written out, not read from \`bound\`: the planner then estimates the
@@ -86,6 +88,7 @@ export function createStatsRepository(db: Queryable) {
                coalesce((SELECT p.views_count FROM pastes p WHERE p.expires_at IS NULL OR p.expires_at > now()
                           ORDER BY p.views_count DESC LIMIT 1), 0)::int AS "mostViewed",
                (kept.bytes - gone.bytes)::bigint AS "bytes",
+               (kept.encrypted - gone.encrypted)::int AS "encrypted",
                coalesce((SELECT sum(value) FROM paste_counters WHERE name LIKE 'api\\_usage:%'), 0)::bigint AS "apiUsage"
           FROM kept, gone, edge`);
       return rows[0]!;

@@ -11,6 +11,14 @@ export interface Statistics {
   storageUsed: string;
 }
 
+/**
+ * The owner's dashboard: the specification's figures, and how many of the pastes are end-to-end
+ * encrypted. GET /api/stats keeps exactly the specification's fields.
+ */
+export interface DashboardStatistics extends Statistics {
+  encryptedPastes: number;
+}
+
 const units = ['B', 'KB', 'MB', 'GB'] as const;
 
 /** `"512 B"`, `"12.4 KB"`, `"3.0 MB"`: binary units, one decimal above bytes. */
@@ -25,20 +33,27 @@ export function humanBytes(bytes: number): string {
 }
 
 export function createStatsService(repository: StatsRepository) {
+  const dashboard = async (): Promise<DashboardStatistics> => {
+    const a = await repository.aggregates();
+    return {
+      totalPastes: a.totalPastes,
+      totalViews: a.totalViews,
+      last30Days: a.last30Days,
+      apiUsage: a.apiUsage,
+      avgPasteSize: `${a.avgChars} characters`,
+      mostViewed: a.mostViewed,
+      avgViews: a.totalPastes === 0 ? 0 : Math.round((a.totalViews / a.totalPastes) * 100) / 100,
+      storageUsed: humanBytes(a.bytes),
+      encryptedPastes: a.encrypted,
+    };
+  };
   return {
+    /** GET /api/stats: the specification's figures. */
     async get(): Promise<Statistics> {
-      const a = await repository.aggregates();
-      return {
-        totalPastes: a.totalPastes,
-        totalViews: a.totalViews,
-        last30Days: a.last30Days,
-        apiUsage: a.apiUsage,
-        avgPasteSize: `${a.avgChars} characters`,
-        mostViewed: a.mostViewed,
-        avgViews: a.totalPastes === 0 ? 0 : Math.round((a.totalViews / a.totalPastes) * 100) / 100,
-        storageUsed: humanBytes(a.bytes),
-      };
+      const { encryptedPastes: _encrypted, ...statistics } = await dashboard();
+      return statistics;
     },
+    dashboard,
   };
 }
 

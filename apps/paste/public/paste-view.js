@@ -1,0 +1,205 @@
+// An end-to-end encrypted paste's page: decrypts the envelope the server embedded with the key in
+// the link's fragment (and the password, when the paste has one), then renders it as the server
+// renders plain pastes: markdown-it and highlight.js of the same versions, and DOMPurify with the
+// server's own allow-list (markdown-rules.json) as the second wall. The text never leaves the page.
+import { DECRYPT_ERROR, needsPassword, open } from './envelope.js';
+
+const DETECT_SAMPLE = 2000;
+const MAX_HIGHLIGHT_CHARS = 100000;
+const MIN_RELEVANCE = 5;
+const MAX_MARKDOWN_CHARS = 50000;
+
+const card = document.getElementById('encrypted-paste');
+const status = document.getElementById('decrypt-status');
+const form = document.getElementById('decrypt-form');
+const formBox = document.getElementById('decrypt-box');
+const body = document.getElementById('paste-body');
+const source = document.getElementById('paste-source');
+
+const say = (text, error) => {
+  status.textContent = text;
+  status.className = error ? 'alert alert-error' : 'muted';
+  status.hidden = false;
+};
+
+const escapeHtml = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+/** Loads a language highlight.js's browser build leaves out, from the same package; false when there is none. */
+function loadLanguage(name) {
+  if (window.hljs.getLanguage(name)) return Promise.resolve(true);
+  if (!/^[a-z0-9_-]+$/i.test(name)) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const script = document.createElement('script');
+    script.src = `/static/vendor/highlight/languages/${name}.min.js`;
+    script.onload = () => resolve(Boolean(window.hljs.getLanguage(name)));
+    script.onerror = () => resolve(false);
+    document.head.appendChild(script);
+  });
+}
+
+/** DOMPurify set to the allow-list of sanitize-html on the server (markdown-rules.json). */
+function createSanitizer(rules) {
+  const purify = window.DOMPurify();
+  const attributesOf = (tag) => rules.attributes[tag] || [];
+  const classAllowed = (tag, name) => (rules.classes[tag] || []).some((allowed) =>
+    (allowed.endsWith('*') ? name.startsWith(allowed.slice(0, -1)) : name === allowed));
+  const styles = Object.entries(rules.styles).map(([name, pattern]) => [name, new RegExp(pattern)]);
+  const schemes = rules.schemes;
+  purify.addHook('uponSanitizeAttribute', (node, data) => {
+    const tag = node.nodeName.toLowerCase();
+    if (data.attrName === 'class') {
+      const kept = data.attrValue.split(/\s+/).filter((name) => name && classAllowed(tag, name));
+      data.attrValue = kept.join(' ');
+      data.keepAttr = kept.length > 0;
+      return;
+    }
+    if (!attributesOf(tag).includes(data.attrName)) { data.keepAttr = false; return; }
+    if (data.attrName === 'style') {
+      const kept = data.attrValue.split(';').map((part) => part.split(':').map((piece) => piece.trim()))
+        .filter(([name, value]) => styles.some(([allowed, pattern]) => allowed === name && pattern.test(value || '')))
+        .map(([name, value]) => `${name}:${value}`);
+      data.attrValue = kept.join(';');
+      data.keepAttr = kept.length > 0;
+      return;
+    }
+    if (data.attrName === 'href') {
+      const value = data.attrValue.trim();
+      const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value);
+      // No scheme: a relative address, as sanitize-html lets through, but never protocol-relative.
+      data.keepAttr = scheme ? schemes.includes(scheme[1].toLowerCase()) : !value.startsWith('//');
+    }
+  });
+  purify.addHook('afterSanitizeAttributes', (node) => {
+    if (node.nodeName === 'A') node.setAttribute('rel', rules.linkRel);
+  });
+  const config = {
+    ALLOWED_TAGS: rules.tags,
+    ALLOWED_ATTR: ['class', ...new Set(Object.values(rules.attributes).flat())],
+    ALLOW_DATA_ATTR: false,
+    ALLOW_ARIA_ATTR: false,
+  };
+  return (html) => purify.sanitize(html, config);
+}
+
+/** markdown-it as the server sets it up (src/pages/markdown.ts). */
+function createMarkdown(sanitize, highlightCode) {
+  const markdown = window.markdownit('default', {
+    html: false,
+    linkify: true,
+    typographer: false,
+    highlight: (block, language) => {
+      const code = block.replace(/\n$/, '');
+      const name = language.trim().split(/\s+/)[0] || '';
+      const highlighted = name ? highlightCode(code, name) : undefined;
+      return `<pre><code class="hljs">${highlighted === undefined ? escapeHtml(code) : highlighted}</code></pre>\n`;
+    },
+  });
+  markdown.renderer.rules.image = (tokens, index, options, env, self) => {
+    const token = tokens[index];
+    const alt = self.renderInlineAsText(token.children || [], options, env);
+    const href = token.attrGet('src') || '';
+    return `<a href="${escapeHtml(href)}">Image: ${escapeHtml(alt || href)}</a>`;
+  };
+  return (text) => sanitize(markdown.render(text));
+}
+
+const isMarkdownGrammar = (name) => window.hljs.getLanguage(name) === window.hljs.getLanguage('markdown');
+
+/** What the server's highlighter (src/pages/highlight.ts) makes of a paste, in the same steps. */
+async function render(paste, rules) {
+  const hljs = window.hljs;
+  const highlight = card.dataset.highlight === 'true';
+  const language = paste.language || 'auto';
+  const content = paste.content;
+  const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+  if (language === 'markdown') {
+    if (content.length > MAX_MARKDOWN_CHARS) return { html: escapeHtml(content), label: 'Markdown (too long to render, shown as source)', lines };
+    const fenced = [...new Set([...content.matchAll(/^ {0,3}(?:```|~~~)\s*([A-Za-z0-9_+#-]+)/gm)].map((match) => match[1].toLowerCase()))];
+    if (highlight) await Promise.all(fenced.map(loadLanguage));
+    const highlightCode = (code, name) => (highlight && hljs.getLanguage(name) && !isMarkdownGrammar(name)
+      ? hljs.highlight(code, { language: name, ignoreIllegals: true }).value : undefined);
+    return { html: createMarkdown(createSanitizer(rules), highlightCode)(content), label: 'Markdown', lines, markdown: true };
+  }
+  if (language === 'plaintext') return { html: escapeHtml(content), label: 'Plain text', lines };
+  if (!highlight || content.length > MAX_HIGHLIGHT_CHARS) return { html: escapeHtml(content), lines };
+  if (language !== 'auto' && await loadLanguage(language)) {
+    return { html: hljs.highlight(content, { language, ignoreIllegals: true }).value, label: hljs.getLanguage(language).name, lines };
+  }
+  const candidates = card.dataset.autoDetect.split(' ').filter((name) => hljs.getLanguage(name));
+  const guess = hljs.highlightAuto(content.slice(0, DETECT_SAMPLE), candidates);
+  if (guess.language && guess.relevance >= MIN_RELEVANCE) {
+    const highlighted = content.length <= DETECT_SAMPLE ? guess : hljs.highlight(content, { language: guess.language, ignoreIllegals: true });
+    return { html: highlighted.value, label: guess.language, lines };
+  }
+  return { html: escapeHtml(content), lines };
+}
+
+async function show(paste) {
+  const rules = await fetch('/static/markdown-rules.json').then((response) => response.json());
+  const rendered = await render(paste, rules);
+  if (paste.title) {
+    document.getElementById('paste-title').textContent = paste.title;
+    document.title = `${paste.title} · ${document.title.split(' · ').slice(1).join(' · ')}`;
+  }
+  if (rendered.label) document.getElementById('paste-language').textContent = ` · ${rendered.label}`;
+  source.value = paste.content;
+  if (rendered.markdown) {
+    // Sanitised above by the server's allow-list.
+    body.innerHTML = `<article class="markdown-body">${rendered.html}</article>`;
+  } else {
+    const numbers = Array.from({ length: rendered.lines }, (_, index) => index + 1).join('\n');
+    // highlight.js escapes the text it wraps; plain text is escaped above.
+    body.innerHTML = `<div class="code"><pre class="gutter" aria-hidden="true">${numbers}</pre>`
+      + `<pre class="code-body"><code id="paste-code" class="hljs">${rendered.html}</code></pre></div>`;
+    document.getElementById('copy-button').setAttribute('data-target', 'paste-code');
+  }
+  status.hidden = true;
+  formBox.hidden = true;
+  document.getElementById('copy-button').hidden = false;
+  card.dataset.state = 'shown';
+}
+
+async function decrypt(envelope, key, password) {
+  try {
+    await show(await open(envelope, key, password));
+  } catch (error) {
+    if (error && error.name === 'DecryptError') {
+      say(password !== undefined ? `${DECRYPT_ERROR} (is the password right?)` : DECRYPT_ERROR, true);
+      card.dataset.state = 'failed';
+      if (needsPassword(envelope)) formBox.hidden = false;
+      return;
+    }
+    say(`Could not show the paste: ${error && error.message ? error.message : error}`, true);
+    card.dataset.state = 'failed';
+  }
+}
+
+function start() {
+  const envelope = JSON.parse(document.getElementById('paste-envelope').textContent);
+  const key = decodeURIComponent(window.location.hash.replace(/^#/, ''));
+  if (!window.isSecureContext || !window.crypto || !window.crypto.subtle) {
+    say('This paste is end-to-end encrypted, and browsers decrypt only on https (or localhost): open it at its https:// address.', true);
+    card.dataset.state = 'failed';
+    return;
+  }
+  if (key === '') {
+    say('This link has no key (the part after “#”), so the paste cannot be decrypted. Ask the sender for the whole link.', true);
+    card.dataset.state = 'failed';
+    return;
+  }
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    say('Decrypting in your browser…', false);
+    decrypt(envelope, key, form.elements.password.value);
+  });
+  if (!needsPassword(envelope)) return decrypt(envelope, key);
+  // The password form before this page left it here for this page only (app.js); it is read once.
+  const slug = card.dataset.slug;
+  const stashed = window.sessionStorage.getItem(`paste-password:${slug}`);
+  window.sessionStorage.removeItem(`paste-password:${slug}`);
+  if (stashed) return decrypt(envelope, key, stashed);
+  say('This paste has a password: it is part of the key. Enter it to decrypt.', false);
+  formBox.hidden = false;
+}
+
+start();

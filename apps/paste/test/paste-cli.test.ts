@@ -1,0 +1,170 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { testDatabaseBackend } from '@app/db/testing';
+import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
+
+// The `paste` command line (packages/paste-cli) as people run it: a child process, against the
+// paste service listening on a real port. Compiled once to one JavaScript file, as the bin of an
+// installed package runs (tsx would spend seconds of each run compiling); one scenario runs the
+// TypeScript source through tsx, as `npm run paste` does.
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const entry = path.join(root, 'packages/paste-cli/src/paste.ts');
+
+let site: TestSite;
+let folder: string;
+let compiled: string;
+beforeAll(async () => {
+  site = await startTestSite();
+  folder = mkdtempSync(path.join(os.tmpdir(), 'paste-cli-'));
+  compiled = path.join(folder, 'paste.mjs');
+  await build({ entryPoints: [entry], outfile: compiled, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+});
+afterAll(async () => {
+  await site?.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+beforeEach(async () => { await site.reset(); });
+
+interface Run { code: number; stdout: Buffer; stderr: string }
+
+/** Runs `paste ARGS` with PASTE_URL set to the test site; `input` goes to its standard input. */
+function paste(args: string[], options: { input?: string | Buffer; env?: Record<string, string>; source?: boolean } = {}): Promise<Run> {
+  const command = options.source ? ['--import', 'tsx', entry] : [compiled];
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [...command, ...args], {
+      cwd: root, encoding: 'buffer', env: { ...process.env, PASTE_URL: site.baseUrl, PASTE_API_KEY: '', ...options.env },
+    }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr: stderr.toString('utf8') });
+    });
+    child.stdin!.end(options.input ?? '');
+  });
+}
+
+const file = (name: string, content: string | Buffer) => {
+  const at = path.join(folder, name);
+  writeFileSync(at, content);
+  return at;
+};
+
+const linkOf = (run: Run) => run.stdout.toString('utf8').trim();
+const tokenOf = (run: Run) => /^Delete token: (\S+)$/m.exec(run.stderr)?.[1] ?? '';
+const stored = async (link: string) => (await site.database.pool.query(
+  'SELECT content, encrypted, max_views, expires_at FROM pastes WHERE slug = $1', [new URL(link).pathname.split('/').at(-1)])).rows[0];
+
+// Each scenario starts a few Node processes: seconds apiece on a busy machine.
+describe(`the paste command line against a running service (${testDatabaseBackend()})`, { timeout: 120_000 }, () => {
+  it('put encrypts a file, prints the link with its key and the delete token; get writes it back byte for byte', async () => {
+    const content = Buffer.from('\uFEFFfirst line\r\n  indented\ttab  \nGrüße 🙂 <b>&amp;</b>\n\n\nno final newline', 'utf8');
+    const put = await paste(['put', file('note.txt', content)]);
+    expect(put.code, put.stderr).toBe(0);
+    const link = linkOf(put);
+    expect(link).toMatch(new RegExp(`^${site.baseUrl}/paste/[A-Za-z0-9]{8}#[A-Za-z0-9_-]{43}$`));
+    expect(tokenOf(put)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const row = await stored(link);
+    expect(row.encrypted).toBe(true);
+    expect(row.content).not.toContain('first line');
+
+    const get = await paste(['get', link]);
+    expect(get.code, get.stderr).toBe(0);
+    expect(Buffer.compare(get.stdout, content)).toBe(0);
+  });
+
+  it('a one-view paste from standard input reads once; the used-up link exits 1 with the server\'s text', async () => {
+    const put = await paste(['put', '-', '--views', '1'], { input: 'read me once\n' });
+    expect(put.code, put.stderr).toBe(0);
+    expect((await stored(linkOf(put))).max_views).toBe(1);
+    const first = await paste(['get', linkOf(put)]);
+    expect([first.code, first.stdout.toString()]).toEqual([0, 'read me once\n']);
+    const again = await paste(['get', linkOf(put)]);
+    expect([again.code, again.stdout.length, again.stderr]).toEqual([1, 0, 'Paste expired\n']);
+  });
+
+  it('a wrong or missing key exits 1 with "Cannot decrypt: wrong key or damaged paste"', async () => {
+    const put = await paste(['put', '-'], { input: 'keyed' });
+    const link = linkOf(put);
+    const wrong = await paste(['get', `${link.split('#')[0]}#${'A'.repeat(43)}`]);
+    expect([wrong.code, wrong.stdout.length, wrong.stderr]).toEqual([1, 0, 'Cannot decrypt: wrong key or damaged paste\n']);
+    const keyless = await paste(['get', link.split('#')[0]!]);
+    expect([keyless.code, keyless.stderr]).toEqual([1, 'Cannot decrypt: wrong key or damaged paste\n']);
+  });
+
+  it('with --password-file the password goes into the key and to the server, which checks it as before', async () => {
+    const password = file('password', 'correct horse\n');
+    const put = await paste(['put', '-', '--password-file', password], { input: 'behind a password' });
+    expect(put.code, put.stderr).toBe(0);
+    const link = linkOf(put);
+    expect(JSON.parse((await stored(link)).content).salt).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const none = await paste(['get', link]);
+    expect([none.code, none.stderr]).toEqual([1, 'Password is required\n']);
+    const wrong = await paste(['get', link, '--password-file', file('wrong', 'incorrect horse')]);
+    expect([wrong.code, wrong.stderr]).toEqual([1, 'Incorrect password\n']);
+    const right = await paste(['get', link, '--password-file', password]);
+    expect([right.code, right.stdout.toString()]).toEqual([0, 'behind a password']);
+  });
+
+  it('--plain makes a paste curl can read, and get reads it too; --expires sets the time limit', async () => {
+    const put = await paste(['put', '-', '--plain', '--expires', '1h'], { input: 'for curl' });
+    expect(put.code, put.stderr).toBe(0);
+    const link = linkOf(put);
+    expect(link).not.toContain('#');
+    const row = await stored(link);
+    expect([row.encrypted, row.content]).toEqual([false, 'for curl']);
+    expect(new Date(row.expires_at).getTime() - Date.now()).toBeGreaterThan(3_590_000);
+    expect((await site.http.get(`${new URL(link).pathname}/raw`)).text).toBe('for curl');
+    const get = await paste(['get', link]);
+    expect([get.code, get.stdout.toString()]).toEqual([0, 'for curl']);
+  });
+
+  it('delete LINK TOKEN deletes; a wrong token and a deleted paste exit 1 with the server\'s text', async () => {
+    const put = await paste(['put', '-'], { input: 'short-lived' });
+    const link = linkOf(put);
+    const wrong = await paste(['delete', link, 'not-the-token']);
+    expect([wrong.code, wrong.stderr]).toEqual([1, 'Invalid delete token\n']);
+    const deleted = await paste(['delete', link, tokenOf(put)]);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    const gone = await paste(['get', link]);
+    expect([gone.code, gone.stderr]).toEqual([1, 'Paste not found\n']);
+  });
+
+  it('where the owner requires API keys, put needs PASTE_API_KEY (or --api-key)', async () => {
+    await site.reset({ webRateLimit: 1_000_000, apiRateLimit: 1_000_000, apiKeyProtection: true });
+    const refused = await paste(['put', '-'], { input: 'keyless' });
+    expect([refused.code, refused.stderr]).toEqual([1, 'API key required\n']);
+    const owner = await site.session(OWNER_ID);
+    const key = (await site.http.post('/api/settings/api-keys').set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf).send({ name: 'cli' })).body.apiKey.key as string;
+    const accepted = await paste(['put', '-'], { input: 'with a key', env: { PASTE_API_KEY: key } });
+    expect(accepted.code, accepted.stderr).toBe(0);
+    const flag = await paste(['put', '-', '--api-key', key], { input: 'with a key' });
+    expect(flag.code, flag.stderr).toBe(0);
+  });
+
+  it.each([
+    { name: 'empty input', args: ['put', '-'], input: ' \n', code: 1, stderr: 'Content cannot be empty\n' },
+    { name: 'input that is not UTF-8', args: ['put', '-'], input: Buffer.from([0xff, 0xfe, 0x00]), code: 1, stderr: 'The input is not UTF-8 text: a paste holds text\n' },
+    { name: 'a bad --expires', args: ['put', '-', '--expires', '2y'], input: 'x', code: 2, stderr: /--expires takes 10m, 1h, 1d, 1w, 1mo or a number of seconds/ },
+    { name: 'a link that is not a paste\'s', args: ['get', 'https://example.com/elsewhere'], input: '', code: 2, stderr: /Not a paste link/ },
+    { name: 'an unknown command', args: ['post'], input: '', code: 2, stderr: /Unknown command "post"/ },
+  ])('$name exits $code with a clear message', async ({ args, input, code, stderr }) => {
+    const run = await paste(args, { input });
+    expect(run.code).toBe(code);
+    if (typeof stderr === 'string') expect(run.stderr).toBe(stderr);
+    else expect(run.stderr).toMatch(stderr);
+    expect(run.stdout.length).toBe(0);
+  });
+
+  it('--server overrides PASTE_URL; a server that does not answer exits 1 saying so', async () => {
+    const run = await paste(['put', '-', '--server', 'http://127.0.0.1:9'], { input: 'nowhere' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Cannot reach http:\/\/127\.0\.0\.1:9: /);
+    // From the TypeScript source, as `npm run paste -- put` runs it.
+    const ok = await paste(['put', '-', '--server', site.baseUrl], { input: 'here', env: { PASTE_URL: 'http://127.0.0.1:9' }, source: true });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(linkOf(ok)).toMatch(new RegExp(`^${site.baseUrl}/paste/`));
+    expect(readFileSync(path.join(root, 'package.json'), 'utf8')).toContain('"paste": "tsx packages/paste-cli/src/paste.ts"');
+  });
+});

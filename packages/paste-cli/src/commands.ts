@@ -1,0 +1,115 @@
+import { DecryptError, needsPassword, newKey, open, seal, type Envelope } from './envelope.js';
+import { CommandError, type PasteLink } from './options.js';
+
+/** What the commands need from outside: the network and the standard streams. */
+export interface Io {
+  fetch: typeof fetch;
+  stdout: (bytes: Uint8Array | string) => void;
+  stderr: (text: string) => void;
+}
+
+export interface PutRequest {
+  server: string;
+  content: string;
+  maxViews?: number;
+  expiresIn?: number;
+  password?: string;
+  title?: string;
+  language?: string;
+  plain: boolean;
+  apiKey?: string;
+}
+
+/** The server's error text: `error` of a JSON answer (with its details), or a plain-text answer. */
+async function failure(response: Response): Promise<CommandError> {
+  const text = await response.text();
+  let message = text.trim();
+  try {
+    const body = JSON.parse(text) as { error?: unknown; details?: Record<string, string> };
+    if (typeof body.error === 'string') {
+      message = [body.error, ...Object.values(body.details ?? {}).map((line) => `  ${line}`)].join('\n');
+    }
+  } catch {
+    // Not JSON: the text as it came.
+  }
+  return new CommandError(message || `The server answered ${response.status} ${response.statusText}`);
+}
+
+async function send(io: Io, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await io.fetch(url, init);
+  } catch (error) {
+    const cause = (error as { cause?: { message?: string } }).cause?.message;
+    throw new CommandError(`Cannot reach ${new URL(url).origin}: ${cause ?? (error as Error).message}`);
+  }
+}
+
+const authorization = (apiKey: string | undefined): Record<string, string> => (apiKey ? { Authorization: `Bearer ${apiKey}` } : {});
+
+/**
+ * Uploads through the public API (an API request: apiAccess and, where the owner requires one, an
+ * API key apply). Encrypted unless `plain`: the key goes only into the printed link's fragment.
+ * Like the web form, a view limit turns on "reveal on click", so a chat's link preview never
+ * uses a view. Prints the link on stdout and the delete token on stderr.
+ */
+export async function put(io: Io, request: PutRequest): Promise<void> {
+  const limits = {
+    maxViews: request.maxViews, expiresIn: request.expiresIn, password: request.password,
+    revealOnClick: request.maxViews !== undefined ? true : undefined,
+  };
+  let body: Record<string, unknown>;
+  let key: string | undefined;
+  if (request.plain) {
+    body = { content: request.content, title: request.title, language: request.language, ...limits };
+  } else {
+    key = newKey();
+    const encrypted = await seal({ content: request.content, title: request.title, language: request.language }, key, { password: request.password });
+    body = { encrypted, ...limits };
+  }
+  const response = await send(io, `${request.server}/api/paste`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...authorization(request.apiKey) },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw await failure(response);
+  const created = await response.json() as { slug: string; deleteToken: string };
+  io.stdout(`${request.server}/paste/${created.slug}${key ? `#${key}` : ''}\n`);
+  io.stderr(`Delete token: ${created.deleteToken}\n`);
+}
+
+/**
+ * Reads a paste with one counted view: `POST /paste/:slug/raw` serves every paste (reveal on click
+ * or not) and takes the password in its body. An encrypted paste answers its envelope as JSON,
+ * opened here with the link's key; a plain one its text, written as it came.
+ */
+export async function get(io: Io, link: PasteLink, password: string | undefined): Promise<void> {
+  const response = await send(io, `${link.server}/paste/${link.slug}/raw`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/plain' },
+    body: JSON.stringify(password === undefined ? {} : { password }),
+  });
+  if (!response.ok) throw await failure(response);
+  if (!/^application\/json\b/i.test(response.headers.get('content-type') ?? '')) {
+    io.stdout(new Uint8Array(await response.arrayBuffer()));
+    return;
+  }
+  const envelope = await response.json() as Envelope;
+  if (link.key === undefined) throw new CommandError(new DecryptError().message);
+  try {
+    const opened = await open(envelope, link.key, needsPassword(envelope) ? password : undefined);
+    io.stdout(new TextEncoder().encode(opened.content));
+  } catch (error) {
+    if (error instanceof DecryptError) throw new CommandError(error.message);
+    throw error;
+  }
+}
+
+/** Deletes a paste with its delete token (the owner's API key, when given, is sent too). */
+export async function remove(io: Io, link: PasteLink, token: string, apiKey: string | undefined): Promise<void> {
+  const response = await send(io, `${link.server}/api/paste/${link.slug}`, {
+    method: 'DELETE',
+    headers: { 'X-Delete-Token': token, Accept: 'application/json', ...authorization(apiKey) },
+  });
+  if (!response.ok) throw await failure(response);
+  io.stderr(`Paste ${link.slug} deleted\n`);
+}
