@@ -237,12 +237,14 @@ describe(`licenses from a policy (${testDatabaseBackend()})`, () => {
 
 describe(`validation with entitlements (${testDatabaseBackend()})`, () => {
   it('answers the effective entitlements (sorted) and the policy on success, and [] / null without them', async () => {
-    const [x, y, z] = [await entitlement(unique('Z')), await entitlement(unique('A')), await entitlement(unique('M'))];
+    const [x, y, z, w] = [await entitlement(unique('Z')), await entitlement(unique('A')), await entitlement(unique('M')), await entitlement(unique('b.lower'))];
     const template = await policy({ name: 'Gold', entitlements: [x.code, y.code] });
-    const license = await t.createLicense({ policyId: template._id, entitlements: [z.code, y.code] });
+    const license = await t.createLicense({ policyId: template._id, entitlements: [z.code, y.code, w.code] });
     const res = await validate({ key: license.key, ip: '10.40.0.1' });
     expect(res.status).toBe(200);
-    expect(res.body.license.entitlements).toEqual([x.code, y.code, z.code].sort());
+    // Sorted by code point (upper case first) on every backend, whatever the database's collation.
+    expect(res.body.license.entitlements).toEqual([y.code, z.code, x.code, w.code]);
+    expect((await get(`/api/licenses/${license._id}`)).body.license.effectiveEntitlements).toEqual([y.code, z.code, x.code, w.code]);
     expect(res.body.license.policy).toEqual({ _id: template._id, name: 'Gold' });
     const ok = await validate({ key: license.key, ip: '10.40.0.1', entitlements: [z.code, x.code] });
     expect(ok.status).toBe(200);

@@ -9,7 +9,7 @@ export async function listEntitlements(db: Queryable, query: { q?: string; limit
   const pattern = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::text IS NULL OR e.code ILIKE $1 OR e.name ILIKE $1)';
   const [page, total] = await Promise.all([
-    db.query<EntitlementRow>(`SELECT e.* FROM entitlements e ${where} ORDER BY e.code LIMIT $2 OFFSET $3`,
+    db.query<EntitlementRow>(`SELECT e.* FROM entitlements e ${where} ORDER BY e.code COLLATE "C" LIMIT $2 OFFSET $3`,
       [pattern, query.limit ?? null, query.skip ?? 0]),
     db.query<{ total: string }>(`SELECT count(*) AS total FROM entitlements e ${where}`, [pattern]),
   ]);

@@ -15,9 +15,9 @@ export type MemberRow = RowOf<typeof licenseMembers>;
 export const licenseSelect = `SELECT l.*, p.name AS product_name, p.description AS product_description, p.license_prefix AS product_prefix,
   c.name AS customer_name, c.email AS customer_email, po.name AS policy_name,
   ARRAY(SELECT e.code FROM policy_entitlements pe JOIN entitlements e ON e.id = pe.entitlement_id
-        WHERE pe.policy_id = l.policy_id ORDER BY e.code) AS policy_entitlements,
+        WHERE pe.policy_id = l.policy_id ORDER BY e.code COLLATE "C") AS policy_entitlements,
   ARRAY(SELECT e.code FROM license_entitlements le JOIN entitlements e ON e.id = le.entitlement_id
-        WHERE le.license_id = l.id ORDER BY e.code) AS own_entitlements
+        WHERE le.license_id = l.id ORDER BY e.code COLLATE "C") AS own_entitlements
   FROM licenses l JOIN products p ON p.id = l.product_id LEFT JOIN customers c ON c.id = l.customer_id
   LEFT JOIN policies po ON po.id = l.policy_id`;
 

@@ -7,7 +7,7 @@ export type PolicyRow = RowOf<typeof policies> & { product_name: string; entitle
 
 const policySelect = `SELECT po.*, p.name AS product_name,
   ARRAY(SELECT e.code FROM policy_entitlements pe JOIN entitlements e ON e.id = pe.entitlement_id
-        WHERE pe.policy_id = po.id ORDER BY e.code) AS entitlement_codes,
+        WHERE pe.policy_id = po.id ORDER BY e.code COLLATE "C") AS entitlement_codes,
   (SELECT count(*)::int FROM licenses l WHERE l.policy_id = po.id) AS license_count
   FROM policies po JOIN products p ON p.id = po.product_id`;
 

@@ -155,7 +155,7 @@ BEGIN
     END IF;
     -- Entitlements: the license's own and its policy's, read once per license per batch.
     IF verdict IS NULL AND lic.id IS DISTINCT FROM effective_for THEN
-      SELECT coalesce((SELECT array_agg(e.code ORDER BY e.code) FROM entitlements e WHERE e.id IN (
+      SELECT coalesce((SELECT array_agg(e.code ORDER BY e.code COLLATE "C") FROM entitlements e WHERE e.id IN (
                SELECT le.entitlement_id FROM license_entitlements le WHERE le.license_id = lic.id
                UNION SELECT pe.entitlement_id FROM policy_entitlements pe WHERE pe.policy_id = lic.policy_id)), '{}'),
              (SELECT p.name FROM policies p WHERE p.id = lic.policy_id)
@@ -164,7 +164,7 @@ BEGIN
     END IF;
     missing := NULL;
     IF verdict IS NULL AND item.wanted IS NOT NULL THEN
-      SELECT coalesce(array_agg(DISTINCT w.code ORDER BY w.code), '{}') INTO missing
+      SELECT coalesce(array_agg(DISTINCT w.code COLLATE "C" ORDER BY w.code COLLATE "C"), '{}') INTO missing
       FROM unnest(string_to_array(item.wanted, ',')) AS w(code) WHERE NOT (w.code = ANY (effective));
       verdict := CASE WHEN cardinality(missing) > 0 THEN 'Entitlement missing' END;
     END IF;
