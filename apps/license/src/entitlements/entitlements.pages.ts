@@ -33,7 +33,7 @@ export function entitlementPages(deps: { service: EntitlementsService; public: G
         const { entitlements, total } = await service.search(query);
         return { items: entitlements, total };
       },
-      get: service.get, create: service.create, update: service.update, remove: service.remove,
+      get: (id) => service.get(id), create: service.create, update: service.update, remove: service.remove,
     },
     listData: entitlementsPageData,
     detailData: entitlementPageData,

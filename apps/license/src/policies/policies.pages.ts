@@ -68,7 +68,7 @@ export function policyPages(deps: {
         const { policies, total } = await service.search({ ...query, productId: query.product });
         return { items: policies, total };
       },
-      get: service.get, create: service.create, update: service.update, remove: service.remove,
+      get: (id) => service.get(id), create: service.create, update: service.update, remove: service.remove,
     },
     listData: policiesPageData,
     detailData: policyPageData,

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { entitlements } from '../entitlements/entitlements.table.js';
-import type { LicenseType } from '../licenses/licenses.table.js';
 import { products } from '../products/products.table.js';
 
 /**
@@ -12,7 +11,8 @@ export const policies = pgTable('policies', {
   id: uuid('id').primaryKey().defaultRandom(),
   productId: uuid('product_id').notNull().references(() => products.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
-  licenseType: text('license_type').$type<LicenseType>(),
+  // licenses.table.ts's LicenseType (not imported: licenses reference policies).
+  licenseType: text('license_type').$type<'fixed' | 'trial' | 'consumption' | 'enterprise'>(),
   /** A license made from it expires this many days after it was made. */
   durationDays: integer('duration_days'),
   ipLimit: integer('ip_limit'),
