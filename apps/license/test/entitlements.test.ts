@@ -331,3 +331,46 @@ describe(`offline files and the portal carry entitlements (${testDatabaseBackend
     expect(mine.body.license.entitlements).toEqual([a.code, b.code].sort());
   });
 });
+
+describe(`the console's policy and entitlement pages (${testDatabaseBackend()})`, () => {
+  const HOSTILE = '<script>alert(1)</script>';
+  /** A form post as a browser sends it (urlencoded), with the session's CSRF token unless told otherwise. */
+  const form = (path: string, fields: Record<string, string | string[]>, session: Session = admin, csrf = true) =>
+    t.http.post(path).set('Cookie', session.cookie).type('form').send(csrf ? { _csrf: session.csrfToken, ...fields } : fields);
+
+  it('refuses visitors, customers and posts without the CSRF token; creates, edits and deletes through the forms, audited', async () => {
+    for (const path of ['/policies', '/entitlements']) expect((await t.http.get(path)).status).toBe(303);
+    const { session } = await t.customer();
+    expect((await form('/entitlements', { code: unique('X'), name: 'Sneaky' }, session)).status).toBe(403);
+    expect((await form('/entitlements', { code: unique('X'), name: 'No token' }, admin, false)).status).toBe(403);
+
+    const code = unique('PAGE');
+    const created = await form('/entitlements', { code, name: HOSTILE });
+    expect(created.status).toBe(303);
+    const entitlementPage = await t.http.get(String(created.headers.location)).set('Cookie', admin.cookie);
+    expect(entitlementPage.text).not.toContain(HOSTILE);
+    expect(entitlementPage.text).toContain('&lt;script&gt;');
+    const id = String(created.headers.location).split('/').pop()!;
+
+    const product = await t.createProduct({ name: 'Page product' });
+    const policyCreated = await form('/policies', { productId: product._id, name: 'Page policy', durationDays: '30', ipLimit: '', entitlements: code });
+    expect(policyCreated.status).toBe(303);
+    const policyId = String(policyCreated.headers.location).split('/').pop()!;
+    expect((await get(`/api/policies/${policyId}`)).body.policy).toMatchObject({ durationDays: 30, ipLimit: null, entitlements: [code] });
+    const bad = await form('/policies', { productId: product._id, name: 'Bad', durationDays: 'soon' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('Duration: a whole number of days');
+    expect((await form(`/policies/${policyId}`, { productId: product._id, name: 'Page policy 2', entitlements: [] })).status).toBe(303);
+    expect((await get(`/api/policies/${policyId}`)).body.policy).toMatchObject({ name: 'Page policy 2', durationDays: null, entitlements: [] });
+    expect((await get(`/policies?product=${product._id}`)).text).toContain('Page policy 2');
+
+    // A license page sets its policy and own entitlements.
+    const license = await t.createLicense({ product: product._id });
+    expect((await form(`/licenses/${license._id}/entitlements`, { policyId, entitlements: [code] })).status).toBe(303);
+    expect((await get(`/api/licenses/${license._id}`)).body.license).toMatchObject({ policy: { _id: policyId }, entitlements: [code] });
+    const refused = await form(`/entitlements/${id}/delete`, {});
+    expect(refused.status).toBe(303);
+    expect((await get(`/api/entitlements/${id}`)).status).toBe(200);
+    expect(await auditOf(id)).toEqual(['entitlement:create', 'entitlement:delete']);
+  });
+});
