@@ -3,7 +3,7 @@
 -- deciding, updating the license and recording the attempt in one round trip and one commit.
 --
 -- This file is the readable source of the function. Migrations are immutable history: migration
--- 0001_validate_batch.sql created it with exactly this text. To change the rule, edit this file
+-- 0001_validate_batch.sql created it; 0012_policies_entitlements.sql has this text. To change the rule, edit this file
 -- and add a migration that runs the new CREATE OR REPLACE FUNCTION (a copy of this statement):
 -- test/validate-batch-rule.test.ts fails while the function in the database differs from this
 -- file, and while a verdict text below is missing from the error catalogue (@app/http).
