@@ -110,7 +110,7 @@ async function drive(url: string, makeBody: () => string, seconds: number, amoun
   };
 }
 
-function validationBodies(keys: string[]): () => string {
+function validationBodies(keys: string[], extra: Record<string, unknown> = {}): () => string {
   let counter = 0;
   return () => {
     counter += 1;
@@ -119,7 +119,7 @@ function validationBodies(keys: string[]): () => string {
     const ip = Math.random() < newIpShare
       ? `10.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${counter & 255}`
       : `192.168.${index % 250}.${(index % 4) + 1}`;
-    return JSON.stringify({ key: keys[index], ip, hwid: `hw-${index % 97}` });
+    return JSON.stringify({ key: keys[index], ip, hwid: `hw-${index % 97}`, ...extra });
   };
 }
 
@@ -229,6 +229,22 @@ async function machineRows(pool: pg.Pool, servers: { service: string; pid: numbe
   }
 }
 
+/**
+ * Validate with `entitlements: ['PRO', 'SSO']`: every license of row 1 gets a policy granting
+ * both (read by the validation batch at each validation), then loses it again so the rows after
+ * measure what they did before.
+ */
+async function entitlementRow(pool: pg.Pool, keys: string[], run: (makeBody: () => string) => Promise<unknown>): Promise<void> {
+  const policyId = '00000000-0000-4000-8000-000000000002';
+  await pool.query(`INSERT INTO entitlements (code, name) VALUES ('PRO', 'Pro'), ('SSO', 'Single sign-on') ON CONFLICT DO NOTHING`);
+  await pool.query(`INSERT INTO policies (id, product_id, name) VALUES ($1, '00000000-0000-4000-8000-000000000001', 'Bench policy') ON CONFLICT DO NOTHING`, [policyId]);
+  await pool.query(`INSERT INTO policy_entitlements (policy_id, entitlement_id) SELECT $1, id FROM entitlements ON CONFLICT DO NOTHING`, [policyId]);
+  await pool.query('UPDATE licenses SET policy_id = $1 WHERE key = ANY($2)', [policyId, keys]);
+  await pool.query('VACUUM ANALYZE licenses');
+  await run(validationBodies(keys, { entitlements: ['PRO', 'SSO'] }));
+  await pool.query('UPDATE licenses SET policy_id = NULL WHERE key = ANY($1)', [keys]);
+}
+
 /** The child process: the license app and the bare route, each on its own port. */
 async function serve(): Promise<void> {
   const dataDir = embedded ? mkdtempSync(path.join(os.tmpdir(), 'license-bench-')) : undefined;
@@ -330,6 +346,8 @@ async function main(): Promise<void> {
   };
 
   const small = await run(`1) ${hotLicenses.toLocaleString('en')} licenses`, bodies);
+  await entitlementRow(pool, keys, (makeBody) => run(
+    `1b) ${hotLicenses.toLocaleString('en')} licenses of a policy granting PRO and SSO, validate asking for both`, makeBody));
   await machineRows(pool, servers, bareUrl, keys);
   if (process.env.BENCH_LARGE !== '0' && !embedded) {
     console.log(`\ngrowing to ${bigLicenses.toLocaleString('en')} licenses and ${bigUsage.toLocaleString('en')} usage records ...`);

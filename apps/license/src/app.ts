@@ -41,6 +41,8 @@ import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
 import { viewsDir } from './paths.js';
 import { productsModule } from './products/products.module.js';
+import { policiesModule } from './policies/policies.module.js';
+import { entitlementsModule } from './entitlements/entitlements.module.js';
 import { createRateLimits } from './rate-limits/rate-limits.js';
 import { runtimeConfigModule } from './runtime-config/runtime-config.module.js';
 import type { LicenseSettings } from './runtime-config/runtime-config.schema.js';
@@ -171,6 +173,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     adminTokenModule({ service: adminTokens, admin }),
     runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
     productsModule({ pool, now, admin, adminPage, csrfToken: auth.csrfToken }),
+    policiesModule({ pool, now, admin, adminPage, csrfToken: auth.csrfToken }),
+    entitlementsModule({ pool, admin, adminPage, csrfToken: auth.csrfToken }),
     customersModule({ pool, service: customers, admin, adminPage, csrfToken: auth.csrfToken }),
     licensesModule({ service: licenses, admin, files, machines }),
     adminMachinesModule({ machines, admin }),

@@ -39,11 +39,16 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
     const automation = await t.http.post('/api/automated-actions').set(admin.headers)
       .send({ name: 'Suspend abusive licenses', trigger: { event: 'violation_threshold', threshold: 5 }, actions: [{ type: 'suspend_license', params: {} }] }).expect(201);
     const endpoint = await t.http.post('/api/webhooks/endpoints').set(admin.headers).send({ url: 'https://93.184.215.14/hooks' }).expect(201);
+    const entitlement = await t.http.post('/api/entitlements').set(admin.headers).send({ code: 'SSO', name: 'Single sign-on' }).expect(201);
+    const policy = await t.http.post('/api/policies').set(admin.headers)
+      .send({ productId: product._id, name: 'Studio Professional, yearly', durationDays: 365, hwidLimit: 3, entitlements: ['SSO'] }).expect(201);
     samples = {
       '/webhooks/endpoints/{id}/secret': endpoint.body.endpoint._id,
       '/automations/{id}': automation.body.action._id,
       '/automations/{id}/edit': automation.body.action._id,
       '/products/{id}': product._id,
+      '/policies/{id}': policy.body.policy._id,
+      '/entitlements/{id}': entitlement.body.entitlement._id,
       '/customers/{id}': signedIn.customer._id,
       '/licenses/{id}': license._id,
       '/my-licenses/{licenseId}': license._id,

@@ -10,6 +10,7 @@ import { buildTestApp, type Session, type TestApp } from './helpers.js';
  */
 interface Ids {
   product: string; customer: string; license: string; licenseKey: string; action: string; customerLicense: string; endpoint: string;
+  policy: string; entitlement: string; entitlementCode: string;
   /** A machine of `license` (the first deactivation frees it; the rest meet the not-found page). */
   machine: string;
   /** The notification channel pages' `:channel` (email, sms, telegram). */
@@ -27,7 +28,29 @@ interface Route {
 const validAction = { name: 'Fuzz target', trigger: { event: 'custom' }, actions: [{ type: 'custom', params: {} }] };
 
 const routes: Route[] = [
-  { method: 'post', path: () => '/api/license/validate', auth: 'none', fields: ['key', 'ip', 'hwid', 'nonce'], valid: (ids) => ({ key: ids.licenseKey, ip: '10.0.0.1', hwid: 'hw-1' }) },
+  { method: 'post', path: () => '/api/license/validate', auth: 'none', fields: ['key', 'ip', 'hwid', 'nonce', 'entitlements'], valid: (ids) => ({ key: ids.licenseKey, ip: '10.0.0.1', hwid: 'hw-1', entitlements: [ids.entitlementCode] }) },
+  { method: 'post', path: () => '/api/entitlements', auth: 'admin', fields: ['code', 'name'], valid: () => ({ code: 'FUZZ', name: 'Fuzz' }) },
+  { method: 'put', path: (ids) => `/api/entitlements/${ids.entitlement}`, auth: 'admin', fields: ['code', 'name'] },
+  {
+    method: 'post', path: () => '/api/policies', auth: 'admin',
+    fields: ['productId', 'name', 'licenseType', 'durationDays', 'ipLimit', 'hwidLimit', 'heartbeatSeconds', 'credits', 'entitlements'],
+    valid: (ids) => ({ productId: ids.product, name: 'Fuzz policy', entitlements: [ids.entitlementCode] }),
+  },
+  {
+    method: 'put', path: (ids) => `/api/policies/${ids.policy}`, auth: 'admin',
+    fields: ['productId', 'name', 'licenseType', 'durationDays', 'ipLimit', 'hwidLimit', 'heartbeatSeconds', 'credits', 'entitlements'],
+  },
+  { method: 'post', path: () => '/entitlements', auth: 'admin', fields: ['code', 'name'], valid: () => ({ code: 'FUZZ_PAGE', name: 'Fuzz' }) },
+  { method: 'post', path: (ids) => `/entitlements/${ids.entitlement}`, auth: 'admin', fields: ['code', 'name'] },
+  {
+    method: 'post', path: () => '/policies', auth: 'admin',
+    fields: ['productId', 'name', 'licenseType', 'durationDays', 'ipLimit', 'hwidLimit', 'heartbeatSeconds', 'credits', 'entitlements'],
+    valid: (ids) => ({ productId: ids.product, name: 'Fuzz page policy', entitlements: ids.entitlementCode }),
+  },
+  {
+    method: 'post', path: (ids) => `/policies/${ids.policy}`, auth: 'admin',
+    fields: ['productId', 'name', 'licenseType', 'durationDays', 'ipLimit', 'hwidLimit', 'heartbeatSeconds', 'credits', 'entitlements'],
+  },
   { method: 'post', path: () => '/api/license/machines/activate', auth: 'none', fields: ['key', 'fingerprint', 'name', 'platform'], valid: (ids) => ({ key: ids.licenseKey, fingerprint: 'fuzz-fp', name: 'Fuzz', platform: 'linux' }) },
   { method: 'post', path: () => '/api/license/machines/heartbeat', auth: 'none', fields: ['key', 'fingerprint'], valid: (ids) => ({ key: ids.licenseKey, fingerprint: 'fuzz-fp' }) },
   { method: 'post', path: () => '/api/license/machines/deactivate', auth: 'none', fields: ['key', 'fingerprint'], valid: (ids) => ({ key: ids.licenseKey, fingerprint: 'fuzz-fp' }) },
@@ -47,13 +70,13 @@ const routes: Route[] = [
   {
     method: 'post', path: () => '/api/licenses', auth: 'admin',
     fields: ['product', 'customer', 'licenseType', 'expiresAt', 'ipLimit', 'hwidLimit', 'credits', 'parent', 'active', 'convertToType',
-      'autoConvert', 'convertDurationDays', 'members', 'metadata'],
-    valid: (ids) => ({ product: ids.product, customer: ids.customer }),
+      'autoConvert', 'convertDurationDays', 'members', 'metadata', 'policyId', 'entitlements'],
+    valid: (ids) => ({ product: ids.product, customer: ids.customer, policyId: ids.policy, entitlements: [ids.entitlementCode] }),
   },
   {
     method: 'put', path: (ids) => `/api/licenses/${ids.license}`, auth: 'admin',
     fields: ['customer', 'licenseType', 'expiresAt', 'ipLimit', 'hwidLimit', 'credits', 'parent', 'active', 'convertToType',
-      'autoConvert', 'convertDurationDays', 'members', 'metadata'],
+      'autoConvert', 'convertDurationDays', 'members', 'metadata', 'policyId', 'entitlements'],
   },
   { method: 'post', path: (ids) => `/api/licenses/${ids.license}/suspend`, auth: 'admin', fields: ['reason'] },
   { method: 'post', path: (ids) => `/api/licenses/${ids.license}/reactivate`, auth: 'admin', fields: [] },
@@ -70,8 +93,8 @@ const routes: Route[] = [
   { method: 'post', path: () => '/api/2fa/disable', auth: 'admin', fields: ['password'] },
   // The admin console's form posts (JSON bodies reach them too). Rotate late: the key changes.
   {
-    method: 'post', path: () => '/licenses', auth: 'admin', fields: ['product', 'customer', 'licenseType', 'expiresAt', 'ipLimit', 'hwidLimit', 'credits'],
-    valid: (ids) => ({ product: ids.product, customer: ids.customer }),
+    method: 'post', path: () => '/licenses', auth: 'admin', fields: ['product', 'customer', 'licenseType', 'expiresAt', 'ipLimit', 'hwidLimit', 'credits', 'policyId', 'entitlements'],
+    valid: (ids) => ({ product: ids.product, customer: ids.customer, policyId: ids.policy, entitlements: ids.entitlementCode }),
   },
   { method: 'post', path: (ids) => `/licenses/${ids.license}/suspend`, auth: 'admin', fields: ['reason'], valid: () => ({ reason: 'Fuzz' }) },
   { method: 'post', path: (ids) => `/licenses/${ids.license}/reactivate`, auth: 'admin', fields: [] },
@@ -79,6 +102,7 @@ const routes: Route[] = [
   { method: 'post', path: (ids) => `/licenses/${ids.license}/clear`, auth: 'admin', fields: [] },
   { method: 'post', path: (ids) => `/licenses/${ids.license}/rotate`, auth: 'admin', fields: [] },
   { method: 'post', path: (ids) => `/licenses/${ids.license}/seats`, auth: 'admin', fields: ['heartbeatSeconds'], valid: () => ({ heartbeatSeconds: '60' }) },
+  { method: 'post', path: (ids) => `/licenses/${ids.license}/entitlements`, auth: 'admin', fields: ['policyId', 'entitlements'], valid: (ids) => ({ policyId: ids.policy, entitlements: [ids.entitlementCode] }) },
   { method: 'post', path: (ids) => `/licenses/${ids.license}/machines/${ids.machine}/deactivate`, auth: 'admin', fields: [] },
   // The admin console's automation forms (fields named `<action>.<param>` besides the common ones).
   {
@@ -135,10 +159,15 @@ beforeAll(async () => {
   expect(endpoint.status).toBe(201);
   const machine = await t.http.post('/api/license/machines/activate').send({ key: license.key, fingerprint: 'fuzz-machine' });
   expect(machine.status).toBe(201);
+  const entitlement = await t.http.post('/api/entitlements').set(admin.headers).send({ code: 'FUZZ_E', name: 'Fuzz' });
+  expect(entitlement.status).toBe(201);
+  const policy = await t.http.post('/api/policies').set(admin.headers).send({ productId: product._id, name: 'Fuzz', entitlements: ['FUZZ_E'] });
+  expect(policy.status).toBe(201);
   ids = {
     machine: machine.body.machine._id,
     product: product._id, customer: customer._id, license: license._id, licenseKey: license.key, action: action.body.action._id, customerLicense: customerLicense._id,
     endpoint: endpoint.body.endpoint._id, email: 'email', sms: 'sms', telegram: 'telegram',
+    policy: policy.body.policy._id, entitlement: entitlement.body.entitlement._id, entitlementCode: 'FUZZ_E',
   };
 });
 afterAll(async () => { await t?.close(); });
@@ -149,14 +178,14 @@ describe('the fuzz table (license service)', () => {
     expect(document.status).toBe(200);
     const declared = routesWithRequestBody(document.body);
     expect(declared.length).toBeGreaterThan(10);
-    const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}', customerLicense: '{}', email: '{}', sms: '{}', telegram: '{}', endpoint: '{}', machine: '{}' };
+    const placeholders: Ids = { product: '{}', customer: '{}', license: '{}', licenseKey: '{}', action: '{}', customerLicense: '{}', email: '{}', sms: '{}', telegram: '{}', endpoint: '{}', machine: '{}', policy: '{}', entitlement: '{}', entitlementCode: '{}' };
     const fuzzed = new Set(routes.map((route) => normalisedRoute(route.method, route.path(placeholders))));
     expect(declared.filter((route) => !fuzzed.has(route))).toEqual([]);
   });
 });
 
 describe('arbitrary JSON bodies never answer 5xx (license service)', () => {
-  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId', email: 'email', sms: 'sms', telegram: 'telegram', endpoint: ':id', machine: ':machineId' })}` })))(
+  it.each(routes.map((route) => ({ ...route, name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId', email: 'email', sms: 'sms', telegram: 'telegram', endpoint: ':id', machine: ':machineId', policy: ':id', entitlement: ':id', entitlementCode: 'CODE' })}` })))(
     '$name', async (route) => {
       const failures: string[] = [];
       const statuses = new Map<number, number>();

@@ -58,7 +58,7 @@ export interface TestApp {
   customer(overrides?: Partial<{ name: string; email: string; userId: string }>): Promise<{ customer: { _id: string; userId: string | null }; session: Session }>;
   createProduct(overrides?: Partial<{ name: string; description: string; isActive: boolean; licensePrefix: string }>): Promise<{ _id: string; name: string; licensePrefix: string }>;
   createCustomer(overrides?: Partial<{ name: string; email: string; userId: string }>): Promise<{ _id: string; name: string; email: string; userId: string | null }>;
-  /** Creates a license; a product is created when none is given. Returns the admin JSON. */
+  /** Creates a license; a product is created when neither a product nor a policy is given. Returns the admin JSON. */
   createLicense(input?: Partial<Omit<CreateLicense, 'expiresAt'>> & { expiresAt?: Date | string | null }): Promise<Awaited<ReturnType<LicenseApp['licenses']['create']>>>;
   close(): Promise<void>;
 }
@@ -143,7 +143,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     createProduct,
     createCustomer,
     async createLicense(input = {}) {
-      const product = input.product ?? (await createProduct())._id;
+      // A license made from a policy is of the policy's product.
+      const product = input.product ?? (input.policyId ? undefined : (await createProduct())._id);
       const expiresAt = input.expiresAt instanceof Date ? input.expiresAt.toISOString() : input.expiresAt;
       const parsed = createLicenseSchema.parse({ ...input, product, ...(expiresAt !== undefined ? { expiresAt } : {}) });
       return context.services.licenses.create(systemActor, parsed);

@@ -44,7 +44,7 @@ describe('offline license files', () => {
     const payload = payloadOf(res.body);
     expect(payload).toEqual({
       key: license.key, product: { _id: license.product._id, name: license.product.name }, licenseType: 'fixed', expiresAt: null,
-      ipLimit: 3, hwidLimit: 2, usedHwids: ['pc-1'], issuedAt: expect.any(String), validUntil: expect.any(String),
+      ipLimit: 3, hwidLimit: 2, usedHwids: ['pc-1'], entitlements: [], issuedAt: expect.any(String), validUntil: expect.any(String),
     });
     // Without an expiry: OFFLINE_FILE_DAYS (30) from now.
     expect(t.config.OFFLINE_FILE_DAYS).toBe(30);

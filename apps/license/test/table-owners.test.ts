@@ -23,6 +23,10 @@ const owners: Record<string, string | null> = {
   // The seat rule in SQL (activation, heartbeat, deactivation, the sweep), called by machines.repository.ts.
   machines: app('licenses/machine-seat.sql'),
   products: app('products/products.repository.ts'),
+  policies: app('policies/policies.repository.ts'),
+  policy_entitlements: app('policies/policies.repository.ts'),
+  entitlements: app('entitlements/entitlements.repository.ts'),
+  license_entitlements: app('licenses/licenses.repository.ts'),
   customers: app('customers/customers.repository.ts'),
   usage_records: app('usage/usage.repository.ts'),
   transactions: app('transactions/transactions.repository.ts'),

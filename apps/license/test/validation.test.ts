@@ -30,6 +30,8 @@ describe('POST /api/license/validate', () => {
       license: {
         key: license.key, active: true, expiresAt: license.expiresAt, ipLimit: 2, hwidLimit: 1,
         usedIps: ['10.0.0.1'], usedHwids: ['machine-1'], licenseType: 'fixed',
+        // Policies and entitlements (wave 3): none here.
+        entitlements: [], policy: null,
       },
     });
     expect(await usageOf(license._id)).toEqual([{ status: 'success', reason: null, ip: '10.0.0.1', hwid: 'machine-1' }]);

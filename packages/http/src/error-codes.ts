@@ -30,7 +30,7 @@ export const errorCodes = {
 
 export type ErrorCode = keyof typeof errorCodes;
 
-type ErrorOptions = { message?: string; details?: Record<string, string>; extra?: Record<string, unknown> };
+type ErrorOptions = { message?: string; details?: Record<string, unknown>; extra?: Record<string, unknown> };
 
 /**
  * The error of a shared code, ready to throw. `message` replaces the catalogue's text only where

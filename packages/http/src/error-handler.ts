@@ -42,7 +42,7 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHa
 
 /** An error as the client is answered: status, text, and the extra fields of the JSON body. */
 export interface ErrorAnswer {
-  status: number; message: string; details?: Record<string, string>; extra?: Record<string, unknown>; headers?: Record<string, string>;
+  status: number; message: string; details?: Record<string, unknown>; extra?: Record<string, unknown>; headers?: Record<string, string>;
 }
 
 /** The answer of a catalogue code (status and text from `errorCodes`). */

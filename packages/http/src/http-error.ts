@@ -6,7 +6,7 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly details?: Record<string, string>,
+    readonly details?: Record<string, unknown>,
     /** Extra fields of the error body (e.g. `valid: false` on license validation). */
     readonly extra?: Record<string, unknown>,
     /** The stable code of `errorCodes` this error was made from (audit records and logs read it). */

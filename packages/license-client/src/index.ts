@@ -30,6 +30,8 @@ export interface LicenseFilePayload {
   ipLimit: number;
   hwidLimit: number;
   usedHwids: string[];
+  /** The entitlements (feature codes) the license grants, sorted; [] in files made before entitlements existed. */
+  entitlements: string[];
   issuedAt: string;
   /** After this the application must validate online again (never past expiresAt). */
   validUntil: string;
@@ -77,14 +79,15 @@ function asLicenseFile(file: unknown): LicenseFile | undefined {
 
 function asPayload(value: unknown): LicenseFilePayload | undefined {
   if (!isRecord(value) || !isRecord(value.product)) return undefined;
-  const { key, product, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, issuedAt, validUntil, fingerprint } = value;
+  const { key, product, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, issuedAt, validUntil, fingerprint, entitlements = [] } = value;
   if (!isString(key) || !isString(product._id) || !isString(product.name) || !isString(licenseType)) return undefined;
   if (!(expiresAt === null || isDateString(expiresAt)) || !isDateString(issuedAt) || !isDateString(validUntil)) return undefined;
   if (typeof ipLimit !== 'number' || typeof hwidLimit !== 'number') return undefined;
   if (!Array.isArray(usedHwids) || !usedHwids.every(isString)) return undefined;
   if (fingerprint !== undefined && !isString(fingerprint)) return undefined;
+  if (!Array.isArray(entitlements) || !entitlements.every(isString)) return undefined;
   return {
-    key, product: { _id: product._id, name: product.name }, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, issuedAt, validUntil,
+    key, product: { _id: product._id, name: product.name }, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, entitlements, issuedAt, validUntil,
     ...(fingerprint !== undefined ? { fingerprint } : {}),
   };
 }
@@ -152,4 +155,23 @@ export function verifySignedValidation(
     };
   }
   return { valid: true, body: { ...parsed, license } };
+}
+
+/** What `hasEntitlement` reads: a checked file or answer (only a `valid: true` one counts), or what one carries. */
+export type EntitlementSource =
+  | LicenseFileResult | SignedValidationResult | LicenseFilePayload
+  | { license?: unknown; valid?: unknown } | null | undefined;
+
+/**
+ * Whether the license grants the entitlement `code` (exact, case-sensitive), read from what
+ * `verifyLicenseFile` or `verifySignedValidation` answered (or from the license or body they
+ * carry). A refused file or answer grants nothing: check first, then ask.
+ */
+export function hasEntitlement(source: EntitlementSource, code: string): boolean {
+  if (!isRecord(source) || source.valid === false) return false;
+  const fields: Record<string, unknown> = source;
+  // { valid: true, body: { license } } (a checked answer), { license } (a checked file, or an answer's body), or the license itself.
+  const license = isRecord(fields.body) ? fields.body.license : 'license' in fields ? fields.license : fields;
+  if (!isRecord(license) || !Array.isArray(license.entitlements)) return false;
+  return license.entitlements.includes(code);
 }

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { keyIdOf, verifyLicenseFile, verifySignedValidation, type LicenseFilePayload } from '../src/index.js';
+import { hasEntitlement, keyIdOf, verifyLicenseFile, verifySignedValidation, type LicenseFilePayload } from '../src/index.js';
 
 const pair = () => {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
@@ -11,7 +11,7 @@ const stranger = pair();
 
 const payload: LicenseFilePayload = {
   key: 'TEST-AAAA-BBBB', product: { _id: 'p1', name: 'Suite' }, licenseType: 'fixed', expiresAt: '2030-01-01T00:00:00.000Z',
-  ipLimit: 2, hwidLimit: 2, usedHwids: ['pc-1'], issuedAt: '2026-01-01T00:00:00.000Z', validUntil: '2026-01-31T00:00:00.000Z',
+  ipLimit: 2, hwidLimit: 2, usedHwids: ['pc-1'], entitlements: ['EXPORT', 'SSO'], issuedAt: '2026-01-01T00:00:00.000Z', validUntil: '2026-01-31T00:00:00.000Z',
 };
 const inside = new Date('2026-01-15T00:00:00Z');
 
@@ -108,5 +108,34 @@ describe('verifySignedValidation', () => {
     const { bytes, signature } = answer(body);
     expect(verifySignedValidation(bytes, signature, service.publicKeyPem))
       .toEqual({ valid: false, reason: 'license-invalid', error: 'License suspended', suspendReason: 'Invoice unpaid', body });
+  });
+});
+
+describe('hasEntitlement', () => {
+  it('reads the entitlements of a checked file, its payload, a checked answer and an answer body', () => {
+    const checkedFile = verifyLicenseFile(fileOf(payload), service.publicKeyPem, { now: inside });
+    const bytes = Buffer.from(JSON.stringify({ success: true, valid: true, license: { key: 'K', entitlements: ['SSO'] } }));
+    const checkedAnswer = verifySignedValidation(bytes, sign(null, bytes, service.privateKey).toString('base64'), service.publicKeyPem);
+    for (const source of [checkedFile, payload, checkedAnswer, JSON.parse(bytes.toString())]) {
+      expect(hasEntitlement(source, 'SSO')).toBe(true);
+      expect(hasEntitlement(source, 'sso')).toBe(false);
+      expect(hasEntitlement(source, 'PRO')).toBe(false);
+    }
+    expect(hasEntitlement(checkedFile, 'EXPORT')).toBe(true);
+  });
+
+  it('grants nothing from a refused file or answer, a file without entitlements, or nothing at all', () => {
+    const expired = verifyLicenseFile(fileOf(payload), service.publicKeyPem, { now: new Date('2027-01-01T00:00:00Z') });
+    expect(expired.valid).toBe(false);
+    expect(hasEntitlement(expired, 'SSO')).toBe(false);
+    const bytes = Buffer.from(JSON.stringify({ success: false, valid: false, error: 'Entitlement missing', details: { missing: ['SSO'] } }));
+    expect(hasEntitlement(verifySignedValidation(bytes, sign(null, bytes, service.privateKey).toString('base64'), service.publicKeyPem), 'SSO')).toBe(false);
+    expect(hasEntitlement(verifySignedValidation(bytes, 'forged', service.publicKeyPem), 'SSO')).toBe(false);
+    const { entitlements: _none, ...older } = payload;
+    const oldFile = verifyLicenseFile(fileOf(older), service.publicKeyPem, { now: inside });
+    expect(oldFile).toEqual({ valid: true, license: { ...older, entitlements: [] } });
+    expect(hasEntitlement(oldFile, 'SSO')).toBe(false);
+    expect(hasEntitlement(undefined, 'SSO')).toBe(false);
+    expect(hasEntitlement(null, 'SSO')).toBe(false);
   });
 });

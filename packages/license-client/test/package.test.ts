@@ -92,12 +92,13 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     for (const [name, code] of readmeExamples()) writeFileSync(path.join(consumer, name), code);
 
     const product = await t.createProduct({ name: 'Acme Editor' });
-    license = await t.createLicense({ product: product._id, hwidLimit: 2 });
+    const admin = await t.admin();
+    await t.http.post('/api/entitlements').set(admin.headers).send({ code: 'EXPORT', name: 'Export to PDF' }).expect(201);
+    license = await t.createLicense({ product: product._id, hwidLimit: 2, entitlements: ['EXPORT'] });
     // Validated once from this machine, so the license file lists its hardware id.
     await t.http.post('/api/license/validate').send({ key: license.key, hwid }).expect(200);
     const { publicKey } = (await t.http.get('/api/license/public-key').expect(200)).body;
     writeFileSync(path.join(consumer, 'license-public-key.pem'), publicKey);
-    const admin = await t.admin();
     const file = await t.http.get(`/api/licenses/${license._id}/file`).set('Cookie', admin.cookie).expect(200);
     writeFileSync(path.join(consumer, 'license.lic.json'), file.text);
   }, 180_000);
@@ -138,6 +139,11 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
       const result = await run('node', [path.join(consumer, script)], { cwd: tampered });
       expect(result, script).toMatchObject({ code: 1, stdout: '', stderr: 'License file refused: bad-signature\n' });
     }
+  });
+
+  it('reads an entitlement from the checked license file', async () => {
+    const result = await run('node', ['entitlements.mjs'], { cwd: consumer });
+    expect(result).toMatchObject({ code: 0, stderr: '', stdout: 'PDF export: on; single sign-on: off\n' });
   });
 
   it('verifies the service\'s signed validation answer with plain node, as ESM and CommonJS', async () => {

@@ -6,6 +6,8 @@ import { createCustomersService } from '../customers/customers.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../licenses/machines.service.js';
 import { createProductsService } from '../products/products.service.js';
+import { createPoliciesService } from '../policies/policies.service.js';
+import { createEntitlementsService } from '../entitlements/entitlements.service.js';
 import { adminLicensesPages } from './admin-licenses.pages.js';
 import { adminLicensesService } from './admin-licenses.service.js';
 
@@ -17,6 +19,7 @@ export function adminLicensesModule(needs: {
   const service = adminLicensesService({
     pool: needs.pool, now: needs.now, licenses: needs.licenses, machines: needs.machines,
     products: createProductsService({ pool: needs.pool, now: needs.now }), customers: createCustomersService({ pool: needs.pool }),
+    policies: createPoliciesService({ pool: needs.pool }), entitlements: createEntitlementsService({ pool: needs.pool }),
   });
   return {
     name: 'admin-licenses',

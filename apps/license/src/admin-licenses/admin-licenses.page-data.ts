@@ -121,7 +121,16 @@ export interface DetailPage {
   chart: { start: Date; days: number; daily: DailyOutcome[] };
   records: { rows: UsageRecordRow[]; total: number };
   audit: { auditLogs: AuditLogJson[]; total: number };
+  choices: CatalogueChoices;
 }
+
+/** The policies and entitlements the license forms choose from. */
+export interface CatalogueChoices {
+  policies: Array<{ id: string; name: string; product: string; productId: string }>;
+  entitlements: Array<{ code: string; name: string }>;
+}
+
+const entitlementChoices = (choices: CatalogueChoices) => choices.entitlements.map((item) => ({ code: item.code, label: `${item.name} (${item.code})` }));
 
 export function licenseDetailData(username: string, page: DetailPage, csrfToken: string, flash: FlashMessage[]) {
   const { license, now, chart } = page;
@@ -167,6 +176,15 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       },
     },
     machines: page.machines.map((machine) => ({ ...machineRow(machine, now), deactivate: machineDeactivateHref(license._id, machine._id) })),
+    grants: {
+      policy: license.policy ? { name: license.policy.name, href: `/policies/${encodeURIComponent(license.policy._id)}` } : null,
+      own: license.entitlements,
+      fromPolicy: license.effectiveEntitlements.filter((code) => !license.entitlements.includes(code)),
+      effective: license.effectiveEntitlements,
+      policyId: license.policy?._id ?? '',
+      policies: [{ value: '', label: 'No policy' }, ...page.choices.policies.map((policy) => ({ value: policy.id, label: policy.name }))],
+      entitlements: entitlementChoices(page.choices),
+    },
     chart: { svg, days: chart.days, range, totals: { success: number(totalSuccess), failure: number(totalFailure) } },
     records: {
       rows: page.records.rows.map((record) => ({
@@ -186,7 +204,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
     },
     actions: {
       suspend: `${href}/suspend`, reactivate: `${href}/reactivate`, revoke: `${href}/revoke`,
-      rotate: `${href}/rotate`, clear: `${href}/clear`, seats: `${href}/seats`,
+      rotate: `${href}/rotate`, clear: `${href}/clear`, seats: `${href}/seats`, entitlements: `${href}/entitlements`,
       file: `/api/licenses/${encodeURIComponent(license._id)}/file`,
     },
   };
@@ -194,16 +212,21 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
 
 /** The new-license form, with the values sent back when it failed. */
 export function newLicenseData(
-  username: string, choices: { products: Array<{ id: string; name: string }>; customers: Array<{ id: string; name: string; email: string }> },
-  csrfToken: string, values: Record<string, string>, errors: FlashMessage[],
+  username: string,
+  choices: { products: Array<{ id: string; name: string }>; customers: Array<{ id: string; name: string; email: string }> } & CatalogueChoices,
+  csrfToken: string, values: Record<string, string>, errors: FlashMessage[], checked: string[] = [],
 ) {
   return {
     ...adminLayout('New license', username, 'licenses'),
     flash: errors,
     csrfToken,
     values,
+    checked,
     products: choices.products.map((product) => ({ value: product.id, label: product.name })),
     customers: [{ value: '', label: 'No customer' }, ...choices.customers.map((customer) => ({ value: customer.id, label: `${customer.name} (${customer.email})` }))],
-    types: licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) })),
+    // Empty: the policy's type, or fixed without one.
+    types: [{ value: '', label: 'The policy\'s, or Fixed' }, ...licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) }))],
+    policies: [{ value: '', label: 'No policy' }, ...choices.policies.map((policy) => ({ value: policy.id, label: `${policy.product}: ${policy.name}` }))],
+    entitlements: entitlementChoices(choices),
   };
 }

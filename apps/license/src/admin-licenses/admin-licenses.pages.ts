@@ -11,6 +11,7 @@ import { createLicenseSchema, updateLicenseSchema } from '../licenses/licenses.s
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../licenses/machines.service.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
+import { checkedCodes } from '../policies/policies.pages.js';
 import {
   licenseDetailData, licenseHref, licenseListData, licenseStates, listAddress, newLicenseData, stateFlags, type ListFilters,
 } from './admin-licenses.page-data.js';
@@ -41,7 +42,9 @@ const emptyForm = z.object({});
 const field = z.string().max(200).optional();
 const newLicenseForm = z.object({
   product: field, customer: field, licenseType: field, expiresAt: field, ipLimit: field, hwidLimit: field, heartbeatSeconds: field, credits: field,
+  policyId: field, entitlements: checkedCodes,
 });
+const grantsForm = z.object({ policyId: field, entitlements: checkedCodes });
 const seatsForm = z.object({ heartbeatSeconds: field });
 const machineParams = z.object({ id: z.string(), machineId: z.string() });
 /** Said next to "Check these fields" when the floating-seats field is the one to correct. */
@@ -94,9 +97,9 @@ export function adminLicensesPages(deps: {
     return (await licenses.detail(id)).key;
   }
 
-  const renderNew = async (req: Request, res: Response, username: string, values: Record<string, string>, errors: Array<{ type: 'error'; text: string }>) => {
+  const renderNew = async (req: Request, res: Response, username: string, values: Record<string, string>, errors: Array<{ type: 'error'; text: string }>, checked: string[] = []) => {
     const choices = await service.formChoices();
-    res.render('admin-licenses/new', newLicenseData(username, choices, deps.csrfToken(req), values, errors));
+    res.render('admin-licenses/new', newLicenseData(username, choices, deps.csrfToken(req), values, errors, checked));
   };
 
   const routes: AnyRoute[] = [
@@ -122,7 +125,7 @@ export function adminLicensesPages(deps: {
       method: 'get', path: '/licenses/new', summary: 'The new-license form', tags, guard: deps.adminPage, responses: pageAnswers,
       handler: async ({ req, res }) => {
         const username = consoleAdminName(req);
-        await renderNew(req, res, username, { ipLimit: '0', hwidLimit: '0', licenseType: 'fixed' }, takeFlash(req).filter((message) => message.type === 'error').map((message) => ({ type: 'error' as const, text: message.text })));
+        await renderNew(req, res, username, {}, takeFlash(req).filter((message) => message.type === 'error').map((message) => ({ type: 'error' as const, text: message.text })));
       },
     }),
     defineRoute({
@@ -131,21 +134,26 @@ export function adminLicensesPages(deps: {
       responses: { ...redirected, 400: { description: 'The form again, with what to correct', contentType: 'text/html' } },
       handler: async ({ body, req, res }) => {
         const expires = blankToUndefined(body.expiresAt);
+        const policyId = blankToUndefined(body.policyId);
         const parsed = createLicenseSchema.safeParse({
-          product: blankToUndefined(body.product),
+          // A policy's licenses are of its product: the product select only counts without one.
+          product: policyId ? undefined : blankToUndefined(body.product),
+          policyId,
+          entitlements: body.entitlements.length ? body.entitlements : undefined,
           customer: blankToUndefined(body.customer),
           licenseType: blankToUndefined(body.licenseType),
           // The form's date is a UTC calendar day: the license runs until the end of it.
           expiresAt: expires === undefined ? undefined : /^\d{4}-\d{2}-\d{2}$/.test(expires) ? `${expires}T23:59:59.000Z` : expires,
           ipLimit: whole(body.ipLimit), hwidLimit: whole(body.hwidLimit), heartbeatSeconds: whole(body.heartbeatSeconds), credits: whole(body.credits),
         });
-        const values = Object.fromEntries(Object.entries(body).map(([name, value]) => [name, value ?? '']));
+        const { entitlements: checked, ...fields } = body;
+        const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value ?? '']));
         const username = req.user?.username ?? req.admin?.userId ?? '';
         if (!parsed.success) {
           const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? 'form')))];
           res.status(400);
           const extra = fields.includes('heartbeatSeconds') ? ` ${heartbeatProblem}` : '';
-          return renderNew(req, res, username, values, [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.${extra}` }]);
+          return renderNew(req, res, username, values, [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.${extra}` }], checked);
         }
         try {
           const license = await licenses.create(actorOf(req), parsed.data);
@@ -156,7 +164,7 @@ export function adminLicensesPages(deps: {
           await recordFailedAdminWrite(deps.pool, req, res, error);
           const details = error.details ? ` ${Object.values(error.details).join(' ')}` : '';
           res.status(400);
-          return renderNew(req, res, username, values, [{ type: 'error', text: `${error.message}.${details}` }]);
+          return renderNew(req, res, username, values, [{ type: 'error', text: `${error.message}.${details}` }], checked);
         }
       },
     }),
@@ -224,6 +232,18 @@ export function adminLicensesPages(deps: {
           ? 'Floating seats off: seats are kept until released.'
           : `Floating seats saved: heartbeat every ${heartbeatSeconds.toLocaleString('en-US')} seconds.`;
         await act(req, res, params.id, saved, () => licenses.update(actorOf(req), params.id, parsed.data));
+      },
+    }),
+    defineRoute({
+      method: 'post', path: '/licenses/:id/entitlements', summary: 'Set a license\'s policy and own entitlements from its page', tags, guard: deps.adminPage,
+      params: idParams, body: grantsForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
+      handler: async ({ params, body, req, res }) => {
+        const parsed = updateLicenseSchema.safeParse({ policyId: blankToUndefined(body.policyId) ?? null, entitlements: body.entitlements });
+        if (!parsed.success) {
+          setFlash(req, { type: 'error', text: 'Check these fields: policy, entitlements.' });
+          return redirectAfterSaving(req, res, licenseHref(params.id));
+        }
+        await act(req, res, params.id, 'Policy and entitlements saved.', () => licenses.update(actorOf(req), params.id, parsed.data));
       },
     }),
     defineRoute({

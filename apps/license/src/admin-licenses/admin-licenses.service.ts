@@ -5,6 +5,8 @@ import type { LicensesService } from '../licenses/licenses.service.js';
 import type { ListLicenses } from '../licenses/licenses.schema.js';
 import type { MachinesService } from '../licenses/machines.service.js';
 import type { createProductsService } from '../products/products.service.js';
+import type { PoliciesService } from '../policies/policies.service.js';
+import type { EntitlementsService } from '../entitlements/entitlements.service.js';
 import { dailyOutcomesOfLicense, recentUsageRecordsOfLicense } from '../usage/usage.repository.js';
 
 const day = 86_400_000;
@@ -24,7 +26,16 @@ const utcMidnight = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getU
 export function adminLicensesService(deps: {
   pool: pg.Pool; now: () => Date; licenses: LicensesService; machines: Pick<MachinesService, 'list'>;
   products: ReturnType<typeof createProductsService>; customers: ReturnType<typeof createCustomersService>;
+  policies: PoliciesService; entitlements: EntitlementsService;
 }) {
+  /** The policies (of one product, or all) and entitlements the license forms choose from. */
+  const catalogue = async (productId?: string) => {
+    const [{ policies }, { entitlements }] = await Promise.all([deps.policies.search({ productId }), deps.entitlements.search()]);
+    return {
+      policies: policies.map((policy) => ({ id: policy._id, name: policy.name, product: policy.product.name, productId: policy.productId })),
+      entitlements: entitlements.map((item) => ({ code: item.code, name: item.name })),
+    };
+  };
   const { pool, now, licenses, products: productsOf, customers: customersOf } = deps;
   const audit = createAuditService({ pool });
   return {
@@ -49,24 +60,27 @@ export function adminLicensesService(deps: {
       const at = now();
       const chartEnd = new Date(utcMidnight(at).getTime() + day);
       const chartStart = new Date(chartEnd.getTime() - chartDays * day);
-      const [machines, daily, records, trail] = await Promise.all([
+      const [machines, daily, records, trail, choices] = await Promise.all([
         deps.machines.list(id),
         dailyOutcomesOfLicense(pool, id, { from: chartStart, to: chartEnd }),
         recentUsageRecordsOfLicense(pool, id, recentRecords),
         audit.list({ resourceType: 'license', resourceId: id, limit: auditEntries, skip: 0, success: undefined }),
+        catalogue(license.product._id),
       ]);
-      return { license, machines, now: at, chart: { start: chartStart, days: chartDays, daily }, records, audit: trail };
+      return { license, machines, now: at, chart: { start: chartStart, days: chartDays, daily }, records, audit: trail, choices };
     },
 
     /** The choices of the new-license form. */
     async formChoices() {
-      const [products, customers] = await Promise.all([
+      const [products, customers, choices] = await Promise.all([
         productsOf.list({ includeCounts: false, activeOnly: true }),
         customersOf.choices(customerChoices),
+        catalogue(),
       ]);
       return {
         products: products.map((product) => ({ id: product._id, name: product.name })),
         customers,
+        ...choices,
       };
     },
   };

@@ -61,6 +61,8 @@ function resourceHref(entry: AuditLogJson): string | null {
   switch (entry.resourceType) {
     case 'license': return `/licenses/${id}`;
     case 'product': return `/products/${id}`;
+    case 'policy': return `/policies/${id}`;
+    case 'entitlement': return `/entitlements/${id}`;
     case 'customer': return `/customers/${id}`;
     default: return null;
   }

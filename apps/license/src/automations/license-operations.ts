@@ -21,7 +21,7 @@ const dayMs = 86_400_000;
 /** "Validation failed" alone would not tell the admin which parameter was wrong. */
 function explain(error: unknown): never {
   if (isHttpError(error) && error.details) {
-    throw new Error(`${error.message}: ${Object.entries(error.details).map(([field, message]) => `${field} ${message}`).join('; ')}`);
+    throw new Error(`${error.message}: ${Object.entries(error.details).map(([field, message]) => `${field} ${String(message)}`).join('; ')}`);
   }
   throw error;
 }

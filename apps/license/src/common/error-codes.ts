@@ -24,6 +24,13 @@ export const { errorCodes, appError } = defineErrorCodes({
   LICENSE_RELEASE_LIMIT_REACHED: { status: 429, message: 'Release limit reached' },
   // A fingerprint that holds no seat of the license (never activated, deactivated, or its lease ran out).
   MACHINE_NOT_FOUND: { status: 404, message: 'Machine not found' },
+  // Validation asked for a code the license does not grant (`details.missing` names them).
+  ENTITLEMENT_MISSING: { status: 403, message: 'Entitlement missing' },
+  ENTITLEMENT_NOT_FOUND: { status: 404, message: 'Entitlement not found' },
+  ENTITLEMENT_EXISTS: { status: 409, message: 'Entitlement already exists' },
+  ENTITLEMENT_IN_USE: { status: 409, message: 'Entitlement in use' },
+  POLICY_NOT_FOUND: { status: 404, message: 'Policy not found' },
+  POLICY_IN_USE: { status: 409, message: 'Policy in use' },
   PRODUCT_NOT_FOUND: { status: 404, message: 'Product not found' },
   PRODUCT_NOT_ACTIVE: { status: 400, message: 'Product is not active' },
   PRODUCT_HAS_LICENSES: { status: 400, message: 'Product has licenses and cannot be deleted' },

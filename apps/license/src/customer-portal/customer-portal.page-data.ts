@@ -77,6 +77,8 @@ function licenseView(row: LicenseRow, now: Date) {
     ips: { used: row.used_ips.length, limit: row.ip_limit },
     hwids: { used: row.used_hwids.length, limit: row.hwid_limit },
     credits: credits ? { total: number(credits.total), used: number(credits.used), remaining: number(credits.remaining), empty: credits.remaining === 0 } : null,
+    // What it grants (its own entitlements and its policy's), as the portal's "Features".
+    features: [...new Set([...row.own_entitlements, ...row.policy_entitlements])].sort(),
     href: licenseHref(row.id),
   };
 }

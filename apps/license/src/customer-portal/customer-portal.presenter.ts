@@ -12,6 +12,8 @@ export function customerLicenseJson(row: LicenseRow) {
     _id: full._id, key: full.key, product: full.product, active: full.active, suspended: full.suspended, revoked: full.revoked,
     expiresAt: full.expiresAt, licenseType: full.licenseType, ipLimit: full.ipLimit, hwidLimit: full.hwidLimit,
     usedIps: full.usedIps, usedHwids: full.usedHwids, ...(full.credits ? { credits: full.credits } : {}),
+    /** What the license grants (its own and its policy's): the portal's "Features". */
+    entitlements: full.effectiveEntitlements,
   };
 }
 
@@ -48,6 +50,7 @@ export const customerLicenseJsonSchema = z.object({
   active: z.boolean(), suspended: z.boolean(), revoked: z.boolean(), expiresAt: z.iso.datetime().nullable(),
   licenseType: z.enum(licenseTypes), ipLimit: count, hwidLimit: count, usedIps: z.array(z.string()), usedHwids: z.array(z.string()),
   credits: creditsJsonSchema.optional(),
+  entitlements: z.array(z.string()),
 });
 
 export const customerStatsJsonSchema = z.object({

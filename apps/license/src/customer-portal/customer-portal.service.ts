@@ -119,7 +119,7 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
     async file(customerId: string, licenseId: string, fingerprint?: string) {
       const row = await ownLicense(customerId, licenseId);
       const license = customerLicenseJson(row);
-      const file = deps.files.build({ ...license, suspendReason: row.suspend_reason }, fingerprint);
+      const file = deps.files.build({ ...license, suspendReason: row.suspend_reason, effectiveEntitlements: license.entitlements }, fingerprint);
       if (fingerprint !== undefined) await deps.machines.holder(licenseId, fingerprint, customerId);
       return { file, contentDisposition: deps.files.contentDisposition(license) };
     },

@@ -18,6 +18,8 @@ const tags = ['pages'];
 const listQuery = z.object({
   q: z.string().trim().max(200).optional().catch(undefined).transform((value) => value ?? ''),
   page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
+  /** Of one product (policies); resources without products ignore it. */
+  product: z.uuid().optional().catch(undefined),
 });
 const idParams = z.object({ id: z.string() });
 
@@ -25,14 +27,18 @@ const idParams = z.object({ id: z.string() });
 export interface CatalogFormState { values: object; errors: string[] }
 
 /** What the pages extend every view's data with. */
-export interface CatalogPageExtras<State extends CatalogFormState> { form: State; messages: FlashMessage[]; csrfToken: string }
+export interface CatalogPageExtras<State extends CatalogFormState> {
+  form: State; messages: FlashMessage[]; csrfToken: string;
+  /** What the resource's `options` read for its forms (the choices of a select), or {}. */
+  options: Record<string, unknown>;
+}
 
 interface Named { _id: string; name: string }
 
 /** What one resource gives the builder. */
 export interface CatalogResource<Item extends Named, Form extends Record<string, unknown>, State extends CatalogFormState, Create, Update> {
   /** The audit log's resource type, the word in messages ("Product") and the base path ("/products"). */
-  resourceType: 'product' | 'customer';
+  resourceType: 'product' | 'customer' | 'policy' | 'entitlement';
   noun: string;
   basePath: string;
   views: { list: string; detail: string };
@@ -43,20 +49,22 @@ export interface CatalogResource<Item extends Named, Form extends Record<string,
   labels: Record<string, string>;
   messages: Record<string, string>;
   emptyForm: () => State;
+  /** Reads what the forms choose from (products, entitlements), for every page. */
+  options?: () => Promise<Record<string, unknown>>;
   formOf: (item: Item) => State;
   stateOf: (form: Form, errors: string[]) => State;
   /** The form as the service's create and update input, checked with the API's schemas. */
   create: { schema: ZodType<Create>; inputOf: (form: Form) => unknown };
   update: { schema: ZodType<Update>; inputOf: (form: Form) => unknown };
   service: {
-    list(query: { q?: string; limit: number; skip: number }): Promise<{ items: Item[]; total: number }>;
+    list(query: { q?: string; limit: number; skip: number; product?: string }): Promise<{ items: Item[]; total: number }>;
     /** Throws a 404 HTTP error when there is none. */
     get(id: string): Promise<Item>;
     create(actor: Actor, input: Create): Promise<Item>;
     update(actor: Actor, id: string, input: Update): Promise<Item>;
     remove(actor: Actor, id: string): Promise<unknown>;
   };
-  listData(username: string, list: { items: Item[]; total: number; q: string; page: number }, extras: CatalogPageExtras<State>): object;
+  listData(username: string, list: { items: Item[]; total: number; q: string; page: number; product?: string }, extras: CatalogPageExtras<State>): object;
   detailData(username: string, item: Item, extras: CatalogPageExtras<State>): object;
   href: (id: string) => string;
   docs: {
@@ -91,13 +99,14 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
   const failed = (req: Request, action: 'create' | 'update' | 'delete', resourceId: string | null, error: unknown) =>
     deps.auditFailure(req, { action, resourceType: resource.resourceType, resourceId }, error);
   const notFound = (res: Response, username: string) => res.status(404).render('errors/not-found', notFoundData(username));
-  const extras = (req: Request, form: State): CatalogPageExtras<State> => ({ form, messages: takeFlash(req), csrfToken: deps.csrfToken(req) });
+  const extras = async (req: Request, form: State): Promise<CatalogPageExtras<State>> =>
+    ({ form, messages: takeFlash(req), csrfToken: deps.csrfToken(req), options: (await resource.options?.()) ?? {} });
   /** A refusal the form shows (bad input, a taken value) rather than an error page. */
   const shownOnForm = (error: unknown) => isHttpError(error) && (error.status === 400 || error.status === 409);
 
-  async function renderList(req: Request, res: Response, username: string, query: { q: string; page: number }, form: State, status = 200) {
-    const { items, total } = await service.list({ q: query.q || undefined, limit: resource.pageSize, skip: (query.page - 1) * resource.pageSize });
-    res.status(status).render(resource.views.list, resource.listData(username, { items, total, q: query.q, page: query.page }, extras(req, form)));
+  async function renderList(req: Request, res: Response, username: string, query: { q: string; page: number; product?: string }, form: State, status = 200) {
+    const { items, total } = await service.list({ q: query.q || undefined, limit: resource.pageSize, skip: (query.page - 1) * resource.pageSize, product: query.product });
+    res.status(status).render(resource.views.list, resource.listData(username, { items, total, q: query.q, page: query.page, product: query.product }, await extras(req, form)));
   }
 
   async function renderItem(req: Request, res: Response, username: string, id: string, form?: State, status = 200) {
@@ -108,7 +117,7 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
       if (isHttpError(error) && error.status === 404) return notFound(res, username);
       throw error;
     }
-    res.status(status).render(resource.views.detail, resource.detailData(username, item, extras(req, form ?? resource.formOf(item))));
+    res.status(status).render(resource.views.detail, resource.detailData(username, item, await extras(req, form ?? resource.formOf(item))));
   }
 
   return [

@@ -143,14 +143,14 @@ export function errorBackLink(path: string, referer: { href: string; sameSite: b
  * the variables to set when the answer has them, and a link back.
  */
 export function errorPageData(input: {
-  status: number; message: string; details?: Record<string, string>; extra?: Record<string, unknown>;
+  status: number; message: string; details?: Record<string, unknown>; extra?: Record<string, unknown>;
   username?: string; back: { href: string; label: string };
 }) {
   const { status, extra } = input;
   const heading = errorHeadings[status] ?? (status >= 500 ? 'Something went wrong' : 'Request failed');
   const variables = Array.isArray(extra?.variables) ? extra.variables.filter((name): name is string => typeof name === 'string') : [];
   // Variables the message does not name already (the sign-in hint names them all).
-  const items = [...Object.entries(input.details ?? {}).map(([field, text]) => `${field}: ${text}`),
+  const items = [...Object.entries(input.details ?? {}).map(([field, text]) => `${field}: ${Array.isArray(text) ? text.join(', ') : String(text)}`),
     ...variables.filter((name) => !input.message.includes(name))];
   return {
     ...layout(heading, input.username), status, heading, message: input.message,

@@ -19,6 +19,8 @@ export interface LicenseFileSource {
   ipLimit: number;
   hwidLimit: number;
   usedHwids: string[];
+  /** Its own and its policy's entitlements, sorted. */
+  effectiveEntitlements: string[];
 }
 
 /** What the application reads once the signature has been checked. */
@@ -30,6 +32,8 @@ export interface LicenseFilePayload {
   ipLimit: number;
   hwidLimit: number;
   usedHwids: string[];
+  /** The entitlements it grants (its own and its policy's), sorted: the client's `hasEntitlement` reads them. */
+  entitlements: string[];
   issuedAt: string;
   validUntil: string;
   /** The machine the file is bound to (`?fingerprint=`): the client refuses it on another one. */
@@ -74,7 +78,7 @@ export function licenseFiles(deps: { signer: Pick<ResponseSigner, 'sign' | 'keyI
       const payload: LicenseFilePayload = {
         key: license.key, product: { _id: license.product._id, name: license.product.name }, licenseType: license.licenseType,
         expiresAt: license.expiresAt, ipLimit: license.ipLimit, hwidLimit: license.hwidLimit, usedHwids: license.usedHwids,
-        issuedAt: issuedAt.toISOString(), validUntil: validUntil.toISOString(), ...(fingerprint !== undefined ? { fingerprint } : {}),
+        entitlements: license.effectiveEntitlements, issuedAt: issuedAt.toISOString(), validUntil: validUntil.toISOString(), ...(fingerprint !== undefined ? { fingerprint } : {}),
       };
       const bytes = Buffer.from(JSON.stringify(payload), 'utf8');
       return { format: licenseFileFormat, payload: bytes.toString('base64'), signature: signer.sign(bytes), keyId: signer.keyId };

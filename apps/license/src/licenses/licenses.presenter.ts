@@ -37,6 +37,10 @@ export function licenseJson(row: LicenseRow) {
     violationCount: row.violation_count,
     lastValidatedAt: iso(row.last_validated_at),
     metadata: row.metadata,
+    policy: row.policy_id ? { _id: row.policy_id, name: row.policy_name ?? '' } : null,
+    /** Its own entitlements; `effectiveEntitlements` adds its policy's, as validation reads them. */
+    entitlements: row.own_entitlements,
+    effectiveEntitlements: [...new Set([...row.own_entitlements, ...row.policy_entitlements])].sort(),
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
   };
@@ -83,6 +87,9 @@ export const licenseJsonSchema = z.object({
   violationCount: z.number().int(),
   lastValidatedAt: isoOrNull,
   metadata: z.record(z.string(), z.unknown()).nullable(),
+  policy: z.object({ _id: z.string(), name: z.string() }).nullable(),
+  entitlements: z.array(z.string()),
+  effectiveEntitlements: z.array(z.string()),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });

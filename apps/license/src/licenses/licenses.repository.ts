@@ -7,12 +7,19 @@ import type { LicenseMemberInput, ListLicenses } from './licenses.schema.js';
 /** A license with the names the admin views show beside it (`licenseSelect`). */
 export type LicenseRow = RowOf<typeof licenses> & {
   product_name: string; product_description: string; product_prefix: string; customer_name: string | null; customer_email: string | null;
+  /** Its policy's name and entitlement codes; its own codes (each list sorted). */
+  policy_name: string | null; policy_entitlements: string[]; own_entitlements: string[];
 };
 export type MemberRow = RowOf<typeof licenseMembers>;
 
 export const licenseSelect = `SELECT l.*, p.name AS product_name, p.description AS product_description, p.license_prefix AS product_prefix,
-  c.name AS customer_name, c.email AS customer_email
-  FROM licenses l JOIN products p ON p.id = l.product_id LEFT JOIN customers c ON c.id = l.customer_id`;
+  c.name AS customer_name, c.email AS customer_email, po.name AS policy_name,
+  ARRAY(SELECT e.code FROM policy_entitlements pe JOIN entitlements e ON e.id = pe.entitlement_id
+        WHERE pe.policy_id = l.policy_id ORDER BY e.code COLLATE "C") AS policy_entitlements,
+  ARRAY(SELECT e.code FROM license_entitlements le JOIN entitlements e ON e.id = le.entitlement_id
+        WHERE le.license_id = l.id ORDER BY e.code COLLATE "C") AS own_entitlements
+  FROM licenses l JOIN products p ON p.id = l.product_id LEFT JOIN customers c ON c.id = l.customer_id
+  LEFT JOIN policies po ON po.id = l.policy_id`;
 
 export async function findLicense(db: Queryable, id: string, options: { forUpdate?: boolean } = {}): Promise<LicenseRow | undefined> {
   const { rows } = await db.query<LicenseRow>(`${licenseSelect} WHERE l.id = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`, [id]);
@@ -76,16 +83,16 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
 }
 
 export type LicenseValues = Pick<typeof licenses.$inferInsert, 'key' | 'productId' | 'metadata'> & Required<Pick<typeof licenses.$inferInsert,
-  'customerId' | 'parentId' | 'licenseType' | 'active' | 'expiresAt' | 'ipLimit' | 'hwidLimit' | 'heartbeatSeconds' | 'creditsTotal' | 'convertToType' | 'autoConvert' | 'convertDurationDays'>>;
+  'customerId' | 'parentId' | 'licenseType' | 'active' | 'expiresAt' | 'ipLimit' | 'hwidLimit' | 'heartbeatSeconds' | 'creditsTotal' | 'convertToType' | 'autoConvert' | 'convertDurationDays' | 'policyId'>>;
 
 export async function insertLicense(db: Queryable, values: LicenseValues): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO licenses (key, product_id, customer_id, parent_id, license_type, active, expires_at, ip_limit, hwid_limit,
-       credits_total, convert_to_type, auto_convert, convert_duration_days, metadata, heartbeat_seconds)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
+       credits_total, convert_to_type, auto_convert, convert_duration_days, metadata, heartbeat_seconds, policy_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
     [values.key, values.productId, values.customerId, values.parentId, values.licenseType, values.active, values.expiresAt,
       values.ipLimit, values.hwidLimit, values.creditsTotal, values.convertToType, values.autoConvert,
-      values.convertDurationDays, JSON.stringify(values.metadata), values.heartbeatSeconds]);
+      values.convertDurationDays, JSON.stringify(values.metadata), values.heartbeatSeconds, values.policyId]);
   return rows[0]!.id;
 }
 
@@ -165,6 +172,14 @@ export async function removeBinding(db: Queryable, id: string, binding: { ip: st
   const { rowCount } = await db.query(
     `UPDATE licenses SET ${column} = array_remove(${column}, $2), updated_at = now() WHERE id = $1 AND $2 = ANY(${column})`, [id, value]);
   return (rowCount ?? 0) > 0;
+}
+
+/** Makes these (ids) the license's own entitlements. */
+export async function replaceLicenseEntitlements(db: Queryable, licenseId: string, entitlementIds: string[]): Promise<void> {
+  await db.query('DELETE FROM license_entitlements WHERE license_id = $1 AND NOT (entitlement_id = ANY($2::uuid[]))', [licenseId, entitlementIds]);
+  await db.query(
+    `INSERT INTO license_entitlements (license_id, entitlement_id) SELECT $1, e FROM unnest($2::uuid[]) AS e
+     ON CONFLICT DO NOTHING`, [licenseId, entitlementIds]);
 }
 
 export async function listMembers(db: Queryable, licenseId: string): Promise<MemberRow[]> {

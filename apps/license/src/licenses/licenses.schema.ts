@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoDate, paging, queryFilterBoolean, uuidString } from '../common/schemas.js';
+import { entitlementCodes } from '../entitlements/entitlements.schema.js';
 import { licenseTypes, memberRoles } from './licenses.table.js';
 
 const limit = z.number().int().min(0).max(1_000_000);
@@ -17,14 +18,20 @@ const members = z.array(member).max(10_000).refine(
   'Each email may appear only once',
 );
 
+/**
+ * Left out, `licenseType`, the limits, `heartbeatSeconds`, `credits` and `expiresAt` come from the
+ * policy (`policyId`) when it sets them, else from the defaults (fixed, unlimited, no expiry).
+ * `product` may be left out with a policy: it is the policy's.
+ */
 export const createLicenseSchema = z.object({
-  product: uuidString(),
+  product: uuidString().optional(),
+  policyId: uuidString().optional(),
   customer: uuidString().optional(),
-  licenseType: z.enum(licenseTypes).default('fixed'),
+  licenseType: z.enum(licenseTypes).optional(),
   expiresAt: expiresAt.optional(),
-  ipLimit: limit.default(0),
-  hwidLimit: limit.default(0),
-  heartbeatSeconds: heartbeatSeconds.default(null),
+  ipLimit: limit.optional(),
+  hwidLimit: limit.optional(),
+  heartbeatSeconds: heartbeatSeconds.optional(),
   credits: z.number().int().min(0).max(1_000_000_000).optional(),
   parent: uuidString().optional(),
   active: z.boolean().default(true),
@@ -33,6 +40,10 @@ export const createLicenseSchema = z.object({
   convertDurationDays: z.number().int().min(1).max(36_500).optional(),
   members: members.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Its own entitlement codes (besides its policy's). */
+  entitlements: entitlementCodes.optional(),
+}).superRefine((value, context) => {
+  if (!value.product && !value.policyId) context.addIssue({ code: 'custom', path: ['product'], message: 'Required (or a policyId)' });
 });
 
 export const updateLicenseSchema = z.object({
@@ -50,6 +61,9 @@ export const updateLicenseSchema = z.object({
   convertDurationDays: z.number().int().min(1).max(36_500).nullable().optional(),
   members: members.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Another policy of the license's product (its limits are not copied), or null for none. */
+  policyId: uuidString().nullable().optional(),
+  entitlements: entitlementCodes.optional(),
 }).refine((value) => Object.keys(value).length > 0, 'Nothing to update');
 
 export const listLicensesQuery = z.object({

@@ -6,6 +6,8 @@ import type { Actor } from '../common/actor.js';
 import { isUuid, iso } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
 import { deleteUsageOfLicense } from '../usage/usage.repository.js';
+import { entitlementIdsOf } from '../entitlements/entitlements.service.js';
+import { policyForLicense } from '../policies/policies.service.js';
 import { generateLicenseKey } from './license-key.js';
 import { licenseJson, memberJson, usageStatsJson, type LicenseJson } from './licenses.presenter.js';
 import * as repo from './licenses.repository.js';
@@ -76,26 +78,43 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     });
   }
 
+  /** A policy of the license's product (held until the caller commits), or a 400 naming the field. */
+  async function policyOf(client: Queryable, policyId: string, productId: string | undefined) {
+    const policy = await policyForLicense(client, policyId);
+    if (productId !== undefined && policy.product_id !== productId) {
+      throw appError('VALIDATION_FAILED', { details: { policyId: 'The policy belongs to another product' } });
+    }
+    return policy;
+  }
+
   async function createWithin(client: Queryable, actor: Actor, input: CreateLicense) {
-    if (input.licenseType === 'consumption' && input.credits === undefined) {
+    // What the request leaves out comes from the policy, copied now (its entitlements are read at each validation).
+    const policy = input.policyId ? await policyOf(client, input.policyId, input.product) : undefined;
+    const licenseType = input.licenseType ?? policy?.license_type ?? 'fixed';
+    const credits = input.credits ?? policy?.credits ?? undefined;
+    if (licenseType === 'consumption' && credits === undefined) {
       throw appError('VALIDATION_FAILED', { details: { credits: 'Required for consumption licenses' } });
     }
-    const product = await repo.findProductForLicense(client, input.product);
+    const product = await repo.findProductForLicense(client, policy?.product_id ?? input.product!);
     if (!product) throw appError('PRODUCT_NOT_FOUND');
     if (!product.is_active) throw appError('PRODUCT_NOT_ACTIVE');
     if (input.customer && !(await repo.customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
     if (input.parent) await checkParent(client, input.parent);
+    const entitlementIds = input.entitlements ? await entitlementIdsOf(client, input.entitlements) : [];
     // A trial without an end would never end: default to two weeks.
-    const expiresAt = input.expiresAt !== undefined ? input.expiresAt
-      : input.licenseType === 'trial' ? new Date(now().getTime() + trialDays * 86_400_000) : null;
+    const days = policy?.duration_days ?? (licenseType === 'trial' ? trialDays : null);
+    const expiresAt = input.expiresAt !== undefined ? input.expiresAt : days === null ? null : new Date(now().getTime() + days * 86_400_000);
     const id = await repo.insertLicense(client, {
       key: generateLicenseKey(product.license_prefix), productId: product.id, customerId: input.customer ?? null,
-      parentId: input.parent ?? null, licenseType: input.licenseType, active: input.active, expiresAt,
-      ipLimit: input.ipLimit, hwidLimit: input.hwidLimit, heartbeatSeconds: input.heartbeatSeconds, creditsTotal: input.credits ?? 0,
+      parentId: input.parent ?? null, licenseType, active: input.active, expiresAt, policyId: policy?.id ?? null,
+      ipLimit: input.ipLimit ?? policy?.ip_limit ?? 0, hwidLimit: input.hwidLimit ?? policy?.hwid_limit ?? 0,
+      heartbeatSeconds: input.heartbeatSeconds !== undefined ? input.heartbeatSeconds : policy?.heartbeat_seconds ?? null,
+      creditsTotal: credits ?? 0,
       convertToType: input.convertToType ?? (input.autoConvert ? 'fixed' : null), autoConvert: input.autoConvert,
       convertDurationDays: input.convertDurationDays ?? null, metadata: input.metadata ?? {},
     });
     if (input.members) await repo.replaceMembers(client, id, input.members);
+    if (entitlementIds.length) await repo.replaceLicenseEntitlements(client, id, entitlementIds);
     const after = await adminView(client, id);
     await recordAudit(client, actor, { action: 'create', resourceType: 'license', resourceId: id, after });
     return after;
@@ -191,9 +210,11 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     claimExpired: (limit: number) => repo.claimExpiredLicenses(pool, now(), limit),
 
     update: (actor: Actor, id: string, input: UpdateLicense) => withTransaction(pool, async (client) => {
-      const { before } = await lockedOrThrow(client, id);
+      const { row, before } = await lockedOrThrow(client, id);
       if (input.customer && !(await repo.customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
       if (input.parent) await checkParent(client, input.parent, id);
+      if (input.policyId) await policyOf(client, input.policyId, row.product_id);
+      const entitlementIds = input.entitlements && await entitlementIdsOf(client, input.entitlements);
       const columns: Record<string, unknown> = {};
       const set = (column: string, value: unknown) => { if (value !== undefined) columns[column] = value; };
       set('customer_id', input.customer);
@@ -209,8 +230,10 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       set('auto_convert', input.autoConvert);
       set('convert_duration_days', input.convertDurationDays);
       set('metadata', input.metadata);
+      set('policy_id', input.policyId);
       await repo.updateLicenseColumns(client, id, columns);
       if (input.members) await repo.replaceMembers(client, id, input.members);
+      if (entitlementIds) await repo.replaceLicenseEntitlements(client, id, entitlementIds);
       const after = await adminView(client, id);
       await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: id, before, after });
       return after;

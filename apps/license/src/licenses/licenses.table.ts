@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { products } from '../products/products.table.js';
 import { customers } from '../customers/customers.table.js';
+import { entitlements } from '../entitlements/entitlements.table.js';
+import { policies } from '../policies/policies.table.js';
 
 export const licenseTypes = ['fixed', 'trial', 'consumption', 'enterprise'] as const;
 export type LicenseType = (typeof licenseTypes)[number];
@@ -45,6 +47,8 @@ export const licenses = pgTable('licenses', {
   lastValidatedAt: timestamp('last_validated_at', { withTimezone: true }),
   /** Set by the expiry scan once LICENSE_EXPIRED has been emitted for this license. */
   expiredNotifiedAt: timestamp('expired_notified_at', { withTimezone: true }),
+  /** The policy it was made from: its entitlements count as the license's at every validation. */
+  policyId: uuid('policy_id').references((): AnyPgColumn => policies.id, { onDelete: 'restrict' }),
   metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().default(sql`now()`),
@@ -58,9 +62,19 @@ export const licenses = pgTable('licenses', {
   index('licenses_customer_idx').on(table.customerId, table.key),
   index('licenses_parent_idx').on(table.parentId),
   index('licenses_expires_at_idx').on(table.expiresAt),
+  index('licenses_policy_idx').on(table.policyId).where(sql`${table.policyId} IS NOT NULL`),
   check('licenses_type_check', sql`${table.licenseType} in ('fixed', 'trial', 'consumption', 'enterprise')`),
   check('licenses_heartbeat_check', sql`${table.heartbeatSeconds} BETWEEN 10 AND 86400`),
   check('licenses_limits_check', sql`${table.ipLimit} >= 0 and ${table.hwidLimit} >= 0 and ${table.creditsTotal} >= 0 and ${table.creditsUsed} >= 0`),
+]);
+
+/** A license's own entitlements (its policy's count too). */
+export const licenseEntitlements = pgTable('license_entitlements', {
+  licenseId: uuid('license_id').notNull().references(() => licenses.id, { onDelete: 'cascade' }),
+  entitlementId: uuid('entitlement_id').notNull().references(() => entitlements.id, { onDelete: 'restrict' }),
+}, (table) => [
+  primaryKey({ columns: [table.licenseId, table.entitlementId] }),
+  index('license_entitlements_entitlement_idx').on(table.entitlementId),
 ]);
 
 export const memberRoles = ['owner', 'admin', 'member'] as const;

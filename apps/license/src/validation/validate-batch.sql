@@ -3,7 +3,7 @@
 -- deciding, updating the license and recording the attempt in one round trip and one commit.
 --
 -- This file is the readable source of the function. Migrations are immutable history: migration
--- 0001_validate_batch.sql created it with exactly this text. To change the rule, edit this file
+-- 0001_validate_batch.sql created it; 0012_policies_entitlements.sql has this text. To change the rule, edit this file
 -- and add a migration that runs the new CREATE OR REPLACE FUNCTION (a copy of this statement):
 -- test/validate-batch-rule.test.ts fails while the function in the database differs from this
 -- file, and while a verdict text below is missing from the error catalogue (@app/http).
@@ -41,6 +41,14 @@
 --   machine whose lease ran out holds no seat: when an item needs a seat (a new hardware id, or
 --   its own lease ran out) the lapsed machines are removed under the row lock before the limit
 --   is checked, and answered in `lapsed_hwids` (machines.test.ts "a lapsed seat is taken ...").
+-- * Entitlements (migration 0012): a license's effective entitlements are its own and its
+--   policy's, read here at every validation (a policy change applies at the next one), once per
+--   license per batch (items of one key run together), and answered sorted in `entitlements`
+--   with the policy's id and name. An item that asks for codes (`p_entitlements`: its codes
+--   joined by commas, or null) of which some are not effective is refused with
+--   `Entitlement missing` right after the license's state, before credits and limits, so it uses
+--   no credit and takes no seat; the codes are answered sorted in `missing_entitlements`
+--   (entitlements.test.ts).
 --
 -- This function is the one writer of `licenses`, `usage_records` and `machines` outside their repositories
 -- (the exception listed in test/table-owners.test.ts): the limits and credits are the licenses
@@ -58,14 +66,15 @@
 -- takes no lock and changes nothing on the license.
 --
 -- Failure checks run in the order a user expects: not found, revoked, suspended, not active,
--- expired, master, credits, IP limit, HWID limit. Every attempt is recorded in usage_records,
+-- expired, master, entitlements, credits, IP limit, HWID limit. Every attempt is recorded in usage_records,
 -- unknown keys too (license_id null), with one insert for the batch, in arrival order.
-CREATE OR REPLACE FUNCTION license_validate_batch(p_keys text[], p_ips text[], p_hwids text[], p_now timestamptz)
+CREATE OR REPLACE FUNCTION license_validate_batch(p_keys text[], p_ips text[], p_hwids text[], p_entitlements text[], p_now timestamptz)
 RETURNS TABLE (
   n integer, id uuid, key text, active boolean, expires_at timestamptz, license_type text,
   ip_limit integer, hwid_limit integer, used_ips text[], used_hwids text[],
   credits_total integer, credits_used integer, error text, violation_count integer,
-  machine_added boolean, lapsed_hwids text[]
+  machine_added boolean, lapsed_hwids text[],
+  entitlements text[], policy_id uuid, policy_name text, missing_entitlements text[]
 )
 LANGUAGE plpgsql VOLATILE AS $$
 #variable_conflict use_column
@@ -84,14 +93,19 @@ DECLARE
   seen_hwid text[] := '{}';
   seen_ip text[] := '{}';
   seen_heartbeat integer[] := '{}';
+  effective text[];
+  effective_policy text;
+  effective_for uuid;
+  missing text[];
 BEGIN
   FOR item IN
-    SELECT i.ord::integer AS ord, i.k, i.ip, i.hwid
-    FROM unnest(p_keys, p_ips, p_hwids) WITH ORDINALITY AS i(k, ip, hwid, ord)
+    SELECT i.ord::integer AS ord, i.k, i.ip, i.hwid, i.wanted
+    FROM unnest(p_keys, p_ips, p_hwids, p_entitlements) WITH ORDINALITY AS i(k, ip, hwid, wanted, ord)
     ORDER BY i.k, i.ord
   LOOP
     SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.license_type, l.ip_limit, l.hwid_limit,
-           l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count, l.heartbeat_seconds
+           l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count, l.heartbeat_seconds,
+           l.policy_id
     INTO lic FROM licenses l WHERE l.key = item.k;
 
     locked := false;
@@ -105,7 +119,8 @@ BEGIN
       IF needs_lock THEN
         -- The key is checked again: a rotation committed while we waited retires the old key.
         SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.license_type, l.ip_limit, l.hwid_limit,
-               l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count, l.heartbeat_seconds
+               l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count, l.heartbeat_seconds,
+               l.policy_id
         INTO lic FROM licenses l WHERE l.id = lic.id AND l.key = item.k FOR UPDATE;
         locked := FOUND;
       END IF;
@@ -115,6 +130,7 @@ BEGIN
       n := item.ord; id := NULL; key := NULL; active := NULL; expires_at := NULL; license_type := NULL;
       ip_limit := NULL; hwid_limit := NULL; used_ips := NULL; used_hwids := NULL; credits_total := NULL;
       credits_used := NULL; error := 'License not found'; violation_count := NULL; machine_added := NULL; lapsed_hwids := NULL;
+      entitlements := NULL; policy_id := NULL; policy_name := NULL; missing_entitlements := NULL;
       record_n := record_n || item.ord; record_license := record_license || NULL::uuid;
       record_status := record_status || 'invalid'::text; record_reason := record_reason || 'License not found'::text;
       RETURN NEXT;
@@ -136,6 +152,21 @@ BEGIN
         WHEN m.expires_at IS NOT NULL AND m.expires_at <= p_now THEN 'License expired'
       END INTO verdict
       FROM (SELECT lic.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id;
+    END IF;
+    -- Entitlements: the license's own and its policy's, read once per license per batch.
+    IF verdict IS NULL AND lic.id IS DISTINCT FROM effective_for THEN
+      SELECT coalesce((SELECT array_agg(e.code ORDER BY e.code COLLATE "C") FROM entitlements e WHERE e.id IN (
+               SELECT le.entitlement_id FROM license_entitlements le WHERE le.license_id = lic.id
+               UNION SELECT pe.entitlement_id FROM policy_entitlements pe WHERE pe.policy_id = lic.policy_id)), '{}'),
+             (SELECT p.name FROM policies p WHERE p.id = lic.policy_id)
+      INTO effective, effective_policy;
+      effective_for := lic.id;
+    END IF;
+    missing := NULL;
+    IF verdict IS NULL AND item.wanted IS NOT NULL THEN
+      SELECT coalesce(array_agg(DISTINCT w.code COLLATE "C" ORDER BY w.code COLLATE "C"), '{}') INTO missing
+      FROM unnest(string_to_array(item.wanted, ',')) AS w(code) WHERE NOT (w.code = ANY (effective));
+      verdict := CASE WHEN cardinality(missing) > 0 THEN 'Entitlement missing' END;
     END IF;
     -- Floating seats: lapsed machines give their seats back before the limit is checked.
     lapsed := '{}';
@@ -188,6 +219,9 @@ BEGIN
     license_type := lic.license_type; ip_limit := lic.ip_limit; hwid_limit := lic.hwid_limit;
     used_ips := lic.used_ips; used_hwids := lic.used_hwids; credits_total := lic.credits_total;
     credits_used := lic.credits_used; error := verdict;
+    entitlements := CASE WHEN verdict IS NULL OR verdict = 'Entitlement missing' THEN effective END;
+    policy_id := lic.policy_id; policy_name := CASE WHEN effective_for = lic.id THEN effective_policy END;
+    missing_entitlements := missing;
     record_n := record_n || item.ord; record_license := record_license || lic.id;
     record_status := record_status || CASE WHEN verdict IS NULL THEN 'success'
       WHEN verdict IN ('IP limit exceeded', 'HWID limit exceeded') THEN 'blocked' ELSE 'invalid' END;

@@ -7,9 +7,12 @@ export interface ValidationRow {
   credits_total: number; credits_used: number; error: string | null; violation_count: number | null;
   /** The hardware id became a new machine; machines of the license whose floating seats lapsed to make room. */
   machine_added: boolean; lapsed_hwids: string[];
+  /** The effective entitlements, sorted (on success and on `Entitlement missing`); the codes asked for that it lacks. */
+  entitlements: string[] | null; policy_id: string | null; policy_name: string | null; missing_entitlements: string[] | null;
 }
 
-export interface ValidationRequest { key: string; ip: string | null; hwid: string | null }
+/** `entitlements`: the codes the application asks for (each must be effective), when it asks. */
+export interface ValidationRequest { key: string; ip: string | null; hwid: string | null; entitlements?: string[] }
 
 export const limitErrors = ['IP limit exceeded', 'HWID limit exceeded'];
 
@@ -36,8 +39,10 @@ export function createValidationRepository(deps: { db: Queryable; now: () => Dat
     try {
       ({ rows } = await deps.db.query<ValidationRow & { n: number }>({
         name: 'license-validate-batch',
-        text: 'SELECT * FROM license_validate_batch($1::text[], $2::text[], $3::text[], $4::timestamptz)',
-        values: [items.map((item) => item.key), items.map((item) => item.ip), items.map((item) => item.hwid), deps.now()],
+        text: 'SELECT * FROM license_validate_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz)',
+        // Codes hold no comma (entitlement codes are letters, digits, `_`, `.`, `-`): one text per item.
+        values: [items.map((item) => item.key), items.map((item) => item.ip), items.map((item) => item.hwid),
+          items.map((item) => item.entitlements?.join(',') ?? null), deps.now()],
       }));
     } catch (error) {
       if (isTransientDatabaseError(error)) return items.map(() => error as Error);

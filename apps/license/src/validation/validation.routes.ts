@@ -39,6 +39,7 @@ const validAnswerSchema = z.object({
     key: z.string(), active: z.boolean(), expiresAt: z.iso.datetime().nullable(), ipLimit: count, hwidLimit: count,
     usedIps: z.array(z.string()), usedHwids: z.array(z.string()), licenseType: z.enum(licenseTypes),
     credits: z.object({ total: count, used: count, remaining: count }).optional(),
+    entitlements: z.array(z.string()), policy: z.object({ _id: z.string(), name: z.string() }).nullable(),
   }),
 });
 /** `reason`: the admin's reason, only on `License suspended` and only when one was given. */
@@ -70,12 +71,12 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
       responses: {
         200: { description: 'The license is valid', schema: validAnswerSchema },
         400: { description: 'Validation failed, or no such license', schema: refusedAnswerSchema },
-        403: { description: 'Expired, suspended, revoked, inactive, over a limit or out of credits', schema: refusedAnswerSchema },
+        403: { description: 'Expired, suspended, revoked, inactive, an entitlement missing (`details.missing`), over a limit or out of credits', schema: refusedAnswerSchema },
         429: { description: 'Too many requests from this address', schema: refusedAnswerSchema },
         503: { description: 'Panic mode is on', schema: refusedAnswerSchema },
       },
       handler: async ({ body, req, res }) => {
-        const license = await deps.validate({ key: body.key, ip: body.ip ?? callerIp(req.ip), hwid: body.hwid ?? null });
+        const license = await deps.validate({ key: body.key, ip: body.ip ?? callerIp(req.ip), hwid: body.hwid ?? null, entitlements: body.entitlements });
         sendSigned(res, signer, 200, { success: true, valid: true, license, ...nonceOf(req.body) });
       },
     }),

@@ -12,6 +12,7 @@ export const verdictCodes: Record<string, LicenseErrorCode> = {
   'No credits remaining': 'LICENSE_NO_CREDITS',
   'IP limit exceeded': 'LICENSE_IP_LIMIT',
   'HWID limit exceeded': 'LICENSE_HWID_LIMIT',
+  'Entitlement missing': 'ENTITLEMENT_MISSING',
 };
 
 /** Validates a key; answers the license on success, throws the failure (400/403, `valid: false`). */
@@ -35,9 +36,10 @@ export function createValidationService(deps: { repository: ValidationRepository
       // The admin's reason is for whoever validates ("shown to whoever validates the license", the
       // suspend form says): `reason` beside the spec's exact `error`, only when one was given.
       const reason = row.error === 'License suspended' ? await deps.repository.suspendReason(row.id) : null;
+      const details = row.error === 'Entitlement missing' ? { details: { missing: row.missing_entitlements ?? [] } } : {};
       // The text is the function's own, so the answer is its verdict even if the catalogue lagged behind.
       throw appError(verdictCodes[row.error] ?? 'LICENSE_NOT_ACTIVE', {
-        message: row.error, extra: reason ? { valid: false, reason } : { valid: false },
+        message: row.error, extra: reason ? { valid: false, reason } : { valid: false }, ...details,
       });
     }
     return {
@@ -52,6 +54,8 @@ export function createValidationService(deps: { repository: ValidationRepository
       ...(row.license_type === 'consumption'
         ? { credits: { total: row.credits_total, used: row.credits_used, remaining: Math.max(0, row.credits_total - row.credits_used) } }
         : {}),
+      entitlements: row.entitlements ?? [],
+      policy: row.policy_id ? { _id: row.policy_id, name: row.policy_name ?? '' } : null,
     };
   };
 }

@@ -34,7 +34,7 @@ export function plainTextErrors(logger: Logger): ErrorRequestHandler {
     if (status >= 500) logger.error({ err: error, reqId: requestIdOf(req), method: req.method, path: req.originalUrl.split('?')[0] }, 'request failed');
     if (headers) res.set(headers);
     // The details name their field already ("maxViews must be ...").
-    const lines = [message, ...Object.values(details ?? {}).map((text) => `  ${text}`)];
+    const lines = [message, ...Object.values(details ?? {}).map((text) => `  ${String(text)}`)];
     res.status(status).type('text/plain; charset=utf-8').send(`${lines.join('\n')}\n`);
   };
 }
