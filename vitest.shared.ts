@@ -51,6 +51,8 @@ export function suiteConfig(suite: Suite) {
   });
   return defineConfig({
     test: {
+      // The browser suite's accessibility audits, summed up at the end (pages x themes, violations).
+      ...(suite === 'browser' ? { globalSetup: ['packages/ui/src/testing/axe-summary.ts'] } : {}),
       maxWorkers: workers(suite),
       passWithNoTests: true,
       projects: [

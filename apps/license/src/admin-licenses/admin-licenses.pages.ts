@@ -94,7 +94,7 @@ export function adminLicensesPages(deps: {
     return (await licenses.detail(id)).key;
   }
 
-  const renderNew = async (req: Request, res: Response, username: string, values: Record<string, string>, errors: Array<{ type: 'error'; text: string }>) => {
+  const renderNew = async (req: Request, res: Response, username: string, values: Record<string, string>, errors: Array<{ type: 'error'; text: string; fields?: string[] }>) => {
     const choices = await service.formChoices();
     res.render('admin-licenses/new', newLicenseData(username, choices, deps.csrfToken(req), values, errors));
   };
@@ -147,7 +147,7 @@ export function adminLicensesPages(deps: {
           const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? 'form')))];
           res.status(400);
           const extra = fields.includes('heartbeatSeconds') ? ` ${heartbeatProblem}` : '';
-          return renderNew(req, res, username, values, [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.${extra}` }]);
+          return renderNew(req, res, username, values, [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.${extra}`, fields }]);
         }
         try {
           const license = await licenses.create(actorOf(req), parsed.data);
@@ -158,7 +158,7 @@ export function adminLicensesPages(deps: {
           await recordFailedAdminWrite(deps.pool, req, res, error);
           const details = error.details ? ` ${Object.values(error.details).join(' ')}` : '';
           res.status(400);
-          return renderNew(req, res, username, values, [{ type: 'error', text: `${error.message}.${details}` }]);
+          return renderNew(req, res, username, values, [{ type: 'error', text: `${error.message}.${details}`, fields: Object.keys(error.details ?? {}) }]);
         }
       },
     }),
