@@ -60,10 +60,11 @@ describe.skipIf(!executablePath)(`the console and the portal with the keyboard a
     const credits = page.getByLabel(/^Credits/);
     expect(await credits.getAttribute('aria-invalid')).toBe('true');
     expect(await credits.getAttribute('aria-describedby')).toBe(await alert.getAttribute('id'));
+    // The refused field has the focus, with its ring.
+    expect(await focused(page)).toMatchObject({ name: 'Credits (consumption licenses)', ringed: true });
     await capture(page, 'keyboard-new-license-refused');
 
     // Corrected and sent with Enter in the field; the license's page says so in a status message.
-    await tabTo(page, /^Credits/);
     await page.keyboard.type('500');
     await Promise.all([page.waitForURL(/\/licenses\/[0-9a-f-]{36}$/), page.keyboard.press('Enter')]);
     await page.getByRole('status').filter({ hasText: /License RENDER-.* created\./ }).waitFor();

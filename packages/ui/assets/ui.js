@@ -122,8 +122,10 @@
   }
 
   // The fields an error message names (data-fields, from ui/flash) say they are invalid and
-  // point at the message, so a screen reader on the field hears why.
+  // point at the message, so a screen reader on the field hears why; the first one takes the
+  // focus unless something else has it, so the keyboard is where the correction goes.
   function markRefusedFields() {
+    var first = null;
     Array.prototype.forEach.call(document.querySelectorAll('.alert[data-fields]'), function (alert) {
       alert.getAttribute('data-fields').split(' ').forEach(function (name) {
         Array.prototype.forEach.call(document.getElementsByName(name), function (field) {
@@ -131,9 +133,11 @@
           field.setAttribute('aria-invalid', 'true');
           var described = field.getAttribute('aria-describedby');
           field.setAttribute('aria-describedby', (described ? described + ' ' : '') + alert.id);
+          first = first || field;
         });
       });
     });
+    if (first && (!document.activeElement || document.activeElement === document.body)) first.focus();
   }
 
   document.addEventListener('DOMContentLoaded', function () {
