@@ -40,7 +40,8 @@ export function suiteConfig(suite: Suite) {
       include: folders.map((folder) => `${folder}${include}`),
       exclude: ['**/node_modules/**', ...exclude],
       globalSetup: [`${'../'.repeat(root.split('/').length)}packages/db/src/testing/global-setup.ts`],
-      testTimeout: 30_000,
+      // A browser test's pages are each audited for accessibility in two themes (seconds apiece on a busy machine).
+      testTimeout: suite === 'browser' ? 60_000 : 30_000,
       hookTimeout: 60_000,
       pool: 'forks',
       // A worker keeps its loaded modules from one file to the next: importing the apps costs

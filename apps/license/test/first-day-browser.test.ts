@@ -101,5 +101,5 @@ describe.skipIf(!executablePath)(`a user's first day in a browser (${testDatabas
     await page.goto(`${t.baseUrl}/webhooks/channels`);
     await page.getByText(/Receives no notifications yet\. To send some here, add sms to one of the environment variables NOTIFY_/).waitFor();
     expect(await capture(page, 'channels-receives')).toBe(390);
-  }, 60_000);
+  });
 });

@@ -85,6 +85,20 @@ describe.skipIf(!executablePath)(`paste pages with the keyboard alone (${testDat
     }
   }, 120_000);
 
+  it('draws the focus ring in the dark theme too, in its own light colour', async () => {
+    await site.reset();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${site.baseUrl}/`);
+      const button = await tabTo(page, 'Create paste');
+      expect(button.outline).toBe('solid 3px rgb(147, 197, 253)');
+      await capture(page, 'keyboard-paste-dark-focus');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('marks the password field invalid and points it at the error when a reveal is refused', async () => {
     await site.reset();
     const created = await site.http.post('/api/paste').send({ content: 'the code is 1234', password: 'open sesame', revealOnClick: true }).expect(200);

@@ -17,7 +17,7 @@ export default function setup(): () => void {
       .filter((audit) => audit.at >= start);
     if (!audits.length) return;
     const summary = {
-      standard: 'WCAG 2.1 AA (axe-core)',
+      standard: 'WCAG 2.1 AA',
       pages: audits.length,
       themes: 2,
       audits: audits.length * 2,
@@ -25,6 +25,6 @@ export default function setup(): () => void {
       pagesWithViolations: audits.filter((audit) => audit.violations).map((audit) => audit.name),
     };
     writeFileSync(path.join(auditFolder, 'summary.json'), `${JSON.stringify({ ...summary, names: audits.map((audit) => audit.name).sort() }, null, 2)}\n`);
-    process.stdout.write(`axe-core ${summary.standard}: ${summary.pages} pages x ${summary.themes} themes, ${summary.violations} violations\n`);
+    process.stdout.write(`axe-core, ${summary.standard}: ${summary.pages} pages x ${summary.themes} themes, ${summary.violations} violations\n`);
   };
 }
