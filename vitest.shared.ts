@@ -40,7 +40,8 @@ export function suiteConfig(suite: Suite) {
       include: folders.map((folder) => `${folder}${include}`),
       exclude: ['**/node_modules/**', ...exclude],
       globalSetup: [`${'../'.repeat(root.split('/').length)}packages/db/src/testing/global-setup.ts`],
-      testTimeout: 30_000,
+      // A browser test's pages are each audited for accessibility in two themes (seconds apiece on a busy machine).
+      testTimeout: suite === 'browser' ? 60_000 : 30_000,
       hookTimeout: 60_000,
       pool: 'forks',
       // A worker keeps its loaded modules from one file to the next: importing the apps costs
@@ -51,6 +52,8 @@ export function suiteConfig(suite: Suite) {
   });
   return defineConfig({
     test: {
+      // The browser suite's accessibility audits, summed up at the end (pages x themes, violations).
+      ...(suite === 'browser' ? { globalSetup: ['packages/ui/src/testing/axe-summary.ts'] } : {}),
       maxWorkers: workers(suite),
       passWithNoTests: true,
       projects: [

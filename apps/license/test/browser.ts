@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { auditPage } from '@app/ui/testing';
 import type { Session } from './helpers.js';
 
 // What the license service's browser tests share: a page signed in as someone, and the
@@ -11,9 +12,11 @@ export const screenshotFolder = path.resolve(import.meta.dirname, '../../../arti
 
 /**
  * Screenshots at 1280 and 390 px (`license-<name>-<width>.png`); answers how wide the document
- * is at 390 px, which is 390 unless something overflows sideways.
+ * is at 390 px, which is 390 unless something overflows sideways. The page is audited for
+ * accessibility first (WCAG 2.1 AA by axe-core, light and dark theme): a violation fails the test.
  */
 export async function capture(page: Page, name: string): Promise<number> {
+  await auditPage(page, `license-${name}`);
   mkdirSync(screenshotFolder, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: path.join(screenshotFolder, `license-${name}-1280.png`), fullPage: true });

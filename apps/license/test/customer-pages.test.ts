@@ -318,5 +318,10 @@ describe('the pieces the pages are made of', () => {
     const heights = bars.map((bar) => Number(bar.getAttribute('height')));
     expect(heights[0]! / heights[1]!).toBeCloseTo(3);
     expect([...svgElement.querySelectorAll('text')].map((text) => text.textContent)).toEqual(['2', '4', '2026-11-24', '2026-11-25']);
+    // Its text equivalent: a table of the numbers, one row per bar, for screen readers.
+    const table = svgElement.ownerDocument.querySelector('.visually-hidden > table#x-table')!;
+    expect(table.querySelector('caption')?.textContent).toBe(`${SCRIPT}: the numbers`);
+    expect([...table.querySelectorAll('tr')].map((row) => [...row.children].map((cell) => cell.textContent)))
+      .toEqual([['Date', 'ok', 'failed'], ['2026-11-24', '3', '1'], ['2026-11-25', '0', '0']]);
   });
 });

@@ -98,7 +98,7 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
     }
     expect(Object.entries(statuses).filter(([, status]) => status !== 200)).toEqual([]);
     expect(Object.entries(widths).filter(([, width]) => width > 390)).toEqual([]);
-  }, 300_000);
+  }, 600_000);
 
   it('measures overflow: the same check fails on a page with something wider than the phone', async () => {
     const page = await pageAs(browser, t.baseUrl, admin);

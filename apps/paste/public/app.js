@@ -40,17 +40,33 @@
       });
     }
 
-    function showError(message) {
+    // The alert is read out when it appears; the refused fields point at it (aria-describedby)
+    // and say they are invalid, so a screen reader on the field hears why.
+    function showError(message, fields) {
       errorBox.textContent = message;
       errorBox.hidden = false;
+      (fields || []).forEach(function (name) {
+        var field = form.elements[name];
+        if (!field || !field.setAttribute) return;
+        field.setAttribute('aria-invalid', 'true');
+        field.setAttribute('aria-describedby', 'form-error');
+      });
+    }
+    function clearErrors() {
+      errorBox.hidden = true;
+      Array.prototype.forEach.call(form.querySelectorAll('[aria-invalid]'), function (field) {
+        field.removeAttribute('aria-invalid');
+        field.removeAttribute('aria-describedby');
+      });
     }
 
     form.addEventListener('submit', function (event) {
       event.preventDefault();
-      errorBox.hidden = true;
+      clearErrors();
       var content = form.elements.content.value;
       if (content.trim() === '') {
-        showError('Content cannot be empty');
+        showError('Content cannot be empty', ['content']);
+        form.elements.content.focus();
         return;
       }
       var body = { content: content };
@@ -106,7 +122,7 @@
             else showError(data.error || 'Could not create the paste (status ' + response.status + ').');
             if (data.details) {
               var fields = Object.keys(data.details).map(function (key) { return key + ': ' + data.details[key]; });
-              showError(errorBox.textContent + ' ' + fields.join('; '));
+              showError(errorBox.textContent + ' ' + fields.join('; '), Object.keys(data.details));
             }
           });
         })
@@ -119,6 +135,8 @@
   }
 
   function setUpCopyButton(button) {
+    // "Copied" replaces the button's text: read out as it happens, as ui.js's copy buttons are.
+    button.setAttribute('aria-live', 'polite');
     button.addEventListener('click', function () {
       var source = document.getElementById(button.getAttribute('data-target'));
       var text = !source ? '' : (source.tagName === 'INPUT' || source.tagName === 'TEXTAREA') ? source.value : source.textContent;

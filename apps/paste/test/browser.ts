@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { auditPage } from '@app/ui/testing';
 
 // What the paste service's browser tests share.
 
@@ -9,9 +10,11 @@ export const screenshotFolder = path.resolve(import.meta.dirname, '../../../arti
 
 /**
  * Screenshots at 1280 and 390 px (`<name>-<width>.png`), then back to 1280; answers how wide the
- * document is at 390 px, which is 390 unless something overflows sideways.
+ * document is at 390 px, which is 390 unless something overflows sideways. The page is audited for
+ * accessibility first (WCAG 2.1 AA by axe-core, light and dark theme): a violation fails the test.
  */
 export async function capture(page: Page, name: string): Promise<number> {
+  await auditPage(page, `paste-${name}`);
   mkdirSync(screenshotFolder, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: path.join(screenshotFolder, `${name}-1280.png`), fullPage: true });

@@ -128,4 +128,15 @@ export const referenceStyles = `.swagger-ui .topbar { display: none; }
 .reference-note { color: #3b4151; font-family: sans-serif; font-size: 14px; }
 #first-view .opblock-summary { text-decoration: none; color: inherit; }
 #first-view .opblock-summary-path span { word-break: break-word; }
+/* Swagger UI's own colours darkened to 4.5:1 for white text (WCAG 2.1 AA), and links likewise. */
+.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1d6fb8; }
+.swagger-ui .opblock.opblock-post .opblock-summary-method { background: #137a4b; }
+.swagger-ui .opblock.opblock-put .opblock-summary-method { background: #9a5200; }
+.swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #c22a2a; }
+.swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #0f7865; }
+.swagger-ui .info .title small:not(.version-stamp) pre { background: #5b6270; }
+.swagger-ui .info .title small.version-stamp, .swagger-ui .info .title small.version-stamp pre { background: #4d7000; }
+.swagger-ui .info a, .swagger-ui .info .url, .reference-note a { color: #1d64c0; }
+.swagger-ui .btn.authorize { color: #137a4b; border-color: #137a4b; }
+.swagger-ui .btn.authorize svg { fill: #137a4b; }
 `;

@@ -33,13 +33,17 @@
   //     .then(function (ok) { if (ok) ... });
   // options: button (the confirming button's text, default "Confirm"), style ('danger', the
   // default, or 'primary'). Resolves true on the confirming button, false on Cancel or Escape.
+  // A modal <dialog>: it takes the focus (on Cancel, the safe choice), Tab and Shift+Tab go
+  // round its two buttons only, Escape closes it, and the focus goes back where it was.
   function confirmDialog(question, options) {
     options = options || {};
+    var opener = document.activeElement;
     return new Promise(function (resolve) {
       var confirmed = false;
       var dialog = document.createElement('dialog');
       dialog.className = 'dialog';
       dialog.setAttribute('aria-labelledby', 'ui-confirm-text');
+      dialog.setAttribute('aria-modal', 'true');
       var text = document.createElement('p');
       text.id = 'ui-confirm-text';
       text.textContent = question;
@@ -58,7 +62,20 @@
       dialog.appendChild(text);
       dialog.appendChild(actions);
       document.body.appendChild(dialog);
-      dialog.addEventListener('close', function () { dialog.remove(); resolve(confirmed); });
+      dialog.addEventListener('close', function () {
+        dialog.remove();
+        if (opener && opener.focus && document.contains(opener)) opener.focus();
+        resolve(confirmed);
+      });
+      // showModal() already keeps the page behind inert; this keeps Tab off the browser's own UI too.
+      dialog.addEventListener('keydown', function (event) {
+        if (event.key !== 'Tab') return;
+        var last = event.shiftKey ? cancel : ok;
+        if (document.activeElement === last || !dialog.contains(document.activeElement)) {
+          event.preventDefault();
+          (event.shiftKey ? ok : cancel).focus();
+        }
+      });
       cancel.addEventListener('click', function () { dialog.close(); });
       ok.addEventListener('click', function () { confirmed = true; dialog.close(); });
       dialog.showModal();
@@ -104,7 +121,27 @@
     navigator.clipboard.writeText(button.getAttribute('data-copy')).then(function () { show('Copied'); }, function () { show('Copy failed'); });
   }
 
+  // The fields an error message names (data-fields, from ui/flash) say they are invalid and
+  // point at the message, so a screen reader on the field hears why; the first one takes the
+  // focus unless something else has it, so the keyboard is where the correction goes.
+  function markRefusedFields() {
+    var first = null;
+    Array.prototype.forEach.call(document.querySelectorAll('.alert[data-fields]'), function (alert) {
+      alert.getAttribute('data-fields').split(' ').forEach(function (name) {
+        Array.prototype.forEach.call(document.getElementsByName(name), function (field) {
+          if (field.type === 'hidden') return;
+          field.setAttribute('aria-invalid', 'true');
+          var described = field.getAttribute('aria-describedby');
+          field.setAttribute('aria-describedby', (described ? described + ' ' : '') + alert.id);
+          first = first || field;
+        });
+      });
+    });
+    if (first && (!document.activeElement || document.activeElement === document.body)) first.focus();
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
+    markRefusedFields();
     Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), function (button) {
       button.setAttribute('aria-live', 'polite');
       button.addEventListener('click', copyText);

@@ -16,6 +16,8 @@ export interface BarChartOptions {
   series: ChartSeries[];
   /** Pixel height of the drawing (default 200); the width is the container's. */
   height?: number;
+  /** The heading of the labels' column in the chart's table of numbers (default "Date"). */
+  labelHeading?: string;
 }
 
 const text = (value: unknown) => escapeText(value);
@@ -40,6 +42,8 @@ const percent = (value: number) => `${Number(value.toFixed(4))}%`;
  * (a viewBox would shrink the labels to nothing on a phone). Each bar carries a <title> with its
  * numbers for pointer users; the SVG is `role="img"` with a title and a description. Colours come
  * from the series' classes (ui.css: `.chart-success`, `.chart-failure`), so themes apply.
+ * After the SVG comes its text equivalent: a visually hidden table of every bar's numbers, for
+ * screen readers, which cannot reach the bars' tooltips inside an image.
  */
 export function barChartSvg(options: BarChartOptions): string {
   const height = options.height ?? 200;
@@ -88,5 +92,15 @@ export function barChartSvg(options: BarChartOptions): string {
     parts.push(`<text class="chart-axis" x="${x}" y="${height - 6}" text-anchor="${anchor}">${text(options.labels[index])}</text>`);
   }
   parts.push('</svg>');
-  return parts.join('');
+  return parts.join('') + chartTable(options);
+}
+
+/** The chart's numbers as a table, one row per bar (shown to screen readers only). */
+function chartTable(options: BarChartOptions): string {
+  const head = [options.labelHeading ?? 'Date', ...options.series.map((series) => series.name)]
+    .map((name) => `<th scope="col">${text(name)}</th>`).join('');
+  const rows = options.labels.map((label, index) => `<tr><th scope="row">${text(label)}</th>${options.series
+    .map((series) => `<td>${text((series.values[index] ?? 0).toLocaleString('en-US'))}</td>`).join('')}</tr>`).join('');
+  // In a hidden box: a table itself ignores the width and overflow that hide it.
+  return `<div class="visually-hidden"><table id="${text(options.id)}-table"><caption>${text(options.title)}: the numbers</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }

@@ -56,3 +56,17 @@ describe('createViews', () => {
     expect(views.render('missing', { layout: false })).toBe('[]');
   });
 });
+
+describe('ui/flash', () => {
+  write('flash-page.ejs', '<%- include("ui/flash", { messages }) %>');
+  it('reads errors out at once and the rest politely, and names the fields an error is about', () => {
+    const html = views.render('flash-page', { layout: false, messages: [
+      { type: 'success', text: 'Saved.' },
+      { type: 'error', text: 'Check these fields: credits.', fields: ['credits', 'ipLimit'] },
+      { type: 'error', text: 'Something else.' },
+    ] });
+    expect(html).toContain('<div class="alert alert-success" role="status">Saved.</div>');
+    expect(html).toContain('<div class="alert alert-error" role="alert" id="flash-error-1" data-fields="credits ipLimit">Check these fields: credits.</div>');
+    expect(html).toContain('<div class="alert alert-error" role="alert" id="flash-error-2">Something else.</div>');
+  });
+});

@@ -97,7 +97,7 @@ export function adminLicensesPages(deps: {
     return (await licenses.detail(id)).key;
   }
 
-  const renderNew = async (req: Request, res: Response, username: string, values: Record<string, string>, errors: Array<{ type: 'error'; text: string }>, checked: string[] = []) => {
+  const renderNew = async (req: Request, res: Response, username: string, values: Record<string, string>, errors: Array<{ type: 'error'; text: string; fields?: string[] }>, checked: string[] = []) => {
     const choices = await service.formChoices();
     res.render('admin-licenses/new', newLicenseData(username, choices, deps.csrfToken(req), values, errors, checked));
   };
@@ -153,7 +153,7 @@ export function adminLicensesPages(deps: {
           const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? 'form')))];
           res.status(400);
           const extra = fields.includes('heartbeatSeconds') ? ` ${heartbeatProblem}` : '';
-          return renderNew(req, res, username, values, [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.${extra}` }], checked);
+          return renderNew(req, res, username, values, [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.${extra}`, fields }], checked);
         }
         try {
           const license = await licenses.create(actorOf(req), parsed.data);
@@ -164,7 +164,7 @@ export function adminLicensesPages(deps: {
           await recordFailedAdminWrite(deps.pool, req, res, error);
           const details = error.details ? ` ${Object.values(error.details).join(' ')}` : '';
           res.status(400);
-          return renderNew(req, res, username, values, [{ type: 'error', text: `${error.message}.${details}` }], checked);
+          return renderNew(req, res, username, values, [{ type: 'error', text: `${error.message}.${details}`, fields: Object.keys(error.details ?? {}) }], checked);
         }
       },
     }),

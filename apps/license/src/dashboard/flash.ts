@@ -3,7 +3,8 @@ import type { Request, Response } from 'express';
 // A one-time message carried by the session from a page's form post to the page it redirects
 // to (post, redirect, get): shown once, then gone. packages/auth declares the session's field.
 
-export interface FlashMessage { type: 'success' | 'error'; text: string }
+/** fields: the form fields an error is about (ui/flash marks them aria-invalid). */
+export interface FlashMessage { type: 'success' | 'error'; text: string; fields?: string[] }
 
 /** Keeps a message for the next page this session renders. */
 export function setFlash(req: Request, message: FlashMessage): void {
