@@ -7,3 +7,4 @@ export { retryTransient, isReadOnlyStatement } from './retry.js';
 export { transientKind, isTransientDatabaseError, uniqueViolation, type TransientKind } from './database-errors.js';
 export type { RowOf } from './rows.js';
 export { keysetCursor, type KeysetCursor } from './keyset-cursor.js';
+export { createGeneratedSecretsTable, keepGeneratedSecret } from './generated-secrets.js';
