@@ -35,6 +35,8 @@ async function main(): Promise<void> {
       url: processConfig.LICENSE_DATABASE_URL ?? processConfig.DATABASE_URL,
       dataDir: path.join(processConfig.DATA_DIR, 'license'),
       warn: (message) => logger.warn(message),
+      replicaUrl: processConfig.LICENSE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL,
+      replicaLog: (message, level) => logger[level](message),
     });
     opened.push(() => database.close());
     await runMigrations(database.db, migrationsFolder, 'license');

@@ -4,7 +4,7 @@ import type { Config } from '@app/config';
 import { batchConcurrency, type Database } from '@app/db';
 import type { JobQueue } from '@app/events';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
-import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, trustsAProxy, wantsHtmlErrorPage, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, readYourWrites, trustsAProxy, wantsHtmlErrorPage, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createGuards } from './access/guards.js';
@@ -99,9 +99,10 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     passwordAttempts: createPasswordAttemptsRepository(database.pool),
     settings, now, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10, publicUrl: deps.publicUrl,
   });
-  const moderation = createModerationService({ repository: createModerationRepository(database.pool) });
+  // Lists and statistics read from the replica when there is one (database.reads).
+  const moderation = createModerationService({ repository: createModerationRepository(database.reads) });
   const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
-  const stats = createStatsService(createStatsRepository(database.pool));
+  const stats = createStatsService(createStatsRepository(database.reads));
   const uploadStore = deps.uploadsIn === 'database'
     ? databaseUploadStore(createUploadRepository(database.pool), deps.uploadDir)
     : folderUploadStore(deps.uploadDir, logger);
@@ -145,6 +146,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   // POST /api/paste parses its own body, sized by maxPasteSize (in the route's `before`).
   commonMiddleware(app, {
     logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY, ownBodyParser: isPastePost,
+    readYourWrites: readYourWrites({ onPrimary: database.reads.onPrimary, hasSession: hasSessionCookie }),
     // Creating and reading pastes without a session: straight after the headers and the log line.
     hotLane: hotLane(modules, hasSessionCookie, mountOptions),
   });

@@ -44,7 +44,9 @@ export async function startPasteService(processConfig: Config, options: { logger
     const { oauth, devIdp } = await resolveIdentityProvider(processConfig, logger, publicUrl);
     opened.push(() => devIdp?.stop());
     const url = processConfig.PASTE_DATABASE_URL ?? processConfig.DATABASE_URL;
-    const database = await openDatabase(url ? { url } : { dataDir: path.join(processConfig.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
+    const database = await openDatabase(url
+      ? { url, replicaUrl: processConfig.PASTE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL, replicaLog: (message, level) => logger[level](message) }
+      : { dataDir: path.join(processConfig.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
     opened.push(() => database.close());
     await runMigrations(database.db, migrationsFolder, 'paste');
     // On a database server the generated secret and the uploads live in the database: any

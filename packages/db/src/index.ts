@@ -8,3 +8,4 @@ export { transientKind, isTransientDatabaseError, uniqueViolation, type Transien
 export type { RowOf } from './rows.js';
 export { keysetCursor, type KeysetCursor } from './keyset-cursor.js';
 export { createGeneratedSecretsTable, keepGeneratedSecret } from './generated-secrets.js';
+export { createReplicaReads, REPLICA_MAX_LAG_MS, type ReplicaReads, type ReplicaReadsOptions } from './read-replica.js';
