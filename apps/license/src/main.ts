@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     opened.push(() => licenseApp.close());
 
     await serveGracefully(licenseApp.app, {
-      port, portVariable: 'LICENSE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, name: 'license service', onClosed: closeAll,
+      port, portVariable: 'LICENSE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, drainMs: config.SHUTDOWN_DRAIN_MS, name: 'license service', onClosed: closeAll,
     });
   } catch (error) {
     await closeAll().catch((closing: unknown) => logger.error({ err: closing }, 'closing after a failed start failed'));

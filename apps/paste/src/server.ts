@@ -70,7 +70,7 @@ export async function startPasteService(processConfig: Config, options: { logger
     opened.push(await paste.startJobs(queue));
 
     const running = await serveGracefully(paste.app, {
-      port, portVariable: 'PASTE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, name: 'paste service', onClosed: closeAll, handleSignals: options.handleSignals,
+      port, portVariable: 'PASTE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, drainMs: config.SHUTDOWN_DRAIN_MS, name: 'paste service', onClosed: closeAll, handleSignals: options.handleSignals,
     });
     return { url: `http://127.0.0.1:${running.port}`, running, paste, database, settings, stop: () => running.stop() };
   } catch (error) {

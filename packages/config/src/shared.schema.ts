@@ -30,4 +30,6 @@ export const sharedSchema = {
   DEV_IDP_PUBLIC_URL: envUrl(),
   DEV_IDP_ENABLED: envBoolean(true),
   SHUTDOWN_TIMEOUT_MS: envInt(10_000, 0),
+  /** At shutdown, how long /readyz answers 503 (requests still served) before the port closes: a balancer's health checks see it first. */
+  SHUTDOWN_DRAIN_MS: envInt(0, 0),
 };
