@@ -40,6 +40,11 @@ async function main(): Promise<void> {
     });
     opened.push(() => database.close());
     await runMigrations(database.db, migrationsFolder, 'license');
+    if (processConfig.MIGRATE_ONLY) {
+      logger.info('MIGRATE_ONLY is set: the database is migrated; exiting');
+      await closeAll();
+      process.exit(0);
+    }
     // On a database server the generated secret lives in the database: any number of instances
     // share it, and nothing is written to the data folder.
     const sessionSecret = database.mode === 'server'

@@ -49,6 +49,11 @@ export async function startPasteService(processConfig: Config, options: { logger
       : { dataDir: path.join(processConfig.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
     opened.push(() => database.close());
     await runMigrations(database.db, migrationsFolder, 'paste');
+    if (processConfig.MIGRATE_ONLY) {
+      logger.info('MIGRATE_ONLY is set: the database is migrated; exiting');
+      await closeAll();
+      process.exit(0);
+    }
     // On a database server the generated secret and the uploads live in the database: any
     // number of instances share them, and nothing is written to the data folder.
     const sessionSecret = database.mode === 'server'

@@ -32,4 +32,6 @@ export const sharedSchema = {
   SHUTDOWN_TIMEOUT_MS: envInt(10_000, 0),
   /** At shutdown, how long /readyz answers 503 (requests still served) before the port closes: a balancer's health checks see it first. */
   SHUTDOWN_DRAIN_MS: envInt(0, 0),
+  /** Migrate the database and exit (a Kubernetes migration Job, a release step). */
+  MIGRATE_ONLY: envBoolean(false),
 };
