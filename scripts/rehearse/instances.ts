@@ -21,14 +21,15 @@ export class Instance {
     child.stderr?.on('data', (chunk: Buffer) => { errors = (errors + chunk.toString()).slice(-2000); });
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    const deadline = Date.now() + 90_000;
+    // Generous: on a busy machine (CI sharing its cores) a start can take a minute.
+    const deadline = Date.now() + 180_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`${this.name} stopped while starting: ${errors}`);
       const ready = await fetch(`http://127.0.0.1:${this.port}/readyz`).then((response) => response.status === 200, () => false);
       if (ready) return;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    throw new Error(`${this.name} was not ready within 90 s: ${errors}`);
+    throw new Error(`${this.name} was not ready within 180 s: ${errors}`);
   }
 
   /** SIGTERM (a graceful stop, drained) or SIGKILL (a crash); resolves once the process is gone. */
