@@ -3,7 +3,7 @@ import { createAuth, type OAuthSettings, type SessionUser } from '@app/auth';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
 import type { JobQueue, OutgoingLookup } from '@app/events';
-import { apiNotFound, backLinkOf, commonMiddleware, createErrorHandler, wantsHtmlErrorPage, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, trustsAProxy, type Logger } from '@app/http';
+import { apiNotFound, backLinkOf, commonMiddleware, createErrorHandler, wantsHtmlErrorPage, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, readYourWrites, trustsAProxy, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createViews, useViews } from '@app/ui';
@@ -186,7 +186,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       admin, adminPage, csrfToken: auth.csrfToken,
     }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
-    exportsModule({ config, pool, now, admin, adminPage }),
+    exportsModule({ config, pool, reads: database.reads, now, admin, adminPage }),
     // Before the webhooks module: /webhooks/channels is not a webhook endpoint's id.
     notificationChannels,
     webhooks,
@@ -198,7 +198,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const apiDocs = openApiRoutes(() => openApiDocument);
   modules.push(
     { name: 'api-docs', routes: apiDocs.routes, routers: [apiDocs.assets] },
-    dashboardModule({ pool, settings, now, licenses, public: guards.public, admin, customerHome: customerPortal.home,
+    dashboardModule({ reads: database.reads, settings, now, licenses, public: guards.public, admin, customerHome: customerPortal.home,
       isAdmin: admins.isAdmin, findCustomer: customers.findByUserId }),
   );
   // The shared packages' routes (health, sign-in, CSRF token) are declarations too, so the document lists them.
@@ -234,6 +234,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   mountStage('hotPath');
   commonMiddleware(app, {
     logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY,
+    readYourWrites: readYourWrites({ onPrimary: database.reads.onPrimary, hasSession: (req) => req.headers.cookie?.includes('license.sid=') === true }),
     // Programs with a bearer token have no session user: the admin the token names is the user.
     userId: (req) => req.user?.id ?? req.admin?.userId,
   });

@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { resolveIdentityProvider } from '@app/auth';
-import { describeSessionSecret, getConfig, PortInUseError, resolveSessionSecret } from '@app/config';
-import { DataFolderInUseError, openDatabase, runMigrations } from '@app/db';
+import { describeSessionSecret, getConfig, PortInUseError, resolveSessionSecret, resolveSessionSecretInDatabase } from '@app/config';
+import { DataFolderInUseError, keepGeneratedSecret, openDatabase, runMigrations } from '@app/db';
 import { createJobQueue } from '@app/events';
 import { serveGracefully } from '@app/http';
 import { createRedisClient } from '@app/rate-limit';
 import { createSettingsStore } from '@app/settings';
 import { createApp } from './app.js';
 import { createLicenseLogger } from './common/logger.js';
+import { generatedSecretsTableName } from './common/generated-secrets.table.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from './runtime-config/runtime-config.schema.js';
 import { settingsTableName } from './runtime-config/settings.table.js';
 
@@ -16,12 +17,8 @@ const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 async function main(): Promise<void> {
   const processConfig = getConfig();
   const logger = createLicenseLogger({ level: processConfig.LOG_LEVEL });
-  const sessionSecret = resolveSessionSecret(processConfig, 'license');
-  const sessionSecretNote = describeSessionSecret(sessionSecret);
-  if (sessionSecretNote) logger.info({ file: sessionSecret.file }, sessionSecretNote);
-  const config = { ...processConfig, SESSION_SECRET: sessionSecret.secret };
-  const port = config.licensePort;
-  const publicUrl = config.LICENSE_PUBLIC_URL ?? `http://localhost:${port}`;
+  const port = processConfig.licensePort;
+  const publicUrl = processConfig.LICENSE_PUBLIC_URL ?? `http://localhost:${port}`;
 
   // What is open so far, closed last first at shutdown, and also when start-up fails half-way
   // (a port in use): the embedded database's socket folder and lock do not outlive the process.
@@ -32,15 +29,30 @@ async function main(): Promise<void> {
   try {
     // The identity provider first: a development provider whose port is taken stops the start
     // before the database is opened.
-    const { oauth, devIdp } = await resolveIdentityProvider(config, logger, publicUrl);
+    const { oauth, devIdp } = await resolveIdentityProvider(processConfig, logger, publicUrl);
     opened.push(() => devIdp?.stop());
     const database = await openDatabase({
-      url: config.LICENSE_DATABASE_URL ?? config.DATABASE_URL,
-      dataDir: path.join(config.DATA_DIR, 'license'),
+      url: processConfig.LICENSE_DATABASE_URL ?? processConfig.DATABASE_URL,
+      dataDir: path.join(processConfig.DATA_DIR, 'license'),
       warn: (message) => logger.warn(message),
+      replicaUrl: processConfig.LICENSE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL,
+      replicaLog: (message, level) => logger[level](message),
     });
     opened.push(() => database.close());
     await runMigrations(database.db, migrationsFolder, 'license');
+    if (processConfig.MIGRATE_ONLY) {
+      logger.info('MIGRATE_ONLY is set: the database is migrated; exiting');
+      await closeAll();
+      process.exit(0);
+    }
+    // On a database server the generated secret lives in the database: any number of instances
+    // share it, and nothing is written to the data folder.
+    const sessionSecret = database.mode === 'server'
+      ? await resolveSessionSecretInDatabase(processConfig, (generate) => keepGeneratedSecret(database.pool, generatedSecretsTableName, 'session-secret', generate))
+      : resolveSessionSecret(processConfig, 'license');
+    const sessionSecretNote = describeSessionSecret(sessionSecret);
+    if (sessionSecretNote) logger.info({ file: sessionSecret.file }, sessionSecretNote);
+    const config = { ...processConfig, SESSION_SECRET: sessionSecret.secret };
     const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
     opened.push(() => settings.close());
     const redis = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
@@ -52,7 +64,7 @@ async function main(): Promise<void> {
     opened.push(() => licenseApp.close());
 
     await serveGracefully(licenseApp.app, {
-      port, portVariable: 'LICENSE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, name: 'license service', onClosed: closeAll,
+      port, portVariable: 'LICENSE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, drainMs: config.SHUTDOWN_DRAIN_MS, name: 'license service', onClosed: closeAll,
     });
   } catch (error) {
     await closeAll().catch((closing: unknown) => logger.error({ err: closing }, 'closing after a failed start failed'));

@@ -53,6 +53,9 @@ const owners: Record<string, string | null> = {
   usage_counts: null,
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
   license_session: null,
+  // Written by keepGeneratedSecret of @app/db (packages/db/src/generated-secrets.ts), given the
+  // table's name at start-up (main.ts): no statement here names it.
+  license_generated_secrets: null,
 };
 
 /**

@@ -4,7 +4,7 @@ import type { Config } from '@app/config';
 import { batchConcurrency, type Database } from '@app/db';
 import type { JobQueue } from '@app/events';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
-import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, trustsAProxy, wantsHtmlErrorPage, type Logger } from '@app/http';
+import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, readYourWrites, trustsAProxy, wantsHtmlErrorPage, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createGuards } from './access/guards.js';
@@ -35,6 +35,8 @@ import { createStatsService } from './stats/stats.service.js';
 import { statsModule } from './stats/stats.module.js';
 import { createUploadService } from './uploads/upload.service.js';
 import { uploadsModule } from './uploads/uploads.module.js';
+import { createUploadRepository } from './uploads/upload.repository.js';
+import { databaseUploadStore, folderUploadStore } from './uploads/upload-store.js';
 
 import { viewsDir } from './paths.js';
 
@@ -51,8 +53,13 @@ export interface PasteAppDeps {
    */
   oauth: OAuthSettings | undefined;
   publicUrl: string;
-  /** Folder of uploaded logos and favicons. */
+  /** Folder of uploaded logos and favicons (with `uploadsIn: 'database'`, only read: files from before). */
   uploadDir: string;
+  /**
+   * Where uploads are kept: 'folder' (uploadDir; the default, one machine) or 'database' (a
+   * database server: any number of instances, nothing in the data folder).
+   */
+  uploadsIn?: 'folder' | 'database';
   /** Shared rate-limit counts across instances; in-process counts without it. */
   redis?: Redis;
   /** Key prefix of the rate-limit counts (default 'paste'); instances sharing counts use the same one. */
@@ -92,10 +99,14 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     passwordAttempts: createPasswordAttemptsRepository(database.pool),
     settings, now, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10, publicUrl: deps.publicUrl,
   });
-  const moderation = createModerationService({ repository: createModerationRepository(database.pool) });
+  // Lists and statistics read from the replica when there is one (database.reads).
+  const moderation = createModerationService({ repository: createModerationRepository(database.reads) });
   const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
-  const stats = createStatsService(createStatsRepository(database.pool));
-  const uploads = createUploadService({ dir: deps.uploadDir, settings, now, randomInt: random, logger });
+  const stats = createStatsService(createStatsRepository(database.reads));
+  const uploadStore = deps.uploadsIn === 'database'
+    ? databaseUploadStore(createUploadRepository(database.pool), deps.uploadDir)
+    : folderUploadStore(deps.uploadDir, logger);
+  const uploads = createUploadService({ store: uploadStore, settings, now, randomInt: random });
   const auth = createAuth({
     pool: database.pool,
     sessionSecret: config.SESSION_SECRET ?? 'paste-development-session-secret-not-for-production',
@@ -119,7 +130,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     settingsModule({ settings, guards }),
     apiKeysModule({ service: apiKeys, guards }),
     statsModule({ service: stats, guards }),
-    uploadsModule({ service: uploads, guards, uploadDir: deps.uploadDir }),
+    uploadsModule({ service: uploads, guards, store: uploadStore }),
     autoDeleteModule({ pastes, settings, logger }),
   ];
   const modules = [...features, apiDocsModule(features)];
@@ -135,6 +146,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   // POST /api/paste parses its own body, sized by maxPasteSize (in the route's `before`).
   commonMiddleware(app, {
     logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY, ownBodyParser: isPastePost,
+    readYourWrites: readYourWrites({ onPrimary: database.reads.onPrimary, hasSession: hasSessionCookie }),
     // Creating and reading pastes without a session: straight after the headers and the log line.
     hotLane: hotLane(modules, hasSessionCookie, mountOptions),
   });

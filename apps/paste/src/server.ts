@@ -1,12 +1,13 @@
 import path from 'node:path';
-import { describeSessionSecret, resolveSessionSecret, type Config } from '@app/config';
-import { openDatabase, runMigrations, type Database } from '@app/db';
+import { describeSessionSecret, resolveSessionSecret, resolveSessionSecretInDatabase, type Config } from '@app/config';
+import { keepGeneratedSecret, openDatabase, runMigrations, type Database } from '@app/db';
 import { resolveIdentityProvider } from '@app/auth';
 import { createJobQueue, type JobQueue } from '@app/events';
 import { createLogger, serveGracefully, type Logger, type RunningServer } from '@app/http';
 import { createRedisClient, type Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, migrationsFolder, type PasteApp } from './app.js';
+import { generatedSecretsTableName } from './common/generated-secrets.table.js';
 import { pasteSettingsSchema, type PasteSettings } from './settings/settings.schema.js';
 import { settingsTableName } from './settings/settings.table.js';
 
@@ -29,10 +30,6 @@ export function uploadDirOf(config: Config): string {
  */
 export async function startPasteService(processConfig: Config, options: { logger?: Logger; handleSignals?: boolean; port?: number } = {}): Promise<StartedPasteService> {
   const logger = options.logger ?? createLogger({ level: processConfig.LOG_LEVEL, name: 'paste' });
-  const sessionSecret = resolveSessionSecret(processConfig, 'paste');
-  const sessionSecretNote = describeSessionSecret(sessionSecret);
-  if (sessionSecretNote) logger.info({ file: sessionSecret.file }, sessionSecretNote);
-  const config: Config = { ...processConfig, SESSION_SECRET: sessionSecret.secret };
   // What is open so far, closed last first at shutdown, and also when start-up fails half-way
   // (a port in use): the embedded database's socket folder and lock do not outlive the process.
   const opened: (() => unknown)[] = [];
@@ -42,20 +39,35 @@ export async function startPasteService(processConfig: Config, options: { logger
   try {
     // The identity provider first: a development provider whose port is taken stops the start
     // before the database is opened.
-    const port = options.port ?? config.PASTE_PORT;
-    const publicUrl = (config.PASTE_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-    const { oauth, devIdp } = await resolveIdentityProvider(config, logger, publicUrl);
+    const port = options.port ?? processConfig.PASTE_PORT;
+    const publicUrl = (processConfig.PASTE_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+    const { oauth, devIdp } = await resolveIdentityProvider(processConfig, logger, publicUrl);
     opened.push(() => devIdp?.stop());
-    const url = config.PASTE_DATABASE_URL ?? config.DATABASE_URL;
-    const database = await openDatabase(url ? { url } : { dataDir: path.join(config.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
+    const url = processConfig.PASTE_DATABASE_URL ?? processConfig.DATABASE_URL;
+    const database = await openDatabase(url
+      ? { url, replicaUrl: processConfig.PASTE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL, replicaLog: (message, level) => logger[level](message) }
+      : { dataDir: path.join(processConfig.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
     opened.push(() => database.close());
     await runMigrations(database.db, migrationsFolder, 'paste');
+    if (processConfig.MIGRATE_ONLY) {
+      logger.info('MIGRATE_ONLY is set: the database is migrated; exiting');
+      await closeAll();
+      process.exit(0);
+    }
+    // On a database server the generated secret and the uploads live in the database: any
+    // number of instances share them, and nothing is written to the data folder.
+    const sessionSecret = database.mode === 'server'
+      ? await resolveSessionSecretInDatabase(processConfig, (generate) => keepGeneratedSecret(database.pool, generatedSecretsTableName, 'session-secret', generate))
+      : resolveSessionSecret(processConfig, 'paste');
+    const sessionSecretNote = describeSessionSecret(sessionSecret);
+    if (sessionSecretNote) logger.info({ file: sessionSecret.file }, sessionSecretNote);
+    const config: Config = { ...processConfig, SESSION_SECRET: sessionSecret.secret };
     const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
     opened.push(() => settings.close());
     const redis: Redis | undefined = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
     opened.push(() => redis?.disconnect());
 
-    const paste = createApp({ config, database, logger, settings, oauth, publicUrl, uploadDir: uploadDirOf(config), redis });
+    const paste = createApp({ config, database, logger, settings, oauth, publicUrl, uploadDir: uploadDirOf(config), uploadsIn: database.mode === 'server' ? 'database' : 'folder', redis });
     opened.push(() => paste.close());
     // A job schema of its own: the license service may share this database (a lone DATABASE_URL).
     const queue: JobQueue = await createJobQueue({ pool: database.pool, logger, schema: 'pgboss_paste' });
@@ -63,7 +75,7 @@ export async function startPasteService(processConfig: Config, options: { logger
     opened.push(await paste.startJobs(queue));
 
     const running = await serveGracefully(paste.app, {
-      port, portVariable: 'PASTE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, name: 'paste service', onClosed: closeAll, handleSignals: options.handleSignals,
+      port, portVariable: 'PASTE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, drainMs: config.SHUTDOWN_DRAIN_MS, name: 'paste service', onClosed: closeAll, handleSignals: options.handleSignals,
     });
     return { url: `http://127.0.0.1:${running.port}`, running, paste, database, settings, stop: () => running.stop() };
   } catch (error) {

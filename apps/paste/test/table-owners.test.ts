@@ -29,6 +29,10 @@ const owners: Record<string, string | null> = {
   // Written by the settings store of @app/settings (packages/settings/src/settings-store.ts),
   // which is given the table's name: no statement here names it.
   paste_settings: null,
+  paste_uploads: 'apps/paste/src/uploads/upload.repository.ts',
+  // Written by keepGeneratedSecret of @app/db (packages/db/src/generated-secrets.ts), given the
+  // table's name at start-up (server.ts): no statement here names it.
+  paste_generated_secrets: null,
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
   paste_session: null,
 };

@@ -12,6 +12,8 @@ export const licenseSchema = {
   PORT: envPort(3000),
   LICENSE_PUBLIC_URL: envUrl(),
   LICENSE_DATABASE_URL: envUrl(),
+  /** The license service's replica of LICENSE_DATABASE_URL (over DATABASE_REPLICA_URL). */
+  LICENSE_DATABASE_REPLICA_URL: envUrl(),
   ADMIN_IDS: envList(),
   SESSION_TTL_HOURS: envInt(24, 1, 24 * 365),
   PANIC_MODE: envBoolean(false),

@@ -5,6 +5,8 @@ export const pasteSchema = {
   PASTE_PORT: envPort(8080),
   PASTE_PUBLIC_URL: envUrl(),
   PASTE_DATABASE_URL: envUrl(),
+  /** The paste service's replica of PASTE_DATABASE_URL (over DATABASE_REPLICA_URL). */
+  PASTE_DATABASE_REPLICA_URL: envUrl(),
   OWNER_ID: optionalString(),
   /** Folder of uploaded logos and favicons; default DATA_DIR/paste-uploads/images. */
   PASTE_UPLOAD_DIR: z.string().optional(),

@@ -11,8 +11,11 @@ export function sessionSecretFile(config: Pick<Config, 'DATA_DIR'>, service: str
 export interface SessionSecret {
   /** undefined outside production without SESSION_SECRET: the app's fixed development value applies. */
   secret: string | undefined;
-  /** 'configured' (SESSION_SECRET), 'created' or 'stored' (the file), 'development'. */
-  source: 'configured' | 'created' | 'stored' | 'development';
+  /**
+   * 'configured' (SESSION_SECRET), 'created' or 'stored' (the file), 'created-in-database' or
+   * 'stored-in-database' (a database server), 'development'.
+   */
+  source: 'configured' | 'created' | 'stored' | 'created-in-database' | 'stored-in-database' | 'development';
   /** The file holding a created or stored secret. */
   file?: string;
 }
@@ -44,11 +47,28 @@ export function resolveSessionSecret(config: Pick<Config, 'SESSION_SECRET' | 'NO
   return { secret, source: 'created', file };
 }
 
+/**
+ * Like resolveSessionSecret, for a service on a database server: a generated secret is kept in
+ * the database (`keep` stores the offered value unless one is there, and answers the one kept),
+ * so any number of instances share it and nothing is written to the data folder.
+ */
+export async function resolveSessionSecretInDatabase(
+  config: Pick<Config, 'SESSION_SECRET' | 'NODE_ENV'>,
+  keep: (generate: () => string) => Promise<{ value: string; created: boolean }>,
+): Promise<SessionSecret> {
+  if (config.SESSION_SECRET) return { secret: config.SESSION_SECRET, source: 'configured' };
+  if (config.NODE_ENV !== 'production') return { secret: undefined, source: 'development' };
+  const kept = await keep(() => randomBytes(48).toString('base64url'));
+  return { secret: kept.value, source: kept.created ? 'created-in-database' : 'stored-in-database' };
+}
+
 /** The text a service logs at start-up about where its session secret comes from. */
 export function describeSessionSecret({ source, file }: SessionSecret): string | undefined {
   switch (source) {
     case 'created': return `SESSION_SECRET is not set: generated a random one and stored it in ${file} (mode 0600); it is reused on every start. Set SESSION_SECRET instead when several instances must share it.`;
     case 'stored': return `SESSION_SECRET is not set: using the one generated earlier, stored in ${file}`;
+    case 'created-in-database': return 'SESSION_SECRET is not set: generated a random one and stored it in the database, where every instance of the service reads it.';
+    case 'stored-in-database': return 'SESSION_SECRET is not set: using the one generated earlier, stored in the database.';
     default: return undefined;
   }
 }

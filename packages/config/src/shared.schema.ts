@@ -6,6 +6,11 @@ export const sharedSchema = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: envUrl(),
+  /**
+   * A streaming replica of DATABASE_URL's server: pages, lists, statistics and exports read from
+   * it while it is up and at most 10 s behind; everything else uses the primary.
+   */
+  DATABASE_REPLICA_URL: envUrl(),
   REDIS_URL: envUrl(),
   /** Express's `trust proxy`: `false`, `true`, a hop count, or a list of addresses. */
   TRUST_PROXY: z.string().default('false'),
@@ -25,4 +30,8 @@ export const sharedSchema = {
   DEV_IDP_PUBLIC_URL: envUrl(),
   DEV_IDP_ENABLED: envBoolean(true),
   SHUTDOWN_TIMEOUT_MS: envInt(10_000, 0),
+  /** At shutdown, how long /readyz answers 503 (requests still served) before the port closes: a balancer's health checks see it first. */
+  SHUTDOWN_DRAIN_MS: envInt(0, 0),
+  /** Migrate the database and exit (a Kubernetes migration Job, a release step). */
+  MIGRATE_ONLY: envBoolean(false),
 };

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeSessionSecret, resolveSessionSecret, sessionSecretFile } from '../src/index.js';
+import { describeSessionSecret, resolveSessionSecret, resolveSessionSecretInDatabase, sessionSecretFile } from '../src/index.js';
 
 const dataDirs: string[] = [];
 const freshDataDir = () => {
@@ -56,5 +56,23 @@ describe('the session secret', () => {
     expect(replaced.source).toBe('created');
     expect(readFileSync(file, 'utf8').trim()).toBe(replaced.secret);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('on a database server is offered to the database and the one kept there is used; nothing is written to DATA_DIR', async () => {
+    let stored: string | undefined;
+    const keep = (generate: () => string) => {
+      const offered = generate();
+      const created = stored === undefined;
+      stored ??= offered;
+      return Promise.resolve({ value: stored, created });
+    };
+    const config = { NODE_ENV: 'production' as const, SESSION_SECRET: undefined };
+    const first = await resolveSessionSecretInDatabase(config, keep);
+    expect(first.source).toBe('created-in-database');
+    expect(first.secret).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    expect(describeSessionSecret(first)).toContain('stored it in the database');
+    expect(await resolveSessionSecretInDatabase(config, keep)).toEqual({ secret: first.secret, source: 'stored-in-database' });
+    expect(await resolveSessionSecretInDatabase({ ...config, SESSION_SECRET: 'from-env' }, keep)).toEqual({ secret: 'from-env', source: 'configured' });
+    expect(await resolveSessionSecretInDatabase({ NODE_ENV: 'development', SESSION_SECRET: undefined }, keep)).toEqual({ secret: undefined, source: 'development' });
   });
 });

@@ -9,6 +9,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { lockDataFolder, type DataFolderLock } from './data-folder-lock.js';
 import { startEmbeddedVacuum } from './embedded-vacuum.js';
 import { retryPoolQueries } from './retry.js';
+import { createReplicaReads, type ReplicaReads } from './read-replica.js';
 
 // node-postgres returns BIGINT (int8, e.g. COUNT(*)) as a string; every count this project
 // reads fits well within a double, so read them as numbers once, here.
@@ -44,6 +45,13 @@ export interface OpenDatabaseOptions {
    * of PostgreSQL's autovacuum, which PGlite lacks (see embedded-vacuum.ts); default 10 s.
    */
   vacuumIntervalMs?: number;
+  /**
+   * A streaming replica of the server (DATABASE_REPLICA_URL) that `reads` uses while it is up
+   * and less than 10 s behind; ignored for the embedded database.
+   */
+  replicaUrl?: string;
+  /** Hears the replica bypassed or back in use (default: console.warn). */
+  replicaLog?: (message: string, level: 'warn' | 'info') => void;
 }
 
 export interface PgliteWasmModules {
@@ -57,6 +65,11 @@ export interface Database {
   mode: 'server' | 'embedded';
   /** The URL a second client (pg-boss, psql) can connect with. */
   url: string;
+  /**
+   * Where lists, pages, statistics and exports read: the replica when one is configured and
+   * well, else `pool` (read-replica.ts).
+   */
+  reads: ReplicaReads;
   close(): Promise<void>;
 }
 
@@ -66,16 +79,23 @@ export interface Database {
  * a second process gets `DataFolderInUseError` (see data-folder-lock.ts).
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  if (options.url) return openServer(options.url, options.maxConnections ?? 20);
+  if (options.url) return openServer(options.url, options.maxConnections ?? 20, options);
   return openEmbedded(options);
 }
 
-function openServer(url: string, max: number): Database {
+function openServer(url: string, max: number, options: OpenDatabaseOptions): Database {
   const pool = new pg.Pool({ connectionString: url, max });
   retryPoolQueries(pool);
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  return { pool, db: drizzle(pool), mode: 'server', url, close: () => pool.end() };
+  const reads = createReplicaReads({ primary: pool, replicaUrl: options.replicaUrl, maxConnections: max, log: options.replicaLog });
+  return {
+    pool, db: drizzle(pool), mode: 'server', url, reads,
+    async close() {
+      await reads.close();
+      await pool.end();
+    },
+  };
 }
 
 // The pool below keeps one connection, but a client that the pool drops (pg-pool ends the
@@ -124,6 +144,7 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
     db: drizzle(pool),
     mode: 'embedded',
     url,
+    reads: createReplicaReads({ primary: pool }),
     async close() {
       await vacuum.stop();
       await pool.end();

@@ -22,6 +22,8 @@ export interface CommonMiddlewareOptions {
    * they do not answer goes on down the stack.
    */
   hotLane?: RequestHandler;
+  /** Reads of a session that wrote in the last 5 s go to the primary (recent-writes.ts); before the hot lane. */
+  readYourWrites?: RequestHandler;
 }
 
 /** Parses `TRUST_PROXY`: `true`/`false`, a hop count, or a comma-separated list of addresses. */
@@ -50,6 +52,7 @@ export function commonMiddleware(app: Express, options: CommonMiddlewareOptions)
     },
   }));
   app.use(requestLogger(options.logger, { userId: options.userId }));
+  if (options.readYourWrites) app.use(options.readYourWrites);
   if (options.hotLane) app.use(options.hotLane);
   const json = jsonBody({ limit: options.bodyLimit });
   const form = express.urlencoded({ extended: false, limit: options.bodyLimit });

@@ -20,9 +20,14 @@ export function healthRouteDeclarations(pool: Pick<pg.Pool, 'query'>): AnyRoute[
       method: 'get', path: '/readyz', summary: 'Readiness: the database answers too', tags: ['health'], guard: publicAccess,
       responses: {
         200: { description: 'Ready', schema: status('ready') },
-        503: { description: 'The database is unreachable', schema: z.object({ status: z.literal('unavailable'), error: z.string() }) },
+        503: { description: 'The database is unreachable, or the instance is shutting down', schema: z.object({ status: z.literal('unavailable'), error: z.string() }) },
       },
-      handler: async ({ res }) => {
+      handler: async ({ req, res }) => {
+        // Shutting down (serve.ts): out of the balancer first, while requests in flight finish.
+        if (req.app.locals.draining === true) {
+          res.status(503).json({ status: 'unavailable', error: 'Shutting down' });
+          return undefined;
+        }
         try {
           await pool.query('SELECT 1');
           return { status: 'ready' };

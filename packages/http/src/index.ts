@@ -12,3 +12,4 @@ export { defineRoute, mountRoutes, publicAccess, ResponseMismatchError, type Mou
 export { createOpenApiDocument, openApiPath, openApiRoutes, type OpenApiInfo, type OpenApiOptions } from './openapi.js';
 export { listMountedRoutes, type MountedRoute } from './route-inventory.js';
 export { appError, defineErrorCodes, errorCodes, type ErrorCatalogue, type ErrorCode } from './error-codes.js';
+export { readYourWrites, RECENT_WRITE_COOKIE, READ_YOUR_WRITES_MS, type ReadYourWritesOptions } from './recent-writes.js';

@@ -19,6 +19,12 @@ export interface ServeOptions {
   logger: Logger;
   /** How long requests in flight may take to finish at shutdown. */
   timeoutMs: number;
+  /**
+   * How long, at shutdown, /readyz answers 503 while requests are still served, before the
+   * server stops listening: a load balancer's health checks take the instance out first, so no
+   * request meets a closed port (SHUTDOWN_DRAIN_MS; default 0).
+   */
+  drainMs?: number;
   name: string;
   /** The variable that sets the port (PASTE_PORT), named when the port is taken. */
   portVariable?: string;
@@ -57,6 +63,10 @@ export async function serveGracefully(app: Express, options: ServeOptions): Prom
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      // Not ready from now on; answers ask their clients (the balancer) not to reuse the connection.
+      app.locals.draining = true;
+      server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => { res.setHeader('Connection', 'close'); });
+      if (options.drainMs) await new Promise((resolve) => setTimeout(resolve, options.drainMs));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), options.timeoutMs);

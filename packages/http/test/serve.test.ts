@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import express from 'express';
 import { describe, expect, it } from 'vitest';
+import { createLogger, healthRoutes, serveGracefully } from '../src/index.js';
 
 const fixture = path.join(import.meta.dirname, 'fixtures/serve-slow-close.ts');
 const tsxLoader = pathToFileURL(path.resolve(import.meta.dirname, '../../../node_modules/tsx/dist/loader.mjs')).href;
@@ -31,5 +33,25 @@ describe('serveGracefully in a real process', () => {
     expect(messages.slice(2, -1).length).toBeGreaterThanOrEqual(1);
     expect(new Set(messages.slice(2, -1))).toEqual(new Set(['test service is already shutting down']));
     expect(messages.at(-1)).toBe('test service stopped');
+  });
+
+  it('drains at shutdown: /readyz answers 503 while requests are still served, then the port closes', async () => {
+    const app = express();
+    app.use(healthRoutes({ query: () => Promise.resolve({ rows: [] }) } as never));
+    app.get('/work', (_req, res) => { res.json({ done: true }); });
+    const running = await serveGracefully(app, {
+      port: 0, host: '127.0.0.1', logger: createLogger({ level: 'silent' }), timeoutMs: 1000, name: 'drain test', onClosed: () => Promise.resolve(), handleSignals: false, drainMs: 400,
+    });
+    const url = `http://127.0.0.1:${running.port}`;
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const stopped = running.stop();
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'unavailable', error: 'Shutting down' });
+    const work = await fetch(`${url}/work`);
+    expect(work.status).toBe(200);
+    expect(work.headers.get('connection')).toBe('close');
+    await stopped;
+    await expect(fetch(`${url}/work`)).rejects.toThrow();
   });
 });

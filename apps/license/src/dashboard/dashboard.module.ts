@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Queryable } from '@app/db';
 import type { Response } from 'express';
 import type { Guard } from '@app/http';
 import type { CustomerRecord } from '../common/request.js';
@@ -11,14 +11,15 @@ import { createDashboardService } from './dashboard.service.js';
 
 /** The web page at `/` and its assets (no panic guard: admins must reach it in panic mode). */
 export function dashboardModule(needs: {
-  pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof createLicensesService>; public: Guard; admin: Guard;
+  /** Where the counts are read: the replica when there is one (database.reads). */
+  reads: Queryable; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof createLicensesService>; public: Guard; admin: Guard;
   /** Renders a signed-in customer's front page (the customer portal's). */
   customerHome: (res: Response, username: string, customer: CustomerRecord) => Promise<void>;
   isAdmin: (userId: string) => Promise<boolean>;
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
 }): FeatureModule {
   const service = createDashboardService({
-    pool: needs.pool, settings: needs.settings, now: needs.now, licenses: needs.licenses, isAdmin: needs.isAdmin, findCustomer: needs.findCustomer,
+    reads: needs.reads, settings: needs.settings, now: needs.now, licenses: needs.licenses, isAdmin: needs.isAdmin, findCustomer: needs.findCustomer,
   });
   return { name: 'dashboard', routes: dashboardRoutes({ service, public: needs.public, admin: needs.admin, customerHome: needs.customerHome }), routers: [dashboardAssets] };
 }

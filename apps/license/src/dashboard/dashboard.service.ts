@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Queryable } from '@app/db';
 import type { SettingsStore } from '@app/settings';
 import type { CustomerRecord } from '../common/request.js';
 import type { LicenseJson } from '../licenses/licenses.presenter.js';
@@ -47,12 +47,12 @@ export type Visitor =
 
 /** Read-only: what the page at `/` shows admins (a customer's page is the customer portal's). Writes go through the existing APIs from the page script. */
 export function createDashboardService(deps: {
-  pool: pg.Pool; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof createLicensesService>;
+  reads: Queryable; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof createLicensesService>;
   /** The admins' and customers' services answer who a user is. */
   isAdmin: (userId: string) => Promise<boolean>;
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
 }) {
-  const { pool, now } = deps;
+  const { reads, now } = deps;
   return {
     panicMode: () => isPanicMode(deps.settings),
 
@@ -66,7 +66,7 @@ export function createDashboardService(deps: {
     async adminOverview(recentLimit = 20) {
       const at = now();
       const [counts, recent] = await Promise.all([
-        dashboardCounts(pool, at),
+        dashboardCounts(reads, at),
         deps.licenses.list({ limit: recentLimit, skip: 0, active: undefined, suspended: undefined, revoked: undefined, expired: undefined }),
       ]);
       return { counts, recent: recent.licenses.map((license) => rowView(license, at)), panicMode: isPanicMode(deps.settings) };

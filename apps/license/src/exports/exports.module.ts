@@ -1,3 +1,4 @@
+import type { Queryable } from '@app/db';
 import type pg from 'pg';
 import type { Config } from '@app/config';
 import type { Guard } from '@app/http';
@@ -12,8 +13,8 @@ import { createExportsService } from './exports.service.js';
 const customerChoices = 500;
 
 /** The export routes (admin only), reading the database in EXPORT_BATCH_SIZE batches, and the admin console's exports page. */
-export function exportsModule(needs: { config: Pick<Config, 'EXPORT_BATCH_SIZE'>; pool: pg.Pool; now: () => Date; admin: Guard; adminPage: Guard }): FeatureModule {
-  const service = createExportsService({ pool: needs.pool, now: needs.now, batchSize: needs.config.EXPORT_BATCH_SIZE });
+export function exportsModule(needs: { config: Pick<Config, 'EXPORT_BATCH_SIZE'>; pool: pg.Pool; reads: Queryable; now: () => Date; admin: Guard; adminPage: Guard }): FeatureModule {
+  const service = createExportsService({ pool: needs.pool, reads: needs.reads, now: needs.now, batchSize: needs.config.EXPORT_BATCH_SIZE });
   // The filters' choices are read through the products and customers services (stateless, so built here).
   const products = createProductsService({ pool: needs.pool, now: needs.now });
   const customers = createCustomersService({ pool: needs.pool });

@@ -1,3 +1,4 @@
+import type { Queryable } from '@app/db';
 import type pg from 'pg';
 import type { Actor } from '../common/actor.js';
 import { recordAudit } from '../audit/audit.repository.js';
@@ -9,7 +10,13 @@ import { PdfReport } from './pdf.js';
 import { licenseBatches, summaryStatistics, transactionBatches } from './exports.repository.js';
 import type { LicenseExportFilter, TransactionExportFilter } from './exports.schema.js';
 
-export interface ExportsOptions { pool: pg.Pool; now: () => Date; batchSize: number }
+export interface ExportsOptions {
+  pool: pg.Pool;
+  /** Where the exported rows are read: the replica when there is one (database.reads); the audit entry goes to `pool`. */
+  reads?: Queryable;
+  now: () => Date;
+  batchSize: number;
+}
 export type ExportsService = ReturnType<typeof createExportsService>;
 
 /** `product=…, active=true` or `none`, as the PDF prints the filters used. */
@@ -23,7 +30,7 @@ const filtersForAudit = (filter: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)
     .map(([name, value]) => [name, value instanceof Date ? value.toISOString() : value]));
 
-export function createExportsService({ pool, now, batchSize }: ExportsOptions) {
+export function createExportsService({ pool, reads = pool, now, batchSize }: ExportsOptions) {
   /** One `export` audit entry per export, written before the last byte so the file is never ahead of the log. */
   async function audit(actor: Actor, resourceType: AuditResourceType, format: string, filter: Record<string, unknown>, rows: number, completed: boolean) {
     await recordAudit(pool, actor, {
@@ -46,12 +53,12 @@ export function createExportsService({ pool, now, batchSize }: ExportsOptions) {
   return {
     async licensesCsv(actor: Actor, filter: LicenseExportFilter, out: ExportOutput): Promise<void> {
       const at = now();
-      const result = await streamCsv(out, licenseBatches(pool, filter, batchSize), createCsvEncoder(licenseCsvColumns(at)));
+      const result = await streamCsv(out, licenseBatches(reads, filter, batchSize), createCsvEncoder(licenseCsvColumns(at)));
       await audit(actor, 'license', 'csv', filter, result.rows, result.completed);
     },
 
     async transactionsCsv(actor: Actor, filter: TransactionExportFilter, out: ExportOutput): Promise<void> {
-      const result = await streamCsv(out, transactionBatches(pool, filter, batchSize), createCsvEncoder(transactionCsvColumns));
+      const result = await streamCsv(out, transactionBatches(reads, filter, batchSize), createCsvEncoder(transactionCsvColumns));
       await audit(actor, 'transaction', 'csv', filter, result.rows, result.completed);
     },
 
@@ -65,7 +72,7 @@ export function createExportsService({ pool, now, batchSize }: ExportsOptions) {
       const table = report.beginTable(licensePdfColumns(at));
       let rows = 0;
       let completed = true;
-      for await (const batch of licenseBatches(pool, filter, batchSize)) {
+      for await (const batch of licenseBatches(reads, filter, batchSize)) {
         rows += batch.length;
         table.rows(batch);
         if (!(await report.flush())) { completed = false; break; }
@@ -80,7 +87,7 @@ export function createExportsService({ pool, now, batchSize }: ExportsOptions) {
 
     async summaryPdf(actor: Actor, out: ExportOutput): Promise<void> {
       const at = now();
-      const stats = await summaryStatistics(pool, at);
+      const stats = await summaryStatistics(reads, at);
       const report = new PdfReport('License service summary', out, { now: at });
       report.heading('License service summary');
       report.line(`Generated ${at.toISOString()}`);

@@ -1,4 +1,4 @@
-import express, { type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '@app/http';
@@ -52,25 +52,4 @@ export function uploadRoutes(deps: { service: UploadService; guards: PasteGuards
       return { success: true, message, ...storedAt(pathKey, stored) };
     },
   }));
-}
-
-/**
- * Serves the uploaded files. `nosniff` makes browsers trust only our Content-Type; an SVG
- * additionally gets a CSP that allows no script and no outside resource, and a sandbox, in
- * case someone opens it directly.
- */
-export function uploadedFiles(dir: string): RequestHandler {
-  return express.static(dir, {
-    index: false,
-    dotfiles: 'deny',
-    fallthrough: true,
-    maxAge: '30d',
-    immutable: true,
-    setHeaders(res, filePath) {
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      if (filePath.endsWith('.svg')) {
-        res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox");
-      }
-    },
-  });
 }

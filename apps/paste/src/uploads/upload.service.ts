@@ -1,10 +1,8 @@
-import { mkdir, unlink, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
-import type { Logger } from '@app/http';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { checkImage } from './image-type.js';
+import type { UploadStore } from './upload-store.js';
 
 export type BrandingKind = 'logo' | 'favicon';
 
@@ -13,11 +11,10 @@ export const UPLOAD_URL_PREFIX = '/uploads/images/';
 const uploadedFile = /^\/uploads\/images\/((?:logo|favicon)-\d+-\d+\.(?:jpg|png|gif|svg|ico))$/;
 
 export interface UploadServiceDeps {
-  dir: string;
+  store: UploadStore;
   settings: SettingsStore<PasteSettings>;
   now: () => Date;
   randomInt: (maxExclusive: number) => number;
-  logger: Logger;
 }
 
 export function createUploadService(deps: UploadServiceDeps) {
@@ -29,19 +26,14 @@ export function createUploadService(deps: UploadServiceDeps) {
       if (!file) throw appError('PASTE_NO_FILE_UPLOADED', { message: `No file uploaded: send the file in the "${kind}" field` });
       const image = await checkImage(file.buffer, file.originalname);
       const name = `${kind}-${deps.now().getTime()}-${deps.randomInt(1_000_000_000)}.${image.ext}`;
-      await mkdir(deps.dir, { recursive: true });
-      await writeFile(path.join(deps.dir, name), image.data, { flag: 'wx' });
+      await deps.store.put(name, image);
 
       const key = settingKey(kind);
       const previous = deps.settings.get()[key];
       const urlPath = `${UPLOAD_URL_PREFIX}${name}`;
       await deps.settings.update({ [key]: urlPath });
       const old = uploadedFile.exec(previous)?.[1];
-      if (old && old !== name) {
-        await unlink(path.join(deps.dir, old)).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') deps.logger.warn({ err: error, file: old }, 'could not delete the replaced upload');
-        });
-      }
+      if (old && old !== name) await deps.store.remove(old);
       return urlPath;
     },
   };
