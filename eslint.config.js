@@ -6,11 +6,23 @@ import tseslint from 'typescript-eslint';
 // Globals are listed by hand (the few each kind of plain script uses) rather than through the
 // `globals` package, which would be one more dependency for a handful of names.
 const nodeGlobals = {
-  process: 'readonly', console: 'readonly', URL: 'readonly', Blob: 'readonly', fetch: 'readonly', AbortSignal: 'readonly',
+  process: 'readonly',
+  console: 'readonly',
+  URL: 'readonly',
+  Blob: 'readonly',
+  fetch: 'readonly',
+  AbortSignal: 'readonly',
 };
 const browserGlobals = {
-  window: 'readonly', document: 'readonly', navigator: 'readonly', localStorage: 'readonly', fetch: 'readonly',
-  FormData: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', DOMParser: 'readonly',
+  window: 'readonly',
+  document: 'readonly',
+  navigator: 'readonly',
+  localStorage: 'readonly',
+  fetch: 'readonly',
+  FormData: 'readonly',
+  setTimeout: 'readonly',
+  clearTimeout: 'readonly',
+  DOMParser: 'readonly',
 };
 
 export default tseslint.config(
@@ -45,12 +57,23 @@ export default tseslint.config(
   {
     // ES modules that browsers load (the encrypted paste's page) and that the paste command line
     // runs in Node too (envelope.js): WebCrypto and the encoding globals both have.
-    files: ['apps/*/public/**/*.mjs', 'apps/paste/public/paste-view.js', 'apps/paste/public/paste-form.js', 'packages/paste-cli/src/envelope.js'],
+    files: [
+      'apps/*/public/**/*.mjs',
+      'apps/paste/public/paste-view.js',
+      'apps/paste/public/paste-form.js',
+      'packages/paste-cli/src/envelope.js',
+    ],
     languageOptions: {
       sourceType: 'module',
       globals: {
-        ...browserGlobals, crypto: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', atob: 'readonly', btoa: 'readonly',
-        Event: 'readonly', globalThis: 'readonly',
+        ...browserGlobals,
+        crypto: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        atob: 'readonly',
+        btoa: 'readonly',
+        Event: 'readonly',
+        globalThis: 'readonly',
       },
     },
   },

@@ -12,8 +12,21 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
 export type Suite = 'fast' | 'slow' | 'browser';
 
 // One project per package and app, so `vitest --project paste` runs one.
-const folders = ['packages/config', 'packages/db', 'packages/http', 'packages/ui', 'packages/auth', 'packages/rate-limit',
-  'packages/settings', 'packages/events', 'packages/dev-idp', 'packages/license-client', 'packages/paste-cli', 'apps/paste', 'apps/license'];
+const folders = [
+  'packages/config',
+  'packages/db',
+  'packages/http',
+  'packages/ui',
+  'packages/auth',
+  'packages/rate-limit',
+  'packages/settings',
+  'packages/events',
+  'packages/dev-idp',
+  'packages/license-client',
+  'packages/paste-cli',
+  'apps/paste',
+  'apps/license',
+];
 
 // File names each suite takes, and leaves to the others.
 const patterns: Record<Suite, { include: string; exclude: string[] }> = {

@@ -11,7 +11,10 @@ const root = path.resolve(import.meta.dirname, '..');
 const halves = ['apps/paste/bench/scale.bench.ts', 'apps/license/bench/scale.bench.ts'];
 let failed = false;
 for (const file of halves) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, file)], { stdio: 'inherit', cwd: root });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, file)], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   if (result.status !== 0) failed = true;
 }
 process.exitCode = failed ? 1 : 0;

@@ -31,7 +31,11 @@ const targets = {
 };
 
 /** 'pg' -> 'pg', 'pg/lib/x' -> 'pg', '@scope/name/sub' -> '@scope/name'. */
-const packageNameOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageNameOf = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /** Marks npm packages external and records which ones the bundle imports, and from where. */
 function npmPackagesExternal(imported) {
@@ -76,8 +80,10 @@ export async function buildTarget(name) {
   const undeclared = [...imported].filter(([name]) => !declared.has(name));
   if (undeclared.length) {
     rmSync(dist, { recursive: true, force: true });
-    throw new Error(`${spec.dir}/package.json must list in "dependencies" every npm package its bundle imports:\n`
-      + undeclared.map(([name, from]) => `  - ${name} (imported by ${from})`).join('\n'));
+    throw new Error(
+      `${spec.dir}/package.json must list in "dependencies" every npm package its bundle imports:\n` +
+        undeclared.map(([name, from]) => `  - ${name} (imported by ${from})`).join('\n'),
+    );
   }
 
   for (const [from, to] of spec.copies) cpSync(path.join(appDir, from), path.join(appDir, to), { recursive: true });

@@ -13,10 +13,20 @@ const isChecked = (file) => path.basename(file) === 'README.md' || file.split('/
 /** The markdown files git tracks; without git (an unpacked archive), the files on disk. */
 function markdownFiles() {
   try {
-    const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*.md'], {
-      cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    return tracked.split('\0').filter(Boolean).filter(isChecked).filter((file) => existsSync(path.join(root, file)));
+    const tracked = execFileSync(
+      'git',
+      ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*.md'],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    return tracked
+      .split('\0')
+      .filter(Boolean)
+      .filter(isChecked)
+      .filter((file) => existsSync(path.join(root, file)));
   } catch {
     return walk('').filter(isChecked);
   }
@@ -40,20 +50,29 @@ const prose = (text) => text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '
 function linkTargets(text) {
   const body = prose(text);
   const inline = [...body.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1]);
-  const references = [...body.matchAll(/^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm)].map((match) => match[1]);
-  const codePaths = [...text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').matchAll(/`(\.\.?\/[^`\s]+\.md(?:#[^`\s]*)?)`/g)].map((match) => match[1]);
+  const references = [...body.matchAll(/^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm)].map(
+    (match) => match[1],
+  );
+  const codePaths = [
+    ...text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').matchAll(/`(\.\.?\/[^`\s]+\.md(?:#[^`\s]*)?)`/g),
+  ].map((match) => match[1]);
   return [...inline, ...references, ...codePaths];
 }
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
 function headingAnchors(text) {
   const seen = new Map();
-  return new Set([...prose(text).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)].map((match) => {
-    const slug = match[1].toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
-    const count = seen.get(slug) ?? 0;
-    seen.set(slug, count + 1);
-    return count ? `${slug}-${count}` : slug;
-  }));
+  return new Set(
+    [...prose(text).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)].map((match) => {
+      const slug = match[1]
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-');
+      const count = seen.get(slug) ?? 0;
+      seen.set(slug, count + 1);
+      return count ? `${slug}-${count}` : slug;
+    }),
+  );
 }
 
 const files = markdownFiles();
@@ -69,15 +88,21 @@ for (const file of files) {
     const resolved = decoded ? path.resolve(path.dirname(path.join(root, file)), decoded) : path.join(root, file);
     if (!resolved.startsWith(root) || !existsSync(resolved)) {
       broken.push(`${file}: ${target} (no such file in the project)`);
-    } else if (fragment && statSync(resolved).isFile() && resolved.endsWith('.md')
-      && !headingAnchors(readFileSync(resolved, 'utf8')).has(fragment.toLowerCase())) {
+    } else if (
+      fragment &&
+      statSync(resolved).isFile() &&
+      resolved.endsWith('.md') &&
+      !headingAnchors(readFileSync(resolved, 'utf8')).has(fragment.toLowerCase())
+    ) {
       broken.push(`${file}: ${target} (no heading "#${fragment}" in ${path.relative(root, resolved)})`);
     }
   }
 }
 
 if (broken.length) {
-  console.error(`Broken links (${broken.length} of ${checked} in ${files.length} files):\n${broken.map((line) => `  - ${line}`).join('\n')}`);
+  console.error(
+    `Broken links (${broken.length} of ${checked} in ${files.length} files):\n${broken.map((line) => `  - ${line}`).join('\n')}`,
+  );
   process.exit(1);
 }
 console.log(`checked ${checked} relative links in ${files.length} markdown files: all resolve`);

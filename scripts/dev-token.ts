@@ -10,7 +10,9 @@ import { csrfTokenFor, walkSignIn } from '../packages/auth/src/testing.js';
 async function main(): Promise<string> {
   const config = loadConfig(process.env);
   if (config.NODE_ENV === 'production') {
-    throw new Error('dev-token is for development only: in production, issue a token in the license console (Settings › API tokens).');
+    throw new Error(
+      'dev-token is for development only: in production, issue a token in the license console (Settings › API tokens).',
+    );
   }
   const baseUrl = (config.LICENSE_PUBLIC_URL ?? `http://localhost:${config.licensePort}`).replace(/\/+$/, '');
   const adminId = config.ADMIN_IDS[0] ?? 'admin';
@@ -20,7 +22,8 @@ async function main(): Promise<string> {
     signedIn = await walkSignIn(baseUrl, adminId);
   } catch (error) {
     const cause = (error as { cause?: { code?: string; errors?: { code?: string }[] } }).cause;
-    const refused = cause?.code === 'ECONNREFUSED' || Boolean(cause?.errors?.some((each) => each.code === 'ECONNREFUSED'));
+    const refused =
+      cause?.code === 'ECONNREFUSED' || Boolean(cause?.errors?.some((each) => each.code === 'ECONNREFUSED'));
     const reason = refused
       ? `nothing answers at ${baseUrl}: start the services with npm start first`
       : `${(error as Error).message}. dev-token signs in through the development identity provider, which npm start runs when OAUTH_CLIENT_ID is empty`;
@@ -31,16 +34,22 @@ async function main(): Promise<string> {
 
   const csrfToken = await csrfTokenFor(baseUrl, signedIn.cookie);
   const response = await fetch(`${baseUrl}/api/auth/token`, {
-    method: 'POST', headers: { Cookie: signedIn.cookie, 'X-CSRF-Token': csrfToken, Accept: 'application/json' },
+    method: 'POST',
+    headers: { Cookie: signedIn.cookie, 'X-CSRF-Token': csrfToken, Accept: 'application/json' },
   });
-  const body = await response.json().catch(() => ({})) as { token?: string; error?: string };
+  const body = (await response.json().catch(() => ({}))) as { token?: string; error?: string };
   if (!response.ok || !body.token) {
-    throw new Error(`POST /api/auth/token answered ${response.status}: ${body.error ?? 'no token'}${response.status === 403 ? ` (is "${adminId}" an admin, without two-factor turned on?)` : ''}.`);
+    throw new Error(
+      `POST /api/auth/token answered ${response.status}: ${body.error ?? 'no token'}${response.status === 403 ? ` (is "${adminId}" an admin, without two-factor turned on?)` : ''}.`,
+    );
   }
   return body.token;
 }
 
-main().then((token) => console.log(token), (error: unknown) => {
-  console.error(error instanceof ConfigError || error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+main().then(
+  (token) => console.log(token),
+  (error: unknown) => {
+    console.error(error instanceof ConfigError || error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

@@ -44,21 +44,31 @@ describe("npm start's development defaults", () => {
     applyDevelopmentDefaults(env, { NODE_ENV: 'development', DATA_DIR, JWT_SECRET: 'mine' });
     expect(env).toEqual({ OWNER_ID: 'me', ADMIN_IDS: 'ops,me', JWT_SECRET: 'mine' });
     const withKey: NodeJS.ProcessEnv = {};
-    applyDevelopmentDefaults(withKey, { NODE_ENV: 'development', DATA_DIR, JWT_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----' });
+    applyDevelopmentDefaults(withKey, {
+      NODE_ENV: 'development',
+      DATA_DIR,
+      JWT_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----',
+    });
     expect(withKey.JWT_SECRET).toBeUndefined();
   });
 
   it('refuses to apply them in production', () => {
     const env: NodeJS.ProcessEnv = {};
-    expect(() => applyDevelopmentDefaults(env, { NODE_ENV: 'production', DATA_DIR: dataDir() })).toThrow(/never applied in production/);
+    expect(() => applyDevelopmentDefaults(env, { NODE_ENV: 'production', DATA_DIR: dataDir() })).toThrow(
+      /never applied in production/,
+    );
     expect(env).toEqual({});
   });
 
   it('npm run dev-token refuses to run in production, before asking anything', async () => {
     const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/dev-token.ts'], {
-      cwd: root, env: { PATH: process.env.PATH, NODE_ENV: 'production', LICENSE_PORT: '9' },
+      cwd: root,
+      env: { PATH: process.env.PATH, NODE_ENV: 'production', LICENSE_PORT: '9' },
     });
-    const failure = await run.then(() => undefined, (error: { code: number; stdout: string; stderr: string }) => error);
+    const failure = await run.then(
+      () => undefined,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
     expect(failure?.code).toBe(1);
     expect(failure?.stdout).toBe('');
     expect(failure?.stderr).toContain('dev-token is for development only');
@@ -70,10 +80,16 @@ describe("npm start's development defaults", () => {
     const port = (server.address() as AddressInfo).port;
     server.close();
     const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/dev-token.ts'], {
-      cwd: root, env: { PATH: process.env.PATH, NODE_ENV: 'development', LICENSE_PORT: String(port) },
+      cwd: root,
+      env: { PATH: process.env.PATH, NODE_ENV: 'development', LICENSE_PORT: String(port) },
     });
-    const failure = await run.then(() => undefined, (error: { code: number; stderr: string }) => error);
+    const failure = await run.then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(failure?.code).toBe(1);
-    expect(failure?.stderr).toContain(`nothing answers at http://localhost:${port}: start the services with npm start first`);
+    expect(failure?.stderr).toContain(
+      `nothing answers at http://localhost:${port}: start the services with npm start first`,
+    );
   });
 });

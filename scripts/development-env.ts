@@ -16,7 +16,10 @@ export function developmentJwtSecretFile(config: Pick<Config, 'DATA_DIR'>): stri
  * and kept in DATA_DIR (mode 0600), so tokens outlive a restart. Variables already set win.
  * Never call it in production: it refuses.
  */
-export function applyDevelopmentDefaults(env: NodeJS.ProcessEnv, config: Pick<Config, 'NODE_ENV' | 'DATA_DIR'> & Partial<Pick<Config, 'JWT_SECRET' | 'JWT_PUBLIC_KEY'>>): void {
+export function applyDevelopmentDefaults(
+  env: NodeJS.ProcessEnv,
+  config: Pick<Config, 'NODE_ENV' | 'DATA_DIR'> & Partial<Pick<Config, 'JWT_SECRET' | 'JWT_PUBLIC_KEY'>>,
+): void {
   if (config.NODE_ENV === 'production') throw new Error('Development defaults are never applied in production');
   env.OWNER_ID ||= 'owner';
   env.ADMIN_IDS ||= 'admin';

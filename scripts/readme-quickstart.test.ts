@@ -43,7 +43,8 @@ async function freePort(): Promise<number> {
 /** What a new user's shell has: none of this machine's service or test settings. */
 function freshEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  const serviceSetting = /^(OAUTH_|JWT_|PASTE_|LICENSE_|DEV_IDP_|SESSION_|WEBHOOK_|SMTP_|TWILIO_|TELEGRAM_|NOTIFY_|STRIPE_)|^(PORT|DATABASE_URL|TEST_DATABASE_URL|REDIS_URL|OWNER_ID|ADMIN_IDS|DATA_DIR|PANIC_MODE|TRUST_PROXY|NODE_ENV|LOG_LEVEL)$/;
+  const serviceSetting =
+    /^(OAUTH_|JWT_|PASTE_|LICENSE_|DEV_IDP_|SESSION_|WEBHOOK_|SMTP_|TWILIO_|TELEGRAM_|NOTIFY_|STRIPE_)|^(PORT|DATABASE_URL|TEST_DATABASE_URL|REDIS_URL|OWNER_ID|ADMIN_IDS|DATA_DIR|PANIC_MODE|TRUST_PROXY|NODE_ENV|LOG_LEVEL)$/;
   for (const [name, value] of Object.entries(process.env)) if (!serviceSetting.test(name)) env[name] = value;
   return { ...env, ...extra };
 }
@@ -63,17 +64,35 @@ describe.skipIf(!canRun)("the root README's quick start, pasted into a shell bes
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'quickstart-'));
     ports = { paste: await freePort(), license: await freePort(), idp: await freePort() };
     env = freshEnvironment({
-      NODE_ENV: 'development', DATA_DIR: dataDir, LOG_LEVEL: 'warn',
-      PASTE_PORT: String(ports.paste), LICENSE_PORT: String(ports.license), DEV_IDP_PORT: String(ports.idp),
+      NODE_ENV: 'development',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      PASTE_PORT: String(ports.paste),
+      LICENSE_PORT: String(ports.license),
+      DEV_IDP_PORT: String(ports.idp),
     });
     const started = Date.now();
     // `npm start` is `tsx scripts/start.ts` after installing what is missing; its own process group, to stop it whole.
-    services = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    services.stdout!.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
-    services.stderr!.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+    services = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: root,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    services.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+    });
+    services.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+    });
     const deadline = Date.now() + 240_000;
     for (const port of [ports.paste, ports.license]) {
-      while (!(await fetch(`http://localhost:${port}/readyz`).then((response) => response.ok, () => false))) {
+      while (
+        !(await fetch(`http://localhost:${port}/readyz`).then(
+          (response) => response.ok,
+          () => false,
+        ))
+      ) {
         if (services.exitCode !== null) throw new Error(`npm start exited with code ${services.exitCode}:\n${output}`);
         if (Date.now() > deadline) throw new Error(`npm start was not ready within 240 s:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
@@ -100,20 +119,29 @@ describe.skipIf(!canRun)("the root README's quick start, pasted into a shell bes
   });
 
   it('runs every block in order with exit status 0, and the key validates', async () => {
-    const onOurPorts = (block: string) => block
-      .replaceAll('localhost:8080', `localhost:${ports.paste}`)
-      .replaceAll('localhost:3000', `localhost:${ports.license}`)
-      .replaceAll('localhost:9000', `localhost:${ports.idp}`);
+    const onOurPorts = (block: string) =>
+      block
+        .replaceAll('localhost:8080', `localhost:${ports.paste}`)
+        .replaceAll('localhost:3000', `localhost:${ports.license}`)
+        .replaceAll('localhost:9000', `localhost:${ports.idp}`);
     const marker = (index: number) => `@@quickstart-block-${index}@@`;
-    const script = ['set -euo pipefail', ...blocks.flatMap((block, index) => [`echo '${marker(index)}'`, onOurPorts(block)]), `echo '${marker(blocks.length)}'`].join('\n');
+    const script = [
+      'set -euo pipefail',
+      ...blocks.flatMap((block, index) => [`echo '${marker(index)}'`, onOurPorts(block)]),
+      `echo '${marker(blocks.length)}'`,
+    ].join('\n');
 
     const started = Date.now();
     const shell = spawn('bash', ['-c', script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    shell.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-    shell.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
-    const [code] = await once(shell, 'exit') as [number | null];
+    shell.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    shell.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const [code] = (await once(shell, 'exit')) as [number | null];
     const blocksMs = Date.now() - started;
 
     // Each block's output is what lies between its marker and the next one.
@@ -122,12 +150,19 @@ describe.skipIf(!canRun)("the root README's quick start, pasted into a shell bes
       const to = stdout.indexOf(marker(index + 1));
       return from < 0 ? undefined : stdout.slice(from + marker(index).length, to < 0 ? undefined : to).trim();
     });
-    const transcript = blocks.map((block, index) => `$ ${block.trim().replaceAll('\n', '\n  ')}\n${outputs[index] ?? '(not run)'}`).join('\n\n');
-    process.stderr.write(`\nREADME quick start: services ready ${(readyAfterMs / 1000).toFixed(1)} s after start, `
-      + `the blocks took ${(blocksMs / 1000).toFixed(1)} s\n\n${transcript}\n${stderr ? `\nstderr:\n${stderr}` : ''}\n`);
+    const transcript = blocks
+      .map((block, index) => `$ ${block.trim().replaceAll('\n', '\n  ')}\n${outputs[index] ?? '(not run)'}`)
+      .join('\n\n');
+    process.stderr.write(
+      `\nREADME quick start: services ready ${(readyAfterMs / 1000).toFixed(1)} s after start, ` +
+        `the blocks took ${(blocksMs / 1000).toFixed(1)} s\n\n${transcript}\n${stderr ? `\nstderr:\n${stderr}` : ''}\n`,
+    );
 
     const failed = outputs.findIndex((_, index) => !stdout.includes(marker(index + 1)));
-    expect(failed, `block ${failed + 1} did not finish (bash exit status ${code}):\n${blocks[failed]}\nstderr:\n${stderr}`).toBe(-1);
+    expect(
+      failed,
+      `block ${failed + 1} did not finish (bash exit status ${code}):\n${blocks[failed]}\nstderr:\n${stderr}`,
+    ).toBe(-1);
     expect(code).toBe(0);
     const validation = outputs.filter((_, index) => blocks[index]!.includes('/api/license/validate')).at(-1);
     expect(validation).toContain('"success":true,"valid":true');

@@ -63,7 +63,11 @@ async function main(): Promise<void> {
   }
 
   const children = ['paste', 'license'].map((app) =>
-    spawn(process.execPath, ['--import', tsxLoader, path.join(root, 'apps', app, 'src/main.ts')], { env, stdio: 'inherit' }));
+    spawn(process.execPath, ['--import', tsxLoader, path.join(root, 'apps', app, 'src/main.ts')], {
+      env,
+      stdio: 'inherit',
+    }),
+  );
 
   let stopping = false;
   const stopAll = (signal: NodeJS.Signals) => {

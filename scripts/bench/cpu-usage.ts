@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
  */
 export function cpuSeconds(pid: number, thread = false): number {
   try {
-    const fields = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
+      .split(') ')[1]!
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
@@ -15,7 +17,10 @@ export function cpuSeconds(pid: number, thread = false): number {
 }
 
 /** The machine's idle and total CPU time so far (clock ticks, all cores). */
-export interface MachineCpu { idle: number; total: number }
+export interface MachineCpu {
+  idle: number;
+  total: number;
+}
 
 export function machineCpu(): MachineCpu {
   try {

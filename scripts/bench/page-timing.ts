@@ -26,7 +26,8 @@ export interface SqlPool extends Sql {
   connect(): Promise<Sql & { release(): void }>;
 }
 
-export const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const serverUrl =
+  process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 export function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
@@ -39,10 +40,16 @@ export function withDatabase(url: string, name: string): string {
  * Answers whether it already holds the seed `marker` (the database's comment); BENCH_RESEED=1
  * drops and recreates it so the seed runs again.
  */
-export async function prepareDatabase(admin: Sql, name: string, marker: string): Promise<{ url: string; seeded: boolean }> {
+export async function prepareDatabase(
+  admin: Sql,
+  name: string,
+  marker: string,
+): Promise<{ url: string; seeded: boolean }> {
   if (process.env.BENCH_RESEED === '1') await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   const { rows } = await admin.query<{ comment: string | null }>(
-    `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1`, [name]);
+    `SELECT shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname = $1`,
+    [name],
+  );
   if (rows.length === 0) {
     await admin.query(`CREATE DATABASE ${name}`);
     return { url: withDatabase(serverUrl, name), seeded: false };
@@ -71,14 +78,19 @@ export async function withoutIndexes(client: Sql, table: string, load: () => Pro
     `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS definition
        FROM pg_index i
       WHERE i.indrelid = $1::regclass
-        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)`, [table]);
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)`,
+    [table],
+  );
   const { rows: foreignKeys } = await client.query<{ name: string; definition: string }>(
-    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f'`, [table]);
+    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'f'`,
+    [table],
+  );
   for (const key of foreignKeys) await client.query(`ALTER TABLE ${table} DROP CONSTRAINT "${key.name}"`);
   for (const index of indexes) await client.query(`DROP INDEX ${index.name}`);
   await load();
   for (const index of indexes) await client.query(index.definition);
-  for (const key of foreignKeys) await client.query(`ALTER TABLE ${table} ADD CONSTRAINT "${key.name}" ${key.definition}`);
+  for (const key of foreignKeys)
+    await client.query(`ALTER TABLE ${table} ADD CONSTRAINT "${key.name}" ${key.definition}`);
 }
 
 /** A client for bulk statements: no waiting for the WAL flush, more memory for index builds. */
@@ -94,16 +106,29 @@ export async function bulkSession<T>(pool: SqlPool, work: (client: Sql) => Promi
   }
 }
 
-export interface Timing { page: string; status: number; median: number; p90: number; target?: number; note?: string }
+export interface Timing {
+  page: string;
+  status: number;
+  median: number;
+  p90: number;
+  target?: number;
+  note?: string;
+}
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 
 /**
  * GETs `url` `warmups` times, then `runs` times one after another, reading each body whole.
  * Answers the median and p90 in ms and the status of the last answer (a page that does not answer
  * 200 is reported, not timed as if it had).
  */
-export async function timePage(page: string, url: string, headers: Record<string, string>, options: { runs?: number; warmups?: number; target?: number } = {}): Promise<Timing> {
+export async function timePage(
+  page: string,
+  url: string,
+  headers: Record<string, string>,
+  options: { runs?: number; warmups?: number; target?: number } = {},
+): Promise<Timing> {
   const runs = options.runs ?? Number(process.env.BENCH_RUNS ?? 20);
   const warmups = options.warmups ?? 2;
   let status = 0;
@@ -121,12 +146,19 @@ export async function timePage(page: string, url: string, headers: Record<string
   const times: number[] = [];
   for (let i = 0; i < (far ? Math.min(runs, 5) : runs); i++) times.push(await once());
   times.sort((a, b) => a - b);
-  return { page, status, median: quantile(times, 0.5), p90: quantile(times, 0.9), target: options.target,
-    ...(far ? { note: `${times.length} runs (over 20× its target)` } : {}) };
+  return {
+    page,
+    status,
+    median: quantile(times, 0.5),
+    p90: quantile(times, 0.9),
+    target: options.target,
+    ...(far ? { note: `${times.length} runs (over 20× its target)` } : {}),
+  };
 }
 
 /** A timing meets its target when it answered 200 and its median is within the target. */
-export const missed = (timing: Timing) => timing.status !== 200 || (timing.target !== undefined && timing.median > timing.target);
+export const missed = (timing: Timing) =>
+  timing.status !== 200 || (timing.target !== undefined && timing.median > timing.target);
 
 /** Prints the timings as a Markdown table; answers whether every page met its target. */
 export function printTable(title: string, timings: Timing[]): boolean {
@@ -137,8 +169,10 @@ export function printTable(title: string, timings: Timing[]): boolean {
   for (const timing of timings) {
     const result = missed(timing) ? 'MISSED' : 'ok';
     const target = timing.target === undefined ? 'keep' : `≤ ${timing.target}`;
-    console.log(`| ${timing.page.padEnd(pageWidth)} | ${String(timing.status).padStart(6)} | ${timing.median.toFixed(1).padStart(9)} | ` +
-      `${timing.p90.toFixed(1).padStart(6)} | ${target.padStart(9)} | ${result.padEnd(6)} |${timing.note ? ` ${timing.note}` : ''}`);
+    console.log(
+      `| ${timing.page.padEnd(pageWidth)} | ${String(timing.status).padStart(6)} | ${timing.median.toFixed(1).padStart(9)} | ` +
+        `${timing.p90.toFixed(1).padStart(6)} | ${target.padStart(9)} | ${result.padEnd(6)} |${timing.note ? ` ${timing.note}` : ''}`,
+    );
   }
   return !timings.some(missed);
 }

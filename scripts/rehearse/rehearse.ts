@@ -10,7 +10,12 @@ import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, NO_POSTGRES_BINARIES, postgresBinaries, startStreamingPair } from '../../packages/db/src/testing/streaming-replica.js';
+import {
+  freePort,
+  NO_POSTGRES_BINARIES,
+  postgresBinaries,
+  startStreamingPair,
+} from '../../packages/db/src/testing/streaming-replica.js';
 import { startDevIdp } from '../../packages/dev-idp/src/index.js';
 import { signInAs } from '../../packages/auth/src/testing.js';
 import { haproxyConfig } from './haproxy.js';
@@ -27,10 +32,13 @@ const log = (message: string) => console.log(`[rehearse ${new Date().toISOString
 const haproxy = spawnSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' }).stdout.trim();
 const bin = postgresBinaries();
 if (!haproxy || !bin) {
-  console.error(!haproxy ? 'rehearse: haproxy is not installed (apt-get install haproxy)' : `rehearse: ${NO_POSTGRES_BINARIES}`);
+  console.error(
+    !haproxy ? 'rehearse: haproxy is not installed (apt-get install haproxy)' : `rehearse: ${NO_POSTGRES_BINARIES}`,
+  );
   process.exit(1);
 }
-const psql = (url: string, sql: string) => execFileSync(path.join(bin, 'psql'), [url, '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' }).trim();
+const psql = (url: string, sql: string) =>
+  execFileSync(path.join(bin, 'psql'), [url, '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' }).trim();
 const withDatabase = (url: string, name: string) => url.replace(/\/postgres$/, `/${name}`);
 
 function adminToken(secret: string, userId: string): string {
@@ -40,18 +48,28 @@ function adminToken(secret: string, userId: string): string {
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string>) {
-  const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${await response.text()}`);
   return response.json() as Promise<Record<string, unknown>>;
 }
 
 /** Scans of the user tables that the replica itself answered, in one database. */
-const replicaScans = (url: string) => Number(psql(url, 'SELECT coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0) FROM pg_stat_user_tables') || 0);
+const replicaScans = (url: string) =>
+  Number(
+    psql(url, 'SELECT coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0) FROM pg_stat_user_tables') || 0,
+  );
 
 async function main(): Promise<number> {
   const started = Date.now();
   log('building both services (npm run build)');
-  const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), 'paste', 'license'], { cwd: root, encoding: 'utf8' });
+  const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), 'paste', 'license'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (build.status !== 0) throw new Error(`the build failed: ${build.stderr}`);
   const redisDb = new URL(REDIS_URL).pathname.slice(1) || '0';
   execFileSync('redis-cli', ['-u', REDIS_URL, '-n', redisDb, 'FLUSHDB']);
@@ -71,41 +89,84 @@ async function main(): Promise<number> {
     const licenseUrl = `http://127.0.0.1:${licenseFront}`;
     const jwtSecret = 'rehearsal-jwt-secret-0123456789abcdef';
     const common = {
-      PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'warn', REDIS_URL, TRUST_PROXY: '2', SHUTDOWN_DRAIN_MS: '3000',
-      OAUTH_AUTHORIZATION_URL: idp.oauth.authorizationURL, OAUTH_TOKEN_URL: idp.oauth.tokenURL, OAUTH_USERINFO_URL: idp.oauth.userInfoURL,
-      OAUTH_CLIENT_ID: idp.oauth.clientID, OAUTH_CLIENT_SECRET: idp.oauth.clientSecret,
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      REDIS_URL,
+      TRUST_PROXY: '2',
+      SHUTDOWN_DRAIN_MS: '3000',
+      OAUTH_AUTHORIZATION_URL: idp.oauth.authorizationURL,
+      OAUTH_TOKEN_URL: idp.oauth.tokenURL,
+      OAUTH_USERINFO_URL: idp.oauth.userInfoURL,
+      OAUTH_CLIENT_ID: idp.oauth.clientID,
+      OAUTH_CLIENT_SECRET: idp.oauth.clientSecret,
     };
     const pasteEnv = {
-      ...common, PASTE_DATABASE_URL: withDatabase(pair.primaryUrl, 'paste'), PASTE_DATABASE_REPLICA_URL: withDatabase(pair.replicaUrl, 'paste'),
-      PASTE_PUBLIC_URL: pasteUrl, OWNER_ID: 'owner-1',
+      ...common,
+      PASTE_DATABASE_URL: withDatabase(pair.primaryUrl, 'paste'),
+      PASTE_DATABASE_REPLICA_URL: withDatabase(pair.replicaUrl, 'paste'),
+      PASTE_PUBLIC_URL: pasteUrl,
+      OWNER_ID: 'owner-1',
     };
     const licenseEnv = {
-      ...common, LICENSE_DATABASE_URL: withDatabase(pair.primaryUrl, 'license'), LICENSE_DATABASE_REPLICA_URL: withDatabase(pair.replicaUrl, 'license'),
-      LICENSE_PUBLIC_URL: licenseUrl, ADMIN_IDS: 'admin-1', JWT_SECRET: jwtSecret, RATE_LIMIT_MAX: '1000000',
+      ...common,
+      LICENSE_DATABASE_URL: withDatabase(pair.primaryUrl, 'license'),
+      LICENSE_DATABASE_REPLICA_URL: withDatabase(pair.replicaUrl, 'license'),
+      LICENSE_PUBLIC_URL: licenseUrl,
+      ADMIN_IDS: 'admin-1',
+      JWT_SECRET: jwtSecret,
+      RATE_LIMIT_MAX: '1000000',
     };
     const instances = { paste: [] as Instance[], license: [] as Instance[] };
     for (let i = 1; i <= 3; i += 1) {
       const [p, l] = [await freePort(), await freePort()];
-      instances.paste.push(new Instance(`paste-${i}`, path.join(root, 'apps/paste/dist/main.js'), p, { ...pasteEnv, PASTE_PORT: String(p) }, folder));
-      instances.license.push(new Instance(`license-${i}`, path.join(root, 'apps/license/dist/main.js'), l, { ...licenseEnv, LICENSE_PORT: String(l) }, folder));
+      instances.paste.push(
+        new Instance(
+          `paste-${i}`,
+          path.join(root, 'apps/paste/dist/main.js'),
+          p,
+          { ...pasteEnv, PASTE_PORT: String(p) },
+          folder,
+        ),
+      );
+      instances.license.push(
+        new Instance(
+          `license-${i}`,
+          path.join(root, 'apps/license/dist/main.js'),
+          l,
+          { ...licenseEnv, LICENSE_PORT: String(l) },
+          folder,
+        ),
+      );
     }
     const all = [...instances.paste, ...instances.license];
     cleanups.push(() => Promise.all(all.map((instance) => instance.stop('SIGKILL'))));
 
     const config = path.join(folder, 'haproxy.cfg');
-    writeFileSync(config, haproxyConfig([
-      { name: 'paste', port: pasteFront, instances: instances.paste.map((instance) => instance.port) },
-      { name: 'license', port: licenseFront, instances: instances.license.map((instance) => instance.port) },
-    ]));
+    writeFileSync(
+      config,
+      haproxyConfig([
+        { name: 'paste', port: pasteFront, instances: instances.paste.map((instance) => instance.port) },
+        { name: 'license', port: licenseFront, instances: instances.license.map((instance) => instance.port) },
+      ]),
+    );
     const balancer = spawn(haproxy, ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
     cleanups.push(() => balancer.kill('SIGKILL'));
 
     log('starting 3 instances of each service (the first of each migrates; the others start together)');
     await Promise.all([instances.paste[0]!.start(), instances.license[0]!.start()]);
     // The owner's limits out of the way: the rehearsal counts the service's limits, not its own pace.
-    psql(pasteEnv.PASTE_DATABASE_URL, `INSERT INTO paste_settings (namespace, value, version) VALUES ('paste', '{"webRateLimit":1000000,"apiRateLimit":1000000}', 1)
-      ON CONFLICT (namespace) DO UPDATE SET value = paste_settings.value || EXCLUDED.value, version = paste_settings.version + 1`);
-    await Promise.all(all.slice(1).filter((instance) => instance !== instances.license[0]).map((instance) => instance.start()));
+    psql(
+      pasteEnv.PASTE_DATABASE_URL,
+      `INSERT INTO paste_settings (namespace, value, version) VALUES ('paste', '{"webRateLimit":1000000,"apiRateLimit":1000000}', 1)
+      ON CONFLICT (namespace) DO UPDATE SET value = paste_settings.value || EXCLUDED.value, version = paste_settings.version + 1`,
+    );
+    await Promise.all(
+      all
+        .slice(1)
+        .filter((instance) => instance !== instances.license[0])
+        .map((instance) => instance.start()),
+    );
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
     log('setting up: the owner signs in, an admin makes a product and two licenses, pastes with a view limit');
@@ -113,14 +174,26 @@ async function main(): Promise<number> {
     const token = adminToken(jwtSecret, 'admin-1');
     const auth = { Authorization: `Bearer ${token}` };
     const product = (await post(`${licenseUrl}/api/products`, { name: 'Rehearsal' }, auth)).product as { _id: string };
-    const license = async (limits: Record<string, number>) => ((await post(`${licenseUrl}/api/licenses`, { product: product._id, ...limits }, auth)).license as { key: string }).key;
+    const license = async (limits: Record<string, number>) =>
+      ((await post(`${licenseUrl}/api/licenses`, { product: product._id, ...limits }, auth)).license as { key: string })
+        .key;
     const targets: Targets = {
-      pasteUrl, licenseUrl, ownerCookie, adminToken: token,
-      limitedSlugs: await Promise.all(Array.from({ length: 5 }, async () => (await post(`${pasteUrl}/api/paste`, { content: 'limited', maxViews: LIMITS.views }, {})).slug as string)),
+      pasteUrl,
+      licenseUrl,
+      ownerCookie,
+      adminToken: token,
+      limitedSlugs: await Promise.all(
+        Array.from(
+          { length: 5 },
+          async () =>
+            (await post(`${pasteUrl}/api/paste`, { content: 'limited', maxViews: LIMITS.views }, {})).slug as string,
+        ),
+      ),
       ipLicenseKey: await license({ ipLimit: LIMITS.ips }),
       machineLicenseKey: await license({ hwidLimit: LIMITS.machines }),
     };
-    const scansBefore = replicaScans(withDatabase(pair.replicaUrl, 'paste')) + replicaScans(withDatabase(pair.replicaUrl, 'license'));
+    const scansBefore =
+      replicaScans(withDatabase(pair.replicaUrl, 'paste')) + replicaScans(withDatabase(pair.replicaUrl, 'license'));
 
     const tally = newTally();
     let phase = 'steady';
@@ -141,31 +214,59 @@ async function main(): Promise<number> {
       phase = 'rolling restart';
       for (const index of [1, 2]) {
         log(`rolling restart: paste-${index + 1} and license-${index + 1} (SIGTERM, drained, started again)`);
-        await Promise.all([instances.paste[index]!, instances.license[index]!].map(async (instance) => {
-          await instance.stop('SIGTERM');
-          await instance.start();
-        }));
+        await Promise.all(
+          [instances.paste[index]!, instances.license[index]!].map(async (instance) => {
+            await instance.stop('SIGTERM');
+            await instance.start();
+          }),
+        );
         // Until HAProxy's checks have seen it ready (rise 2 at 400 ms).
         await new Promise((resolve) => setTimeout(resolve, 1500));
       }
       phase = 'after';
       log('rolling restart done');
-    })().finally(() => { eventsDone = true; });
+    })().finally(() => {
+      eventsDone = true;
+    });
     await Promise.all([...workers, events]);
 
     // Every write has reached the replica by now; its scans count the reads it answered.
-    const scansAfter = replicaScans(withDatabase(pair.replicaUrl, 'paste')) + replicaScans(withDatabase(pair.replicaUrl, 'license'));
+    const scansAfter =
+      replicaScans(withDatabase(pair.replicaUrl, 'paste')) + replicaScans(withDatabase(pair.replicaUrl, 'license'));
     const pasteDb = pasteEnv.PASTE_DATABASE_URL;
     const licenseDb = licenseEnv.LICENSE_DATABASE_URL;
     const slugList = `ARRAY[${tally.createdSlugs.map((slug) => `'${slug.replace(/'/g, "''")}'`).join(',')}]::text[]`;
-    const pastesPresent = tally.createdSlugs.length === 0 ? 0 : Number(psql(pasteDb, `SELECT count(*) FROM pastes WHERE slug = ANY(${slugList})`));
-    const viewCounts = new Map(psql(pasteDb, `SELECT slug, views_count FROM pastes WHERE slug IN (${targets.limitedSlugs.map((slug) => `'${slug}'`).join(',')})`)
-      .split('\n').filter(Boolean).map((line) => line.split('|') as [string, string]).map(([slug, views]) => [slug, Number(views)]));
-    const usedIps = Number(psql(licenseDb, `SELECT cardinality(used_ips) FROM licenses WHERE key = '${targets.ipLicenseKey}'`));
-    const machineRows = psql(licenseDb, `SELECT m.fingerprint FROM machines m JOIN licenses l ON l.id = m.license_id WHERE l.key = '${targets.machineLicenseKey}'`).split('\n').filter(Boolean);
+    const pastesPresent =
+      tally.createdSlugs.length === 0
+        ? 0
+        : Number(psql(pasteDb, `SELECT count(*) FROM pastes WHERE slug = ANY(${slugList})`));
+    const viewCounts = new Map(
+      psql(
+        pasteDb,
+        `SELECT slug, views_count FROM pastes WHERE slug IN (${targets.limitedSlugs.map((slug) => `'${slug}'`).join(',')})`,
+      )
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('|') as [string, string])
+        .map(([slug, views]) => [slug, Number(views)]),
+    );
+    const usedIps = Number(
+      psql(licenseDb, `SELECT cardinality(used_ips) FROM licenses WHERE key = '${targets.ipLicenseKey}'`),
+    );
+    const machineRows = psql(
+      licenseDb,
+      `SELECT m.fingerprint FROM machines m JOIN licenses l ON l.id = m.license_id WHERE l.key = '${targets.machineLicenseKey}'`,
+    )
+      .split('\n')
+      .filter(Boolean);
     const machinesPresent = [...tally.activatedFingerprints].every((fingerprint) => machineRows.includes(fingerprint));
-    const secrets = [psql(pasteDb, 'SELECT count(*) FROM paste_generated_secrets'), psql(licenseDb, 'SELECT count(*) FROM license_generated_secrets')];
-    const dataFiles = all.flatMap((instance) => (existsSync(instance.dataDir) ? readdirSync(instance.dataDir).map((file) => `${instance.name}/${file}`) : []));
+    const secrets = [
+      psql(pasteDb, 'SELECT count(*) FROM paste_generated_secrets'),
+      psql(licenseDb, 'SELECT count(*) FROM license_generated_secrets'),
+    ];
+    const dataFiles = all.flatMap((instance) =>
+      existsSync(instance.dataDir) ? readdirSync(instance.dataDir).map((file) => `${instance.name}/${file}`) : [],
+    );
 
     // Exact: the database holds the limit and no more, and no client was told of more successes
     // than the limit; views whose answer was lost may or may not have counted.
@@ -173,7 +274,12 @@ async function main(): Promise<number> {
       const counted = viewCounts.get(slug) ?? -1;
       const answered = tally.viewsAnswered.get(slug) ?? 0;
       const lost = tally.viewsLost.get(slug) ?? 0;
-      return counted <= LIMITS.views && answered <= counted && counted <= answered + lost && (answered + lost < LIMITS.views || counted === LIMITS.views);
+      return (
+        counted <= LIMITS.views &&
+        answered <= counted &&
+        counted <= answered + lost &&
+        (answered + lost < LIMITS.views || counted === LIMITS.views)
+      );
     });
     const ipsExact = usedIps === LIMITS.ips && tally.acceptedIps.size <= LIMITS.ips;
     const machinesExact = machineRows.length === LIMITS.machines && tally.activatedFingerprints.size <= LIMITS.machines;
@@ -184,26 +290,56 @@ async function main(): Promise<number> {
     const replicaReads = scansAfter - scansBefore;
 
     const checks: [string, string, boolean][] = [
-      ['pastes acknowledged / present', `${tally.createdSlugs.length} / ${pastesPresent}`, pastesPresent === tally.createdSlugs.length],
-      ['machines acknowledged / present', `${tally.activatedFingerprints.size} / ${machinesPresent ? tally.activatedFingerprints.size : 'missing'}`, machinesPresent],
-      [`view limits (${targets.limitedSlugs.length} pastes, ${LIMITS.views} views each)`, targets.limitedSlugs.map((slug) => `${tally.viewsAnswered.get(slug) ?? 0}/${viewCounts.get(slug)}`).join(' '), viewsExact],
+      [
+        'pastes acknowledged / present',
+        `${tally.createdSlugs.length} / ${pastesPresent}`,
+        pastesPresent === tally.createdSlugs.length,
+      ],
+      [
+        'machines acknowledged / present',
+        `${tally.activatedFingerprints.size} / ${machinesPresent ? tally.activatedFingerprints.size : 'missing'}`,
+        machinesPresent,
+      ],
+      [
+        `view limits (${targets.limitedSlugs.length} pastes, ${LIMITS.views} views each)`,
+        targets.limitedSlugs.map((slug) => `${tally.viewsAnswered.get(slug) ?? 0}/${viewCounts.get(slug)}`).join(' '),
+        viewsExact,
+      ],
       [`IP limit (${LIMITS.ips} of 10 addresses)`, `${tally.acceptedIps.size} accepted, ${usedIps} recorded`, ipsExact],
-      [`machine limit (${LIMITS.machines} of 30 fingerprints)`, `${tally.activatedFingerprints.size} activated, ${machineRows.length} recorded`, machinesExact],
-      ['unexpected answers (<= 0.1%)', `${unexpected} of ${total} (${((unexpected / Math.max(total, 1)) * 100).toFixed(3)}%)`, unexpected <= total * 0.001],
+      [
+        `machine limit (${LIMITS.machines} of 30 fingerprints)`,
+        `${tally.activatedFingerprints.size} activated, ${machineRows.length} recorded`,
+        machinesExact,
+      ],
+      [
+        'unexpected answers (<= 0.1%)',
+        `${unexpected} of ${total} (${((unexpected / Math.max(total, 1)) * 100).toFixed(3)}%)`,
+        unexpected <= total * 0.001,
+      ],
       ['unexpected during rolling restart (0)', String(rollingUnexpected), rollingUnexpected === 0],
       ['replica reads (table scans on the replica)', String(replicaReads), replicaReads > 0],
       ['generated session secrets in the database', secrets.join(' + '), secrets.every((count) => count === '1')],
-      ['files in the instances\' data folders', dataFiles.length ? dataFiles.join(', ') : 'none', dataFiles.length === 0],
+      [
+        "files in the instances' data folders",
+        dataFiles.length ? dataFiles.join(', ') : 'none',
+        dataFiles.length === 0,
+      ],
     ];
     console.log('\nanswers by phase (action status: count)');
     for (const name of phases) {
       const entry = tally.byPhase.get(name);
       if (!entry) continue;
-      const statuses = [...entry.statuses.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([label, count]) => `${label}: ${count}`).join(', ');
-      console.log(`  ${name.padEnd(16)} ${String(entry.total).padStart(6)} answers, ${entry.unexpected} unexpected | ${statuses}`);
+      const statuses = [...entry.statuses.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([label, count]) => `${label}: ${count}`)
+        .join(', ');
+      console.log(
+        `  ${name.padEnd(16)} ${String(entry.total).padStart(6)} answers, ${entry.unexpected} unexpected | ${statuses}`,
+      );
     }
     console.log('\ncheck                                              result                                   pass');
-    for (const [name, value, pass] of checks) console.log(`${name.padEnd(50)} ${value.padEnd(40)} ${pass ? 'yes' : 'NO'}`);
+    for (const [name, value, pass] of checks)
+      console.log(`${name.padEnd(50)} ${value.padEnd(40)} ${pass ? 'yes' : 'NO'}`);
     console.log(`\ntotal time ${Math.round((Date.now() - started) / 1000)} s`);
     return checks.every(([, , pass]) => pass) ? 0 : 1;
   } finally {
@@ -211,7 +347,10 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code), (error: unknown) => {
-  console.error('rehearse failed:', error);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error('rehearse failed:', error);
+    process.exit(1);
+  },
+);

@@ -25,13 +25,28 @@ export interface Tally {
 }
 
 export const newTally = (): Tally => ({
-  byPhase: new Map(), createdSlugs: [], viewsAnswered: new Map(), viewsLost: new Map(), acceptedIps: new Set(), activatedFingerprints: new Set(),
+  byPhase: new Map(),
+  createdSlugs: [],
+  viewsAnswered: new Map(),
+  viewsLost: new Map(),
+  acceptedIps: new Set(),
+  activatedFingerprints: new Set(),
 });
 
 const randomIp = () => `10.${randomInt(1, 250)}.${randomInt(1, 250)}.${randomInt(1, 250)}`;
-const weights: [Action, number][] = [['create', 30], ['view', 25], ['validate', 20], ['activate', 10], ['admin read', 15]];
+const weights: [Action, number][] = [
+  ['create', 30],
+  ['view', 25],
+  ['validate', 20],
+  ['activate', 10],
+  ['admin read', 15],
+];
 const expected: Record<Action, number[]> = {
-  create: [200], view: [200, 404, 410], validate: [200, 403], activate: [200, 201, 403], 'admin read': [200],
+  create: [200],
+  view: [200, 404, 410],
+  validate: [200, 403],
+  activate: [200, 201, 403],
+  'admin read': [200],
 };
 const adminReads = ['/api/pastes', '/api/stats', '/admin', '/api/export/licenses/csv', '/api/export/summary/pdf'];
 
@@ -51,11 +66,16 @@ export async function sendOne(targets: Targets, tally: Tally, phase: string): Pr
   let add = () => {};
   let lost = () => {};
   try {
-    const json = (url: string, body: unknown, headers: Record<string, string> = {}) => fetch(url, {
-      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': randomIp(), ...headers }, body: JSON.stringify(body),
-    });
+    const json = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': randomIp(), ...headers },
+        body: JSON.stringify(body),
+      });
     if (action === 'create') {
-      const response = await json(`${targets.pasteUrl}/api/paste`, { content: `rehearsal ${Date.now()} ${randomInt(1e9)}` });
+      const response = await json(`${targets.pasteUrl}/api/paste`, {
+        content: `rehearsal ${Date.now()} ${randomInt(1e9)}`,
+      });
       status = response.status;
       if (status === 200) {
         const slug = ((await response.json()) as { slug: string }).slug;
@@ -64,7 +84,9 @@ export async function sendOne(targets: Targets, tally: Tally, phase: string): Pr
     } else if (action === 'view') {
       const slug = targets.limitedSlugs[randomInt(targets.limitedSlugs.length)]!;
       lost = () => tally.viewsLost.set(slug, (tally.viewsLost.get(slug) ?? 0) + 1);
-      const response = await fetch(`${targets.pasteUrl}/paste/${slug}/raw`, { headers: { 'X-Forwarded-For': randomIp() } });
+      const response = await fetch(`${targets.pasteUrl}/paste/${slug}/raw`, {
+        headers: { 'X-Forwarded-For': randomIp() },
+      });
       status = response.status;
       await response.arrayBuffer();
       if (status === 200) add = () => tally.viewsAnswered.set(slug, (tally.viewsAnswered.get(slug) ?? 0) + 1);
@@ -76,7 +98,10 @@ export async function sendOne(targets: Targets, tally: Tally, phase: string): Pr
       if (status === 200) add = () => tally.acceptedIps.add(ip);
     } else if (action === 'activate') {
       const fingerprint = `machine-${randomInt(30)}`;
-      const response = await json(`${targets.licenseUrl}/api/license/machines/activate`, { key: targets.machineLicenseKey, fingerprint });
+      const response = await json(`${targets.licenseUrl}/api/license/machines/activate`, {
+        key: targets.machineLicenseKey,
+        fingerprint,
+      });
       status = response.status;
       await response.arrayBuffer();
       if (status === 200 || status === 201) add = () => tally.activatedFingerprints.add(fingerprint);
@@ -84,7 +109,9 @@ export async function sendOne(targets: Targets, tally: Tally, phase: string): Pr
       const path = adminReads[randomInt(adminReads.length)]!;
       const paste = !path.startsWith('/api/export');
       const response = await fetch(`${paste ? targets.pasteUrl : targets.licenseUrl}${path}`, {
-        headers: paste ? { Cookie: targets.ownerCookie, 'X-Forwarded-For': '198.51.100.7' } : { Authorization: `Bearer ${targets.adminToken}` },
+        headers: paste
+          ? { Cookie: targets.ownerCookie, 'X-Forwarded-For': '198.51.100.7' }
+          : { Authorization: `Bearer ${targets.adminToken}` },
       });
       status = response.status;
       await response.arrayBuffer();

@@ -37,14 +37,33 @@ export async function startBenchApp(url: string): Promise<BenchApp> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const config = loadConfig({
-    NODE_ENV: 'development', LOG_LEVEL: 'error', SESSION_SECRET: 'bench-pages-session-secret', ADMIN_IDS: benchAdminId,
-    RATE_LIMIT_ENABLED: 'false', RATE_LIMIT_MAX: '1000000',
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'error',
+    SESSION_SECRET: 'bench-pages-session-secret',
+    ADMIN_IDS: benchAdminId,
+    RATE_LIMIT_ENABLED: 'false',
+    RATE_LIMIT_MAX: '1000000',
   });
-  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
-  const app = await createApp({ config, database, settings, oauth: idp.oauth, publicUrl: baseUrl, logger: createLogger({ level: 'error' }) });
+  const settings = await createSettingsStore({
+    pool: database.pool,
+    table: settingsTableName,
+    namespace: licenseSettingsNamespace,
+    schema: licenseSettingsSchema,
+  });
+  const app = await createApp({
+    config,
+    database,
+    settings,
+    oauth: idp.oauth,
+    publicUrl: baseUrl,
+    logger: createLogger({ level: 'error' }),
+  });
   server.on('request', app.app);
   return {
-    baseUrl, database, app, adminId: benchAdminId,
+    baseUrl,
+    database,
+    app,
+    adminId: benchAdminId,
     async signIn(userId) {
       return { Cookie: await signInAs(baseUrl, userId) };
     },

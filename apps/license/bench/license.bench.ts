@@ -36,7 +36,8 @@ const bigLicenses = 1_000_000;
 const bigUsage = 5_000_000;
 const newIpShare = 0.2;
 
-const serverUrl = process.env.LICENSE_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const serverUrl =
+  process.env.LICENSE_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const embedded = process.env.BENCH_DB === 'embedded';
 const benchName = 'license_bench';
 
@@ -71,7 +72,9 @@ async function seedLicenses(pool: pg.Pool, from: number, to: number): Promise<vo
   await pool.query(
     `INSERT INTO licenses (key, product_id, license_type, expires_at, ip_limit, hwid_limit)
      SELECT 'BENCH-' || n || '-' || md5(n::text), '00000000-0000-4000-8000-000000000001', 'fixed', now() + interval '365 days', 0, 0
-     FROM generate_series($1::int, $2::int) AS n`, [from, to]);
+     FROM generate_series($1::int, $2::int) AS n`,
+    [from, to],
+  );
 }
 
 async function seedUsage(pool: pg.Pool, count: number): Promise<void> {
@@ -87,26 +90,45 @@ async function seedUsage(pool: pg.Pool, count: number): Promise<void> {
          CASE WHEN g % 20 = 0 THEN 'blocked' WHEN g % 25 = 0 THEN 'invalid' ELSE 'success' END,
          CASE WHEN g % 20 = 0 THEN 'IP limit exceeded' WHEN g % 25 = 0 THEN 'License expired' END,
          now() - (g % 90) * interval '1 day' - (g % 86400) * interval '1 second'
-       FROM generate_series(1, $1::int) AS g JOIN bench_ids b ON b.n = (g % $2::int) + 1`, [count, total]);
+       FROM generate_series(1, $1::int) AS g JOIN bench_ids b ON b.n = (g % $2::int) + 1`,
+      [count, total],
+    );
   } finally {
     client.release();
   }
 }
 
-interface Measured { rps: number; p50: number; p99: number; total: number; sent: number; non2xx: number; errors: number }
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  sent: number;
+  non2xx: number;
+  errors: number;
+}
 
 /** One autocannon run of `seconds` (or of `amount` requests, for warm-ups). */
 async function drive(url: string, makeBody: () => string, seconds: number, amount?: number): Promise<Measured> {
   const result = await autocannon({
-    url, connections, ...(amount ? { amount } : { duration: seconds }), method: 'POST',
+    url,
+    connections,
+    ...(amount ? { amount } : { duration: seconds }),
+    method: 'POST',
     headers: { 'content-type': 'application/json' },
     // setupRequest is autocannon's per-request hook (missing from its type declarations).
-    requests: [{ method: 'POST', setupRequest: (request: Record<string, unknown>) => ({ ...request, body: makeBody() }) }],
+    requests: [
+      { method: 'POST', setupRequest: (request: Record<string, unknown>) => ({ ...request, body: makeBody() }) },
+    ],
   } as unknown as Parameters<typeof autocannon>[0]);
   return {
-    rps: result.requests.total / (result as unknown as { duration: number }).duration, p50: result.latency.p50, p99: result.latency.p99,
-    total: result.requests.total, sent: (result.requests as { sent?: number }).sent ?? result.requests.total,
-    non2xx: result.non2xx, errors: result.errors + result.timeouts,
+    rps: result.requests.total / (result as unknown as { duration: number }).duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    sent: (result.requests as { sent?: number }).sent ?? result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
   };
 }
 
@@ -116,25 +138,30 @@ function validationBodies(keys: string[], extra: Record<string, unknown> = {}): 
     counter += 1;
     const index = Math.floor(Math.random() * keys.length);
     // Known IPs: one of four per license; new IPs: never seen before.
-    const ip = Math.random() < newIpShare
-      ? `10.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${counter & 255}`
-      : `192.168.${index % 250}.${(index % 4) + 1}`;
+    const ip =
+      Math.random() < newIpShare
+        ? `10.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${counter & 255}`
+        : `192.168.${index % 250}.${(index % 4) + 1}`;
     return JSON.stringify({ key: keys[index], ip, hwid: `hw-${index % 97}`, ...extra });
   };
 }
-
 
 /**
  * CPU used by the server process and by the PostgreSQL client backends serving the bench
  * database, per backend pid (autovacuum workers are left out: they come and go on their own).
  */
-async function cpuSnapshot(pool: pg.Pool, serverPid: number): Promise<{ app: number; thread: number; db: Map<number, number> }> {
+async function cpuSnapshot(
+  pool: pg.Pool,
+  serverPid: number,
+): Promise<{ app: number; thread: number; db: Map<number, number> }> {
   const app = cpuSeconds(serverPid);
   const thread = cpuSeconds(serverPid, true);
   // The embedded database runs in a thread of the app's process: its CPU is the app's.
   if (embedded) return { app, thread, db: new Map() };
   const { rows } = await pool.query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'`, [benchName]);
+    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'`,
+    [benchName],
+  );
   return { app, thread, db: new Map(rows.map((row) => [row.pid, cpuSeconds(row.pid)])) };
 }
 
@@ -145,10 +172,22 @@ function databaseCpuBetween(before: Map<number, number>, after: Map<number, numb
   return total;
 }
 
-interface Round { measured: Measured; appUs: number; threadUs: number; dbUs: number; idle: number }
+interface Round {
+  measured: Measured;
+  appUs: number;
+  threadUs: number;
+  dbUs: number;
+  idle: number;
+}
 
 /** One measurement with the CPU it cost per request (µs of the app process and of PostgreSQL). */
-async function measure(pool: pg.Pool, serverPid: number, url: string, makeBody: () => string, seconds: number): Promise<Round> {
+async function measure(
+  pool: pg.Pool,
+  serverPid: number,
+  url: string,
+  makeBody: () => string,
+  seconds: number,
+): Promise<Round> {
   const before = await cpuSnapshot(pool, serverPid);
   const machineBefore = machineCpu();
   const measured = await drive(url, makeBody, seconds);
@@ -169,7 +208,14 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
  * Alternates bare and validate runs so both see the same background load (the machine is
  * shared), and keeps the median of each.
  */
-async function compare(pool: pg.Pool, serverPid: number, bareUrl: string, validateUrl: string, makeBody: () => string, rounds = 3) {
+async function compare(
+  pool: pg.Pool,
+  serverPid: number,
+  bareUrl: string,
+  validateUrl: string,
+  makeBody: () => string,
+  rounds = 3,
+) {
   const bare: Round[] = [];
   const validate: Round[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -184,7 +230,8 @@ async function compare(pool: pg.Pool, serverPid: number, bareUrl: string, valida
   return { bare: pick(bare), validate: pick(validate), validateRounds: validate };
 }
 
-const fmt = (m: Measured) => `${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms`;
+const fmt = (m: Measured) =>
+  `${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(3)} ms   p99 ${String(m.p99).padStart(3)} ms`;
 
 async function usageCount(pool: pg.Pool): Promise<number> {
   const { rows } = await pool.query<{ n: number }>('SELECT count(*) AS n FROM usage_records');
@@ -197,20 +244,38 @@ async function usageCount(pool: pg.Pool): Promise<number> {
  * machine that holds its seat already answers 200 (its name updated), so every round measures
  * the same statement; heartbeats renew the leases.
  */
-async function machineRows(pool: pg.Pool, servers: { service: string; pid: number }, bareUrl: string, keys: string[]): Promise<void> {
+async function machineRows(
+  pool: pg.Pool,
+  servers: { service: string; pid: number },
+  bareUrl: string,
+  keys: string[],
+): Promise<void> {
   const floating = keys.slice(0, 2000);
-  await pool.query(`UPDATE licenses SET heartbeat_seconds = 3600, hwid_limit = 3, used_hwids = '{}' WHERE key = ANY($1)`, [floating]);
+  await pool.query(
+    `UPDATE licenses SET heartbeat_seconds = 3600, hwid_limit = 3, used_hwids = '{}' WHERE key = ANY($1)`,
+    [floating],
+  );
   await pool.query('SELECT count(*) FROM licenses'); // the update is visible before the first request
-  const machineBodies = (extra: Record<string, unknown> = {}) => () => {
-    const index = Math.floor(Math.random() * floating.length);
-    return JSON.stringify({ key: floating[index], fingerprint: `machine-${Math.floor(Math.random() * 3)}`, ...extra });
-  };
+  const machineBodies =
+    (extra: Record<string, unknown> = {}) =>
+    () => {
+      const index = Math.floor(Math.random() * floating.length);
+      return JSON.stringify({
+        key: floating[index],
+        fingerprint: `machine-${Math.floor(Math.random() * 3)}`,
+        ...extra,
+      });
+    };
   const activateUrl = `${servers.service}/api/license/machines/activate`;
   const heartbeatUrl = `${servers.service}/api/license/machines/heartbeat`;
   // Every machine activated once (201), then the warm-up.
   for (const key of floating) {
     for (let machine = 0; machine < 3; machine += 1) {
-      const res = await fetch(activateUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key, fingerprint: `machine-${machine}` }) });
+      const res = await fetch(activateUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ key, fingerprint: `machine-${machine}` }),
+      });
       if (res.status !== 201) throw new Error(`activation answered ${res.status}: ${await res.text()}`);
     }
   }
@@ -223,7 +288,9 @@ async function machineRows(pool: pg.Pool, servers: { service: string; pid: numbe
     const failed = validateRounds.reduce((sum, round) => sum + round.measured.non2xx + round.measured.errors, 0);
     console.log(`\n4) ${label.trim()}, 2,000 floating licenses with 3 machines each`);
     console.log(`  bare Express route          ${fmt(bare.measured)}   (runs: ${bare.all.join(', ')})`);
-    console.log(`  ${label} ${fmt(route.measured)}   app CPU ${route.appUs.toFixed(0)} µs/req   (runs: ${route.all.join(', ')})`);
+    console.log(
+      `  ${label} ${fmt(route.measured)}   app CPU ${route.appUs.toFixed(0)} µs/req   (runs: ${route.all.join(', ')})`,
+    );
     console.log(`  ratio ${(route.measured.rps / bare.measured.rps).toFixed(2)}; ${failed} answers not 2xx`);
     if (failed > 0) process.exitCode = 1;
   }
@@ -234,11 +301,23 @@ async function machineRows(pool: pg.Pool, servers: { service: string; pid: numbe
  * both (read by the validation batch at each validation), then loses it again so the rows after
  * measure what they did before.
  */
-async function entitlementRow(pool: pg.Pool, keys: string[], run: (makeBody: () => string) => Promise<unknown>): Promise<void> {
+async function entitlementRow(
+  pool: pg.Pool,
+  keys: string[],
+  run: (makeBody: () => string) => Promise<unknown>,
+): Promise<void> {
   const policyId = '00000000-0000-4000-8000-000000000002';
-  await pool.query(`INSERT INTO entitlements (code, name) VALUES ('PRO', 'Pro'), ('SSO', 'Single sign-on') ON CONFLICT DO NOTHING`);
-  await pool.query(`INSERT INTO policies (id, product_id, name) VALUES ($1, '00000000-0000-4000-8000-000000000001', 'Bench policy') ON CONFLICT DO NOTHING`, [policyId]);
-  await pool.query(`INSERT INTO policy_entitlements (policy_id, entitlement_id) SELECT $1, id FROM entitlements ON CONFLICT DO NOTHING`, [policyId]);
+  await pool.query(
+    `INSERT INTO entitlements (code, name) VALUES ('PRO', 'Pro'), ('SSO', 'Single sign-on') ON CONFLICT DO NOTHING`,
+  );
+  await pool.query(
+    `INSERT INTO policies (id, product_id, name) VALUES ($1, '00000000-0000-4000-8000-000000000001', 'Bench policy') ON CONFLICT DO NOTHING`,
+    [policyId],
+  );
+  await pool.query(
+    `INSERT INTO policy_entitlements (policy_id, entitlement_id) SELECT $1, id FROM entitlements ON CONFLICT DO NOTHING`,
+    [policyId],
+  );
   await pool.query('UPDATE licenses SET policy_id = $1 WHERE key = ANY($2)', [policyId, keys]);
   await pool.query('VACUUM ANALYZE licenses');
   await run(validationBodies(keys, { entitlements: ['PRO', 'SSO'] }));
@@ -250,45 +329,104 @@ async function serve(): Promise<void> {
   const dataDir = embedded ? mkdtempSync(path.join(os.tmpdir(), 'license-bench-')) : undefined;
   const database = embedded
     ? await openDatabase({ dataDir: path.join(dataDir!, 'license') })
-    : await openDatabase({ url: withDatabase(serverUrl, benchName), maxConnections: Number(process.env.BENCH_POOL ?? 20) });
+    : await openDatabase({
+        url: withDatabase(serverUrl, benchName),
+        maxConnections: Number(process.env.BENCH_POOL ?? 20),
+      });
   if (embedded) {
     await runMigrations(database.db, path.resolve(import.meta.dirname, '../drizzle'));
     await seedLicenses(database.pool, 1, hotLicenses);
   }
   const { pool } = database;
   // The bench drives from one address, so the public per-IP limit is off; request logs are at warn.
-  const config = loadConfig({ ...process.env, NODE_ENV: 'production', SESSION_SECRET: 'bench', LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ADMIN_IDS: '' });
-  const settings = await createSettingsStore({ pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
-  const oauth = { authorizationURL: 'http://127.0.0.1:1/a', tokenURL: 'http://127.0.0.1:1/t', userInfoURL: 'http://127.0.0.1:1/u',
-    clientID: 'bench', clientSecret: 'bench', scope: 'openid', idField: 'id', usernameField: 'username' };
-  const licenseApp = await createApp({ config, database, settings, oauth, publicUrl: 'http://127.0.0.1', logger: createLogger({ level: 'warn' }) });
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'production',
+    SESSION_SECRET: 'bench',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_ENABLED: 'false',
+    ADMIN_IDS: '',
+  });
+  const settings = await createSettingsStore({
+    pool,
+    table: settingsTableName,
+    namespace: licenseSettingsNamespace,
+    schema: licenseSettingsSchema,
+  });
+  const oauth = {
+    authorizationURL: 'http://127.0.0.1:1/a',
+    tokenURL: 'http://127.0.0.1:1/t',
+    userInfoURL: 'http://127.0.0.1:1/u',
+    clientID: 'bench',
+    clientSecret: 'bench',
+    scope: 'openid',
+    idField: 'id',
+    usernameField: 'username',
+  };
+  const licenseApp = await createApp({
+    config,
+    database,
+    settings,
+    oauth,
+    publicUrl: 'http://127.0.0.1',
+    logger: createLogger({ level: 'warn' }),
+  });
   const service = await listen(licenseApp.app);
   const bare = express();
   bare.use(express.json());
-  bare.post('/bare', (req, res) => { res.json({ success: true, valid: true, echo: req.body.key }); });
+  bare.post('/bare', (req, res) => {
+    res.json({ success: true, valid: true, echo: req.body.key });
+  });
   const bareServer = await listen(bare);
   process.send!({ service: service.url, bare: bareServer.url, databaseUrl: database.url });
   process.once('disconnect', () => {
     if (!dataDir) return void setTimeout(() => process.exit(0), 100);
     // The app first: its webhook dispatcher would otherwise claim deliveries on a closed pool.
-    void licenseApp.close().then(() => database.close()).finally(() => {
-      rmSync(dataDir, { recursive: true, force: true });
-      process.exit(0);
-    });
+    void licenseApp
+      .close()
+      .then(() => database.close())
+      .finally(() => {
+        rmSync(dataDir, { recursive: true, force: true });
+        process.exit(0);
+      });
   });
 }
 
-async function startServers(): Promise<{ service: string; bare: string; databaseUrl: string; pid: number; stop(): void }> {
-  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_ROLE: 'server' }, execArgv: ['--import', 'tsx', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : [])] });
-  const [urls] = await once(child, 'message') as [{ service: string; bare: string; databaseUrl: string }];
-  return { ...urls, pid: child.pid!, stop: () => { child.disconnect(); } };
+async function startServers(): Promise<{
+  service: string;
+  bare: string;
+  databaseUrl: string;
+  pid: number;
+  stop(): void;
+}> {
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    env: { ...process.env, BENCH_ROLE: 'server' },
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []),
+    ],
+  });
+  const [urls] = (await once(child, 'message')) as [{ service: string; bare: string; databaseUrl: string }];
+  return {
+    ...urls,
+    pid: child.pid!,
+    stop: () => {
+      child.disconnect();
+    },
+  };
 }
 
 async function main(): Promise<void> {
-  console.log(`license bench: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ` +
-    `${os.loadavg().map((value) => value.toFixed(1)).join(' ')}; ${connections} connections, ${secondsPerRun} s per run, ` +
-    `${(newIpShare * 100).toFixed(0)}% new IPs; bare and validate runs alternate, medians of 3; ` +
-    (embedded ? 'embedded database (PGlite in its worker thread)' : 'PostgreSQL server'));
+  console.log(
+    `license bench: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ` +
+      `${os
+        .loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')}; ${connections} connections, ${secondsPerRun} s per run, ` +
+      `${(newIpShare * 100).toFixed(0)}% new IPs; bare and validate runs alternate, medians of 3; ` +
+      (embedded ? 'embedded database (PGlite in its worker thread)' : 'PostgreSQL server'),
+  );
   let database: Database | undefined;
   let servers: Awaited<ReturnType<typeof startServers>>;
   let pool: pg.Pool;
@@ -334,40 +472,64 @@ async function main(): Promise<void> {
     const { bare, validate } = result;
     console.log(`\n${label}`);
     const idle = (round: Round) => `machine idle ${(round.idle * 100).toFixed(0)}%`;
-    console.log(`  bare Express route          ${fmt(bare.measured)}   app CPU ${bare.appUs.toFixed(0)} µs/req, request thread ${bare.threadUs.toFixed(0)}, ${idle(bare)}   ` +
-      `(runs: ${bare.all.join(', ')})`);
+    console.log(
+      `  bare Express route          ${fmt(bare.measured)}   app CPU ${bare.appUs.toFixed(0)} µs/req, request thread ${bare.threadUs.toFixed(0)}, ${idle(bare)}   ` +
+        `(runs: ${bare.all.join(', ')})`,
+    );
     const databaseCpu = embedded ? ' (database included)' : `, PostgreSQL CPU ${validate.dbUs.toFixed(0)} µs/req`;
-    console.log(`  POST /api/license/validate  ${fmt(validate.measured)}   app CPU ${validate.appUs.toFixed(0)} µs/req${databaseCpu}, ` +
-      `request thread ${validate.threadUs.toFixed(0)}, ${idle(validate)}   ` +
-      `(runs: ${validate.all.join(', ')})`);
-    console.log(`  ratio ${(validate.measured.rps / bare.measured.rps).toFixed(2)}; ${answered} validations answered (${failed} not 2xx), ` +
-      `${sent} sent, ${recorded} usage records written${everyOne ? ' — every request recorded' : ' — MISMATCH'}`);
+    console.log(
+      `  POST /api/license/validate  ${fmt(validate.measured)}   app CPU ${validate.appUs.toFixed(0)} µs/req${databaseCpu}, ` +
+        `request thread ${validate.threadUs.toFixed(0)}, ${idle(validate)}   ` +
+        `(runs: ${validate.all.join(', ')})`,
+    );
+    console.log(
+      `  ratio ${(validate.measured.rps / bare.measured.rps).toFixed(2)}; ${answered} validations answered (${failed} not 2xx), ` +
+        `${sent} sent, ${recorded} usage records written${everyOne ? ' — every request recorded' : ' — MISMATCH'}`,
+    );
     return result;
   };
 
   const small = await run(`1) ${hotLicenses.toLocaleString('en')} licenses`, bodies);
-  await entitlementRow(pool, keys, (makeBody) => run(
-    `1b) ${hotLicenses.toLocaleString('en')} licenses of a policy granting PRO and SSO, validate asking for both`, makeBody));
+  await entitlementRow(pool, keys, (makeBody) =>
+    run(
+      `1b) ${hotLicenses.toLocaleString('en')} licenses of a policy granting PRO and SSO, validate asking for both`,
+      makeBody,
+    ),
+  );
   await machineRows(pool, servers, bareUrl, keys);
   if (process.env.BENCH_LARGE !== '0' && !embedded) {
-    console.log(`\ngrowing to ${bigLicenses.toLocaleString('en')} licenses and ${bigUsage.toLocaleString('en')} usage records ...`);
+    console.log(
+      `\ngrowing to ${bigLicenses.toLocaleString('en')} licenses and ${bigUsage.toLocaleString('en')} usage records ...`,
+    );
     const started = Date.now();
     await seedLicenses(pool, hotLicenses + 1, bigLicenses);
     await seedUsage(pool, bigUsage);
     await pool.query('VACUUM ANALYZE');
-    console.log(`  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s; usage_records holds ${(await usageCount(pool)).toLocaleString('en')} rows`);
+    console.log(
+      `  seeded in ${((Date.now() - started) / 1000).toFixed(0)} s; usage_records holds ${(await usageCount(pool)).toLocaleString('en')} rows`,
+    );
     await drive(validateUrl, bodies, 0, 3000);
-    const big = await run(`2) ${bigLicenses.toLocaleString('en')} licenses, 5,000,000+ usage records (keys over the same 10,000)`, bodies);
+    const big = await run(
+      `2) ${bigLicenses.toLocaleString('en')} licenses, 5,000,000+ usage records (keys over the same 10,000)`,
+      bodies,
+    );
     const allKeys = (await pool.query<{ key: string }>('SELECT key FROM licenses')).rows.map((row) => row.key);
-    const spread = await run(`3) the same database, keys over all ${bigLicenses.toLocaleString('en')} licenses`, validationBodies(allKeys));
+    const spread = await run(
+      `3) the same database, keys over all ${bigLicenses.toLocaleString('en')} licenses`,
+      validationBodies(allKeys),
+    );
 
     const change = (a: number, b: number) => `${((b / a - 1) * 100).toFixed(1)}%`;
     const ratio = (r: typeof small) => r.validate.measured.rps / r.bare.measured.rps;
-    console.log(`\nthroughput change 1) → 2): ${change(small.validate.measured.rps, big.validate.measured.rps)} raw, ` +
-      `${change(ratio(small), ratio(big))} relative to the bare route measured alongside; ` +
-      `CPU per validation ${(small.validate.appUs + small.validate.dbUs).toFixed(0)} → ${(big.validate.appUs + big.validate.dbUs).toFixed(0)} µs`);
-    console.log(`throughput change 1) → 3): ${change(small.validate.measured.rps, spread.validate.measured.rps)} raw, ` +
-      `${change(ratio(small), ratio(spread))} relative to the bare route`);
+    console.log(
+      `\nthroughput change 1) → 2): ${change(small.validate.measured.rps, big.validate.measured.rps)} raw, ` +
+        `${change(ratio(small), ratio(big))} relative to the bare route measured alongside; ` +
+        `CPU per validation ${(small.validate.appUs + small.validate.dbUs).toFixed(0)} → ${(big.validate.appUs + big.validate.dbUs).toFixed(0)} µs`,
+    );
+    console.log(
+      `throughput change 1) → 3): ${change(small.validate.measured.rps, spread.validate.measured.rps)} raw, ` +
+        `${change(ratio(small), ratio(spread))} relative to the bare route`,
+    );
   }
   servers.stop();
   if (database) await database.close();

@@ -17,15 +17,42 @@
  */
 import os from 'node:os';
 import pg from 'pg';
-import { bulkSession, markSeeded, prepareDatabase, migrationsFingerprint, printTable, secondsSince, serverUrl, timePage, withDatabase, type Timing } from '../../../scripts/bench/page-timing.js';
+import {
+  bulkSession,
+  markSeeded,
+  prepareDatabase,
+  migrationsFingerprint,
+  printTable,
+  secondsSince,
+  serverUrl,
+  timePage,
+  withDatabase,
+  type Timing,
+} from '../../../scripts/bench/page-timing.js';
 import { migrationsFolder, startBenchApp } from './bench-app.js';
-import { automationId, customerId, customerUserId, licenseId, productId, seedLicenseData, webhookDeliveryId, type SeedSizes } from './seed.js';
+import {
+  automationId,
+  customerId,
+  customerUserId,
+  licenseId,
+  productId,
+  seedLicenseData,
+  webhookDeliveryId,
+  type SeedSizes,
+} from './seed.js';
 
 const databaseName = 'bench_pages_license';
 const targetMs = 150;
 const sizes: SeedSizes = {
-  products: 20, customers: 2_000, licenses: 10_000, usageRecords: 200_000,
-  auditEntries: 20_000, transactions: 5_000, automations: 12, automationRuns: 2_000, webhookDeliveries: 5_000,
+  products: 20,
+  customers: 2_000,
+  licenses: 10_000,
+  usageRecords: 200_000,
+  auditEntries: 20_000,
+  transactions: 5_000,
+  automations: 12,
+  automationRuns: 2_000,
+  webhookDeliveries: 5_000,
 };
 const marker = `bench-pages license seed v1: ${JSON.stringify(sizes)}, migrations ${migrationsFingerprint(migrationsFolder)}`;
 
@@ -40,21 +67,36 @@ async function idFor(pool: pg.Pool, path: string, parameter: string): Promise<st
   if (/^(automations?|automated-actions?|actions?)$/.test(kind)) return automationId(1);
   if (/^(deliver(y|ies)|webhook-deliveries)$/.test(kind)) return webhookDeliveryId(1);
   // Tables other helpers add (webhook endpoints, audit entries, ...): the newest row of a table named like the section.
-  const table = { audit: 'audit_logs', 'audit-log': 'audit_logs', webhooks: 'webhook_endpoints', endpoints: 'webhook_endpoints', channels: 'notification_channels' }[kind];
+  const table = {
+    audit: 'audit_logs',
+    'audit-log': 'audit_logs',
+    webhooks: 'webhook_endpoints',
+    endpoints: 'webhook_endpoints',
+    channels: 'notification_channels',
+  }[kind];
   if (!table) return undefined;
   try {
-    const { rows } = await pool.query<{ id: string }>(`SELECT id::text AS id FROM ${table} ORDER BY created_at DESC LIMIT 1`);
+    const { rows } = await pool.query<{ id: string }>(
+      `SELECT id::text AS id FROM ${table} ORDER BY created_at DESC LIMIT 1`,
+    );
     return rows[0]?.id;
   } catch {
     return undefined;
   }
 }
 
-interface Page { path: string; address?: string; skipped?: string }
+interface Page {
+  path: string;
+  address?: string;
+  skipped?: string;
+}
 
 /** Every GET page the app declares (tagged `pages`, answering HTML), its parameters filled. */
 async function declaredPages(pool: pg.Pool, document: Record<string, unknown>): Promise<Page[]> {
-  const paths = document.paths as Record<string, Record<string, { tags?: string[]; responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+  const paths = document.paths as Record<
+    string,
+    Record<string, { tags?: string[]; responses?: Record<string, { content?: Record<string, unknown> }> }>
+  >;
   const pages: Page[] = [];
   for (const [path, operations] of Object.entries(paths)) {
     const get = operations.get;
@@ -80,14 +122,30 @@ async function declaredPages(pool: pg.Pool, document: Record<string, unknown>): 
 
 /** The list pages again, with the filters an admin uses. */
 const filteredPages = [
-  '/licenses?state=active', '/licenses?state=expired', '/licenses?state=suspended', '/licenses?type=trial',
-  `/licenses?product=${productId(3)}`, `/licenses?customer=${customerId(1)}`, '/licenses?expiresWithinDays=30',
-  '/licenses?search=PRD1-A', '/licenses?search=zzzz', '/licenses?page=40', `/licenses?state=active&product=${productId(2)}&type=fixed`,
-  '/products?q=Product%201', '/customers?q=Ada', '/customers?q=customer42%40example.com', '/customers?page=20',
+  '/licenses?state=active',
+  '/licenses?state=expired',
+  '/licenses?state=suspended',
+  '/licenses?type=trial',
+  `/licenses?product=${productId(3)}`,
+  `/licenses?customer=${customerId(1)}`,
+  '/licenses?expiresWithinDays=30',
+  '/licenses?search=PRD1-A',
+  '/licenses?search=zzzz',
+  '/licenses?page=40',
+  `/licenses?state=active&product=${productId(2)}&type=fixed`,
+  '/products?q=Product%201',
+  '/customers?q=Ada',
+  '/customers?q=customer42%40example.com',
+  '/customers?page=20',
 ];
 
 async function main(): Promise<void> {
-  console.log(`license bench:pages — ${os.cpus().length} cores, Node ${process.version}, load ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+  console.log(
+    `license bench:pages — ${os.cpus().length} cores, Node ${process.version}, load ${os
+      .loadavg()
+      .map((v) => v.toFixed(1))
+      .join(' ')}`,
+  );
   const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
   await admin.connect();
   const prepared = await prepareDatabase(admin, databaseName, marker).finally(() => admin.end());
@@ -112,21 +170,37 @@ async function main(): Promise<void> {
   const timings: Timing[] = [];
   const skipped: string[] = pages.filter((page) => page.skipped).map((page) => `${page.path} (${page.skipped})`);
   const time = async (label: string, address: string) => {
-    let timing = await timePage(label, `${app.baseUrl}${address}`, adminHeaders, { target: targetMs, runs: 1, warmups: 0 });
+    let timing = await timePage(label, `${app.baseUrl}${address}`, adminHeaders, {
+      target: targetMs,
+      runs: 1,
+      warmups: 0,
+    });
     let who = 'admin';
     if (timing.status !== 200) {
-      const asCustomer = await timePage(label, `${app.baseUrl}${address}`, customerHeaders, { target: targetMs, runs: 1, warmups: 0 });
+      const asCustomer = await timePage(label, `${app.baseUrl}${address}`, customerHeaders, {
+        target: targetMs,
+        runs: 1,
+        warmups: 0,
+      });
       if (asCustomer.status === 200) who = 'customer';
       else return skipped.push(`${label} (answers ${timing.status} to the admin, ${asCustomer.status} to a customer)`);
     }
-    timing = await timePage(label, `${app.baseUrl}${address}`, who === 'admin' ? adminHeaders : customerHeaders, { target: targetMs });
-    timings.push({ ...timing, note: [who === 'customer' ? 'as a customer' : '', timing.note ?? ''].filter(Boolean).join('; ') || undefined });
+    timing = await timePage(label, `${app.baseUrl}${address}`, who === 'admin' ? adminHeaders : customerHeaders, {
+      target: targetMs,
+    });
+    timings.push({
+      ...timing,
+      note: [who === 'customer' ? 'as a customer' : '', timing.note ?? ''].filter(Boolean).join('; ') || undefined,
+    });
   };
   for (const page of pages) if (page.address) await time(page.path, page.address);
   for (const address of filteredPages) await time(address, address);
 
-  const ok = printTable(`license admin console, PostgreSQL, ${sizes.licenses.toLocaleString('en')} licenses, ` +
-    `${sizes.usageRecords.toLocaleString('en')} usage records (median of 20 after 2 warm-ups; target ${targetMs} ms)`, timings);
+  const ok = printTable(
+    `license admin console, PostgreSQL, ${sizes.licenses.toLocaleString('en')} licenses, ` +
+      `${sizes.usageRecords.toLocaleString('en')} usage records (median of 20 after 2 warm-ups; target ${targetMs} ms)`,
+    timings,
+  );
   if (skipped.length > 0) console.log(`\nnot timed:\n${skipped.map((line) => `  ${line}`).join('\n')}`);
   await app.close();
   process.exitCode = ok ? 0 : 1;

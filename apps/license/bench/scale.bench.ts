@@ -10,19 +10,42 @@
  */
 import os from 'node:os';
 import pg from 'pg';
-import { markSeeded, prepareDatabase, migrationsFingerprint, printTable, secondsSince, serverUrl, timePage, withDatabase, bulkSession, type Timing } from '../../../scripts/bench/page-timing.js';
+import {
+  markSeeded,
+  prepareDatabase,
+  migrationsFingerprint,
+  printTable,
+  secondsSince,
+  serverUrl,
+  timePage,
+  withDatabase,
+  bulkSession,
+  type Timing,
+} from '../../../scripts/bench/page-timing.js';
 import { migrationsFolder, startBenchApp } from './bench-app.js';
 import { customerUserId, licenseId, seedLicenseData, type SeedSizes } from './seed.js';
 
 const databaseName = 'bench_scale_license';
 const sizes: SeedSizes = {
-  products: 20, customers: 10_000, licenses: 1_000_000, usageRecords: 5_000_000,
-  auditEntries: 20_000, transactions: 50_000, automations: 20, automationRuns: 20_000, webhookDeliveries: 50_000,
+  products: 20,
+  customers: 10_000,
+  licenses: 1_000_000,
+  usageRecords: 5_000_000,
+  auditEntries: 20_000,
+  transactions: 50_000,
+  automations: 20,
+  automationRuns: 20_000,
+  webhookDeliveries: 50_000,
 };
 const marker = `bench-scale license seed v1: ${JSON.stringify(sizes)}, migrations ${migrationsFingerprint(migrationsFolder)}`;
 
 async function main(): Promise<void> {
-  console.log(`license bench:scale — ${os.cpus().length} cores, Node ${process.version}, load ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+  console.log(
+    `license bench:scale — ${os.cpus().length} cores, Node ${process.version}, load ${os
+      .loadavg()
+      .map((v) => v.toFixed(1))
+      .join(' ')}`,
+  );
   const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
   await admin.connect();
   const prepared = await prepareDatabase(admin, databaseName, marker).finally(() => admin.end());
@@ -46,16 +69,28 @@ async function main(): Promise<void> {
   const at = (path: string) => `${app.baseUrl}${path}`;
   const timings: Timing[] = [
     await timePage('license dashboard / (admin)', at('/'), adminHeaders, { target: 100 }),
-    await timePage('GET /api/products?includeCounts=true', at('/api/products?includeCounts=true'), adminHeaders, { target: 100 }),
+    await timePage('GET /api/products?includeCounts=true', at('/api/products?includeCounts=true'), adminHeaders, {
+      target: 100,
+    }),
     await timePage('GET /api/licenses?limit=50', at('/api/licenses?limit=50'), adminHeaders, { target: 50 }),
     await timePage('GET /api/export/summary/pdf', at('/api/export/summary/pdf'), adminHeaders, { target: 300 }),
     // "Keep": a few ms today (issue 16); the target is there to notice a regression, with room for a loaded machine.
     await timePage('GET /api/audit', at('/api/audit'), adminHeaders, { target: 50 }),
-    await timePage('customer GET /api/customer/licenses/stats', at('/api/customer/licenses/stats'), customerHeaders, { target: 50 }),
-    await timePage('customer GET /api/customer/licenses/:id/usage', at(`/api/customer/licenses/${licenseId(1)}/usage`), customerHeaders, { target: 50 }),
+    await timePage('customer GET /api/customer/licenses/stats', at('/api/customer/licenses/stats'), customerHeaders, {
+      target: 50,
+    }),
+    await timePage(
+      'customer GET /api/customer/licenses/:id/usage',
+      at(`/api/customer/licenses/${licenseId(1)}/usage`),
+      customerHeaders,
+      { target: 50 },
+    ),
   ];
-  const ok = printTable(`license service, PostgreSQL, ${sizes.licenses.toLocaleString('en')} licenses, ` +
-    `${sizes.usageRecords.toLocaleString('en')} usage records (median of 20 after 2 warm-ups)`, timings);
+  const ok = printTable(
+    `license service, PostgreSQL, ${sizes.licenses.toLocaleString('en')} licenses, ` +
+      `${sizes.usageRecords.toLocaleString('en')} usage records (median of 20 after 2 warm-ups)`,
+    timings,
+  );
   await app.close();
   process.exitCode = ok ? 0 : 1;
 }

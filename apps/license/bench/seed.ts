@@ -43,7 +43,11 @@ function uuidSql(text: string): string {
  * Seeds every table in one session. Customer n holds the licenses n' with n' % 5 <> 0 and
  * 1 + (n' / 5) % customers = n; product p the licenses with 1 + n % products = p.
  */
-export async function seedLicenseData(client: Sql, sizes: SeedSizes, log: (line: string) => void = () => {}): Promise<void> {
+export async function seedLicenseData(
+  client: Sql,
+  sizes: SeedSizes,
+  log: (line: string) => void = () => {},
+): Promise<void> {
   const step = async (label: string, run: () => Promise<void>) => {
     const started = performance.now();
     await run();
@@ -52,15 +56,19 @@ export async function seedLicenseData(client: Sql, sizes: SeedSizes, log: (line:
   const { products: P, customers: C, licenses: L } = sizes;
 
   await step(`${P} products`, async () => {
-    await client.query(`
+    await client.query(
+      `
       INSERT INTO products (id, name, description, is_active, license_prefix, created_at, updated_at)
       SELECT md5('bench-product-' || p)::uuid, 'Product ' || p, 'Desktop edition ' || p || ' with yearly updates',
              p % 10 <> 0, 'PRD' || p, now() - (p * 17) * interval '1 day', now() - p * interval '1 day'
-        FROM generate_series(1, $1::int) AS p`, [P]);
+        FROM generate_series(1, $1::int) AS p`,
+      [P],
+    );
   });
 
   await step(`${C.toLocaleString('en')} customers`, async () => {
-    await client.query(`
+    await client.query(
+      `
       INSERT INTO customers (id, name, email, user_id, created_at, updated_at)
       SELECT md5('bench-customer-' || c)::uuid,
              (ARRAY['Ada', 'Grace', 'Linus', 'Zoë', 'Jürgen', 'Amara', 'Kenji', 'Priya', 'Omar', 'Sofía'])[1 + c % 10] || ' ' ||
@@ -68,12 +76,15 @@ export async function seedLicenseData(client: Sql, sizes: SeedSizes, log: (line:
              'customer' || c || '@example.com',
              CASE WHEN c % 10 < 7 THEN 'bench-customer-' || c END,
              now() - (c % 700) * interval '1 day', now() - (c % 30) * interval '1 day'
-        FROM generate_series(1, $1::int) AS c`, [C]);
+        FROM generate_series(1, $1::int) AS c`,
+      [C],
+    );
   });
 
   await step(`${L.toLocaleString('en')} licenses`, async () => {
     await withoutIndexes(client, 'licenses', async () => {
-      await client.query(`
+      await client.query(
+        `
         INSERT INTO licenses (id, key, product_id, customer_id, license_type, active, suspended, suspend_reason, suspended_at,
                               revoked, revoke_reason, revoked_at, expires_at, ip_limit, hwid_limit, used_ips, used_hwids,
                               credits_total, credits_used, violation_count, last_validated_at, metadata, created_at, updated_at)
@@ -103,13 +114,16 @@ export async function seedLicenseData(client: Sql, sizes: SeedSizes, log: (line:
           FROM (SELECT n,
                        CASE WHEN n % 20 < 12 THEN 'fixed' WHEN n % 20 < 15 THEN 'trial' WHEN n % 20 < 18 THEN 'consumption' ELSE 'enterprise' END AS type,
                        now() - (($1::int - n)::float8 / $1::int) * interval '730 days' AS created
-                  FROM generate_series(1, $1::int) AS n) l`, [L, P, C]);
+                  FROM generate_series(1, $1::int) AS n) l`,
+        [L, P, C],
+      );
     });
   });
 
   await step(`${sizes.usageRecords.toLocaleString('en')} usage records over 90 days`, async () => {
     await withoutIndexes(client, 'usage_records', async () => {
-      await client.query(`
+      await client.query(
+        `
         INSERT INTO usage_records (license_id, ip, hwid, status, reason, created_at)
         SELECT CASE WHEN u % 200 = 0 THEN NULL ELSE md5('bench-license-' || (1 + (u::bigint * 7919) % $2::int))::uuid END,
                '203.0.113.' || (u % 250), 'hw-' || (u % 1000),
@@ -117,13 +131,16 @@ export async function seedLicenseData(client: Sql, sizes: SeedSizes, log: (line:
                CASE WHEN u % 200 = 0 THEN 'License not found' WHEN u % 25 = 0 THEN 'License expired'
                     WHEN u % 20 = 0 THEN 'IP limit exceeded' END,
                now() - (($1::int - u)::float8 / $1::int) * interval '90 days'
-          FROM generate_series(1, $1::int) AS u`, [sizes.usageRecords, L]);
+          FROM generate_series(1, $1::int) AS u`,
+        [sizes.usageRecords, L],
+      );
     });
   });
 
   await step(`${sizes.auditEntries.toLocaleString('en')} audit entries`, async () => {
     await withoutIndexes(client, 'audit_logs', async () => {
-      await client.query(`
+      await client.query(
+        `
         INSERT INTO audit_logs (user_id, action, resource_type, resource_id, changes, ip, user_agent, success, created_at)
         SELECT CASE WHEN a % 3 = 0 THEN 'bench-admin-2' ELSE 'bench-admin' END,
                (ARRAY['create', 'update', 'suspend', 'activate', 'revoke', 'rotate_key'])[1 + a % 6],
@@ -131,22 +148,30 @@ export async function seedLicenseData(client: Sql, sizes: SeedSizes, log: (line:
                jsonb_build_object('before', jsonb_build_object('suspended', false), 'after', jsonb_build_object('suspended', a % 6 = 2)),
                '198.51.100.' || (a % 250), 'Mozilla/5.0 (bench)', a % 40 <> 0,
                now() - (($1::int - a)::float8 / $1::int) * interval '365 days'
-          FROM generate_series(1, $1::int) AS a`, [sizes.auditEntries, L]);
+          FROM generate_series(1, $1::int) AS a`,
+        [sizes.auditEntries, L],
+      );
     });
   });
 
-  await step(`${sizes.transactions.toLocaleString('en')} transactions`, () => withoutIndexes(client, 'transactions', async () => {
-    await client.query(`
+  await step(`${sizes.transactions.toLocaleString('en')} transactions`, () =>
+    withoutIndexes(client, 'transactions', async () => {
+      await client.query(
+        `
       INSERT INTO transactions (customer_id, license_id, product_id, amount, currency, status, external_id, created_at, updated_at)
       SELECT md5('bench-customer-' || (1 + t % $2::int))::uuid, md5('bench-license-' || (1 + (t::bigint * 31) % $3::int))::uuid,
              md5('bench-product-' || (1 + t % $4::int))::uuid, (19 + t % 480) + 0.99, 'usd',
              (ARRAY['completed', 'completed', 'completed', 'completed', 'refunded', 'failed', 'pending'])[1 + t % 7],
              'ch_bench_' || t, now() - (t % 700) * interval '1 day', now() - (t % 700) * interval '1 day'
-        FROM generate_series(1, $1::int) AS t`, [sizes.transactions, C, L, P]);
-  }));
+        FROM generate_series(1, $1::int) AS t`,
+        [sizes.transactions, C, L, P],
+      );
+    }),
+  );
 
   await step(`${sizes.automations} automations, ${sizes.automationRuns.toLocaleString('en')} runs`, async () => {
-    await client.query(`
+    await client.query(
+      `
       INSERT INTO automated_actions (id, name, description, enabled, trigger_event, trigger, actions, execution_count, last_executed_at, created_at, updated_at)
       SELECT md5('bench-automation-' || a)::uuid, 'Automation ' || a, 'Reacts to ' || ev, a % 4 <> 0, ev,
              CASE WHEN ev = 'violation_threshold' THEN jsonb_build_object('event', ev, 'threshold', 5) ELSE jsonb_build_object('event', ev) END,
@@ -154,18 +179,24 @@ export async function seedLicenseData(client: Sql, sizes: SeedSizes, log: (line:
                   ELSE jsonb_build_array(jsonb_build_object('type', 'suspend_license', 'params', jsonb_build_object('reason', 'Too many violations'))) END,
              $2::int / greatest($1::int, 1), now() - a * interval '1 hour', now() - a * interval '3 days', now() - a * interval '1 day'
         FROM (SELECT a, (ARRAY['license_created', 'license_expired', 'license_revoked', 'violation_threshold', 'transaction_completed'])[1 + a % 5] AS ev
-                FROM generate_series(1, $1::int) AS a) s`, [sizes.automations, sizes.automationRuns]);
-    await client.query(`
+                FROM generate_series(1, $1::int) AS a) s`,
+      [sizes.automations, sizes.automationRuns],
+    );
+    await client.query(
+      `
       INSERT INTO automated_action_runs (action_id, trigger_event, context, success, results, created_at)
       SELECT md5('bench-automation-' || (1 + r % $2::int))::uuid, 'license_created',
              jsonb_build_object('licenseId', md5('bench-license-' || (1 + r % $3::int))::uuid),
              r % 15 <> 0, jsonb_build_array(jsonb_build_object('type', 'send_notification', 'success', r % 15 <> 0)),
              now() - (r % 2000) * interval '1 hour'
-        FROM generate_series(1, $1::int) AS r`, [sizes.automationRuns, sizes.automations, L]);
+        FROM generate_series(1, $1::int) AS r`,
+      [sizes.automationRuns, sizes.automations, L],
+    );
   });
 
   await step(`${sizes.webhookDeliveries.toLocaleString('en')} webhook deliveries`, async () => {
-    await client.query(`
+    await client.query(
+      `
       INSERT INTO webhook_deliveries (id, url, event, payload, status, attempts, last_response_code, last_error, next_retry_at,
                                       last_attempt_at, created_at, delivered_at)
       SELECT md5('bench-delivery-' || d)::uuid, 'https://hooks.example.com/license/' || (d % 3), ev,
@@ -179,6 +210,8 @@ export async function seedLicenseData(client: Sql, sizes: SeedSizes, log: (line:
         FROM (SELECT d, (ARRAY['license.created', 'license.suspended', 'license.revoked', 'license.expired'])[1 + d % 4] AS ev,
                      CASE WHEN d % 20 = 0 THEN 'failed' ELSE 'delivered' END AS st,
                      now() - (($1::int - d)::float8 / $1::int) * interval '60 days' AS created
-                FROM generate_series(1, $1::int) AS d) w`, [sizes.webhookDeliveries, L]);
+                FROM generate_series(1, $1::int) AS d) w`,
+      [sizes.webhookDeliveries, L],
+    );
   });
 }

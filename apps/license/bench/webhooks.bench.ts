@@ -25,7 +25,10 @@ async function main() {
   let up = true;
   const delivered = new Map<string, number>();
   const receiver = await startHttpRecorder((request, _index, res) => {
-    if (!up) { res.writeHead(503).end('down'); return; }
+    if (!up) {
+      res.writeHead(503).end('down');
+      return;
+    }
     const id = String(request.headers['x-webhook-id']);
     if (!delivered.has(id)) delivered.set(id, Date.now());
     res.writeHead(204).end();
@@ -34,11 +37,19 @@ async function main() {
   const logger = createLogger({ level: 'silent' });
   const queue = await createJobQueue({ pool: database.pool, logger });
   const t = await buildTestApp({
-    database, jobs: queue,
-    env: { WEBHOOK_URL: `${receiver.url}/hooks`, WEBHOOK_SECRET: 'bench', WEBHOOK_RETRIES: '100', WEBHOOK_ALLOW_PRIVATE: 'true' },
+    database,
+    jobs: queue,
+    env: {
+      WEBHOOK_URL: `${receiver.url}/hooks`,
+      WEBHOOK_SECRET: 'bench',
+      WEBHOOK_RETRIES: '100',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    },
   });
-  const emit = (n: number, tag: string) => Promise.all(Array.from({ length: n }, (_, i) =>
-    t.context.events.emit('LICENSE_CREATED', { licenseKey: `${tag}-${i}` })));
+  const emit = (n: number, tag: string) =>
+    Promise.all(
+      Array.from({ length: n }, (_, i) => t.context.events.emit('LICENSE_CREATED', { licenseKey: `${tag}-${i}` })),
+    );
   const waitFor = async (count: number, timeoutMs: number) => {
     const deadline = Date.now() + timeoutMs;
     while (delivered.size < count && Date.now() < deadline) await sleep(50);
@@ -52,7 +63,9 @@ async function main() {
     const emittedIn = Date.now() - started;
     const ok = await waitFor(events, 600_000);
     const upSeconds = (Date.now() - started) / 1000;
-    console.log(`receiver up: ${delivered.size}/${events} delivered in ${upSeconds.toFixed(1)} s (emitting took ${emittedIn} ms): ${(delivered.size / upSeconds).toFixed(1)} deliveries/s${ok ? '' : ' (gave up)'}`);
+    console.log(
+      `receiver up: ${delivered.size}/${events} delivered in ${upSeconds.toFixed(1)} s (emitting took ${emittedIn} ms): ${(delivered.size / upSeconds).toFixed(1)} deliveries/s${ok ? '' : ' (gave up)'}`,
+    );
 
     up = false;
     const before = delivered.size;
@@ -63,12 +76,16 @@ async function main() {
     started = Date.now();
     await t.context.events.emit('LICENSE_CREATED', { licenseKey: 'fresh' });
     const fresh = () => {
-      const request = receiver.requests.find((r) => r.body.includes('"fresh"') && delivered.has(String(r.headers['x-webhook-id'])));
+      const request = receiver.requests.find(
+        (r) => r.body.includes('"fresh"') && delivered.has(String(r.headers['x-webhook-id'])),
+      );
       return request ? delivered.get(String(request.headers['x-webhook-id']))! - started : undefined;
     };
     const all = await waitFor(before + events + 1, 600_000);
     const backlogSeconds = (Date.now() - started) / 1000;
-    console.log(`receiver down ${downSeconds} s (${attemptsWhileDown} failed attempts), then up: ${delivered.size - before}/${events + 1} delivered in ${backlogSeconds.toFixed(1)} s after its return: ${((delivered.size - before) / backlogSeconds).toFixed(1)} deliveries/s; the fresh event arrived after ${fresh()} ms${all ? '' : ' (gave up)'}`);
+    console.log(
+      `receiver down ${downSeconds} s (${attemptsWhileDown} failed attempts), then up: ${delivered.size - before}/${events + 1} delivered in ${backlogSeconds.toFixed(1)} s after its return: ${((delivered.size - before) / backlogSeconds).toFixed(1)} deliveries/s; the fresh event arrived after ${fresh()} ms${all ? '' : ' (gave up)'}`,
+    );
   } finally {
     await t.close();
     await queue.stop();
@@ -77,4 +94,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (error) => { console.error(error); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

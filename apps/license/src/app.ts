@@ -3,7 +3,20 @@ import { createAuth, type OAuthSettings, type SessionUser } from '@app/auth';
 import type { Config } from '@app/config';
 import type { Database } from '@app/db';
 import type { JobQueue, OutgoingLookup } from '@app/events';
-import { apiNotFound, backLinkOf, commonMiddleware, createErrorHandler, wantsHtmlErrorPage, createOpenApiDocument, healthRouteDeclarations, mountRoutes, openApiRoutes, readYourWrites, trustsAProxy, type Logger } from '@app/http';
+import {
+  apiNotFound,
+  backLinkOf,
+  commonMiddleware,
+  createErrorHandler,
+  wantsHtmlErrorPage,
+  createOpenApiDocument,
+  healthRouteDeclarations,
+  mountRoutes,
+  openApiRoutes,
+  readYourWrites,
+  trustsAProxy,
+  type Logger,
+} from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createViews, useViews } from '@app/ui';
@@ -112,7 +125,10 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   await applyPanicModeFromEnvironment(settings, config.PANIC_MODE);
   const signer = await loadResponseSigner(pool);
   const jwt = createJwtService({
-    secret: config.JWT_SECRET, publicKey: config.JWT_PUBLIC_KEY, privateKey: config.JWT_PRIVATE_KEY, ttlSeconds: config.JWT_TTL_SECONDS,
+    secret: config.JWT_SECRET,
+    publicKey: config.JWT_PUBLIC_KEY,
+    privateKey: config.JWT_PRIVATE_KEY,
+    ttlSeconds: config.JWT_TTL_SECONDS,
   });
   const sessionActor = (req: Request) => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
   const auth = createAuth({
@@ -135,7 +151,12 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   // Offline license files are signed with the key that signs validation answers.
   const files = licenseFiles({ signer, now, validDays: config.OFFLINE_FILE_DAYS });
   const twoFactor = twoFactorServiceFrom({ config, pool, now, sessionSecret: sessionSecretOf(config) });
-  const guards = createGuards({ pool, jwt, twoFactorGate: createTwoFactorGate(twoFactor), findCustomer: customers.findByUserId });
+  const guards = createGuards({
+    pool,
+    jwt,
+    twoFactorGate: createTwoFactorGate(twoFactor),
+    findCustomer: customers.findByUserId,
+  });
   const panicGuard = createPanicGuard(settings);
   const rateLimits = createRateLimits({ config, settings, jwt, redis: deps.redis });
   const { admin, customer } = guards;
@@ -145,30 +166,90 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   // The channels an admin configures in the console (the environment's until saved), read at each send.
   const notificationChannels = await notificationChannelsModule({
-    config, pool, now, logger, admin, adminPage, csrfToken: auth.csrfToken, lookup: deps.smtpLookup,
+    config,
+    pool,
+    now,
+    logger,
+    admin,
+    adminPage,
+    csrfToken: auth.csrfToken,
+    lookup: deps.smtpLookup,
   });
   const notifications = notificationsModule({ config, queue, logger, events, channels: notificationChannels.channels });
   const { notifier } = notifications;
   const webhooks = webhooksModule({
-    config, pool, logger, now, events, delivery: deps.webhookDelivery, admin, adminPage, csrfToken: auth.csrfToken,
+    config,
+    pool,
+    logger,
+    now,
+    events,
+    delivery: deps.webhookDelivery,
+    admin,
+    adminPage,
+    csrfToken: auth.csrfToken,
     sessionSecret: sessionSecretOf(config),
   });
   const automations = automationsModule({
-    pool, now, events, notifier, webhooks: webhooks.dispatcher, logger, licenses, queue, checkWebhookUrl: webhooks.checkUrl, admin,
-    adminPage, csrfToken: auth.csrfToken,
+    pool,
+    now,
+    events,
+    notifier,
+    webhooks: webhooks.dispatcher,
+    logger,
+    licenses,
+    queue,
+    checkWebhookUrl: webhooks.checkUrl,
+    admin,
+    adminPage,
+    csrfToken: auth.csrfToken,
   });
 
   const customerPortal = customerPortalModule({
-    pool, now, customer, public: guards.public, panicGuard, panicMode: () => isPanicMode(settings), findCustomer: customers.findByUserId,
-    licenses, machines, files, releasesPerDay: config.CUSTOMER_RELEASES_PER_DAY,
+    pool,
+    now,
+    customer,
+    public: guards.public,
+    panicGuard,
+    panicMode: () => isPanicMode(settings),
+    findCustomer: customers.findByUserId,
+    licenses,
+    machines,
+    files,
+    releasesPerDay: config.CUSTOMER_RELEASES_PER_DAY,
   });
 
   // In the order they are mounted within their stage, and subscribed to the bus.
   const modules: FeatureModule[] = [
-    stripeModule({ config, pool, now, events, licenses, triggers: automations.triggers, notifier, logger, public: guards.public, panicGuard }),
-    validationModule({ pool, now, events, signer, logger, public: guards.public, panicGuard, limiter: rateLimits.publicLimit }),
+    stripeModule({
+      config,
+      pool,
+      now,
+      events,
+      licenses,
+      triggers: automations.triggers,
+      notifier,
+      logger,
+      public: guards.public,
+      panicGuard,
+    }),
+    validationModule({
+      pool,
+      now,
+      events,
+      signer,
+      logger,
+      public: guards.public,
+      panicGuard,
+      limiter: rateLimits.publicLimit,
+    }),
     publicMachinesModule({
-      machines, signer, logger, public: guards.public, panicGuard, limiter: rateLimits.publicLimit, sweep: deps.jobs !== undefined,
+      machines,
+      signer,
+      logger,
+      public: guards.public,
+      panicGuard,
+      limiter: rateLimits.publicLimit,
+      sweep: deps.jobs !== undefined,
     }),
     adminTokenModule({ service: adminTokens, admin }),
     runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
@@ -182,8 +263,16 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     adminLicensesModule({ pool, now, licenses, machines, admin, adminPage, csrfToken: auth.csrfToken }),
     auditModule({ pool, admin, adminPage }),
     adminSettingsModule({
-      pool, now, settings, effectiveRateLimit: rateLimits.effectivePublicLimit, admins, tokens: adminTokens, twoFactor,
-      admin, adminPage, csrfToken: auth.csrfToken,
+      pool,
+      now,
+      settings,
+      effectiveRateLimit: rateLimits.effectivePublicLimit,
+      admins,
+      tokens: adminTokens,
+      twoFactor,
+      admin,
+      adminPage,
+      csrfToken: auth.csrfToken,
     }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
     exportsModule({ config, pool, reads: database.reads, now, admin, adminPage }),
@@ -198,15 +287,31 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const apiDocs = openApiRoutes(() => openApiDocument);
   modules.push(
     { name: 'api-docs', routes: apiDocs.routes, routers: [apiDocs.assets] },
-    dashboardModule({ reads: database.reads, settings, now, licenses, public: guards.public, admin, customerHome: customerPortal.home,
-      isAdmin: admins.isAdmin, findCustomer: customers.findByUserId }),
+    dashboardModule({
+      reads: database.reads,
+      settings,
+      now,
+      licenses,
+      public: guards.public,
+      admin,
+      customerHome: customerPortal.home,
+      isAdmin: admins.isAdmin,
+      findCustomer: customers.findByUserId,
+    }),
   );
   // The shared packages' routes (health, sign-in, CSRF token) are declarations too, so the document lists them.
   const health = healthRouteDeclarations(pool);
-  const openApiDocument = createOpenApiDocument([...health, ...auth.routeDeclarations, ...modules.flatMap((module) => module.routes)], {
-    info: { title: 'License Service', version: '1.0.0', description: 'License validation, administration and the customer portal.' },
-    securitySchemes,
-  });
+  const openApiDocument = createOpenApiDocument(
+    [...health, ...auth.routeDeclarations, ...modules.flatMap((module) => module.routes)],
+    {
+      info: {
+        title: 'License Service',
+        version: '1.0.0',
+        description: 'License validation, administration and the customer portal.',
+      },
+      securitySchemes,
+    },
+  );
 
   for (const module of modules) await module.eventHandlers?.();
   for (const module of modules) await module.jobs?.();
@@ -233,8 +338,13 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   mountStage('rawBody');
   mountStage('hotPath');
   commonMiddleware(app, {
-    logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY,
-    readYourWrites: readYourWrites({ onPrimary: database.reads.onPrimary, hasSession: (req) => req.headers.cookie?.includes('license.sid=') === true }),
+    logger,
+    bodyLimit: '1mb',
+    trustProxy: config.TRUST_PROXY,
+    readYourWrites: readYourWrites({
+      onPrimary: database.reads.onPrimary,
+      hasSession: (req) => req.headers.cookie?.includes('license.sid=') === true,
+    }),
     // Programs with a bearer token have no session user: the admin the token names is the user.
     userId: (req) => req.user?.id ?? req.admin?.userId,
   });
@@ -250,13 +360,27 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(apiNotFound);
   app.use(pageNotFound);
   app.use(auditFailedAdminWrites(pool, logger));
-  app.use(createErrorHandler({
-    successFlag: true, logger,
-    // A browser navigation (a download link, sign-in) gets a page with a way back; programs, JSON.
-    renderHtml: (req, status, message, answer) => (wantsHtmlErrorPage(req)
-      ? views.render('errors/error', errorPageData({ status, message, details: answer.details, extra: answer.extra, username: req.user?.username, back: errorBackLink(req.path, backLinkOf(req)) }))
-      : undefined),
-  }));
+  app.use(
+    createErrorHandler({
+      successFlag: true,
+      logger,
+      // A browser navigation (a download link, sign-in) gets a page with a way back; programs, JSON.
+      renderHtml: (req, status, message, answer) =>
+        wantsHtmlErrorPage(req)
+          ? views.render(
+              'errors/error',
+              errorPageData({
+                status,
+                message,
+                details: answer.details,
+                extra: answer.extra,
+                username: req.user?.username,
+                back: errorBackLink(req.path, backLinkOf(req)),
+              }),
+            )
+          : undefined,
+    }),
+  );
 
   return {
     app,

@@ -1,6 +1,12 @@
 import path from 'node:path';
 import { resolveIdentityProvider } from '@app/auth';
-import { describeSessionSecret, getConfig, PortInUseError, resolveSessionSecret, resolveSessionSecretInDatabase } from '@app/config';
+import {
+  describeSessionSecret,
+  getConfig,
+  PortInUseError,
+  resolveSessionSecret,
+  resolveSessionSecretInDatabase,
+} from '@app/config';
 import { DataFolderInUseError, keepGeneratedSecret, openDatabase, runMigrations } from '@app/db';
 import { createJobQueue } from '@app/events';
 import { serveGracefully } from '@app/http';
@@ -47,13 +53,21 @@ async function main(): Promise<void> {
     }
     // On a database server the generated secret lives in the database: any number of instances
     // share it, and nothing is written to the data folder.
-    const sessionSecret = database.mode === 'server'
-      ? await resolveSessionSecretInDatabase(processConfig, (generate) => keepGeneratedSecret(database.pool, generatedSecretsTableName, 'session-secret', generate))
-      : resolveSessionSecret(processConfig, 'license');
+    const sessionSecret =
+      database.mode === 'server'
+        ? await resolveSessionSecretInDatabase(processConfig, (generate) =>
+            keepGeneratedSecret(database.pool, generatedSecretsTableName, 'session-secret', generate),
+          )
+        : resolveSessionSecret(processConfig, 'license');
     const sessionSecretNote = describeSessionSecret(sessionSecret);
     if (sessionSecretNote) logger.info({ file: sessionSecret.file }, sessionSecretNote);
     const config = { ...processConfig, SESSION_SECRET: sessionSecret.secret };
-    const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema });
+    const settings = await createSettingsStore({
+      pool: database.pool,
+      table: settingsTableName,
+      namespace: licenseSettingsNamespace,
+      schema: licenseSettingsSchema,
+    });
     opened.push(() => settings.close());
     const redis = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
     opened.push(() => redis?.disconnect());
@@ -64,7 +78,13 @@ async function main(): Promise<void> {
     opened.push(() => licenseApp.close());
 
     await serveGracefully(licenseApp.app, {
-      port, portVariable: 'LICENSE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, drainMs: config.SHUTDOWN_DRAIN_MS, name: 'license service', onClosed: closeAll,
+      port,
+      portVariable: 'LICENSE_PORT',
+      logger,
+      timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      drainMs: config.SHUTDOWN_DRAIN_MS,
+      name: 'license service',
+      onClosed: closeAll,
     });
   } catch (error) {
     await closeAll().catch((closing: unknown) => logger.error({ err: closing }, 'closing after a failed start failed'));

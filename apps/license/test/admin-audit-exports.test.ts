@@ -8,7 +8,8 @@ import { documentOf, textOf } from './dom.js';
 const HOSTILE = '<script>alert(1)</script> "><img src=x onerror=alert(1)>';
 
 /** The entry ids a list page shows, in order. */
-const rowsOf = (html: string) => [...documentOf(html).querySelectorAll('tr[data-audit]')].map((row) => row.getAttribute('data-audit'));
+const rowsOf = (html: string) =>
+  [...documentOf(html).querySelectorAll('tr[data-audit]')].map((row) => row.getAttribute('data-audit'));
 
 /** The text of a PDF, read by PDF.js through unpdf (pure JavaScript: nothing installed beside Node). */
 async function pdfText(pdf: Buffer): Promise<string> {
@@ -27,7 +28,9 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
     t = await buildTestApp();
     admin = await t.admin();
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   const get = async (path: string, session: Session | null = admin, status = 200) => {
     const request = t.http.get(path);
@@ -39,8 +42,14 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
   const pool = () => t.database.pool;
   /** Records an entry as `userId` and returns its id; `at` backdates it. */
   const seed = async (entry: AuditEntry, options: { userId?: string; ip?: string; at?: Date } = {}) => {
-    await recordAudit(pool(), { userId: options.userId ?? 'seed-admin', ip: options.ip ?? '203.0.113.7', userAgent: 'vitest' }, entry);
-    const { rows } = await pool().query<{ id: string }>('SELECT id FROM audit_logs ORDER BY created_at DESC, id DESC LIMIT 1');
+    await recordAudit(
+      pool(),
+      { userId: options.userId ?? 'seed-admin', ip: options.ip ?? '203.0.113.7', userAgent: 'vitest' },
+      entry,
+    );
+    const { rows } = await pool().query<{ id: string }>(
+      'SELECT id FROM audit_logs ORDER BY created_at DESC, id DESC LIMIT 1',
+    );
     const id = rows[0]!.id;
     if (options.at) await pool().query('UPDATE audit_logs SET created_at = $2 WHERE id = $1', [id, options.at]);
     return id;
@@ -49,7 +58,12 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
 
   describe('the audit log', () => {
     it('sends visitors to sign in and refuses signed-in people who are not admins', async () => {
-      const id = await seed({ action: 'create', resourceType: 'product', resourceId: null, after: { name: 'Secret product' } });
+      const id = await seed({
+        action: 'create',
+        resourceType: 'product',
+        resourceId: null,
+        after: { name: 'Secret product' },
+      });
       for (const path of ['/audit-log', `/audit-log/${id}`]) {
         expect(String((await get(path, null, 303)).headers.location)).toBe('/');
       }
@@ -71,24 +85,55 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
       expect(document.querySelector('nav.admin-nav a[aria-current="page"]')?.getAttribute('href')).toBe('/audit-log');
       const form = document.querySelector('form[action="/audit-log"][method="get"]')!;
       const fields = [...form.querySelectorAll('input, select')];
-      expect(fields.map((field) => field.getAttribute('name'))).toEqual(['action', 'type', 'admin', 'from', 'to', 'success']);
-      expect(fields.map((field) => field.closest('label')?.querySelector('.label')?.textContent)).toEqual(
-        ['Action', 'Resource type', 'Admin (user id)', 'From', 'To', 'Succeeded']);
+      expect(fields.map((field) => field.getAttribute('name'))).toEqual([
+        'action',
+        'type',
+        'admin',
+        'from',
+        'to',
+        'success',
+      ]);
+      expect(fields.map((field) => field.closest('label')?.querySelector('.label')?.textContent)).toEqual([
+        'Action',
+        'Resource type',
+        'Admin (user id)',
+        'From',
+        'To',
+        'Succeeded',
+      ]);
       expect(form.querySelectorAll('input[type="date"]')).toHaveLength(2);
 
       await seed({ action: 'create', resourceType: 'product' });
       const none = await get('/audit-log?action=revoke');
       expect(textOf(none.text)).toContain('No audit entries match these filters.');
-      expect(documentOf(none.text).querySelector('select[name="action"] option[selected]')?.getAttribute('value')).toBe('revoke');
+      expect(documentOf(none.text).querySelector('select[name="action"] option[selected]')?.getAttribute('value')).toBe(
+        'revoke',
+      );
     });
 
     it('narrows the list by action, resource type, admin, date range and success, newest first', async () => {
       await clearLog();
-      const old = await seed({ action: 'update', resourceType: 'customer', resourceId: null }, { at: new Date('2026-01-15T12:00:00Z') });
-      const revoke = await seed({ action: 'revoke', resourceType: 'license', resourceId: null }, { at: new Date('2026-03-01T08:00:00Z') });
-      const failed = await seed({ action: 'create', resourceType: 'product', success: false, after: { status: 400, error: 'Validation failed' } },
-        { at: new Date('2026-03-02T08:00:00Z') });
-      const other = await seed({ action: 'update', resourceType: 'license' }, { userId: 'other-admin', at: new Date('2026-03-03T08:00:00Z') });
+      const old = await seed(
+        { action: 'update', resourceType: 'customer', resourceId: null },
+        { at: new Date('2026-01-15T12:00:00Z') },
+      );
+      const revoke = await seed(
+        { action: 'revoke', resourceType: 'license', resourceId: null },
+        { at: new Date('2026-03-01T08:00:00Z') },
+      );
+      const failed = await seed(
+        {
+          action: 'create',
+          resourceType: 'product',
+          success: false,
+          after: { status: 400, error: 'Validation failed' },
+        },
+        { at: new Date('2026-03-02T08:00:00Z') },
+      );
+      const other = await seed(
+        { action: 'update', resourceType: 'license' },
+        { userId: 'other-admin', at: new Date('2026-03-03T08:00:00Z') },
+      );
 
       expect(rowsOf((await get('/audit-log')).text)).toEqual([other, failed, revoke, old]);
       expect(rowsOf((await get('/audit-log?action=revoke')).text)).toEqual([revoke]);
@@ -100,17 +145,25 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
       // Both days of the range are included, whole.
       expect(rowsOf((await get('/audit-log?from=2026-03-01&to=2026-03-02')).text)).toEqual([failed, revoke]);
       expect(rowsOf((await get('/audit-log?to=2026-01-15')).text)).toEqual([old]);
-      expect(rowsOf((await get('/audit-log?type=license&action=update&admin=other-admin&from=2026-03-03&success=yes')).text)).toEqual([other]);
+      expect(
+        rowsOf((await get('/audit-log?type=license&action=update&admin=other-admin&from=2026-03-03&success=yes')).text),
+      ).toEqual([other]);
       const filtered = await get('/audit-log?type=license');
       expect(textOf(filtered.text)).toContain('2 entries match the filters');
       // What cannot be read is ignored rather than failing the page.
-      expect(rowsOf((await get('/audit-log?action=explode&from=yesterday&success=maybe&page=-3')).text)).toEqual([other, failed, revoke, old]);
+      expect(rowsOf((await get('/audit-log?action=explode&from=yesterday&success=maybe&page=-3')).text)).toEqual([
+        other,
+        failed,
+        revoke,
+        old,
+      ]);
     });
 
     it('pages through the log 25 at a time, the filters kept in the page links', async () => {
       await clearLog();
       const ids: string[] = [];
-      for (let n = 0; n < 30; n += 1) ids.push(await seed({ action: 'view', resourceType: 'system' }, { at: new Date(Date.UTC(2026, 4, 1, 0, n)) }));
+      for (let n = 0; n < 30; n += 1)
+        ids.push(await seed({ action: 'view', resourceType: 'system' }, { at: new Date(Date.UTC(2026, 4, 1, 0, n)) }));
       const newestFirst = [...ids].reverse();
       const first = await get('/audit-log?action=view');
       expect(rowsOf(first.text)).toEqual(newestFirst.slice(0, 25));
@@ -122,10 +175,16 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
 
     it('opens an entry with every field, its resource linked, and its changes as escaped, readable JSON', async () => {
       const license = await t.createLicense();
-      const id = await seed({
-        action: 'update', resourceType: 'license', resourceId: license._id,
-        before: { notes: HOSTILE, limits: { ip: 1 } }, after: { notes: 'safe', limits: { ip: 2 } },
-      }, { userId: 'admin-<b>', ip: '198.51.100.23' });
+      const id = await seed(
+        {
+          action: 'update',
+          resourceType: 'license',
+          resourceId: license._id,
+          before: { notes: HOSTILE, limits: { ip: 1 } },
+          after: { notes: 'safe', limits: { ip: 2 } },
+        },
+        { userId: 'admin-<b>', ip: '198.51.100.23' },
+      );
       const list = await get('/audit-log');
       const link = documentOf(list.text).querySelector(`tr[data-audit="${id}"] a`)?.getAttribute('href');
       expect(link).toBe(`/audit-log/${id}`);
@@ -135,22 +194,40 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
       expect(res.text).not.toContain('<img src=x');
       expect(res.text).not.toContain('admin-<b>');
       const document = documentOf(res.text);
-      const facts = Object.fromEntries([...document.querySelectorAll('.fact')].map((fact) =>
-        [fact.querySelector('dt')!.textContent, fact.querySelector('dd')!.textContent.trim()]));
+      const facts = Object.fromEntries(
+        [...document.querySelectorAll('.fact')].map((fact) => [
+          fact.querySelector('dt')!.textContent,
+          fact.querySelector('dd')!.textContent.trim(),
+        ]),
+      );
       expect(facts).toMatchObject({
-        Who: 'admin-<b>', 'IP address': '198.51.100.23', Action: 'update', 'Resource type': 'license', Resource: license._id,
-        Result: 'Succeeded', 'Browser or program': 'vitest',
+        Who: 'admin-<b>',
+        'IP address': '198.51.100.23',
+        Action: 'update',
+        'Resource type': 'license',
+        Resource: license._id,
+        Result: 'Succeeded',
+        'Browser or program': 'vitest',
       });
       expect(facts.When).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
       expect(document.querySelector('.fact dd a')?.getAttribute('href')).toBe(`/licenses/${license._id}`);
       const before = document.querySelector('pre[data-json="before"]')!.textContent;
       expect(JSON.parse(before)).toEqual({ notes: HOSTILE, limits: { ip: 1 } });
       expect(before).toContain('\n  "limits": {\n    "ip": 1\n  }');
-      expect(JSON.parse(document.querySelector('pre[data-json="after"]')!.textContent)).toEqual({ notes: 'safe', limits: { ip: 2 } });
+      expect(JSON.parse(document.querySelector('pre[data-json="after"]')!.textContent)).toEqual({
+        notes: 'safe',
+        limits: { ip: 2 },
+      });
     });
 
-    it('shows a failed entry\'s error, and says when nothing was recorded', async () => {
-      const id = await seed({ action: 'delete', resourceType: 'product', resourceId: 'not-a-uuid', success: false, after: { status: 409, error: 'Product has licenses' } });
+    it("shows a failed entry's error, and says when nothing was recorded", async () => {
+      const id = await seed({
+        action: 'delete',
+        resourceType: 'product',
+        resourceId: 'not-a-uuid',
+        success: false,
+        after: { status: 409, error: 'Product has licenses' },
+      });
       const document = documentOf((await get(`/audit-log/${id}`)).text);
       expect(document.querySelector('[data-field="error"]')?.textContent).toBe('Product has licenses');
       expect(document.querySelector('h1')?.textContent).toContain('failed');
@@ -171,8 +248,14 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
       try {
         await client.query('BEGIN');
         await client.query('SET LOCAL enable_seqscan = off');
-        const plan = async (where: string) => (await client.query<{ 'QUERY PLAN': string }>(
-          `EXPLAIN SELECT * FROM audit_logs WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 25`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+        const plan = async (where: string) =>
+          (
+            await client.query<{ 'QUERY PLAN': string }>(
+              `EXPLAIN SELECT * FROM audit_logs WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT 25`,
+            )
+          ).rows
+            .map((row) => row['QUERY PLAN'])
+            .join('\n');
         expect(await plan(`action = 'revoke'`)).toContain('audit_logs_action_created_idx');
         expect(await plan(`resource_type = 'license'`)).toContain('audit_logs_type_created_idx');
         expect(await plan('NOT success')).toContain('audit_logs_failed_created_idx');
@@ -191,31 +274,70 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
       expect(String((await get('/exports', session, 303)).headers.location)).toBe('/');
     });
 
-    it('lists the four exports, each a GET form of the specification\'s filters aimed at its export route', async () => {
+    it("lists the four exports, each a GET form of the specification's filters aimed at its export route", async () => {
       const product = await t.createProduct({ name: 'Exported product' });
       await t.createCustomer({ name: 'Exported customer', email: 'exported@example.com' });
       const document = documentOf((await get('/exports')).text);
       expect(document.querySelector('nav.admin-nav a[aria-current="page"]')?.getAttribute('href')).toBe('/exports');
       const forms = [...document.querySelectorAll('form.export-form')].map((form) => ({
-        action: form.getAttribute('action'), method: form.getAttribute('method'),
-        fields: [...form.querySelectorAll('input, select')].map((field) => `${field.getAttribute('name')}:${field.getAttribute('type') ?? field.tagName.toLowerCase()}`),
-        labelled: [...form.querySelectorAll('input, select')].every((field) => Boolean(field.closest('label')?.querySelector('.label')?.textContent)),
+        action: form.getAttribute('action'),
+        method: form.getAttribute('method'),
+        fields: [...form.querySelectorAll('input, select')].map(
+          (field) => `${field.getAttribute('name')}:${field.getAttribute('type') ?? field.tagName.toLowerCase()}`,
+        ),
+        labelled: [...form.querySelectorAll('input, select')].every((field) =>
+          Boolean(field.closest('label')?.querySelector('.label')?.textContent),
+        ),
         button: form.querySelector('button[type="submit"]')?.textContent,
       }));
       const licenseFields = ['product:select', 'customer:select', 'active:select', 'licenseType:select'];
       expect(forms).toEqual([
-        { action: '/api/export/licenses/csv', method: 'get', fields: licenseFields, labelled: true, button: 'Download licenses CSV' },
-        { action: '/api/export/licenses/pdf', method: 'get', fields: licenseFields, labelled: true, button: 'Download licenses PDF' },
-        { action: '/api/export/transactions/csv', method: 'get', fields: ['customer:select', 'status:select', 'startDate:date', 'endDate:date'], labelled: true, button: 'Download transactions CSV' },
-        { action: '/api/export/summary/pdf', method: 'get', fields: [], labelled: true, button: 'Download summary PDF' },
+        {
+          action: '/api/export/licenses/csv',
+          method: 'get',
+          fields: licenseFields,
+          labelled: true,
+          button: 'Download licenses CSV',
+        },
+        {
+          action: '/api/export/licenses/pdf',
+          method: 'get',
+          fields: licenseFields,
+          labelled: true,
+          button: 'Download licenses PDF',
+        },
+        {
+          action: '/api/export/transactions/csv',
+          method: 'get',
+          fields: ['customer:select', 'status:select', 'startDate:date', 'endDate:date'],
+          labelled: true,
+          button: 'Download transactions CSV',
+        },
+        {
+          action: '/api/export/summary/pdf',
+          method: 'get',
+          fields: [],
+          labelled: true,
+          button: 'Download summary PDF',
+        },
       ]);
-      const productOptions = [...document.querySelectorAll('#licenses-csv select[name="product"] option')].map((option) => option.getAttribute('value'));
+      const productOptions = [...document.querySelectorAll('#licenses-csv select[name="product"] option')].map(
+        (option) => option.getAttribute('value'),
+      );
       expect(productOptions).toContain(product._id);
-      expect(document.querySelector('#licenses-csv select[name="customer"]')?.textContent).toContain('Exported customer (exported@example.com)');
-      expect([...document.querySelectorAll('#licenses-pdf select[name="licenseType"] option')].map((option) => option.getAttribute('value')))
-        .toEqual(['', 'fixed', 'trial', 'consumption', 'enterprise']);
-      expect([...document.querySelectorAll('#transactions-csv select[name="status"] option')].map((option) => option.getAttribute('value')))
-        .toEqual(['', 'pending', 'processing', 'completed', 'failed', 'refunded', 'cancelled']);
+      expect(document.querySelector('#licenses-csv select[name="customer"]')?.textContent).toContain(
+        'Exported customer (exported@example.com)',
+      );
+      expect(
+        [...document.querySelectorAll('#licenses-pdf select[name="licenseType"] option')].map((option) =>
+          option.getAttribute('value'),
+        ),
+      ).toEqual(['', 'fixed', 'trial', 'consumption', 'enterprise']);
+      expect(
+        [...document.querySelectorAll('#transactions-csv select[name="status"] option')].map((option) =>
+          option.getAttribute('value'),
+        ),
+      ).toEqual(['', 'pending', 'processing', 'completed', 'failed', 'refunded', 'cancelled']);
     });
 
     it('downloads each export with the session cookie as the forms send it, empty filters meaning "all"', async () => {
@@ -231,12 +353,19 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
       expect(all.text).toContain(other.key);
       const transactions = await get('/api/export/transactions/csv?customer=&status=&startDate=2026-01-01&endDate=');
       expect(transactions.headers['content-disposition']).toMatch(/filename="transactions-\d{4}-\d{2}-\d{2}\.csv"/);
-      for (const path of ['/api/export/licenses/pdf?product=&customer=&active=true&licenseType=trial', '/api/export/summary/pdf']) {
-        const res = await t.http.get(path).set('Cookie', admin.cookie).buffer(true).parse((response, done) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => done(null, Buffer.concat(chunks)));
-        });
+      for (const path of [
+        '/api/export/licenses/pdf?product=&customer=&active=true&licenseType=trial',
+        '/api/export/summary/pdf',
+      ]) {
+        const res = await t.http
+          .get(path)
+          .set('Cookie', admin.cookie)
+          .buffer(true)
+          .parse((response, done) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => done(null, Buffer.concat(chunks)));
+          });
         expect(res.status).toBe(200);
         expect(res.headers['content-type']).toBe('application/pdf');
         expect((res.body as Buffer).subarray(0, 5).toString()).toBe('%PDF-');
@@ -249,16 +378,32 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
     it('prints names in any script the embedded fonts cover in the licenses PDF (extracted text, no ?)', async () => {
       const product = await t.createProduct({ name: 'Ünïcode Prødukt', licensePrefix: 'UNI' });
       // Chinese and Japanese (kanji, kana) come from the fallback font Noto Sans SC, Korean (Hangul) from Noto Sans KR.
-      const names = ['Zoë Ångström', 'Дмитрий Иванов', 'Ελένη Παπαδοπούλου', 'محمد', 'שרה כהן', 'François Ødegård', '王小明', '山田太郎', 'さくら', 'Müller 王', '김민준'];
+      const names = [
+        'Zoë Ångström',
+        'Дмитрий Иванов',
+        'Ελένη Παπαδοπούλου',
+        'محمد',
+        'שרה כהן',
+        'François Ødegård',
+        '王小明',
+        '山田太郎',
+        'さくら',
+        'Müller 王',
+        '김민준',
+      ];
       for (const name of names) {
         const customer = await t.createCustomer({ name });
         await t.createLicense({ product: product._id, customer: customer._id });
       }
-      const res = await t.http.get(`/api/export/licenses/pdf?product=${product._id}`).set('Cookie', admin.cookie).buffer(true).parse((response, done) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+      const res = await t.http
+        .get(`/api/export/licenses/pdf?product=${product._id}`)
+        .set('Cookie', admin.cookie)
+        .buffer(true)
+        .parse((response, done) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => done(null, Buffer.concat(chunks)));
+        });
       expect(res.status).toBe(200);
       const pdf = res.body as Buffer;
       // The font is embedded (a subset of DejaVu Sans Condensed), not one of the 14 standard ones.

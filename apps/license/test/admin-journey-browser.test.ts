@@ -6,7 +6,7 @@ import { chromiumForTests } from '@app/http/testing';
 import { capture } from './browser.js';
 import { buildTestApp, testAdminId, type TestApp } from './helpers.js';
 
-const executablePath = chromiumForTests('an admin\'s first hour in the console');
+const executablePath = chromiumForTests("an admin's first hour in the console");
 
 /**
  * An admin's first hour, as one person in one browser, by visible labels and button texts only:
@@ -61,7 +61,8 @@ describe.skipIf(!executablePath)(`an admin's first hour in the console (${testDa
     await page.getByLabel('Hardware limit').fill('2');
     await page.getByRole('button', { name: 'Create license' }).click();
     await flash(/License STUDIO-.* created\./);
-    const key = (await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('code').textContent())?.trim() ?? '';
+    const key =
+      (await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('code').textContent())?.trim() ?? '';
     expect(key).toMatch(/^STUDIO-/);
     await t.http.post('/api/license/validate').send({ key, ip: '198.51.100.20', hwid: 'workstation-1' }).expect(200);
 
@@ -118,7 +119,10 @@ describe.skipIf(!executablePath)(`an admin's first hour in the console (${testDa
     await page.getByRole('region', { name: 'About it' }).getByLabel('Name').fill('Suspend on request');
     await page.getByLabel('Only when run by hand').check();
     await page.getByLabel('Suspend the license', { exact: true }).check();
-    await page.getByRole('group', { name: /Suspend the license/ }).getByLabel('Reason').fill('Asked by support');
+    await page
+      .getByRole('group', { name: /Suspend the license/ })
+      .getByLabel('Reason')
+      .fill('Asked by support');
     await page.getByRole('button', { name: 'Create automation' }).click();
     await flash('Automation “Suspend on request” created.');
     const run = page.getByRole('form', { name: 'Run now' });
@@ -126,7 +130,10 @@ describe.skipIf(!executablePath)(`an admin's first hour in the console (${testDa
     await run.getByRole('button', { name: 'Run now' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Run now' }).click();
     await flash(`License ${key} suspended`);
-    await page.getByRole('table', { name: /Runs of this automation/ }).getByText('succeeded').waitFor();
+    await page
+      .getByRole('table', { name: /Runs of this automation/ })
+      .getByText('succeeded')
+      .waitFor();
     expect(await capture(page, 'journey-automation-run')).toBeLessThanOrEqual(390);
     await t.http.post('/api/license/validate').send({ key, ip: '198.51.100.20', hwid: 'workstation-1' }).expect(403);
   }, 300_000);

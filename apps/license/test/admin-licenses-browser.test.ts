@@ -8,7 +8,6 @@ import { buildTestApp, type Session, type TestApp } from './helpers.js';
 const executablePath = chromiumForTests('admin license pages');
 const day = 86_400_000;
 
-
 describe.skipIf(!executablePath)(`the admin console's license pages in a browser (${testDatabaseBackend()})`, () => {
   let t: TestApp;
   let browser: Browser;
@@ -27,23 +26,39 @@ describe.skipIf(!executablePath)(`the admin console's license pages in a browser
     const studio = await t.createProduct({ name: 'Acme Studio Professional', licensePrefix: 'STUDIO' });
     const render = await t.createProduct({ name: 'Render Farm Credits', licensePrefix: 'RENDER' });
     const carol = await t.createCustomer({ name: 'Carol Example Industries', email: 'carol@example.com' });
-    const seat = await t.createLicense({ product: studio._id, customer: carol._id, ipLimit: 5, hwidLimit: 2, expiresAt: new Date(Date.now() + 200.5 * day) });
+    const seat = await t.createLicense({
+      product: studio._id,
+      customer: carol._id,
+      ipLimit: 5,
+      hwidLimit: 2,
+      expiresAt: new Date(Date.now() + 200.5 * day),
+    });
     await t.createLicense({ product: studio._id, licenseType: 'trial', expiresAt: new Date(Date.now() + 6.5 * day) });
     await t.createLicense({ product: render._id, customer: carol._id, licenseType: 'consumption', credits: 1000 });
     await t.createLicense({ product: render._id, licenseType: 'enterprise' });
-    await t.http.post('/api/license/validate').send({ key: seat.key, ip: '198.51.100.20', hwid: 'workstation-with-a-rather-long-hardware-identifier-1' }).expect(200);
+    await t.http
+      .post('/api/license/validate')
+      .send({ key: seat.key, ip: '198.51.100.20', hwid: 'workstation-with-a-rather-long-hardware-identifier-1' })
+      .expect(200);
     const history: unknown[][] = [];
     for (let offset = 1; offset <= 28; offset += 1) {
-      for (let n = 0; n < (offset * 7) % 5 + (offset % 6 === 0 ? 2 : 0); n += 1) {
+      for (let n = 0; n < ((offset * 7) % 5) + (offset % 6 === 0 ? 2 : 0); n += 1) {
         const success = n < (offset * 7) % 5;
-        history.push([seat._id, '198.51.100.20', success ? 'workstation-1' : 'unknown-box', success ? 'success' : 'blocked',
-          success ? null : 'Hardware limit reached', new Date(Date.now() - offset * day - n * 60_000)]);
+        history.push([
+          seat._id,
+          '198.51.100.20',
+          success ? 'workstation-1' : 'unknown-box',
+          success ? 'success' : 'blocked',
+          success ? null : 'Hardware limit reached',
+          new Date(Date.now() - offset * day - n * 60_000),
+        ]);
       }
     }
     await t.database.pool.query(
       `INSERT INTO usage_records (license_id, ip, hwid, status, reason, created_at)
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])`,
-      [0, 1, 2, 3, 4, 5].map((column) => history.map((values) => values[column])));
+      [0, 1, 2, 3, 4, 5].map((column) => history.map((values) => values[column])),
+    );
 
     const page = await pageOf(await t.admin());
     await page.goto(`${t.baseUrl}/`);

@@ -15,7 +15,9 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     t = await buildTestApp();
     admin = await t.admin();
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   const get = async (path: string, session: Session | undefined = admin, status = 200) => {
     const request = t.http.get(path);
@@ -24,13 +26,18 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     expect(res.status, `${path} answered ${res.status}`).toBe(status);
     return res.text;
   };
-  const listedIds = (html: string) => [...documentOf(html).querySelectorAll('tr[data-license]')].map((row) => row.getAttribute('data-license')).sort();
+  const listedIds = (html: string) =>
+    [...documentOf(html).querySelectorAll('tr[data-license]')].map((row) => row.getAttribute('data-license')).sort();
 
   it('lists licenses with labelled filters that work: product, customer, type, state, expiring within N days, key search', async () => {
     const alpha = await t.createProduct({ name: 'Filter Alpha', licensePrefix: 'ALPHA' });
     const beta = await t.createProduct({ name: 'Filter Beta', licensePrefix: 'BETA' });
     const dana = await t.createCustomer({ name: 'Dana Filter' });
-    const soon = await t.createLicense({ product: alpha._id, customer: dana._id, expiresAt: new Date(Date.now() + 5 * day) });
+    const soon = await t.createLicense({
+      product: alpha._id,
+      customer: dana._id,
+      expiresAt: new Date(Date.now() + 5 * day),
+    });
     const later = await t.createLicense({ product: alpha._id, expiresAt: new Date(Date.now() + 60 * day) });
     const trial = await t.createLicense({ product: beta._id, licenseType: 'trial' });
     const suspended = await t.createLicense({ product: beta._id, customer: dana._id });
@@ -41,7 +48,9 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     expect(document.querySelector('h1')?.textContent).toBe('Licenses');
     expect(document.querySelector('.admin-nav a[aria-current="page"]')?.textContent).toBe('Licenses');
     for (const label of ['Product', 'Customer', 'Type', 'State', 'Expiring within (days)', 'Key contains']) {
-      const found = [...document.querySelectorAll('form.filters label')].find((element) => element.querySelector('.label')?.textContent === label);
+      const found = [...document.querySelectorAll('form.filters label')].find(
+        (element) => element.querySelector('.label')?.textContent === label,
+      );
       expect(found?.querySelector('select, input'), label).toBeTruthy();
     }
     expect(listedIds(await get(`/licenses?product=${alpha._id}`))).toEqual([soon._id, later._id].sort());
@@ -51,9 +60,18 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     expect(listedIds(await get(`/licenses?product=${beta._id}&state=active`))).toEqual([trial._id]);
     expect(listedIds(await get(`/licenses?product=${alpha._id}&expiresWithinDays=10`))).toEqual([soon._id]);
     // The form sends its empty fields too: an empty "Expiring within (days)" is no filter, not 0 days.
-    expect(listedIds(await get(`/licenses?product=${alpha._id}&customer=&type=&state=&expiresWithinDays=&search=${soon.key.slice(-8)}`))).toEqual([soon._id]);
+    expect(
+      listedIds(
+        await get(
+          `/licenses?product=${alpha._id}&customer=&type=&state=&expiresWithinDays=&search=${soon.key.slice(-8)}`,
+        ),
+      ),
+    ).toEqual([soon._id]);
     // The API's list takes the same filter.
-    const api = await t.http.get(`/api/licenses?product=${alpha._id}&expiresWithinDays=10`).set(admin.headers).expect(200);
+    const api = await t.http
+      .get(`/api/licenses?product=${alpha._id}&expiresWithinDays=10`)
+      .set(admin.headers)
+      .expect(200);
     expect(api.body.licenses.map((license: { _id: string }) => license._id)).toEqual([soon._id]);
     expect(listedIds(await get(`/licenses?search=${encodeURIComponent(later.key.slice(-12))}`))).toEqual([later._id]);
     // The chosen filters stay chosen.
@@ -82,19 +100,43 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
   it('shows a license with every field, its IPs and hardware ids, the chart, recent records and its audit trail', async () => {
     const customer = await t.createCustomer({ name: 'Erin Detail', email: 'erin@example.com' });
     const product = await t.createProduct({ name: 'Detail Product', licensePrefix: 'DETAIL' });
-    const license = await t.createLicense({ product: product._id, customer: customer._id, licenseType: 'consumption', credits: 50, ipLimit: 3, hwidLimit: 2 });
+    const license = await t.createLicense({
+      product: product._id,
+      customer: customer._id,
+      licenseType: 'consumption',
+      credits: 50,
+      ipLimit: 3,
+      hwidLimit: 2,
+    });
     await t.http.post('/api/license/validate').send({ key: license.key, ip: '203.0.113.9', hwid: 'box-9' }).expect(200);
     await t.database.pool.query(
       `INSERT INTO usage_records (license_id, ip, hwid, status, reason, created_at) VALUES ($1, '203.0.113.9', 'box-9', 'blocked', 'Hardware limit reached', $2)`,
-      [license._id, new Date(Date.now() - 3 * day)]);
+      [license._id, new Date(Date.now() - 3 * day)],
+    );
 
     const html = await get(`/licenses/${license._id}`);
     const document = documentOf(html);
     const text = textOf(html);
-    for (const part of [license.key, 'Detail Product', 'Erin Detail', 'erin@example.com', 'consumption', 'Credits left', '49', '203.0.113.9', 'box-9', license._id]) {
+    for (const part of [
+      license.key,
+      'Detail Product',
+      'Erin Detail',
+      'erin@example.com',
+      'consumption',
+      'Credits left',
+      '49',
+      '203.0.113.9',
+      'box-9',
+      license._id,
+    ]) {
       expect(text).toContain(part);
     }
-    const fact = (label: string) => [...document.querySelectorAll('.fact')].find((element) => element.querySelector('dt')?.textContent === label)?.querySelector('dd')?.textContent?.replace(/\s+/g, ' ').trim();
+    const fact = (label: string) =>
+      [...document.querySelectorAll('.fact')]
+        .find((element) => element.querySelector('dt')?.textContent === label)
+        ?.querySelector('dd')
+        ?.textContent?.replace(/\s+/g, ' ')
+        .trim();
     expect(fact('IP limit')).toBe('3 (1 / 3 in use)');
     expect(fact('State')).toBe('active');
     const chart = document.querySelector('svg#usage-chart');
@@ -109,8 +151,10 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
       expect([...document.querySelectorAll('form button')].map((element) => element.textContent)).toContain(button);
     }
     // Every form field is labelled, every write form carries the CSRF token.
-    for (const input of document.querySelectorAll('form input:not([type="hidden"]), form select, form textarea')) expect(input.closest('label')).toBeTruthy();
-    for (const form of document.querySelectorAll('form[method="post"]')) expect(form.querySelector<HTMLInputElement>('input[name="_csrf"]')?.value).toBe(admin.csrfToken);
+    for (const input of document.querySelectorAll('form input:not([type="hidden"]), form select, form textarea'))
+      expect(input.closest('label')).toBeTruthy();
+    for (const form of document.querySelectorAll('form[method="post"]'))
+      expect(form.querySelector<HTMLInputElement>('input[name="_csrf"]')?.value).toBe(admin.csrfToken);
 
     await get('/licenses/00000000-0000-4000-8000-000000000000', admin, 404);
     await get('/licenses/not-an-id', admin, 404);
@@ -119,7 +163,10 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
   it('suspends with the form (reason and CSRF token): state, reason and audit change as through the API, then reactivates', async () => {
     const license = await t.createLicense();
     const page = await get(`/licenses/${license._id}`);
-    const res = await t.http.post(`/licenses/${license._id}/suspend`).set('Cookie', admin.cookie).type('form')
+    const res = await t.http
+      .post(`/licenses/${license._id}/suspend`)
+      .set('Cookie', admin.cookie)
+      .type('form')
       .send({ _csrf: formToken(page), reason: 'Chargeback pending' });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`/licenses/${license._id}`);
@@ -128,7 +175,9 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     expect(detail.suspended).toBe(true);
     expect(detail.suspendReason).toBe('Chargeback pending');
     const { rows } = await t.database.pool.query<{ action: string; user_id: string }>(
-      `SELECT action, user_id FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 ORDER BY created_at DESC LIMIT 1`, [license._id]);
+      `SELECT action, user_id FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 ORDER BY created_at DESC LIMIT 1`,
+      [license._id],
+    );
     expect(rows[0]).toEqual({ action: 'suspend', user_id: 'admin' });
 
     const after = await get(`/licenses/${license._id}`);
@@ -141,11 +190,21 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
 
     // Without a reason: nothing changes, the page says why.
     const other = await t.createLicense();
-    await t.http.post(`/licenses/${other._id}/suspend`).set('Cookie', admin.cookie).type('form').send({ _csrf: admin.csrfToken, reason: '  ' }).expect(303);
+    await t.http
+      .post(`/licenses/${other._id}/suspend`)
+      .set('Cookie', admin.cookie)
+      .type('form')
+      .send({ _csrf: admin.csrfToken, reason: '  ' })
+      .expect(303);
     expect((await t.context.services.licenses.detail(other._id)).suspended).toBe(false);
     expect(textOf(await get(`/licenses/${other._id}`))).toContain('Give a reason to suspend the license.');
 
-    await t.http.post(`/licenses/${license._id}/reactivate`).set('Cookie', admin.cookie).type('form').send({ _csrf: admin.csrfToken }).expect(303);
+    await t.http
+      .post(`/licenses/${license._id}/reactivate`)
+      .set('Cookie', admin.cookie)
+      .type('form')
+      .send({ _csrf: admin.csrfToken })
+      .expect(303);
     expect((await t.context.services.licenses.detail(license._id)).suspended).toBe(false);
   });
 
@@ -153,7 +212,12 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     const license = await t.createLicense({ ipLimit: 5 });
     await t.http.post('/api/license/validate').send({ key: license.key, ip: '198.51.100.4' }).expect(200);
     const post = (action: string, fields: Record<string, string> = {}) =>
-      t.http.post(`/licenses/${license._id}/${action}`).set('Cookie', admin.cookie).type('form').send({ _csrf: admin.csrfToken, ...fields }).expect(303);
+      t.http
+        .post(`/licenses/${license._id}/${action}`)
+        .set('Cookie', admin.cookie)
+        .type('form')
+        .send({ _csrf: admin.csrfToken, ...fields })
+        .expect(303);
 
     await post('clear');
     expect((await t.context.services.licenses.detail(license._id)).usedIps).toEqual([]);
@@ -166,19 +230,31 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     expect(textOf(await get(`/licenses/${license._id}`))).toContain('revoked');
     expect((await t.context.services.licenses.detail(license._id)).suspended).toBe(false);
     const { rows } = await t.database.pool.query<{ action: string }>(
-      `SELECT action FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 AND success ORDER BY created_at`, [license._id]);
+      `SELECT action FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 AND success ORDER BY created_at`,
+      [license._id],
+    );
     expect(rows.map((row) => row.action)).toEqual(['create', 'update', 'update', 'revoke']);
     // The refused reactivation is audited as a failure, as through the API.
     const failed = await t.database.pool.query<{ action: string; user_id: string }>(
-      `SELECT action, user_id FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 AND NOT success`, [license._id]);
+      `SELECT action, user_id FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 AND NOT success`,
+      [license._id],
+    );
     expect(failed.rows).toEqual([{ action: 'activate', user_id: 'admin' }]);
   });
 
   it('refuses a form post without the CSRF token, and non-admins', async () => {
     const license = await t.createLicense();
-    const noToken = await t.http.post(`/licenses/${license._id}/suspend`).set('Cookie', admin.cookie).type('form').send({ reason: 'x' });
+    const noToken = await t.http
+      .post(`/licenses/${license._id}/suspend`)
+      .set('Cookie', admin.cookie)
+      .type('form')
+      .send({ reason: 'x' });
     expect(noToken.status).toBe(403);
-    const wrong = await t.http.post(`/licenses/${license._id}/suspend`).set('Cookie', admin.cookie).type('form').send({ _csrf: 'forged', reason: 'x' });
+    const wrong = await t.http
+      .post(`/licenses/${license._id}/suspend`)
+      .set('Cookie', admin.cookie)
+      .type('form')
+      .send({ _csrf: 'forged', reason: 'x' });
     expect(wrong.status).toBe(403);
     expect((await t.context.services.licenses.detail(license._id)).suspended).toBe(false);
 
@@ -186,7 +262,11 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     // A customer is sent to their portal (customer-console-addresses.test.ts), never shown the console.
     await get('/licenses', customer, 303);
     await get(`/licenses/${license._id}`, customer, 303);
-    const refused = await t.http.post(`/licenses/${license._id}/suspend`).set(customer.headers).type('form').send({ _csrf: customer.csrfToken, reason: 'x' });
+    const refused = await t.http
+      .post(`/licenses/${license._id}/suspend`)
+      .set(customer.headers)
+      .type('form')
+      .send({ _csrf: customer.csrfToken, reason: 'x' });
     expect(refused.status).toBe(403);
     expect((await t.context.services.licenses.detail(license._id)).suspended).toBe(false);
 
@@ -198,10 +278,23 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
   it('escapes hostile text everywhere it shows', async () => {
     const product = await t.createProduct({ name: HOSTILE, description: HOSTILE });
     const customer = await t.createCustomer({ name: HOSTILE });
-    const license = await t.createLicense({ product: product._id, customer: customer._id, metadata: { note: HOSTILE } });
-    await t.http.post(`/licenses/${license._id}/suspend`).set('Cookie', admin.cookie).type('form').send({ _csrf: admin.csrfToken, reason: HOSTILE }).expect(303);
+    const license = await t.createLicense({
+      product: product._id,
+      customer: customer._id,
+      metadata: { note: HOSTILE },
+    });
+    await t.http
+      .post(`/licenses/${license._id}/suspend`)
+      .set('Cookie', admin.cookie)
+      .type('form')
+      .send({ _csrf: admin.csrfToken, reason: HOSTILE })
+      .expect(303);
     await t.http.post('/api/license/validate').send({ key: license.key, hwid: HOSTILE });
-    for (const path of [`/licenses/${license._id}`, `/licenses?customer=${customer._id}`, `/licenses?search=${encodeURIComponent(HOSTILE)}`]) {
+    for (const path of [
+      `/licenses/${license._id}`,
+      `/licenses?customer=${customer._id}`,
+      `/licenses?search=${encodeURIComponent(HOSTILE)}`,
+    ]) {
       const html = await get(path);
       const document = documentOf(html);
       expect(document.querySelectorAll('script:not([src])'), path).toHaveLength(0);
@@ -214,22 +307,49 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     const product = await t.createProduct({ name: 'Form Product' });
     const customer = await t.createCustomer({ name: 'Form Customer' });
     const form = documentOf(await get('/licenses/new'));
-    for (const label of ['Product', 'Customer', 'Type', 'Expiry date (UTC)', 'IP limit', 'Hardware limit', 'Credits (consumption licenses)']) {
-      expect([...form.querySelectorAll('label .label')].map((element) => element.textContent), label).toContain(label);
+    for (const label of [
+      'Product',
+      'Customer',
+      'Type',
+      'Expiry date (UTC)',
+      'IP limit',
+      'Hardware limit',
+      'Credits (consumption licenses)',
+    ]) {
+      expect(
+        [...form.querySelectorAll('label .label')].map((element) => element.textContent),
+        label,
+      ).toContain(label);
     }
-    const missing = await t.http.post('/licenses').set('Cookie', admin.cookie).type('form')
+    const missing = await t.http
+      .post('/licenses')
+      .set('Cookie', admin.cookie)
+      .type('form')
       .send({ _csrf: admin.csrfToken, product: product._id, licenseType: 'consumption', ipLimit: '0', hwidLimit: '0' });
     expect(missing.status).toBe(400);
     expect(textOf(missing.text)).toContain('Required for consumption licenses');
 
     const created = await t.http.post('/licenses').set('Cookie', admin.cookie).type('form').send({
-      _csrf: admin.csrfToken, product: product._id, customer: customer._id, licenseType: 'consumption', expiresAt: '2099-12-31', ipLimit: '2', hwidLimit: '1', credits: '100',
+      _csrf: admin.csrfToken,
+      product: product._id,
+      customer: customer._id,
+      licenseType: 'consumption',
+      expiresAt: '2099-12-31',
+      ipLimit: '2',
+      hwidLimit: '1',
+      credits: '100',
     });
     expect(created.status).toBe(303);
     const location = String(created.headers.location);
     const id = location.replace('/licenses/', '');
     const license = await t.context.services.licenses.detail(id);
-    expect(license).toMatchObject({ licenseType: 'consumption', ipLimit: 2, hwidLimit: 1, expiresAt: '2099-12-31T23:59:59.000Z', credits: { total: 100 } });
+    expect(license).toMatchObject({
+      licenseType: 'consumption',
+      ipLimit: 2,
+      hwidLimit: 1,
+      expiresAt: '2099-12-31T23:59:59.000Z',
+      credits: { total: 100 },
+    });
     expect(license.customer?._id).toBe(customer._id);
     expect(textOf(await get(location))).toContain(`License ${license.key} created.`);
   });

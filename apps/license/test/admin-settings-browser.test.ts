@@ -35,15 +35,24 @@ describe.skipIf(!executablePath)(`the admin console's settings in a browser (${t
     const dialog = page.getByRole('dialog');
     expect(await dialog.textContent()).toContain('will answer 503');
     await dialog.getByRole('button', { name: 'Turn panic mode on' }).click();
-    await page.getByRole('status').getByText(/Panic mode is on/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/Panic mode is on/)
+      .waitFor();
     expect(t.settings.get().security.panicMode).toBe(true);
     expect(await capture(page, 'admin-settings-panic-on')).toBeLessThanOrEqual(390);
     await page.getByRole('button', { name: 'Turn panic mode off' }).click();
-    await page.getByRole('status').getByText(/Panic mode is off/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/Panic mode is off/)
+      .waitFor();
 
     await page.getByLabel('Requests per window (signed-in person)').fill('2000');
     await page.getByRole('button', { name: 'Save rate limits' }).click();
-    await page.getByRole('status').getByText(/Rate limits saved/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/Rate limits saved/)
+      .waitFor();
     expect(t.settings.get().userRateLimit.max).toBe(2000);
   }, 90_000);
 
@@ -54,7 +63,10 @@ describe.skipIf(!executablePath)(`the admin console's settings in a browser (${t
     expect(await capture(page, 'admin-settings-admins-one')).toBeLessThanOrEqual(390);
     await page.getByLabel('Provider user id').fill('oidc|5f2c9a81e4b0d3a7c6e1f042');
     await page.getByRole('button', { name: 'Add admin' }).click();
-    await page.getByRole('status').getByText('oidc|5f2c9a81e4b0d3a7c6e1f042 is now an admin.', { exact: false }).waitFor();
+    await page
+      .getByRole('status')
+      .getByText('oidc|5f2c9a81e4b0d3a7c6e1f042 is now an admin.', { exact: false })
+      .waitFor();
     await page.getByRole('button', { name: 'Remove', exact: true }).waitFor();
     expect(await capture(page, 'admin-settings-admins')).toBeLessThanOrEqual(390);
   }, 90_000);
@@ -77,7 +89,10 @@ describe.skipIf(!executablePath)(`the admin console's settings in a browser (${t
     expect(await page.getByLabel('New API token').count()).toBe(0);
     await page.getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
-    await page.getByRole('status').getByText(/revoked: programs that use it are refused/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/revoked: programs that use it are refused/)
+      .waitFor();
     expect((await t.http.get('/api/products').set('Authorization', `Bearer ${token}`)).status).toBe(401);
     expect(await capture(page, 'admin-settings-tokens')).toBeLessThanOrEqual(390);
   }, 90_000);
@@ -93,7 +108,7 @@ describe.skipIf(!executablePath)(`the admin console's settings in a browser (${t
     expect(await capture(page, 'admin-settings-two-factor-setup')).toBeLessThanOrEqual(390);
 
     // What a person reads off the page into their app.
-    const secret = (await page.locator('code.secret').textContent() ?? '').replace(/\s/g, '');
+    const secret = ((await page.locator('code.secret').textContent()) ?? '').replace(/\s/g, '');
     await page.getByLabel('Code from your authenticator app').fill(authenticator.generate(secret));
     await page.getByRole('button', { name: 'Turn on two-factor' }).click();
     await page.getByRole('heading', { name: 'Two-factor is on' }).waitFor();

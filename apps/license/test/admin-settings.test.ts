@@ -14,7 +14,9 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
     t = await buildTestApp({ env: { JWT_SECRET } });
     admin = await t.admin();
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   const get = async (path: string, session: Session | null = admin, status = 200) => {
     const request = t.http.get(path);
@@ -25,14 +27,23 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
   };
   /** A form post as a browser sends it (urlencoded), with the session's token unless told otherwise. */
   const post = (path: string, fields: Record<string, string>, session: Session = admin, csrf = true) =>
-    t.http.post(path).set('Cookie', session.cookie).type('form').send(csrf ? { _csrf: session.csrfToken, ...fields } : fields);
+    t.http
+      .post(path)
+      .set('Cookie', session.cookie)
+      .type('form')
+      .send(csrf ? { _csrf: session.csrfToken, ...fields } : fields);
   /** Follows a 303 and answers the page it leads to. */
   const follow = async (res: { status: number; headers: Record<string, unknown> }, session: Session = admin) => {
     expect(res.status).toBe(303);
     return get(String(res.headers.location), session);
   };
-  const auditOf = async (resourceId: string) => (await t.database.pool.query<{ action: string; resource_type: string; user_id: string; success: boolean }>(
-    'SELECT action, resource_type, user_id, success FROM audit_logs WHERE resource_id = $1 ORDER BY created_at', [resourceId])).rows;
+  const auditOf = async (resourceId: string) =>
+    (
+      await t.database.pool.query<{ action: string; resource_type: string; user_id: string; success: boolean }>(
+        'SELECT action, resource_type, user_id, success FROM audit_logs WHERE resource_id = $1 ORDER BY created_at',
+        [resourceId],
+      )
+    ).rows;
   const validate = async (key: string) => (await t.http.post('/api/license/validate').send({ key })).status;
 
   it('sends visitors to sign in, refuses people who are not admins, and refuses a form without the CSRF token', async () => {
@@ -40,7 +51,8 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
       expect(String((await get(path, null, 303)).headers.location)).toBe('/');
     }
     const stranger = await t.signIn('not-an-admin-at-all');
-    for (const path of ['/settings', '/settings/admins', '/settings/two-factor', '/settings/tokens']) await get(path, stranger, 403);
+    for (const path of ['/settings', '/settings/admins', '/settings/two-factor', '/settings/tokens'])
+      await get(path, stranger, 403);
     expect((await post('/settings/panic', { enabled: 'on' }, stranger)).status).toBe(403);
     expect((await post('/settings/admins', { userId: 'sneaky' }, stranger)).status).toBe(403);
     expect((await post('/settings/panic', { enabled: 'on' }, admin, false)).status).toBe(403);
@@ -65,7 +77,9 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
     expect(await validate(license.key)).toBe(503);
     expect((await t.http.get('/api/admin/panic').set(admin.headers)).body.panicMode).toBe(true);
     // Off needs no question.
-    expect(documentOf(turnedOn.text).querySelector('form[action="/settings/panic"]')?.hasAttribute('data-ui-confirm')).toBe(false);
+    expect(
+      documentOf(turnedOn.text).querySelector('form[action="/settings/panic"]')?.hasAttribute('data-ui-confirm'),
+    ).toBe(false);
 
     const turnedOff = await follow(await post('/settings/panic', { enabled: 'off' }));
     expect(textOf(turnedOff.text)).toContain('Panic mode is off');
@@ -75,15 +89,32 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
   });
 
   it('saves the rate limits through the runtime configuration, and shows a mistake with its label', async () => {
-    const saved = await follow(await post('/settings/rate-limit', { enabled: 'on', max: '7', windowSeconds: '120', userMax: '900', userWindowSeconds: '600' }));
+    const saved = await follow(
+      await post('/settings/rate-limit', {
+        enabled: 'on',
+        max: '7',
+        windowSeconds: '120',
+        userMax: '900',
+        userWindowSeconds: '600',
+      }),
+    );
     expect(textOf(saved.text)).toContain('Rate limits saved.');
-    expect(documentOf(saved.text).querySelector('[data-limit="public"]')?.textContent).toBe('7 requests per 2 minutes per client IP address');
-    expect(documentOf(saved.text).querySelector('[data-limit="user"]')?.textContent).toBe('900 requests per 10 minutes per signed-in person');
+    expect(documentOf(saved.text).querySelector('[data-limit="public"]')?.textContent).toBe(
+      '7 requests per 2 minutes per client IP address',
+    );
+    expect(documentOf(saved.text).querySelector('[data-limit="user"]')?.textContent).toBe(
+      '900 requests per 10 minutes per signed-in person',
+    );
     const config = (await t.http.get('/api/admin/config').set(admin.headers)).body.config;
     expect(config.rateLimit).toEqual({ enabled: true, windowMs: 120_000, max: 7 });
     expect(config.userRateLimit).toEqual({ windowMs: 600_000, max: 900 });
 
-    const wrong = await post('/settings/rate-limit', { max: '', windowSeconds: '0', userMax: '900', userWindowSeconds: '600' });
+    const wrong = await post('/settings/rate-limit', {
+      max: '',
+      windowSeconds: '0',
+      userMax: '900',
+      userWindowSeconds: '600',
+    });
     expect(wrong.status).toBe(400);
     const alert = documentOf(wrong.text).querySelector('[role="alert"]')?.textContent ?? '';
     expect(alert).toContain('Requests per window (public API)');
@@ -91,16 +122,38 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
     expect((await t.http.get('/api/admin/config').set(admin.headers)).body.config.rateLimit.max).toBe(7);
 
     // Off: validation is not limited; and back to a generous limit for the other tests.
-    await follow(await post('/settings/rate-limit', { max: '100000', windowSeconds: '60', userMax: '1000', userWindowSeconds: '900' }));
+    await follow(
+      await post('/settings/rate-limit', {
+        max: '100000',
+        windowSeconds: '60',
+        userMax: '1000',
+        userWindowSeconds: '900',
+      }),
+    );
     expect((await t.http.get('/api/admin/config').set(admin.headers)).body.config.rateLimit.enabled).toBe(false);
-    await follow(await post('/settings/rate-limit', { enabled: 'on', max: '100000', windowSeconds: '60', userMax: '1000', userWindowSeconds: '900' }));
+    await follow(
+      await post('/settings/rate-limit', {
+        enabled: 'on',
+        max: '100000',
+        windowSeconds: '60',
+        userMax: '1000',
+        userWindowSeconds: '900',
+      }),
+    );
     // Three saves, and the refused form recorded as a failed write.
-    expect((await auditOf('config')).filter((row) => row.action === 'update').map((row) => row.success)).toEqual([true, false, true, true]);
+    expect((await auditOf('config')).filter((row) => row.action === 'update').map((row) => row.success)).toEqual([
+      true,
+      false,
+      true,
+      true,
+    ]);
   });
 
   it('adds an admin by provider user id, who then is one; refuses a duplicate; removes them (audited)', async () => {
     const empty = documentOf((await get('/settings/admins')).text);
-    expect(empty.querySelector(`tr[data-admin="${testAdminId}"] .row-action`)?.textContent).toContain('The last admin cannot be removed');
+    expect(empty.querySelector(`tr[data-admin="${testAdminId}"] .row-action`)?.textContent).toContain(
+      'The last admin cannot be removed',
+    );
 
     const before = await t.signIn('new-admin-1');
     expect((await t.http.get('/api/products').set(before.headers)).status).toBe(403);
@@ -119,20 +172,27 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
     // Their sign-in is recorded for the list.
     const signedIn = await t.signIn('new-admin-1');
     const list = documentOf((await get('/settings/admins')).text);
-    expect(list.querySelector('tr[data-admin="new-admin-1"] td[data-label="Last sign-in"]')?.textContent).toMatch(/UTC/);
+    expect(list.querySelector('tr[data-admin="new-admin-1"] td[data-label="Last sign-in"]')?.textContent).toMatch(
+      /UTC/,
+    );
     const remove = list.querySelector('tr[data-admin="new-admin-1"] form[action="/settings/admins/remove"]')!;
     expect(remove.getAttribute('data-ui-confirm')).toContain('Their sessions and API tokens stop working at once.');
 
     const removed = await follow(await post('/settings/admins/remove', { userId: 'new-admin-1' }));
     expect(textOf(removed.text)).toContain('new-admin-1 is no longer an admin.');
     expect((await t.http.get('/api/products').set(signedIn.headers)).status).toBe(403);
-    expect((await auditOf('new-admin-1')).filter((row) => row.resource_type === 'admin' && row.action !== 'login').map((row) => `${row.action}:${row.success}`))
-      .toEqual(['create:true', 'create:false', 'delete:true']);
+    expect(
+      (await auditOf('new-admin-1'))
+        .filter((row) => row.resource_type === 'admin' && row.action !== 'login')
+        .map((row) => `${row.action}:${row.success}`),
+    ).toEqual(['create:true', 'create:false', 'delete:true']);
   });
 
   it('refuses to remove the last admin, with the message, for themself and for anyone', async () => {
     const self = await follow(await post('/settings/admins/remove', { userId: testAdminId }));
-    expect(documentOf(self.text).querySelector('[role="alert"]')?.textContent).toBe('You are the last admin and cannot remove yourself: add another admin first.');
+    expect(documentOf(self.text).querySelector('[role="alert"]')?.textContent).toBe(
+      'You are the last admin and cannot remove yourself: add another admin first.',
+    );
     // A removed admin's own request is refused by the guard; the service says it for anyone else.
     const unknown = await follow(await post('/settings/admins/remove', { userId: 'nobody-here' }));
     expect(documentOf(unknown.text).querySelector('[role="alert"]')?.textContent).toBe('Admin not found.');
@@ -160,29 +220,48 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
         expect([ab.status, ba.status]).toContain(303);
         expect([303, 403]).toContain(ab.status);
         expect([303, 403]).toContain(ba.status);
-        const left = (await t.database.pool.query<{ user_id: string }>('SELECT user_id FROM admins WHERE removed_at IS NULL')).rows.map((row) => row.user_id);
+        const left = (
+          await t.database.pool.query<{ user_id: string }>('SELECT user_id FROM admins WHERE removed_at IS NULL')
+        ).rows.map((row) => row.user_id);
         expect(left).toHaveLength(1);
         expect([a, b]).toContain(left[0]);
         if (ab.status === 403) expect(left).toEqual([b]);
         if (ba.status === 403) expect(left).toEqual([a]);
       } finally {
         await t.database.pool.query('UPDATE admins SET removed_at = NULL WHERE user_id = $1', [testAdminId]);
-        await t.database.pool.query('UPDATE admins SET removed_at = now() WHERE user_id = ANY($1) AND removed_at IS NULL', [[a, b]]);
+        await t.database.pool.query(
+          'UPDATE admins SET removed_at = now() WHERE user_id = ANY($1) AND removed_at IS NULL',
+          [[a, b]],
+        );
       }
     }
   });
 
   it('remembers a removed admin across a restart even though ADMIN_IDS still lists them', async () => {
-    const restarted = await buildTestApp({ database: t.database, env: { ADMIN_IDS: `${testAdminId},mutual-a-0,fresh-from-env`, JWT_SECRET } });
+    const restarted = await buildTestApp({
+      database: t.database,
+      env: { ADMIN_IDS: `${testAdminId},mutual-a-0,fresh-from-env`, JWT_SECRET },
+    });
     try {
-      const rows = (await t.database.pool.query<{ user_id: string }>('SELECT user_id FROM admins WHERE removed_at IS NULL ORDER BY user_id')).rows.map((row) => row.user_id);
+      const rows = (
+        await t.database.pool.query<{ user_id: string }>(
+          'SELECT user_id FROM admins WHERE removed_at IS NULL ORDER BY user_id',
+        )
+      ).rows.map((row) => row.user_id);
       expect(rows).toContain('fresh-from-env');
       expect(rows).not.toContain('mutual-a-0');
       // Adding them again in the console brings them back.
       const again = await restarted.admin();
-      const res = await restarted.http.post('/settings/admins').set('Cookie', again.cookie).type('form').send({ _csrf: again.csrfToken, userId: 'mutual-a-0' });
+      const res = await restarted.http
+        .post('/settings/admins')
+        .set('Cookie', again.cookie)
+        .type('form')
+        .send({ _csrf: again.csrfToken, userId: 'mutual-a-0' });
       expect(res.status).toBe(303);
-      expect((await t.database.pool.query("SELECT 1 FROM admins WHERE user_id = 'mutual-a-0' AND removed_at IS NULL")).rowCount).toBe(1);
+      expect(
+        (await t.database.pool.query("SELECT 1 FROM admins WHERE user_id = 'mutual-a-0' AND removed_at IS NULL"))
+          .rowCount,
+      ).toBe(1);
     } finally {
       await restarted.close();
     }
@@ -226,9 +305,14 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
     expect(after.text).not.toContain(codes[0]);
     expect(documentOf(after.text).querySelector('#status-heading .badge')?.textContent).toBe('on');
     expect(documentOf(after.text).querySelector('[data-count="backup-codes"]')?.textContent).toBe('10');
-    expect((await t.http.get('/api/2fa/status').set('Cookie', session.cookie)).body).toMatchObject({ enabled: true, verified: true });
+    expect((await t.http.get('/api/2fa/status').set('Cookie', session.cookie)).body).toMatchObject({
+      enabled: true,
+      verified: true,
+    });
     // Setup cannot start over while it is on.
-    expect(textOf((await follow(await post('/settings/two-factor/setup', {}, session), session)).text)).toContain('Two-factor authentication is already enabled');
+    expect(textOf((await follow(await post('/settings/two-factor/setup', {}, session), session)).text)).toContain(
+      'Two-factor authentication is already enabled',
+    );
 
     // Off needs a code: a wrong one keeps it on.
     const refused = await follow(await post('/settings/two-factor/disable', { code: wrongCode }, session), session);
@@ -236,7 +320,10 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
     const off = await follow(await post('/settings/two-factor/disable', { code: codes[1]! }, session), session);
     expect(textOf(off.text)).toContain('Two-factor is off.');
     expect((await t.http.get('/api/2fa/status').set('Cookie', session.cookie)).body.enabled).toBe(false);
-    expect((await auditOf(person)).filter((row) => row.action === 'update').map((row) => row.success)).toEqual([true, true]);
+    expect((await auditOf(person)).filter((row) => row.action === 'update').map((row) => row.success)).toEqual([
+      true,
+      true,
+    ]);
   });
 
   it('issues a token shown once that works as a bearer on the admin API, lists it, and revokes it', async () => {
@@ -257,7 +344,10 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
     const id = row.getAttribute('data-token')!;
     expect(row.querySelector('td[data-label="Name"]')?.textContent).toBe('Billing sync');
     expect(row.querySelector('td[data-label="State"]')?.textContent).toBe('active');
-    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number; jti: string };
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {
+      exp: number;
+      jti: string;
+    };
     expect(claims.jti).toBe(id);
     const days = (claims.exp * 1000 - Date.now()) / 86_400_000;
     expect(Math.round(days)).toBe(7);
@@ -276,7 +366,9 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
     expect(revoke.getAttribute('data-ui-confirm')).toContain('Revoke the token “Billing sync”?');
     const revoked = await follow(await post(`/settings/tokens/${id}/revoke`, {}));
     expect(textOf(revoked.text)).toContain('Token “Billing sync” revoked');
-    expect(documentOf(revoked.text).querySelector(`tr[data-token="${id}"] td[data-label="State"]`)?.textContent).toBe('revoked');
+    expect(documentOf(revoked.text).querySelector(`tr[data-token="${id}"] td[data-label="State"]`)?.textContent).toBe(
+      'revoked',
+    );
     const refused = await t.http.get('/api/products').set(bearer);
     expect(refused.status).toBe(401);
     // The other token still works.

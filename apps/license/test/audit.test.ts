@@ -8,12 +8,18 @@ beforeAll(async () => {
   const actor = (userId: string) => ({ userId, ip: '10.0.0.1', userAgent: 'test' });
   for (let i = 0; i < 120; i++) {
     await recordAudit(t.database.pool, actor(i % 2 ? 'ann' : 'ben'), {
-      action: i % 3 ? 'update' : 'create', resourceType: 'license', resourceId: `r-${i % 5}`, success: i % 4 !== 0,
-      before: { n: i - 1 }, after: { n: i },
+      action: i % 3 ? 'update' : 'create',
+      resourceType: 'license',
+      resourceId: `r-${i % 5}`,
+      success: i % 4 !== 0,
+      before: { n: i - 1 },
+      after: { n: i },
     });
   }
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
 describe('audit log API', () => {
   it('answers 401 without a session', async () => {
@@ -55,9 +61,16 @@ describe('audit log API', () => {
     const one = await t.http.get(`/api/audit/${entry._id}`).set('Cookie', admin.cookie);
     expect(one.status).toBe(200);
     expect(one.body.auditLog).toEqual({
-      _id: entry._id, userId: 'ann', action: expect.any(String), resourceType: 'license', resourceId: expect.any(String),
-      changes: { before: expect.any(Object), after: expect.any(Object) }, ip: '10.0.0.1', userAgent: 'test',
-      success: expect.any(Boolean), createdAt: expect.any(String),
+      _id: entry._id,
+      userId: 'ann',
+      action: expect.any(String),
+      resourceType: 'license',
+      resourceId: expect.any(String),
+      changes: { before: expect.any(Object), after: expect.any(Object) },
+      ip: '10.0.0.1',
+      userAgent: 'test',
+      success: expect.any(Boolean),
+      createdAt: expect.any(String),
     });
     const missing = await t.http.get('/api/audit/00000000-0000-0000-0000-000000000000').set('Cookie', admin.cookie);
     expect(missing.status).toBe(404);
@@ -73,13 +86,22 @@ describe('audit log API', () => {
   it('records a failed admin write with success false', async () => {
     const admin = await t.admin();
     const missing = '00000000-0000-0000-0000-000000000000';
-    expect((await t.http.post(`/api/licenses/${missing}/suspend`).set(admin.headers).send({ reason: 'x' })).status).toBe(404);
+    expect(
+      (await t.http.post(`/api/licenses/${missing}/suspend`).set(admin.headers).send({ reason: 'x' })).status,
+    ).toBe(404);
     expect((await t.http.post('/api/products').set(admin.headers).send({ name: '' })).status).toBe(400);
     const failed = await t.http.get('/api/audit?success=false&userId=admin').set('Cookie', admin.cookie);
-    expect(failed.body.auditLogs).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'suspend', resourceType: 'license', resourceId: missing, success: false,
-        changes: { before: {}, after: { status: 404, error: 'License not found' } } }),
-      expect.objectContaining({ action: 'create', resourceType: 'product', success: false }),
-    ]));
+    expect(failed.body.auditLogs).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          action: 'suspend',
+          resourceType: 'license',
+          resourceId: missing,
+          success: false,
+          changes: { before: {}, after: { status: 404, error: 'License not found' } },
+        }),
+        expect.objectContaining({ action: 'create', resourceType: 'product', success: false }),
+      ]),
+    );
   });
 });

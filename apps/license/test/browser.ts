@@ -32,10 +32,12 @@ export async function pageAs(browser: Browser, baseUrl: string, session?: Sessio
   const context = await browser.newContext();
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl });
   if (session) {
-    await context.addCookies(session.cookie.split('; ').map((pair) => {
-      const [name, ...value] = pair.split('=');
-      return { name: name!, value: value.join('='), url: baseUrl };
-    }));
+    await context.addCookies(
+      session.cookie.split('; ').map((pair) => {
+        const [name, ...value] = pair.split('=');
+        return { name: name!, value: value.join('='), url: baseUrl };
+      }),
+    );
   }
   return context.newPage();
 }

@@ -2,23 +2,34 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
-beforeAll(async () => { t = await buildTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 const validate = (body: Record<string, unknown>) =>
-  fetch(`${t.baseUrl}/api/license/validate`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
-    .then(async (res) => ({ status: res.status, body: await res.json() as { error?: string } }));
+  fetch(`${t.baseUrl}/api/license/validate`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then(async (res) => ({ status: res.status, body: (await res.json()) as { error?: string } }));
 
 async function usageCounts(licenseId: string) {
   const { rows } = await t.database.pool.query<{ status: string; n: number }>(
-    'SELECT status, count(*) AS n FROM usage_records WHERE license_id = $1 GROUP BY status', [licenseId]);
+    'SELECT status, count(*) AS n FROM usage_records WHERE license_id = $1 GROUP BY status',
+    [licenseId],
+  );
   return Object.fromEntries(rows.map((row) => [row.status, row.n]));
 }
 
 describe('limits under concurrency', () => {
   it('when 200 different IPs validate a license limited to 5 at once, exactly 5 succeed and 5 IPs are kept', async () => {
     const license = await t.createLicense({ ipLimit: 5 });
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => validate({ key: license.key, ip: `10.9.${i >> 8}.${i & 255}` })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => validate({ key: license.key, ip: `10.9.${i >> 8}.${i & 255}` })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
     expect(results.filter((r) => r.status === 403).every((r) => r.body.error === 'IP limit exceeded')).toBe(true);
     const detail = await t.context.services.licenses.detail(license._id);
@@ -28,7 +39,9 @@ describe('limits under concurrency', () => {
 
   it('when 200 different hardware ids validate a license limited to 5 at once, exactly 5 succeed and 5 are kept', async () => {
     const license = await t.createLicense({ hwidLimit: 5 });
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => validate({ key: license.key, ip: '10.10.0.1', hwid: `hw-${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => validate({ key: license.key, ip: '10.10.0.1', hwid: `hw-${i}` })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
     expect(results.filter((r) => r.status === 403).every((r) => r.body.error === 'HWID limit exceeded')).toBe(true);
     const detail = await t.context.services.licenses.detail(license._id);
@@ -38,8 +51,12 @@ describe('limits under concurrency', () => {
 
   it('when known and new IPs validate at once, every known IP succeeds and only the free places go to new ones', async () => {
     const license = await t.createLicense({ ipLimit: 5 });
-    for (const ip of ['10.12.0.1', '10.12.0.2', '10.12.0.3']) expect((await validate({ key: license.key, ip })).status).toBe(200);
-    const bodies = Array.from({ length: 150 }, (_, i) => ({ key: license.key, ip: i % 3 === 0 ? `10.12.0.${(i % 9) / 3 + 1}` : `10.13.${i >> 8}.${i & 255}` }));
+    for (const ip of ['10.12.0.1', '10.12.0.2', '10.12.0.3'])
+      expect((await validate({ key: license.key, ip })).status).toBe(200);
+    const bodies = Array.from({ length: 150 }, (_, i) => ({
+      key: license.key,
+      ip: i % 3 === 0 ? `10.12.0.${(i % 9) / 3 + 1}` : `10.13.${i >> 8}.${i & 255}`,
+    }));
     const results = await Promise.all(bodies.map(validate));
     const known = bodies.filter((body) => body.ip.startsWith('10.12.')).length;
     expect(results.filter((r) => r.status === 200)).toHaveLength(known + 2);
@@ -48,7 +65,9 @@ describe('limits under concurrency', () => {
 
   it('when a consumption license with 50 credits is validated 80 times at once, exactly 50 succeed and none remain', async () => {
     const license = await t.createLicense({ licenseType: 'consumption', credits: 50 });
-    const results = await Promise.all(Array.from({ length: 80 }, () => validate({ key: license.key, ip: '10.11.0.1' })));
+    const results = await Promise.all(
+      Array.from({ length: 80 }, () => validate({ key: license.key, ip: '10.11.0.1' })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(50);
     expect(results.filter((r) => r.status === 403).every((r) => r.body.error === 'No credits remaining')).toBe(true);
     const detail = await t.context.services.licenses.detail(license._id);

@@ -5,8 +5,12 @@ import { buildTestApp, type TestApp } from './helpers.js';
 // customer, not an unknown account: they go to their portal, never to "ask to link your account".
 
 let t: TestApp;
-beforeAll(async () => { t = await buildTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 describe('console addresses opened by a customer', () => {
   it('a customer linked by "Provider user id" who opens /licenses is sent to their licenses', async () => {

@@ -16,8 +16,12 @@ const utcDate = (offsetDays: number) => new Date(Date.now() + offsetDays * day).
 
 describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(); });
-  afterAll(async () => { await t?.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   const get = async (path: string, session?: Session, status = 200) => {
     const request = t.http.get(path);
@@ -29,33 +33,67 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
   };
 
   /** Usage records as validation writes them, at chosen times (validation itself stamps "now"). */
-  async function addRecords(licenseId: string, records: Array<{ at: Date; status?: 'success' | 'blocked' | 'invalid'; ip?: string; hwid?: string; reason?: string }>) {
+  async function addRecords(
+    licenseId: string,
+    records: Array<{
+      at: Date;
+      status?: 'success' | 'blocked' | 'invalid';
+      ip?: string;
+      hwid?: string;
+      reason?: string;
+    }>,
+  ) {
     for (const record of records) {
       await t.database.pool.query(
         'INSERT INTO usage_records (license_id, ip, hwid, status, reason, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-        [licenseId, record.ip ?? null, record.hwid ?? null, record.status ?? 'success', record.reason ?? null, record.at]);
+        [
+          licenseId,
+          record.ip ?? null,
+          record.hwid ?? null,
+          record.status ?? 'success',
+          record.reason ?? null,
+          record.at,
+        ],
+      );
     }
   }
 
-  it('lists a customer\'s licenses with type, state, expiry in words, credits, a copy button and a link to each', async () => {
+  it("lists a customer's licenses with type, state, expiry in words, credits, a copy button and a link to each", async () => {
     const { customer, session } = await t.customer({ name: 'Carol' });
     const studio = await t.createProduct({ name: 'Studio Pro' });
-    const soon = await t.createLicense({ product: studio._id, customer: customer._id, expiresAt: new Date(Date.now() + 10.5 * day) });
-    const lapsed = await t.createLicense({ product: studio._id, customer: customer._id, expiresAt: new Date(Date.now() - 3.5 * day) });
+    const soon = await t.createLicense({
+      product: studio._id,
+      customer: customer._id,
+      expiresAt: new Date(Date.now() + 10.5 * day),
+    });
+    const lapsed = await t.createLicense({
+      product: studio._id,
+      customer: customer._id,
+      expiresAt: new Date(Date.now() - 3.5 * day),
+    });
     const forever = await t.createLicense({ product: studio._id, customer: customer._id, licenseType: 'enterprise' });
     const metered = await t.createLicense({ customer: customer._id, licenseType: 'consumption', credits: 10 });
-    const tomorrow = await t.createLicense({ product: studio._id, customer: customer._id, expiresAt: new Date(Date.now() + 1.5 * day) });
+    const tomorrow = await t.createLicense({
+      product: studio._id,
+      customer: customer._id,
+      expiresAt: new Date(Date.now() + 1.5 * day),
+    });
     const other = await t.createLicense({ customer: (await t.createCustomer())._id });
     await t.http.post('/api/license/validate').send({ key: metered.key, hwid: 'box-1' }).expect(200);
 
     const html = await get('/', session);
     const document = documentOf(html);
     expect(document.querySelector('h1')?.textContent).toBe('Your licenses');
-    const rows = new Map([...document.querySelectorAll('tr[data-license]')].map((row) => [row.getAttribute('data-license'), row]));
-    expect([...rows.keys()].sort()).toEqual([soon, lapsed, forever, metered, tomorrow].map((license) => license._id).sort());
+    const rows = new Map(
+      [...document.querySelectorAll('tr[data-license]')].map((row) => [row.getAttribute('data-license'), row]),
+    );
+    expect([...rows.keys()].sort()).toEqual(
+      [soon, lapsed, forever, metered, tomorrow].map((license) => license._id).sort(),
+    );
     expect(html).not.toContain(other.key);
 
-    const cell = (license: { _id: string }, label: string) => rows.get(license._id)!.querySelector(`td[data-label="${label}"]`)?.textContent?.replace(/\s+/g, ' ').trim();
+    const cell = (license: { _id: string }, label: string) =>
+      rows.get(license._id)!.querySelector(`td[data-label="${label}"]`)?.textContent?.replace(/\s+/g, ' ').trim();
     expect(cell(soon, 'Product')).toBe('Studio Pro');
     expect(cell(soon, 'Type')).toBe('fixed');
     expect(cell(soon, 'State')).toBe('active');
@@ -76,7 +114,10 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
       expect(row.querySelector('a.button')?.getAttribute('href')).toBe(`/my-licenses/${license._id}`);
     }
     // The copy button's script is a file (no inline script under the Content-Security-Policy).
-    expect([...document.querySelectorAll('script')].map((script) => script.getAttribute('src'))).toEqual(['/static/ui/ui.js', '/dashboard-assets/dashboard.js']);
+    expect([...document.querySelectorAll('script')].map((script) => script.getAttribute('src'))).toEqual([
+      '/static/ui/ui.js',
+      '/dashboard-assets/dashboard.js',
+    ]);
   });
 
   it('shows a customer without licenses a friendly empty page, and a user who is neither admin nor customer whom to ask', async () => {
@@ -88,17 +129,33 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
 
     const stranger = textOf(await get('/', await t.signIn('someone-unlinked')));
     expect(stranger).toContain('this account has no access');
-    expect(stranger).toContain('Ask your vendor\'s administrator to link your account');
+    expect(stranger).toContain("Ask your vendor's administrator to link your account");
   });
 
   it('shows one license: its fields, the chart of validations per day, the records, IPs and hardware ids with first and last seen', async () => {
     const { customer, session } = await t.customer();
     const product = await t.createProduct({ name: 'Render Farm', description: 'Cloud rendering credits' });
-    const license = await t.createLicense({ product: product._id, customer: customer._id, licenseType: 'consumption', credits: 50, ipLimit: 3, hwidLimit: 2 });
-    await t.http.post('/api/license/validate').send({ key: license.key, ip: '203.0.113.7', hwid: 'render-node-7' }).expect(200);
+    const license = await t.createLicense({
+      product: product._id,
+      customer: customer._id,
+      licenseType: 'consumption',
+      credits: 50,
+      ipLimit: 3,
+      hwidLimit: 2,
+    });
+    await t.http
+      .post('/api/license/validate')
+      .send({ key: license.key, ip: '203.0.113.7', hwid: 'render-node-7' })
+      .expect(200);
     await addRecords(license._id, [
       { at: new Date(Date.now() - 2 * day), ip: '203.0.113.7', hwid: 'render-node-7' },
-      { at: new Date(Date.now() - 2 * day), status: 'blocked', ip: '198.51.100.1', hwid: 'stranger-box', reason: 'Hardware limit reached' },
+      {
+        at: new Date(Date.now() - 2 * day),
+        status: 'blocked',
+        ip: '198.51.100.1',
+        hwid: 'stranger-box',
+        reason: 'Hardware limit reached',
+      },
       { at: new Date(Date.now() - 5 * day), ip: '203.0.113.7', hwid: 'render-node-7' },
       { at: new Date(Date.now() - 40 * day), ip: '203.0.113.7', hwid: 'render-node-7' },
     ]);
@@ -110,7 +167,12 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
     expect(text).toContain('Cloud rendering credits');
     expect(document.querySelector('.facts code.key')?.textContent).toBe(license.key);
     expect(document.querySelector('.facts button[data-copy]')?.getAttribute('data-copy')).toBe(license.key);
-    const fact = (label: string) => [...document.querySelectorAll('.fact')].find((item) => item.querySelector('dt')?.textContent === label)?.querySelector('dd')?.textContent?.replace(/\s+/g, ' ').trim();
+    const fact = (label: string) =>
+      [...document.querySelectorAll('.fact')]
+        .find((item) => item.querySelector('dt')?.textContent === label)
+        ?.querySelector('dd')
+        ?.textContent?.replace(/\s+/g, ' ')
+        .trim();
     expect(fact('Type')).toBe('consumption');
     expect(fact('State')).toBe('active');
     expect(fact('Expires')).toBe('never');
@@ -125,10 +187,18 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
     expect(svg.querySelector('title')?.textContent).toBe('Validations per day, last 30 days');
     expect(svg.querySelector('desc')?.textContent).toContain('3 successful validations and 1 failed validation');
     expect(svg.querySelectorAll('g.chart-bar')).toHaveLength(30);
-    expect(svg.querySelector('g.chart-bar:last-of-type title')?.textContent).toBe(`${utcDate(0)}: 1 successful, 0 failed`);
+    expect(svg.querySelector('g.chart-bar:last-of-type title')?.textContent).toBe(
+      `${utcDate(0)}: 1 successful, 0 failed`,
+    );
     expect(document.querySelector('[data-total="success"]')?.textContent).toBe('3');
     expect(document.querySelector('[data-total="failure"]')?.textContent).toBe('1');
-    expect([...document.querySelectorAll('.segmented a')].map((link) => [link.textContent, link.getAttribute('href'), link.hasAttribute('aria-current')])).toEqual([
+    expect(
+      [...document.querySelectorAll('.segmented a')].map((link) => [
+        link.textContent,
+        link.getAttribute('href'),
+        link.hasAttribute('aria-current'),
+      ]),
+    ).toEqual([
       ['7 days', `/my-licenses/${license._id}?days=7#usage`, false],
       ['30 days', `/my-licenses/${license._id}#usage`, true],
       ['90 days', `/my-licenses/${license._id}?days=90#usage`, false],
@@ -153,12 +223,19 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
     expect(release.getAttribute('data-release-value')).toBe('render-node-7');
     expect(release.getAttribute('data-release-url')).toBe(`/api/customer/licenses/${license._id}/release`);
     // Only what the license holds now: the blocked stranger's IP and box are records, not devices.
-    expect([...document.querySelectorAll('table.devices code')].map((code) => code.textContent)).toEqual(['203.0.113.7', 'render-node-7']);
+    expect([...document.querySelectorAll('table.devices code')].map((code) => code.textContent)).toEqual([
+      '203.0.113.7',
+      'render-node-7',
+    ]);
 
     // Credits: what is left, and one credit per successful validation per day.
-    const history = [...document.querySelectorAll('#credits tbody tr')].map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent).join(' '));
+    const history = [...document.querySelectorAll('#credits tbody tr')].map((row) =>
+      [...row.querySelectorAll('td')].map((cell) => cell.textContent).join(' '),
+    );
     expect(history).toEqual([`${utcDate(0)} 1`, `${utcDate(-2)} 1`, `${utcDate(-5)} 1`]);
-    expect(document.querySelector('a[href$="/file"]')?.getAttribute('href')).toBe(`/api/customer/licenses/${license._id}/file`);
+    expect(document.querySelector('a[href$="/file"]')?.getAttribute('href')).toBe(
+      `/api/customer/licenses/${license._id}/file`,
+    );
     expect(document.querySelector('a[href$="/file"]')?.textContent).toBe('Download license file');
   });
 
@@ -168,7 +245,10 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
     await addRecords(license._id, [{ at: new Date(Date.now() - 60 * day) }]);
     const bars = async (query: string) => {
       const document = documentOf(await get(`/my-licenses/${license._id}${query}`, session));
-      return { bars: document.querySelectorAll('svg.chart g.chart-bar').length, success: document.querySelector('[data-total="success"]')?.textContent };
+      return {
+        bars: document.querySelectorAll('svg.chart g.chart-bar').length,
+        success: document.querySelector('[data-total="success"]')?.textContent,
+      };
     };
     expect(await bars('?days=7')).toEqual({ bars: 7, success: '0' });
     expect(await bars('?days=90')).toEqual({ bars: 90, success: '1' });
@@ -185,13 +265,19 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
     const license = await t.createLicense({ customer: customer._id });
     // 3 records a day for 20 days: day -1 ... day -20, box-0 the newest.
     const base = Date.now();
-    await addRecords(license._id, Array.from({ length: 60 }, (_, index) => ({
-      at: new Date(base - (Math.floor(index / 3) + 1) * day - index * 1000), hwid: `box-${index}`,
-    })));
+    await addRecords(
+      license._id,
+      Array.from({ length: 60 }, (_, index) => ({
+        at: new Date(base - (Math.floor(index / 3) + 1) * day - index * 1000),
+        hwid: `box-${index}`,
+      })),
+    );
     const page = async (query: string) => {
       const document = documentOf(await get(`/my-licenses/${license._id}${query}`, session));
       return {
-        rows: [...document.querySelectorAll('table.records tbody tr')].map((row) => row.querySelector('td[data-label="Hardware id"]')?.textContent),
+        rows: [...document.querySelectorAll('table.records tbody tr')].map(
+          (row) => row.querySelector('td[data-label="Hardware id"]')?.textContent,
+        ),
         total: document.querySelector('[data-records-total]')?.textContent,
         current: document.querySelector('.pagination [aria-current="page"]')?.textContent,
         next: document.querySelector('.pagination a[rel="next"]')?.getAttribute('href'),
@@ -225,10 +311,12 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
     expect(since.next).toBe(`/my-licenses/${license._id}?days=7&from=${utcDate(-10)}&page=2#records`);
     // Dates that do not exist are ignored rather than failing the page.
     expect((await page('?from=2026-02-30&to=yesterday')).total).toBe('60 records');
-    expect(textOf(await get(`/my-licenses/${license._id}?from=${utcDate(1)}`, session))).toContain('No records in these dates.');
+    expect(textOf(await get(`/my-licenses/${license._id}?from=${utcDate(1)}`, session))).toContain(
+      'No records in these dates.',
+    );
   });
 
-  it('answers the 404 page for another customer\'s license, an unknown id and a malformed one; visitors go to sign in', async () => {
+  it("answers the 404 page for another customer's license, an unknown id and a malformed one; visitors go to sign in", async () => {
     const { session } = await t.customer();
     const other = await t.customer();
     const theirs = await t.createLicense({ customer: other.customer._id });
@@ -248,30 +336,47 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
   it('escapes hostile product names, descriptions, keys, hardware ids and reasons', async () => {
     const { customer, session } = await t.customer({ name: HOSTILE });
     const product = await t.createProduct({ name: HOSTILE, description: HOSTILE, licensePrefix: ATTRIBUTE });
-    const license = await t.createLicense({ product: product._id, customer: customer._id, licenseType: 'consumption', credits: 5 });
+    const license = await t.createLicense({
+      product: product._id,
+      customer: customer._id,
+      licenseType: 'consumption',
+      credits: 5,
+    });
     await t.http.post('/api/license/validate').send({ key: license.key, hwid: HOSTILE }).expect(200);
     await addRecords(license._id, [{ at: new Date(), status: 'invalid', hwid: ATTRIBUTE, reason: HOSTILE }]);
 
-    for (const path of ['/', `/my-licenses/${license._id}`, `/my-licenses/${license._id}?from=${encodeURIComponent(ATTRIBUTE)}&days=${encodeURIComponent(SCRIPT)}`]) {
+    for (const path of [
+      '/',
+      `/my-licenses/${license._id}`,
+      `/my-licenses/${license._id}?from=${encodeURIComponent(ATTRIBUTE)}&days=${encodeURIComponent(SCRIPT)}`,
+    ]) {
       const html = await get(path, session);
       expect(html).not.toContain('<script>alert');
       expect(html).not.toMatch(/<img src=x/i);
       const document = documentOf(html);
-      expect([...document.querySelectorAll('script')].every((script) => ['/static/ui/ui.js', '/dashboard-assets/dashboard.js'].includes(script.getAttribute('src') ?? ''))).toBe(true);
+      expect(
+        [...document.querySelectorAll('script')].every((script) =>
+          ['/static/ui/ui.js', '/dashboard-assets/dashboard.js'].includes(script.getAttribute('src') ?? ''),
+        ),
+      ).toBe(true);
       const attributes = [...document.querySelectorAll('*')].flatMap((element) => [...element.attributes]);
-      expect(attributes.filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name)).toEqual([]);
+      expect(
+        attributes.filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name),
+      ).toEqual([]);
       const text = textOf(html);
       expect(text).toContain(license.key);
       expect(text).toContain(HOSTILE);
       // The copy button carries the key itself, as the attribute's value.
-      expect([...document.querySelectorAll('button[data-copy]')].map((button) => button.getAttribute('data-copy'))).toContain(license.key);
+      expect(
+        [...document.querySelectorAll('button[data-copy]')].map((button) => button.getAttribute('data-copy')),
+      ).toContain(license.key);
     }
     const detail = documentOf(await get(`/my-licenses/${license._id}`, session));
     expect(detail.querySelector('button[data-release-kind="hwid"]')?.getAttribute('data-release-value')).toBe(HOSTILE);
     expect(detail.querySelector('table.records td[data-label="Reason"]')?.textContent).toBe(HOSTILE);
   });
 
-  it('says the service is unavailable in panic mode, on the list and on a license\'s page', async () => {
+  it("says the service is unavailable in panic mode, on the list and on a license's page", async () => {
     const { customer, session } = await t.customer();
     const license = await t.createLicense({ customer: customer._id });
     await t.settings.update({ security: { panicMode: true } });
@@ -303,25 +408,42 @@ describe('the pieces the pages are made of', () => {
   it('draws a stacked bar chart whose scale ends on a whole count, with its texts escaped', () => {
     expect([0, 1, 3, 5, 10, 11, 30, 51, 999].map(niceCeiling)).toEqual([2, 2, 4, 6, 10, 20, 50, 100, 1000]);
     const svg = barChartSvg({
-      id: 'x', title: SCRIPT, description: ATTRIBUTE, labels: ['2026-11-24', '2026-11-25'],
-      series: [{ name: 'ok', className: 'chart-success', values: [3, 0] }, { name: 'failed', className: 'chart-failure', values: [1, 0] }],
+      id: 'x',
+      title: SCRIPT,
+      description: ATTRIBUTE,
+      labels: ['2026-11-24', '2026-11-25'],
+      series: [
+        { name: 'ok', className: 'chart-success', values: [3, 0] },
+        { name: 'failed', className: 'chart-failure', values: [1, 0] },
+      ],
     });
     const svgElement = new JSDOM(`<body>${svg}</body>`).window.document.querySelector('svg')!;
     expect(svgElement.getAttribute('aria-labelledby')).toBe('x-title x-desc');
     expect(svgElement.querySelector('title')?.textContent).toBe(SCRIPT);
     expect(svgElement.querySelector('desc')?.textContent).toBe(ATTRIBUTE);
     expect(svg).not.toContain('<script>');
-    expect([...svgElement.querySelectorAll('g.chart-bar > title')].map((title) => title.textContent)).toEqual(['2026-11-24: 3 ok, 1 failed', '2026-11-25: 0 ok, 0 failed']);
+    expect([...svgElement.querySelectorAll('g.chart-bar > title')].map((title) => title.textContent)).toEqual([
+      '2026-11-24: 3 ok, 1 failed',
+      '2026-11-25: 0 ok, 0 failed',
+    ]);
     // 4 of a scale of 4: the full height; an empty day draws no bar.
     const bars = [...svgElement.querySelectorAll('rect.chart-success, rect.chart-failure')];
     expect(bars.map((bar) => bar.getAttribute('class'))).toEqual(['chart-success', 'chart-failure']);
     const heights = bars.map((bar) => Number(bar.getAttribute('height')));
     expect(heights[0]! / heights[1]!).toBeCloseTo(3);
-    expect([...svgElement.querySelectorAll('text')].map((text) => text.textContent)).toEqual(['2', '4', '2026-11-24', '2026-11-25']);
+    expect([...svgElement.querySelectorAll('text')].map((text) => text.textContent)).toEqual([
+      '2',
+      '4',
+      '2026-11-24',
+      '2026-11-25',
+    ]);
     // Its text equivalent: a table of the numbers, one row per bar, for screen readers.
     const table = svgElement.ownerDocument.querySelector('.visually-hidden > table#x-table')!;
     expect(table.querySelector('caption')?.textContent).toBe(`${SCRIPT}: the numbers`);
-    expect([...table.querySelectorAll('tr')].map((row) => [...row.children].map((cell) => cell.textContent)))
-      .toEqual([['Date', 'ok', 'failed'], ['2026-11-24', '3', '1'], ['2026-11-25', '0', '0']]);
+    expect([...table.querySelectorAll('tr')].map((row) => [...row.children].map((cell) => cell.textContent))).toEqual([
+      ['Date', 'ok', 'failed'],
+      ['2026-11-24', '3', '1'],
+      ['2026-11-25', '0', '0'],
+    ]);
   });
 });

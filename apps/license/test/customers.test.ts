@@ -2,8 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
-beforeAll(async () => { t = await buildTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 describe('customers admin API', () => {
   it('answers 401 Unauthorized without a session', async () => {
@@ -13,12 +17,18 @@ describe('customers admin API', () => {
 
   it('creates, lists with search and paging, reads, updates and deletes customers', async () => {
     const admin = await t.admin();
-    const created = await t.http.post('/api/customers').set(admin.headers).send({ name: 'Ada Lovelace', email: 'ada@example.com', userId: 'ada' });
+    const created = await t.http
+      .post('/api/customers')
+      .set(admin.headers)
+      .send({ name: 'Ada Lovelace', email: 'ada@example.com', userId: 'ada' });
     expect(created.status).toBe(201);
     const customer = created.body.customer;
     expect(customer).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', userId: 'ada' });
 
-    const duplicate = await t.http.post('/api/customers').set(admin.headers).send({ name: 'Other', email: 'o@example.com', userId: 'ada' });
+    const duplicate = await t.http
+      .post('/api/customers')
+      .set(admin.headers)
+      .send({ name: 'Other', email: 'o@example.com', userId: 'ada' });
     expect(duplicate.status).toBe(409);
     expect(duplicate.body).toEqual({ success: false, error: 'A customer with this userId already exists' });
     const badEmail = await t.http.post('/api/customers').set(admin.headers).send({ name: 'Other', email: 'nope' });

@@ -4,8 +4,9 @@ import { buildTestApp, systemActor, testAdminId, type Session, type TestApp } fr
 
 /** The number shown in a headline card (`data-stat="<id>"`) of the admin page. */
 function stat(page: string, id: string): number | undefined {
-  const card = new RegExp(`data-stat="${id}"><span class="stat-value">([\\d,]+)</span>`).exec(page)
-    ?? new RegExp(`<strong data-stat="${id}">([\\d,]+)</strong>`).exec(page);
+  const card =
+    new RegExp(`data-stat="${id}"><span class="stat-value">([\\d,]+)</span>`).exec(page) ??
+    new RegExp(`<strong data-stat="${id}">([\\d,]+)</strong>`).exec(page);
   return card ? Number(card[1]!.replaceAll(',', '')) : undefined;
 }
 
@@ -28,7 +29,9 @@ describe('dashboard page at /', () => {
     t = await buildTestApp();
     admin = await t.admin();
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('with no licenses yet, points the admin to the new-license form (runs first, on the empty database)', async () => {
     const html = await page(admin);
@@ -56,20 +59,40 @@ describe('dashboard page at /', () => {
     expect((await validate({ key: 'TEST-unknown' })).status).toBe(400); // invalid
     expect((await validate({ key: expired.key })).status).toBe(403); // invalid: expired
     // A validation of two days ago is outside the last 24 hours.
-    await t.database.pool.query(`INSERT INTO usage_records (license_id, status, created_at) VALUES ($1, 'success', now() - interval '2 days')`, [limited._id]);
+    await t.database.pool.query(
+      `INSERT INTO usage_records (license_id, status, created_at) VALUES ($1, 'success', now() - interval '2 days')`,
+      [limited._id],
+    );
 
     const html = await page(admin);
     expect(text(html)).toContain('Admin dashboard');
     expect({
-      products: stat(html, 'products'), customers: stat(html, 'customers'),
-      total: stat(html, 'licenses-total'), active: stat(html, 'licenses-active'),
-      suspended: stat(html, 'licenses-suspended'), expired: stat(html, 'licenses-expired'),
-      validations: stat(html, 'validations'), success: stat(html, 'validations-success'),
-      blocked: stat(html, 'validations-blocked'), invalid: stat(html, 'validations-invalid'),
-    }).toEqual({ products: 2, customers: 2, total: 5, active: 2, suspended: 1, expired: 1, validations: 5, success: 2, blocked: 1, invalid: 2 });
+      products: stat(html, 'products'),
+      customers: stat(html, 'customers'),
+      total: stat(html, 'licenses-total'),
+      active: stat(html, 'licenses-active'),
+      suspended: stat(html, 'licenses-suspended'),
+      expired: stat(html, 'licenses-expired'),
+      validations: stat(html, 'validations'),
+      success: stat(html, 'validations-success'),
+      blocked: stat(html, 'validations-blocked'),
+      invalid: stat(html, 'validations-invalid'),
+    }).toEqual({
+      products: 2,
+      customers: 2,
+      total: 5,
+      active: 2,
+      suspended: 1,
+      expired: 1,
+      validations: 5,
+      success: 2,
+      blocked: 1,
+      invalid: 2,
+    });
     expect(html).toContain('data-panic-state="off"');
     expect(html).toContain('id="panic-toggle"');
-    for (const href of ['/api/export/licenses/csv', '/api/export/licenses/pdf', '/auth/logout']) expect(html).toContain(`href="${href}"`);
+    for (const href of ['/api/export/licenses/csv', '/api/export/licenses/pdf', '/auth/logout'])
+      expect(html).toContain(`href="${href}"`);
     for (const license of [limited, suspended, expired, revoked]) expect(html).toContain(license.key);
     expect(html).toContain('/api/admin/panic');
     expect(html).toContain('<script src="/dashboard-assets/dashboard.js" defer></script>');
@@ -102,13 +125,14 @@ describe('dashboard page at /', () => {
     expect(text(html)).toContain('9 left of 10');
     expect(text(html)).toContain('0 / 5');
     // Nothing admin-only.
-    for (const adminOnly of ['/api/export', 'panic-toggle', 'data-stat', '/api/admin']) expect(html).not.toContain(adminOnly);
+    for (const adminOnly of ['/api/export', 'panic-toggle', 'data-stat', '/api/admin'])
+      expect(html).not.toContain(adminOnly);
   });
 
   it('tells a signed-in user who is neither admin nor customer that the account has no access', async () => {
     const html = await page(await t.signIn('stranger'));
     expect(text(html)).toContain('You are signed in as stranger , but this account has no access.');
-    expect(text(html)).toContain('Ask your vendor\'s administrator to link your account');
+    expect(text(html)).toContain("Ask your vendor's administrator to link your account");
     expect(html).toContain('href="/auth/logout"');
     expect(html).not.toContain('data-stat');
   });
@@ -159,19 +183,25 @@ describe('dashboard page at /', () => {
 
     it.each([
       { code: 'auth_failed', message: 'Sign-in failed. Please try again.' },
-      { code: 'rate_limited', message: 'The identity provider is rate limiting sign-ins; wait a minute and try again.' },
+      {
+        code: 'rate_limited',
+        message: 'The identity provider is rate limiting sign-ins; wait a minute and try again.',
+      },
       { code: 'no_user', message: 'The identity provider returned no user.' },
     ])('see the message of ?error=$code', async ({ code, message }) => {
       const html = await page(undefined, `/?error=${code}`);
       expect(html).toContain(`<p class="alert alert-error" role="alert">${message}</p>`);
     });
 
-    it.each(['<script>alert(1)</script>', 'constructor', '__proto__', 'toString'])('never see an unknown ?error=%s', async (code) => {
-      const html = await page(undefined, `/?error=${encodeURIComponent(code)}`);
-      expect(html).not.toContain('role="alert"');
-      expect(html).not.toContain('alert(1)');
-      expect(html).not.toContain(code.startsWith('<') ? '&lt;script' : `>${code}<`);
-    });
+    it.each(['<script>alert(1)</script>', 'constructor', '__proto__', 'toString'])(
+      'never see an unknown ?error=%s',
+      async (code) => {
+        const html = await page(undefined, `/?error=${encodeURIComponent(code)}`);
+        expect(html).not.toContain('role="alert"');
+        expect(html).not.toContain('alert(1)');
+        expect(html).not.toContain(code.startsWith('<') ? '&lt;script' : `>${code}<`);
+      },
+    );
   });
 
   it('serves the stylesheet, the script and the icon, and answers /favicon.ico with 204', async () => {
@@ -201,8 +231,12 @@ describe('dashboard page at /', () => {
 
 describe('dashboard page behind the two-factor gate', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp({ env: { TWO_FACTOR_REQUIRED: 'true' } }); });
-  afterAll(async () => { await t?.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { TWO_FACTOR_REQUIRED: 'true' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('asks an admin to set two-factor up, then to verify on a new session, before showing the counts', async () => {
     const first = await t.signIn(testAdminId);
@@ -212,7 +246,10 @@ describe('dashboard page behind the two-factor gate', () => {
     expect(setupPage.text).not.toContain('data-stat');
 
     const setup = await t.http.get('/api/2fa/setup').set('Cookie', first.cookie);
-    const enabled = await t.http.post('/api/2fa/enable').set(first.headers).send({ token: authenticator.generate(setup.body.secret) });
+    const enabled = await t.http
+      .post('/api/2fa/enable')
+      .set(first.headers)
+      .send({ token: authenticator.generate(setup.body.secret) });
     expect(enabled.status).toBe(200);
     expect((await t.http.get('/').set('Cookie', first.cookie)).text).toContain('data-stat="products"');
 
@@ -220,7 +257,10 @@ describe('dashboard page behind the two-factor gate', () => {
     const verifyPage = await t.http.get('/').set('Cookie', second.cookie);
     expect(verifyPage.text).toContain('id="two-factor-verify"');
     expect(verifyPage.text).not.toContain('data-stat');
-    const verified = await t.http.post('/api/2fa/verify').set(second.headers).send({ backupCode: enabled.body.backupCodes[0] });
+    const verified = await t.http
+      .post('/api/2fa/verify')
+      .set(second.headers)
+      .send({ backupCode: enabled.body.backupCodes[0] });
     expect(verified.status).toBe(200);
     expect((await t.http.get('/').set('Cookie', second.cookie)).text).toContain('data-stat="products"');
   });

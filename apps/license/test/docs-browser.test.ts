@@ -30,7 +30,10 @@ describe.skipIf(!executablePath)(`the API reference page in a browser (${testDat
       const page = await context.newPage();
       const started = Date.now();
       await page.goto(`${t.baseUrl}/docs`, { waitUntil: 'commit' });
-      await page.locator('#first-view [data-operation="postApiLicenseValidate"]').getByText('/api/license/validate').waitFor({ state: 'visible' });
+      await page
+        .locator('#first-view [data-operation="postApiLicenseValidate"]')
+        .getByText('/api/license/validate')
+        .waitFor({ state: 'visible' });
       firstPaint.push(Date.now() - started);
       if (run === 0) {
         expect(await capture(page, 'api-docs-first-view')).toBe(390);
@@ -47,7 +50,9 @@ describe.skipIf(!executablePath)(`the API reference page in a browser (${testDat
       }
       await context.close();
     }
-    console.log(`/docs: first operation visible after ${firstPaint.join(', ')} ms; Swagger UI rendered after ${interactive} ms`);
+    console.log(
+      `/docs: first operation visible after ${firstPaint.join(', ')} ms; Swagger UI rendered after ${interactive} ms`,
+    );
     // A second on a quiet machine; the bound leaves room for a busy test run.
     expect(Math.min(...firstPaint)).toBeLessThan(1000);
   }, 180_000);

@@ -9,4 +9,5 @@ export const documentOf = (html: string) => new JSDOM(html).window.document;
 export const textOf = (html: string) => (documentOf(html).body.textContent ?? '').replace(/\s+/g, ' ');
 
 /** The CSRF token a page's forms carry. */
-export const formToken = (html: string) => documentOf(html).querySelector<HTMLInputElement>('input[name="_csrf"]')?.value ?? '';
+export const formToken = (html: string) =>
+  documentOf(html).querySelector<HTMLInputElement>('input[name="_csrf"]')?.value ?? '';

@@ -12,7 +12,9 @@ beforeAll(async () => {
   t = await buildTestApp();
   admin = await t.admin();
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
 const day = 86_400_000;
 let sequence = 0;
@@ -38,7 +40,9 @@ async function policy(body: Record<string, unknown> = {}) {
 
 async function auditOf(resourceId: string) {
   const res = await get(`/api/audit?resourceId=${resourceId}`);
-  return (res.body.auditLogs as Array<{ action: string; resourceType: string }>).map((entry) => `${entry.resourceType}:${entry.action}`).sort();
+  return (res.body.auditLogs as Array<{ action: string; resourceType: string }>)
+    .map((entry) => `${entry.resourceType}:${entry.action}`)
+    .sort();
 }
 
 describe(`entitlements API (${testDatabaseBackend()})`, () => {
@@ -55,7 +59,16 @@ describe(`entitlements API (${testDatabaseBackend()})`, () => {
     const code = unique('SSO');
     const created = await post('/api/entitlements', { code, name: 'Single sign-on' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ success: true, entitlement: { _id: expect.any(String), code, name: 'Single sign-on', createdAt: expect.any(String), updatedAt: expect.any(String) } });
+    expect(created.body).toEqual({
+      success: true,
+      entitlement: {
+        _id: expect.any(String),
+        code,
+        name: 'Single sign-on',
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
+    });
     const id = created.body.entitlement._id;
     const other = await entitlement(unique('A'));
 
@@ -81,7 +94,9 @@ describe(`entitlements API (${testDatabaseBackend()})`, () => {
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ success: false, error: 'Entitlement already exists' });
     const other = await entitlement();
-    expect((await put(`/api/entitlements/${other._id}`, { code: taken.code })).body.error).toBe('Entitlement already exists');
+    expect((await put(`/api/entitlements/${other._id}`, { code: taken.code })).body.error).toBe(
+      'Entitlement already exists',
+    );
 
     for (const code of ['', 'has space', 'a,b', 'x'.repeat(65), 'ü']) {
       const res = await post('/api/entitlements', { code, name: 'Bad' });
@@ -119,28 +134,59 @@ describe(`policies API (${testDatabaseBackend()})`, () => {
     const product = await t.createProduct();
     const [sso, exp] = [await entitlement(unique('SSO')), await entitlement(unique('EXPORT'))];
     const created = await post('/api/policies', {
-      productId: product._id, name: 'Team', licenseType: 'consumption', durationDays: 30, ipLimit: 3, hwidLimit: 2,
-      heartbeatSeconds: 600, credits: 100, entitlements: [sso.code, exp.code, sso.code],
+      productId: product._id,
+      name: 'Team',
+      licenseType: 'consumption',
+      durationDays: 30,
+      ipLimit: 3,
+      hwidLimit: 2,
+      heartbeatSeconds: 600,
+      credits: 100,
+      entitlements: [sso.code, exp.code, sso.code],
     });
     expect(created.status).toBe(201);
     expect(created.body.policy).toMatchObject({
-      productId: product._id, product: { _id: product._id, name: product.name }, name: 'Team', licenseType: 'consumption',
-      durationDays: 30, ipLimit: 3, hwidLimit: 2, heartbeatSeconds: 600, credits: 100, entitlements: [exp.code, sso.code].sort(), licenseCount: 0,
+      productId: product._id,
+      product: { _id: product._id, name: product.name },
+      name: 'Team',
+      licenseType: 'consumption',
+      durationDays: 30,
+      ipLimit: 3,
+      hwidLimit: 2,
+      heartbeatSeconds: 600,
+      credits: 100,
+      entitlements: [exp.code, sso.code].sort(),
+      licenseCount: 0,
     });
     const id = created.body.policy._id;
     const bare = await policy({ productId: product._id, name: 'Bare' });
-    expect(bare).toMatchObject({ licenseType: null, durationDays: null, ipLimit: null, hwidLimit: null, heartbeatSeconds: null, credits: null, entitlements: [] });
+    expect(bare).toMatchObject({
+      licenseType: null,
+      durationDays: null,
+      ipLimit: null,
+      hwidLimit: null,
+      heartbeatSeconds: null,
+      credits: null,
+      entitlements: [],
+    });
     const elsewhere = await policy();
 
     const listed = await get(`/api/policies?productId=${product._id}`);
     expect(listed.status).toBe(200);
     expect(listed.body.policies.map((item: { _id: string }) => item._id)).toEqual([bare._id, id]);
-    expect((await get('/api/policies')).body.policies.map((item: { _id: string }) => item._id)).toContain(elsewhere._id);
+    expect((await get('/api/policies')).body.policies.map((item: { _id: string }) => item._id)).toContain(
+      elsewhere._id,
+    );
     expect((await get('/api/policies?productId=nope')).status).toBe(400);
 
     const updated = await put(`/api/policies/${id}`, { name: 'Team+', durationDays: null, entitlements: [sso.code] });
     expect(updated.status).toBe(200);
-    expect(updated.body.policy).toMatchObject({ name: 'Team+', durationDays: null, ipLimit: 3, entitlements: [sso.code] });
+    expect(updated.body.policy).toMatchObject({
+      name: 'Team+',
+      durationDays: null,
+      ipLimit: 3,
+      entitlements: [sso.code],
+    });
     expect((await get(`/api/policies/${id}`)).body.policy.name).toBe('Team+');
     expect((await del(`/api/policies/${id}`)).body).toEqual({ success: true });
     expect((await get(`/api/policies/${id}`)).status).toBe(404);
@@ -150,21 +196,38 @@ describe(`policies API (${testDatabaseBackend()})`, () => {
   it('answers 400 "Validation failed" naming unknown entitlement codes, 404 for an unknown product or policy, 400 for bad fields', async () => {
     const product = await t.createProduct();
     const known = await entitlement();
-    const unknown = await post('/api/policies', { productId: product._id, name: 'P', entitlements: [known.code, 'NOPE_1', 'NOPE_2'] });
+    const unknown = await post('/api/policies', {
+      productId: product._id,
+      name: 'P',
+      entitlements: [known.code, 'NOPE_1', 'NOPE_2'],
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toBe('Validation failed');
     expect(unknown.body.details.entitlements).toContain('NOPE_1');
     expect(unknown.body.details.entitlements).toContain('NOPE_2');
     expect(unknown.body.details.entitlements).not.toContain(known.code);
     const existing = await policy({ productId: product._id });
-    expect((await put(`/api/policies/${existing._id}`, { entitlements: ['NOPE_3'] })).body.details.entitlements).toContain('NOPE_3');
+    expect(
+      (await put(`/api/policies/${existing._id}`, { entitlements: ['NOPE_3'] })).body.details.entitlements,
+    ).toContain('NOPE_3');
 
-    expect((await post('/api/policies', { productId: '00000000-0000-4000-8000-000000000000', name: 'P' })).body.error).toBe('Product not found');
-    for (const bad of [{ name: '' }, { durationDays: 0 }, { heartbeatSeconds: 5 }, { ipLimit: -1 }, { licenseType: 'forever' }, { entitlements: ['a b'] }]) {
+    expect(
+      (await post('/api/policies', { productId: '00000000-0000-4000-8000-000000000000', name: 'P' })).body.error,
+    ).toBe('Product not found');
+    for (const bad of [
+      { name: '' },
+      { durationDays: 0 },
+      { heartbeatSeconds: 5 },
+      { ipLimit: -1 },
+      { licenseType: 'forever' },
+      { entitlements: ['a b'] },
+    ]) {
       const res = await post('/api/policies', { productId: product._id, name: 'P', ...bad });
       expect(res.status, JSON.stringify(bad)).toBe(400);
     }
-    expect((await put('/api/policies/00000000-0000-4000-8000-000000000000', { name: 'x' })).body.error).toBe('Policy not found');
+    expect((await put('/api/policies/00000000-0000-4000-8000-000000000000', { name: 'x' })).body.error).toBe(
+      'Policy not found',
+    );
     expect((await del('/api/policies/not-an-id')).status).toBe(404);
   });
 
@@ -181,15 +244,29 @@ describe(`policies API (${testDatabaseBackend()})`, () => {
 describe(`licenses from a policy (${testDatabaseBackend()})`, () => {
   it('takes every field the request leaves out from the policy, expiresAt = now + durationDays, and keeps policyId', async () => {
     const sso = await entitlement();
-    const template = await policy({ licenseType: 'consumption', durationDays: 30, ipLimit: 3, hwidLimit: 2, heartbeatSeconds: 600, credits: 50, entitlements: [sso.code] });
+    const template = await policy({
+      licenseType: 'consumption',
+      durationDays: 30,
+      ipLimit: 3,
+      hwidLimit: 2,
+      heartbeatSeconds: 600,
+      credits: 50,
+      entitlements: [sso.code],
+    });
     const before = Date.now();
     const res = await post('/api/licenses', { policyId: template._id });
     expect(res.status).toBe(201);
     const license = res.body.license;
     expect(license).toMatchObject({
-      product: { _id: template.productId }, policy: { _id: template._id, name: template.name }, licenseType: 'consumption',
-      ipLimit: 3, hwidLimit: 2, heartbeatSeconds: 600, credits: { total: 50, used: 0, remaining: 50 },
-      entitlements: [], effectiveEntitlements: [sso.code],
+      product: { _id: template.productId },
+      policy: { _id: template._id, name: template.name },
+      licenseType: 'consumption',
+      ipLimit: 3,
+      hwidLimit: 2,
+      heartbeatSeconds: 600,
+      credits: { total: 50, used: 0, remaining: 50 },
+      entitlements: [],
+      effectiveEntitlements: [sso.code],
     });
     const expires = Date.parse(license.expiresAt);
     expect(expires).toBeGreaterThanOrEqual(before + 30 * day - 1000);
@@ -198,10 +275,22 @@ describe(`licenses from a policy (${testDatabaseBackend()})`, () => {
     // What the request sets wins; a later change of the policy's limits leaves the license as it was made.
     const own = await entitlement();
     const set = await post('/api/licenses', {
-      product: template.productId, policyId: template._id, licenseType: 'fixed', ipLimit: 9, expiresAt: null, entitlements: [own.code],
+      product: template.productId,
+      policyId: template._id,
+      licenseType: 'fixed',
+      ipLimit: 9,
+      expiresAt: null,
+      entitlements: [own.code],
     });
     expect(set.status).toBe(201);
-    expect(set.body.license).toMatchObject({ licenseType: 'fixed', ipLimit: 9, hwidLimit: 2, expiresAt: null, entitlements: [own.code], effectiveEntitlements: [own.code, sso.code].sort() });
+    expect(set.body.license).toMatchObject({
+      licenseType: 'fixed',
+      ipLimit: 9,
+      hwidLimit: 2,
+      expiresAt: null,
+      entitlements: [own.code],
+      effectiveEntitlements: [own.code, sso.code].sort(),
+    });
     await put(`/api/policies/${template._id}`, { ipLimit: 1 });
     expect((await get(`/api/licenses/${set.body.license._id}`)).body.license.ipLimit).toBe(9);
   });
@@ -212,7 +301,9 @@ describe(`licenses from a policy (${testDatabaseBackend()})`, () => {
     const mismatch = await post('/api/licenses', { product: other._id, policyId: template._id });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.details).toHaveProperty('policyId');
-    expect((await post('/api/licenses', { policyId: '00000000-0000-4000-8000-000000000000' })).body.error).toBe('Policy not found');
+    expect((await post('/api/licenses', { policyId: '00000000-0000-4000-8000-000000000000' })).body.error).toBe(
+      'Policy not found',
+    );
     const unknown = await post('/api/licenses', { product: other._id, entitlements: ['NOT_THERE'] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.details.entitlements).toContain('NOT_THERE');
@@ -221,13 +312,17 @@ describe(`licenses from a policy (${testDatabaseBackend()})`, () => {
     expect(neither.body.details).toHaveProperty('product');
   });
 
-  it('updates a license\'s own entitlements and its policy', async () => {
+  it("updates a license's own entitlements and its policy", async () => {
     const [a, b] = [await entitlement(), await entitlement()];
     const template = await policy({ entitlements: [b.code] });
     const license = await t.createLicense({ product: template.productId });
     const res = await put(`/api/licenses/${license._id}`, { entitlements: [a.code], policyId: template._id });
     expect(res.status).toBe(200);
-    expect(res.body.license).toMatchObject({ entitlements: [a.code], policy: { _id: template._id }, effectiveEntitlements: [a.code, b.code].sort() });
+    expect(res.body.license).toMatchObject({
+      entitlements: [a.code],
+      policy: { _id: template._id },
+      effectiveEntitlements: [a.code, b.code].sort(),
+    });
     const cleared = await put(`/api/licenses/${license._id}`, { policyId: null, entitlements: [] });
     expect(cleared.body.license).toMatchObject({ entitlements: [], policy: null, effectiveEntitlements: [] });
     const elsewhere = await policy();
@@ -237,14 +332,24 @@ describe(`licenses from a policy (${testDatabaseBackend()})`, () => {
 
 describe(`validation with entitlements (${testDatabaseBackend()})`, () => {
   it('answers the effective entitlements (sorted) and the policy on success, and [] / null without them', async () => {
-    const [x, y, z, w] = [await entitlement(unique('Z')), await entitlement(unique('A')), await entitlement(unique('M')), await entitlement(unique('b.lower'))];
+    const [x, y, z, w] = [
+      await entitlement(unique('Z')),
+      await entitlement(unique('A')),
+      await entitlement(unique('M')),
+      await entitlement(unique('b.lower')),
+    ];
     const template = await policy({ name: 'Gold', entitlements: [x.code, y.code] });
     const license = await t.createLicense({ policyId: template._id, entitlements: [z.code, y.code, w.code] });
     const res = await validate({ key: license.key, ip: '10.40.0.1' });
     expect(res.status).toBe(200);
     // Sorted by code point (upper case first) on every backend, whatever the database's collation.
     expect(res.body.license.entitlements).toEqual([y.code, z.code, x.code, w.code]);
-    expect((await get(`/api/licenses/${license._id}`)).body.license.effectiveEntitlements).toEqual([y.code, z.code, x.code, w.code]);
+    expect((await get(`/api/licenses/${license._id}`)).body.license.effectiveEntitlements).toEqual([
+      y.code,
+      z.code,
+      x.code,
+      w.code,
+    ]);
     expect(res.body.license.policy).toEqual({ _id: template._id, name: 'Gold' });
     const ok = await validate({ key: license.key, ip: '10.40.0.1', entitlements: [z.code, x.code] });
     expect(ok.status).toBe(200);
@@ -257,16 +362,35 @@ describe(`validation with entitlements (${testDatabaseBackend()})`, () => {
 
   it('answers 403 "Entitlement missing" with details.missing (sorted), signed, recorded, using no credit and no seat', async () => {
     const has = await entitlement();
-    const license = await t.createLicense({ licenseType: 'consumption', credits: 5, hwidLimit: 1, entitlements: [has.code] });
-    const res = await validate({ key: license.key, ip: '10.41.0.1', hwid: 'box-1', entitlements: ['ZZZ', has.code, 'AAA', 'ZZZ'], nonce: 'n-7' });
+    const license = await t.createLicense({
+      licenseType: 'consumption',
+      credits: 5,
+      hwidLimit: 1,
+      entitlements: [has.code],
+    });
+    const res = await validate({
+      key: license.key,
+      ip: '10.41.0.1',
+      hwid: 'box-1',
+      entitlements: ['ZZZ', has.code, 'AAA', 'ZZZ'],
+      nonce: 'n-7',
+    });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ success: false, valid: false, error: 'Entitlement missing', details: { missing: ['AAA', 'ZZZ'] }, nonce: 'n-7' });
+    expect(res.body).toEqual({
+      success: false,
+      valid: false,
+      error: 'Entitlement missing',
+      details: { missing: ['AAA', 'ZZZ'] },
+      nonce: 'n-7',
+    });
     const { publicKey } = (await t.http.get('/api/license/public-key')).body;
     expect(verifyResponse(publicKey, res.text, String(res.headers['x-license-signature']))).toBe(true);
 
     const after = (await get(`/api/licenses/${license._id}`)).body.license;
     expect(after).toMatchObject({ credits: { used: 0 }, usedIps: [], usedHwids: [] });
-    const { rows } = await t.database.pool.query('SELECT status, reason FROM usage_records WHERE license_id = $1', [license._id]);
+    const { rows } = await t.database.pool.query('SELECT status, reason FROM usage_records WHERE license_id = $1', [
+      license._id,
+    ]);
     expect(rows).toEqual([{ status: 'invalid', reason: 'Entitlement missing' }]);
     // The license's state comes first: a revoked license answers so, whatever it is asked for.
     await t.context.services.licenses.revoke({ userId: 'test', ip: null, userAgent: null }, license._id, 'x');
@@ -281,7 +405,9 @@ describe(`validation with entitlements (${testDatabaseBackend()})`, () => {
     expect(many.headers['x-license-signature']).toBeTruthy();
     expect((await validate({ key: license.key, entitlements: ['a,b'] })).status).toBe(400);
     expect((await validate({ key: license.key, entitlements: 'SSO' })).status).toBe(400);
-    expect((await validate({ key: license.key, entitlements: Array.from({ length: 20 }, (_, i) => `C${i}`) })).status).toBe(403);
+    expect(
+      (await validate({ key: license.key, entitlements: Array.from({ length: 20 }, (_, i) => `C${i}`) })).status,
+    ).toBe(403);
   });
 
   it('applies a policy change at the next validation while 100 validations run: some before, all after see it, none errors', async () => {
@@ -293,25 +419,34 @@ describe(`validation with entitlements (${testDatabaseBackend()})`, () => {
     let changedAt = Number.POSITIVE_INFINITY;
     let change: Promise<void> | undefined;
     // 100 validations, a few at a time; the policy changes once 30 have answered, while the rest run.
-    const answers = await Promise.all(Array.from({ length: 100 }, async (_, i) => {
-      await new Promise((resolve) => setTimeout(resolve, i * 3));
-      const startedAt = Date.now();
-      const res = await validate({ key: license.key, ip: '10.42.0.1' });
-      answered += 1;
-      if (answered === 30) {
-        change = put(`/api/policies/${template._id}`, { entitlements: [base.code, added.code] })
-          .then((updated) => { expect(updated.status).toBe(200); changedAt = Date.now(); });
-      }
-      return { res, startedAt };
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, async (_, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i * 3));
+        const startedAt = Date.now();
+        const res = await validate({ key: license.key, ip: '10.42.0.1' });
+        answered += 1;
+        if (answered === 30) {
+          change = put(`/api/policies/${template._id}`, { entitlements: [base.code, added.code] }).then((updated) => {
+            expect(updated.status).toBe(200);
+            changedAt = Date.now();
+          });
+        }
+        return { res, startedAt };
+      }),
+    );
     await change;
     for (const { res } of answers) expect(res.status).toBe(200);
-    const seen = answers.map(({ res, startedAt }) => ({ value: (res.body.license.entitlements as string[]).join(','), startedAt }));
+    const seen = answers.map(({ res, startedAt }) => ({
+      value: (res.body.license.entitlements as string[]).join(','),
+      startedAt,
+    }));
     for (const { value } of seen) expect([base.code, both]).toContain(value);
     expect(seen.filter(({ value }) => value === base.code).length).toBeGreaterThanOrEqual(30);
     for (const { value, startedAt } of seen) if (startedAt > changedAt) expect(value).toBe(both);
     // Every validation after the change sees it, also when it asks for the new code.
-    const next = await Promise.all(Array.from({ length: 20 }, () => validate({ key: license.key, ip: '10.42.0.1', entitlements: [added.code] })));
+    const next = await Promise.all(
+      Array.from({ length: 20 }, () => validate({ key: license.key, ip: '10.42.0.1', entitlements: [added.code] })),
+    );
     for (const res of next) expect(res.status).toBe(200);
   });
 });
@@ -336,7 +471,11 @@ describe(`the console's policy and entitlement pages (${testDatabaseBackend()})`
   const HOSTILE = '<script>alert(1)</script>';
   /** A form post as a browser sends it (urlencoded), with the session's CSRF token unless told otherwise. */
   const form = (path: string, fields: Record<string, string | string[]>, session: Session = admin, csrf = true) =>
-    t.http.post(path).set('Cookie', session.cookie).type('form').send(csrf ? { _csrf: session.csrfToken, ...fields } : fields);
+    t.http
+      .post(path)
+      .set('Cookie', session.cookie)
+      .type('form')
+      .send(csrf ? { _csrf: session.csrfToken, ...fields } : fields);
 
   it('refuses visitors, customers and posts without the CSRF token; creates, edits and deletes through the forms, audited', async () => {
     for (const path of ['/policies', '/entitlements']) expect((await t.http.get(path)).status).toBe(303);
@@ -353,21 +492,40 @@ describe(`the console's policy and entitlement pages (${testDatabaseBackend()})`
     const id = String(created.headers.location).split('/').pop()!;
 
     const product = await t.createProduct({ name: 'Page product' });
-    const policyCreated = await form('/policies', { productId: product._id, name: 'Page policy', durationDays: '30', ipLimit: '', entitlements: code });
+    const policyCreated = await form('/policies', {
+      productId: product._id,
+      name: 'Page policy',
+      durationDays: '30',
+      ipLimit: '',
+      entitlements: code,
+    });
     expect(policyCreated.status).toBe(303);
     const policyId = String(policyCreated.headers.location).split('/').pop()!;
-    expect((await get(`/api/policies/${policyId}`)).body.policy).toMatchObject({ durationDays: 30, ipLimit: null, entitlements: [code] });
+    expect((await get(`/api/policies/${policyId}`)).body.policy).toMatchObject({
+      durationDays: 30,
+      ipLimit: null,
+      entitlements: [code],
+    });
     const bad = await form('/policies', { productId: product._id, name: 'Bad', durationDays: 'soon' });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('Duration: a whole number of days');
-    expect((await form(`/policies/${policyId}`, { productId: product._id, name: 'Page policy 2', entitlements: [] })).status).toBe(303);
-    expect((await get(`/api/policies/${policyId}`)).body.policy).toMatchObject({ name: 'Page policy 2', durationDays: null, entitlements: [] });
+    expect(
+      (await form(`/policies/${policyId}`, { productId: product._id, name: 'Page policy 2', entitlements: [] })).status,
+    ).toBe(303);
+    expect((await get(`/api/policies/${policyId}`)).body.policy).toMatchObject({
+      name: 'Page policy 2',
+      durationDays: null,
+      entitlements: [],
+    });
     expect((await get(`/policies?product=${product._id}`)).text).toContain('Page policy 2');
 
     // A license page sets its policy and own entitlements.
     const license = await t.createLicense({ product: product._id });
     expect((await form(`/licenses/${license._id}/entitlements`, { policyId, entitlements: [code] })).status).toBe(303);
-    expect((await get(`/api/licenses/${license._id}`)).body.license).toMatchObject({ policy: { _id: policyId }, entitlements: [code] });
+    expect((await get(`/api/licenses/${license._id}`)).body.license).toMatchObject({
+      policy: { _id: policyId },
+      entitlements: [code],
+    });
     const refused = await form(`/entitlements/${id}/delete`, {});
     expect(refused.status).toBe(303);
     expect((await get(`/api/entitlements/${id}`)).status).toBe(200);

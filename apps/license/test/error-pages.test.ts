@@ -7,7 +7,8 @@ import { buildTestApp, type TestApp } from './helpers.js';
 /** What Chromium sends when following a link (a download link included). */
 const navigation = {
   Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
-  'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document',
+  'Sec-Fetch-Mode': 'navigate',
+  'Sec-Fetch-Dest': 'document',
 };
 
 let t: TestApp;
@@ -16,18 +17,29 @@ beforeAll(async () => {
   t = await buildTestApp();
   withoutSignIn = await buildTestApp({ withoutSignIn: true, database: t.database });
 });
-afterAll(async () => { await withoutSignIn?.close(); await t?.close(); });
+afterAll(async () => {
+  await withoutSignIn?.close();
+  await t?.close();
+});
 
 describe('error answers for browsers and for programs', () => {
   it('a browser following "Download license file" of a suspended license reads a page with the reason and a link back', async () => {
     const customer = await t.createCustomer({ userId: 'error-page-customer' });
     const license = await t.createLicense({ customer: customer._id });
     const admin = await t.admin();
-    await t.http.post(`/api/licenses/${license._id}/suspend`).set(admin.headers).send({ reason: 'Invoice unpaid' }).expect(200);
+    await t.http
+      .post(`/api/licenses/${license._id}/suspend`)
+      .set(admin.headers)
+      .send({ reason: 'Invoice unpaid' })
+      .expect(200);
     const session = await t.signIn('error-page-customer');
     const path = `/api/customer/licenses/${license._id}/file`;
 
-    const page = await t.http.get(path).set('Cookie', session.cookie).set(navigation).set('Referer', `${t.baseUrl}/licenses/${license._id}`);
+    const page = await t.http
+      .get(path)
+      .set('Cookie', session.cookie)
+      .set(navigation)
+      .set('Referer', `${t.baseUrl}/licenses/${license._id}`);
     expect(page.status).toBe(403);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.text).toContain('<h1>Not allowed</h1>');
@@ -37,7 +49,12 @@ describe('error answers for browsers and for programs', () => {
     expect(page.text).not.toContain('"success"');
 
     // The same address from a program: JSON, whatever its Accept.
-    for (const accept of [undefined, '*/*', 'application/json', 'text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2']) {
+    for (const accept of [
+      undefined,
+      '*/*',
+      'application/json',
+      'text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2',
+    ]) {
       const request = t.http.get(path).set('Cookie', session.cookie);
       const res = await (accept ? request.set('Accept', accept) : request);
       expect(res.status, accept).toBe(403);
@@ -56,12 +73,16 @@ describe('error answers for browsers and for programs', () => {
 
     const curl = await withoutSignIn.http.get('/auth/idp').set('Accept', '*/*');
     expect(curl.status).toBe(503);
-    expect(curl.body).toMatchObject({ success: false, error: expect.stringContaining('Sign-in is not configured'), variables: expect.any(Array) });
+    expect(curl.body).toMatchObject({
+      success: false,
+      error: expect.stringContaining('Sign-in is not configured'),
+      variables: expect.any(Array),
+    });
     const json = await withoutSignIn.http.get('/auth/idp').set('Accept', 'application/json');
     expect(json.headers['content-type']).toMatch(/json/);
   });
 
-  it('keeps the spec\'s JSON for API calls, even from a browser page (fetch) or with text/html in Accept', async () => {
+  it("keeps the spec's JSON for API calls, even from a browser page (fetch) or with text/html in Accept", async () => {
     const unauthorized = await t.http.get('/api/products').set('Accept', 'text/html,*/*;q=0.8');
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.body).toEqual({ success: false, error: 'Unauthorized' });
@@ -73,7 +94,10 @@ describe('error answers for browsers and for programs', () => {
   });
 
   it('never writes the message as markup', async () => {
-    const page = await t.http.get('/api/customer/licenses/x/file').set(navigation).set('Referer', 'https://elsewhere.example/<script>');
+    const page = await t.http
+      .get('/api/customer/licenses/x/file')
+      .set(navigation)
+      .set('Referer', 'https://elsewhere.example/<script>');
     expect(page.status).toBe(401);
     expect(page.text).toContain('href="/">Go to the start page</a>');
     expect(page.text).not.toContain('<script>');

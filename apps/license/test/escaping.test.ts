@@ -21,9 +21,13 @@ function expectEscaped(page: string): void {
   const scripts = [...document.querySelectorAll('script')].map((script) => script.getAttribute('src'));
   expect(scripts.every((src) => src === '/static/ui/ui.js' || src === '/dashboard-assets/dashboard.js')).toBe(true);
   const attributes = [...document.querySelectorAll('*')].flatMap((element) => [...element.attributes]);
-  expect(attributes.filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name)).toEqual([]);
+  expect(attributes.filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name)).toEqual(
+    [],
+  );
   const urls = attributes.filter((attribute) => ['href', 'src', 'action', 'formaction'].includes(attribute.name));
-  expect(urls.filter((attribute) => /^\s*javascript:/i.test(attribute.value)).map((attribute) => attribute.value)).toEqual([]);
+  expect(
+    urls.filter((attribute) => /^\s*javascript:/i.test(attribute.value)).map((attribute) => attribute.value),
+  ).toEqual([]);
 }
 
 /** The page's visible text, as a browser shows it. */
@@ -33,8 +37,12 @@ describe(`every license page escapes what admins, customers and visitors typed (
   let t: TestApp;
   // Admins whose user ids (and so usernames at the identity provider) are hostile.
   const adminIds = [SCRIPT, ATTRIBUTE, URL];
-  beforeAll(async () => { t = await buildTestApp({ env: { ADMIN_IDS: adminIds.join(',') } }); });
-  afterAll(async () => { await t?.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { ADMIN_IDS: adminIds.join(',') } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   const get = async (path: string, session?: Session, status = 200) => {
     const request = t.http.get(path);
@@ -59,7 +67,8 @@ describe(`every license page escapes what admins, customers and visitors typed (
     ];
     const customer = await t.createCustomer({ name: HOSTILE, email: `${ATTRIBUTE}@example.com` });
     const keys = [];
-    for (const product of products) keys.push((await t.createLicense({ product: product._id, customer: customer._id })).key);
+    for (const product of products)
+      keys.push((await t.createLicense({ product: product._id, customer: customer._id })).key);
 
     for (const adminId of adminIds) {
       const page = await get('/', await t.signIn(adminId));
@@ -81,14 +90,21 @@ describe(`every license page escapes what admins, customers and visitors typed (
     for (const userId of [`customer ${SCRIPT}`, `customer ${ATTRIBUTE}`, `customer ${URL}`]) {
       const customer = await t.createCustomer({ name: HOSTILE, email: `${SCRIPT}@example.com`, userId });
       const product = await t.createProduct({ name: HOSTILE, licensePrefix: ATTRIBUTE });
-      const license = await t.createLicense({ product: product._id, customer: customer._id, licenseType: 'consumption', credits: 5 });
+      const license = await t.createLicense({
+        product: product._id,
+        customer: customer._id,
+        licenseType: 'consumption',
+        credits: 5,
+      });
       const page = await get('/', await t.signIn(userId));
       expectEscaped(page);
       const text = visibleText(page);
       expect(text).toContain('Your licenses');
       expect(text).toContain(`Signed in as ${userId} (customer ${HOSTILE}).`);
       expect(text).toContain(license.key);
-      expect(page).toContain(`<code class="key" id="key-${license._id}">${license.key.replace(ATTRIBUTE, ESCAPED_ATTRIBUTE)}</code>`);
+      expect(page).toContain(
+        `<code class="key" id="key-${license._id}">${license.key.replace(ATTRIBUTE, ESCAPED_ATTRIBUTE)}</code>`,
+      );
     }
   });
 
@@ -115,8 +131,12 @@ describe(`every license page escapes what admins, customers and visitors typed (
 
 describe(`the two-factor page escapes the admin's username (${testDatabaseBackend()})`, () => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp({ env: { ADMIN_IDS: [SCRIPT, ATTRIBUTE].join(','), TWO_FACTOR_REQUIRED: 'true' } }); });
-  afterAll(async () => { await t?.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { ADMIN_IDS: [SCRIPT, ATTRIBUTE].join(','), TWO_FACTOR_REQUIRED: 'true' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it.each([SCRIPT, ATTRIBUTE])('for %s', async (adminId) => {
     const res = await t.http.get('/').set('Cookie', (await t.signIn(adminId)).cookie);

@@ -8,7 +8,11 @@ import { buildTestApp, type Session, type TestApp } from './helpers.js';
 const executablePath = chromiumForTests('every license page at 390 px');
 
 /** Who sees a page, and the address it is opened at (its path parameters filled with real ids). */
-interface Visit { path: string; as: 'admin' | 'customer' | 'visitor'; name: string }
+interface Visit {
+  path: string;
+  as: 'admin' | 'customer' | 'visitor';
+  name: string;
+}
 
 /**
  * Every page the service declares (GET routes tagged `pages` in its OpenAPI document), opened in
@@ -29,19 +33,57 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
     admin = await t.admin();
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
     const product = await t.createProduct({ name: 'Acme Studio Professional Edition', licensePrefix: 'STUDIO' });
-    const signedIn = await t.customer({ name: 'Zoë Ångström-Weißenberger Industries', email: 'zoe.angstrom@example.com' });
+    const signedIn = await t.customer({
+      name: 'Zoë Ångström-Weißenberger Industries',
+      email: 'zoe.angstrom@example.com',
+    });
     customer = signedIn.session;
-    const license = await t.createLicense({ product: product._id, customer: signedIn.customer._id, ipLimit: 3, hwidLimit: 1 });
-    await t.http.post('/api/license/validate').send({ key: license.key, ip: '198.51.100.7', hwid: 'workstation-0001' }).expect(200);
+    const license = await t.createLicense({
+      product: product._id,
+      customer: signedIn.customer._id,
+      ipLimit: 3,
+      hwidLimit: 1,
+    });
+    await t.http
+      .post('/api/license/validate')
+      .send({ key: license.key, ip: '198.51.100.7', hwid: 'workstation-0001' })
+      .expect(200);
     // A failed validation too, so the charts have both series.
-    await t.http.post('/api/license/validate').send({ key: license.key, ip: '198.51.100.8', hwid: 'a-third-device' }).expect((response) => expect(response.status).toBeGreaterThanOrEqual(400));
+    await t.http
+      .post('/api/license/validate')
+      .send({ key: license.key, ip: '198.51.100.8', hwid: 'a-third-device' })
+      .expect((response) => expect(response.status).toBeGreaterThanOrEqual(400));
     const audit = await t.http.get('/api/audit?limit=1').set(admin.headers).expect(200);
-    const automation = await t.http.post('/api/automated-actions').set(admin.headers)
-      .send({ name: 'Suspend abusive licenses', trigger: { event: 'violation_threshold', threshold: 5 }, actions: [{ type: 'suspend_license', params: {} }] }).expect(201);
-    const endpoint = await t.http.post('/api/webhooks/endpoints').set(admin.headers).send({ url: 'https://93.184.215.14/hooks' }).expect(201);
-    const entitlement = await t.http.post('/api/entitlements').set(admin.headers).send({ code: 'SSO', name: 'Single sign-on' }).expect(201);
-    const policy = await t.http.post('/api/policies').set(admin.headers)
-      .send({ productId: product._id, name: 'Studio Professional, yearly', durationDays: 365, hwidLimit: 3, entitlements: ['SSO'] }).expect(201);
+    const automation = await t.http
+      .post('/api/automated-actions')
+      .set(admin.headers)
+      .send({
+        name: 'Suspend abusive licenses',
+        trigger: { event: 'violation_threshold', threshold: 5 },
+        actions: [{ type: 'suspend_license', params: {} }],
+      })
+      .expect(201);
+    const endpoint = await t.http
+      .post('/api/webhooks/endpoints')
+      .set(admin.headers)
+      .send({ url: 'https://93.184.215.14/hooks' })
+      .expect(201);
+    const entitlement = await t.http
+      .post('/api/entitlements')
+      .set(admin.headers)
+      .send({ code: 'SSO', name: 'Single sign-on' })
+      .expect(201);
+    const policy = await t.http
+      .post('/api/policies')
+      .set(admin.headers)
+      .send({
+        productId: product._id,
+        name: 'Studio Professional, yearly',
+        durationDays: 365,
+        hwidLimit: 3,
+        entitlements: ['SSO'],
+      })
+      .expect(201);
     samples = {
       '/webhooks/endpoints/{id}/secret': endpoint.body.endpoint._id,
       '/automations/{id}': automation.body.action._id,
@@ -62,7 +104,9 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
 
   /** The declared pages, each as the people who use it see it. */
   async function visits(): Promise<{ visits: Visit[]; unfilled: string[] }> {
-    const document = (await t.http.get('/openapi.json').expect(200)).body as { paths: Record<string, Record<string, { tags?: string[] }>> };
+    const document = (await t.http.get('/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { tags?: string[] }>>;
+    };
     const out: Visit[] = [];
     const unfilled: string[] = [];
     for (const [declared, operations] of Object.entries(document.paths)) {
@@ -70,12 +114,25 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
       let path = declared;
       if (declared.includes('{')) {
         const sample = samples[declared];
-        if (!sample) { unfilled.push(declared); continue; }
+        if (!sample) {
+          unfilled.push(declared);
+          continue;
+        }
         path = declared.replace(/\{[^}]+\}/, sample);
       }
-      const name = declared === '/' ? 'home' : declared.slice(1).replace(/\{[^}]+\}/g, 'one').replace(/[^a-z0-9]+/gi, '-');
+      const name =
+        declared === '/'
+          ? 'home'
+          : declared
+              .slice(1)
+              .replace(/\{[^}]+\}/g, 'one')
+              .replace(/[^a-z0-9]+/gi, '-');
       if (declared === '/') {
-        out.push({ path, as: 'visitor', name: 'page-sign-in' }, { path, as: 'admin', name: 'page-dashboard' }, { path, as: 'customer', name: 'page-customer-home' });
+        out.push(
+          { path, as: 'visitor', name: 'page-sign-in' },
+          { path, as: 'admin', name: 'page-dashboard' },
+          { path, as: 'customer', name: 'page-customer-home' },
+        );
       } else {
         out.push({ path, as: declared.startsWith('/my-') ? 'customer' : 'admin', name: `page-${name}` });
       }
@@ -90,7 +147,11 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
     const widths: Record<string, number> = {};
     const statuses: Record<string, number> = {};
     for (const visit of pages) {
-      const page = await pageAs(browser, t.baseUrl, visit.as === 'admin' ? admin : visit.as === 'customer' ? customer : undefined);
+      const page = await pageAs(
+        browser,
+        t.baseUrl,
+        visit.as === 'admin' ? admin : visit.as === 'customer' ? customer : undefined,
+      );
       const response = await page.goto(`${t.baseUrl}${visit.path}`);
       statuses[`${visit.as} ${visit.path}`] = response?.status() ?? 0;
       widths[`${visit.as} ${visit.path}`] = await capture(page, visit.name);
@@ -103,7 +164,11 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
   it('measures overflow: the same check fails on a page with something wider than the phone', async () => {
     const page = await pageAs(browser, t.baseUrl, admin);
     await page.goto(`${t.baseUrl}/products`);
-    await page.evaluate(() => { const wide = document.createElement('pre'); wide.textContent = 'x'.repeat(200); document.querySelector('main')!.append(wide); });
+    await page.evaluate(() => {
+      const wide = document.createElement('pre');
+      wide.textContent = 'x'.repeat(200);
+      document.querySelector('main')!.append(wide);
+    });
     expect(await capture(page, 'page-overflow-check')).toBeGreaterThan(390);
     await page.context().close();
   });

@@ -20,7 +20,9 @@ describe('export file names', () => {
       t = await buildTestApp({ now: () => new Date('2026-11-24T23:59:30.000Z') });
       admin = await t.admin();
     });
-    afterAll(async () => { await t?.close(); });
+    afterAll(async () => {
+      await t?.close();
+    });
 
     it.each([
       { route: '/api/export/licenses/csv', file: 'licenses-2026-11-24.csv' },
@@ -28,10 +30,14 @@ describe('export file names', () => {
       { route: '/api/export/transactions/csv', file: 'transactions-2026-11-24.csv' },
       { route: '/api/export/summary/pdf', file: 'summary-2026-11-24.pdf' },
     ])('$route is named $file', async ({ route, file }) => {
-      const res = await t.http.get(route).set('Cookie', admin.cookie).buffer(true).parse((stream, done) => {
-        stream.on('data', () => undefined);
-        stream.on('end', () => done(null, null));
-      });
+      const res = await t.http
+        .get(route)
+        .set('Cookie', admin.cookie)
+        .buffer(true)
+        .parse((stream, done) => {
+          stream.on('data', () => undefined);
+          stream.on('end', () => done(null, null));
+        });
       expect(res.status).toBe(200);
       expect(res.headers['content-disposition']).toBe(`attachment; filename="${file}"`);
     });

@@ -16,13 +16,19 @@ describe('exports of 40,000 licenses', () => {
     t = await buildTestApp({ env: { ADMIN_IDS: 'admin-1', EXPORT_BATCH_SIZE: '250' } });
     admin = await t.signIn('admin-1');
   }, 120_000);
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('keeps memory flat while streaming: 40,000 licenses need no more memory than 10,000', async () => {
     const q = (sql: string, params: unknown[] = []) => t.database.pool.query(sql, params);
-    const small = (await q(`INSERT INTO products (name, license_prefix) VALUES ('Bulk A', 'BLKA') RETURNING id`)).rows[0].id as string;
-    const large = (await q(`INSERT INTO products (name, license_prefix) VALUES ('Bulk B', 'BLKB') RETURNING id`)).rows[0].id as string;
-    const owner = (await q(`INSERT INTO customers (name, email) VALUES ('Bulk Buyer', 'bulk@example.com') RETURNING id`)).rows[0].id as string;
+    const small = (await q(`INSERT INTO products (name, license_prefix) VALUES ('Bulk A', 'BLKA') RETURNING id`))
+      .rows[0].id as string;
+    const large = (await q(`INSERT INTO products (name, license_prefix) VALUES ('Bulk B', 'BLKB') RETURNING id`))
+      .rows[0].id as string;
+    const owner = (
+      await q(`INSERT INTO customers (name, email) VALUES ('Bulk Buyer', 'bulk@example.com') RETURNING id`)
+    ).rows[0].id as string;
     ids.bulkOwner = owner;
     // 10,000 licenses of product A and 30,000 of product B, all of one customer: the customer filter selects 40,000.
     await q(
@@ -35,7 +41,9 @@ describe('exports of 40,000 licenses', () => {
     const measure = async (route: string) => {
       let bytes = 0;
       const started = Date.now();
-      const growth = await peakLiveGrowth(async () => { bytes = (await download(t.baseUrl, route, admin.cookie, false)).bytes; });
+      const growth = await peakLiveGrowth(async () => {
+        bytes = (await download(t.baseUrl, route, admin.cookie, false)).bytes;
+      });
       console.info(`${route}: ${Date.now() - started} ms`);
       return { growth, bytes };
     };
@@ -49,12 +57,16 @@ describe('exports of 40,000 licenses', () => {
     const pdfSmall = await measure(`/api/export/licenses/pdf?product=${small}`);
     const pdfLarge = await measure(`/api/export/licenses/pdf?customer=${owner}`);
     const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-    console.info(`live memory growth: CSV 10k ${mb(csvSmall.growth)} (file ${mb(csvSmall.bytes)}), 40k ${mb(csvLarge.growth)} (file ${mb(csvLarge.bytes)}); `
-      + `PDF 10k ${mb(pdfSmall.growth)} (file ${mb(pdfSmall.bytes)}), 40k ${mb(pdfLarge.growth)} (file ${mb(pdfLarge.bytes)})`);
+    console.info(
+      `live memory growth: CSV 10k ${mb(csvSmall.growth)} (file ${mb(csvSmall.bytes)}), 40k ${mb(csvLarge.growth)} (file ${mb(csvLarge.bytes)}); ` +
+        `PDF 10k ${mb(pdfSmall.growth)} (file ${mb(pdfSmall.bytes)}), 40k ${mb(pdfLarge.growth)} (file ${mb(pdfLarge.bytes)})`,
+    );
     // Four times the rows, (nearly) the same peak: the file is never held whole.
     expect(csvLarge.bytes).toBeGreaterThan(3.5 * csvSmall.bytes);
     // Measured: 0.0–2.1 MB for either size, while the 30,000 extra rows are 8 MB of CSV (and far more as row objects).
-    expect(csvLarge.growth - csvSmall.growth).toBeLessThan(Math.min(4 * 1024 * 1024, 0.5 * (csvLarge.bytes - csvSmall.bytes)));
+    expect(csvLarge.growth - csvSmall.growth).toBeLessThan(
+      Math.min(4 * 1024 * 1024, 0.5 * (csvLarge.bytes - csvSmall.bytes)),
+    );
     expect(csvLarge.growth).toBeLessThan(csvLarge.bytes / 2);
     expect(pdfLarge.bytes).toBeGreaterThan(3.5 * pdfSmall.bytes);
     // pdfkit keeps a small dictionary per finished page (for the cross-reference table at the
@@ -66,10 +78,14 @@ describe('exports of 40,000 licenses', () => {
   it('holds no database connection while a slow client reads, and records an export the client abandoned', async () => {
     // The client reads nothing: the export waits for the socket to drain, between two batches.
     const abandoned = await new Promise<http.ClientRequest>((resolve, reject) => {
-      const req = http.get(`${t.baseUrl}/api/export/licenses/csv?customer=${ids.bulkOwner}`, { headers: { Cookie: admin.cookie } }, (res) => {
-        res.pause();
-        resolve(req);
-      });
+      const req = http.get(
+        `${t.baseUrl}/api/export/licenses/csv?customer=${ids.bulkOwner}`,
+        { headers: { Cookie: admin.cookie } },
+        (res) => {
+          res.pause();
+          resolve(req);
+        },
+      );
       req.on('error', () => {});
       setTimeout(() => reject(new Error('no answer')), 10_000);
     });

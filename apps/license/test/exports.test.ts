@@ -32,10 +32,18 @@ describe('exports', () => {
     t = await buildTestApp({ env: { ADMIN_IDS: 'admin-1,admin-2', EXPORT_BATCH_SIZE: '250' } });
     admin = await t.signIn('admin-1');
     const q = (sql: string, params: unknown[] = []) => t.database.pool.query(sql, params);
-    ids.main = (await q(`INSERT INTO products (name, license_prefix) VALUES ('Export Pro', 'EXP') RETURNING id`)).rows[0].id;
-    ids.other = (await q(`INSERT INTO products (name, license_prefix) VALUES ('+Other', 'OTH') RETURNING id`)).rows[0].id;
-    ids.evil = (await q(`INSERT INTO customers (name, email) VALUES ($1, '@evil.example') RETURNING id`, [EVIL_NAME])).rows[0].id;
-    ids.plain = (await q(`INSERT INTO customers (name, email) VALUES ('Plain Customer', 'plain@example.com') RETURNING id`)).rows[0].id;
+    ids.main = (
+      await q(`INSERT INTO products (name, license_prefix) VALUES ('Export Pro', 'EXP') RETURNING id`)
+    ).rows[0].id;
+    ids.other = (
+      await q(`INSERT INTO products (name, license_prefix) VALUES ('+Other', 'OTH') RETURNING id`)
+    ).rows[0].id;
+    ids.evil = (
+      await q(`INSERT INTO customers (name, email) VALUES ($1, '@evil.example') RETURNING id`, [EVIL_NAME])
+    ).rows[0].id;
+    ids.plain = (
+      await q(`INSERT INTO customers (name, email) VALUES ('Plain Customer', 'plain@example.com') RETURNING id`)
+    ).rows[0].id;
     // 10,000 licenses: 9,990 of the main product, every 7th of the evil customer, types and states mixed.
     await q(
       `INSERT INTO licenses (key, product_id, customer_id, license_type, active, ip_limit, hwid_limit, used_ips, used_hwids,
@@ -64,9 +72,16 @@ describe('exports', () => {
       [ids.evil, ids.plain, ids.main],
     );
   }, 120_000);
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
-  const routes = ['/api/export/licenses/csv', '/api/export/licenses/pdf', '/api/export/transactions/csv', '/api/export/summary/pdf'];
+  const routes = [
+    '/api/export/licenses/csv',
+    '/api/export/licenses/pdf',
+    '/api/export/transactions/csv',
+    '/api/export/summary/pdf',
+  ];
 
   it.each(routes)('%s answers 401 without a session and 403 to a user who is not an admin', async (route) => {
     const anonymous = await request(t.baseUrl).get(route);
@@ -79,10 +94,26 @@ describe('exports', () => {
   });
 
   it.each([
-    { route: '/api/export/licenses/csv?licenseType=fixed', type: /^text\/csv/, file: /^attachment; filename="licenses-\d{4}-\d{2}-\d{2}\.csv"$/ },
-    { route: '/api/export/licenses/pdf?licenseType=fixed', type: /^application\/pdf$/, file: /^attachment; filename="licenses-\d{4}-\d{2}-\d{2}\.pdf"$/ },
-    { route: '/api/export/transactions/csv', type: /^text\/csv/, file: /^attachment; filename="transactions-\d{4}-\d{2}-\d{2}\.csv"$/ },
-    { route: '/api/export/summary/pdf', type: /^application\/pdf$/, file: /^attachment; filename="summary-\d{4}-\d{2}-\d{2}\.pdf"$/ },
+    {
+      route: '/api/export/licenses/csv?licenseType=fixed',
+      type: /^text\/csv/,
+      file: /^attachment; filename="licenses-\d{4}-\d{2}-\d{2}\.csv"$/,
+    },
+    {
+      route: '/api/export/licenses/pdf?licenseType=fixed',
+      type: /^application\/pdf$/,
+      file: /^attachment; filename="licenses-\d{4}-\d{2}-\d{2}\.pdf"$/,
+    },
+    {
+      route: '/api/export/transactions/csv',
+      type: /^text\/csv/,
+      file: /^attachment; filename="transactions-\d{4}-\d{2}-\d{2}\.csv"$/,
+    },
+    {
+      route: '/api/export/summary/pdf',
+      type: /^application\/pdf$/,
+      file: /^attachment; filename="summary-\d{4}-\d{2}-\d{2}\.pdf"$/,
+    },
   ])('$route answers its content type and an attachment file name', async ({ route, type, file }) => {
     const response = await download(t.baseUrl, route, admin.cookie);
     expect(response.status).toBe(200);
@@ -152,23 +183,52 @@ describe('exports', () => {
     expect(text).toContain(`Page ${pages}`);
     // The header row is repeated on every page, once, and every page is numbered.
     expect(text.match(/Key\s+Product\s+Customer\s+Type\s+Status/g)?.length).toBe(pages);
-    expect(pageTexts.filter((page, index) => /Key\s+Product\s+Customer\s+Type\s+Status/.test(page) && new RegExp(`\\bPage ${index + 1}\\b`).test(page))).toHaveLength(pages);
+    expect(
+      pageTexts.filter(
+        (page, index) =>
+          /Key\s+Product\s+Customer\s+Type\s+Status/.test(page) && new RegExp(`\\bPage ${index + 1}\\b`).test(page),
+      ),
+    ).toHaveLength(pages);
     console.info(`PDF of 10,000 licenses: ${response.bytes} bytes, ${pages} pages in ${elapsed} ms`);
   }, 120_000);
 
   it.each([
-    { name: 'product', query: () => `product=${ids.other}`, where: () => `product_id = '${ids.other}'`,
-      check: (r: Record<string, string>) => r.productId === ids.other },
-    { name: 'customer', query: () => `customer=${ids.evil}`, where: () => `customer_id = '${ids.evil}'`,
-      check: (r: Record<string, string>) => r.customerId === ids.evil },
-    { name: 'active=false', query: () => 'active=false', where: () => 'NOT active', check: (r: Record<string, string>) => r.active === 'false' },
-    { name: 'licenseType=trial', query: () => 'licenseType=trial', where: () => `license_type = 'trial'`,
-      check: (r: Record<string, string>) => r.licenseType === 'trial' },
-    { name: 'all four together', query: () => `product=${ids.main}&customer=${ids.evil}&active=true&licenseType=enterprise`,
-      where: () => `product_id = '${ids.main}' AND customer_id = '${ids.evil}' AND active AND license_type = 'enterprise'`,
-      check: (r: Record<string, string>) => r.productId === ids.main && r.customerId === ids.evil && r.active === 'true' && r.licenseType === 'enterprise' },
+    {
+      name: 'product',
+      query: () => `product=${ids.other}`,
+      where: () => `product_id = '${ids.other}'`,
+      check: (r: Record<string, string>) => r.productId === ids.other,
+    },
+    {
+      name: 'customer',
+      query: () => `customer=${ids.evil}`,
+      where: () => `customer_id = '${ids.evil}'`,
+      check: (r: Record<string, string>) => r.customerId === ids.evil,
+    },
+    {
+      name: 'active=false',
+      query: () => 'active=false',
+      where: () => 'NOT active',
+      check: (r: Record<string, string>) => r.active === 'false',
+    },
+    {
+      name: 'licenseType=trial',
+      query: () => 'licenseType=trial',
+      where: () => `license_type = 'trial'`,
+      check: (r: Record<string, string>) => r.licenseType === 'trial',
+    },
+    {
+      name: 'all four together',
+      query: () => `product=${ids.main}&customer=${ids.evil}&active=true&licenseType=enterprise`,
+      where: () =>
+        `product_id = '${ids.main}' AND customer_id = '${ids.evil}' AND active AND license_type = 'enterprise'`,
+      check: (r: Record<string, string>) =>
+        r.productId === ids.main && r.customerId === ids.evil && r.active === 'true' && r.licenseType === 'enterprise',
+    },
   ])('applies the $name filter to the license CSV', async ({ query, where, check }) => {
-    const expected = await t.database.pool.query<{ key: string }>(`SELECT key FROM licenses WHERE ${where()} ORDER BY key`);
+    const expected = await t.database.pool.query<{ key: string }>(
+      `SELECT key FROM licenses WHERE ${where()} ORDER BY key`,
+    );
     expect(expected.rows.length).toBeGreaterThan(5);
     expect(expected.rows.length).toBeLessThan(10_000);
     const response = await download(t.baseUrl, `/api/export/licenses/csv?${query()}`, admin.cookie);
@@ -179,7 +239,11 @@ describe('exports', () => {
   });
 
   it('prints the filters used in the license PDF and only the matching licenses', async () => {
-    const response = await download(t.baseUrl, `/api/export/licenses/pdf?product=${ids.other}&licenseType=trial`, admin.cookie);
+    const response = await download(
+      t.baseUrl,
+      `/api/export/licenses/pdf?product=${ids.other}&licenseType=trial`,
+      admin.cookie,
+    );
     const text = await pdfToText(response.body!);
     expect(text).toContain(`Filters: product=${ids.other}, licenseType=trial`);
     expect(text).toContain('10 licenses');
@@ -189,17 +253,27 @@ describe('exports', () => {
 
   it('keeps the longest keys whole in the PDF, prints kanji and Hangul with the fallback fonts and shows characters no PDF font has (Linear B) as ?', async () => {
     const q = (sql: string, params: unknown[] = []) => t.database.pool.query(sql, params);
-    const product = (await q(`INSERT INTO products (name, license_prefix) VALUES ('Wide', 'WWWWWWWWWWWWWWWWWWWW') RETURNING id`)).rows[0].id;
-    const customer = (await q(`INSERT INTO customers (name, email) VALUES ('Ünïcødé 日本 한국 𐀀', 'u@example.com') RETURNING id`)).rows[0].id;
+    const product = (
+      await q(`INSERT INTO products (name, license_prefix) VALUES ('Wide', 'WWWWWWWWWWWWWWWWWWWW') RETURNING id`)
+    ).rows[0].id;
+    const customer = (
+      await q(`INSERT INTO customers (name, email) VALUES ('Ünïcødé 日本 한국 𐀀', 'u@example.com') RETURNING id`)
+    ).rows[0].id;
     const key = `WWWWWWWWWWWWWWWWWWWW-${'W'.repeat(24)}`;
     await q('INSERT INTO licenses (key, product_id, customer_id) VALUES ($1, $2, $3)', [key, product, customer]);
-    const text = await pdfToText((await download(t.baseUrl, `/api/export/licenses/pdf?product=${product}`, admin.cookie)).body!);
+    const text = await pdfToText(
+      (await download(t.baseUrl, `/api/export/licenses/pdf?product=${product}`, admin.cookie)).body!,
+    );
     expect(text).toContain(key);
     expect(text).toContain('Ünïcødé 日本 한국 ?');
     // A CJK name too long for its cell is cut with the CJK font's widths: a few characters and '…'.
-    const long = (await q(`INSERT INTO customers (name, email) VALUES ($1, 'l@example.com') RETURNING id`, ['王'.repeat(80)])).rows[0].id;
+    const long = (
+      await q(`INSERT INTO customers (name, email) VALUES ($1, 'l@example.com') RETURNING id`, ['王'.repeat(80)])
+    ).rows[0].id;
     await q('INSERT INTO licenses (key, product_id, customer_id) VALUES ($1, $2, $3)', [`${key}-2`, product, long]);
-    const clipped = (await pdfToText((await download(t.baseUrl, `/api/export/licenses/pdf?customer=${long}`, admin.cookie)).body!)).match(/(王+)…/);
+    const clipped = (
+      await pdfToText((await download(t.baseUrl, `/api/export/licenses/pdf?customer=${long}`, admin.cookie)).body!)
+    ).match(/(王+)…/);
     expect(clipped?.[1]?.length).toBeGreaterThan(3);
     expect(clipped?.[1]?.length).toBeLessThan(40);
     await q('DELETE FROM licenses WHERE customer_id = $1', [long]);
@@ -210,7 +284,9 @@ describe('exports', () => {
   });
 
   it('answers a CSV with only the header row when nothing matches', async () => {
-    const { rows } = await t.database.pool.query(`INSERT INTO customers (name, email) VALUES ('Nobody', 'n@example.com') RETURNING id`);
+    const { rows } = await t.database.pool.query(
+      `INSERT INTO customers (name, email) VALUES ('Nobody', 'n@example.com') RETURNING id`,
+    );
     const response = await download(t.baseUrl, `/api/export/licenses/csv?customer=${rows[0].id}`, admin.cookie);
     expect(response.status).toBe(200);
     expect(response.body!.toString()).toMatch(/^"_id","key",.*"createdAt"\n$/);
@@ -232,21 +308,44 @@ describe('exports', () => {
   });
 
   it('exports transactions with the customer, status and date filters', async () => {
-    const all = parse<Record<string, string>>((await download(t.baseUrl, '/api/export/transactions/csv', admin.cookie)).body!, { columns: true });
+    const all = parse<Record<string, string>>(
+      (await download(t.baseUrl, '/api/export/transactions/csv', admin.cookie)).body!,
+      { columns: true },
+    );
     expect(all).toHaveLength(60);
     expect(all.map((r) => r.createdAt)).toEqual([...all.map((r) => r.createdAt)].sort());
-    expect(all[0]).toMatchObject({ externalId: "'-2+3", amount: '1.5', currency: 'usd', status: 'processing', product: 'Export Pro' });
-    const filtered = parse<Record<string, string>>((await download(t.baseUrl,
-      `/api/export/transactions/csv?customer=${ids.evil}&status=completed&startDate=2026-01-10T00:00:00Z&endDate=2026-02-28T00:00:00Z`,
-      admin.cookie)).body!, { columns: true });
+    expect(all[0]).toMatchObject({
+      externalId: "'-2+3",
+      amount: '1.5',
+      currency: 'usd',
+      status: 'processing',
+      product: 'Export Pro',
+    });
+    const filtered = parse<Record<string, string>>(
+      (
+        await download(
+          t.baseUrl,
+          `/api/export/transactions/csv?customer=${ids.evil}&status=completed&startDate=2026-01-10T00:00:00Z&endDate=2026-02-28T00:00:00Z`,
+          admin.cookie,
+        )
+      ).body!,
+      { columns: true },
+    );
     // Completed is g % 6 = 2, always an even g (the evil customer); the dates are 2026-01-01 + g days, so g in 9..58.
     expect(filtered.map((r) => Number(r.amount))).toEqual([14, 20, 26, 32, 38, 44, 50, 56].map((g) => g * 1.5));
-    expect(filtered.every((r) => r.customerId === ids.evil && r.status === 'completed' && r.customer === `'${EVIL_NAME}`)).toBe(true);
+    expect(
+      filtered.every((r) => r.customerId === ids.evil && r.status === 'completed' && r.customer === `'${EVIL_NAME}`),
+    ).toBe(true);
     // A date-only end date includes that whole day.
     const late = await t.database.pool.query(
-      `INSERT INTO transactions (customer_id, amount, status, created_at) VALUES ($1, 5, 'refunded', '2026-03-10T18:00:00Z') RETURNING id`, [ids.plain]);
-    const byDay = parse<Record<string, string>>((await download(t.baseUrl, '/api/export/transactions/csv?startDate=2026-03-10&endDate=2026-03-10',
-      admin.cookie)).body!, { columns: true });
+      `INSERT INTO transactions (customer_id, amount, status, created_at) VALUES ($1, 5, 'refunded', '2026-03-10T18:00:00Z') RETURNING id`,
+      [ids.plain],
+    );
+    const byDay = parse<Record<string, string>>(
+      (await download(t.baseUrl, '/api/export/transactions/csv?startDate=2026-03-10&endDate=2026-03-10', admin.cookie))
+        .body!,
+      { columns: true },
+    );
     await t.database.pool.query('DELETE FROM transactions WHERE id = $1', [late.rows[0].id]);
     expect(byDay.map((r) => r.createdAt)).toEqual(['2026-03-10T18:00:00.000Z']);
   });
@@ -273,10 +372,22 @@ describe('exports', () => {
   it('records an export entry in the audit log for each export', async () => {
     const response = await request(t.baseUrl).get('/api/audit?action=export&limit=1000').set('Cookie', admin.cookie);
     expect(response.status).toBe(200);
-    const entries = response.body.auditLogs as { resourceType: string; userId: string; success: boolean; changes: { after: { format: string; rows: number } } }[];
+    const entries = response.body.auditLogs as {
+      resourceType: string;
+      userId: string;
+      success: boolean;
+      changes: { after: { format: string; rows: number } };
+    }[];
     expect(entries.length).toBeGreaterThan(5);
     expect(entries.every((entry) => entry.userId === 'admin-1' && entry.success)).toBe(true);
-    expect(entries.some((entry) => entry.resourceType === 'license' && entry.changes.after.format === 'csv' && entry.changes.after.rows === 10_000)).toBe(true);
+    expect(
+      entries.some(
+        (entry) =>
+          entry.resourceType === 'license' &&
+          entry.changes.after.format === 'csv' &&
+          entry.changes.after.rows === 10_000,
+      ),
+    ).toBe(true);
     expect(entries.some((entry) => entry.resourceType === 'transaction')).toBe(true);
     expect(entries.some((entry) => entry.resourceType === 'system' && entry.changes.after.format === 'pdf')).toBe(true);
   });
@@ -284,8 +395,17 @@ describe('exports', () => {
 
 describe('escapeFormula', () => {
   it.each([
-    ['=1+1', "'=1+1"], ['+1', "'+1"], ['-1', "'-1"], ['@SUM(A1)', "'@SUM(A1)"], ['\tx', "'\tx"], ['\rx', "'\rx"],
-    ['＝1+1', "'＝1+1"], ['plain', 'plain'], ['a=b', 'a=b'], ['', ''], ['1-2', '1-2'],
+    ['=1+1', "'=1+1"],
+    ['+1', "'+1"],
+    ['-1', "'-1"],
+    ['@SUM(A1)', "'@SUM(A1)"],
+    ['\tx', "'\tx"],
+    ['\rx', "'\rx"],
+    ['＝1+1', "'＝1+1"],
+    ['plain', 'plain'],
+    ['a=b', 'a=b'],
+    ['', ''],
+    ['1-2', '1-2'],
   ])('%j becomes %j', (input, output) => {
     expect(escapeFormula(input)).toBe(output);
   });

@@ -35,7 +35,11 @@ describe.skipIf(!executablePath)(`a user's first day in a browser (${testDatabas
   it('"Download license file" of a suspended license shows a page with the reason and a way back, not JSON', async () => {
     const { customer, session } = await t.customer({ name: 'Dana Downloader' });
     const license = await t.createLicense({ customer: customer._id });
-    await t.http.post(`/api/licenses/${license._id}/suspend`).set(admin.headers).send({ reason: 'Invoice 2024-117 is unpaid' }).expect(200);
+    await t.http
+      .post(`/api/licenses/${license._id}/suspend`)
+      .set(admin.headers)
+      .send({ reason: 'Invoice 2024-117 is unpaid' })
+      .expect(200);
     const page = await pageOf(t.baseUrl, session);
     await page.goto(`${t.baseUrl}/my-licenses/${license._id}`);
     await page.getByRole('link', { name: 'Download license file' }).click();
@@ -49,16 +53,24 @@ describe.skipIf(!executablePath)(`a user's first day in a browser (${testDatabas
     // A license that may have a file still downloads it, and the page stays.
     const good = await t.createLicense({ customer: customer._id });
     await page.goto(`${t.baseUrl}/my-licenses/${good._id}`);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download license file' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download license file' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe(`${good.key}.lic.json`);
   });
 
   it('signing in without OAuth settings shows a page naming the variables', async () => {
     const page = await pageOf(withoutSignIn.baseUrl);
     await page.goto(`${withoutSignIn.baseUrl}/`);
-    await page.getByRole('link', { name: /Sign in/ }).first().click();
+    await page
+      .getByRole('link', { name: /Sign in/ })
+      .first()
+      .click();
     await page.getByRole('heading', { name: 'Service unavailable' }).waitFor();
-    await page.getByText(/Sign-in is not configured: set OAUTH_AUTHORIZATION_URL, .* and OAUTH_CLIENT_SECRET/).waitFor();
+    await page
+      .getByText(/Sign-in is not configured: set OAUTH_AUTHORIZATION_URL, .* and OAUTH_CLIENT_SECRET/)
+      .waitFor();
     expect(await capture(page, 'error-page-sign-in')).toBe(390);
   });
 
@@ -99,7 +111,11 @@ describe.skipIf(!executablePath)(`a user's first day in a browser (${testDatabas
 
     // A channel that receives nothing says how to route notifications to it.
     await page.goto(`${t.baseUrl}/webhooks/channels`);
-    await page.getByText(/Receives no notifications yet\. To send some here, add sms to one of the environment variables NOTIFY_/).waitFor();
+    await page
+      .getByText(
+        /Receives no notifications yet\. To send some here, add sms to one of the environment variables NOTIFY_/,
+      )
+      .waitFor();
     expect(await capture(page, 'channels-receives')).toBe(390);
   });
 });

@@ -20,7 +20,11 @@ import { insertCustomer } from '../src/customers/customers.repository.js';
 import { createLicenseSchema, type CreateLicense } from '../src/licenses/licenses.schema.js';
 import { productJson } from '../src/products/products.presenter.js';
 import { insertProduct } from '../src/products/products.repository.js';
-import { licenseSettingsNamespace, licenseSettingsSchema, type LicenseSettings } from '../src/runtime-config/runtime-config.schema.js';
+import {
+  licenseSettingsNamespace,
+  licenseSettingsSchema,
+  type LicenseSettings,
+} from '../src/runtime-config/runtime-config.schema.js';
 import { settingsTableName } from '../src/runtime-config/settings.table.js';
 
 export const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
@@ -55,11 +59,19 @@ export interface TestApp {
   /** The registered test admin's session. */
   admin(): Promise<Session>;
   /** A new customer who signs in with `userId` (default: a fresh id), and their session. */
-  customer(overrides?: Partial<{ name: string; email: string; userId: string }>): Promise<{ customer: { _id: string; userId: string | null }; session: Session }>;
-  createProduct(overrides?: Partial<{ name: string; description: string; isActive: boolean; licensePrefix: string }>): Promise<{ _id: string; name: string; licensePrefix: string }>;
-  createCustomer(overrides?: Partial<{ name: string; email: string; userId: string }>): Promise<{ _id: string; name: string; email: string; userId: string | null }>;
+  customer(
+    overrides?: Partial<{ name: string; email: string; userId: string }>,
+  ): Promise<{ customer: { _id: string; userId: string | null }; session: Session }>;
+  createProduct(
+    overrides?: Partial<{ name: string; description: string; isActive: boolean; licensePrefix: string }>,
+  ): Promise<{ _id: string; name: string; licensePrefix: string }>;
+  createCustomer(
+    overrides?: Partial<{ name: string; email: string; userId: string }>,
+  ): Promise<{ _id: string; name: string; email: string; userId: string | null }>;
   /** Creates a license; a product is created when neither a product nor a policy is given. Returns the admin JSON. */
-  createLicense(input?: Partial<Omit<CreateLicense, 'expiresAt'>> & { expiresAt?: Date | string | null }): Promise<Awaited<ReturnType<LicenseApp['licenses']['create']>>>;
+  createLicense(
+    input?: Partial<Omit<CreateLicense, 'expiresAt'>> & { expiresAt?: Date | string | null },
+  ): Promise<Awaited<ReturnType<LicenseApp['licenses']['create']>>>;
   close(): Promise<void>;
 }
 
@@ -90,22 +102,44 @@ let sequence = 0;
  * listening on port 0 with a dev identity provider, so tests sign in over real HTTP.
  */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = options.database ?? await createTestDatabase(migrationsFolder);
+  const database = options.database ?? (await createTestDatabase(migrationsFolder));
   const idp: DevIdp = await startDevIdp({ port: 0 });
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const config = loadConfig({
-    NODE_ENV: 'test', LOG_LEVEL: 'silent', ADMIN_IDS: testAdminId, RATE_LIMIT_MAX: '100000', ...options.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    ADMIN_IDS: testAdminId,
+    RATE_LIMIT_MAX: '100000',
+    ...options.env,
   });
-  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: licenseSettingsNamespace, schema: licenseSettingsSchema, refreshMs: 200 });
+  const settings = await createSettingsStore({
+    pool: database.pool,
+    table: settingsTableName,
+    namespace: licenseSettingsNamespace,
+    schema: licenseSettingsSchema,
+    refreshMs: 200,
+  });
   const built = await createApp({
-    config, database, settings, logger: options.logger ?? createLogger({ level: 'silent' }), oauth: options.withoutSignIn ? undefined : idp.oauth, publicUrl: baseUrl,
-    now: options.now, events: options.events, jobs: options.jobs, redis: options.redis, webhookDelivery: options.webhookDelivery,
+    config,
+    database,
+    settings,
+    logger: options.logger ?? createLogger({ level: 'silent' }),
+    oauth: options.withoutSignIn ? undefined : idp.oauth,
+    publicUrl: baseUrl,
+    now: options.now,
+    events: options.events,
+    jobs: options.jobs,
+    redis: options.redis,
+    webhookDelivery: options.webhookDelivery,
     smtpLookup: options.smtpLookup,
   });
   server.on('request', built.app);
-  const context: TestContext = { events: built.events, services: { licenses: built.licenses, machines: built.machines } };
+  const context: TestContext = {
+    events: built.events,
+    services: { licenses: built.licenses, machines: built.machines },
+  };
 
   const signIn = async (userId: string): Promise<Session> => {
     const cookie = await signInAs(baseUrl, userId);
@@ -116,20 +150,34 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 
   const createProduct: TestApp['createProduct'] = async (overrides = {}) => {
     sequence += 1;
-    return productJson(await insertProduct(database.pool, {
-      name: overrides.name ?? `Product ${sequence}`, description: overrides.description ?? 'A test product',
-      isActive: overrides.isActive ?? true, licensePrefix: overrides.licensePrefix ?? 'TEST',
-    }));
+    return productJson(
+      await insertProduct(database.pool, {
+        name: overrides.name ?? `Product ${sequence}`,
+        description: overrides.description ?? 'A test product',
+        isActive: overrides.isActive ?? true,
+        licensePrefix: overrides.licensePrefix ?? 'TEST',
+      }),
+    );
   };
   const createCustomer: TestApp['createCustomer'] = async (overrides = {}) => {
     sequence += 1;
-    return customerJson(await insertCustomer(database.pool, {
-      name: overrides.name ?? `Customer ${sequence}`, email: overrides.email ?? `customer${sequence}@example.com`, userId: overrides.userId,
-    }));
+    return customerJson(
+      await insertCustomer(database.pool, {
+        name: overrides.name ?? `Customer ${sequence}`,
+        email: overrides.email ?? `customer${sequence}@example.com`,
+        userId: overrides.userId,
+      }),
+    );
   };
 
   return {
-    app: built.app, context, config, database, settings, baseUrl, http: supertest(baseUrl),
+    app: built.app,
+    context,
+    config,
+    database,
+    settings,
+    baseUrl,
+    http: supertest(baseUrl),
     signIn,
     async admin() {
       adminSession ??= await signIn(testAdminId);
@@ -146,7 +194,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       // A license made from a policy is of the policy's product.
       const product = input.product ?? (input.policyId ? undefined : (await createProduct())._id);
       const expiresAt = input.expiresAt instanceof Date ? input.expiresAt.toISOString() : input.expiresAt;
-      const parsed = createLicenseSchema.parse({ ...input, product, ...(expiresAt !== undefined ? { expiresAt } : {}) });
+      const parsed = createLicenseSchema.parse({
+        ...input,
+        product,
+        ...(expiresAt !== undefined ? { expiresAt } : {}),
+      });
       return context.services.licenses.create(systemActor, parsed);
     },
     async close() {

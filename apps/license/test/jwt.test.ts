@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 const secret = 'a-test-secret-that-is-long-enough-for-hs256';
-const hs256 = (claims: Record<string, unknown>, sub = 'admin', exp: number | null = Math.floor(Date.now() / 1000) + 600) => {
+const hs256 = (
+  claims: Record<string, unknown>,
+  sub = 'admin',
+  exp: number | null = Math.floor(Date.now() / 1000) + 600,
+) => {
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(sub);
   if (exp !== null) jwt = jwt.setExpirationTime(exp);
   return jwt.sign(new TextEncoder().encode(secret));
@@ -14,20 +18,31 @@ const hs256 = (claims: Record<string, unknown>, sub = 'admin', exp: number | nul
 const signedAs = (payload: Record<string, unknown>, alg: 'HS256' | 'HS512' = 'HS256') => {
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const input = `${part({ alg, typ: 'JWT' })}.${part(payload)}`;
-  return `${input}.${createHmac(alg === 'HS256' ? 'sha256' : 'sha512', secret).update(input).digest('base64url')}`;
+  return `${input}.${createHmac(alg === 'HS256' ? 'sha256' : 'sha512', secret)
+    .update(input)
+    .digest('base64url')}`;
 };
 const inTenMinutes = () => Math.floor(Date.now() / 1000) + 600;
 
 describe('JWT bearer access (HS256)', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp({ env: { JWT_SECRET: secret } }); });
-  afterAll(async () => { await t?.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { JWT_SECRET: secret } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('a signed-in admin obtains a token from POST /api/auth/token and programs use it without a session or CSRF token', async () => {
     const admin = await t.admin();
     const res = await t.http.post('/api/auth/token').set(admin.headers);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, tokenType: 'Bearer', token: expect.any(String), expiresAt: expect.any(String) });
+    expect(res.body).toMatchObject({
+      success: true,
+      tokenType: 'Bearer',
+      token: expect.any(String),
+      expiresAt: expect.any(String),
+    });
     const bearer = { Authorization: `Bearer ${res.body.token}` };
     expect((await t.http.get('/api/products').set(bearer)).status).toBe(200);
     const created = await t.http.post('/api/products').set(bearer).send({ name: 'By token', licensePrefix: 'TOK' });
@@ -37,7 +52,9 @@ describe('JWT bearer access (HS256)', () => {
 
   it('refuses alg none, a missing or past exp, a wrong signature, and answers 403 for a non-admin subject', async () => {
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
-    const payload = Buffer.from(JSON.stringify({ sub: 'admin', exp: Math.floor(Date.now() / 1000) + 600 })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ sub: 'admin', exp: Math.floor(Date.now() / 1000) + 600 })).toString(
+      'base64url',
+    );
     const tokens = [
       `${header}.${payload}.`,
       await hs256({}, 'admin', null),
@@ -55,7 +72,9 @@ describe('JWT bearer access (HS256)', () => {
   });
 
   it('accepts a correctly signed token carrying the claims as their types', async () => {
-    const res = await t.http.get('/api/products').set('Authorization', `Bearer ${signedAs({ sub: 'admin', exp: inTenMinutes(), jti: 'id-1' })}`);
+    const res = await t.http
+      .get('/api/products')
+      .set('Authorization', `Bearer ${signedAs({ sub: 'admin', exp: inTenMinutes(), jti: 'id-1' })}`);
     expect(res.status).toBe(200);
   });
 
@@ -77,7 +96,9 @@ describe('JWT bearer access (HS256)', () => {
   });
 
   it('refuses a token signed with the right secret under another algorithm (HS512): the algorithm is pinned', async () => {
-    const res = await t.http.get('/api/products').set('Authorization', `Bearer ${signedAs({ sub: 'admin', exp: inTenMinutes() }, 'HS512')}`);
+    const res = await t.http
+      .get('/api/products')
+      .set('Authorization', `Bearer ${signedAs({ sub: 'admin', exp: inTenMinutes() }, 'HS512')}`);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ success: false, error: 'Unauthorized' });
   });
@@ -94,12 +115,20 @@ describe('JWT bearer access (EdDSA public key)', () => {
   const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp({ env: { JWT_PUBLIC_KEY: publicPem } }); });
-  afterAll(async () => { await t?.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { JWT_PUBLIC_KEY: publicPem } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('accepts tokens signed by the matching private key only', async () => {
     const key = await importPKCS8(privatePem, 'EdDSA');
-    const token = await new SignJWT({}).setProtectedHeader({ alg: 'EdDSA' }).setSubject('admin').setExpirationTime('10m').sign(key);
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setSubject('admin')
+      .setExpirationTime('10m')
+      .sign(key);
     expect((await t.http.get('/api/products').set('Authorization', `Bearer ${token}`)).status).toBe(200);
     const hs = await hs256({});
     expect((await t.http.get('/api/products').set('Authorization', `Bearer ${hs}`)).status).toBe(401);
@@ -110,15 +139,20 @@ describe('JWT bearer access (EdDSA public key)', () => {
     expect(res.status).toBe(501);
     expect(res.body).toEqual({
       success: false,
-      error: 'JWT issuing is not configured: this service only verifies tokens with JWT_PUBLIC_KEY; set JWT_PRIVATE_KEY (its private key) to issue them here',
+      error:
+        'JWT issuing is not configured: this service only verifies tokens with JWT_PUBLIC_KEY; set JWT_PRIVATE_KEY (its private key) to issue them here',
     });
   });
 });
 
 describe('JWT not configured', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(); });
-  afterAll(async () => { await t?.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('POST /api/auth/token answers 501 saying JWT is not configured and which variables turn it on', async () => {
     const res = await t.http.post('/api/auth/token').set((await t.admin()).headers);

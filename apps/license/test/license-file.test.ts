@@ -19,11 +19,18 @@ beforeAll(async () => {
   admin = await t.admin();
   key = (await t.http.get('/api/license/public-key')).body;
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
 /** Checks the file's signature the way the README tells applications to. */
 const signatureHolds = (file: { payload: string; signature: string }) =>
-  verify(null, Buffer.from(file.payload, 'base64'), createPublicKey(key.publicKey), Buffer.from(file.signature, 'base64'));
+  verify(
+    null,
+    Buffer.from(file.payload, 'base64'),
+    createPublicKey(key.publicKey),
+    Buffer.from(file.signature, 'base64'),
+  );
 const payloadOf = (file: { payload: string }) => JSON.parse(Buffer.from(file.payload, 'base64').toString('utf8'));
 
 describe('offline license files', () => {
@@ -38,13 +45,23 @@ describe('offline license files', () => {
     expect(Object.keys(res.body).sort()).toEqual(['format', 'keyId', 'payload', 'signature']);
     expect(res.body.format).toBe('license-file/1');
     expect(res.body.keyId).toBe(key.keyId);
-    expect(key.keyId).toBe(createHash('sha256').update(Buffer.from(key.publicKeyBase64, 'base64')).digest('hex').slice(0, 16));
+    expect(key.keyId).toBe(
+      createHash('sha256').update(Buffer.from(key.publicKeyBase64, 'base64')).digest('hex').slice(0, 16),
+    );
     expect(signatureHolds(res.body)).toBe(true);
 
     const payload = payloadOf(res.body);
     expect(payload).toEqual({
-      key: license.key, product: { _id: license.product._id, name: license.product.name }, licenseType: 'fixed', expiresAt: null,
-      ipLimit: 3, hwidLimit: 2, usedHwids: ['pc-1'], entitlements: [], issuedAt: expect.any(String), validUntil: expect.any(String),
+      key: license.key,
+      product: { _id: license.product._id, name: license.product.name },
+      licenseType: 'fixed',
+      expiresAt: null,
+      ipLimit: 3,
+      hwidLimit: 2,
+      usedHwids: ['pc-1'],
+      entitlements: [],
+      issuedAt: expect.any(String),
+      validUntil: expect.any(String),
     });
     // Without an expiry: OFFLINE_FILE_DAYS (30) from now.
     expect(t.config.OFFLINE_FILE_DAYS).toBe(30);
@@ -55,7 +72,10 @@ describe('offline license files', () => {
 
   it('fails the signature when one byte of the payload or the signature changes', async () => {
     const license = await t.createLicense({ customer: aliceId });
-    const { body: file } = await t.http.get(`/api/customer/licenses/${license._id}/file`).set('Cookie', alice.cookie).expect(200);
+    const { body: file } = await t.http
+      .get(`/api/customer/licenses/${license._id}/file`)
+      .set('Cookie', alice.cookie)
+      .expect(200);
     for (let index = 0; index < Buffer.from(file.payload, 'base64').length; index += 17) {
       const bytes = Buffer.from(file.payload, 'base64');
       bytes[index] = bytes[index]! ^ 0x01;
@@ -69,12 +89,17 @@ describe('offline license files', () => {
   it('never makes validUntil later than expiresAt', async () => {
     const expiresAt = new Date(Date.now() + 5 * day);
     const license = await t.createLicense({ customer: aliceId, expiresAt });
-    const { body: file } = await t.http.get(`/api/customer/licenses/${license._id}/file`).set('Cookie', alice.cookie).expect(200);
+    const { body: file } = await t.http
+      .get(`/api/customer/licenses/${license._id}/file`)
+      .set('Cookie', alice.cookie)
+      .expect(200);
     const payload = payloadOf(file);
     expect(payload.expiresAt).toBe(expiresAt.toISOString());
     expect(payload.validUntil).toBe(expiresAt.toISOString());
     const far = await t.createLicense({ customer: aliceId, expiresAt: new Date(Date.now() + 400 * day) });
-    const farPayload = payloadOf((await t.http.get(`/api/customer/licenses/${far._id}/file`).set('Cookie', alice.cookie).expect(200)).body);
+    const farPayload = payloadOf(
+      (await t.http.get(`/api/customer/licenses/${far._id}/file`).set('Cookie', alice.cookie).expect(200)).body,
+    );
     expect(Date.parse(farPayload.validUntil)).toBeLessThanOrEqual(Date.parse(farPayload.expiresAt));
     expect(Date.parse(farPayload.validUntil) - Date.parse(farPayload.issuedAt)).toBe(30 * day);
   });
@@ -98,7 +123,9 @@ describe('offline license files', () => {
     expect(payloadOf(res.body)._id).toBeUndefined();
     expect((await t.http.get(`/api/licenses/${bobLicenseId}/file`)).status).toBe(401);
     expect((await t.http.get(`/api/licenses/${bobLicenseId}/file`).set('Cookie', alice.cookie)).status).toBe(403);
-    const missing = await t.http.get('/api/licenses/00000000-0000-0000-0000-000000000000/file').set('Cookie', admin.cookie);
+    const missing = await t.http
+      .get('/api/licenses/00000000-0000-0000-0000-000000000000/file')
+      .set('Cookie', admin.cookie);
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ success: false, error: 'License not found' });
   });
@@ -109,7 +136,11 @@ describe('offline license files', () => {
     const suspended = await t.createLicense({ customer: aliceId });
     await t.http.post(`/api/licenses/${suspended._id}/suspend`).set(admin.headers).send({}).expect(200);
     const expired = await t.createLicense({ customer: aliceId, expiresAt: new Date(Date.now() - day) });
-    for (const [license, error] of [[revoked, 'License revoked'], [suspended, 'License suspended'], [expired, 'License expired']] as const) {
+    for (const [license, error] of [
+      [revoked, 'License revoked'],
+      [suspended, 'License suspended'],
+      [expired, 'License expired'],
+    ] as const) {
       const res = await t.http.get(`/api/customer/licenses/${license._id}/file`).set('Cookie', alice.cookie);
       expect(res.status, error).toBe(403);
       expect(res.body).toEqual({ success: false, error });
@@ -118,8 +149,15 @@ describe('offline license files', () => {
 
   it('answers the suspend reason beside License suspended, to the admin and the customer', async () => {
     const suspended = await t.createLicense({ customer: aliceId });
-    await t.http.post(`/api/licenses/${suspended._id}/suspend`).set(admin.headers).send({ reason: 'Card declined' }).expect(200);
-    for (const [path, cookie] of [[`/api/customer/licenses/${suspended._id}/file`, alice.cookie], [`/api/licenses/${suspended._id}/file`, admin.cookie]]) {
+    await t.http
+      .post(`/api/licenses/${suspended._id}/suspend`)
+      .set(admin.headers)
+      .send({ reason: 'Card declined' })
+      .expect(200);
+    for (const [path, cookie] of [
+      [`/api/customer/licenses/${suspended._id}/file`, alice.cookie],
+      [`/api/licenses/${suspended._id}/file`, admin.cookie],
+    ]) {
       const res = await t.http.get(path!).set('Cookie', cookie!);
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ success: false, error: 'License suspended', reason: 'Card declined' });

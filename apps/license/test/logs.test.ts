@@ -10,7 +10,12 @@ import { buildTestApp, testAdminId, type TestApp } from './helpers.js';
 /** Everything the app's logger writes, as the text that would reach standard output. */
 function logCapture(level: string) {
   const text: string[] = [];
-  const destination = new Writable({ write(chunk, _encoding, callback) { text.push(String(chunk)); callback(); } });
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      text.push(String(chunk));
+      callback();
+    },
+  });
   return { logger: createLicenseLogger({ level, destination }), text, all: () => text.join('') };
 }
 
@@ -19,18 +24,39 @@ const settled = () => new Promise((resolve) => setTimeout(resolve, 20));
 describe(`the license service's logs hold no secrets, at trace level (${testDatabaseBackend()})`, () => {
   const log = logCapture('trace');
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp({ logger: log.logger, env: { JWT_SECRET: 'a-test-secret-that-is-long-enough-for-hs256' } }); });
-  afterAll(async () => { await t?.close(); });
-  beforeEach(() => { log.text.length = 0; });
+  beforeAll(async () => {
+    t = await buildTestApp({ logger: log.logger, env: { JWT_SECRET: 'a-test-secret-that-is-long-enough-for-hs256' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  beforeEach(() => {
+    log.text.length = 0;
+  });
 
   it.each([
-    { header: 'Cookie', value: (secret: string) => `license.sid=${secret}`, path: '/api/products', method: 'get' as const },
+    {
+      header: 'Cookie',
+      value: (secret: string) => `license.sid=${secret}`,
+      path: '/api/products',
+      method: 'get' as const,
+    },
     { header: 'Authorization', value: (secret: string) => `Bearer ${secret}`, path: '/api/products' },
     { header: 'X-API-Key', value: (secret: string) => secret, path: '/api/customers' },
     { header: 'X-CSRF-Token', value: (secret: string) => secret, path: '/api/products', method: 'post' as const },
-    { header: 'X-Delete-Token', value: (secret: string) => secret, path: '/api/licenses/00000000-0000-0000-0000-000000000000', method: 'delete' as const },
+    {
+      header: 'X-Delete-Token',
+      value: (secret: string) => secret,
+      path: '/api/licenses/00000000-0000-0000-0000-000000000000',
+      method: 'delete' as const,
+    },
     { header: 'X-Paste-Password', value: (secret: string) => secret, path: '/' },
-    { header: 'Stripe-Signature', value: (secret: string) => `t=1,v1=${secret}`, path: '/api/stripe', method: 'post' as const },
+    {
+      header: 'Stripe-Signature',
+      value: (secret: string) => `t=1,v1=${secret}`,
+      path: '/api/stripe',
+      method: 'post' as const,
+    },
   ])('the value of $header never reaches the log', async ({ header, value, path, method }) => {
     const secret = `secret-${randomUUID()}`;
     await t.http[method ?? 'get'](path).set(header, value(secret)).send({});
@@ -45,7 +71,11 @@ describe(`the license service's logs hold no secrets, at trace level (${testData
     const { cookie } = await t.admin();
     await t.http.get('/api/products').set('Cookie', cookie);
     await settled();
-    const sessionId = cookie.split(';').map((pair) => pair.trim()).find((pair) => pair.startsWith('license.sid='))!.slice('license.sid='.length);
+    const sessionId = cookie
+      .split(';')
+      .map((pair) => pair.trim())
+      .find((pair) => pair.startsWith('license.sid='))!
+      .slice('license.sid='.length);
     expect(sessionId.length).toBeGreaterThan(10);
     expect(log.all()).toContain('"set-cookie":"[redacted]"');
     expect(log.all()).toContain('"userId":"admin"');
@@ -60,7 +90,10 @@ describe(`the license service's logs hold no secrets, at trace level (${testData
     await t.http.get(`/api/license/${key}`);
     await t.http.get(`/api/licenses?search=${key}`).set(headers);
     await t.http.post('/api/license/validate').send({ key });
-    await t.http.post('/api/license/rotate').set(headers).send({ key: `${key}x` });
+    await t.http
+      .post('/api/license/rotate')
+      .set(headers)
+      .send({ key: `${key}x` });
     await settled();
     expect(log.all()).toContain(`"path":"/api/license/${masked}"`);
     expect(log.all()).toContain(`"search":"${masked}"`);
@@ -75,7 +108,13 @@ describe(`the license service's logs hold no secrets, at trace level (${testData
     const callback = visited.find((url) => url.pathname === '/auth/idp/callback')!;
     const code = callback.searchParams.get('code')!;
     const state = callback.searchParams.get('state')!;
-    const sessionId = decodeURIComponent(cookie.split(';').map((pair) => pair.trim()).find((pair) => pair.startsWith('license.sid='))!.slice('license.sid='.length));
+    const sessionId = decodeURIComponent(
+      cookie
+        .split(';')
+        .map((pair) => pair.trim())
+        .find((pair) => pair.startsWith('license.sid='))!
+        .slice('license.sid='.length),
+    );
     const csrf = await csrfTokenFor(t.baseUrl, cookie);
     const session = { Cookie: cookie, 'X-CSRF-Token': csrf };
     // A bearer JWT (answered in a body), then used.
@@ -90,22 +129,41 @@ describe(`the license service's logs hold no secrets, at trace level (${testData
     const key = (created.body.license ?? created.body).key as string;
     await t.http.get(`/api/license/${key}`);
     const refererToken = `referer-${randomUUID()}`;
-    await t.http.get(`/api/licenses?search=${key}`).set(bearer).set('Referer', `${t.baseUrl}/licenses?key=${key}&token=${refererToken}`);
+    await t.http
+      .get(`/api/licenses?search=${key}`)
+      .set(bearer)
+      .set('Referer', `${t.baseUrl}/licenses?key=${key}&token=${refererToken}`);
     await t.http.post('/api/license/validate').send({ key });
     // A Stripe signature (its route is not request-logged, an ordinary one is), an API key and the
     // paste service's headers sent here too, for good measure.
     const stripeSignature = `t=1,v1=${randomUUID()}`;
-    await t.http.post('/api/stripe').set('Stripe-Signature', stripeSignature).send({ id: 'evt_1', type: 'checkout.session.completed' });
+    await t.http
+      .post('/api/stripe')
+      .set('Stripe-Signature', stripeSignature)
+      .send({ id: 'evt_1', type: 'checkout.session.completed' });
     await t.http.get('/api/products').set(bearer).set('Stripe-Signature', stripeSignature);
     const apiKey = `key-${randomUUID()}`;
     const deleteToken = `delete-${randomUUID()}`;
     const pastePassword = `password-${randomUUID()}`;
-    await t.http.get('/api/products').set('X-API-Key', apiKey).set('X-Delete-Token', deleteToken).set('X-Paste-Password', pastePassword);
+    await t.http
+      .get('/api/products')
+      .set('X-API-Key', apiKey)
+      .set('X-Delete-Token', deleteToken)
+      .set('X-Paste-Password', pastePassword);
     await t.http.get('/api/products').set(session);
     await settled();
 
     const all = log.all();
-    for (const header of ['cookie', 'set-cookie', 'authorization', 'x-api-key', 'x-csrf-token', 'x-delete-token', 'x-paste-password', 'stripe-signature']) {
+    for (const header of [
+      'cookie',
+      'set-cookie',
+      'authorization',
+      'x-api-key',
+      'x-csrf-token',
+      'x-delete-token',
+      'x-paste-password',
+      'stripe-signature',
+    ]) {
       expect(all).toContain(`"${header}":"[redacted]"`);
     }
     expect(all).toContain('"query":{"code":"[redacted]","state":"[redacted]"}');
@@ -113,7 +171,18 @@ describe(`the license service's logs hold no secrets, at trace level (${testData
     expect(all).toContain(`"path":"/api/license/${masked}"`);
     expect(all).toContain(`"search":"${masked}"`);
     const secrets = {
-      code, state, sessionId, csrf, jwt, key, keyBody: key.slice('LOGS-'.length, -4), refererToken, stripeSignature, apiKey, deleteToken, pastePassword,
+      code,
+      state,
+      sessionId,
+      csrf,
+      jwt,
+      key,
+      keyBody: key.slice('LOGS-'.length, -4),
+      refererToken,
+      stripeSignature,
+      apiKey,
+      deleteToken,
+      pastePassword,
     };
     for (const [name, secret] of Object.entries(secrets)) {
       expect(secret.length, name).toBeGreaterThan(8);
@@ -135,16 +204,18 @@ describe('maskLicenseKeys', () => {
   it.each([
     { text: 'key ACME-aB3dE5fG7hJ9kL1mN3pQ5rS7 here', masked: 'key ACME-…5rS7 here' },
     { text: '/api/license/MY-APP_2-0123456789abcdefghijWXYZ?x=1', masked: '/api/license/MY-APP_2-…WXYZ?x=1' },
-    { text: '"key":"LIC-ABCDEFGHIJKLMNOPQRSTUVWX","other":"LIC-ABCDEFGHIJKLMNOPQRSTUVWX"', masked: '"key":"LIC-…UVWX","other":"LIC-…UVWX"' },
+    {
+      text: '"key":"LIC-ABCDEFGHIJKLMNOPQRSTUVWX","other":"LIC-ABCDEFGHIJKLMNOPQRSTUVWX"',
+      masked: '"key":"LIC-…UVWX","other":"LIC-…UVWX"',
+    },
   ])('masks $text', ({ text, masked }) => {
     expect(maskLicenseKeys(text)).toBe(masked);
   });
 
-  it.each([
-    'b3a7c1f0-9d2e-4f6a-8b1c-2d3e4f5a6b7c',
-    'TEST-tooShort123',
-    'TEST-0123456789abcdefghijWXYZ0',
-  ])('leaves %s alone (not a license key)', (text) => {
-    expect(maskLicenseKeys(text)).toBe(text);
-  });
+  it.each(['b3a7c1f0-9d2e-4f6a-8b1c-2d3e4f5a6b7c', 'TEST-tooShort123', 'TEST-0123456789abcdefghijWXYZ0'])(
+    'leaves %s alone (not a license key)',
+    (text) => {
+      expect(maskLicenseKeys(text)).toBe(text);
+    },
+  );
 });

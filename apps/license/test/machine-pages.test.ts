@@ -18,7 +18,9 @@ describe(`machines and floating seats on the pages (${testDatabaseBackend()})`, 
     t = await buildTestApp();
     admin = await t.admin();
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   const get = async (path: string, session: Session = admin, status = 200) => {
     const res = await t.http.get(path).set('Cookie', session.cookie);
@@ -27,12 +29,14 @@ describe(`machines and floating seats on the pages (${testDatabaseBackend()})`, 
   };
   const activate = (key: string, fingerprint: string, name?: string, platform?: string) =>
     t.http.post('/api/license/machines/activate').send({ key, fingerprint, name, platform }).expect(201);
-  const fingerprints = async (id: string) => (await t.context.services.machines.list(id)).map((machine) => machine.fingerprint);
+  const fingerprints = async (id: string) =>
+    (await t.context.services.machines.list(id)).map((machine) => machine.fingerprint);
   const form = (path: string, fields: Record<string, string>, session: Session = admin) =>
     t.http.post(path).set('Cookie', session.cookie).type('form').send(fields);
-  const labels = (html: string) => [...documentOf(html).querySelectorAll('label .label')].map((element) => element.textContent);
+  const labels = (html: string) =>
+    [...documentOf(html).querySelectorAll('label .label')].map((element) => element.textContent);
 
-  it('lists a license\'s machines with name, platform, fingerprint, last seen and lease end; empty says how one is added', async () => {
+  it("lists a license's machines with name, platform, fingerprint, last seen and lease end; empty says how one is added", async () => {
     const license = await t.createLicense({ hwidLimit: 3 });
     const empty = documentOf(await get(`/licenses/${license._id}`));
     expect(empty.querySelector('#machines h2')?.textContent).toBe('Machines');
@@ -55,14 +59,16 @@ describe(`machines and floating seats on the pages (${testDatabaseBackend()})`, 
     expect(cell(rows[1]!, 'Name').textContent).toBe('—');
     expect(cell(rows[1]!, 'Fingerprint').textContent).toBe('fp-bare');
     const deactivate = rows[0]!.querySelector('form')!;
-    expect(deactivate.getAttribute('action')).toBe(`/licenses/${license._id}/machines/${rows[0]!.getAttribute('data-machine')}/deactivate`);
+    expect(deactivate.getAttribute('action')).toBe(
+      `/licenses/${license._id}/machines/${rows[0]!.getAttribute('data-machine')}/deactivate`,
+    );
     expect(deactivate.getAttribute('data-ui-confirm')).toContain('Office laptop');
     expect(deactivate.getAttribute('data-ui-confirm-button')).toBe('Deactivate');
     expect(deactivate.querySelector<HTMLInputElement>('input[name="_csrf"]')?.value).toBe(admin.csrfToken);
     expect(deactivate.querySelector('button')?.textContent).toBe('Deactivate Office laptop');
   });
 
-  it('shows a floating seat\'s lease end relative, exact in its title', async () => {
+  it("shows a floating seat's lease end relative, exact in its title", async () => {
     const license = await t.createLicense({ hwidLimit: 1, heartbeatSeconds: 600 });
     await activate(license.key, 'fp-float', 'Kiosk');
     const document = documentOf(await get(`/licenses/${license._id}`));
@@ -86,8 +92,13 @@ describe(`machines and floating seats on the pages (${testDatabaseBackend()})`, 
     expect(page).toContain(EMPTY);
     expect((await t.context.services.licenses.detail(license._id)).usedHwids).toEqual([]);
     const audit = await t.database.pool.query<{ action: string; success: boolean }>(
-      `SELECT action, success FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 AND action = 'delete'`, [license._id]);
-    expect(audit.rows).toEqual([{ action: 'delete', success: true }, { action: 'delete', success: true }]);
+      `SELECT action, success FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 AND action = 'delete'`,
+      [license._id],
+    );
+    expect(audit.rows).toEqual([
+      { action: 'delete', success: true },
+      { action: 'delete', success: true },
+    ]);
     // A machine that is gone (deactivated twice) answers the not-found page.
     await form(`/licenses/${license._id}/machines/${bare}/deactivate`, { _csrf: admin.csrfToken }).expect(404);
   });
@@ -100,29 +111,64 @@ describe(`machines and floating seats on the pages (${testDatabaseBackend()})`, 
     expect((await form(deactivate, { _csrf: 'forged' })).status).toBe(403);
     expect((await form(`/licenses/${license._id}/seats`, { heartbeatSeconds: '60' })).status).toBe(403);
     const { session: customer } = await t.customer();
-    expect((await t.http.post(deactivate).set(customer.headers).type('form').send({ _csrf: customer.csrfToken })).status).toBe(403);
-    expect((await t.http.post(`/licenses/${license._id}/seats`).set(customer.headers).type('form')
-      .send({ _csrf: customer.csrfToken, heartbeatSeconds: '60' })).status).toBe(403);
+    expect(
+      (await t.http.post(deactivate).set(customer.headers).type('form').send({ _csrf: customer.csrfToken })).status,
+    ).toBe(403);
+    expect(
+      (
+        await t.http
+          .post(`/licenses/${license._id}/seats`)
+          .set(customer.headers)
+          .type('form')
+          .send({ _csrf: customer.csrfToken, heartbeatSeconds: '60' })
+      ).status,
+    ).toBe(403);
     expect(await fingerprints(license._id)).toEqual(['fp-kept']);
     expect((await t.context.services.licenses.detail(license._id)).heartbeatSeconds).toBeNull();
   });
 
-  it('sets floating seats with the new-license form, with errors in the form\'s style', async () => {
+  it("sets floating seats with the new-license form, with errors in the form's style", async () => {
     const product = await t.createProduct({ name: 'Seats Product' });
     expect(labels(await get('/licenses/new'))).toContain(SEATS_LABEL);
     for (const wrong of ['9', '86401', '1.5', 'soon']) {
-      const refused = await form('/licenses', { _csrf: admin.csrfToken, product: product._id, licenseType: 'fixed', ipLimit: '0', hwidLimit: '0', heartbeatSeconds: wrong });
+      const refused = await form('/licenses', {
+        _csrf: admin.csrfToken,
+        product: product._id,
+        licenseType: 'fixed',
+        ipLimit: '0',
+        hwidLimit: '0',
+        heartbeatSeconds: wrong,
+      });
       expect(refused.status, wrong).toBe(400);
       const document = documentOf(refused.text);
-      expect(document.querySelector('[role="alert"], .alert-error')?.textContent).toContain('Check these fields: heartbeatSeconds.');
+      expect(document.querySelector('[role="alert"], .alert-error')?.textContent).toContain(
+        'Check these fields: heartbeatSeconds.',
+      );
       expect(textOf(refused.text)).toContain('Floating seats: a whole number of seconds from 10 to 86,400, or empty.');
       expect(document.querySelector('input[name="heartbeatSeconds"]')?.getAttribute('value')).toBe(wrong);
     }
-    const created = await form('/licenses', { _csrf: admin.csrfToken, product: product._id, licenseType: 'fixed', ipLimit: '0', hwidLimit: '2', heartbeatSeconds: '300' }).expect(303);
+    const created = await form('/licenses', {
+      _csrf: admin.csrfToken,
+      product: product._id,
+      licenseType: 'fixed',
+      ipLimit: '0',
+      hwidLimit: '2',
+      heartbeatSeconds: '300',
+    }).expect(303);
     const id = String(created.headers.location).replace('/licenses/', '');
     expect((await t.context.services.licenses.detail(id)).heartbeatSeconds).toBe(300);
-    const plain = await form('/licenses', { _csrf: admin.csrfToken, product: product._id, licenseType: 'fixed', ipLimit: '0', hwidLimit: '2', heartbeatSeconds: '' }).expect(303);
-    expect((await t.context.services.licenses.detail(String(plain.headers.location).replace('/licenses/', ''))).heartbeatSeconds).toBeNull();
+    const plain = await form('/licenses', {
+      _csrf: admin.csrfToken,
+      product: product._id,
+      licenseType: 'fixed',
+      ipLimit: '0',
+      hwidLimit: '2',
+      heartbeatSeconds: '',
+    }).expect(303);
+    expect(
+      (await t.context.services.licenses.detail(String(plain.headers.location).replace('/licenses/', '')))
+        .heartbeatSeconds,
+    ).toBeNull();
   });
 
   it('sets and clears floating seats from the license page; out of range says so and changes nothing', async () => {
@@ -140,7 +186,9 @@ describe(`machines and floating seats on the pages (${testDatabaseBackend()})`, 
     expect((await t.context.services.licenses.detail(license._id)).heartbeatSeconds).toBe(86_400);
     await form(`/licenses/${license._id}/seats`, { _csrf: admin.csrfToken, heartbeatSeconds: '' }).expect(303);
     expect((await t.context.services.licenses.detail(license._id)).heartbeatSeconds).toBeNull();
-    expect(textOf(await get(`/licenses/${license._id}`))).toContain('Floating seats off: seats are kept until released.');
+    expect(textOf(await get(`/licenses/${license._id}`))).toContain(
+      'Floating seats off: seats are kept until released.',
+    );
   });
 
   it('shows a customer the machines of their own license by name (fingerprint when unnamed), last seen, and Release', async () => {
@@ -154,7 +202,10 @@ describe(`machines and floating seats on the pages (${testDatabaseBackend()})`, 
 
     const document = documentOf(await get(`/my-licenses/${mine._id}`, session));
     const rows = [...document.querySelectorAll('table.machines tbody tr')];
-    expect(rows.map((row) => row.querySelector('[data-machine-name]')?.textContent)).toEqual(['My desktop (windows)', 'fp-unnamed']);
+    expect(rows.map((row) => row.querySelector('[data-machine-name]')?.textContent)).toEqual([
+      'My desktop (windows)',
+      'fp-unnamed',
+    ]);
     expect(rows[0]!.querySelector('[data-last-seen]')?.textContent).toMatch(/^last seen (just now|1 minute ago)$/);
     expect(rows[0]!.querySelector('[data-last-seen] time')?.getAttribute('title')).toMatch(/ UTC$/);
     const release = rows.map((row) => row.querySelector('button[data-release-kind="hwid"]')!);
@@ -168,7 +219,11 @@ describe(`machines and floating seats on the pages (${testDatabaseBackend()})`, 
     expect(textOf(await get(`/my-licenses/${theirs._id}`, otherSession))).toContain('Their laptop');
 
     // Release by the fingerprint releases that machine.
-    await t.http.post(`/api/customer/licenses/${mine._id}/release`).set(session.headers).send({ hwid: 'fp-mine' }).expect(200);
+    await t.http
+      .post(`/api/customer/licenses/${mine._id}/release`)
+      .set(session.headers)
+      .send({ hwid: 'fp-mine' })
+      .expect(200);
     expect(await fingerprints(mine._id)).toEqual(['fp-unnamed']);
   });
 
@@ -177,12 +232,17 @@ describe(`machines and floating seats on the pages (${testDatabaseBackend()})`, 
     const license = await t.createLicense({ customer: customer._id, hwidLimit: 2 });
     await activate(license.key, 'fp-hostile', HOSTILE, HOSTILE);
     await activate(license.key, HOSTILE);
-    for (const [path, who] of [[`/licenses/${license._id}`, admin], [`/my-licenses/${license._id}`, session]] as const) {
+    for (const [path, who] of [
+      [`/licenses/${license._id}`, admin],
+      [`/my-licenses/${license._id}`, session],
+    ] as const) {
       const html = await get(path, who);
       expect(html).not.toMatch(/<img src=x/i);
       const document = documentOf(html);
       const attributes = [...document.querySelectorAll('*')].flatMap((element) => [...element.attributes]);
-      expect(attributes.filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name)).toEqual([]);
+      expect(
+        attributes.filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name),
+      ).toEqual([]);
       expect(document.querySelectorAll('img[src="x"]')).toHaveLength(0);
       expect(textOf(html)).toContain(HOSTILE);
     }

@@ -17,34 +17,47 @@ beforeAll(async () => {
   t = await buildTestApp();
   publicKey = (await t.http.get('/api/license/public-key')).body.publicKey as string;
   for (const event of ['MACHINE_ACTIVATED', 'MACHINE_DEACTIVATED', 'MACHINE_LEASE_EXPIRED'] as const) {
-    t.context.events.on(event, (data) => { seen.push({ event, data }); });
+    t.context.events.on(event, (data) => {
+      seen.push({ event, data });
+    });
   }
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
-const post = (app: TestApp, path: string, body: Record<string, unknown>) => app.http.post(`/api/license/machines/${path}`).send(body);
+const post = (app: TestApp, path: string, body: Record<string, unknown>) =>
+  app.http.post(`/api/license/machines/${path}`).send(body);
 const activate = (body: Record<string, unknown>, app = t) => post(app, 'activate', body);
 const heartbeat = (body: Record<string, unknown>, app = t) => post(app, 'heartbeat', body);
 const deactivate = (body: Record<string, unknown>, app = t) => post(app, 'deactivate', body);
 const validate = (body: Record<string, unknown>) => t.http.post('/api/license/validate').send(body);
 const usedHwids = async (id: string) => (await t.context.services.licenses.detail(id)).usedHwids;
 /** Moves a license's machines `seconds` into the past (their last sighting and lease), as if time had passed. */
-const age = (licenseId: string, seconds: number) => t.database.pool.query(
-  `UPDATE machines SET last_seen_at = last_seen_at - make_interval(secs => $2), lease_expires_at = lease_expires_at - make_interval(secs => $2)
-   WHERE license_id = $1`, [licenseId, seconds]);
+const age = (licenseId: string, seconds: number) =>
+  t.database.pool.query(
+    `UPDATE machines SET last_seen_at = last_seen_at - make_interval(secs => $2), lease_expires_at = lease_expires_at - make_interval(secs => $2)
+   WHERE license_id = $1`,
+    [licenseId, seconds],
+  );
 
 describe(`machines (${testDatabaseBackend()})`, () => {
   it('activates a machine (201), answers the same machine again with name and platform updated (200), every answer signed', async () => {
     const license = await t.createLicense({ hwidLimit: 2 });
     const first = await activate({ key: license.key, fingerprint: 'fp-1', name: 'Laptop', platform: 'linux' });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ success: true, machine: { fingerprint: 'fp-1', name: 'Laptop', platform: 'linux', leaseExpiresAt: null } });
+    expect(first.body).toMatchObject({
+      success: true,
+      machine: { fingerprint: 'fp-1', name: 'Laptop', platform: 'linux', leaseExpiresAt: null },
+    });
     expect(verifyResponse(publicKey, first.text, String(first.headers['x-license-signature']))).toBe(true);
     const again = await activate({ key: license.key, fingerprint: 'fp-1', name: 'Work laptop', platform: 'macos' });
     expect(again.status).toBe(200);
     expect(again.body.machine).toMatchObject({ _id: first.body.machine._id, name: 'Work laptop', platform: 'macos' });
     expect(await usedHwids(license._id)).toEqual(['fp-1']);
-    expect(seen.filter((entry) => entry.event === 'MACHINE_ACTIVATED' && entry.data.licenseId === license._id)).toHaveLength(1);
+    expect(
+      seen.filter((entry) => entry.event === 'MACHINE_ACTIVATED' && entry.data.licenseId === license._id),
+    ).toHaveLength(1);
   });
 
   it('refuses a machine beyond hwidLimit with 403 HWID limit exceeded; validate with a new hwid takes a seat too', async () => {
@@ -60,10 +73,13 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     const admin = await t.admin();
     const list = await t.http.get(`/api/licenses/${license._id}/machines`).set('Cookie', admin.cookie);
     expect(list.status).toBe(200);
-    expect(list.body.machines.map((machine: { fingerprint: string }) => machine.fingerprint)).toEqual(['by-validate', 'fp-a']);
+    expect(list.body.machines.map((machine: { fingerprint: string }) => machine.fingerprint)).toEqual([
+      'by-validate',
+      'fp-a',
+    ]);
   });
 
-  it('answers validation\'s failures for unknown, expired, suspended, revoked and inactive keys on all three requests', async () => {
+  it("answers validation's failures for unknown, expired, suspended, revoked and inactive keys on all three requests", async () => {
     const expired = await t.createLicense({ expiresAt: new Date(Date.now() - 60_000) });
     const suspended = await t.createLicense({});
     await t.context.services.licenses.suspend(systemActor, suspended._id, 'x');
@@ -71,8 +87,11 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     await t.context.services.licenses.revoke(systemActor, revoked._id, 'x');
     const inactive = await t.createLicense({ active: false });
     const cases: Array<[string, number, string]> = [
-      ['TEST-unknown', 400, 'License not found'], [expired.key, 403, 'License expired'], [suspended.key, 403, 'License suspended'],
-      [revoked.key, 403, 'License revoked'], [inactive.key, 403, 'License not active'],
+      ['TEST-unknown', 400, 'License not found'],
+      [expired.key, 403, 'License expired'],
+      [suspended.key, 403, 'License suspended'],
+      [revoked.key, 403, 'License revoked'],
+      [inactive.key, 403, 'License not active'],
     ];
     for (const [key, status, error] of cases) {
       for (const send of [activate, heartbeat, deactivate]) {
@@ -87,7 +106,7 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     expect((await activate({ key: expired.key, fingerprint: 'f', platform: 'p'.repeat(51) })).status).toBe(400);
   });
 
-  it('holds validation\'s hwid to the fingerprint rule (1–200 characters), so a validation cannot make a machine activate refuses', async () => {
+  it("holds validation's hwid to the fingerprint rule (1–200 characters), so a validation cannot make a machine activate refuses", async () => {
     const license = await t.createLicense({ hwidLimit: 2 });
     const tooLong = await validate({ key: license.key, hwid: 'h'.repeat(201) });
     expect([tooLong.status, tooLong.body.error]).toEqual([400, 'Validation failed']);
@@ -104,13 +123,22 @@ describe(`machines (${testDatabaseBackend()})`, () => {
       await activate({ key: license.key, fingerprint: 'fp-other', nonce: 'n-3' }),
       await deactivate({ key: license.key, fingerprint: 'fp-n', nonce: 'n-4' }),
     ];
-    expect(answers.map((answer) => [answer.status, answer.body.nonce])).toEqual([[201, 'n-1'], [200, 'n-2'], [403, 'n-3'], [200, 'n-4']]);
-    for (const answer of answers) expect(verifyResponse(publicKey, answer.text, String(answer.headers['x-license-signature']))).toBe(true);
+    expect(answers.map((answer) => [answer.status, answer.body.nonce])).toEqual([
+      [201, 'n-1'],
+      [200, 'n-2'],
+      [403, 'n-3'],
+      [200, 'n-4'],
+    ]);
+    for (const answer of answers)
+      expect(verifyResponse(publicKey, answer.text, String(answer.headers['x-license-signature']))).toBe(true);
   });
 
   it('heartbeat refreshes a held seat, deactivate gives it back, and both answer 404 Machine not found without one', async () => {
     const license = await t.createLicense({ hwidLimit: 1 });
-    expect((await heartbeat({ key: license.key, fingerprint: 'never' })).body).toEqual({ success: false, error: 'Machine not found' });
+    expect((await heartbeat({ key: license.key, fingerprint: 'never' })).body).toEqual({
+      success: false,
+      error: 'Machine not found',
+    });
     await activate({ key: license.key, fingerprint: 'fp' });
     const beat = await heartbeat({ key: license.key, fingerprint: 'fp' });
     expect(beat.status).toBe(200);
@@ -121,7 +149,9 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     expect((await deactivate({ key: license.key, fingerprint: 'fp' })).status).toBe(404);
     expect((await heartbeat({ key: license.key, fingerprint: 'fp' })).status).toBe(404);
     expect((await activate({ key: license.key, fingerprint: 'other' })).status).toBe(201);
-    expect(seen.some((entry) => entry.event === 'MACHINE_DEACTIVATED' && entry.data.licenseId === license._id)).toBe(true);
+    expect(seen.some((entry) => entry.event === 'MACHINE_DEACTIVATED' && entry.data.licenseId === license._id)).toBe(
+      true,
+    );
   });
 
   it('clear removes every machine; rotation keeps them', async () => {
@@ -133,23 +163,37 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     expect(await usedHwids(license._id)).toEqual(['a', 'b']);
     await t.context.services.licenses.clear(systemActor, newKey);
     expect(await usedHwids(license._id)).toEqual([]);
-    expect((await t.database.pool.query('SELECT 1 FROM machines WHERE license_id = $1', [license._id])).rowCount).toBe(0);
+    expect((await t.database.pool.query('SELECT 1 FROM machines WHERE license_id = $1', [license._id])).rowCount).toBe(
+      0,
+    );
   });
 
   it('heartbeatSeconds is whole seconds from 10 to 86,400, or null, in POST and PUT /api/licenses', async () => {
     const admin = await t.admin();
     const product = await t.createProduct();
     for (const bad of [9, 86_401, 10.5, '30']) {
-      const res = await t.http.post('/api/licenses').set(admin.headers).send({ product: product._id, heartbeatSeconds: bad });
+      const res = await t.http
+        .post('/api/licenses')
+        .set(admin.headers)
+        .send({ product: product._id, heartbeatSeconds: bad });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('Validation failed');
       expect(res.body.details).toHaveProperty('heartbeatSeconds');
     }
-    const made = await t.http.post('/api/licenses').set(admin.headers).send({ product: product._id, heartbeatSeconds: 10 });
+    const made = await t.http
+      .post('/api/licenses')
+      .set(admin.headers)
+      .send({ product: product._id, heartbeatSeconds: 10 });
     expect([made.status, made.body.license.heartbeatSeconds]).toEqual([201, 10]);
-    const changed = await t.http.put(`/api/licenses/${made.body.license._id}`).set(admin.headers).send({ heartbeatSeconds: null });
+    const changed = await t.http
+      .put(`/api/licenses/${made.body.license._id}`)
+      .set(admin.headers)
+      .send({ heartbeatSeconds: null });
     expect(changed.body.license.heartbeatSeconds).toBeNull();
-    expect((await t.http.put(`/api/licenses/${made.body.license._id}`).set(admin.headers).send({ heartbeatSeconds: 0 })).status).toBe(400);
+    expect(
+      (await t.http.put(`/api/licenses/${made.body.license._id}`).set(admin.headers).send({ heartbeatSeconds: 0 }))
+        .status,
+    ).toBe(400);
   });
 
   it('on a floating license a lapsed seat is taken by the next fingerprint at once, and the lapsed one gets 404', async () => {
@@ -160,7 +204,14 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     await age(license._id, 11);
     expect((await activate({ key: license.key, fingerprint: 'new' })).status).toBe(201);
     expect(await usedHwids(license._id)).toEqual(['new']);
-    expect(seen.some((entry) => entry.event === 'MACHINE_LEASE_EXPIRED' && entry.data.licenseId === license._id && entry.data.fingerprint === 'old')).toBe(true);
+    expect(
+      seen.some(
+        (entry) =>
+          entry.event === 'MACHINE_LEASE_EXPIRED' &&
+          entry.data.licenseId === license._id &&
+          entry.data.fingerprint === 'old',
+      ),
+    ).toBe(true);
     expect((await heartbeat({ key: license.key, fingerprint: 'old' })).body.error).toBe('Machine not found');
     // Validation takes a lapsed seat the same way.
     await age(license._id, 11);
@@ -186,15 +237,19 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     await age(floating._id, 11);
     await activate({ key: floating.key, fingerprint: 'fresh' }).expect(201);
     await age(floating._id, 0);
-    await t.database.pool.query(`UPDATE machines SET lease_expires_at = now() - interval '1 second' WHERE fingerprint = 'fresh'`);
+    await t.database.pool.query(
+      `UPDATE machines SET lease_expires_at = now() - interval '1 second' WHERE fingerprint = 'fresh'`,
+    );
     expect(await t.context.services.machines.sweep()).toBeGreaterThanOrEqual(1);
     expect(await usedHwids(floating._id)).toEqual([]);
     expect(await usedHwids(fixed._id)).toEqual(['stays']);
-    expect(seen.some((entry) => entry.event === 'MACHINE_LEASE_EXPIRED' && entry.data.fingerprint === 'fresh')).toBe(true);
+    expect(seen.some((entry) => entry.event === 'MACHINE_LEASE_EXPIRED' && entry.data.fingerprint === 'fresh')).toBe(
+      true,
+    );
     expect(await t.context.services.machines.sweep()).toBe(0);
   });
 
-  it('an admin deactivates a machine (audited); a customer lists only their own licenses\' machines and releases one by hwid', async () => {
+  it("an admin deactivates a machine (audited); a customer lists only their own licenses' machines and releases one by hwid", async () => {
     const { customer, session } = await t.customer();
     const mine = await t.createLicense({ customer: customer._id, hwidLimit: 3 });
     const theirs = await t.createLicense({ hwidLimit: 3 });
@@ -211,7 +266,10 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     }
     expect((await t.http.get(`/api/customer/licenses/${mine._id}/machines`)).status).toBe(401);
 
-    const released = await t.http.post(`/api/customer/licenses/${mine._id}/release`).set(session.headers).send({ hwid: 'desk' });
+    const released = await t.http
+      .post(`/api/customer/licenses/${mine._id}/release`)
+      .set(session.headers)
+      .send({ hwid: 'desk' });
     expect(released.status).toBe(200);
     const after = await t.http.get(`/api/customer/licenses/${mine._id}/machines`).set('Cookie', session.cookie);
     expect(after.body.machines.map((entry: { fingerprint: string }) => entry.fingerprint)).toEqual(['tablet']);
@@ -222,9 +280,16 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     const removed = await t.http.delete(`/api/licenses/${theirs._id}/machines/${machine._id}`).set(admin.headers);
     expect([removed.status, removed.body]).toEqual([200, { success: true }]);
     expect(await usedHwids(theirs._id)).toEqual([]);
-    const audit = await t.http.get('/api/audit').query({ resourceId: theirs._id, action: 'delete' }).set('Cookie', admin.cookie);
+    const audit = await t.http
+      .get('/api/audit')
+      .query({ resourceId: theirs._id, action: 'delete' })
+      .set('Cookie', admin.cookie);
     expect(audit.body.auditLogs[0].changes.before.machine.fingerprint).toBe('x');
-    expect(seen.some((entry) => entry.event === 'MACHINE_DEACTIVATED' && entry.data.by === 'admin' && entry.data.fingerprint === 'x')).toBe(true);
+    expect(
+      seen.some(
+        (entry) => entry.event === 'MACHINE_DEACTIVATED' && entry.data.by === 'admin' && entry.data.fingerprint === 'x',
+      ),
+    ).toBe(true);
   });
 
   it('the seat functions of a migrated database are exactly the statements of machine-seat.sql', async () => {
@@ -232,15 +297,24 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     const bodies = [...source.matchAll(/^CREATE OR REPLACE FUNCTION (\w+)\([\s\S]*?\bAS \$\$([\s\S]*?)\$\$;/gm)];
     expect(bodies.map((match) => match[1])).toEqual(['license_machine_seat', 'license_machines_sweep']);
     for (const [, name, body] of bodies) {
-      const { rows } = await t.database.pool.query<{ prosrc: string }>('SELECT prosrc FROM pg_proc WHERE proname = $1', [name]);
+      const { rows } = await t.database.pool.query<{ prosrc: string }>(
+        'SELECT prosrc FROM pg_proc WHERE proname = $1',
+        [name],
+      );
       expect(rows.map((row) => row.prosrc)).toEqual([body]);
     }
   });
 
   it('the three requests are in the API description, like validate', async () => {
     const paths = Object.keys((await t.http.get('/openapi.json')).body.paths as Record<string, unknown>);
-    for (const path of ['/api/license/machines/activate', '/api/license/machines/heartbeat', '/api/license/machines/deactivate',
-      '/api/licenses/{id}/machines', '/api/licenses/{id}/machines/{machineId}', '/api/customer/licenses/{licenseId}/machines']) {
+    for (const path of [
+      '/api/license/machines/activate',
+      '/api/license/machines/heartbeat',
+      '/api/license/machines/deactivate',
+      '/api/licenses/{id}/machines',
+      '/api/licenses/{id}/machines/{machineId}',
+      '/api/customer/licenses/{licenseId}/machines',
+    ]) {
       expect(paths).toContain(path);
     }
   });
@@ -261,7 +335,9 @@ describe(`machines under concurrency (${testDatabaseBackend()})`, () => {
     const second = await buildTestApp({ database: t.database });
     try {
       const license = await t.createLicense({ hwidLimit: 3 });
-      const answers = await Promise.all(fingerprints.map((fingerprint, i) => activate({ key: license.key, fingerprint }, i % 2 ? second : t)));
+      const answers = await Promise.all(
+        fingerprints.map((fingerprint, i) => activate({ key: license.key, fingerprint }, i % 2 ? second : t)),
+      );
       expect(statuses(answers)).toEqual([...Array<number>(3).fill(201), ...Array<number>(47).fill(403)]);
       expect(await usedHwids(license._id)).toHaveLength(3);
     } finally {
@@ -285,7 +361,10 @@ describe(`machines under concurrency (${testDatabaseBackend()})`, () => {
       expect(answers.every((res) => [200, 201, 403, 404].includes(res.status))).toBe(true);
       const hwids = await usedHwids(license._id);
       expect(hwids.length).toBeLessThanOrEqual(3);
-      const { rows } = await t.database.pool.query<{ fingerprint: string }>('SELECT fingerprint FROM machines WHERE license_id = $1', [license._id]);
+      const { rows } = await t.database.pool.query<{ fingerprint: string }>(
+        'SELECT fingerprint FROM machines WHERE license_id = $1',
+        [license._id],
+      );
       expect(rows.map((row) => row.fingerprint).sort()).toEqual([...hwids].sort());
       const admitted = answers.filter((res) => res.status === 201).length;
       expect(admitted).toBeLessThanOrEqual(3);

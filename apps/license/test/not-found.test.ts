@@ -4,27 +4,37 @@ import { buildTestApp, type TestApp } from './helpers.js';
 
 describe(`unknown paths (${testDatabaseBackend()})`, () => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp(); });
-  afterAll(async () => { await t?.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 
-  it.each(['get', 'post', 'put', 'patch', 'delete'] as const)('%s of an unknown /api path answers 404 { success: false, error: "Not found" }', async (method) => {
-    for (const path of ['/api/nope', '/api/license/nope/deeper', '/api']) {
-      const res = await t.http[method](path);
+  it.each(['get', 'post', 'put', 'patch', 'delete'] as const)(
+    '%s of an unknown /api path answers 404 { success: false, error: "Not found" }',
+    async (method) => {
+      for (const path of ['/api/nope', '/api/license/nope/deeper', '/api']) {
+        const res = await t.http[method](path);
+        expect(res.status).toBe(404);
+        expect(res.headers['content-type']).toMatch(/application\/json/);
+        expect(res.body).toEqual({ success: false, error: 'Not found' });
+      }
+    },
+  );
+
+  it.each(['get', 'post', 'put', 'delete'] as const)(
+    '%s of an unknown page answers 404 with the dashboard\'s HTML page, never "Cannot ..."',
+    async (method) => {
+      const res = await t.http[method]('/nope').set('Accept', 'application/json');
       expect(res.status).toBe(404);
-      expect(res.headers['content-type']).toMatch(/application\/json/);
-      expect(res.body).toEqual({ success: false, error: 'Not found' });
-    }
-  });
-
-  it.each(['get', 'post', 'put', 'delete'] as const)('%s of an unknown page answers 404 with the dashboard\'s HTML page, never "Cannot ..."', async (method) => {
-    const res = await t.http[method]('/nope').set('Accept', 'application/json');
-    expect(res.status).toBe(404);
-    expect(res.headers['content-type']).toMatch(/text\/html/);
-    expect(res.text).toContain('<h1>Page not found</h1>');
-    expect(res.text).toContain('href="/dashboard-assets/dashboard.css"');
-    expect(res.text).toContain('href="/">Go to the dashboard</a>');
-    expect(res.text).not.toMatch(/Cannot (GET|POST|PUT|DELETE)/);
-  });
+      expect(res.headers['content-type']).toMatch(/text\/html/);
+      expect(res.text).toContain('<h1>Page not found</h1>');
+      expect(res.text).toContain('href="/dashboard-assets/dashboard.css"');
+      expect(res.text).toContain('href="/">Go to the dashboard</a>');
+      expect(res.text).not.toMatch(/Cannot (GET|POST|PUT|DELETE)/);
+    },
+  );
 
   it('HEAD of an unknown path answers 404 with headers only', async () => {
     const page = await t.http.head('/nope');

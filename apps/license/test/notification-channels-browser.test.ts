@@ -16,7 +16,14 @@ describe.skipIf(!executablePath)(`the notification channels page in a browser ($
   beforeAll(async () => {
     smtp = await startSmtpStandIn();
     // The environment's own SMTP server is the stand-in on loopback: the one inner address the console may use.
-    t = await buildTestApp({ env: { SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'ops@example.com', NOTIFY_LICENSE_VIOLATION: 'email,telegram' } });
+    t = await buildTestApp({
+      env: {
+        SMTP_HOST: '127.0.0.1',
+        SMTP_PORT: String(smtp.port),
+        NOTIFY_EMAIL_TO: 'ops@example.com',
+        NOTIFY_LICENSE_VIOLATION: 'email,telegram',
+      },
+    });
     admin = await t.admin();
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   }, 60_000);
@@ -31,7 +38,12 @@ describe.skipIf(!executablePath)(`the notification channels page in a browser ($
     page.setDefaultTimeout(30_000);
     await page.goto(`${t.baseUrl}/webhooks/channels`);
     await page.getByRole('heading', { level: 1, name: 'Notification channels' }).waitFor();
-    expect(await page.getByRole('navigation', { name: 'Webhooks' }).getByRole('link', { name: 'Endpoints' }).getAttribute('href')).toBe('/webhooks');
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Webhooks' })
+        .getByRole('link', { name: 'Endpoints' })
+        .getAttribute('href'),
+    ).toBe('/webhooks');
     expect(await capture(page, 'admin-notification-channels')).toBeLessThanOrEqual(390);
 
     // A mistake first: the card says what is missing and keeps what was typed.

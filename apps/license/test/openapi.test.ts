@@ -4,7 +4,6 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { listMountedRoutes, openApiPath } from '@app/http';
 import { buildTestApp, type TestApp } from './helpers.js';
 
-
 /**
  * The routes anyone may call: validation and its machine requests (signed, rate-limited), the
  * public key, the front page (sign-in for visitors), sign-in and out, health, the API
@@ -12,10 +11,23 @@ import { buildTestApp, type TestApp } from './helpers.js';
  * (a console page the admin guard as a page answers it, a portal page the customer's).
  */
 const publicOperations = [
-  'get /', 'get /api/csrf-token', 'get /api/license/public-key', 'get /auth/idp', 'get /auth/idp/callback', 'get /auth/logout',
-  'get /auth/status', 'get /docs', 'get /favicon.ico', 'get /healthz', 'get /openapi.json', 'get /readyz',
-  'post /api/license/machines/activate', 'post /api/license/machines/deactivate', 'post /api/license/machines/heartbeat',
-  'post /api/license/validate', 'post /api/stripe',
+  'get /',
+  'get /api/csrf-token',
+  'get /api/license/public-key',
+  'get /auth/idp',
+  'get /auth/idp/callback',
+  'get /auth/logout',
+  'get /auth/status',
+  'get /docs',
+  'get /favicon.ico',
+  'get /healthz',
+  'get /openapi.json',
+  'get /readyz',
+  'post /api/license/machines/activate',
+  'post /api/license/machines/deactivate',
+  'post /api/license/machines/heartbeat',
+  'post /api/license/validate',
+  'post /api/stripe',
 ];
 
 type Paths = Record<string, Record<string, { security?: unknown[]; parameters?: Array<{ name: string; in: string }> }>>;
@@ -27,7 +39,9 @@ describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
     t = await buildTestApp();
     document = (await t.http.get('/openapi.json').expect(200)).body;
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('GET /openapi.json validates as OpenAPI 3.1', async () => {
     const validator = new Validator();
@@ -38,40 +52,61 @@ describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
     expect(document.paths['/api/license/validate']?.post).toBeDefined();
   });
 
-  it('documents every mounted route, the shared packages\' ones included, and mounts every documented one', () => {
-    const mounted = [...new Set(listMountedRoutes(t.app).map(({ method, path }) => `${method} ${openApiPath(path)}`))].sort();
+  it("documents every mounted route, the shared packages' ones included, and mounts every documented one", () => {
+    const mounted = [
+      ...new Set(listMountedRoutes(t.app).map(({ method, path }) => `${method} ${openApiPath(path)}`)),
+    ].sort();
     const documented = Object.entries(document.paths)
-      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`)).sort();
+      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`))
+      .sort();
     expect(mounted).toEqual(documented);
-    for (const route of ['get /healthz', 'get /readyz', 'get /auth/idp', 'get /auth/idp/callback', 'get /api/csrf-token']) expect(documented).toContain(route);
+    for (const route of [
+      'get /healthz',
+      'get /readyz',
+      'get /auth/idp',
+      'get /auth/idp/callback',
+      'get /api/csrf-token',
+    ])
+      expect(documented).toContain(route);
   });
 
   it('describes the body of every API answer of success', () => {
     const undescribed: string[] = [];
     for (const [path, operations] of Object.entries(document.paths)) {
       if (!path.startsWith('/api/')) continue;
-      for (const [method, operation] of Object.entries(operations as Record<string, { responses: Record<string, { content?: unknown }> }>)) {
+      for (const [method, operation] of Object.entries(
+        operations as Record<string, { responses: Record<string, { content?: unknown }> }>,
+      )) {
         if (method === 'head') continue;
-        const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2') && status !== '204');
-        if (success.length === 0 || success.some(([, answer]) => !answer.content)) undescribed.push(`${method} ${path}`);
+        const success = Object.entries(operation.responses).filter(
+          ([status]) => status.startsWith('2') && status !== '204',
+        );
+        if (success.length === 0 || success.some(([, answer]) => !answer.content))
+          undescribed.push(`${method} ${path}`);
       }
     }
     expect(undescribed).toEqual([]);
   });
 
-  it('names each route\'s guard and parameters', () => {
+  it("names each route's guard and parameters", () => {
     expect(document.paths['/api/licenses/{id}']!.get!.security).toEqual([{ session: [] }, { bearer: [] }]);
     expect(document.paths['/api/customer/licenses/stats']!.get!.security).toEqual([{ session: [] }]);
     expect(document.paths['/api/license/validate']!.post!.security).toEqual([]);
-    expect(document.paths['/api/licenses/{id}']!.get!.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path' })]);
+    expect(document.paths['/api/licenses/{id}']!.get!.parameters).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path' }),
+    ]);
     expect(document.paths['/licenses/{id}']!.get!.security).toEqual([{ session: [] }, { bearer: [] }]);
     expect(document.paths['/my-licenses/{licenseId}']!.get!.security).toEqual([{ session: [] }]);
   });
 
   it('declares who may call each route: the public ones are exactly these, so no page checks access inside its handler', () => {
-    const open = Object.entries(document.paths).flatMap(([path, operations]) => Object.entries(operations)
-      .filter(([method, operation]) => method !== 'head' && (operation.security ?? []).length === 0)
-      .map(([method]) => `${method} ${path}`)).sort();
+    const open = Object.entries(document.paths)
+      .flatMap(([path, operations]) =>
+        Object.entries(operations)
+          .filter(([method, operation]) => method !== 'head' && (operation.security ?? []).length === 0)
+          .map(([method]) => `${method} ${path}`),
+      )
+      .sort();
     expect(open).toEqual(publicOperations);
   });
 

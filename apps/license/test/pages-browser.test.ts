@@ -8,7 +8,6 @@ import { buildTestApp, systemActor, type Session, type TestApp } from './helpers
 
 const executablePath = chromiumForTests('license page screenshots');
 
-
 describe.skipIf(!executablePath)(`the license pages at 1280 and 390 px (${testDatabaseBackend()})`, () => {
   let t: TestApp;
   let browser: Browser;
@@ -26,10 +25,25 @@ describe.skipIf(!executablePath)(`the license pages at 1280 and 390 px (${testDa
   it('the sign-in page, the admin dashboard, the customer page and the 404 page fit a phone', async () => {
     const studio = await t.createProduct({ name: 'Acme Studio Professional', licensePrefix: 'STUDIO' });
     const render = await t.createProduct({ name: 'Render Farm Credits', licensePrefix: 'RENDER' });
-    const carol = await t.createCustomer({ name: 'Carol Example Industries', email: 'carol@example.com', userId: 'carol' });
+    const carol = await t.createCustomer({
+      name: 'Carol Example Industries',
+      email: 'carol@example.com',
+      userId: 'carol',
+    });
     await t.createCustomer({ name: 'Dave', email: 'dave@example.com' });
-    const seat = await t.createLicense({ product: studio._id, customer: carol._id, ipLimit: 5, hwidLimit: 2, expiresAt: new Date(Date.now() + 200 * 86_400_000) });
-    const credits = await t.createLicense({ product: render._id, customer: carol._id, licenseType: 'consumption', credits: 1000 });
+    const seat = await t.createLicense({
+      product: studio._id,
+      customer: carol._id,
+      ipLimit: 5,
+      hwidLimit: 2,
+      expiresAt: new Date(Date.now() + 200 * 86_400_000),
+    });
+    const credits = await t.createLicense({
+      product: render._id,
+      customer: carol._id,
+      licenseType: 'consumption',
+      credits: 1000,
+    });
     await t.createLicense({ product: studio._id, customer: carol._id, licenseType: 'enterprise' });
     const suspended = await t.createLicense({ product: studio._id });
     await t.context.services.licenses.suspend(systemActor, suspended._id, 'payment failed');
@@ -62,7 +76,7 @@ describe.skipIf(!executablePath)(`the license pages at 1280 and 390 px (${testDa
     expect(widths).toEqual({ signIn: 390, notFound: 390, admin: 390, customer: 390 });
   });
 
-  it('takes the kit\'s dark theme from the header button, with the license colours', async () => {
+  it("takes the kit's dark theme from the header button, with the license colours", async () => {
     const page = await pageOf(await t.admin());
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.emulateMedia({ colorScheme: 'light' });

@@ -9,15 +9,27 @@ import { buildTestApp, testAdminId, type TestApp } from './helpers.js';
 // service says so in its log at start and on the page a failed sign-in lands on.
 describe(`the license service in production on a plain-http public URL (${testDatabaseBackend()})`, () => {
   const lines: string[] = [];
-  const destination = new Writable({ write(chunk, _encoding, callback) { lines.push(String(chunk)); callback(); } });
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(String(chunk));
+      callback();
+    },
+  });
   let t: TestApp;
   beforeAll(async () => {
-    t = await buildTestApp({ env: { NODE_ENV: 'production' }, logger: createLicenseLogger({ level: 'info', destination }) });
+    t = await buildTestApp({
+      env: { NODE_ENV: 'production' },
+      logger: createLicenseLogger({ level: 'info', destination }),
+    });
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('logs at start that sign-in cookies need https, naming TRUST_PROXY', () => {
-    const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((entry) => entry.level === 40);
+    const warnings = lines
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((entry) => entry.level === 40);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toContain('Sign-in cookies need https');
     expect(warnings[0]!.msg).toContain(`the public URL ${t.baseUrl} is plain http`);
@@ -29,7 +41,9 @@ describe(`the license service in production on a plain-http public URL (${testDa
     expect(endedAt.pathname + endedAt.search).toBe('/?error=https_required');
     const page = await t.http.get(endedAt.pathname + endedAt.search);
     expect(page.status).toBe(200);
-    expect(page.text).toContain('<p class="alert alert-error" role="alert">Sign-in failed: the sign-in cookie could not be set over plain http.');
+    expect(page.text).toContain(
+      '<p class="alert alert-error" role="alert">Sign-in failed: the sign-in cookie could not be set over plain http.',
+    );
     expect(page.text).toContain('https://');
     expect(page.text).toContain('TRUST_PROXY');
   });

@@ -25,21 +25,31 @@ describe.skipIf(!executablePath)(`policies and entitlements in a browser (${test
   });
 
   const pageOf = (session: Session): Promise<Page> => pageAs(browser, t.baseUrl, session);
-  const submit = (page: Page, name: string) => Promise.all([page.waitForEvent('load'), page.getByRole('button', { name, exact: true }).click()]);
+  const submit = (page: Page, name: string) =>
+    Promise.all([page.waitForEvent('load'), page.getByRole('button', { name, exact: true }).click()]);
 
   it('makes entitlements and a policy from Products, a license from the policy, and shows them to the customer', async () => {
     const { customer, session } = await t.customer({ name: 'Fiona Features' });
     await t.createProduct({ name: 'Acme Studio Professional', licensePrefix: 'STUDIO' });
     const page = await pageOf(await t.admin());
-    page.on('dialog', (dialog) => { throw new Error(`The browser's own dialog opened: ${dialog.message()}`); });
+    page.on('dialog', (dialog) => {
+      throw new Error(`The browser's own dialog opened: ${dialog.message()}`);
+    });
     const widths: Record<string, number> = {};
 
     // Entitlements, reached from Products.
     await page.goto(`${t.baseUrl}/products`);
-    await Promise.all([page.waitForEvent('load'), page.getByRole('navigation', { name: 'Catalogue' }).getByRole('link', { name: 'Entitlements' }).click()]);
+    await Promise.all([
+      page.waitForEvent('load'),
+      page.getByRole('navigation', { name: 'Catalogue' }).getByRole('link', { name: 'Entitlements' }).click(),
+    ]);
     await page.getByRole('heading', { name: 'Entitlements', level: 1 }).waitFor();
     widths.empty = await capture(page, 'entitlements-empty');
-    for (const [code, name] of [['SSO', 'Single sign-on'], ['EXPORT_PDF', 'Export to PDF'], ['api.v2', 'API version 2']]) {
+    for (const [code, name] of [
+      ['SSO', 'Single sign-on'],
+      ['EXPORT_PDF', 'Export to PDF'],
+      ['api.v2', 'API version 2'],
+    ]) {
       await page.getByLabel('Code').fill(code!);
       await page.getByLabel('Name', { exact: true }).fill(name!);
       await submit(page, 'Create entitlement');
@@ -74,19 +84,30 @@ describe.skipIf(!executablePath)(`policies and entitlements in a browser (${test
 
     // A license from the policy, for the customer, with an entitlement of its own.
     await page.goto(`${t.baseUrl}/licenses/new`);
-    await page.getByRole('combobox', { name: /^Policy/ }).selectOption({ label: 'Acme Studio Professional: Studio Pro yearly' });
-    await page.getByLabel('Customer').selectOption({ label: `Fiona Features (${customer.userId ? (await customerEmail(customer._id)) : ''})` });
+    await page
+      .getByRole('combobox', { name: /^Policy/ })
+      .selectOption({ label: 'Acme Studio Professional: Studio Pro yearly' });
+    await page
+      .getByLabel('Customer')
+      .selectOption({ label: `Fiona Features (${customer.userId ? await customerEmail(customer._id) : ''})` });
     await page.getByLabel('API version 2 (api.v2)').check();
     widths.newLicense = await capture(page, 'license-new-policy');
     await submit(page, 'Create license');
     await page.getByText(/License STUDIO-.* created\./).waitFor();
     expect(await page.locator('[data-policy]').textContent()).toBe('Studio Pro yearly');
-    expect((await page.locator('dd[data-entitlements]').textContent())?.replace(/\s+/g, ' ')).toBe('EXPORT_PDF (policy), SSO (policy), api.v2');
+    expect((await page.locator('dd[data-entitlements]').textContent())?.replace(/\s+/g, ' ')).toBe(
+      'EXPORT_PDF (policy), SSO (policy), api.v2',
+    );
     expect(await page.getByLabel('Hardware limit').count()).toBe(0);
     const licenseUrl = page.url();
     const licenseId = licenseUrl.split('/').pop()!;
-    const license = (await t.http.get(`/api/licenses/${licenseId}`).set('Cookie', (await t.admin()).cookie)).body.license;
-    expect(license).toMatchObject({ hwidLimit: 3, entitlements: ['api.v2'], effectiveEntitlements: ['EXPORT_PDF', 'SSO', 'api.v2'] });
+    const license = (await t.http.get(`/api/licenses/${licenseId}`).set('Cookie', (await t.admin()).cookie)).body
+      .license;
+    expect(license).toMatchObject({
+      hwidLimit: 3,
+      entitlements: ['api.v2'],
+      effectiveEntitlements: ['EXPORT_PDF', 'SSO', 'api.v2'],
+    });
     expect(Date.parse(license.expiresAt) - Date.now()).toBeGreaterThan(364 * 86_400_000);
     await page.locator('#entitlements').scrollIntoViewIfNeeded();
     widths.license = await capture(page, 'license-entitlements');
@@ -95,7 +116,9 @@ describe.skipIf(!executablePath)(`policies and entitlements in a browser (${test
     await page.getByLabel('API version 2 (api.v2)').uncheck();
     await submit(page, 'Save policy and entitlements');
     await page.getByText('Policy and entitlements saved.').waitFor();
-    expect((await page.locator('dd[data-entitlements]').textContent())?.replace(/\s+/g, ' ')).toBe('EXPORT_PDF (policy), SSO (policy)');
+    expect((await page.locator('dd[data-entitlements]').textContent())?.replace(/\s+/g, ' ')).toBe(
+      'EXPORT_PDF (policy), SSO (policy)',
+    );
 
     // The customer's Features.
     const portal = await pageOf(session);
@@ -123,7 +146,10 @@ describe.skipIf(!executablePath)(`policies and entitlements in a browser (${test
     await page.goto(`${t.baseUrl}/entitlements`);
     await Promise.all([page.waitForEvent('load'), page.getByRole('link', { name: 'api.v2' }).click()]);
     await page.getByRole('button', { name: 'Delete entitlement' }).click();
-    await Promise.all([page.waitForEvent('load'), page.getByRole('dialog').getByRole('button', { name: 'Delete entitlement' }).click()]);
+    await Promise.all([
+      page.waitForEvent('load'),
+      page.getByRole('dialog').getByRole('button', { name: 'Delete entitlement' }).click(),
+    ]);
     await page.getByText('Entitlement “API version 2” deleted.').waitFor();
     expect(Object.values(widths)).toEqual(Object.values(widths).map(() => 390));
   }, 90_000);

@@ -8,7 +8,13 @@ import { startServiceProcess, type ServiceProcess } from '@app/http/testing';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const PUBLIC_URL = 'https://licenses.example.com';
-const VARIABLES = ['OAUTH_AUTHORIZATION_URL', 'OAUTH_TOKEN_URL', 'OAUTH_USERINFO_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET'];
+const VARIABLES = [
+  'OAUTH_AUTHORIZATION_URL',
+  'OAUTH_TOKEN_URL',
+  'OAUTH_USERINFO_URL',
+  'OAUTH_CLIENT_ID',
+  'OAUTH_CLIENT_SECRET',
+];
 
 /**
  * `npm run build`'s bundle run the way production runs it: `node apps/license/dist/main.js`, its
@@ -17,14 +23,28 @@ const VARIABLES = ['OAUTH_AUTHORIZATION_URL', 'OAUTH_TOKEN_URL', 'OAUTH_USERINFO
  */
 describe('the built license service in production, as a fresh install', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'license-production-'));
-  const env = { PATH: process.env.PATH, NODE_ENV: 'production', DATA_DIR: dataDir, LICENSE_PORT: '0', LICENSE_PUBLIC_URL: PUBLIC_URL, LOG_LEVEL: 'info' };
+  const env = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    DATA_DIR: dataDir,
+    LICENSE_PORT: '0',
+    LICENSE_PUBLIC_URL: PUBLIC_URL,
+    LOG_LEVEL: 'info',
+  };
   let service: ServiceProcess;
 
   beforeAll(async () => {
-    const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), 'license'], { cwd: root, encoding: 'utf8' });
+    const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), 'license'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     expect(build.stderr).toBe('');
     expect(build.status).toBe(0);
-    service = await startServiceProcess({ script: path.join(root, 'apps/license/dist/main.js'), env, cwd: os.tmpdir() });
+    service = await startServiceProcess({
+      script: path.join(root, 'apps/license/dist/main.js'),
+      env,
+      cwd: os.tmpdir(),
+    });
   });
   afterAll(async () => {
     // Stops gracefully: exit code 0 after the job queue and the database closed.
@@ -42,19 +62,29 @@ describe('the built license service in production, as a fresh install', () => {
     const file = path.join(dataDir, 'license-session-secret');
     expect(readFileSync(file, 'utf8').trim()).toMatch(/^[A-Za-z0-9_-]{64}$/);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(service.logs().some((entry) => String(entry.msg).startsWith(`SESSION_SECRET is not set: generated a random one and stored it in ${file}`))).toBe(true);
+    expect(
+      service
+        .logs()
+        .some((entry) =>
+          String(entry.msg).startsWith(`SESSION_SECRET is not set: generated a random one and stored it in ${file}`),
+        ),
+    ).toBe(true);
   });
 
   it('answers sign-in with 503 naming the variables and the callback URL, and logged the same at start-up', async () => {
     const response = await request(service.url).get('/auth/idp');
     expect(response.status).toBe(503);
-    expect(response.body).toMatchObject({ success: false, variables: VARIABLES, callbackUrl: `${PUBLIC_URL}/auth/idp/callback` });
+    expect(response.body).toMatchObject({
+      success: false,
+      variables: VARIABLES,
+      callbackUrl: `${PUBLIC_URL}/auth/idp/callback`,
+    });
     expect(response.body.error).toContain(`set ${VARIABLES.slice(0, 4).join(', ')} and OAUTH_CLIENT_SECRET`);
     const warning = service.logs().find((entry) => String(entry.msg).startsWith('Sign-in is not configured'));
     expect(warning).toMatchObject({ msg: response.body.error, variables: VARIABLES });
   });
 
-  it('serves everything else: the dashboard from its views, the UI kit and the dashboard\'s assets, the public key, license validation', async () => {
+  it("serves everything else: the dashboard from its views, the UI kit and the dashboard's assets, the public key, license validation", async () => {
     const dashboard = await request(service.url).get('/');
     expect(dashboard.status).toBe(200);
     expect(dashboard.headers['content-type']).toMatch(/^text\/html/);

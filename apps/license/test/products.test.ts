@@ -2,8 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
-beforeAll(async () => { t = await buildTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 describe('products API', () => {
   it('answers 401 Unauthorized without a session', async () => {
@@ -22,11 +26,18 @@ describe('products API', () => {
 
   it('creates, lists with counts only when asked, filters active ones, reads, updates and deletes', async () => {
     const admin = await t.admin();
-    const created = await t.http.post('/api/products').set(admin.headers)
+    const created = await t.http
+      .post('/api/products')
+      .set(admin.headers)
       .send({ name: 'Editor Pro', description: 'The editor', licensePrefix: 'EDIT' });
     expect(created.status).toBe(201);
     const product = created.body.product;
-    expect(product).toMatchObject({ name: 'Editor Pro', description: 'The editor', isActive: true, licensePrefix: 'EDIT' });
+    expect(product).toMatchObject({
+      name: 'Editor Pro',
+      description: 'The editor',
+      isActive: true,
+      licensePrefix: 'EDIT',
+    });
     expect(typeof product._id).toBe('string');
     expect(Date.parse(product.createdAt)).not.toBeNaN();
     expect(product).not.toHaveProperty('licenseCount');
@@ -62,7 +73,10 @@ describe('products API', () => {
     const oneCounted = await t.http.get(`/api/products/${product._id}?includeCounts=true`).set('Cookie', admin.cookie);
     expect(oneCounted.body.product).toMatchObject({ licenseCount: 3, activeLicenseCount: 2 });
 
-    const updated = await t.http.put(`/api/products/${product._id}`).set(admin.headers).send({ description: 'New text', isActive: false });
+    const updated = await t.http
+      .put(`/api/products/${product._id}`)
+      .set(admin.headers)
+      .send({ description: 'New text', isActive: false });
     expect(updated.status).toBe(200);
     expect(updated.body.product).toMatchObject({ description: 'New text', isActive: false, name: 'Editor Pro' });
 
@@ -75,11 +89,22 @@ describe('products API', () => {
 
   it('changes only the fields an update names, and derives a prefix from the name when none is given', async () => {
     const admin = await t.admin();
-    const created = await t.http.post('/api/products').set(admin.headers).send({ name: 'Photo Lab 2', description: 'Keep me', isActive: false });
+    const created = await t.http
+      .post('/api/products')
+      .set(admin.headers)
+      .send({ name: 'Photo Lab 2', description: 'Keep me', isActive: false });
     expect(created.status).toBe(201);
     expect(created.body.product).toMatchObject({ licensePrefix: 'PHOTOLAB', isActive: false });
-    const updated = await t.http.put(`/api/products/${created.body.product._id}`).set(admin.headers).send({ name: 'Photo Lab 3' });
-    expect(updated.body.product).toMatchObject({ name: 'Photo Lab 3', description: 'Keep me', isActive: false, licensePrefix: 'PHOTOLAB' });
+    const updated = await t.http
+      .put(`/api/products/${created.body.product._id}`)
+      .set(admin.headers)
+      .send({ name: 'Photo Lab 3' });
+    expect(updated.body.product).toMatchObject({
+      name: 'Photo Lab 3',
+      description: 'Keep me',
+      isActive: false,
+      licensePrefix: 'PHOTOLAB',
+    });
     const license = await t.http.post('/api/licenses').set(admin.headers).send({ product: created.body.product._id });
     expect(license.status).toBe(400);
     expect(license.body.error).toBe('Product is not active');
@@ -100,7 +125,10 @@ describe('products API', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('Validation failed');
     expect(Object.keys(bad.body.details)).toEqual(expect.arrayContaining(['name', 'licensePrefix']));
-    const noCsrf = await t.http.post('/api/products').set('Cookie', admin.cookie).send({ name: 'X', licensePrefix: 'X' });
+    const noCsrf = await t.http
+      .post('/api/products')
+      .set('Cookie', admin.cookie)
+      .send({ name: 'X', licensePrefix: 'X' });
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.body).toEqual({ success: false, error: 'Invalid CSRF token' });
     const query = await t.http.get('/api/products?includeCounts=maybe').set('Cookie', admin.cookie);
@@ -109,9 +137,14 @@ describe('products API', () => {
 
   it('records each change in the audit log with before and after', async () => {
     const admin = await t.admin();
-    const created = await t.http.post('/api/products').set(admin.headers).send({ name: 'Audited', licensePrefix: 'AUD' });
+    const created = await t.http
+      .post('/api/products')
+      .set(admin.headers)
+      .send({ name: 'Audited', licensePrefix: 'AUD' });
     await t.http.put(`/api/products/${created.body.product._id}`).set(admin.headers).send({ name: 'Audited 2' });
-    const logs = await t.http.get(`/api/audit?resourceType=product&resourceId=${created.body.product._id}`).set('Cookie', admin.cookie);
+    const logs = await t.http
+      .get(`/api/audit?resourceType=product&resourceId=${created.body.product._id}`)
+      .set('Cookie', admin.cookie);
     expect(logs.status).toBe(200);
     expect(logs.body.auditLogs.map((entry: { action: string }) => entry.action)).toEqual(['update', 'create']);
     const update = logs.body.auditLogs[0];

@@ -64,20 +64,27 @@ const owners: Record<string, string | null> = {
  */
 const exceptions: Array<{ table: string; file: string; reason: string }> = [
   {
-    table: 'licenses', file: app('validation/validate-batch.sql'),
-    reason: 'the batched validation adds IPs and hardware ids, spends credits and counts violations in the same statement that decides (one round trip per batch, limits exact under the row lock): the licenses rule, kept in SQL for speed',
+    table: 'licenses',
+    file: app('validation/validate-batch.sql'),
+    reason:
+      'the batched validation adds IPs and hardware ids, spends credits and counts violations in the same statement that decides (one round trip per batch, limits exact under the row lock): the licenses rule, kept in SQL for speed',
   },
   {
-    table: 'usage_records', file: app('validation/validate-batch.sql'),
+    table: 'usage_records',
+    file: app('validation/validate-batch.sql'),
     reason: 'the same statement records every validation attempt, one insert per batch',
   },
   {
-    table: 'machines', file: app('validation/validate-batch.sql'),
-    reason: 'a validation with a new hardware id activates a machine, and a validation refreshes its machine, in the statement that decides',
+    table: 'machines',
+    file: app('validation/validate-batch.sql'),
+    reason:
+      'a validation with a new hardware id activates a machine, and a validation refreshes its machine, in the statement that decides',
   },
   {
-    table: 'licenses', file: app('licenses/machine-seat.sql'),
-    reason: 'a seat is a hardware id of the license: taking or giving one writes used_hwids in the statement that decides, under the row lock',
+    table: 'licenses',
+    file: app('licenses/machine-seat.sql'),
+    reason:
+      'a seat is a hardware id of the license: taking or giving one writes used_hwids in the statement that decides, under the row lock',
   },
 ];
 
@@ -89,16 +96,24 @@ describe('one owner per table (license service)', () => {
   });
 
   it.each(Object.entries(owners))('%s is written only by its owner (and the listed exceptions)', (table, owner) => {
-    const allowed = new Set([...(owner ? [owner] : []), ...exceptions.filter((entry) => entry.table === table).map((entry) => entry.file)]);
+    const allowed = new Set([
+      ...(owner ? [owner] : []),
+      ...exceptions.filter((entry) => entry.table === table).map((entry) => entry.file),
+    ]);
     const writers = writersByTable(writes).get(table) ?? [];
-    const strays = writes.filter((write) => write.table === table && !allowed.has(write.file)).map((write) => `${write.file}:${write.line} ${write.kind}`);
+    const strays = writes
+      .filter((write) => write.table === table && !allowed.has(write.file))
+      .map((write) => `${write.file}:${write.line} ${write.kind}`);
     expect(strays).toEqual([]);
     if (owner) expect(writers).toContain(owner);
   });
 
   it('every exception is still needed (a write the list names exists)', () => {
     for (const { table, file } of exceptions) {
-      expect(writes.some((write) => write.table === table && write.file === file), `${table} in ${file}`).toBe(true);
+      expect(
+        writes.some((write) => write.table === table && write.file === file),
+        `${table} in ${file}`,
+      ).toBe(true);
     }
   });
 });

@@ -8,7 +8,9 @@ const DISABLE_PASSWORD = 'correct horse battery staple';
 
 /** A six-digit code that is certainly not valid for the secret right now. */
 function wrongCode(secret: string): string {
-  const valid = new Set([-30_000, 0, 30_000].map((offset) => authenticator.clone({ epoch: Date.now() + offset }).generate(secret)));
+  const valid = new Set(
+    [-30_000, 0, 30_000].map((offset) => authenticator.clone({ epoch: Date.now() + offset }).generate(secret)),
+  );
   for (let n = 0; ; n += 1) {
     const code = String(n).padStart(6, '0');
     if (!valid.has(code)) return code;
@@ -23,9 +25,17 @@ describe('two-factor sign-in of admins', () => {
     api().post(path).set('Cookie', s.cookie).set('X-CSRF-Token', s.csrfToken).send(body);
 
   beforeAll(async () => {
-    t = await buildTestApp({ env: { ADMIN_IDS: 'admin-1,admin-2', TWO_FACTOR_DISABLE_PASSWORD: DISABLE_PASSWORD, JWT_SECRET: 'jwt-secret-for-two-factor-tests-0123456789' } });
+    t = await buildTestApp({
+      env: {
+        ADMIN_IDS: 'admin-1,admin-2',
+        TWO_FACTOR_DISABLE_PASSWORD: DISABLE_PASSWORD,
+        JWT_SECRET: 'jwt-secret-for-two-factor-tests-0123456789',
+      },
+    });
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('refuses the two-factor routes to visitors (401) and to users who are not admins (403)', async () => {
     const anonymous = await api().get('/api/2fa/status');
@@ -38,7 +48,11 @@ describe('two-factor sign-in of admins', () => {
 
   it('walks setup, enable, the gate, verify with a code and with a backup code (once), and disable', async () => {
     const first = await t.signIn('admin-1');
-    expect((await get('/api/2fa/status', first)).body).toMatchObject({ success: true, enabled: false, required: false });
+    expect((await get('/api/2fa/status', first)).body).toMatchObject({
+      success: true,
+      enabled: false,
+      required: false,
+    });
 
     const setup = await get('/api/2fa/setup', first);
     expect(setup.status).toBe(200);
@@ -62,11 +76,20 @@ describe('two-factor sign-in of admins', () => {
     // The session that enabled it has just proved the authenticator: it keeps working.
     expect((await get('/api/products', first)).status).toBe(200);
     // The secret is never handed out again once enabled.
-    expect((await get('/api/2fa/setup', first)).body).toEqual({ success: false, error: 'Two-factor authentication is already enabled' });
+    expect((await get('/api/2fa/setup', first)).body).toEqual({
+      success: false,
+      error: 'Two-factor authentication is already enabled',
+    });
     // And it is not stored in plain text.
-    const stored = await t.database.pool.query('SELECT secret, pending_secret FROM admin_two_factor WHERE user_id = $1', ['admin-1']);
+    const stored = await t.database.pool.query(
+      'SELECT secret, pending_secret FROM admin_two_factor WHERE user_id = $1',
+      ['admin-1'],
+    );
     expect(JSON.stringify(stored.rows)).not.toContain(secret);
-    const hashes = await t.database.pool.query<{ code_hash: string }>('SELECT code_hash FROM admin_backup_codes WHERE user_id = $1', ['admin-1']);
+    const hashes = await t.database.pool.query<{ code_hash: string }>(
+      'SELECT code_hash FROM admin_backup_codes WHERE user_id = $1',
+      ['admin-1'],
+    );
     expect(hashes.rows).toHaveLength(10);
     expect(hashes.rows.map((row) => row.code_hash).join()).not.toContain(backupCodes[0]!.replace('-', ''));
 
@@ -79,7 +102,11 @@ describe('two-factor sign-in of admins', () => {
     }
     expect((await post('/api/auth/token', second)).status).toBe(403); // no bearer token around the gate
     expect((await post('/api/2fa/disable', second, { password: DISABLE_PASSWORD })).status).toBe(403);
-    expect((await get('/api/2fa/status', second)).body).toMatchObject({ enabled: true, required: false, verified: false });
+    expect((await get('/api/2fa/status', second)).body).toMatchObject({
+      enabled: true,
+      required: false,
+      verified: false,
+    });
 
     const badCode = await post('/api/2fa/verify', second, { token: wrongCode(secret) });
     expect(badCode.status).toBe(400);
@@ -107,7 +134,9 @@ describe('two-factor sign-in of admins', () => {
     expect((await post('/api/2fa/verify', fourth, { token: code })).status).toBe(400);
     expect((await get('/api/products', fourth)).status).toBe(403);
     // Backup codes are typed by people: case and dashes do not matter.
-    expect((await post('/api/2fa/verify', fourth, { backupCode: backupCodes[1]!.toUpperCase().replace('-', ' ') })).status).toBe(200);
+    expect(
+      (await post('/api/2fa/verify', fourth, { backupCode: backupCodes[1]!.toUpperCase().replace('-', ' ') })).status,
+    ).toBe(200);
 
     // Programs with a bearer token (issued to a verified session) are not gated.
     const issued = await post('/api/auth/token', second);
@@ -135,9 +164,18 @@ describe('two-factor sign-in of admins', () => {
 
     // Every step is in the audit log.
     const audit = await get('/api/audit?resourceType=admin&resourceId=admin-1&limit=1000', fifth);
-    const entries = audit.body.auditLogs as { action: string; success: boolean; changes: { after: Record<string, unknown> | null } }[];
+    const entries = audit.body.auditLogs as {
+      action: string;
+      success: boolean;
+      changes: { after: Record<string, unknown> | null };
+    }[];
     const has = (action: string, success: boolean, after: Record<string, unknown>) =>
-      entries.some((entry) => entry.action === action && entry.success === success && expect.objectContaining(after).asymmetricMatch(entry.changes.after));
+      entries.some(
+        (entry) =>
+          entry.action === action &&
+          entry.success === success &&
+          expect.objectContaining(after).asymmetricMatch(entry.changes.after),
+      );
     expect(has('update', true, { twoFactorEnabled: true })).toBe(true);
     expect(has('update', true, { twoFactorEnabled: false })).toBe(true);
     expect(has('login', true, { twoFactor: 'totp' })).toBe(true);
@@ -170,8 +208,12 @@ describe('two-factor sign-in of admins', () => {
 
 describe('two-factor required by the configuration', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await buildTestApp({ env: { ADMIN_IDS: 'admin-1,admin-2', TWO_FACTOR_REQUIRED: 'true' } }); });
-  afterAll(async () => { await t?.close(); });
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { ADMIN_IDS: 'admin-1,admin-2', TWO_FACTOR_REQUIRED: 'true' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('lets an admin without two-factor do nothing but set it up, then lets them in', async () => {
     const session = await t.signIn('admin-1');
@@ -181,11 +223,18 @@ describe('two-factor required by the configuration', () => {
     expect(refused.body).toMatchObject({ error: 'Two-factor verification required', twoFactor: 'setup' });
     expect((await get('/api/2fa/status')).body).toMatchObject({ enabled: false, required: true });
     const { secret } = (await get('/api/2fa/setup')).body as { secret: string };
-    const enabled = await request(t.baseUrl).post('/api/2fa/enable').set('Cookie', session.cookie).set('X-CSRF-Token', session.csrfToken)
+    const enabled = await request(t.baseUrl)
+      .post('/api/2fa/enable')
+      .set('Cookie', session.cookie)
+      .set('X-CSRF-Token', session.csrfToken)
       .send({ token: authenticator.generate(secret) });
     expect(enabled.status).toBe(200);
     expect((await get('/api/products')).status).toBe(200);
-    const disable = await request(t.baseUrl).post('/api/2fa/disable').set('Cookie', session.cookie).set('X-CSRF-Token', session.csrfToken).send({});
+    const disable = await request(t.baseUrl)
+      .post('/api/2fa/disable')
+      .set('Cookie', session.cookie)
+      .set('X-CSRF-Token', session.csrfToken)
+      .send({});
     expect(disable.status).toBe(403);
     expect(disable.body.error).toMatch(/required/);
   });
@@ -196,22 +245,39 @@ describe('two-factor failures as security notifications', () => {
   let smtp: SmtpStandIn;
   beforeAll(async () => {
     smtp = await startSmtpStandIn();
-    t = await buildTestApp({ env: {
-      ADMIN_IDS: 'admin-1', SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'security@example.com', NOTIFY_SECURITY: 'email',
-    } });
+    t = await buildTestApp({
+      env: {
+        ADMIN_IDS: 'admin-1',
+        SMTP_HOST: '127.0.0.1',
+        SMTP_PORT: String(smtp.port),
+        NOTIFY_EMAIL_TO: 'security@example.com',
+        NOTIFY_SECURITY: 'email',
+      },
+    });
   });
-  afterAll(async () => { await t?.close(); await smtp?.close(); });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
 
   it('mails the security channel when an admin session sends a wrong code', async () => {
     const session = await t.signIn('admin-1');
-    const post = (path: string, body: object) => request(t.baseUrl).post(path).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrfToken).send(body);
-    const { secret } = (await request(t.baseUrl).get('/api/2fa/setup').set('Cookie', session.cookie)).body as { secret: string };
+    const post = (path: string, body: object) =>
+      request(t.baseUrl).post(path).set('Cookie', session.cookie).set('X-CSRF-Token', session.csrfToken).send(body);
+    const { secret } = (await request(t.baseUrl).get('/api/2fa/setup').set('Cookie', session.cookie)).body as {
+      secret: string;
+    };
     expect((await post('/api/2fa/enable', { token: authenticator.generate(secret) })).status).toBe(200);
     const other = await t.signIn('admin-1');
-    const wrong = await request(t.baseUrl).post('/api/2fa/verify').set('Cookie', other.cookie).set('X-CSRF-Token', other.csrfToken)
+    const wrong = await request(t.baseUrl)
+      .post('/api/2fa/verify')
+      .set('Cookie', other.cookie)
+      .set('X-CSRF-Token', other.csrfToken)
       .send({ token: wrongCode(secret) });
     expect(wrong.status).toBe(400);
-    const mail = await eventually(() => smtp.mails.find((candidate) => candidate.raw.includes('Failed two-factor sign-in of admin admin-1')));
+    const mail = await eventually(() =>
+      smtp.mails.find((candidate) => candidate.raw.includes('Failed two-factor sign-in of admin admin-1')),
+    );
     expect(mail.raw).toContain('security@example.com');
   });
 });

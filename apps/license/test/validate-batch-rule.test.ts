@@ -16,17 +16,24 @@ const source = readFileSync(ruleFile, 'utf8');
 const body = /\bAS \$\$([\s\S]*)\$\$;\s*$/.exec(source)?.[1];
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
-beforeAll(async () => { database = await createTestDatabase(migrationsFolder); });
-afterAll(async () => { await database?.close(); });
+beforeAll(async () => {
+  database = await createTestDatabase(migrationsFolder);
+});
+afterAll(async () => {
+  await database?.close();
+});
 
 describe(`the validation rule in SQL (${testDatabaseBackend()})`, () => {
   it('the license_validate_batch function of a migrated database is exactly the body of validate-batch.sql', async () => {
     expect(body).toBeDefined();
     const { rows } = await database.pool.query<{ prosrc: string; args: string }>(
-      `SELECT prosrc, pg_get_function_identity_arguments(oid) AS args FROM pg_proc WHERE proname = 'license_validate_batch'`);
+      `SELECT prosrc, pg_get_function_identity_arguments(oid) AS args FROM pg_proc WHERE proname = 'license_validate_batch'`,
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.prosrc).toBe(body);
-    expect(source).toContain(`license_validate_batch(${rows[0]!.args.replace(/timestamp with time zone/g, 'timestamptz')})`);
+    expect(source).toContain(
+      `license_validate_batch(${rows[0]!.args.replace(/timestamp with time zone/g, 'timestamptz')})`,
+    );
   });
 
   it('every verdict the function answers is an error of the catalogue with the same text', () => {

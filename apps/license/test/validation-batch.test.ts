@@ -6,8 +6,12 @@ import { createValidationRepository, type ValidationRequest } from '../src/valid
 import { buildTestApp, systemActor, type TestApp } from './helpers.js';
 
 let t: TestApp;
-beforeAll(async () => { t = await buildTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 /** A repository on the test database that notes how many items each database call carried. */
 function repository(options: { maxBatch?: number } = {}) {
@@ -26,11 +30,15 @@ function repository(options: { maxBatch?: number } = {}) {
 const together = (repo: ReturnType<typeof repository>, requests: ValidationRequest[]) =>
   Promise.all(requests.map((request) => repo.validateAndRecord(request)));
 
-const outcome = (row: { error: string | null } | undefined) => (row ? row.error ?? 'success' : 'not found');
+const outcome = (row: { error: string | null } | undefined) => (row ? (row.error ?? 'success') : 'not found');
 
 async function usage(licenseId: string) {
-  const { rows } = await t.database.pool.query<{ ip: string; hwid: string | null; status: string; reason: string | null }>(
-    'SELECT ip, hwid, status, reason FROM usage_records WHERE license_id = $1 ORDER BY id', [licenseId]);
+  const { rows } = await t.database.pool.query<{
+    ip: string;
+    hwid: string | null;
+    status: string;
+    reason: string | null;
+  }>('SELECT ip, hwid, status, reason FROM usage_records WHERE license_id = $1 ORDER BY id', [licenseId]);
   return rows;
 }
 
@@ -39,13 +47,27 @@ describe(`batched validation (${testDatabaseBackend()})`, () => {
     const license = await t.createLicense({ ipLimit: 2 });
     const repo = repository();
     const ips = ['10.1.0.1', '10.1.0.2', '10.1.0.3', '10.1.0.1', '10.1.0.3', '10.1.0.2'];
-    const rows = await together(repo, ips.map((ip) => ({ key: license.key, ip, hwid: null })));
+    const rows = await together(
+      repo,
+      ips.map((ip) => ({ key: license.key, ip, hwid: null })),
+    );
     expect(repo.batchSizes).toEqual([6]);
-    expect(rows.map(outcome)).toEqual(['success', 'success', 'IP limit exceeded', 'success', 'IP limit exceeded', 'success']);
+    expect(rows.map(outcome)).toEqual([
+      'success',
+      'success',
+      'IP limit exceeded',
+      'success',
+      'IP limit exceeded',
+      'success',
+    ]);
     expect(rows[5]!.used_ips).toEqual(['10.1.0.1', '10.1.0.2']);
     expect((await usage(license._id)).map((row) => [row.ip, row.status])).toEqual([
-      ['10.1.0.1', 'success'], ['10.1.0.2', 'success'], ['10.1.0.3', 'blocked'],
-      ['10.1.0.1', 'success'], ['10.1.0.3', 'blocked'], ['10.1.0.2', 'success'],
+      ['10.1.0.1', 'success'],
+      ['10.1.0.2', 'success'],
+      ['10.1.0.3', 'blocked'],
+      ['10.1.0.1', 'success'],
+      ['10.1.0.3', 'blocked'],
+      ['10.1.0.2', 'success'],
     ]);
   });
 
@@ -53,14 +75,31 @@ describe(`batched validation (${testDatabaseBackend()})`, () => {
     const license = await t.createLicense({ licenseType: 'consumption', credits: 3, hwidLimit: 1 });
     const repo = repository();
     const hwids = ['hw-1', 'hw-2', 'hw-1', 'hw-1', 'hw-1', 'hw-2'];
-    const rows = await together(repo, hwids.map((hwid) => ({ key: license.key, ip: '10.2.0.1', hwid })));
+    const rows = await together(
+      repo,
+      hwids.map((hwid) => ({ key: license.key, ip: '10.2.0.1', hwid })),
+    );
     expect(repo.batchSizes).toEqual([6]);
-    expect(rows.map(outcome)).toEqual(['success', 'HWID limit exceeded', 'success', 'success', 'No credits remaining', 'No credits remaining']);
+    expect(rows.map(outcome)).toEqual([
+      'success',
+      'HWID limit exceeded',
+      'success',
+      'success',
+      'No credits remaining',
+      'No credits remaining',
+    ]);
     expect(rows.map((row) => row!.credits_used)).toEqual([1, 1, 2, 3, 3, 3]);
     expect(rows[1]!.violation_count).toBe(1);
     const detail = await t.context.services.licenses.detail(license._id);
     expect(detail.credits).toEqual({ total: 3, used: 3, remaining: 0 });
-    expect((await usage(license._id)).map((row) => row.status)).toEqual(['success', 'blocked', 'success', 'success', 'invalid', 'invalid']);
+    expect((await usage(license._id)).map((row) => row.status)).toEqual([
+      'success',
+      'blocked',
+      'success',
+      'success',
+      'invalid',
+      'invalid',
+    ]);
   });
 
   it('answers unknown keys, several licenses and every failure in one batch, and records each attempt once', async () => {
@@ -81,26 +120,37 @@ describe(`batched validation (${testDatabaseBackend()})`, () => {
     expect(repo.batchSizes).toEqual([5]);
     expect(rows.map(outcome)).toEqual(['not found', 'success', 'License suspended', 'License revoked', 'not found']);
     const { rows: unknown } = await t.database.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM usage_records WHERE license_id IS NULL AND ip = '10.3.0.1' AND reason = 'License not found'`);
+      `SELECT count(*)::int AS n FROM usage_records WHERE license_id IS NULL AND ip = '10.3.0.1' AND reason = 'License not found'`,
+    );
     expect(unknown[0]!.n).toBe(2);
     expect(await usage(valid._id)).toEqual([{ ip: '10.3.0.1', hwid: 'h', status: 'success', reason: null }]);
-    expect(await usage(child._id)).toEqual([{ ip: '10.3.0.1', hwid: null, status: 'invalid', reason: 'License revoked' }]);
+    expect(await usage(child._id)).toEqual([
+      { ip: '10.3.0.1', hwid: null, status: 'invalid', reason: 'License revoked' },
+    ]);
   });
 
   it('keeps limits exact across many small batches of two instances at once', async () => {
     const limited = await t.createLicense({ ipLimit: 5 });
     const metered = await t.createLicense({ licenseType: 'consumption', credits: 40 });
     const [first, second] = [repository({ maxBatch: 7 }), repository({ maxBatch: 7 })];
-    const requests = Array.from({ length: 120 }, (_, i) => (i % 2 === 0
-      ? { key: limited.key, ip: `10.4.${i >> 8}.${i & 255}`, hwid: null }
-      : { key: metered.key, ip: '10.4.9.9', hwid: null }));
-    const rows = await Promise.all(requests.map((request, i) => (i % 4 < 2 ? first : second).validateAndRecord(request)));
+    const requests = Array.from({ length: 120 }, (_, i) =>
+      i % 2 === 0
+        ? { key: limited.key, ip: `10.4.${i >> 8}.${i & 255}`, hwid: null }
+        : { key: metered.key, ip: '10.4.9.9', hwid: null },
+    );
+    const rows = await Promise.all(
+      requests.map((request, i) => (i % 4 < 2 ? first : second).validateAndRecord(request)),
+    );
     expect(first.batchSizes.length + second.batchSizes.length).toBeGreaterThan(10);
     const successes = (key: string) => rows.filter((row) => row!.key === key && row!.error === null).length;
     expect(successes(limited.key)).toBe(5);
     expect(successes(metered.key)).toBe(40);
     expect((await t.context.services.licenses.detail(limited._id)).usedIps).toHaveLength(5);
-    expect((await t.context.services.licenses.detail(metered._id)).credits).toEqual({ total: 40, used: 40, remaining: 0 });
+    expect((await t.context.services.licenses.detail(metered._id)).credits).toEqual({
+      total: 40,
+      used: 40,
+      remaining: 0,
+    });
     expect(await usage(limited._id)).toHaveLength(60);
     expect(await usage(metered._id)).toHaveLength(60);
   });
@@ -129,7 +179,11 @@ describe(`batched validation (${testDatabaseBackend()})`, () => {
     ]);
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(repo.batchSizes).toEqual([3, 1, 1, 1]);
-    expect((await t.context.services.licenses.detail(license._id)).credits).toEqual({ total: 10, used: 2, remaining: 8 });
+    expect((await t.context.services.licenses.detail(license._id)).credits).toEqual({
+      total: 10,
+      used: 2,
+      remaining: 8,
+    });
     expect(await usage(license._id)).toHaveLength(2);
   });
 });

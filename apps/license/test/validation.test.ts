@@ -7,15 +7,25 @@ import { ed25519Signer, verifyResponse } from '../src/validation/signing.js';
 import { buildTestApp, systemActor, type TestApp } from './helpers.js';
 
 let t: TestApp;
-beforeAll(async () => { t = await buildTestApp(); });
-afterAll(async () => { await t?.close(); });
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
 
 const validate = (body: Record<string, unknown>) => t.http.post('/api/license/validate').send(body);
 const day = 86_400_000;
 
 async function usageOf(licenseId: string | null) {
-  const { rows } = await t.database.pool.query<{ status: string; reason: string | null; ip: string; hwid: string | null }>(
-    'SELECT status, reason, ip, hwid FROM usage_records WHERE license_id IS NOT DISTINCT FROM $1 ORDER BY id', [licenseId]);
+  const { rows } = await t.database.pool.query<{
+    status: string;
+    reason: string | null;
+    ip: string;
+    hwid: string | null;
+  }>('SELECT status, reason, ip, hwid FROM usage_records WHERE license_id IS NOT DISTINCT FROM $1 ORDER BY id', [
+    licenseId,
+  ]);
   return rows;
 }
 
@@ -28,13 +38,22 @@ describe('POST /api/license/validate', () => {
       success: true,
       valid: true,
       license: {
-        key: license.key, active: true, expiresAt: license.expiresAt, ipLimit: 2, hwidLimit: 1,
-        usedIps: ['10.0.0.1'], usedHwids: ['machine-1'], licenseType: 'fixed',
+        key: license.key,
+        active: true,
+        expiresAt: license.expiresAt,
+        ipLimit: 2,
+        hwidLimit: 1,
+        usedIps: ['10.0.0.1'],
+        usedHwids: ['machine-1'],
+        licenseType: 'fixed',
         // Policies and entitlements (wave 3): none here.
-        entitlements: [], policy: null,
+        entitlements: [],
+        policy: null,
       },
     });
-    expect(await usageOf(license._id)).toEqual([{ status: 'success', reason: null, ip: '10.0.0.1', hwid: 'machine-1' }]);
+    expect(await usageOf(license._id)).toEqual([
+      { status: 'success', reason: null, ip: '10.0.0.1', hwid: 'machine-1' },
+    ]);
     // A known IP and hardware id validate again without using more of the limit.
     const again = await validate({ key: license.key, ip: '10.0.0.1', hwid: 'machine-1' });
     expect(again.body.license.usedIps).toEqual(['10.0.0.1']);
@@ -59,7 +78,13 @@ describe('POST /api/license/validate', () => {
   });
 
   it('answers 400 Validation failed for a missing or malformed key', async () => {
-    for (const body of [{}, { key: '' }, { key: 42 }, { key: 'A-B', ip: 'not an ip' }, { key: 'A-B', hwid: 'nul\u0000byte' }]) {
+    for (const body of [
+      {},
+      { key: '' },
+      { key: 42 },
+      { key: 'A-B', ip: 'not an ip' },
+      { key: 'A-B', hwid: 'nul\u0000byte' },
+    ]) {
       const res = await validate(body);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ success: false, valid: false, error: 'Validation failed' });
@@ -69,40 +94,95 @@ describe('POST /api/license/validate', () => {
 
   type Case = { name: string; setup: () => Promise<{ key: string; id: string }>; error: string; status: string };
   const cases: Case[] = [
-    { name: 'revoked', error: 'License revoked', status: 'invalid', setup: async () => {
-      const l = await t.createLicense({}); await t.context.services.licenses.revoke(systemActor, l._id, 'fraud'); return { key: l.key, id: l._id };
-    } },
-    { name: 'suspended without a reason', error: 'License suspended', status: 'invalid', setup: async () => {
-      const l = await t.createLicense({}); await t.context.services.licenses.suspend(systemActor, l._id, undefined); return { key: l.key, id: l._id };
-    } },
-    { name: 'not active', error: 'License not active', status: 'invalid', setup: async () => {
-      const l = await t.createLicense({ active: false }); return { key: l.key, id: l._id };
-    } },
-    { name: 'expired', error: 'License expired', status: 'invalid', setup: async () => {
-      const l = await t.createLicense({ expiresAt: new Date(Date.now() - day) }); return { key: l.key, id: l._id };
-    } },
-    { name: 'child of an expired master', error: 'License expired', status: 'invalid', setup: async () => {
-      const master = await t.createLicense({ expiresAt: new Date(Date.now() - day) });
-      const child = await t.createLicense({ parent: master._id }); return { key: child.key, id: child._id };
-    } },
-    { name: 'consumption without credits', error: 'No credits remaining', status: 'invalid', setup: async () => {
-      const l = await t.createLicense({ licenseType: 'consumption', credits: 0 }); return { key: l.key, id: l._id };
-    } },
-    { name: 'a new IP beyond the IP limit', error: 'IP limit exceeded', status: 'blocked', setup: async () => {
-      const l = await t.createLicense({ ipLimit: 1 }); await validate({ key: l.key, ip: '10.1.0.1' }); return { key: l.key, id: l._id };
-    } },
-    { name: 'a new hardware id beyond the HWID limit', error: 'HWID limit exceeded', status: 'blocked', setup: async () => {
-      const l = await t.createLicense({ hwidLimit: 1 }); await validate({ key: l.key, ip: '10.2.0.2', hwid: 'first' }); return { key: l.key, id: l._id };
-    } },
+    {
+      name: 'revoked',
+      error: 'License revoked',
+      status: 'invalid',
+      setup: async () => {
+        const l = await t.createLicense({});
+        await t.context.services.licenses.revoke(systemActor, l._id, 'fraud');
+        return { key: l.key, id: l._id };
+      },
+    },
+    {
+      name: 'suspended without a reason',
+      error: 'License suspended',
+      status: 'invalid',
+      setup: async () => {
+        const l = await t.createLicense({});
+        await t.context.services.licenses.suspend(systemActor, l._id, undefined);
+        return { key: l.key, id: l._id };
+      },
+    },
+    {
+      name: 'not active',
+      error: 'License not active',
+      status: 'invalid',
+      setup: async () => {
+        const l = await t.createLicense({ active: false });
+        return { key: l.key, id: l._id };
+      },
+    },
+    {
+      name: 'expired',
+      error: 'License expired',
+      status: 'invalid',
+      setup: async () => {
+        const l = await t.createLicense({ expiresAt: new Date(Date.now() - day) });
+        return { key: l.key, id: l._id };
+      },
+    },
+    {
+      name: 'child of an expired master',
+      error: 'License expired',
+      status: 'invalid',
+      setup: async () => {
+        const master = await t.createLicense({ expiresAt: new Date(Date.now() - day) });
+        const child = await t.createLicense({ parent: master._id });
+        return { key: child.key, id: child._id };
+      },
+    },
+    {
+      name: 'consumption without credits',
+      error: 'No credits remaining',
+      status: 'invalid',
+      setup: async () => {
+        const l = await t.createLicense({ licenseType: 'consumption', credits: 0 });
+        return { key: l.key, id: l._id };
+      },
+    },
+    {
+      name: 'a new IP beyond the IP limit',
+      error: 'IP limit exceeded',
+      status: 'blocked',
+      setup: async () => {
+        const l = await t.createLicense({ ipLimit: 1 });
+        await validate({ key: l.key, ip: '10.1.0.1' });
+        return { key: l.key, id: l._id };
+      },
+    },
+    {
+      name: 'a new hardware id beyond the HWID limit',
+      error: 'HWID limit exceeded',
+      status: 'blocked',
+      setup: async () => {
+        const l = await t.createLicense({ hwidLimit: 1 });
+        await validate({ key: l.key, ip: '10.2.0.2', hwid: 'first' });
+        return { key: l.key, id: l._id };
+      },
+    },
   ];
 
-  it.each(cases)('answers 403 "$error" for a license that is $name and records it as $status', async ({ setup, error, status }) => {
-    const { key, id } = await setup();
-    const res = await validate({ key, ip: '10.2.0.2', hwid: 'second' });
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({ success: false, valid: false, error });
-    expect((await usageOf(id)).at(-1)).toMatchObject({ status, reason: error });
-  });
+  it.each(cases)(
+    'answers 403 "$error" for a license that is $name and records it as $status',
+    async ({ setup, error, status }) => {
+      const { key, id } = await setup();
+      const res = await validate({ key, ip: '10.2.0.2', hwid: 'second' });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ success: false, valid: false, error });
+      expect((await usageOf(id)).at(-1)).toMatchObject({ status, reason: error });
+    },
+  );
 
   it('checks in the order a user expects: revoked before suspended before expired before limits', async () => {
     const l = await t.createLicense({ ipLimit: 1, expiresAt: new Date(Date.now() - day) });
@@ -117,7 +197,13 @@ describe('POST /api/license/validate', () => {
     await t.context.services.licenses.suspend(systemActor, l._id, 'Invoice 2024-117 is unpaid');
     const res = await validate({ key: l.key, ip: '10.3.1.1', nonce: 'n-1' });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ success: false, valid: false, error: 'License suspended', reason: 'Invoice 2024-117 is unpaid', nonce: 'n-1' });
+    expect(res.body).toEqual({
+      success: false,
+      valid: false,
+      error: 'License suspended',
+      reason: 'Invoice 2024-117 is unpaid',
+      nonce: 'n-1',
+    });
     const { publicKey } = (await t.http.get('/api/license/public-key')).body;
     expect(verifyResponse(publicKey, res.text, String(res.headers['x-license-signature']))).toBe(true);
 
@@ -125,14 +211,25 @@ describe('POST /api/license/validate', () => {
     const child = await t.createLicense({ parent: master._id });
     await t.context.services.licenses.suspend(systemActor, master._id, 'Reseller contract paused');
     expect((await validate({ key: child.key, ip: '10.3.1.2' })).body).toEqual({
-      success: false, valid: false, error: 'License suspended', reason: 'Reseller contract paused',
+      success: false,
+      valid: false,
+      error: 'License suspended',
+      reason: 'Reseller contract paused',
     });
     // Blank reasons are no reason; other refusals never carry one.
     const blank = await t.createLicense({});
     await t.context.services.licenses.suspend(systemActor, blank._id, '  ');
-    expect((await validate({ key: blank.key, ip: '10.3.1.3' })).body).toEqual({ success: false, valid: false, error: 'License suspended' });
+    expect((await validate({ key: blank.key, ip: '10.3.1.3' })).body).toEqual({
+      success: false,
+      valid: false,
+      error: 'License suspended',
+    });
     await t.context.services.licenses.revoke(systemActor, l._id, 'fraud');
-    expect((await validate({ key: l.key, ip: '10.3.1.1' })).body).toEqual({ success: false, valid: false, error: 'License revoked' });
+    expect((await validate({ key: l.key, ip: '10.3.1.1' })).body).toEqual({
+      success: false,
+      valid: false,
+      error: 'License revoked',
+    });
   });
 
   it('validates a child while its master is valid', async () => {
@@ -157,12 +254,15 @@ describe('POST /api/license/validate', () => {
 
   it('treats a limit of 0 as unlimited', async () => {
     const l = await t.createLicense({ ipLimit: 0, hwidLimit: 0 });
-    for (let i = 0; i < 12; i++) expect((await validate({ key: l.key, ip: `10.6.0.${i}`, hwid: `hw-${i}` })).status).toBe(200);
+    for (let i = 0; i < 12; i++)
+      expect((await validate({ key: l.key, ip: `10.6.0.${i}`, hwid: `hw-${i}` })).status).toBe(200);
   });
 
   it('emits NEW_REQUEST_BLOCKED with the running count of blocked validations', async () => {
     const seen: Record<string, unknown>[] = [];
-    t.context.events.on('NEW_REQUEST_BLOCKED', (data) => { seen.push(data); });
+    t.context.events.on('NEW_REQUEST_BLOCKED', (data) => {
+      seen.push(data);
+    });
     const l = await t.createLicense({ ipLimit: 1 });
     await validate({ key: l.key, ip: '10.7.0.1' });
     await validate({ key: l.key, ip: '10.7.0.2' });
@@ -185,12 +285,17 @@ describe('signed responses', () => {
     expect(Buffer.from(publicKeyBase64, 'base64')).toHaveLength(32);
 
     const l = await t.createLicense({});
-    for (const body of [{ key: l.key, ip: '10.8.0.1', nonce: 'n-123' }, { key: 'TEST-unknown', nonce: 'n-456' }]) {
-      const res = await validate(body).buffer(true).parse((response, done) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+    for (const body of [
+      { key: l.key, ip: '10.8.0.1', nonce: 'n-123' },
+      { key: 'TEST-unknown', nonce: 'n-456' },
+    ]) {
+      const res = await validate(body)
+        .buffer(true)
+        .parse((response, done) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => done(null, Buffer.concat(chunks)));
+        });
       const raw = res.body as Buffer;
       const signature = String(res.headers['x-license-signature']);
       expect(signature).toMatch(/^[A-Za-z0-9+/]+=*$/);
@@ -208,7 +313,9 @@ describe('signed responses', () => {
     const { privateKey } = generateKeyPairSync('ed25519');
     const samePem = createPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' }));
     const signBytes = await ed25519Signer(samePem);
-    for (const body of ['{}', '{"success":true,"valid":true,"nonce":"é"}', 'x'.repeat(20_000)].map((text) => Buffer.from(text))) {
+    for (const body of ['{}', '{"success":true,"valid":true,"nonce":"é"}', 'x'.repeat(20_000)].map((text) =>
+      Buffer.from(text),
+    )) {
       expect(signBytes(body).equals(sign(null, body, privateKey))).toBe(true);
     }
   });
@@ -244,7 +351,8 @@ describe('database round trips', () => {
     const server = http.createServer((req, res) => inRequest.run(true, () => t.app(req, res)));
     const pool = t.database.pool;
     const original = pool.query.bind(pool);
-    const textOf = (query: unknown) => (typeof query === 'string' ? query : ((query as { text?: string } | undefined)?.text ?? ''));
+    const textOf = (query: unknown) =>
+      typeof query === 'string' ? query : ((query as { text?: string } | undefined)?.text ?? '');
     let queries: string[] = [];
     pool.query = ((...args: Parameters<typeof pool.query>) => {
       if (inRequest.getStore()) queries.push(textOf(args[0]));
@@ -253,7 +361,9 @@ describe('database round trips', () => {
     try {
       for (const ip of ['10.50.0.1', '10.50.0.1', '10.50.0.2']) {
         queries = [];
-        expect((await supertest(server).post('/api/license/validate').send({ key: l.key, ip, hwid: 'h' })).status).toBe(200);
+        expect((await supertest(server).post('/api/license/validate').send({ key: l.key, ip, hwid: 'h' })).status).toBe(
+          200,
+        );
         expect(queries).toEqual([expect.stringContaining('license_validate_batch')]);
       }
     } finally {

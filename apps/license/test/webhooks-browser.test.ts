@@ -33,7 +33,12 @@ describe.skipIf(!executablePath)(`the admin console's webhooks in a browser (${t
     await page.goto(`${t.baseUrl}/`);
     await page.getByRole('navigation', { name: 'Admin console' }).getByRole('link', { name: 'Webhooks' }).click();
     await page.getByText('No webhook endpoints yet.').waitFor();
-    expect(await page.getByRole('navigation', { name: 'Webhooks' }).getByRole('link', { name: 'Notification channels' }).getAttribute('href')).toBe('/webhooks/channels');
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Webhooks' })
+        .getByRole('link', { name: 'Notification channels' })
+        .getAttribute('href'),
+    ).toBe('/webhooks/channels');
     expect(await capture(page, 'admin-webhooks-empty')).toBeLessThanOrEqual(390);
 
     await page.getByRole('link', { name: 'Add endpoint' }).first().click();
@@ -65,8 +70,12 @@ describe.skipIf(!executablePath)(`the admin console's webhooks in a browser (${t
     // "Send test": queued to the endpoint, delivered, signed with its secret, shown in the log with 200.
     await page.getByRole('button', { name: 'Send test' }).click();
     await page.getByText('Test delivery queued (event webhook.test).').waitFor();
-    const hook = await eventually(() => receiver.requests.find((request) => JSON.parse(request.body).event === 'webhook.test'));
-    expect(verifyWebhookSignature({ header: String(hook.headers['x-webhook-signature']), body: hook.body, secret })).toBe(true);
+    const hook = await eventually(() =>
+      receiver.requests.find((request) => JSON.parse(request.body).event === 'webhook.test'),
+    );
+    expect(
+      verifyWebhookSignature({ header: String(hook.headers['x-webhook-signature']), body: hook.body, secret }),
+    ).toBe(true);
     const delivery = page.getByRole('row').filter({ hasText: 'webhook.test' });
     await eventually(async () => {
       await page.reload();
@@ -78,7 +87,11 @@ describe.skipIf(!executablePath)(`the admin console's webhooks in a browser (${t
 
     await delivery.getByRole('button', { name: 'Redeliver' }).click();
     await page.getByText('Delivery queued again.').waitFor();
-    await eventually(() => receiver.requests.filter((request) => request.headers['x-webhook-id'] === hook.headers['x-webhook-id']).length >= 2);
+    await eventually(
+      () =>
+        receiver.requests.filter((request) => request.headers['x-webhook-id'] === hook.headers['x-webhook-id'])
+          .length >= 2,
+    );
     await page.getByRole('link', { name: 'Failed' }).click();
     await page.getByText('No failed deliveries.').waitFor();
 

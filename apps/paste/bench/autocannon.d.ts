@@ -9,7 +9,13 @@ declare module 'autocannon' {
     body?: string;
     requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
   }
-  export interface Histogram { average: number; mean: number; p50: number; p99: number; max: number }
+  export interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p99: number;
+    max: number;
+  }
   export interface Result {
     requests: Histogram & { total: number; sent: number };
     latency: Histogram;

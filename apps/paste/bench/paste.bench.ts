@@ -35,7 +35,12 @@ import { startPasteService } from '../src/server.js';
 import { newKey, seal } from '../../../packages/paste-cli/src/envelope.js';
 import { cpuSeconds, idleShare, machineCpu } from '../../../scripts/bench/cpu-usage.js';
 
-interface Ports { paste: number; bare: number; backend: string; slug: string }
+interface Ports {
+  paste: number;
+  bare: number;
+  backend: string;
+  slug: string;
+}
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -47,28 +52,50 @@ async function serve(): Promise<void> {
   // identity provider: nobody signs in during the benchmark.
   const unused = 'http://127.0.0.1:9/unused';
   const config = loadConfig({
-    ...process.env, NODE_ENV: 'production', SESSION_SECRET: 'bench-session-secret-bench-session-secret', LOG_LEVEL: 'warn', OWNER_ID: 'bench-owner', DATA_DIR: dataDir,
-    OAUTH_CLIENT_ID: 'bench', OAUTH_CLIENT_SECRET: 'bench', OAUTH_AUTHORIZATION_URL: unused, OAUTH_TOKEN_URL: unused, OAUTH_USERINFO_URL: unused,
+    ...process.env,
+    NODE_ENV: 'production',
+    SESSION_SECRET: 'bench-session-secret-bench-session-secret',
+    LOG_LEVEL: 'warn',
+    OWNER_ID: 'bench-owner',
+    DATA_DIR: dataDir,
+    OAUTH_CLIENT_ID: 'bench',
+    OAUTH_CLIENT_SECRET: 'bench',
+    OAUTH_AUTHORIZATION_URL: unused,
+    OAUTH_TOKEN_URL: unused,
+    OAUTH_USERINFO_URL: unused,
   });
-  const service = await startPasteService(config, { port: 0, handleSignals: false, logger: createLogger({ level: 'warn' }) });
+  const service = await startPasteService(config, {
+    port: 0,
+    handleSignals: false,
+    logger: createLogger({ level: 'warn' }),
+  });
   const { database, settings } = service;
   await database.pool.query('DELETE FROM pastes');
   await settings.update({ webRateLimit: 1_000_000, apiRateLimit: 1_000_000, apiAccess: true, apiKeyProtection: false });
 
   const bare = express();
-  bare.get('/', (_req, res) => { res.json({ ok: true }); });
+  bare.get('/', (_req, res) => {
+    res.json({ ok: true });
+  });
   // The database's share: the view statement alone behind the bare app (no middleware, no page).
   const views = createPasteRepository(database.pool, { batching: false });
   await database.pool.query("INSERT INTO pastes (slug, content) VALUES ('floor', 'x')");
-  bare.get('/view-only', async (_req, res) => { res.json({ shown: Boolean(await views.view('floor', false)) }); });
+  bare.get('/view-only', async (_req, res) => {
+    res.json({ shown: Boolean(await views.view('floor', false)) });
+  });
   const barePort = await new Promise<number>((resolve) => {
     const server = bare.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
 
   // One paste to view; its content is a typical snippet with highlighting on (the default).
-  const content = 'function add(a, b) {\n  // Adds two numbers.\n  return a + b;\n}\n\nconsole.log(add(2, 3));\n'.repeat(4);
-  const slug = (await database.pool.query<{ slug: string }>(
-    "INSERT INTO pastes (slug, content) VALUES ('benchmark', $1) RETURNING slug", [content])).rows[0]!.slug;
+  const content =
+    'function add(a, b) {\n  // Adds two numbers.\n  return a + b;\n}\n\nconsole.log(add(2, 3));\n'.repeat(4);
+  const slug = (
+    await database.pool.query<{ slug: string }>(
+      "INSERT INTO pastes (slug, content) VALUES ('benchmark', $1) RETURNING slug",
+      [content],
+    )
+  ).rows[0]!.slug;
   // The raw view counts its views on a paste of its own, so each route's count is checked alone.
   await database.pool.query("INSERT INTO pastes (slug, content) VALUES ('benchraw', $1)", [content]);
   // An encrypted paste of the same text, for the raw view of encrypted pastes (the envelope as JSON).
@@ -77,12 +104,14 @@ async function serve(): Promise<void> {
   // The parent asks for the counts it checks after each route's runs.
   process.on('message', (message) => {
     if (message !== 'counts') return;
-    void database.pool.query<Counts>(
-      `SELECT count(*)::int AS pastes, coalesce(sum(views_count) FILTER (WHERE slug = 'benchmark'), 0)::int AS views,
+    void database.pool
+      .query<Counts>(
+        `SELECT count(*)::int AS pastes, coalesce(sum(views_count) FILTER (WHERE slug = 'benchmark'), 0)::int AS views,
               coalesce(sum(views_count) FILTER (WHERE slug = 'benchraw'), 0)::int AS "rawViews",
               count(*) FILTER (WHERE encrypted)::int AS "encryptedPastes",
               coalesce(sum(views_count) FILTER (WHERE slug = 'benchenc'), 0)::int AS "encryptedRawViews" FROM pastes`,
-    ).then(({ rows }) => process.send?.({ counts: rows[0] }));
+      )
+      .then(({ rows }) => process.send?.({ counts: rows[0] }));
   });
   process.send?.({ paste: service.running.port, bare: barePort, backend: database.mode, slug } satisfies Ports);
   process.on('disconnect', () => {
@@ -96,14 +125,24 @@ async function serve(): Promise<void> {
 function startServers(): Promise<{ child: ChildProcess; ports: Ports }> {
   // BENCH_PROFILE=<folder> writes a CPU profile of the servers there.
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(import.meta.filename, ['--serve'], { execArgv: ['--import', 'tsx', ...profile], env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(import.meta.filename, ['--serve'], {
+    execArgv: ['--import', 'tsx', ...profile],
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (ports) => resolve({ child, ports: ports as Ports }));
     child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
   });
 }
 
-interface Counts { pastes: number; views: number; rawViews: number; encryptedPastes: number; encryptedRawViews: number }
+interface Counts {
+  pastes: number;
+  views: number;
+  rawViews: number;
+  encryptedPastes: number;
+  encryptedRawViews: number;
+}
 
 function counts(child: ChildProcess): Promise<Counts> {
   return new Promise((resolve) => {
@@ -118,7 +157,13 @@ function counts(child: ChildProcess): Promise<Counts> {
   });
 }
 
-interface Run { result: Result; cpuUs: number; requestThreadUs: number; loadUs: number; idle: number }
+interface Run {
+  result: Result;
+  cpuUs: number;
+  requestThreadUs: number;
+  loadUs: number;
+  idle: number;
+}
 
 /**
  * One run. Besides the server's CPU it reads this process's (autocannon's, the load generator's)
@@ -145,14 +190,24 @@ async function measure(pid: number, options: Parameters<typeof autocannon>[0]): 
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-interface Compared { name: string; bare: Run[]; route: Run[]; counted: number }
+interface Compared {
+  name: string;
+  bare: Run[];
+  route: Run[];
+  counted: number;
+}
 
 /**
  * Alternates bare and route runs so both see the same background load; a short warm-up first
  * (JIT, pool, highlight cache). `count` reads what the route's answers should have added.
  */
-async function compare(pid: number, name: string, bareOptions: Parameters<typeof autocannon>[0], options: Parameters<typeof autocannon>[0],
-  count: () => Promise<number> = () => Promise.resolve(0)): Promise<Compared> {
+async function compare(
+  pid: number,
+  name: string,
+  bareOptions: Parameters<typeof autocannon>[0],
+  options: Parameters<typeof autocannon>[0],
+  count: () => Promise<number> = () => Promise.resolve(0),
+): Promise<Compared> {
   await autocannon({ ...options, connections: CONNECTIONS, duration: 2 });
   await new Promise((resolve) => setTimeout(resolve, 300));
   const before = await count();
@@ -172,9 +227,14 @@ async function main(): Promise<void> {
   try {
     const paste = `http://127.0.0.1:${ports.paste}`;
     const pid = child.pid!;
-    console.log(`paste service on the ${ports.backend === 'server' ? 'PostgreSQL server' : 'embedded database (PGlite)'}; ` +
-      `${CONNECTIONS} connections, ${DURATION} s per run, bare and route runs alternate, medians of ${ROUNDS}; ` +
-      `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+    console.log(
+      `paste service on the ${ports.backend === 'server' ? 'PostgreSQL server' : 'embedded database (PGlite)'}; ` +
+        `${CONNECTIONS} connections, ${DURATION} s per run, bare and route runs alternate, medians of ${ROUNDS}; ` +
+        `${os.cpus().length} CPU cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${os
+          .loadavg()
+          .map((v) => v.toFixed(1))
+          .join(' ')}`,
+    );
     const bareOptions = { url: `http://127.0.0.1:${ports.bare}/` };
     await autocannon({ ...bareOptions, connections: CONNECTIONS, duration: 2 });
     // BENCH_ROUTES=post,get,raw,floor (default all) picks routes, e.g. to profile one.
@@ -182,46 +242,86 @@ async function main(): Promise<void> {
     const rows: Compared[] = [];
     let exact = true;
     if (only.includes('post')) {
-      const row = await compare(pid, 'POST /api/paste', bareOptions, {
-        url: `${paste}/api/paste`, method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ content: 'const greeting = "hello";\nconsole.log(greeting);\n' }),
-      }, async () => (await counts(child)).pastes);
+      const row = await compare(
+        pid,
+        'POST /api/paste',
+        bareOptions,
+        {
+          url: `${paste}/api/paste`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ content: 'const greeting = "hello";\nconsole.log(greeting);\n' }),
+        },
+        async () => (await counts(child)).pastes,
+      );
       rows.push(row);
       exact = report('pastes created', row) && exact;
     }
     if (only.includes('get')) {
-      const row = await compare(pid, 'GET /paste/:slug', bareOptions, { url: `${paste}/paste/${ports.slug}` }, async () => (await counts(child)).views);
+      const row = await compare(
+        pid,
+        'GET /paste/:slug',
+        bareOptions,
+        { url: `${paste}/paste/${ports.slug}` },
+        async () => (await counts(child)).views,
+      );
       rows.push(row);
       exact = report('views counted', row) && exact;
     }
     if (only.includes('raw')) {
-      const row = await compare(pid, 'GET /paste/:slug/raw', bareOptions, { url: `${paste}/paste/benchraw/raw` }, async () => (await counts(child)).rawViews);
+      const row = await compare(
+        pid,
+        'GET /paste/:slug/raw',
+        bareOptions,
+        { url: `${paste}/paste/benchraw/raw` },
+        async () => (await counts(child)).rawViews,
+      );
       rows.push(row);
       exact = report('raw views counted', row) && exact;
     }
     if (only.includes('epost')) {
       // What the form and the CLI send: the envelope of the same snippet (the server only checks and stores it).
       const encrypted = await seal({ content: 'const greeting = "hello";\nconsole.log(greeting);\n' }, newKey());
-      const row = await compare(pid, 'POST /api/paste (encrypted)', bareOptions, {
-        url: `${paste}/api/paste`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ encrypted }),
-      }, async () => (await counts(child)).encryptedPastes);
+      const row = await compare(
+        pid,
+        'POST /api/paste (encrypted)',
+        bareOptions,
+        {
+          url: `${paste}/api/paste`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ encrypted }),
+        },
+        async () => (await counts(child)).encryptedPastes,
+      );
       rows.push(row);
       exact = report('encrypted pastes created', row) && exact;
     }
     if (only.includes('eraw')) {
-      const row = await compare(pid, 'GET /paste/:slug/raw (encrypted)', bareOptions, { url: `${paste}/paste/benchenc/raw` },
-        async () => (await counts(child)).encryptedRawViews);
+      const row = await compare(
+        pid,
+        'GET /paste/:slug/raw (encrypted)',
+        bareOptions,
+        { url: `${paste}/paste/benchenc/raw` },
+        async () => (await counts(child)).encryptedRawViews,
+      );
       rows.push(row);
       exact = report('encrypted raw views counted', row) && exact;
     }
     if (only.includes('floor')) {
-      rows.push(await compare(pid, '(reference) bare Express + the view UPDATE only', bareOptions, { url: `http://127.0.0.1:${ports.bare}/view-only` }));
+      rows.push(
+        await compare(pid, '(reference) bare Express + the view UPDATE only', bareOptions, {
+          url: `http://127.0.0.1:${ports.bare}/view-only`,
+        }),
+      );
     }
 
     // The request thread's CPU is the app's HTTP work alone: on the embedded database the rest of
     // the server's CPU is PGlite's worker thread.
     // The load generator's CPU and the machine's idle share show whether the cores were full.
-    console.log('\n| route | req/s | p50 ms | p99 ms | server CPU µs/req | request thread µs/req | load generator µs/req | machine idle | ratio to bare (req/s) | ratio to bare (CPU) | each round (req/s) |');
+    console.log(
+      '\n| route | req/s | p50 ms | p99 ms | server CPU µs/req | request thread µs/req | load generator µs/req | machine idle | ratio to bare (req/s) | ratio to bare (CPU) | each round (req/s) |',
+    );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const { name, bare, route } of rows) {
       const bareRps = median(bare.map((run) => run.result.requests.average));
@@ -238,9 +338,15 @@ async function main(): Promise<void> {
       const idle = percent(median(route.map((run) => run.idle)));
       // Each route run against the bare run just before it: the spread shows how far the
       // background load moved the medians.
-      const rounds = route.map((run, index) => (run.result.requests.average / bare[index]!.result.requests.average).toFixed(2)).join(' ');
-      console.log(`| bare Express GET / (alongside) | ${bareRps.toFixed(0)} | | | ${bareCpu.toFixed(0)} | ${bareThread.toFixed(0)} | ${bareLoad.toFixed(0)} | ${bareIdle} | 1.00 | 1.00 | |`);
-      console.log(`| ${name} | ${rps.toFixed(0)} | ${chosen.result.latency.p50} | ${chosen.result.latency.p99} | ${cpu.toFixed(0)} | ${thread.toFixed(0)} | ${load.toFixed(0)} | ${idle} | ${(rps / bareRps).toFixed(2)} | ${(bareCpu / cpu).toFixed(2)} | ${rounds} |`);
+      const rounds = route
+        .map((run, index) => (run.result.requests.average / bare[index]!.result.requests.average).toFixed(2))
+        .join(' ');
+      console.log(
+        `| bare Express GET / (alongside) | ${bareRps.toFixed(0)} | | | ${bareCpu.toFixed(0)} | ${bareThread.toFixed(0)} | ${bareLoad.toFixed(0)} | ${bareIdle} | 1.00 | 1.00 | |`,
+      );
+      console.log(
+        `| ${name} | ${rps.toFixed(0)} | ${chosen.result.latency.p50} | ${chosen.result.latency.p99} | ${cpu.toFixed(0)} | ${thread.toFixed(0)} | ${load.toFixed(0)} | ${idle} | ${(rps / bareRps).toFixed(2)} | ${(bareCpu / cpu).toFixed(2)} | ${rounds} |`,
+      );
     }
     if (!exact) {
       console.error('\nA count did not match the answers (see above).');
@@ -258,12 +364,20 @@ function report(what: string, row: Compared): boolean {
   const sent = runs.reduce((sum, run) => sum + run.result.requests.sent, 0);
   const ok = counted >= answered && counted <= sent;
   const failed = runs.reduce((sum, run) => sum + run.result.non2xx + run.result.errors, 0);
-  console.log(`${row.name}: ${answered} answered 2xx (${failed} not), ${counted} ${what}${ok ? ' — every answer counted' : ' — MISMATCH'}`);
+  console.log(
+    `${row.name}: ${answered} answered 2xx (${failed} not), ${counted} ${what}${ok ? ' — every answer counted' : ' — MISMATCH'}`,
+  );
   return ok;
 }
 
 if (process.argv.includes('--serve')) {
-  serve().catch((error: unknown) => { console.error(error); process.exit(1); });
+  serve().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 } else {
-  main().catch((error: unknown) => { console.error(error); process.exit(1); });
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 }

@@ -19,7 +19,18 @@ import { openDatabase, runMigrations } from '@app/db';
 import { startDevIdp } from '@app/dev-idp';
 import { createLogger } from '@app/http';
 import { createSettingsStore } from '@app/settings';
-import { bulkSession, markSeeded, migrationsFingerprint, prepareDatabase, printTable, secondsSince, serverUrl, timePage, withDatabase, type Timing } from '../../../scripts/bench/page-timing.js';
+import {
+  bulkSession,
+  markSeeded,
+  migrationsFingerprint,
+  prepareDatabase,
+  printTable,
+  secondsSince,
+  serverUrl,
+  timePage,
+  withDatabase,
+  type Timing,
+} from '../../../scripts/bench/page-timing.js';
 import { createApp, migrationsFolder } from '../src/app.js';
 import { seedPastes } from './seed.js';
 import { pasteSettingsSchema } from '../src/settings/settings.schema.js';
@@ -44,7 +55,12 @@ async function seed(url: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`paste bench:scale — ${os.cpus().length} cores, Node ${process.version}, load ${os.loadavg().map((v) => v.toFixed(1)).join(' ')}`);
+  console.log(
+    `paste bench:scale — ${os.cpus().length} cores, Node ${process.version}, load ${os
+      .loadavg()
+      .map((v) => v.toFixed(1))
+      .join(' ')}`,
+  );
   const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
   await admin.connect();
   const prepared = await prepareDatabase(admin, databaseName, marker).finally(() => admin.end());
@@ -64,11 +80,29 @@ async function main(): Promise<void> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config = loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'warn', OWNER_ID: ownerId, SESSION_SECRET: 'bench-scale-session-secret' });
-  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
+  const config = loadConfig({
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    OWNER_ID: ownerId,
+    SESSION_SECRET: 'bench-scale-session-secret',
+  });
+  const settings = await createSettingsStore({
+    pool: database.pool,
+    table: settingsTableName,
+    namespace: 'paste',
+    schema: pasteSettingsSchema,
+  });
   await settings.update({ webRateLimit: 1_000_000, apiRateLimit: 1_000_000 });
   const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'paste-scale-'));
-  const paste = createApp({ config, database, settings, oauth: idp.oauth, publicUrl: baseUrl, uploadDir, logger: createLogger({ level: 'warn' }) });
+  const paste = createApp({
+    config,
+    database,
+    settings,
+    oauth: idp.oauth,
+    publicUrl: baseUrl,
+    uploadDir,
+    logger: createLogger({ level: 'warn' }),
+  });
   server.on('request', paste.app);
 
   const headers = { Cookie: await signInAs(baseUrl, ownerId) };
@@ -76,7 +110,10 @@ async function main(): Promise<void> {
     await timePage('paste GET /api/stats', `${baseUrl}/api/stats`, headers, { target: 30 }),
     await timePage('paste GET /admin', `${baseUrl}/admin`, headers, { target: 30 }),
   ];
-  const ok = printTable(`paste service, PostgreSQL, ${pastes.toLocaleString('en')} pastes (median of 20 after 2 warm-ups)`, timings);
+  const ok = printTable(
+    `paste service, PostgreSQL, ${pastes.toLocaleString('en')} pastes (median of 20 after 2 warm-ups)`,
+    timings,
+  );
 
   server.closeAllConnections();
   server.close();

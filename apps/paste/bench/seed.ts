@@ -13,7 +13,8 @@ import { withoutIndexes, type Sql } from '../../../scripts/bench/page-timing.js'
  */
 export async function seedPastes(client: Sql, count: number, passwordHash: string): Promise<void> {
   await withoutIndexes(client, 'pastes', async () => {
-    await client.query(`
+    await client.query(
+      `
       INSERT INTO pastes (slug, content, password_hash, max_views, views_count, created_at, last_viewed_at, delete_token_hash,
                           title, language, expires_at, reveal_on_click, preview_fetches)
       SELECT slug, content, password_hash, max_views, least(views, coalesce(max_views - 1, views)), created_at,
@@ -37,7 +38,9 @@ export async function seedPastes(client: Sql, count: number, passwordHash: strin
                                  WHEN g % 10 < 9 THEN 1000 + ((g::bigint * 7919) % 4000)::int
                                  ELSE 5000 + ((g::bigint * 7919) % 35000)::int END AS size
                     FROM generate_series(1, $1::int) AS g) sized
-        ) p`, [count, passwordHash]);
+        ) p`,
+      [count, passwordHash],
+    );
   });
   // Pastes made through the API, as the counter the app keeps them in.
   await client.query(`INSERT INTO paste_counters (name, value) VALUES ('api_usage:0', 250000)

@@ -34,7 +34,9 @@
     // "Reveal on click" follows the view limit until the creator sets it themselves: a paste
     // with a view limit should not be used up by a chat's link preview.
     if (reveal) {
-      reveal.addEventListener('change', function () { revealTouched = true; });
+      reveal.addEventListener('change', function () {
+        revealTouched = true;
+      });
       form.elements.maxViews.addEventListener('input', function () {
         if (!revealTouched) reveal.checked = form.elements.maxViews.value.trim() !== '';
       });
@@ -78,7 +80,8 @@
       if (expiresIn !== '') body.expiresIn = Number(expiresIn);
       if (reveal) body.revealOnClick = reveal.checked;
       if (form.elements.title && form.elements.title.value.trim() !== '') body.title = form.elements.title.value.trim();
-      if (form.elements.language && form.elements.language.value !== 'auto') body.language = form.elements.language.value;
+      if (form.elements.language && form.elements.language.value !== 'auto')
+        body.language = form.elements.language.value;
 
       var encrypting = encrypt && encrypt.checked;
       if (encrypting && !window.pasteEnvelope) {
@@ -89,20 +92,26 @@
       submit.disabled = true;
       submit.textContent = encrypting ? 'Encrypting…' : 'Creating…';
       // Encrypted: content, title and language go inside the envelope, and the key only into the link's fragment.
-      var sealed = !encrypting ? Promise.resolve(body) : Promise.resolve().then(function () {
-        key = window.pasteEnvelope.newKey();
-        var payload = { content: body.content, title: body.title, language: body.language };
-        return window.pasteEnvelope.seal(payload, key, { password: body.password }).then(function (envelope) {
-          delete body.content;
-          delete body.title;
-          delete body.language;
-          body.encrypted = envelope;
-          return body;
-        });
-      });
+      var sealed = !encrypting
+        ? Promise.resolve(body)
+        : Promise.resolve().then(function () {
+            key = window.pasteEnvelope.newKey();
+            var payload = { content: body.content, title: body.title, language: body.language };
+            return window.pasteEnvelope.seal(payload, key, { password: body.password }).then(function (envelope) {
+              delete body.content;
+              delete body.title;
+              delete body.language;
+              body.encrypted = envelope;
+              return body;
+            });
+          });
       sealed
-        .then(function () { return fetch('/api/csrf-token', { credentials: 'same-origin' }); })
-        .then(function (response) { return response.json(); })
+        .then(function () {
+          return fetch('/api/csrf-token', { credentials: 'same-origin' });
+        })
+        .then(function (response) {
+          return response.json();
+        })
         .then(function (token) {
           return fetch('/api/paste', {
             method: 'POST',
@@ -112,21 +121,31 @@
           });
         })
         .then(function (response) {
-          return response.json().catch(function () { return {}; }).then(function (data) {
-            if (response.ok && data.slug) {
-              // The creator's page, not the paste: opening the paste would count a view.
-              window.location.assign('/paste/' + encodeURIComponent(data.slug) + '/created' + (key ? '#' + key : ''));
-              return;
-            }
-            if (response.status === 429) showError('Too many requests: ' + (data.error || 'rate limit exceeded') + '. Please try again later.');
-            else showError(data.error || 'Could not create the paste (status ' + response.status + ').');
-            if (data.details) {
-              var fields = Object.keys(data.details).map(function (key) { return key + ': ' + data.details[key]; });
-              showError(errorBox.textContent + ' ' + fields.join('; '), Object.keys(data.details));
-            }
-          });
+          return response
+            .json()
+            .catch(function () {
+              return {};
+            })
+            .then(function (data) {
+              if (response.ok && data.slug) {
+                // The creator's page, not the paste: opening the paste would count a view.
+                window.location.assign('/paste/' + encodeURIComponent(data.slug) + '/created' + (key ? '#' + key : ''));
+                return;
+              }
+              if (response.status === 429)
+                showError('Too many requests: ' + (data.error || 'rate limit exceeded') + '. Please try again later.');
+              else showError(data.error || 'Could not create the paste (status ' + response.status + ').');
+              if (data.details) {
+                var fields = Object.keys(data.details).map(function (key) {
+                  return key + ': ' + data.details[key];
+                });
+                showError(errorBox.textContent + ' ' + fields.join('; '), Object.keys(data.details));
+              }
+            });
         })
-        .catch(function () { showError('Could not reach the server. Please try again.'); })
+        .catch(function () {
+          showError('Could not reach the server. Please try again.');
+        })
         .finally(function () {
           submit.disabled = false;
           submit.textContent = 'Create paste';
@@ -139,15 +158,24 @@
     button.setAttribute('aria-live', 'polite');
     button.addEventListener('click', function () {
       var source = document.getElementById(button.getAttribute('data-target'));
-      var text = !source ? '' : (source.tagName === 'INPUT' || source.tagName === 'TEXTAREA') ? source.value : source.textContent;
+      var text = !source
+        ? ''
+        : source.tagName === 'INPUT' || source.tagName === 'TEXTAREA'
+          ? source.value
+          : source.textContent;
       var label = button.getAttribute('data-label') || button.textContent;
       button.setAttribute('data-label', label);
       var done = function () {
         button.textContent = 'Copied';
-        setTimeout(function () { button.textContent = label; }, 1500);
+        setTimeout(function () {
+          button.textContent = label;
+        }, 1500);
       };
       if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
+        navigator.clipboard.writeText(text).then(done, function () {
+          fallbackCopy(text);
+          done();
+        });
       } else {
         fallbackCopy(text);
         done();
@@ -176,7 +204,11 @@
       form.action = form.getAttribute('action').split('#')[0] + hash;
       var password = form.elements.password;
       if (password && password.value) {
-        try { window.sessionStorage.setItem('paste-password:' + form.getAttribute('data-keeps-key'), password.value); } catch (ignored) { /* storage off: the next page asks */ }
+        try {
+          window.sessionStorage.setItem('paste-password:' + form.getAttribute('data-keeps-key'), password.value);
+        } catch (ignored) {
+          /* storage off: the next page asks */
+        }
       }
     });
   }
@@ -196,7 +228,11 @@
     area.style.left = '-9999px';
     document.body.appendChild(area);
     area.select();
-    try { document.execCommand('copy'); } catch (ignored) { /* nothing more to try */ }
+    try {
+      document.execCommand('copy');
+    } catch (ignored) {
+      /* nothing more to try */
+    }
     document.body.removeChild(area);
   }
 })();
@@ -210,26 +246,52 @@
   var tokenPromise;
 
   function csrfToken() {
-    tokenPromise = tokenPromise || fetch('/api/csrf-token', { credentials: 'same-origin' })
-      .then(function (response) { return response.json(); })
-      .then(function (body) { return body.csrfToken; });
+    tokenPromise =
+      tokenPromise ||
+      fetch('/api/csrf-token', { credentials: 'same-origin' })
+        .then(function (response) {
+          return response.json();
+        })
+        .then(function (body) {
+          return body.csrfToken;
+        });
     return tokenPromise;
   }
 
   function send(method, url, body, isFile) {
-    return csrfToken().then(function (token) {
-      var headers = { 'X-CSRF-Token': token };
-      if (!isFile && body !== undefined) headers['Content-Type'] = 'application/json';
-      return fetch(url, { method: method, credentials: 'same-origin', headers: headers, body: isFile ? body : JSON.stringify(body) });
-    }).then(function (response) {
-      return response.json().catch(function () { return {}; }).then(function (data) {
-        if (!response.ok) {
-          var details = data.details ? ' (' + Object.keys(data.details).map(function (k) { return k + ': ' + data.details[k]; }).join('; ') + ')' : '';
-          throw new Error((data.error || 'Request failed with status ' + response.status) + details);
-        }
-        return data;
+    return csrfToken()
+      .then(function (token) {
+        var headers = { 'X-CSRF-Token': token };
+        if (!isFile && body !== undefined) headers['Content-Type'] = 'application/json';
+        return fetch(url, {
+          method: method,
+          credentials: 'same-origin',
+          headers: headers,
+          body: isFile ? body : JSON.stringify(body),
+        });
+      })
+      .then(function (response) {
+        return response
+          .json()
+          .catch(function () {
+            return {};
+          })
+          .then(function (data) {
+            if (!response.ok) {
+              var details = data.details
+                ? ' (' +
+                  Object.keys(data.details)
+                    .map(function (k) {
+                      return k + ': ' + data.details[k];
+                    })
+                    .join('; ') +
+                  ')'
+                : '';
+              throw new Error((data.error || 'Request failed with status ' + response.status) + details);
+            }
+            return data;
+          });
       });
-    });
   }
 
   function fieldsOf(form) {
@@ -257,7 +319,9 @@
   // server has without a reload (and with the server's own formatting).
   function refreshKeyList() {
     return fetch('/admin', { credentials: 'same-origin' })
-      .then(function (response) { return response.text(); })
+      .then(function (response) {
+        return response.text();
+      })
       .then(function (html) {
         var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById('api-key-list');
         var current = document.getElementById('api-key-list');
@@ -279,7 +343,10 @@
       var request;
       if (form.dataset.upload) {
         var input = form.querySelector('input[type=file]');
-        if (!input.files.length) { say(status, 'Choose a file first.', false); return; }
+        if (!input.files.length) {
+          say(status, 'Choose a file first.', false);
+          return;
+        }
         var data = new FormData();
         data.append(form.dataset.upload, input.files[0]);
         request = send('POST', form.dataset.endpoint, data, true);
@@ -288,23 +355,33 @@
       }
       status.textContent = 'Saving…';
       status.className = 'form-status small';
-      request.then(function (result) {
-        if ('createsKey' in form.dataset && result.apiKey) {
-          showNewKey(result.apiKey);
-          form.reset();
-          say(status, 'Key created.', true);
-          return refreshKeyList();
-        }
-        say(status, result.message || 'Saved', true);
-        if (form.dataset.upload) setTimeout(function () { window.location.reload(); }, 600);
-      }).catch(function (error) {
-        say(status, error.message, false);
-      });
+      request
+        .then(function (result) {
+          if ('createsKey' in form.dataset && result.apiKey) {
+            showNewKey(result.apiKey);
+            form.reset();
+            say(status, 'Key created.', true);
+            return refreshKeyList();
+          }
+          say(status, result.message || 'Saved', true);
+          if (form.dataset.upload)
+            setTimeout(function () {
+              window.location.reload();
+            }, 600);
+        })
+        .catch(function (error) {
+          say(status, error.message, false);
+        });
     }
     form.addEventListener('submit', function (event) {
       event.preventDefault();
-      if (!form.dataset.confirm) { submit(); return; }
-      ask(form.dataset.confirm, form.dataset.confirmButton).then(function (ok) { if (ok) submit(); });
+      if (!form.dataset.confirm) {
+        submit();
+        return;
+      }
+      ask(form.dataset.confirm, form.dataset.confirmButton).then(function (ok) {
+        if (ok) submit();
+      });
     });
   });
 
@@ -336,14 +413,17 @@
       ask('Delete paste ' + slug + '? This cannot be undone.', 'Delete paste').then(function (ok) {
         if (!ok) return;
         button.disabled = true;
-        send('DELETE', '/api/paste/' + encodeURIComponent(slug)).then(function () {
-          var row = button.closest('tr');
-          if (row) row.parentNode.removeChild(row);
-          say(status, 'Paste ' + slug + ' deleted.', true);
-        }, function (error) {
-          button.disabled = false;
-          say(status, error.message, false);
-        });
+        send('DELETE', '/api/paste/' + encodeURIComponent(slug)).then(
+          function () {
+            var row = button.closest('tr');
+            if (row) row.parentNode.removeChild(row);
+            say(status, 'Paste ' + slug + ' deleted.', true);
+          },
+          function (error) {
+            button.disabled = false;
+            say(status, error.message, false);
+          },
+        );
       });
     });
   });

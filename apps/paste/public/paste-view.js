@@ -22,7 +22,13 @@ const say = (text, error) => {
   status.hidden = false;
 };
 
-const escapeHtml = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const escapeHtml = (text) =>
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 
 /** Loads a language highlight.js's browser build leaves out, from the same package; false when there is none. */
 function loadLanguage(name) {
@@ -41,8 +47,10 @@ function loadLanguage(name) {
 function createSanitizer(rules) {
   const purify = window.DOMPurify();
   const attributesOf = (tag) => rules.attributes[tag] || [];
-  const classAllowed = (tag, name) => (rules.classes[tag] || []).some((allowed) =>
-    (allowed.endsWith('*') ? name.startsWith(allowed.slice(0, -1)) : name === allowed));
+  const classAllowed = (tag, name) =>
+    (rules.classes[tag] || []).some((allowed) =>
+      allowed.endsWith('*') ? name.startsWith(allowed.slice(0, -1)) : name === allowed,
+    );
   const styles = Object.entries(rules.styles).map(([name, pattern]) => [name, new RegExp(pattern)]);
   const schemes = rules.schemes;
   purify.addHook('uponSanitizeAttribute', (node, data) => {
@@ -53,9 +61,14 @@ function createSanitizer(rules) {
       data.keepAttr = kept.length > 0;
       return;
     }
-    if (!attributesOf(tag).includes(data.attrName)) { data.keepAttr = false; return; }
+    if (!attributesOf(tag).includes(data.attrName)) {
+      data.keepAttr = false;
+      return;
+    }
     if (data.attrName === 'style') {
-      const kept = data.attrValue.split(';').map((part) => part.split(':').map((piece) => piece.trim()))
+      const kept = data.attrValue
+        .split(';')
+        .map((part) => part.split(':').map((piece) => piece.trim()))
         .filter(([name, value]) => styles.some(([allowed, pattern]) => allowed === name && pattern.test(value || '')))
         .map(([name, value]) => `${name}:${value}`);
       data.attrValue = kept.join(';');
@@ -113,22 +126,41 @@ async function render(paste, rules) {
   const content = paste.content;
   const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
   if (language === 'markdown') {
-    if (content.length > MAX_MARKDOWN_CHARS) return { html: escapeHtml(content), label: 'Markdown (too long to render, shown as source)', lines };
-    const fenced = [...new Set([...content.matchAll(/^ {0,3}(?:```|~~~)\s*([A-Za-z0-9_+#-]+)/gm)].map((match) => match[1].toLowerCase()))];
+    if (content.length > MAX_MARKDOWN_CHARS)
+      return { html: escapeHtml(content), label: 'Markdown (too long to render, shown as source)', lines };
+    const fenced = [
+      ...new Set(
+        [...content.matchAll(/^ {0,3}(?:```|~~~)\s*([A-Za-z0-9_+#-]+)/gm)].map((match) => match[1].toLowerCase()),
+      ),
+    ];
     if (highlight) await Promise.all(fenced.map(loadLanguage));
-    const highlightCode = (code, name) => (highlight && hljs.getLanguage(name) && !isMarkdownGrammar(name)
-      ? hljs.highlight(code, { language: name, ignoreIllegals: true }).value : undefined);
-    return { html: createMarkdown(createSanitizer(rules), highlightCode)(content), label: 'Markdown', lines, markdown: true };
+    const highlightCode = (code, name) =>
+      highlight && hljs.getLanguage(name) && !isMarkdownGrammar(name)
+        ? hljs.highlight(code, { language: name, ignoreIllegals: true }).value
+        : undefined;
+    return {
+      html: createMarkdown(createSanitizer(rules), highlightCode)(content),
+      label: 'Markdown',
+      lines,
+      markdown: true,
+    };
   }
   if (language === 'plaintext') return { html: escapeHtml(content), label: 'Plain text', lines };
   if (!highlight || content.length > MAX_HIGHLIGHT_CHARS) return { html: escapeHtml(content), lines };
-  if (language !== 'auto' && await loadLanguage(language)) {
-    return { html: hljs.highlight(content, { language, ignoreIllegals: true }).value, label: hljs.getLanguage(language).name, lines };
+  if (language !== 'auto' && (await loadLanguage(language))) {
+    return {
+      html: hljs.highlight(content, { language, ignoreIllegals: true }).value,
+      label: hljs.getLanguage(language).name,
+      lines,
+    };
   }
   const candidates = card.dataset.autoDetect.split(' ').filter((name) => hljs.getLanguage(name));
   const guess = hljs.highlightAuto(content.slice(0, DETECT_SAMPLE), candidates);
   if (guess.language && guess.relevance >= MIN_RELEVANCE) {
-    const highlighted = content.length <= DETECT_SAMPLE ? guess : hljs.highlight(content, { language: guess.language, ignoreIllegals: true });
+    const highlighted =
+      content.length <= DETECT_SAMPLE
+        ? guess
+        : hljs.highlight(content, { language: guess.language, ignoreIllegals: true });
     return { html: highlighted.value, label: guess.language, lines };
   }
   return { html: escapeHtml(content), lines };
@@ -149,8 +181,9 @@ async function show(paste) {
   } else {
     const numbers = Array.from({ length: rendered.lines }, (_, index) => index + 1).join('\n');
     // highlight.js escapes the text it wraps; plain text is escaped above.
-    body.innerHTML = `<div class="code"><pre class="gutter" aria-hidden="true">${numbers}</pre>`
-      + `<pre class="code-body"><code id="paste-code" class="hljs">${rendered.html}</code></pre></div>`;
+    body.innerHTML =
+      `<div class="code"><pre class="gutter" aria-hidden="true">${numbers}</pre>` +
+      `<pre class="code-body"><code id="paste-code" class="hljs">${rendered.html}</code></pre></div>`;
     document.getElementById('copy-button').setAttribute('data-target', 'paste-code');
   }
   status.hidden = true;
@@ -178,12 +211,18 @@ function start() {
   const envelope = JSON.parse(document.getElementById('paste-envelope').textContent);
   const key = decodeURIComponent(window.location.hash.replace(/^#/, ''));
   if (!window.isSecureContext || !window.crypto || !window.crypto.subtle) {
-    say('This paste is end-to-end encrypted, and browsers decrypt only on https (or localhost): open it at its https:// address.', true);
+    say(
+      'This paste is end-to-end encrypted, and browsers decrypt only on https (or localhost): open it at its https:// address.',
+      true,
+    );
     card.dataset.state = 'failed';
     return;
   }
   if (key === '') {
-    say('This link has no key (the part after “#”), so the paste cannot be decrypted. Ask the sender for the whole link.', true);
+    say(
+      'This link has no key (the part after “#”), so the paste cannot be decrypted. Ask the sender for the whole link.',
+      true,
+    );
     card.dataset.state = 'failed';
     return;
   }

@@ -4,7 +4,16 @@ import type { Config } from '@app/config';
 import { batchConcurrency, type Database } from '@app/db';
 import type { JobQueue } from '@app/events';
 import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
-import { apiNotFound, commonMiddleware, createErrorHandler, healthRouteDeclarations, readYourWrites, trustsAProxy, wantsHtmlErrorPage, type Logger } from '@app/http';
+import {
+  apiNotFound,
+  commonMiddleware,
+  createErrorHandler,
+  healthRouteDeclarations,
+  readYourWrites,
+  trustsAProxy,
+  wantsHtmlErrorPage,
+  type Logger,
+} from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createGuards } from './access/guards.js';
@@ -85,7 +94,8 @@ const SESSION_COOKIE = 'paste.sid';
 
 const hasSessionCookie = (req: Request) => req.headers.cookie?.includes(`${SESSION_COOKIE}=`) === true;
 
-const pagePath = (req: Request) => !req.path.startsWith('/api/') && req.path !== '/api' && !req.path.startsWith('/auth/');
+const pagePath = (req: Request) =>
+  !req.path.startsWith('/api/') && req.path !== '/api' && !req.path.startsWith('/auth/');
 
 /** Builds the paste service's Express app without listening. */
 export function createApp(deps: PasteAppDeps): PasteApp {
@@ -97,15 +107,20 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const pastes = createPasteService({
     repository: createPasteRepository(database.pool, { batchesInFlight: batchConcurrency(database.pool) }),
     passwordAttempts: createPasswordAttemptsRepository(database.pool),
-    settings, now, randomInt: random, bcryptRounds: deps.bcryptRounds ?? 10, publicUrl: deps.publicUrl,
+    settings,
+    now,
+    randomInt: random,
+    bcryptRounds: deps.bcryptRounds ?? 10,
+    publicUrl: deps.publicUrl,
   });
   // Lists and statistics read from the replica when there is one (database.reads).
   const moderation = createModerationService({ repository: createModerationRepository(database.reads) });
   const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
   const stats = createStatsService(createStatsRepository(database.reads));
-  const uploadStore = deps.uploadsIn === 'database'
-    ? databaseUploadStore(createUploadRepository(database.pool), deps.uploadDir)
-    : folderUploadStore(deps.uploadDir, logger);
+  const uploadStore =
+    deps.uploadsIn === 'database'
+      ? databaseUploadStore(createUploadRepository(database.pool), deps.uploadDir)
+      : folderUploadStore(deps.uploadDir, logger);
   const uploads = createUploadService({ store: uploadStore, settings, now, randomInt: random });
   const auth = createAuth({
     pool: database.pool,
@@ -119,12 +134,26 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     trustsProxy: trustsAProxy(config.TRUST_PROXY),
     warn: (message) => logger.warn(message),
   });
-  const guards = createGuards({ auth, settings, apiKeys, ownerId, redis: deps.redis, rateLimitName: deps.rateLimitName });
+  const guards = createGuards({
+    auth,
+    settings,
+    apiKeys,
+    ownerId,
+    redis: deps.redis,
+    rateLimitName: deps.rateLimitName,
+  });
 
   // The paste routes first: they carry nearly all the traffic, and every route passed on the way costs.
   const features: FeatureModule[] = [
     { name: 'health', sessionlessRoutes: healthRouteDeclarations(database.pool), routes: [] },
-    pastesModule({ service: pastes, settings, guards, isOwner: createOwnerCheck({ auth, apiKeys, ownerId }), moderation, now }),
+    pastesModule({
+      service: pastes,
+      settings,
+      guards,
+      isOwner: createOwnerCheck({ auth, apiKeys, ownerId }),
+      moderation,
+      now,
+    }),
     { name: 'auth', routes: auth.routeDeclarations },
     pagesModule({ settings, stats, apiKeys, moderation, guards, now }),
     settingsModule({ settings, guards }),
@@ -138,14 +167,18 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const app = express();
   const views = createViews({ folders: [viewsDir] });
   useViews(app, views);
-  const errorPage = (status: number, message: string) => views.render('errors/error', errorData(settings.get(), status, message));
+  const errorPage = (status: number, message: string) =>
+    views.render('errors/error', errorData(settings.get(), status, message));
   // Pages change with every view (the count) and say no-store; hashing each body for an ETag is wasted work.
   app.set('etag', false);
   // Tests hold every JSON answer to the schema its route declares (the API description).
   const mountOptions = { checkResponses: config.NODE_ENV === 'test' };
   // POST /api/paste parses its own body, sized by maxPasteSize (in the route's `before`).
   commonMiddleware(app, {
-    logger, bodyLimit: '1mb', trustProxy: config.TRUST_PROXY, ownBodyParser: isPastePost,
+    logger,
+    bodyLimit: '1mb',
+    trustProxy: config.TRUST_PROXY,
+    ownBodyParser: isPastePost,
     readYourWrites: readYourWrites({ onPrimary: database.reads.onPrimary, hasSession: hasSessionCookie }),
     // Creating and reading pastes without a session: straight after the headers and the log line.
     hotLane: hotLane(modules, hasSessionCookie, mountOptions),
@@ -164,18 +197,22 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   // A command-line create (text/plain) gets its errors as plain text.
   app.use(plainTextErrors(logger));
   // Every other unknown path, whatever the method: the HTML page, never Express's "Cannot GET".
-  app.use((_req, res) => { res.status(404).type('html').send(errorPage(404, 'Page not found')); });
-  app.use(createErrorHandler({
-    successFlag: false,
-    logger,
-    // People get readable pages; /api, /auth and programs posting to /verify get JSON, unless a
-    // browser navigates there (a sign-in link, a download link): then the page as well.
-    renderHtml: (req, status, message) => {
-      if (!pagePath(req) && !wantsHtmlErrorPage(req)) return undefined;
-      if (req.method !== 'GET' && req.method !== 'HEAD' && req.accepts(['json', 'html']) !== 'html') return undefined;
-      return errorPage(status, message);
-    },
-  }));
+  app.use((_req, res) => {
+    res.status(404).type('html').send(errorPage(404, 'Page not found'));
+  });
+  app.use(
+    createErrorHandler({
+      successFlag: false,
+      logger,
+      // People get readable pages; /api, /auth and programs posting to /verify get JSON, unless a
+      // browser navigates there (a sign-in link, a download link): then the page as well.
+      renderHtml: (req, status, message) => {
+        if (!pagePath(req) && !wantsHtmlErrorPage(req)) return undefined;
+        if (req.method !== 'GET' && req.method !== 'HEAD' && req.accepts(['json', 'html']) !== 'html') return undefined;
+        return errorPage(status, message);
+      },
+    }),
+  );
 
   return {
     app,

@@ -5,7 +5,11 @@ import type { FeatureModule } from './feature-module.js';
 
 /** Every route the modules declare, in mounting order. */
 export function declaredRoutes(modules: readonly FeatureModule[]): AnyRoute[] {
-  return [...modules.flatMap((module) => module.sessionlessRoutes ?? []), ...hotRoutes(modules), ...modules.flatMap((module) => module.routes)];
+  return [
+    ...modules.flatMap((module) => module.sessionlessRoutes ?? []),
+    ...hotRoutes(modules),
+    ...modules.flatMap((module) => module.routes),
+  ];
 }
 
 const hotRoutes = (modules: readonly FeatureModule[]) => modules.flatMap((module) => module.hotRoutes ?? []);
@@ -14,7 +18,11 @@ const hotRoutes = (modules: readonly FeatureModule[]) => modules.flatMap((module
  * The hot routes for requests without a session cookie (`commonMiddleware`'s hot lane); any
  * other request, and one they do not answer, goes on.
  */
-export function hotLane(modules: readonly FeatureModule[], hasSessionCookie: (req: Request) => boolean, options: MountOptions = {}): RequestHandler {
+export function hotLane(
+  modules: readonly FeatureModule[],
+  hasSessionCookie: (req: Request) => boolean,
+  options: MountOptions = {},
+): RequestHandler {
   const table = mountRoutes(hotRoutes(modules), options);
   return (req, res, next) => (hasSessionCookie(req) ? next() : table(req, res, next));
 }
@@ -23,9 +31,19 @@ export function hotLane(modules: readonly FeatureModule[], hasSessionCookie: (re
  * Static files and session-free routes first (no session lookup, no rate limit), then the
  * session, then every module's routes in the order the modules are listed.
  */
-export function mountModules(app: Express, modules: readonly FeatureModule[], session: RequestHandler, options: MountOptions = {}): void {
+export function mountModules(
+  app: Express,
+  modules: readonly FeatureModule[],
+  session: RequestHandler,
+  options: MountOptions = {},
+): void {
   for (const { path, handler } of modules.flatMap((module) => module.staticFiles ?? [])) app.use(path, handler);
-  app.use(mountRoutes(modules.flatMap((module) => module.sessionlessRoutes ?? []), options));
+  app.use(
+    mountRoutes(
+      modules.flatMap((module) => module.sessionlessRoutes ?? []),
+      options,
+    ),
+  );
   app.use(session);
   app.use(mountRoutes([...hotRoutes(modules), ...modules.flatMap((module) => module.routes)], options));
 }

@@ -28,7 +28,10 @@ export function uploadDirOf(config: Config): string {
  * Opens the database, migrates, starts the job queue and the HTTP server. `main.ts` calls it
  * with the process configuration; the benchmark calls it with its own.
  */
-export async function startPasteService(processConfig: Config, options: { logger?: Logger; handleSignals?: boolean; port?: number } = {}): Promise<StartedPasteService> {
+export async function startPasteService(
+  processConfig: Config,
+  options: { logger?: Logger; handleSignals?: boolean; port?: number } = {},
+): Promise<StartedPasteService> {
   const logger = options.logger ?? createLogger({ level: processConfig.LOG_LEVEL, name: 'paste' });
   // What is open so far, closed last first at shutdown, and also when start-up fails half-way
   // (a port in use): the embedded database's socket folder and lock do not outlive the process.
@@ -44,9 +47,15 @@ export async function startPasteService(processConfig: Config, options: { logger
     const { oauth, devIdp } = await resolveIdentityProvider(processConfig, logger, publicUrl);
     opened.push(() => devIdp?.stop());
     const url = processConfig.PASTE_DATABASE_URL ?? processConfig.DATABASE_URL;
-    const database = await openDatabase(url
-      ? { url, replicaUrl: processConfig.PASTE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL, replicaLog: (message, level) => logger[level](message) }
-      : { dataDir: path.join(processConfig.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) });
+    const database = await openDatabase(
+      url
+        ? {
+            url,
+            replicaUrl: processConfig.PASTE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL,
+            replicaLog: (message, level) => logger[level](message),
+          }
+        : { dataDir: path.join(processConfig.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) },
+    );
     opened.push(() => database.close());
     await runMigrations(database.db, migrationsFolder, 'paste');
     if (processConfig.MIGRATE_ONLY) {
@@ -56,18 +65,36 @@ export async function startPasteService(processConfig: Config, options: { logger
     }
     // On a database server the generated secret and the uploads live in the database: any
     // number of instances share them, and nothing is written to the data folder.
-    const sessionSecret = database.mode === 'server'
-      ? await resolveSessionSecretInDatabase(processConfig, (generate) => keepGeneratedSecret(database.pool, generatedSecretsTableName, 'session-secret', generate))
-      : resolveSessionSecret(processConfig, 'paste');
+    const sessionSecret =
+      database.mode === 'server'
+        ? await resolveSessionSecretInDatabase(processConfig, (generate) =>
+            keepGeneratedSecret(database.pool, generatedSecretsTableName, 'session-secret', generate),
+          )
+        : resolveSessionSecret(processConfig, 'paste');
     const sessionSecretNote = describeSessionSecret(sessionSecret);
     if (sessionSecretNote) logger.info({ file: sessionSecret.file }, sessionSecretNote);
     const config: Config = { ...processConfig, SESSION_SECRET: sessionSecret.secret };
-    const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
+    const settings = await createSettingsStore({
+      pool: database.pool,
+      table: settingsTableName,
+      namespace: 'paste',
+      schema: pasteSettingsSchema,
+    });
     opened.push(() => settings.close());
     const redis: Redis | undefined = config.REDIS_URL ? createRedisClient(config.REDIS_URL) : undefined;
     opened.push(() => redis?.disconnect());
 
-    const paste = createApp({ config, database, logger, settings, oauth, publicUrl, uploadDir: uploadDirOf(config), uploadsIn: database.mode === 'server' ? 'database' : 'folder', redis });
+    const paste = createApp({
+      config,
+      database,
+      logger,
+      settings,
+      oauth,
+      publicUrl,
+      uploadDir: uploadDirOf(config),
+      uploadsIn: database.mode === 'server' ? 'database' : 'folder',
+      redis,
+    });
     opened.push(() => paste.close());
     // A job schema of its own: the license service may share this database (a lone DATABASE_URL).
     const queue: JobQueue = await createJobQueue({ pool: database.pool, logger, schema: 'pgboss_paste' });
@@ -75,7 +102,14 @@ export async function startPasteService(processConfig: Config, options: { logger
     opened.push(await paste.startJobs(queue));
 
     const running = await serveGracefully(paste.app, {
-      port, portVariable: 'PASTE_PORT', logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS, drainMs: config.SHUTDOWN_DRAIN_MS, name: 'paste service', onClosed: closeAll, handleSignals: options.handleSignals,
+      port,
+      portVariable: 'PASTE_PORT',
+      logger,
+      timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+      drainMs: config.SHUTDOWN_DRAIN_MS,
+      name: 'paste service',
+      onClosed: closeAll,
+      handleSignals: options.handleSignals,
     });
     return { url: `http://127.0.0.1:${running.port}`, running, paste, database, settings, stop: () => running.stop() };
   } catch (error) {

@@ -3,8 +3,12 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { OTHER_USER_ID, OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
 
 describe(`owner dashboard /admin (${testDatabaseBackend()})`, () => {
   it('sends a visitor who is not signed in to sign in', async () => {
@@ -26,8 +30,15 @@ describe(`owner dashboard /admin (${testDatabaseBackend()})`, () => {
     const owner = await site.session(OWNER_ID);
     const response = await site.http.get('/admin').set('Cookie', owner.cookie);
     expect(response.status).toBe(200);
-    for (const endpoint of ['/api/settings/general', '/api/settings/security', '/api/settings/advanced', '/api/upload/logo',
-      '/api/upload/favicon', '/api/settings/api-keys', '/api/admin/clear-pastes']) {
+    for (const endpoint of [
+      '/api/settings/general',
+      '/api/settings/security',
+      '/api/settings/advanced',
+      '/api/upload/logo',
+      '/api/upload/favicon',
+      '/api/settings/api-keys',
+      '/api/admin/clear-pastes',
+    ]) {
       expect(response.text).toContain(`data-endpoint="${endpoint}"`);
     }
     expect(response.text).toContain('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
@@ -62,13 +73,17 @@ describe(`the Pastes figure and the list agree (${testDatabaseBackend()})`, () =
     const usedUp = await site.createPaste({ content: 'once', maxViews: 1 });
     await site.http.get(`/paste/${usedUp}`).expect(200);
     const expired = await site.createPaste({ content: 'later', expiresIn: 3600 });
-    await site.database.pool.query(`UPDATE pastes SET expires_at = now() - interval '1 minute' WHERE slug = $1`, [expired]);
+    await site.database.pool.query(`UPDATE pastes SET expires_at = now() - interval '1 minute' WHERE slug = $1`, [
+      expired,
+    ]);
 
     const owner = await site.session(OWNER_ID);
     const response = await site.http.get('/admin').set('Cookie', owner.cookie);
     expect(response.status).toBe(200);
     // Three rows, two marked; the figure counts the two that are not expired, and says so.
-    expect(response.text).toMatch(/<span class="stat-value">2<\/span><span class="stat-label">Pastes<\/span><span class="stat-note">expired ones not counted<\/span>/);
+    expect(response.text).toMatch(
+      /<span class="stat-value">2<\/span><span class="stat-label">Pastes<\/span><span class="stat-note">expired ones not counted<\/span>/,
+    );
     const rows = response.text.split('<tr>').slice(2);
     expect(rows).toHaveLength(3);
     const rowOf = (slug: string) => rows.find((row) => row.includes(`href="/paste/${slug}"`))!;

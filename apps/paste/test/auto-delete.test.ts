@@ -6,9 +6,15 @@ import { AUTO_DELETE_JOB, scheduleAutoDelete } from '../src/auto-delete/auto-del
 import { startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
-beforeEach(async () => { await site.reset(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+beforeEach(async () => {
+  await site.reset();
+});
 
 /** Pastes whose last activity is `days` ago: one never viewed, one viewed. */
 async function seed(): Promise<Record<string, string>> {
@@ -25,18 +31,25 @@ async function seed(): Promise<Record<string, string>> {
     await site.database.pool.query(
       `UPDATE pastes SET created_at = now() - make_interval(days => $2),
               last_viewed_at = CASE WHEN $3::int IS NULL THEN NULL ELSE now() - make_interval(days => $3::int) END
-        WHERE slug = $1`, [slug, created, viewed]);
+        WHERE slug = $1`,
+      [slug, created, viewed],
+    );
     slugs[name] = slug;
   }
   return slugs;
 }
 
 const remaining = async () =>
-  (await site.database.pool.query('SELECT content FROM pastes ORDER BY content')).rows.map((row) => row.content as string);
+  (await site.database.pool.query('SELECT content FROM pastes ORDER BY content')).rows.map(
+    (row) => row.content as string,
+  );
 
 describe(`auto-deletion of inactive pastes (${testDatabaseBackend()})`, () => {
   test.each([
-    { setting: 'never', kept: ['created10', 'created200viewed100', 'created40', 'created400', 'created40viewed2', 'fresh'] },
+    {
+      setting: 'never',
+      kept: ['created10', 'created200viewed100', 'created40', 'created400', 'created40viewed2', 'fresh'],
+    },
     { setting: '7', kept: ['created40viewed2', 'fresh'] },
     { setting: '30', kept: ['created10', 'created40viewed2', 'fresh'] },
     { setting: '90', kept: ['created10', 'created40', 'created40viewed2', 'fresh'] },
@@ -52,7 +65,11 @@ describe(`auto-deletion of inactive pastes (${testDatabaseBackend()})`, () => {
     let queue: JobQueue;
     let stopListening: () => void;
     beforeAll(async () => {
-      queue = await createJobQueue({ pool: site.database.pool, logger: createLogger({ level: 'silent' }), pollingIntervalSeconds: 0.5 });
+      queue = await createJobQueue({
+        pool: site.database.pool,
+        logger: createLogger({ level: 'silent' }),
+        pollingIntervalSeconds: 0.5,
+      });
     });
     afterAll(async () => {
       stopListening?.();
@@ -62,7 +79,12 @@ describe(`auto-deletion of inactive pastes (${testDatabaseBackend()})`, () => {
     it('runs at start-up and again when the owner changes the setting', async () => {
       await seed();
       await site.settings.update({ autoDeleteInactive: '365' });
-      stopListening = await scheduleAutoDelete({ queue, pastes: site.paste.pastes, settings: site.settings, logger: createLogger({ level: 'silent' }) });
+      stopListening = await scheduleAutoDelete({
+        queue,
+        pastes: site.paste.pastes,
+        settings: site.settings,
+        logger: createLogger({ level: 'silent' }),
+      });
       await expect.poll(remaining, { timeout: 15_000, interval: 200 }).not.toContain('created400');
       expect(await remaining()).toHaveLength(5);
 
@@ -71,7 +93,9 @@ describe(`auto-deletion of inactive pastes (${testDatabaseBackend()})`, () => {
     });
 
     it('keeps one hourly schedule for the job (shared by every instance)', async () => {
-      const { rows } = await site.database.pool.query('SELECT name, cron FROM pgboss.schedule WHERE name = $1', [AUTO_DELETE_JOB]);
+      const { rows } = await site.database.pool.query('SELECT name, cron FROM pgboss.schedule WHERE name = $1', [
+        AUTO_DELETE_JOB,
+      ]);
       expect(rows).toEqual([{ name: AUTO_DELETE_JOB, cron: expect.stringMatching(/^\d+ \* \* \* \*$/) }]);
     });
   });

@@ -6,13 +6,23 @@ import { createPasteRepository } from '../src/pastes/paste.repository.js';
 
 describe(`batched paste statements (${testDatabaseBackend()})`, () => {
   let database: Database;
-  beforeAll(async () => { database = await createTestDatabase(migrationsFolder); });
-  afterAll(async () => { await database?.close(); });
+  beforeAll(async () => {
+    database = await createTestDatabase(migrationsFolder);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
 
-  const insert = (slug: string, maxViews: number | null, passwordHash: string | null = null) => database.pool.query(
-    'INSERT INTO pastes (slug, content, max_views, password_hash) VALUES ($1, $2, $3, $4)', [slug, `content of ${slug}`, maxViews, passwordHash]);
+  const insert = (slug: string, maxViews: number | null, passwordHash: string | null = null) =>
+    database.pool.query('INSERT INTO pastes (slug, content, max_views, password_hash) VALUES ($1, $2, $3, $4)', [
+      slug,
+      `content of ${slug}`,
+      maxViews,
+      passwordHash,
+    ]);
   const countOf = async (slug: string) =>
-    (await database.pool.query<{ views_count: number }>('SELECT views_count FROM pastes WHERE slug = $1', [slug])).rows[0]?.views_count;
+    (await database.pool.query<{ views_count: number }>('SELECT views_count FROM pastes WHERE slug = $1', [slug]))
+      .rows[0]?.views_count;
 
   it('counts views exactly across several batches and slugs, in one repository or two', async () => {
     await insert('limited', 30);
@@ -22,18 +32,25 @@ describe(`batched paste statements (${testDatabaseBackend()})`, () => {
     // counted: a batch statement that fails is retried item by item, which still counts right
     // but would hide a broken batch statement (it did once: a missing comma).
     let statements = 0;
-    const counted = { query: ((...args: Parameters<typeof database.pool.query>) => { statements += 1; return database.pool.query(...args); }) as typeof database.pool.query };
+    const counted = {
+      query: ((...args: Parameters<typeof database.pool.query>) => {
+        statements += 1;
+        return database.pool.query(...args);
+      }) as typeof database.pool.query,
+    };
     const one = createPasteRepository(counted);
     const two = createPasteRepository(counted);
-    const views = await Promise.all(Array.from({ length: 200 }, (_, index) => {
-      const repository = index % 2 === 0 ? one : two;
-      const slug = ['limited', 'open', 'locked', 'missing'][index % 4]!;
-      return repository.view(slug, false).then(async (paste) => {
-        // Later views arrive while earlier batches run.
-        if (index % 3 === 0) await repository.view(slug, false);
-        return { slug, paste };
-      });
-    }));
+    const views = await Promise.all(
+      Array.from({ length: 200 }, (_, index) => {
+        const repository = index % 2 === 0 ? one : two;
+        const slug = ['limited', 'open', 'locked', 'missing'][index % 4]!;
+        return repository.view(slug, false).then(async (paste) => {
+          // Later views arrive while earlier batches run.
+          if (index % 3 === 0) await repository.view(slug, false);
+          return { slug, paste };
+        });
+      }),
+    );
     const shown = (slug: string) => views.filter((view) => view.slug === slug && view.paste);
     expect(await countOf('limited')).toBe(30);
     // 'open' is every 4th index (1, 5, 9, ...): 50 first views, plus a second one for the indexes divisible by 3.
@@ -54,7 +71,9 @@ describe(`batched paste statements (${testDatabaseBackend()})`, () => {
   it('a locked paste counts only its unlocked views, in the same batch', async () => {
     await insert('guarded', 2, 'hash');
     const repository = createPasteRepository(database.pool);
-    const results = await Promise.all([false, true, false, true, true].map((unlocked) => repository.view('guarded', unlocked)));
+    const results = await Promise.all(
+      [false, true, false, true, true].map((unlocked) => repository.view('guarded', unlocked)),
+    );
     expect(results.map((paste) => paste?.viewsCount ?? null)).toEqual([null, 1, null, 2, null]);
     expect(await countOf('guarded')).toBe(2);
   });
@@ -62,7 +81,13 @@ describe(`batched paste statements (${testDatabaseBackend()})`, () => {
   it('inserts concurrent pastes in batches: taken slugs answer undefined, one bad row fails alone, usage counts once per API paste', async () => {
     await insert('taken', null);
     const repository = createPasteRepository(database.pool);
-    const paste = (slug: string, content = 'x') => ({ slug, content, passwordHash: null, maxViews: null, deleteTokenHash: 'f'.repeat(64) });
+    const paste = (slug: string, content = 'x') => ({
+      slug,
+      content,
+      passwordHash: null,
+      maxViews: null,
+      deleteTokenHash: 'f'.repeat(64),
+    });
     const results = await Promise.allSettled([
       repository.insert(paste('new-1'), true),
       repository.insert(paste('taken'), true),
@@ -71,10 +96,17 @@ describe(`batched paste statements (${testDatabaseBackend()})`, () => {
       repository.insert(paste('bad', 'nul \u0000 byte'), true),
       repository.insert(paste('new-2'), false),
     ]);
-    expect(results.map((result) => result.status === 'fulfilled' ? result.value?.slug ?? null : 'error'))
-      .toEqual(['new-1', null, 'twice', null, 'error', 'new-2']);
+    expect(results.map((result) => (result.status === 'fulfilled' ? (result.value?.slug ?? null) : 'error'))).toEqual([
+      'new-1',
+      null,
+      'twice',
+      null,
+      'error',
+      'new-2',
+    ]);
     const { rows } = await database.pool.query<{ total: string }>(
-      "SELECT coalesce(sum(value), 0)::text AS total FROM paste_counters WHERE name LIKE 'api\\_usage:%'");
+      "SELECT coalesce(sum(value), 0)::text AS total FROM paste_counters WHERE name LIKE 'api\\_usage:%'",
+    );
     expect(Number(rows[0]!.total)).toBe(2);
   });
 });

@@ -8,21 +8,26 @@ import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 let site: TestSite;
 const count = 400;
 const slugWhere = async (condition: string) =>
-  (await site.database.pool.query<{ slug: string }>(`SELECT slug FROM pastes WHERE ${condition} ORDER BY id LIMIT 1`)).rows[0]!.slug;
+  (await site.database.pool.query<{ slug: string }>(`SELECT slug FROM pastes WHERE ${condition} ORDER BY id LIMIT 1`))
+    .rows[0]!.slug;
 
 beforeAll(async () => {
   site = await startTestSite();
   await seedPastes(site.database.pool, count, await bcrypt.hash('bench-password', 4));
 }, 120_000);
-afterAll(async () => { await site?.close(); });
+afterAll(async () => {
+  await site?.close();
+});
 
 describe("the benchmark's paste seed", () => {
-  it('makes unique slugs of the app\'s alphabet, and pastes the site shows', async () => {
+  it("makes unique slugs of the app's alphabet, and pastes the site shows", async () => {
     const { rows } = await site.database.pool.query<{ slug: string }>('SELECT slug FROM pastes');
     expect(rows).toHaveLength(count);
     expect(new Set(rows.map((row) => row.slug)).size).toBe(count);
     for (const { slug } of rows) expect(slug).toMatch(/^[A-Za-z0-9]{10}$/);
-    const plain = await slugWhere('password_hash IS NULL AND max_views IS NULL AND expires_at IS NULL AND NOT reveal_on_click');
+    const plain = await slugWhere(
+      'password_hash IS NULL AND max_views IS NULL AND expires_at IS NULL AND NOT reveal_on_click',
+    );
     const page = await site.http.get(`/paste/${plain}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('function step');

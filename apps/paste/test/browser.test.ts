@@ -29,7 +29,9 @@ describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBack
     page.setDefaultTimeout(stepTimeout);
     await page.goto(`${site.baseUrl}/`);
   });
-  afterEach(async () => { await page?.close(); });
+  afterEach(async () => {
+    await page?.close();
+  });
 
   const errorText = async () => {
     await page.locator('#form-error:not([hidden])').waitFor();
@@ -60,7 +62,7 @@ describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBack
     expect(await errorText()).toContain('Content cannot be empty');
   });
 
-  it('shows the server\'s answer for content that is too long', async () => {
+  it("shows the server's answer for content that is too long", async () => {
     await site.settings.update({ maxPasteSize: 0.01 });
     await page.fill('#content', 'x'.repeat(20_000));
     await page.click('#submit');
@@ -76,8 +78,17 @@ describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBack
       await page.click('#submit');
       const outcome = await Promise.race([
         // The loser keeps waiting until the page closes: its rejection is expected.
-        page.waitForURL(/\/paste\//).then(() => 'created', () => 'closed'),
-        page.locator('#form-error:not([hidden])').waitFor().then(() => 'refused', () => 'closed'),
+        page.waitForURL(/\/paste\//).then(
+          () => 'created',
+          () => 'closed',
+        ),
+        page
+          .locator('#form-error:not([hidden])')
+          .waitFor()
+          .then(
+            () => 'refused',
+            () => 'closed',
+          ),
       ]);
       if (outcome === 'refused') break;
     }

@@ -3,16 +3,23 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
 
 /** Fires `count` requests at once (each on its own connection) and answers their statuses. */
 async function simultaneous(path: string, count: number): Promise<number[]> {
-  const responses = await Promise.all(Array.from({ length: count }, () =>
-    fetch(`${site.baseUrl}${path}`, { headers: { Connection: 'close' } }).then(async (response) => {
-      await response.arrayBuffer();
-      return response.status;
-    })));
+  const responses = await Promise.all(
+    Array.from({ length: count }, () =>
+      fetch(`${site.baseUrl}${path}`, { headers: { Connection: 'close' } }).then(async (response) => {
+        await response.arrayBuffer();
+        return response.status;
+      }),
+    ),
+  );
   return responses;
 }
 

@@ -5,12 +5,19 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { OTHER_USER_ID, OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
-beforeEach(async () => { await site.reset(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+beforeEach(async () => {
+  await site.reset();
+});
 
 const viewsOf = async (slug: string) =>
-  (await site.database.pool.query('SELECT views_count FROM pastes WHERE slug = $1', [slug])).rows[0]?.views_count as number | undefined;
+  (await site.database.pool.query('SELECT views_count FROM pastes WHERE slug = $1', [slug])).rows[0]?.views_count as
+    number | undefined;
 
 /**
  * A browser on the home page: it loads the page, takes the session's CSRF token from
@@ -77,7 +84,11 @@ describe(`creating in the browser never costs a view (${testDatabaseBackend()})`
   });
 
   it('the creator of a password paste lands on the created page without a password form, and opening the paste counts a view', async () => {
-    const { browser, created } = await createInBrowser({ content: 'locked text', password: 'open sesame', maxViews: 2 });
+    const { browser, created } = await createInBrowser({
+      content: 'locked text',
+      password: 'open sesame',
+      maxViews: 2,
+    });
     const page = await browser.get(`/paste/${created.slug}/created`);
     expect(page.status).toBe(200);
     expect(page.text).not.toContain('Password required');
@@ -105,9 +116,18 @@ describe(`creating in the browser never costs a view (${testDatabaseBackend()})`
     const before = await site.http.get('/api/stats').set(await ownerHeaders());
     expect(before.body).toMatchObject({ totalPastes: 2, totalViews: 1, mostViewed: 1, apiUsage: 1, avgViews: 0.5 });
 
-    expect((await site.http.delete(`/api/paste/${created.slug}`).set('X-Delete-Token', created.deleteToken)).status).toBe(200);
+    expect(
+      (await site.http.delete(`/api/paste/${created.slug}`).set('X-Delete-Token', created.deleteToken)).status,
+    ).toBe(200);
     const after = await site.http.get('/api/stats').set(await ownerHeaders());
-    expect(after.body).toMatchObject({ totalPastes: 1, totalViews: 1, mostViewed: 1, apiUsage: 1, avgViews: 1, storageUsed: '4 B' });
+    expect(after.body).toMatchObject({
+      totalPastes: 1,
+      totalViews: 1,
+      mostViewed: 1,
+      apiUsage: 1,
+      avgViews: 1,
+      storageUsed: '4 B',
+    });
   });
 });
 
@@ -121,26 +141,34 @@ describe(`delete tokens (${testDatabaseBackend()})`, () => {
       url: `/paste/${first.body.slug}`,
       deleteToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       deleteUrl: `${site.baseUrl}/paste/${first.body.slug}/delete#${first.body.deleteToken}`,
-      expiresAt: null, title: null, language: 'auto',
+      expiresAt: null,
+      title: null,
+      language: 'auto',
     });
     expect(second.body.deleteToken).not.toBe(first.body.deleteToken);
   });
 
   it('stores only the SHA-256 of the token', async () => {
     const created = await site.http.post('/api/paste').send({ content: 'hashed' });
-    const { rows } = await site.database.pool.query('SELECT delete_token_hash, row_to_json(pastes)::text AS whole FROM pastes');
+    const { rows } = await site.database.pool.query(
+      'SELECT delete_token_hash, row_to_json(pastes)::text AS whole FROM pastes',
+    );
     expect(rows[0].delete_token_hash).toBe(createHash('sha256').update(created.body.deleteToken).digest('hex'));
     expect(rows[0].whole).not.toContain(created.body.deleteToken);
   });
 
   it('with the right X-Delete-Token it answers 200 { success: true }, and the paste answers 404 afterwards', async () => {
     const created = await site.http.post('/api/paste').send({ content: 'short-lived', maxViews: 3 });
-    const deleted = await site.http.delete(`/api/paste/${created.body.slug}`).set('X-Delete-Token', created.body.deleteToken);
+    const deleted = await site.http
+      .delete(`/api/paste/${created.body.slug}`)
+      .set('X-Delete-Token', created.body.deleteToken);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ success: true });
     expect((await site.http.get(`/paste/${created.body.slug}`)).status).toBe(404);
     expect((await site.http.get(`/paste/${created.body.slug}/raw`)).status).toBe(404);
-    const again = await site.http.delete(`/api/paste/${created.body.slug}`).set('X-Delete-Token', created.body.deleteToken);
+    const again = await site.http
+      .delete(`/api/paste/${created.body.slug}`)
+      .set('X-Delete-Token', created.body.deleteToken);
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: 'Paste not found' });
   });
@@ -179,7 +207,7 @@ describe(`delete tokens (${testDatabaseBackend()})`, () => {
     expect((await site.http.get(`/paste/${slug}`)).status).toBe(404);
   });
 
-  it('the owner\'s session without its CSRF token is no owner here: 403 Invalid delete token', async () => {
+  it("the owner's session without its CSRF token is no owner here: 403 Invalid delete token", async () => {
     const slug = await site.createPaste({ content: 'stays' });
     const owner = await site.session(OWNER_ID);
     const response = await site.http.delete(`/api/paste/${slug}`).set('Cookie', owner.cookie);
@@ -188,7 +216,10 @@ describe(`delete tokens (${testDatabaseBackend()})`, () => {
   });
 
   it('an API key the owner made deletes any paste without a token; a wrong key answers 401 Invalid API key', async () => {
-    const key = await site.http.post('/api/settings/api-keys').set(await ownerHeaders()).send({ name: 'moderation' });
+    const key = await site.http
+      .post('/api/settings/api-keys')
+      .set(await ownerHeaders())
+      .send({ name: 'moderation' });
     expect(key.status).toBe(200);
     const slug = await site.createPaste({ content: 'moderated by a program' });
 
@@ -205,7 +236,9 @@ describe(`delete tokens (${testDatabaseBackend()})`, () => {
   it('a signed-in user who is not the owner gets 403 Invalid delete token without a token', async () => {
     const slug = await site.createPaste({ content: 'not theirs' });
     const other = await site.session(OTHER_USER_ID);
-    const response = await site.http.delete(`/api/paste/${slug}`).set({ Cookie: other.cookie, 'X-CSRF-Token': other.csrf });
+    const response = await site.http
+      .delete(`/api/paste/${slug}`)
+      .set({ Cookie: other.cookie, 'X-CSRF-Token': other.csrf });
     expect(response.status).toBe(403);
     expect(response.body).toEqual({ error: 'Invalid delete token' });
     expect((await site.http.get(`/paste/${slug}`)).status).toBe(200);
@@ -215,7 +248,9 @@ describe(`delete tokens (${testDatabaseBackend()})`, () => {
     await site.settings.update({ apiAccess: true });
     const created = await site.http.post('/api/paste').send({ content: 'made while the API was open' });
     await site.settings.update({ apiAccess: false, apiKeyProtection: true });
-    const response = await site.http.delete(`/api/paste/${created.body.slug}`).set('X-Delete-Token', created.body.deleteToken);
+    const response = await site.http
+      .delete(`/api/paste/${created.body.slug}`)
+      .set('X-Delete-Token', created.body.deleteToken);
     expect(response.status).toBe(200);
   });
 
@@ -242,7 +277,11 @@ describe(`the delete link's pages (${testDatabaseBackend()})`, () => {
     expect(confirm.text).not.toContain('remove me');
     expect(await viewsOf(slug)).toBe(0);
 
-    const deleted = await request(site.baseUrl).post(pagePath).type('form').set('Accept', 'text/html').send({ token: deleteToken });
+    const deleted = await request(site.baseUrl)
+      .post(pagePath)
+      .type('form')
+      .set('Accept', 'text/html')
+      .send({ token: deleteToken });
     expect(deleted.status).toBe(200);
     expect(deleted.text).toContain('Paste deleted');
     expect((await request(site.baseUrl).get(`/paste/${slug}`)).status).toBe(404);
@@ -250,7 +289,11 @@ describe(`the delete link's pages (${testDatabaseBackend()})`, () => {
 
   it('a wrong token in the form shows the question again with Invalid delete token, and keeps the paste', async () => {
     const slug = await site.createPaste({ content: 'still here' });
-    const response = await request(site.baseUrl).post(`/paste/${slug}/delete`).type('form').set('Accept', 'text/html').send({ token: 'nope' });
+    const response = await request(site.baseUrl)
+      .post(`/paste/${slug}/delete`)
+      .type('form')
+      .set('Accept', 'text/html')
+      .send({ token: 'nope' });
     expect(response.status).toBe(403);
     expect(response.text).toContain('Delete this paste?');
     expect(response.text).toContain('Invalid delete token');
@@ -266,7 +309,11 @@ describe(`the delete link's pages (${testDatabaseBackend()})`, () => {
   it('after the creator deletes it, the created page answers 404', async () => {
     const { browser, created } = await createInBrowser({ content: 'brief' });
     expect((await browser.get(`/paste/${created.slug}/created`)).status).toBe(200);
-    await browser.post(`/paste/${created.slug}/delete`).type('form').set('Accept', 'text/html').send({ token: created.deleteToken });
+    await browser
+      .post(`/paste/${created.slug}/delete`)
+      .type('form')
+      .set('Accept', 'text/html')
+      .send({ token: created.deleteToken });
     expect((await browser.get(`/paste/${created.slug}/created`)).status).toBe(404);
   });
 });

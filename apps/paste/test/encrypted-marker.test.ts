@@ -18,11 +18,14 @@ const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like 
 async function everyRowAsText(site: TestSite): Promise<string> {
   const { rows: tables } = await site.database.pool.query<{ schema: string; name: string }>(
     `SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
-      WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`);
+      WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
+  );
   expect(tables.map((table) => table.name)).toEqual(expect.arrayContaining(['pastes', 'paste_session', 'paste_stats']));
   const parts: string[] = [];
   for (const { schema, name } of tables) {
-    const { rows } = await site.database.pool.query<{ row: string }>(`SELECT t::text AS row FROM "${schema}"."${name}" t`);
+    const { rows } = await site.database.pool.query<{ row: string }>(
+      `SELECT t::text AS row FROM "${schema}"."${name}" t`,
+    );
     parts.push(`-- ${schema}.${name}\n${rows.map((row) => row.row).join('\n')}`);
   }
   return parts.join('\n');
@@ -32,7 +35,9 @@ async function everyRowAsText(site: TestSite): Promise<string> {
 async function pgDump(site: TestSite): Promise<string | undefined> {
   if (site.database.mode !== 'server') return undefined;
   try {
-    const { stdout } = await promisify(execFile)('pg_dump', ['--data-only', '--no-owner', site.database.url], { maxBuffer: 256 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)('pg_dump', ['--data-only', '--no-owner', site.database.url], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
     return stdout;
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') return undefined;
@@ -42,12 +47,19 @@ async function pgDump(site: TestSite): Promise<string | undefined> {
 
 describe(`an encrypted paste leaves nothing readable on the server (${testDatabaseBackend()})`, () => {
   const logText: string[] = [];
-  const destination = new Writable({ write(chunk, _encoding, callback) { logText.push(String(chunk)); callback(); } });
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      logText.push(String(chunk));
+      callback();
+    },
+  });
   let site: TestSite;
   beforeAll(async () => {
     site = await startTestSite(undefined, { logger: createLogger({ level: 'trace', destination, name: 'paste' }) });
   });
-  afterAll(async () => { await site?.close(); });
+  afterAll(async () => {
+    await site?.close();
+  });
 
   it('after creating (from the form, with a password, and through the API) and viewing it, the marker is in no table and no log', async () => {
     const marker = `marker-${randomUUID()}`;
@@ -56,8 +68,13 @@ describe(`an encrypted paste leaves nothing readable on the server (${testDataba
 
     // The site's own form: a web request with the session's CSRF token, then the creator's page.
     const page = await site.pageSession();
-    const envelope = await seal({ content: `secret ${marker}`, title: `title ${marker}`, language: 'markdown' }, key, { password: `pw-${marker}` });
-    const created = await site.http.post('/api/paste').set('Cookie', page.cookie).set('X-CSRF-Token', page.csrf)
+    const envelope = await seal({ content: `secret ${marker}`, title: `title ${marker}`, language: 'markdown' }, key, {
+      password: `pw-${marker}`,
+    });
+    const created = await site.http
+      .post('/api/paste')
+      .set('Cookie', page.cookie)
+      .set('X-CSRF-Token', page.csrf)
       .send({ encrypted: envelope, password: `pw-${marker}`, maxViews: 5 });
     expect(created.status).toBe(200);
     const { slug } = created.body;
@@ -75,7 +92,10 @@ describe(`an encrypted paste leaves nothing readable on the server (${testDataba
 
     // The password paste: a wrong guess, the unlock, the page, the raw view and the reveal path.
     await site.http.post(`/paste/${slug}/verify`).send({ password: 'wrong' });
-    const unlocked = await site.http.post(`/paste/${slug}/verify`).set('Cookie', page.cookie).send({ password: `pw-${marker}` });
+    const unlocked = await site.http
+      .post(`/paste/${slug}/verify`)
+      .set('Cookie', page.cookie)
+      .send({ password: `pw-${marker}` });
     expect(unlocked.status).toBe(200);
     const shown = await site.http.get(`/paste/${slug}`).set('Cookie', page.cookie).set('User-Agent', CHROME);
     expect(shown.status).toBe(200);

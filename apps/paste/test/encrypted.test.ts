@@ -8,22 +8,35 @@ import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 // delete tokens, limits) holds for it.
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
-beforeEach(async () => { await site.reset(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+beforeEach(async () => {
+  await site.reset();
+});
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
 async function encryptedPaste(content: string, fields: Record<string, unknown> = {}, password?: string) {
   const key = newKey();
   const envelope = await seal({ content, title: 'A title', language: 'markdown' }, key, { password });
-  const response = await site.http.post('/api/paste').send({ encrypted: envelope, ...(password ? { password } : {}), ...fields });
+  const response = await site.http
+    .post('/api/paste')
+    .send({ encrypted: envelope, ...(password ? { password } : {}), ...fields });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return { slug: response.body.slug as string, key, envelope, deleteToken: response.body.deleteToken as string };
 }
 
-const row = async (slug: string) => (await site.database.pool.query(
-  'SELECT content, title, language, encrypted, views_count AS views FROM pastes WHERE slug = $1', [slug])).rows[0];
+const row = async (slug: string) =>
+  (
+    await site.database.pool.query(
+      'SELECT content, title, language, encrypted, views_count AS views FROM pastes WHERE slug = $1',
+      [slug],
+    )
+  ).rows[0];
 
 describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () => {
   it('stores the envelope as sent (known fields only), never a title, and answers it as JSON on the raw view, counting the view', async () => {
@@ -42,7 +55,11 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
     expect(raw.status).toBe(200);
     expect(raw.headers['content-type']).toMatch(/^application\/json/);
     expect(raw.body).toEqual(envelope);
-    expect(await open(raw.body as Envelope, key)).toEqual({ content: 'the plans', title: 'Secret title', language: 'python' });
+    expect(await open(raw.body as Envelope, key)).toEqual({
+      content: 'the plans',
+      title: 'Secret title',
+      language: 'python',
+    });
     expect((await row(slug)).views).toBe(1);
   });
 
@@ -56,7 +73,9 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
 
     const page = await site.http.get(`/paste/${slug}`).set('User-Agent', CHROME);
     expect(page.status).toBe(200);
-    expect(page.text).toContain(`<script type="application/json" id="paste-envelope">${JSON.stringify(envelope)}</script>`);
+    expect(page.text).toContain(
+      `<script type="application/json" id="paste-envelope">${JSON.stringify(envelope)}</script>`,
+    );
     expect(page.text).toContain('<script type="module" src="/static/paste-view.js"></script>');
     expect(page.text).toContain('1 of 2 views');
     expect((await row(slug)).views).toBe(1);
@@ -64,9 +83,13 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
 
   it('serves the format and the renderers the page loads', async () => {
     for (const [path, type] of [
-      ['/static/envelope.js', /javascript/], ['/static/paste-view.js', /javascript/], ['/static/paste-form.js', /javascript/],
-      ['/static/markdown-rules.json', /json/], ['/static/vendor/markdown-it/markdown-it.umd.min.js', /javascript/],
-      ['/static/vendor/dompurify/purify.min.js', /javascript/], ['/static/vendor/highlight/highlight.min.js', /javascript/],
+      ['/static/envelope.js', /javascript/],
+      ['/static/paste-view.js', /javascript/],
+      ['/static/paste-form.js', /javascript/],
+      ['/static/markdown-rules.json', /json/],
+      ['/static/vendor/markdown-it/markdown-it.umd.min.js', /javascript/],
+      ['/static/vendor/dompurify/purify.min.js', /javascript/],
+      ['/static/vendor/highlight/highlight.min.js', /javascript/],
       ['/static/vendor/highlight/languages/haskell.min.js', /javascript/],
     ] as const) {
       const response = await site.http.get(path);
@@ -77,8 +100,14 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
 
   it('keeps view limits exact: of 20 simultaneous raw views of a 3-view paste, 3 get the envelope and 17 get 410', async () => {
     const { slug } = await encryptedPaste('three views', { maxViews: 3 });
-    const statuses = await Promise.all(Array.from({ length: 20 }, () =>
-      fetch(`${site.baseUrl}/paste/${slug}/raw`).then(async (response) => { await response.arrayBuffer(); return response.status; })));
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`${site.baseUrl}/paste/${slug}/raw`).then(async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      ),
+    );
     expect(statuses.filter((status) => status === 200)).toHaveLength(3);
     expect(statuses.filter((status) => status === 410)).toHaveLength(17);
   });
@@ -103,12 +132,16 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
     expect(raw.status).toBe(200);
     expect((await open(raw.body as Envelope, key, 'hunter2')).content).toBe('guarded');
     await expect(open(raw.body as Envelope, key)).rejects.toThrow('Cannot decrypt: wrong key or damaged paste');
-    await expect(open(raw.body as Envelope, key, 'hunter3')).rejects.toThrow('Cannot decrypt: wrong key or damaged paste');
+    await expect(open(raw.body as Envelope, key, 'hunter3')).rejects.toThrow(
+      'Cannot decrypt: wrong key or damaged paste',
+    );
   });
 
   it('expires by time as plain pastes do', async () => {
     const { slug } = await encryptedPaste('soon gone', { expiresIn: 60 });
-    await site.database.pool.query(`UPDATE pastes SET expires_at = now() - interval '1 second' WHERE slug = $1`, [slug]);
+    await site.database.pool.query(`UPDATE pastes SET expires_at = now() - interval '1 second' WHERE slug = $1`, [
+      slug,
+    ]);
     const raw = await site.http.get(`/paste/${slug}/raw`);
     expect([raw.status, raw.text]).toEqual([410, 'Paste expired\n']);
   });
@@ -131,14 +164,46 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
   });
 
   it.each([
-    { name: 'an unknown version', body: { encrypted: { v: 2, iv: 'AAAAAAAAAAAAAAAA', ciphertext: 'A'.repeat(24) } }, field: 'encrypted.v' },
-    { name: 'an iv of the wrong length', body: { encrypted: { v: 1, iv: 'AAAA', ciphertext: 'A'.repeat(24) } }, field: 'encrypted.iv' },
-    { name: 'a ciphertext that is not base64url', body: { encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', ciphertext: `${'A'.repeat(24)}+/=` } }, field: 'encrypted.ciphertext' },
-    { name: 'a ciphertext shorter than its tag', body: { encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', ciphertext: 'AAAA' } }, field: 'encrypted.ciphertext' },
-    { name: 'content beside it', body: { content: 'readable', encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', ciphertext: 'A'.repeat(24) } }, field: 'content' },
-    { name: 'a title beside it', body: { title: 'readable', encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', ciphertext: 'A'.repeat(24) } }, field: 'title' },
-    { name: 'a password without a salt', body: { password: 'pw', encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', ciphertext: 'A'.repeat(24) } }, field: 'encrypted.salt' },
-    { name: 'a salt without a password', body: { encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', salt: 'A'.repeat(22), ciphertext: 'A'.repeat(24) } }, field: 'encrypted.salt' },
+    {
+      name: 'an unknown version',
+      body: { encrypted: { v: 2, iv: 'AAAAAAAAAAAAAAAA', ciphertext: 'A'.repeat(24) } },
+      field: 'encrypted.v',
+    },
+    {
+      name: 'an iv of the wrong length',
+      body: { encrypted: { v: 1, iv: 'AAAA', ciphertext: 'A'.repeat(24) } },
+      field: 'encrypted.iv',
+    },
+    {
+      name: 'a ciphertext that is not base64url',
+      body: { encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', ciphertext: `${'A'.repeat(24)}+/=` } },
+      field: 'encrypted.ciphertext',
+    },
+    {
+      name: 'a ciphertext shorter than its tag',
+      body: { encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', ciphertext: 'AAAA' } },
+      field: 'encrypted.ciphertext',
+    },
+    {
+      name: 'content beside it',
+      body: { content: 'readable', encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', ciphertext: 'A'.repeat(24) } },
+      field: 'content',
+    },
+    {
+      name: 'a title beside it',
+      body: { title: 'readable', encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', ciphertext: 'A'.repeat(24) } },
+      field: 'title',
+    },
+    {
+      name: 'a password without a salt',
+      body: { password: 'pw', encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', ciphertext: 'A'.repeat(24) } },
+      field: 'encrypted.salt',
+    },
+    {
+      name: 'a salt without a password',
+      body: { encrypted: { v: 1, iv: 'AAAAAAAAAAAAAAAA', salt: 'A'.repeat(22), ciphertext: 'A'.repeat(24) } },
+      field: 'encrypted.salt',
+    },
     { name: 'an envelope that is not an object', body: { encrypted: 'AAAA' }, field: 'encrypted' },
   ])('refuses $name with 400 Validation failed naming $field', async ({ body, field }) => {
     const response = await site.http.post('/api/paste').send(body);
@@ -148,30 +213,48 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
     expect((await site.database.pool.query('SELECT count(*)::int AS n FROM pastes')).rows[0].n).toBe(0);
   });
 
-  it('from the site\'s own page it is a web request (CSRF token, web limit), not counted as API usage', async () => {
+  it("from the site's own page it is a web request (CSRF token, web limit), not counted as API usage", async () => {
     const page = await site.pageSession();
     const envelope = await seal({ content: 'from the form' }, newKey());
-    const created = await site.http.post('/api/paste').set('Cookie', page.cookie).set('X-CSRF-Token', page.csrf).send({ encrypted: envelope });
+    const created = await site.http
+      .post('/api/paste')
+      .set('Cookie', page.cookie)
+      .set('X-CSRF-Token', page.csrf)
+      .send({ encrypted: envelope });
     expect(created.status).toBe(200);
     const owner = await site.session(OWNER_ID);
     const stats = await site.http.get('/api/stats').set('Cookie', owner.cookie);
     expect(stats.body).toMatchObject({ totalPastes: 1, apiUsage: 0 });
   });
 
-  it('the owner\'s list shows it without a title, with its ciphertext size; the dashboard counts the encrypted pastes', async () => {
+  it("the owner's list shows it without a title, with its ciphertext size; the dashboard counts the encrypted pastes", async () => {
     const plain = await site.createPaste({ content: 'plain one', title: 'Plain title' });
     const { slug, envelope } = await encryptedPaste('x'.repeat(1000));
     const owner = await site.session(OWNER_ID);
     const list = await site.http.get('/api/pastes').set('Cookie', owner.cookie);
     expect(list.status).toBe(200);
     const bySlug = Object.fromEntries(list.body.pastes.map((paste: { slug: string }) => [paste.slug, paste]));
-    expect(bySlug[slug]).toMatchObject({ title: null, encrypted: true, size: Buffer.from(envelope.ciphertext, 'base64url').length });
+    expect(bySlug[slug]).toMatchObject({
+      title: null,
+      encrypted: true,
+      size: Buffer.from(envelope.ciphertext, 'base64url').length,
+    });
     expect(bySlug[plain]).toMatchObject({ title: 'Plain title', encrypted: false, size: 9 });
     // GET /api/stats keeps the specification's fields; the dashboard adds the encrypted count.
     const stats = await site.http.get('/api/stats').set('Cookie', owner.cookie);
     expect(stats.body.totalPastes).toBe(2);
-    expect(Object.keys(stats.body).sort()).toEqual(['apiUsage', 'avgPasteSize', 'avgViews', 'last30Days', 'mostViewed', 'storageUsed', 'totalPastes', 'totalViews']);
-    const encryptedFigure = (html: string) => /<span class="stat-value">(\d+)<\/span><span class="stat-label">Encrypted<\/span>/.exec(html)?.[1];
+    expect(Object.keys(stats.body).sort()).toEqual([
+      'apiUsage',
+      'avgPasteSize',
+      'avgViews',
+      'last30Days',
+      'mostViewed',
+      'storageUsed',
+      'totalPastes',
+      'totalViews',
+    ]);
+    const encryptedFigure = (html: string) =>
+      /<span class="stat-value">(\d+)<\/span><span class="stat-label">Encrypted<\/span>/.exec(html)?.[1];
     const dashboard = await site.http.get('/admin').set('Cookie', owner.cookie);
     expect(dashboard.text).toContain('Encrypted paste');
     expect(encryptedFigure(dashboard.text)).toBe('1');

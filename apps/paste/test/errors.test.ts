@@ -5,24 +5,43 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { OWNER_SETTINGS_LIMIT } from '../src/access/guards.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1e3e3a40000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1e3e3a40000000049454e44ae426082',
+  'hex',
+);
 
 type Call = (site: TestSite, owner: { cookie: string; csrf: string }) => Test;
-const asOwner = (req: Test, owner: { cookie: string; csrf: string }) => req.set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf);
+const asOwner = (req: Test, owner: { cookie: string; csrf: string }) =>
+  req.set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf);
 
 const ownerCalls: { name: string; call: Call }[] = [
-  { name: 'POST /api/settings/general', call: (s, o) => asOwner(s.http.post('/api/settings/general'), o).send({ siteName: 'x' }) },
-  { name: 'POST /api/settings/advanced', call: (s, o) => asOwner(s.http.post('/api/settings/advanced'), o).send({ slugLength: 9 }) },
+  {
+    name: 'POST /api/settings/general',
+    call: (s, o) => asOwner(s.http.post('/api/settings/general'), o).send({ siteName: 'x' }),
+  },
+  {
+    name: 'POST /api/settings/advanced',
+    call: (s, o) => asOwner(s.http.post('/api/settings/advanced'), o).send({ slugLength: 9 }),
+  },
   { name: 'GET /api/stats', call: (s, o) => asOwner(s.http.get('/api/stats'), o) },
   { name: 'GET /api/pastes', call: (s, o) => asOwner(s.http.get('/api/pastes'), o) },
   { name: 'POST /api/admin/clear-pastes', call: (s, o) => asOwner(s.http.post('/api/admin/clear-pastes'), o) },
-  { name: 'POST /api/upload/logo', call: (s, o) => asOwner(s.http.post('/api/upload/logo'), o).attach('logo', PNG, 'l.png') },
-  { name: 'POST /api/upload/favicon', call: (s, o) => asOwner(s.http.post('/api/upload/favicon'), o).attach('favicon', PNG, 'f.png') },
+  {
+    name: 'POST /api/upload/logo',
+    call: (s, o) => asOwner(s.http.post('/api/upload/logo'), o).attach('logo', PNG, 'l.png'),
+  },
+  {
+    name: 'POST /api/upload/favicon',
+    call: (s, o) => asOwner(s.http.post('/api/upload/favicon'), o).attach('favicon', PNG, 'f.png'),
+  },
 ];
 /** The routes that change the limits: the owner has a fixed budget of their own there. */
 const settingsCalls: { name: string; call: Call }[] = [
   { name: 'GET /api/settings', call: (s, o) => asOwner(s.http.get('/api/settings'), o) },
-  { name: 'POST /api/settings/security', call: (s, o) => asOwner(s.http.post('/api/settings/security'), o).send({ apiAccess: true }) },
+  {
+    name: 'POST /api/settings/security',
+    call: (s, o) => asOwner(s.http.post('/api/settings/security'), o).send({ apiAccess: true }),
+  },
 ];
 
 describe(`429 on every rate-limited endpoint (${testDatabaseBackend()})`, () => {
@@ -36,23 +55,31 @@ describe(`429 on every rate-limited endpoint (${testDatabaseBackend()})`, () => 
     expect((await site.http.get(`/paste/${slug}`)).status).toBe(200); // uses the address's one web request
     expect((await site.http.get('/api/stats').set('Cookie', owner.cookie)).status).toBe(200); // the owner's own one API request
   });
-  afterAll(async () => { await site?.close(); });
-
-  test.each(ownerCalls)('$name answers 429 with the rate-limit headers once the owner used the API limit', async ({ call }) => {
-    const response = await call(site, owner);
-    expect(response.status).toBe(429);
-    expect(response.body).toEqual({ error: expect.stringMatching(/too many requests/i) });
-    expect(response.headers['x-ratelimit-limit']).toBe('1');
-    expect(response.headers['x-ratelimit-remaining']).toBe('0');
-    expect(response.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
+  afterAll(async () => {
+    await site?.close();
   });
 
-  test.each(settingsCalls)('$name answers 429 to an anonymous client once its address used the API limit', async ({ call }) => {
-    const response = await call(site, { cookie: '', csrf: '' });
-    expect(response.status).toBe(429);
-    expect(response.headers['x-ratelimit-limit']).toBe('1');
-    expect(response.headers['x-ratelimit-remaining']).toBe('0');
-  });
+  test.each(ownerCalls)(
+    '$name answers 429 with the rate-limit headers once the owner used the API limit',
+    async ({ call }) => {
+      const response = await call(site, owner);
+      expect(response.status).toBe(429);
+      expect(response.body).toEqual({ error: expect.stringMatching(/too many requests/i) });
+      expect(response.headers['x-ratelimit-limit']).toBe('1');
+      expect(response.headers['x-ratelimit-remaining']).toBe('0');
+      expect(response.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
+    },
+  );
+
+  test.each(settingsCalls)(
+    '$name answers 429 to an anonymous client once its address used the API limit',
+    async ({ call }) => {
+      const response = await call(site, { cookie: '', csrf: '' });
+      expect(response.status).toBe(429);
+      expect(response.headers['x-ratelimit-limit']).toBe('1');
+      expect(response.headers['x-ratelimit-remaining']).toBe('0');
+    },
+  );
 
   it('the settings answer the owner 429 once the owner used the fixed settings budget', async () => {
     const { limit } = OWNER_SETTINGS_LIMIT;
@@ -75,7 +102,10 @@ describe(`429 on every rate-limited endpoint (${testDatabaseBackend()})`, () => 
     { name: 'POST /api/paste (API request)', call: (s: TestSite) => s.http.post('/api/paste').send({ content: 'x' }) },
     { name: 'GET /paste/:slug', call: (s: TestSite) => s.http.get(`/paste/${slug}`) },
     { name: 'GET /paste/:slug/raw', call: (s: TestSite) => s.http.get(`/paste/${slug}/raw`) },
-    { name: 'POST /paste/:slug/verify', call: (s: TestSite) => s.http.post(`/paste/${slug}/verify`).send({ password: 'x' }) },
+    {
+      name: 'POST /paste/:slug/verify',
+      call: (s: TestSite) => s.http.post(`/paste/${slug}/verify`).send({ password: 'x' }),
+    },
   ])('$name answers 429 with the rate-limit headers', async ({ call }) => {
     const response = await call(site);
     expect(response.status).toBe(429);
@@ -91,7 +121,9 @@ describe(`500 on internal errors (${testDatabaseBackend()})`, () => {
     site = await startTestSite();
     owner = await site.session(OWNER_ID);
   });
-  afterAll(async () => { await site?.close(); });
+  afterAll(async () => {
+    await site?.close();
+  });
 
   /** A query that survives one dropped connection (the embedded server drops it after a failed parameterised query). */
   async function query(text: string): Promise<void> {
@@ -117,10 +149,16 @@ describe(`500 on internal errors (${testDatabaseBackend()})`, () => {
 
   test.each([
     { name: 'POST /api/paste', call: (s: TestSite) => s.http.post('/api/paste').send({ content: 'x' }) },
-    { name: 'POST /paste/:slug/verify', call: (s: TestSite) => s.http.post('/paste/abc/verify').send({ password: 'x' }) },
+    {
+      name: 'POST /paste/:slug/verify',
+      call: (s: TestSite) => s.http.post('/paste/abc/verify').send({ password: 'x' }),
+    },
     { name: 'GET /api/stats', call: (s: TestSite) => asOwner(s.http.get('/api/stats'), owner) },
     { name: 'GET /api/pastes', call: (s: TestSite) => asOwner(s.http.get('/api/pastes'), owner) },
-    { name: 'POST /api/admin/clear-pastes', call: (s: TestSite) => asOwner(s.http.post('/api/admin/clear-pastes'), owner) },
+    {
+      name: 'POST /api/admin/clear-pastes',
+      call: (s: TestSite) => asOwner(s.http.post('/api/admin/clear-pastes'), owner),
+    },
   ])('$name answers 500 Internal server error (JSON) when the database fails', async ({ call }) => {
     const response = await withoutTable('pastes', () => call(site));
     expect(response.status).toBe(500);
@@ -134,12 +172,18 @@ describe(`500 on internal errors (${testDatabaseBackend()})`, () => {
     expect(response.text).toContain('Something went wrong');
   });
 
-  test.each(['general', 'security', 'advanced'])('POST /api/settings/%s answers 500 when the settings cannot be stored', async (section) => {
-    const body = section === 'general' ? { siteName: 'x' } : section === 'security' ? { apiAccess: true } : { slugLength: 9 };
-    const response = await withoutTable('paste_settings', () => asOwner(site.http.post(`/api/settings/${section}`), owner).send(body));
-    expect(response.status).toBe(500);
-    expect(response.body).toEqual({ error: 'Internal server error' });
-  });
+  test.each(['general', 'security', 'advanced'])(
+    'POST /api/settings/%s answers 500 when the settings cannot be stored',
+    async (section) => {
+      const body =
+        section === 'general' ? { siteName: 'x' } : section === 'security' ? { apiAccess: true } : { slugLength: 9 };
+      const response = await withoutTable('paste_settings', () =>
+        asOwner(site.http.post(`/api/settings/${section}`), owner).send(body),
+      );
+      expect(response.status).toBe(500);
+      expect(response.body).toEqual({ error: 'Internal server error' });
+    },
+  );
 
   test.each(['logo', 'favicon'])('POST /api/upload/%s answers 500 when the file cannot be written', async (kind) => {
     // The upload folder replaced by a plain file: creating and writing into it fails.

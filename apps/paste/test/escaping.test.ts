@@ -20,9 +20,13 @@ function expectEscaped(page: string): void {
   const own = ['/static/ui/ui.js', '/static/app.js', '/static/paste-form.js'];
   expect(scripts.filter((src) => src === null || !own.includes(src))).toEqual([]);
   const attributes = [...document.querySelectorAll('*')].flatMap((element) => [...element.attributes]);
-  expect(attributes.filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name)).toEqual([]);
+  expect(attributes.filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name)).toEqual(
+    [],
+  );
   const urls = attributes.filter((attribute) => ['href', 'src', 'action', 'formaction'].includes(attribute.name));
-  expect(urls.filter((attribute) => /^\s*javascript:/i.test(attribute.value)).map((attribute) => attribute.value)).toEqual([]);
+  expect(
+    urls.filter((attribute) => /^\s*javascript:/i.test(attribute.value)).map((attribute) => attribute.value),
+  ).toEqual([]);
 }
 
 describe('every paste page escapes what visitors and the owner typed', () => {
@@ -60,20 +64,38 @@ describe('every paste page escapes what visitors and the owner typed', () => {
   it('the password form, its error, and a hostile password', async () => {
     const slug = await site.createPaste({ content: 'hidden', password: HOSTILE });
     expectEscaped((await site.http.get(`/paste/${slug}`).expect(200)).text);
-    const wrong = await site.http.post(`/paste/${slug}/verify`).type('form').set('Accept', 'text/html').send({ password: ATTRIBUTE }).expect(401);
+    const wrong = await site.http
+      .post(`/paste/${slug}/verify`)
+      .type('form')
+      .set('Accept', 'text/html')
+      .send({ password: ATTRIBUTE })
+      .expect(401);
     expectEscaped(wrong.text);
     expect(wrong.text).toContain('Incorrect password');
   });
 
   it("the creator's page, the delete confirmation and the deleted page", async () => {
     const { cookie, csrf } = await site.pageSession();
-    const created = await site.http.post('/api/paste').set('Cookie', cookie).set('X-CSRF-Token', csrf).send({ content: HOSTILE, password: SCRIPT }).expect(200);
+    const created = await site.http
+      .post('/api/paste')
+      .set('Cookie', cookie)
+      .set('X-CSRF-Token', csrf)
+      .send({ content: HOSTILE, password: SCRIPT })
+      .expect(200);
     const page = await site.http.get(`/paste/${created.body.slug}/created`).set('Cookie', cookie).expect(200);
     expectEscaped(page.text);
     expectEscaped((await site.http.get(`/paste/${created.body.slug}/delete`).expect(200)).text);
-    const refused = await site.http.post(`/paste/${created.body.slug}/delete`).type('form').send({ token: HOSTILE }).expect(403);
+    const refused = await site.http
+      .post(`/paste/${created.body.slug}/delete`)
+      .type('form')
+      .send({ token: HOSTILE })
+      .expect(403);
     expectEscaped(refused.text);
-    const deleted = await site.http.post(`/paste/${created.body.slug}/delete`).type('form').send({ token: created.body.deleteToken }).expect(200);
+    const deleted = await site.http
+      .post(`/paste/${created.body.slug}/delete`)
+      .type('form')
+      .send({ token: created.body.deleteToken })
+      .expect(200);
     expectEscaped(deleted.text);
   });
 
@@ -91,8 +113,22 @@ describe('every paste page escapes what visitors and the owner typed', () => {
     const slug = await site.createPaste({ content: HOSTILE, password: 'pw', revealOnClick: true, expiresIn: 3600 });
     expectEscaped((await site.http.get(`/paste/${slug}`).set('User-Agent', 'Slackbot 1.0').expect(200)).text);
     expectEscaped((await site.http.get(`/paste/${slug}`).expect(200)).text);
-    expectEscaped((await site.http.post(`/paste/${slug}/reveal`).type('form').set('Accept', 'text/html').send({ password: HOSTILE }).expect(401)).text);
-    const shown = await site.http.post(`/paste/${slug}/reveal`).type('form').set('Accept', 'text/html').send({ password: 'pw' }).expect(200);
+    expectEscaped(
+      (
+        await site.http
+          .post(`/paste/${slug}/reveal`)
+          .type('form')
+          .set('Accept', 'text/html')
+          .send({ password: HOSTILE })
+          .expect(401)
+      ).text,
+    );
+    const shown = await site.http
+      .post(`/paste/${slug}/reveal`)
+      .type('form')
+      .set('Accept', 'text/html')
+      .send({ password: 'pw' })
+      .expect(200);
     expectEscaped(shown.text);
     expect(shown.text).toContain('expires in 1 hour');
   });
@@ -100,7 +136,12 @@ describe('every paste page escapes what visitors and the owner typed', () => {
   it("the owner's dashboard with hostile API key names", async () => {
     const owner = await site.session(OWNER_ID);
     for (const name of [SCRIPT, ATTRIBUTE, URL]) {
-      await site.http.post('/api/settings/api-keys').set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf).send({ name }).expect(200);
+      await site.http
+        .post('/api/settings/api-keys')
+        .set('Cookie', owner.cookie)
+        .set('X-CSRF-Token', owner.csrf)
+        .send({ name })
+        .expect(200);
     }
     const page = await site.http.get('/admin').set('Cookie', owner.cookie).expect(200);
     expectEscaped(page.text);

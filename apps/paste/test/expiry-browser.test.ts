@@ -60,7 +60,9 @@ describe.skipIf(!executablePath)(`time limits and reveal on click in a browser (
       expect(copied).toBe(link);
 
       // A chat unfurls the link first: no view used.
-      const unfurl = await fetch(copied, { headers: { 'User-Agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' } });
+      const unfurl = await fetch(copied, {
+        headers: { 'User-Agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' },
+      });
       expect(unfurl.status).toBe(200);
       expect(await unfurl.text()).not.toContain('the boat leaves at noon');
 
@@ -94,7 +96,12 @@ describe.skipIf(!executablePath)(`time limits and reveal on click in a browser (
 
   it('a password paste behind the button asks for the password on the same form (dark theme, 390 px)', async () => {
     await site.reset();
-    const slug = await site.createPaste({ content: 'dark secret', password: 'swordfish', revealOnClick: true, expiresIn: 600 });
+    const slug = await site.createPaste({
+      content: 'dark secret',
+      password: 'swordfish',
+      revealOnClick: true,
+      expiresIn: 600,
+    });
     const context = await browser.newContext({ colorScheme: 'dark', viewport: { width: 390, height: 844 } });
     try {
       const page = await context.newPage();
@@ -103,7 +110,10 @@ describe.skipIf(!executablePath)(`time limits and reveal on click in a browser (
       await page.getByRole('button', { name: 'Show paste' }).click();
       await page.getByText('Incorrect password').waitFor();
       mkdirSync(screenshotFolder, { recursive: true });
-      await page.screenshot({ path: path.join(screenshotFolder, 'paste-reveal-password-dark-390.png'), fullPage: true });
+      await page.screenshot({
+        path: path.join(screenshotFolder, 'paste-reveal-password-dark-390.png'),
+        fullPage: true,
+      });
       await page.getByLabel('Password').fill('swordfish');
       await page.getByRole('button', { name: 'Show paste' }).click();
       await page.locator('#paste-code').waitFor();

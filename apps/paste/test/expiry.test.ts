@@ -8,9 +8,15 @@ import { expiresText } from '../src/pages/expiry-text.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
-beforeEach(async () => { await site.reset(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+beforeEach(async () => {
+  await site.reset();
+});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Moves a paste's time limit into the past, as if its time had run out. */
@@ -41,9 +47,16 @@ describe(`time expiry on create (${testDatabaseBackend()})`, () => {
   });
 
   it('both expiresIn and expiresAt answer 400 with a readable detail', async () => {
-    const response = await create({ content: 'x', expiresIn: 60, expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const response = await create({
+      content: 'x',
+      expiresIn: 60,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'Validation failed', details: { expiresAt: 'Give either expiresIn or expiresAt, not both' } });
+    expect(response.body).toEqual({
+      error: 'Validation failed',
+      details: { expiresAt: 'Give either expiresIn or expiresAt, not both' },
+    });
     expect(await site.database.pool.query('SELECT 1 FROM pastes')).toMatchObject({ rowCount: 0 });
   });
 
@@ -117,17 +130,22 @@ describe(`a paste past its time limit (${testDatabaseBackend()})`, () => {
 
   it('simultaneous views of a paste with both limits: exactly maxViews are shown; once expired, none', async () => {
     const slug = await site.createPaste({ content: 'race', maxViews: 3, expiresIn: 3600 });
-    const statuses = await Promise.all(Array.from({ length: 60 }, () =>
-      fetch(`${site.baseUrl}/paste/${slug}/raw`, { headers: { Connection: 'close' } }).then(async (response) => {
-        await response.arrayBuffer();
-        return response.status;
-      })));
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        fetch(`${site.baseUrl}/paste/${slug}/raw`, { headers: { Connection: 'close' } }).then(async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      ),
+    );
     expect(statuses.filter((status) => status === 200)).toHaveLength(3);
     expect(statuses.filter((status) => status === 410)).toHaveLength(57);
 
     const late = await site.createPaste({ content: 'late', maxViews: 100, expiresIn: 3600 });
     await expireNow(late);
-    const lateStatuses = await Promise.all(Array.from({ length: 30 }, () => fetch(`${site.baseUrl}/paste/${late}`).then((response) => response.status)));
+    const lateStatuses = await Promise.all(
+      Array.from({ length: 30 }, () => fetch(`${site.baseUrl}/paste/${late}`).then((response) => response.status)),
+    );
     expect(new Set(lateStatuses)).toEqual(new Set([410]));
     const { rows } = await site.database.pool.query('SELECT views_count FROM pastes WHERE slug = $1', [late]);
     expect(rows[0].views_count).toBe(0);
@@ -146,13 +164,19 @@ describe(`deleting expired pastes, and the statistics (${testDatabaseBackend()})
     const kept = await site.createPaste({ content: 'kept!' });
     const limited = await site.createPaste({ content: 'limited', expiresIn: 3600 });
     const gone = await site.createPaste({ content: 'gone away, much longer content', expiresIn: 3600 });
-    for (const slug of [kept, kept, limited, gone, gone, gone]) expect((await site.http.get(`/paste/${slug}`)).status).toBe(200);
+    for (const slug of [kept, kept, limited, gone, gone, gone])
+      expect((await site.http.get(`/paste/${slug}`)).status).toBe(200);
     const all = await stats();
     expect(all).toMatchObject({ totalPastes: 3, totalViews: 6, mostViewed: 3, apiUsage: 3, last30Days: 3 });
 
     await expireNow(gone);
     const expected = {
-      totalPastes: 2, totalViews: 3, last30Days: 2, apiUsage: 3, mostViewed: 2, avgViews: 1.5,
+      totalPastes: 2,
+      totalViews: 3,
+      last30Days: 2,
+      apiUsage: 3,
+      mostViewed: 2,
+      avgViews: 1.5,
       avgPasteSize: `${Math.round(('kept!'.length + 'limited'.length) / 2)} characters`,
       storageUsed: `${'kept!'.length + 'limited'.length} B`,
     };
@@ -165,20 +189,37 @@ describe(`deleting expired pastes, and the statistics (${testDatabaseBackend()})
 
     // Any other deletion leaves exact figures too (the next test deletes with the token).
     await site.database.pool.query('DELETE FROM pastes WHERE slug = $1', [limited]);
-    expect(await stats()).toEqual({ ...expected, totalPastes: 1, totalViews: 2, last30Days: 1, avgViews: 2, avgPasteSize: '5 characters', storageUsed: '5 B' });
+    expect(await stats()).toEqual({
+      ...expected,
+      totalPastes: 1,
+      totalViews: 2,
+      last30Days: 1,
+      avgViews: 2,
+      avgPasteSize: '5 characters',
+      storageUsed: '5 B',
+    });
   });
 
   it('a paste deleted with its token, and one expired and deleted, leave exact figures (API usage keeps counting creations)', async () => {
     const first = await create({ content: 'aaaa', expiresIn: 3600 });
     const second = await create({ content: 'bb' });
     await site.http.get(`/paste/${second.body.slug}`);
-    const removed = await site.http.delete(`/api/paste/${first.body.slug}`).set('X-Delete-Token', first.body.deleteToken);
+    const removed = await site.http
+      .delete(`/api/paste/${first.body.slug}`)
+      .set('X-Delete-Token', first.body.deleteToken);
     expect(removed.status).toBe(200);
     const third = await create({ content: 'cccccc', expiresIn: 3600 });
     await expireNow(third.body.slug);
     await site.paste.pastes.deleteExpired();
     expect(await stats()).toEqual({
-      totalPastes: 1, totalViews: 1, last30Days: 1, apiUsage: 3, avgPasteSize: '2 characters', mostViewed: 1, avgViews: 1, storageUsed: '2 B',
+      totalPastes: 1,
+      totalViews: 1,
+      last30Days: 1,
+      apiUsage: 3,
+      avgPasteSize: '2 characters',
+      mostViewed: 1,
+      avgViews: 1,
+      storageUsed: '2 B',
     });
   });
 
@@ -187,13 +228,25 @@ describe(`deleting expired pastes, and the statistics (${testDatabaseBackend()})
     const forever = await site.createPaste({ content: 'forever' });
     const expired = await site.createPaste({ content: 'expired', expiresIn: 3600 });
     await expireNow(expired);
-    const queue = await createJobQueue({ pool: site.database.pool, logger: createLogger({ level: 'silent' }), pollingIntervalSeconds: 0.5 });
+    const queue = await createJobQueue({
+      pool: site.database.pool,
+      logger: createLogger({ level: 'silent' }),
+      pollingIntervalSeconds: 0.5,
+    });
     let stop: (() => void) | undefined;
     try {
-      stop = await scheduleAutoDelete({ queue, pastes: site.paste.pastes, settings: site.settings, logger: createLogger({ level: 'silent' }) });
-      const slugs = async () => (await site.database.pool.query('SELECT slug FROM pastes ORDER BY slug')).rows.map((row) => row.slug as string);
+      stop = await scheduleAutoDelete({
+        queue,
+        pastes: site.paste.pastes,
+        settings: site.settings,
+        logger: createLogger({ level: 'silent' }),
+      });
+      const slugs = async () =>
+        (await site.database.pool.query('SELECT slug FROM pastes ORDER BY slug')).rows.map((row) => row.slug as string);
       await expect.poll(slugs, { timeout: 15_000, interval: 200 }).toEqual([live, forever].sort());
-      const { rows } = await site.database.pool.query('SELECT cron FROM pgboss.schedule WHERE name = $1', [DELETE_EXPIRED_JOB]);
+      const { rows } = await site.database.pool.query('SELECT cron FROM pgboss.schedule WHERE name = $1', [
+        DELETE_EXPIRED_JOB,
+      ]);
       expect(rows).toEqual([{ cron: '* * * * *' }]);
     } finally {
       stop?.();
@@ -205,20 +258,37 @@ describe(`deleting expired pastes, and the statistics (${testDatabaseBackend()})
 describe(`expiry in the pages (${testDatabaseBackend()})`, () => {
   it('the form offers the time limits in a labelled select', async () => {
     const home = await site.http.get('/');
-    expect(home.text).toMatch(/<label class="field"><span class="label">Expire after time<\/span>\s*<select id="expiresIn" name="expiresIn">/);
-    const options = [...home.text.matchAll(/<option value="(\d*)">([^<]+)<\/option>/g)].map((match) => [match[1], match[2]]);
-    expect(options).toEqual([
-      ['', 'Never'], ['600', '10 minutes'], ['3600', '1 hour'], ['86400', '1 day'], ['604800', '1 week'], ['2592000', '1 month'],
+    expect(home.text).toMatch(
+      /<label class="field"><span class="label">Expire after time<\/span>\s*<select id="expiresIn" name="expiresIn">/,
+    );
+    const options = [...home.text.matchAll(/<option value="(\d*)">([^<]+)<\/option>/g)].map((match) => [
+      match[1],
+      match[2],
     ]);
-    expect(home.text).toMatch(/<input type="checkbox" id="revealOnClick" name="revealOnClick"> Reveal on click<\/label>/);
+    expect(options).toEqual([
+      ['', 'Never'],
+      ['600', '10 minutes'],
+      ['3600', '1 hour'],
+      ['86400', '1 day'],
+      ['604800', '1 week'],
+      ['2592000', '1 month'],
+    ]);
+    expect(home.text).toMatch(
+      /<input type="checkbox" id="revealOnClick" name="revealOnClick"> Reveal on click<\/label>/,
+    );
   });
 
-  it('the paste page and the creator\'s page say when the paste expires', async () => {
+  it("the paste page and the creator's page say when the paste expires", async () => {
     const browser = request.agent(site.baseUrl);
     const { body: token } = await browser.get('/api/csrf-token');
-    const created = await browser.post('/api/paste').set('X-CSRF-Token', token.csrfToken).send({ content: 'three hours', expiresIn: 3 * 3600 });
+    const created = await browser
+      .post('/api/paste')
+      .set('X-CSRF-Token', token.csrfToken)
+      .send({ content: 'three hours', expiresIn: 3 * 3600 });
     const page = await browser.get(`/paste/${created.body.slug}/created`);
-    expect(page.text).toMatch(/Time limit<\/dt><dd><time datetime="[^"]+" title="[^"]+ UTC">expires in 3 hours<\/time>/);
+    expect(page.text).toMatch(
+      /Time limit<\/dt><dd><time datetime="[^"]+" title="[^"]+ UTC">expires in 3 hours<\/time>/,
+    );
     const shown = await site.http.get(`/paste/${created.body.slug}`);
     expect(shown.text).toContain('expires in 3 hours');
     const plain = await site.createPaste({ content: 'no limit' });

@@ -54,22 +54,41 @@ export interface TestSiteOptions {
  * The paste service on a fresh test database, listening on a free port (the dev identity
  * provider needs a real callback address), with the owner OWNER_ID. One per test file.
  */
-export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LIMITS, options: TestSiteOptions = {}): Promise<TestSite> {
+export async function startTestSite(
+  initial: Partial<PasteSettings> = RELAXED_LIMITS,
+  options: TestSiteOptions = {},
+): Promise<TestSite> {
   const database = await createTestDatabase(migrationsFolder);
   const idp: DevIdp = await startDevIdp({ port: 0 });
-  let handler: http.RequestListener = (_req, res) => { res.statusCode = 503; res.end(); };
+  let handler: http.RequestListener = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
   const server = http.createServer((req, res) => handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const config = loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent', ...options.env });
-  const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema, refreshMs: 60_000 });
+  const settings = await createSettingsStore({
+    pool: database.pool,
+    table: settingsTableName,
+    namespace: 'paste',
+    schema: pasteSettingsSchema,
+    refreshMs: 60_000,
+  });
   await settings.update(initial);
   const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'paste-uploads-'));
   const paste = createApp({
-    config, database, settings, oauth: idp.oauth, publicUrl: baseUrl, uploadDir,
+    config,
+    database,
+    settings,
+    oauth: idp.oauth,
+    publicUrl: baseUrl,
+    uploadDir,
     logger: options.logger ?? createLogger({ level: 'silent' }),
-    bcryptRounds: 4, redis: options.redis, now: options.now,
+    bcryptRounds: 4,
+    redis: options.redis,
+    now: options.now,
   });
   handler = paste.app;
 
@@ -94,12 +113,15 @@ export async function startTestSite(initial: Partial<PasteSettings> = RELAXED_LI
     },
     async pageSession() {
       const response = await request(baseUrl).get('/api/csrf-token');
-      const cookie = (response.headers['set-cookie'] as unknown as string[]).map((line) => line.split(';')[0]).join('; ');
+      const cookie = (response.headers['set-cookie'] as unknown as string[])
+        .map((line) => line.split(';')[0])
+        .join('; ');
       return { cookie, csrf: response.body.csrfToken as string };
     },
     async createPaste(body) {
       const response = await request(baseUrl).post('/api/paste').send(body);
-      if (response.status !== 200) throw new Error(`create paste answered ${response.status}: ${JSON.stringify(response.body)}`);
+      if (response.status !== 200)
+        throw new Error(`create paste answered ${response.status}: ${JSON.stringify(response.body)}`);
       return response.body.slug as string;
     },
     async reset(next = RELAXED_LIMITS) {

@@ -22,7 +22,12 @@ import { settingsTableName } from '../src/settings/settings.table.js';
 
 const redisUrl = testRedisUrl();
 
-interface Instance { baseUrl: string; paste: PasteApp; settings: SettingsStore<PasteSettings>; server: http.Server }
+interface Instance {
+  baseUrl: string;
+  paste: PasteApp;
+  settings: SettingsStore<PasteSettings>;
+  server: http.Server;
+}
 
 const available = await redisForTests('two paste instances sharing Redis', redisUrl);
 
@@ -40,11 +45,24 @@ describe.skipIf(!available)(`two instances sharing the database and Redis (${tes
     const server = http.createServer((req, res) => handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema, refreshMs: 100 });
+    const settings = await createSettingsStore({
+      pool: database.pool,
+      table: settingsTableName,
+      namespace: 'paste',
+      schema: pasteSettingsSchema,
+      refreshMs: 100,
+    });
     const paste = createApp({
       config: loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent' }),
-      database, settings, oauth: idp.oauth, publicUrl: baseUrl, uploadDir, redis, rateLimitName: prefix,
-      logger: createLogger({ level: 'silent' }), bcryptRounds: 4,
+      database,
+      settings,
+      oauth: idp.oauth,
+      publicUrl: baseUrl,
+      uploadDir,
+      redis,
+      rateLimitName: prefix,
+      logger: createLogger({ level: 'silent' }),
+      bcryptRounds: 4,
     });
     handler = paste.app;
     return { baseUrl, paste, settings, server };
@@ -54,7 +72,12 @@ describe.skipIf(!available)(`two instances sharing the database and Redis (${tes
     database = await createTestDatabase(migrationsFolder);
     idp = await startDevIdp({ port: 0 });
     redis = createRedisClient(redisUrl);
-    const seed = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
+    const seed = await createSettingsStore({
+      pool: database.pool,
+      table: settingsTableName,
+      namespace: 'paste',
+      schema: pasteSettingsSchema,
+    });
     await seed.update({ webRateLimit: 10, apiRateLimit: 1000 });
     await seed.close();
     instances.push(await startInstance(), await startInstance());
@@ -84,16 +107,25 @@ describe.skipIf(!available)(`two instances sharing the database and Redis (${tes
     const csrf = await csrfTokenFor(b.baseUrl, cookie);
 
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i += 1) statuses.push((await request(i % 2 ? b.baseUrl : a.baseUrl).get(`/paste/${slug}`)).status);
+    for (let i = 0; i < 10; i += 1)
+      statuses.push((await request(i % 2 ? b.baseUrl : a.baseUrl).get(`/paste/${slug}`)).status);
     expect(statuses.every((status) => status === 200)).toBe(true);
     const eleventh = await request(b.baseUrl).get(`/paste/${slug}`);
     expect(eleventh.status).toBe(429);
     expect(eleventh.headers['x-ratelimit-limit']).toBe('10');
 
     // The owner raises the limit through instance B; instance A learns it from the database.
-    const saved = await request(b.baseUrl).post('/api/settings/security').set('Cookie', cookie).set('X-CSRF-Token', csrf).send({ webRateLimit: 20 });
+    const saved = await request(b.baseUrl)
+      .post('/api/settings/security')
+      .set('Cookie', cookie)
+      .set('X-CSRF-Token', csrf)
+      .send({ webRateLimit: 20 });
     expect(saved.status).toBe(200);
-    await expect.poll(async () => (await request(a.baseUrl).get(`/paste/${slug}`)).headers['x-ratelimit-limit'], { timeout: 5000, interval: 150 })
+    await expect
+      .poll(async () => (await request(a.baseUrl).get(`/paste/${slug}`)).headers['x-ratelimit-limit'], {
+        timeout: 5000,
+        interval: 150,
+      })
       .toBe('20');
   });
 });

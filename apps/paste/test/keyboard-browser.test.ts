@@ -27,7 +27,10 @@ describe.skipIf(!executablePath)(`paste pages with the keyboard alone (${testDat
 
   it('skips to the content, creates a paste after a refused empty one, copies its link, and the recipient reveals it', async () => {
     await site.reset();
-    const creator = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const creator = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     const recipient = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const page = await creator.newPage();
@@ -101,7 +104,10 @@ describe.skipIf(!executablePath)(`paste pages with the keyboard alone (${testDat
 
   it('marks the password field invalid and points it at the error when a reveal is refused', async () => {
     await site.reset();
-    const created = await site.http.post('/api/paste').send({ content: 'the code is 1234', password: 'open sesame', revealOnClick: true }).expect(200);
+    const created = await site.http
+      .post('/api/paste')
+      .send({ content: 'the code is 1234', password: 'open sesame', revealOnClick: true })
+      .expect(200);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const page = await context.newPage();

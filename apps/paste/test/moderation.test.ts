@@ -4,19 +4,37 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { OTHER_USER_ID, OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
-beforeEach(async () => { await site.reset(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+beforeEach(async () => {
+  await site.reset();
+});
 
 interface Listed {
-  slug: string; title: string | null; createdAt: string; size: number; viewsCount: number;
-  maxViews: number | null; expiresAt: string | null; passwordProtected: boolean; encrypted: boolean;
+  slug: string;
+  title: string | null;
+  createdAt: string;
+  size: number;
+  viewsCount: number;
+  maxViews: number | null;
+  expiresAt: string | null;
+  passwordProtected: boolean;
+  encrypted: boolean;
 }
 
 const asOwner = async () => ({ Cookie: (await site.session(OWNER_ID)).cookie });
 
-async function list(query: Record<string, string | number> = {}): Promise<{ pastes: Listed[]; nextCursor: string | null }> {
-  const response = await site.http.get('/api/pastes').query(query).set(await asOwner());
+async function list(
+  query: Record<string, string | number> = {},
+): Promise<{ pastes: Listed[]; nextCursor: string | null }> {
+  const response = await site.http
+    .get('/api/pastes')
+    .query(query)
+    .set(await asOwner());
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body;
 }
@@ -26,7 +44,9 @@ async function insertSameInstant(count: number, prefix: string): Promise<string[
   const { rows } = await site.database.pool.query<{ slug: string }>(
     `INSERT INTO pastes (slug, content, title)
      SELECT $1 || lpad(n::text, 4, '0'), 'content ' || n, 'Bulk ' || n FROM generate_series(1, $2::int) AS n
-     RETURNING slug`, [prefix, count]);
+     RETURNING slug`,
+    [prefix, count],
+  );
   return rows.map((row) => row.slug);
 }
 
@@ -42,12 +62,26 @@ describe(`GET /api/pastes (${testDatabaseBackend()})`, () => {
     expect(response.body.nextCursor).toBeNull();
     expect(response.body.pastes).toEqual([
       {
-        slug: second, title: null, createdAt: expect.any(String), size: 15, viewsCount: 0, maxViews: 3,
-        expiresAt: null, passwordProtected: true, encrypted: false,
+        slug: second,
+        title: null,
+        createdAt: expect.any(String),
+        size: 15,
+        viewsCount: 0,
+        maxViews: 3,
+        expiresAt: null,
+        passwordProtected: true,
+        encrypted: false,
       },
       {
-        slug: first, title: 'Greeting', createdAt: expect.any(String), size: 6, viewsCount: 1, maxViews: null,
-        expiresAt: null, passwordProtected: false, encrypted: false,
+        slug: first,
+        title: 'Greeting',
+        createdAt: expect.any(String),
+        size: 6,
+        viewsCount: 1,
+        maxViews: null,
+        expiresAt: null,
+        passwordProtected: false,
+        encrypted: false,
       },
     ]);
     expect(new Date(response.body.pastes[0].createdAt).toISOString()).toBe(response.body.pastes[0].createdAt);
@@ -77,7 +111,9 @@ describe(`GET /api/pastes (${testDatabaseBackend()})`, () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: { pastes: Listed[]; nextCursor: string | null } = await list(cursor ? { limit: 7, cursor } : { limit: 7 });
+      const page: { pastes: Listed[]; nextCursor: string | null } = await list(
+        cursor ? { limit: 7, cursor } : { limit: 7 },
+      );
       expect(page.pastes.length).toBeLessThanOrEqual(7);
       seen.push(...page.pastes.map((paste) => paste.slug));
       cursor = page.nextCursor;
@@ -105,7 +141,11 @@ describe(`GET /api/pastes (${testDatabaseBackend()})`, () => {
     const owner = await site.session(OWNER_ID);
     // The last paste of the page, the one the cursor names, is deleted.
     for (const paste of page1.pastes.slice(-2)) {
-      await site.http.delete(`/api/paste/${paste.slug}`).set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf).expect(200);
+      await site.http
+        .delete(`/api/paste/${paste.slug}`)
+        .set('Cookie', owner.cookie)
+        .set('X-CSRF-Token', owner.csrf)
+        .expect(200);
     }
     const page2 = await list({ limit: 10, cursor: page1.nextCursor! });
     expect(page2.pastes).toHaveLength(10);
@@ -121,10 +161,21 @@ describe(`GET /api/pastes (${testDatabaseBackend()})`, () => {
     [{ limit: 101 }, 'limit', 'limit must be a whole number from 1 to 100'],
     [{ limit: 'ten' }, 'limit', 'limit must be a whole number from 1 to 100'],
     [{ cursor: 'not-a-cursor' }, 'cursor', 'cursor is not valid: pass the nextCursor of an earlier answer'],
-    [{ cursor: Buffer.from('["2026-02-30T00:00:00.000000Z",1]').toString('base64url') }, 'cursor', 'cursor is not valid: pass the nextCursor of an earlier answer'],
-    [{ cursor: Buffer.from('["2026-01-01T00:00:00.000000Z",-1]').toString('base64url') }, 'cursor', 'cursor is not valid: pass the nextCursor of an earlier answer'],
+    [
+      { cursor: Buffer.from('["2026-02-30T00:00:00.000000Z",1]').toString('base64url') },
+      'cursor',
+      'cursor is not valid: pass the nextCursor of an earlier answer',
+    ],
+    [
+      { cursor: Buffer.from('["2026-01-01T00:00:00.000000Z",-1]').toString('base64url') },
+      'cursor',
+      'cursor is not valid: pass the nextCursor of an earlier answer',
+    ],
   ])('refuses %o with 400 and a readable message', async (query, field, message) => {
-    const response = await site.http.get('/api/pastes').query(query).set(await asOwner());
+    const response = await site.http
+      .get('/api/pastes')
+      .query(query)
+      .set(await asOwner());
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('Validation failed');
     expect(response.body.details[field]).toBe(message);
@@ -143,14 +194,25 @@ describe(`GET /api/pastes (${testDatabaseBackend()})`, () => {
     expect(wrongKey.status).toBe(401);
     expect(wrongKey.body).toEqual({ error: 'Invalid API key' });
     // A wrong key does not fall back on the session.
-    expect((await site.http.get('/api/pastes').set(await asOwner()).set('Authorization', 'Bearer pk_wrong')).status).toBe(401);
+    expect(
+      (
+        await site.http
+          .get('/api/pastes')
+          .set(await asOwner())
+          .set('Authorization', 'Bearer pk_wrong')
+      ).status,
+    ).toBe(401);
     for (const response of [anonymous, stranger, wrongKey]) expect(response.body.pastes).toBeUndefined();
   });
 
-  it("answers an API key the owner made (X-API-Key or Bearer)", async () => {
+  it('answers an API key the owner made (X-API-Key or Bearer)', async () => {
     const slug = await site.createPaste({ content: 'x' });
     const owner = await site.session(OWNER_ID);
-    const made = await site.http.post('/api/settings/api-keys').set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf).send({ name: 'moderation script' });
+    const made = await site.http
+      .post('/api/settings/api-keys')
+      .set('Cookie', owner.cookie)
+      .set('X-CSRF-Token', owner.csrf)
+      .send({ name: 'moderation script' });
     const key = made.body.apiKey.key as string;
     for (const header of [{ 'X-API-Key': key }, { Authorization: `Bearer ${key}` }]) {
       const response = await site.http.get('/api/pastes').set(header);
@@ -162,7 +224,11 @@ describe(`GET /api/pastes (${testDatabaseBackend()})`, () => {
   it('is described in the OpenAPI document with its query and credentials', async () => {
     const document = (await site.http.get('/openapi.json').expect(200)).body;
     const operation = document.paths['/api/pastes'].get;
-    expect(operation.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual(['cursor', 'limit', 'q']);
+    expect(operation.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual([
+      'cursor',
+      'limit',
+      'q',
+    ]);
     expect(operation.security).toEqual([{ session: [] }, { apiKey: [] }, { bearer: [] }]);
   });
 });
@@ -187,7 +253,13 @@ describe(`the owner's page lists, searches and pages pastes (${testDatabaseBacke
     const top = rows[0]!;
     expect(top.querySelector('a')!.getAttribute('href')).toBe(`/paste/${titled}`);
     expect([...top.querySelectorAll('td')].map((cell) => cell.textContent.trim())).toEqual([
-      titled, 'Meeting <notes>', '5 B', '0', '2 views, password', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d$/), 'Delete',
+      titled,
+      'Meeting <notes>',
+      '5 B',
+      '0',
+      '2 views, password',
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d$/),
+      'Delete',
     ]);
     expect(top.querySelector('button')!.getAttribute('data-delete-paste')).toBe(titled);
     const next = [...section.querySelectorAll('a')].find((link) => link.textContent === 'Next page')!;
@@ -196,7 +268,9 @@ describe(`the owner's page lists, searches and pages pastes (${testDatabaseBacke
     const second = await page(next.getAttribute('href')!.replace('/admin', '').replace('#pastes', ''));
     expect(second.querySelectorAll('#pastes tbody tr')).toHaveLength(6);
     expect([...second.querySelectorAll('#pastes a')].some((link) => link.textContent === 'Next page')).toBe(false);
-    expect([...second.querySelectorAll('#pastes a')].find((link) => link.textContent === 'First page')!.getAttribute('href')).toBe('/admin#pastes');
+    expect(
+      [...second.querySelectorAll('#pastes a')].find((link) => link.textContent === 'First page')!.getAttribute('href'),
+    ).toBe('/admin#pastes');
   });
 
   it('filters by the search and keeps it in the page links; a stale cursor shows the first page', async () => {
@@ -205,7 +279,9 @@ describe(`the owner's page lists, searches and pages pastes (${testDatabaseBacke
     const document = await page('?q=QUARTERLY');
     expect((document.querySelector('#pastes input[name=q]') as HTMLInputElement).value).toBe('QUARTERLY');
     expect([...document.querySelectorAll('#pastes tbody tr a')].map((link) => link.textContent)).toEqual([found]);
-    expect((await page('?q=no-such-thing')).querySelector('#pastes .empty-title')!.textContent).toBe('No paste matches this search.');
+    expect((await page('?q=no-such-thing')).querySelector('#pastes .empty-title')!.textContent).toBe(
+      'No paste matches this search.',
+    );
     expect((await page('?cursor=garbage')).querySelectorAll('#pastes tbody tr')).toHaveLength(4);
   });
 });

@@ -23,10 +23,24 @@ describe('the paste service describes its API in OpenAPI 3.1', () => {
   });
 
   it('lists the paste routes with their parameters and credentials', () => {
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining([
-      '/api/paste', '/paste/{slug}', '/paste/{slug}/raw', '/paste/{slug}/reveal', '/api/paste/{slug}', '/api/settings', '/admin', '/auth/idp', '/healthz', '/openapi.json', '/docs',
-    ]));
-    expect(document.paths['/paste/{slug}']!.get!.parameters).toEqual([expect.objectContaining({ name: 'slug', in: 'path' })]);
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/paste',
+        '/paste/{slug}',
+        '/paste/{slug}/raw',
+        '/paste/{slug}/reveal',
+        '/api/paste/{slug}',
+        '/api/settings',
+        '/admin',
+        '/auth/idp',
+        '/healthz',
+        '/openapi.json',
+        '/docs',
+      ]),
+    );
+    expect(document.paths['/paste/{slug}']!.get!.parameters).toEqual([
+      expect.objectContaining({ name: 'slug', in: 'path' }),
+    ]);
     expect(document.paths['/api/settings/general']!.post!.security).toEqual([{ session: [], csrf: [] }]);
     expect(document.paths['/api/paste']!.post!.security).toEqual([{}, { apiKey: [] }, { bearer: [] }]);
   });
@@ -35,19 +49,27 @@ describe('the paste service describes its API in OpenAPI 3.1', () => {
     const undescribed: string[] = [];
     for (const [path, operations] of Object.entries(document.paths)) {
       if (!path.startsWith('/api/')) continue;
-      for (const [method, operation] of Object.entries(operations as Record<string, { responses: Record<string, { content?: unknown }> }>)) {
+      for (const [method, operation] of Object.entries(
+        operations as Record<string, { responses: Record<string, { content?: unknown }> }>,
+      )) {
         if (method === 'head') continue;
-        const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2') && status !== '204');
-        if (success.length === 0 || success.some(([, answer]) => !answer.content)) undescribed.push(`${method} ${path}`);
+        const success = Object.entries(operation.responses).filter(
+          ([status]) => status.startsWith('2') && status !== '204',
+        );
+        if (success.length === 0 || success.some(([, answer]) => !answer.content))
+          undescribed.push(`${method} ${path}`);
       }
     }
     expect(undescribed).toEqual([]);
   });
 
   it('documents every mounted route, and mounts every documented one', () => {
-    const mounted = listMountedRoutes(site.paste.app).map(({ method, path }) => `${method} ${openApiPath(path)}`).sort();
+    const mounted = listMountedRoutes(site.paste.app)
+      .map(({ method, path }) => `${method} ${openApiPath(path)}`)
+      .sort();
     const documented = Object.entries(document.paths)
-      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`)).sort();
+      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`))
+      .sort();
     expect(mounted).toEqual(documented);
   });
 

@@ -53,12 +53,18 @@ describe.skipIf(!executablePath)(`the paste owner's first day in a browser (${te
 
   it('creates an API key: it is listed at once, its secret has a Copy button, and deleting asks in the page', async () => {
     await site.reset();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     try {
       await context.addCookies(cookiesOf((await site.session(OWNER_ID)).cookie, site.baseUrl));
       const page = await context.newPage();
       const nativeDialogs: string[] = [];
-      page.on('dialog', (dialog) => { nativeDialogs.push(dialog.message()); void dialog.dismiss(); });
+      page.on('dialog', (dialog) => {
+        nativeDialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
       await page.goto(`${site.baseUrl}/admin`);
       const keys = page.locator('#api-key-list');
       await keys.getByText('No API keys yet.').waitFor();
@@ -77,9 +83,12 @@ describe.skipIf(!executablePath)(`the paste owner's first day in a browser (${te
       expect(await capture(page, 'paste-admin-new-key')).toBeLessThanOrEqual(390);
 
       // The key works at once.
-      await site.http.get('/api/settings/api-keys').set('X-API-Key', secret).expect((response) => {
-        if (response.status === 401) throw new Error('the new key was refused');
-      });
+      await site.http
+        .get('/api/settings/api-keys')
+        .set('X-API-Key', secret)
+        .expect((response) => {
+          if (response.status === 401) throw new Error('the new key was refused');
+        });
 
       // Deleting asks in the page; Cancel keeps it.
       const dialog = page.getByRole('dialog');
@@ -104,14 +113,19 @@ describe.skipIf(!executablePath)(`the paste owner's first day in a browser (${te
     const usedUp = await site.createPaste({ content: 'once', title: 'One-time secret', maxViews: 1 });
     await site.http.get(`/paste/${usedUp}`).expect(200);
     const expired = await site.createPaste({ content: 'later', title: 'Old build log', expiresIn: 3600 });
-    await site.database.pool.query(`UPDATE pastes SET expires_at = now() - interval '1 minute' WHERE slug = $1`, [expired]);
+    await site.database.pool.query(`UPDATE pastes SET expires_at = now() - interval '1 minute' WHERE slug = $1`, [
+      expired,
+    ]);
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       await context.addCookies(cookiesOf((await site.session(OWNER_ID)).cookie, site.baseUrl));
       const page = await context.newPage();
       const nativeDialogs: string[] = [];
-      page.on('dialog', (dialog) => { nativeDialogs.push(dialog.message()); void dialog.dismiss(); });
+      page.on('dialog', (dialog) => {
+        nativeDialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
       await page.goto(`${site.baseUrl}/admin`);
       const rows = page.locator('#pastes tbody tr');
       expect(await rows.count()).toBe(3);
@@ -164,8 +178,11 @@ describe.skipIf(!executablePath)(`the paste owner's first day in a browser (${te
 
 /** A Cookie header's cookies for the browser, on the site's host. */
 function cookiesOf(header: string, baseUrl: string) {
-  return header.split(/;\s*/).filter(Boolean).map((pair) => {
-    const eq = pair.indexOf('=');
-    return { name: pair.slice(0, eq), value: pair.slice(eq + 1), url: baseUrl };
-  });
+  return header
+    .split(/;\s*/)
+    .filter(Boolean)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return { name: pair.slice(0, eq), value: pair.slice(eq + 1), url: baseUrl };
+    });
 }

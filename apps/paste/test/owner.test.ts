@@ -4,27 +4,78 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { OTHER_USER_ID, OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
-beforeEach(async () => { await site.reset(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+beforeEach(async () => {
+  await site.reset();
+});
 
 type Method = 'get' | 'post' | 'delete';
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d4944415478da63f8cfc0f01f0005000201a1e3e3a40000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d4944415478da63f8cfc0f01f0005000201a1e3e3a40000000049454e44ae426082',
+  'hex',
+);
 
 /** Every owner endpoint with a request that succeeds for the owner. */
 const ownerEndpoints: { name: string; method: Method; path: string; write: boolean; send?: (req: Test) => Test }[] = [
   { name: 'GET /api/settings', method: 'get', path: '/api/settings', write: false },
-  { name: 'POST /api/settings/general', method: 'post', path: '/api/settings/general', write: true, send: (r) => r.send({ siteName: 'Mine' }) },
-  { name: 'POST /api/settings/security', method: 'post', path: '/api/settings/security', write: true, send: (r) => r.send({ apiAccess: true }) },
-  { name: 'POST /api/settings/advanced', method: 'post', path: '/api/settings/advanced', write: true, send: (r) => r.send({ syntaxHighlighting: true }) },
+  {
+    name: 'POST /api/settings/general',
+    method: 'post',
+    path: '/api/settings/general',
+    write: true,
+    send: (r) => r.send({ siteName: 'Mine' }),
+  },
+  {
+    name: 'POST /api/settings/security',
+    method: 'post',
+    path: '/api/settings/security',
+    write: true,
+    send: (r) => r.send({ apiAccess: true }),
+  },
+  {
+    name: 'POST /api/settings/advanced',
+    method: 'post',
+    path: '/api/settings/advanced',
+    write: true,
+    send: (r) => r.send({ syntaxHighlighting: true }),
+  },
   { name: 'GET /api/stats', method: 'get', path: '/api/stats', write: false },
   { name: 'GET /api/pastes', method: 'get', path: '/api/pastes', write: false },
   { name: 'POST /api/admin/clear-pastes', method: 'post', path: '/api/admin/clear-pastes', write: true },
-  { name: 'POST /api/upload/logo', method: 'post', path: '/api/upload/logo', write: true, send: (r) => r.attach('logo', PNG, 'logo.png') },
-  { name: 'POST /api/upload/favicon', method: 'post', path: '/api/upload/favicon', write: true, send: (r) => r.attach('favicon', PNG, 'icon.png') },
+  {
+    name: 'POST /api/upload/logo',
+    method: 'post',
+    path: '/api/upload/logo',
+    write: true,
+    send: (r) => r.attach('logo', PNG, 'logo.png'),
+  },
+  {
+    name: 'POST /api/upload/favicon',
+    method: 'post',
+    path: '/api/upload/favicon',
+    write: true,
+    send: (r) => r.attach('favicon', PNG, 'icon.png'),
+  },
   { name: 'GET /api/settings/api-keys', method: 'get', path: '/api/settings/api-keys', write: false },
-  { name: 'POST /api/settings/api-keys', method: 'post', path: '/api/settings/api-keys', write: true, send: (r) => r.send({ name: 'ci' }) },
-  { name: 'DELETE /api/settings/api-keys/:id', method: 'delete', path: '/api/settings/api-keys/00000000-0000-4000-8000-000000000000', write: true },
+  {
+    name: 'POST /api/settings/api-keys',
+    method: 'post',
+    path: '/api/settings/api-keys',
+    write: true,
+    send: (r) => r.send({ name: 'ci' }),
+  },
+  {
+    name: 'DELETE /api/settings/api-keys/:id',
+    method: 'delete',
+    path: '/api/settings/api-keys/00000000-0000-4000-8000-000000000000',
+    write: true,
+  },
 ];
 
 function call(endpoint: (typeof ownerEndpoints)[number], headers: Record<string, string> = {}) {
@@ -47,15 +98,22 @@ describe(`owner endpoints (${testDatabaseBackend()})`, () => {
     expect(response.body).toEqual({ error: 'Forbidden' });
   });
 
-  test.each(ownerEndpoints.filter((endpoint) => endpoint.write))('$name: the owner without the CSRF token gets 403 Invalid CSRF token', async (endpoint) => {
-    const owner = await site.session(OWNER_ID);
-    const attempts: Record<string, string>[] = [{ Cookie: owner.cookie }, { Cookie: owner.cookie, 'X-CSRF-Token': 'wrong' }, { Cookie: owner.cookie, 'X-API-Key': 'anything' }];
-    for (const headers of attempts) {
-      const response = await call(endpoint, headers);
-      expect(response.status).toBe(403);
-      expect(response.body).toEqual({ error: 'Invalid CSRF token' });
-    }
-  });
+  test.each(ownerEndpoints.filter((endpoint) => endpoint.write))(
+    '$name: the owner without the CSRF token gets 403 Invalid CSRF token',
+    async (endpoint) => {
+      const owner = await site.session(OWNER_ID);
+      const attempts: Record<string, string>[] = [
+        { Cookie: owner.cookie },
+        { Cookie: owner.cookie, 'X-CSRF-Token': 'wrong' },
+        { Cookie: owner.cookie, 'X-API-Key': 'anything' },
+      ];
+      for (const headers of attempts) {
+        const response = await call(endpoint, headers);
+        expect(response.status).toBe(403);
+        expect(response.body).toEqual({ error: 'Invalid CSRF token' });
+      }
+    },
+  );
 
   test.each(ownerEndpoints)('$name: the owner with the CSRF token succeeds', async (endpoint) => {
     const owner = await site.session(OWNER_ID);
@@ -98,9 +156,29 @@ describe('settings', () => {
   });
 
   test.each([
-    { section: 'general', body: { siteName: 'My Pastes', secondaryColor: '#ABC', siteDescription: 'Code, shared' }, message: 'General settings updated successfully' },
-    { section: 'security', body: { webRateLimit: 50, webRateLimitWindow: 10, maxPasteSize: 2.5, apiAccess: false, apiRateLimit: 700_000, apiRateLimitWindow: 1440, apiKeyProtection: true }, message: 'Security settings updated successfully' },
-    { section: 'advanced', body: { autoDeleteInactive: '30', syntaxHighlighting: false, slugLength: 12, slugCharacterSet: 'lowercase' }, message: 'Advanced settings updated successfully' },
+    {
+      section: 'general',
+      body: { siteName: 'My Pastes', secondaryColor: '#ABC', siteDescription: 'Code, shared' },
+      message: 'General settings updated successfully',
+    },
+    {
+      section: 'security',
+      body: {
+        webRateLimit: 50,
+        webRateLimitWindow: 10,
+        maxPasteSize: 2.5,
+        apiAccess: false,
+        apiRateLimit: 700_000,
+        apiRateLimitWindow: 1440,
+        apiKeyProtection: true,
+      },
+      message: 'Security settings updated successfully',
+    },
+    {
+      section: 'advanced',
+      body: { autoDeleteInactive: '30', syntaxHighlighting: false, slugLength: 12, slugCharacterSet: 'lowercase' },
+      message: 'Advanced settings updated successfully',
+    },
   ])('POST /api/settings/$section saves the fields and answers "$message"', async ({ section, body, message }) => {
     const headers = await asOwner();
     const response = await site.http.post(`/api/settings/${section}`).set(headers).send(body);
@@ -134,19 +212,24 @@ describe('settings', () => {
     { section: 'advanced', body: { slugLength: 65 }, field: 'slugLength' },
     { section: 'advanced', body: { slugCharacterSet: 'emoji' }, field: 'slugCharacterSet' },
     { section: 'advanced', body: { autoDeleteInactive: '14' }, field: 'autoDeleteInactive' },
-  ])('POST /api/settings/$section with $field out of range answers 400 Validation failed with details', async ({ section, body, field }) => {
-    const headers = await asOwner();
-    const before = (await site.http.get('/api/settings').set(headers)).body;
-    const response = await site.http.post(`/api/settings/${section}`).set(headers).send(body);
-    expect(response.status).toBe(400);
-    expect(response.body.error).toBe('Validation failed');
-    expect(response.body.details).toHaveProperty(field);
-    expect((await site.http.get('/api/settings').set(headers)).body).toEqual(before);
-  });
+  ])(
+    'POST /api/settings/$section with $field out of range answers 400 Validation failed with details',
+    async ({ section, body, field }) => {
+      const headers = await asOwner();
+      const before = (await site.http.get('/api/settings').set(headers)).body;
+      const response = await site.http.post(`/api/settings/${section}`).set(headers).send(body);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('Validation failed');
+      expect(response.body.details).toHaveProperty(field);
+      expect((await site.http.get('/api/settings').set(headers)).body).toEqual(before);
+    },
+  );
 
   it('hostile siteName and siteDescription are shown as text on every page', async () => {
     const headers = await asOwner();
-    await site.http.post('/api/settings/general').set(headers)
+    await site.http
+      .post('/api/settings/general')
+      .set(headers)
       .send({ siteName: '<script>alert("name")</script>', siteDescription: '"><img src=x onerror=alert(1)>' });
     const slug = await site.createPaste({ content: 'x' });
     for (const path of ['/', `/paste/${slug}`, '/paste/missing']) {
@@ -160,7 +243,10 @@ describe('settings', () => {
 
   it('the colours reach the page', async () => {
     const headers = await asOwner();
-    await site.http.post('/api/settings/general').set(headers).send({ primaryColor: '#ff0000', secondaryColor: '#00ff00' });
+    await site.http
+      .post('/api/settings/general')
+      .set(headers)
+      .send({ primaryColor: '#ff0000', secondaryColor: '#00ff00' });
     const page = await site.http.get('/');
     expect(page.text).toContain('--primary:#ff0000');
     expect(page.text).toContain('--secondary:#00ff00');
@@ -173,8 +259,14 @@ describe('statistics', () => {
     const response = await site.http.get('/api/stats').set('Cookie', owner.cookie);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      totalPastes: 0, totalViews: 0, last30Days: 0, apiUsage: 0,
-      avgPasteSize: '0 characters', mostViewed: 0, avgViews: 0, storageUsed: '0 B',
+      totalPastes: 0,
+      totalViews: 0,
+      last30Days: 0,
+      apiUsage: 0,
+      avgPasteSize: '0 characters',
+      mostViewed: 0,
+      avgViews: 0,
+      storageUsed: '0 B',
     });
   });
 
@@ -184,7 +276,11 @@ describe('statistics', () => {
     const b = await site.createPaste({ content: 'é'.repeat(50) }); // 50 characters, 100 bytes
     await site.createPaste({ content: 'x'.repeat(2000) });
     const page = await site.pageSession();
-    await site.http.post('/api/paste').set('Cookie', page.cookie).set('X-CSRF-Token', page.csrf).send({ content: 'from the page' });
+    await site.http
+      .post('/api/paste')
+      .set('Cookie', page.cookie)
+      .set('X-CSRF-Token', page.csrf)
+      .send({ content: 'from the page' });
     await site.database.pool.query("UPDATE pastes SET created_at = now() - interval '40 days' WHERE slug = $1", [b]);
     for (let i = 0; i < 3; i += 1) await site.http.get(`/paste/${a}`);
     await site.http.get(`/paste/${b}`);
@@ -206,7 +302,11 @@ describe('statistics', () => {
 
   it('avgViews has two decimals', async () => {
     const owner = await site.session(OWNER_ID);
-    const slugs = [await site.createPaste({ content: '1' }), await site.createPaste({ content: '2' }), await site.createPaste({ content: '3' })];
+    const slugs = [
+      await site.createPaste({ content: '1' }),
+      await site.createPaste({ content: '2' }),
+      await site.createPaste({ content: '3' }),
+    ];
     await site.http.get(`/paste/${slugs[0]}`);
     const response = await site.http.get('/api/stats').set('Cookie', owner.cookie);
     expect(response.body.avgViews).toBe(0.33);
@@ -217,11 +317,17 @@ describe('clear-pastes', () => {
   it('deletes every paste and answers deletedCount', async () => {
     const owner = await site.session(OWNER_ID);
     for (let i = 0; i < 3; i += 1) await site.createPaste({ content: `p${i}` });
-    const response = await site.http.post('/api/admin/clear-pastes').set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf);
+    const response = await site.http
+      .post('/api/admin/clear-pastes')
+      .set('Cookie', owner.cookie)
+      .set('X-CSRF-Token', owner.csrf);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true, message: expect.stringContaining('3'), deletedCount: 3 });
     expect((await site.database.pool.query('SELECT count(*) AS n FROM pastes')).rows[0].n).toBe(0);
-    const again = await site.http.post('/api/admin/clear-pastes').set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf);
+    const again = await site.http
+      .post('/api/admin/clear-pastes')
+      .set('Cookie', owner.cookie)
+      .set('X-CSRF-Token', owner.csrf);
     expect(again.body.deletedCount).toBe(0);
   });
 });
@@ -238,7 +344,11 @@ describe('API access and API keys', () => {
     expect(api.status).toBe(403);
     expect(api.body).toEqual({ error: 'API access is disabled' });
     const page = await site.pageSession();
-    const web = await site.http.post('/api/paste').set('Cookie', page.cookie).set('X-CSRF-Token', page.csrf).send({ content: 'x' });
+    const web = await site.http
+      .post('/api/paste')
+      .set('Cookie', page.cookie)
+      .set('X-CSRF-Token', page.csrf)
+      .send({ content: 'x' });
     expect(web.status).toBe(200);
   });
 
@@ -257,7 +367,9 @@ describe('API access and API keys', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual({ error: 'Invalid API key' });
     expect((await site.http.post('/api/paste').set('X-API-Key', key).send({ content: 'x' })).status).toBe(200);
-    expect((await site.http.post('/api/paste').set('Authorization', `Bearer ${key}`).send({ content: 'x' })).status).toBe(200);
+    expect(
+      (await site.http.post('/api/paste').set('Authorization', `Bearer ${key}`).send({ content: 'x' })).status,
+    ).toBe(200);
 
     // Its use is recorded (at most once a minute).
     const used = await site.database.pool.query('SELECT last_used_at FROM api_keys');
@@ -265,7 +377,9 @@ describe('API access and API keys', () => {
 
     // The list shows no secret; a deleted key stops working.
     const list = await site.http.get('/api/settings/api-keys').set(headers);
-    expect(list.body.apiKeys).toEqual([expect.objectContaining({ id: created.body.apiKey.id, name: 'deploy script', prefix: key.slice(0, 9) })]);
+    expect(list.body.apiKeys).toEqual([
+      expect.objectContaining({ id: created.body.apiKey.id, name: 'deploy script', prefix: key.slice(0, 9) }),
+    ]);
     expect(JSON.stringify(list.body)).not.toContain(key);
     const { rows } = await site.database.pool.query('SELECT key_hash FROM api_keys');
     expect(rows[0].key_hash).not.toContain(key);
@@ -275,7 +389,10 @@ describe('API access and API keys', () => {
   });
 
   it('API key names are validated', async () => {
-    const response = await site.http.post('/api/settings/api-keys').set(await ownerHeaders()).send({ name: '' });
+    const response = await site.http
+      .post('/api/settings/api-keys')
+      .set(await ownerHeaders())
+      .send({ name: '' });
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('Validation failed');
   });

@@ -51,7 +51,11 @@ describe.skipIf(!executablePath)(`every paste page at 1280 and 390 px (${testDat
   });
 
   it('the home page, a paste, the password form, the created page, the delete confirmation and the 404 fit a phone', async () => {
-    await site.reset({ webRateLimit: 1_000_000, apiRateLimit: 1_000_000, siteDescription: 'Share text and code with a link, from anywhere, for as long as it is needed.' });
+    await site.reset({
+      webRateLimit: 1_000_000,
+      apiRateLimit: 1_000_000,
+      siteDescription: 'Share text and code with a link, from anywhere, for as long as it is needed.',
+    });
     const widths: Record<string, number> = {};
 
     await page.goto(`${site.baseUrl}/`);
@@ -88,12 +92,19 @@ describe.skipIf(!executablePath)(`every paste page at 1280 and 390 px (${testDat
 
   it("the owner's dashboard, with statistics and API keys, fits a phone", async () => {
     const owner = await site.session(OWNER_ID);
-    await site.http.post('/api/settings/api-keys').set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf).send({ name: 'deploy script on the build server' }).expect(200);
+    await site.http
+      .post('/api/settings/api-keys')
+      .set('Cookie', owner.cookie)
+      .set('X-CSRF-Token', owner.csrf)
+      .send({ name: 'deploy script on the build server' })
+      .expect(200);
     const ownerContext = await browser.newContext();
-    await ownerContext.addCookies(owner.cookie.split('; ').map((pair) => {
-      const [name, ...value] = pair.split('=');
-      return { name: name!, value: value.join('='), url: site.baseUrl };
-    }));
+    await ownerContext.addCookies(
+      owner.cookie.split('; ').map((pair) => {
+        const [name, ...value] = pair.split('=');
+        return { name: name!, value: value.join('='), url: site.baseUrl };
+      }),
+    );
     const ownerPage = await ownerContext.newPage();
     await ownerPage.goto(`${site.baseUrl}/admin`);
     await ownerPage.getByRole('heading', { name: 'Site settings' }).waitFor();

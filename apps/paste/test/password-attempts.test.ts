@@ -21,12 +21,23 @@ beforeAll(async () => {
   site = await startTestSite(undefined, { redis: store.redis, now: () => now, env: { TRUST_PROXY: '1' } });
   second = createApp({
     config: loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent', TRUST_PROXY: '1' }),
-    database: site.database, settings: site.settings, publicUrl: 'http://127.0.0.1:1', uploadDir: site.uploadDir,
+    database: site.database,
+    settings: site.settings,
+    publicUrl: 'http://127.0.0.1:1',
+    uploadDir: site.uploadDir,
     oauth: {
-      authorizationURL: 'http://127.0.0.1:1/authorize', tokenURL: 'http://127.0.0.1:1/token', userInfoURL: 'http://127.0.0.1:1/userinfo',
-      clientID: 'unused', clientSecret: 'unused', scope: 'openid', idField: 'id', usernameField: 'username',
+      authorizationURL: 'http://127.0.0.1:1/authorize',
+      tokenURL: 'http://127.0.0.1:1/token',
+      userInfoURL: 'http://127.0.0.1:1/userinfo',
+      clientID: 'unused',
+      clientSecret: 'unused',
+      scope: 'openid',
+      idField: 'id',
+      usernameField: 'username',
     },
-    logger: createLogger({ level: 'silent' }), bcryptRounds: 4, now: () => now,
+    logger: createLogger({ level: 'silent' }),
+    bcryptRounds: 4,
+    now: () => now,
   });
 });
 afterAll(async () => {
@@ -37,7 +48,10 @@ afterAll(async () => {
 
 let addressCount = 0;
 /** A client address never used before. */
-const freshAddress = () => { addressCount += 1; return `203.0.${Math.floor(addressCount / 250)}.${(addressCount % 250) + 1}`; };
+const freshAddress = () => {
+  addressCount += 1;
+  return `203.0.${Math.floor(addressCount / 250)}.${(addressCount % 250) + 1}`;
+};
 type Http = ReturnType<typeof request>;
 /** A password check (JSON) from `address`. */
 const guess = (address: string, slug: string, password: string, http: Http = site.http) =>
@@ -67,8 +81,12 @@ describe(`wrong passwords per client address (${testDatabaseBackend()}, ${store.
     expect((await guess(guesser, slug, 'right', request(second.app))).status).toBe(429);
 
     // The pages say so to the guesser: the form post, the paste page and the raw view.
-    const form = await site.http.post(`/paste/${slug}/verify`).set('X-Forwarded-For', guesser)
-      .type('form').set('Accept', 'text/html').send({ password: 'right' });
+    const form = await site.http
+      .post(`/paste/${slug}/verify`)
+      .set('X-Forwarded-For', guesser)
+      .type('form')
+      .set('Accept', 'text/html')
+      .send({ password: 'right' });
     expect(form.status).toBe(429);
     expect(form.text).toContain('Too many attempts');
     const page = await site.http.get(`/paste/${slug}`).set('X-Forwarded-For', guesser);
@@ -85,7 +103,9 @@ describe(`wrong passwords per client address (${testDatabaseBackend()}, ${store.
     const unlocked = await guess(reader, slug, 'right');
     expect([unlocked.status, unlocked.body]).toEqual([200, { success: true }]);
     expect((await guess(reader, slug, 'right', request(second.app))).status).toBe(200);
-    expect((await site.http.get(`/paste/${slug}/raw`).set('X-Forwarded-For', reader).set('Cookie', cookieOf(unlocked))).text).toBe('guarded text');
+    expect(
+      (await site.http.get(`/paste/${slug}/raw`).set('X-Forwarded-For', reader).set('Cookie', cookieOf(unlocked))).text,
+    ).toBe('guarded text');
     // Counted per paste and address: the guesser's other paste still opens.
     expect((await guess(guesser, untouched, 'right')).status).toBe(200);
   });
@@ -94,9 +114,15 @@ describe(`wrong passwords per client address (${testDatabaseBackend()}, ${store.
     now = new Date('2030-01-01T13:00:00Z');
     const guesser = freshAddress();
     const slug = await site.createPaste({ content: 'behind the button', password: 'right', revealOnClick: true });
-    const reveal = (address: string, password: string) => site.http.post(`/paste/${slug}/reveal`)
-      .set('X-Forwarded-For', address).type('form').set('Accept', 'text/html').send({ password });
-    for (let i = 1; i <= MAX_WRONG_PASSWORDS_PER_ADDRESS; i += 1) expect((await reveal(guesser, 'wrong')).status).toBe(401);
+    const reveal = (address: string, password: string) =>
+      site.http
+        .post(`/paste/${slug}/reveal`)
+        .set('X-Forwarded-For', address)
+        .type('form')
+        .set('Accept', 'text/html')
+        .send({ password });
+    for (let i = 1; i <= MAX_WRONG_PASSWORDS_PER_ADDRESS; i += 1)
+      expect((await reveal(guesser, 'wrong')).status).toBe(401);
 
     const refused = await reveal(guesser, 'right');
     expect(refused.status).toBe(429);
@@ -115,12 +141,13 @@ describe(`wrong passwords per client address (${testDatabaseBackend()}, ${store.
     expect(shown.text).toContain('behind the button');
   });
 
-  it('the window is 15 minutes from the address\'s first wrong password: the 10th at minute 14 still answers 401, and once the 15 minutes are over the address gets in', async () => {
+  it("the window is 15 minutes from the address's first wrong password: the 10th at minute 14 still answers 401, and once the 15 minutes are over the address gets in", async () => {
     const start = new Date('2030-01-02T12:00:00Z');
     now = start;
     const address = freshAddress();
     const slug = await site.createPaste({ content: 'timed', password: 'right' });
-    for (let i = 1; i < MAX_WRONG_PASSWORDS_PER_ADDRESS; i += 1) expect((await guess(address, slug, 'wrong')).status).toBe(401);
+    for (let i = 1; i < MAX_WRONG_PASSWORDS_PER_ADDRESS; i += 1)
+      expect((await guess(address, slug, 'wrong')).status).toBe(401);
     now = new Date(start.getTime() + 14 * MINUTE);
     expect((await guess(address, slug, 'wrong')).status).toBe(401);
     expect((await guess(address, slug, 'right')).status).toBe(429);
@@ -132,7 +159,8 @@ describe(`wrong passwords per client address (${testDatabaseBackend()}, ${store.
     expect([right.status, right.body]).toEqual([200, { success: true }]);
     expect((await site.http.get(`/paste/${slug}`).set('X-Forwarded-For', address)).status).toBe(200);
     // A new window starts with the next wrong password: 10 more are answered 401.
-    for (let i = 1; i <= MAX_WRONG_PASSWORDS_PER_ADDRESS; i += 1) expect((await guess(address, slug, 'wrong')).status).toBe(401);
+    for (let i = 1; i <= MAX_WRONG_PASSWORDS_PER_ADDRESS; i += 1)
+      expect((await guess(address, slug, 'wrong')).status).toBe(401);
     expect((await guess(address, slug, 'wrong')).status).toBe(429);
   });
 
@@ -141,15 +169,22 @@ describe(`wrong passwords per client address (${testDatabaseBackend()}, ${store.
     const address = freshAddress();
     const slug = await site.createPaste({ content: 'contended', password: 'right' });
     const instances = [site.http, request(second.app)];
-    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => guess(address, slug, `wrong ${i}`, instances[i % 2])));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => guess(address, slug, `wrong ${i}`, instances[i % 2])),
+    );
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 401)).toHaveLength(MAX_WRONG_PASSWORDS_PER_ADDRESS);
     expect(statuses.filter((status) => status === 429)).toHaveLength(100 - MAX_WRONG_PASSWORDS_PER_ADDRESS);
-    expect(answers.filter((answer) => answer.status === 429).every((answer) => answer.body.error === 'Too many attempts')).toBe(true);
+    expect(
+      answers.filter((answer) => answer.status === 429).every((answer) => answer.body.error === 'Too many attempts'),
+    ).toBe(true);
     expect((await guess(address, slug, 'right')).status).toBe(429);
     expect((await guess(freshAddress(), slug, 'right')).status).toBe(200);
     // One address adds no more than its own limit to the paste's count, however many it sends at once.
-    const { rows } = await site.database.pool.query('SELECT failures FROM paste_password_attempts WHERE paste_id = $1', [await pasteId(slug)]);
+    const { rows } = await site.database.pool.query(
+      'SELECT failures FROM paste_password_attempts WHERE paste_id = $1',
+      [await pasteId(slug)],
+    );
     expect(rows).toEqual([{ failures: MAX_WRONG_PASSWORDS_PER_ADDRESS }]);
   });
 });
@@ -174,8 +209,12 @@ describe(`wrong passwords per paste (${testDatabaseBackend()}, ${store.kind} sto
     expect([right.status, right.body]).toEqual([429, { error: 'Too many attempts' }]);
     expect((await guess(freshAddress(), slug, 'wrong')).status).toBe(429);
     expect((await guess(freshAddress(), slug, 'right', request(second.app))).status).toBe(429);
-    const form = await site.http.post(`/paste/${slug}/verify`).set('X-Forwarded-For', freshAddress())
-      .type('form').set('Accept', 'text/html').send({ password: 'right' });
+    const form = await site.http
+      .post(`/paste/${slug}/verify`)
+      .set('X-Forwarded-For', freshAddress())
+      .type('form')
+      .set('Accept', 'text/html')
+      .send({ password: 'right' });
     expect(form.status).toBe(429);
     expect(form.text).toContain('Too many attempts');
     const page = await site.http.get(`/paste/${slug}`).set('X-Forwarded-For', freshAddress());
@@ -183,7 +222,14 @@ describe(`wrong passwords per paste (${testDatabaseBackend()}, ${store.kind} sto
     expect(page.text).not.toContain('much guessed');
     const raw = await site.http.get(`/paste/${slug}/raw`).set('X-Forwarded-For', freshAddress());
     expect([raw.status, raw.text]).toEqual([429, 'Too many attempts\n']);
-    expect((await site.http.get(`/paste/${slug}/raw`).set('X-Forwarded-For', freshAddress()).set('Cookie', cookieOf(earlier))).text).toBe('much guessed');
+    expect(
+      (
+        await site.http
+          .get(`/paste/${slug}/raw`)
+          .set('X-Forwarded-For', freshAddress())
+          .set('Cookie', cookieOf(earlier))
+      ).text,
+    ).toBe('much guessed');
     expect((await guess(freshAddress(), untouched, 'right')).status).toBe(200);
 
     now = new Date(start.getTime() + 60 * MINUTE - 1000);
@@ -199,8 +245,11 @@ describe(`wrong passwords per paste (${testDatabaseBackend()}, ${store.kind} sto
     const slug = await site.createPaste({ content: 'crowded', password: 'right' });
     for (let i = 1; i <= 250; i += 1) expect((await guess(freshAddress(), slug, 'wrong')).status).toBe(401);
     const instances = [site.http, request(second.app)];
-    const statuses = (await Promise.all(Array.from({ length: 100 }, (_, i) => guess(freshAddress(), slug, `wrong ${i}`, instances[i % 2]))))
-      .map((answer) => answer.status);
+    const statuses = (
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) => guess(freshAddress(), slug, `wrong ${i}`, instances[i % 2])),
+      )
+    ).map((answer) => answer.status);
     expect(statuses.filter((status) => status === 401)).toHaveLength(MAX_WRONG_PASSWORDS_PER_PASTE - 250);
     expect(statuses.filter((status) => status === 429)).toHaveLength(100 - (MAX_WRONG_PASSWORDS_PER_PASTE - 250));
     expect((await guess(freshAddress(), slug, 'right')).status).toBe(429);
@@ -209,9 +258,14 @@ describe(`wrong passwords per paste (${testDatabaseBackend()}, ${store.kind} sto
 
 describe(`the counts' rows (${testDatabaseBackend()})`, () => {
   const countRows = async (id: string) => ({
-    paste: (await site.database.pool.query('SELECT failures FROM paste_password_attempts WHERE paste_id = $1', [id])).rows,
-    byAddress: (await site.database.pool.query(
-      'SELECT address, failures FROM paste_password_attempts_by_address WHERE paste_id = $1 ORDER BY address', [id])).rows,
+    paste: (await site.database.pool.query('SELECT failures FROM paste_password_attempts WHERE paste_id = $1', [id]))
+      .rows,
+    byAddress: (
+      await site.database.pool.query(
+        'SELECT address, failures FROM paste_password_attempts_by_address WHERE paste_id = $1 ORDER BY address',
+        [id],
+      )
+    ).rows,
   });
 
   it('deleting the paste deletes its counts', async () => {
@@ -223,13 +277,16 @@ describe(`the counts' rows (${testDatabaseBackend()})`, () => {
     const id = await pasteId(slug);
     expect(await countRows(id)).toEqual({
       paste: [{ failures: 3 }],
-      byAddress: [{ address: '198.51.100.7', failures: 2 }, { address: '198.51.100.8', failures: 1 }],
+      byAddress: [
+        { address: '198.51.100.7', failures: 2 },
+        { address: '198.51.100.8', failures: 1 },
+      ],
     });
     await site.database.pool.query('DELETE FROM pastes WHERE slug = $1', [slug]);
     expect(await countRows(id)).toEqual({ paste: [], byAddress: [] });
   });
 
-  it('the expiry job\'s clean-up deletes the address counts whose 15 minutes are over and keeps the open ones', async () => {
+  it("the expiry job's clean-up deletes the address counts whose 15 minutes are over and keeps the open ones", async () => {
     const start = new Date('2030-01-07T12:00:00Z');
     now = start;
     const slug = await site.createPaste({ content: 'cleaned', password: 'right' });

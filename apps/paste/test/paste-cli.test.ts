@@ -22,25 +22,53 @@ beforeAll(async () => {
   site = await startTestSite();
   folder = mkdtempSync(path.join(os.tmpdir(), 'paste-cli-'));
   compiled = path.join(folder, 'paste.mjs');
-  await build({ entryPoints: [entry], outfile: compiled, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+  await build({
+    entryPoints: [entry],
+    outfile: compiled,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
 });
 afterAll(async () => {
   await site?.close();
   rmSync(folder, { recursive: true, force: true });
 });
-beforeEach(async () => { await site.reset(); });
+beforeEach(async () => {
+  await site.reset();
+});
 
-interface Run { code: number; stdout: Buffer; stderr: string }
+interface Run {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
 
 /** Runs `paste ARGS` with PASTE_URL set to the test site; `input` goes to its standard input. */
-function paste(args: string[], options: { input?: string | Buffer; env?: Record<string, string>; source?: boolean } = {}): Promise<Run> {
+function paste(
+  args: string[],
+  options: { input?: string | Buffer; env?: Record<string, string>; source?: boolean } = {},
+): Promise<Run> {
   const command = options.source ? ['--import', 'tsx', entry] : [compiled];
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [...command, ...args], {
-      cwd: root, encoding: 'buffer', env: { ...process.env, PASTE_URL: site.baseUrl, PASTE_API_KEY: '', ...options.env },
-    }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr: stderr.toString('utf8') });
-    });
+    const child = execFile(
+      process.execPath,
+      [...command, ...args],
+      {
+        cwd: root,
+        encoding: 'buffer',
+        env: { ...process.env, PASTE_URL: site.baseUrl, PASTE_API_KEY: '', ...options.env },
+      },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? Number((error as { code?: number }).code ?? 1) : 0,
+          stdout,
+          stderr: stderr.toString('utf8'),
+        });
+      },
+    );
     child.stdin!.end(options.input ?? '');
   });
 }
@@ -53,13 +81,20 @@ const file = (name: string, content: string | Buffer) => {
 
 const linkOf = (run: Run) => run.stdout.toString('utf8').trim();
 const tokenOf = (run: Run) => /^Delete token: (\S+)$/m.exec(run.stderr)?.[1] ?? '';
-const stored = async (link: string) => (await site.database.pool.query(
-  'SELECT content, encrypted, max_views, expires_at FROM pastes WHERE slug = $1', [new URL(link).pathname.split('/').at(-1)])).rows[0];
+const stored = async (link: string) =>
+  (
+    await site.database.pool.query('SELECT content, encrypted, max_views, expires_at FROM pastes WHERE slug = $1', [
+      new URL(link).pathname.split('/').at(-1),
+    ])
+  ).rows[0];
 
 // Each scenario starts a few Node processes: seconds apiece on a busy machine.
 describe(`the paste command line against a running service (${testDatabaseBackend()})`, { timeout: 120_000 }, () => {
   it('put encrypts a file, prints the link with its key and the delete token; get writes it back byte for byte', async () => {
-    const content = Buffer.from('\uFEFFfirst line\r\n  indented\ttab  \nGrüße 🙂 <b>&amp;</b>\n\n\nno final newline', 'utf8');
+    const content = Buffer.from(
+      '\uFEFFfirst line\r\n  indented\ttab  \nGrüße 🙂 <b>&amp;</b>\n\n\nno final newline',
+      'utf8',
+    );
     const put = await paste(['put', file('note.txt', content)]);
     expect(put.code, put.stderr).toBe(0);
     const link = linkOf(put);
@@ -74,7 +109,7 @@ describe(`the paste command line against a running service (${testDatabaseBacken
     expect(Buffer.compare(get.stdout, content)).toBe(0);
   });
 
-  it('a one-view paste from standard input reads once; the used-up link exits 1 with the server\'s text', async () => {
+  it("a one-view paste from standard input reads once; the used-up link exits 1 with the server's text", async () => {
     const put = await paste(['put', '-', '--views', '1'], { input: 'read me once\n' });
     expect(put.code, put.stderr).toBe(0);
     expect((await stored(linkOf(put))).max_views).toBe(1);
@@ -88,7 +123,11 @@ describe(`the paste command line against a running service (${testDatabaseBacken
     const put = await paste(['put', '-'], { input: 'keyed' });
     const link = linkOf(put);
     const wrong = await paste(['get', `${link.split('#')[0]}#${'A'.repeat(43)}`]);
-    expect([wrong.code, wrong.stdout.length, wrong.stderr]).toEqual([1, 0, 'Cannot decrypt: wrong key or damaged paste\n']);
+    expect([wrong.code, wrong.stdout.length, wrong.stderr]).toEqual([
+      1,
+      0,
+      'Cannot decrypt: wrong key or damaged paste\n',
+    ]);
     const keyless = await paste(['get', link.split('#')[0]!]);
     expect([keyless.code, keyless.stderr]).toEqual([1, 'Cannot decrypt: wrong key or damaged paste\n']);
   });
@@ -120,7 +159,7 @@ describe(`the paste command line against a running service (${testDatabaseBacken
     expect([get.code, get.stdout.toString()]).toEqual([0, 'for curl']);
   });
 
-  it('delete LINK TOKEN deletes; a wrong token and a deleted paste exit 1 with the server\'s text', async () => {
+  it("delete LINK TOKEN deletes; a wrong token and a deleted paste exit 1 with the server's text", async () => {
     const put = await paste(['put', '-'], { input: 'short-lived' });
     const link = linkOf(put);
     const wrong = await paste(['delete', link, 'not-the-token']);
@@ -136,7 +175,13 @@ describe(`the paste command line against a running service (${testDatabaseBacken
     const refused = await paste(['put', '-'], { input: 'keyless' });
     expect([refused.code, refused.stderr]).toEqual([1, 'API key required\n']);
     const owner = await site.session(OWNER_ID);
-    const key = (await site.http.post('/api/settings/api-keys').set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf).send({ name: 'cli' })).body.apiKey.key as string;
+    const key = (
+      await site.http
+        .post('/api/settings/api-keys')
+        .set('Cookie', owner.cookie)
+        .set('X-CSRF-Token', owner.csrf)
+        .send({ name: 'cli' })
+    ).body.apiKey.key as string;
     const accepted = await paste(['put', '-'], { input: 'with a key', env: { PASTE_API_KEY: key } });
     expect(accepted.code, accepted.stderr).toBe(0);
     const flag = await paste(['put', '-', '--api-key', key], { input: 'with a key' });
@@ -145,9 +190,27 @@ describe(`the paste command line against a running service (${testDatabaseBacken
 
   it.each([
     { name: 'empty input', args: ['put', '-'], input: ' \n', code: 1, stderr: 'Content cannot be empty\n' },
-    { name: 'input that is not UTF-8', args: ['put', '-'], input: Buffer.from([0xff, 0xfe, 0x00]), code: 1, stderr: 'The input is not UTF-8 text: a paste holds text\n' },
-    { name: 'a bad --expires', args: ['put', '-', '--expires', '2y'], input: 'x', code: 2, stderr: /--expires takes 10m, 1h, 1d, 1w, 1mo or a number of seconds/ },
-    { name: 'a link that is not a paste\'s', args: ['get', 'https://example.com/elsewhere'], input: '', code: 2, stderr: /Not a paste link/ },
+    {
+      name: 'input that is not UTF-8',
+      args: ['put', '-'],
+      input: Buffer.from([0xff, 0xfe, 0x00]),
+      code: 1,
+      stderr: 'The input is not UTF-8 text: a paste holds text\n',
+    },
+    {
+      name: 'a bad --expires',
+      args: ['put', '-', '--expires', '2y'],
+      input: 'x',
+      code: 2,
+      stderr: /--expires takes 10m, 1h, 1d, 1w, 1mo or a number of seconds/,
+    },
+    {
+      name: "a link that is not a paste's",
+      args: ['get', 'https://example.com/elsewhere'],
+      input: '',
+      code: 2,
+      stderr: /Not a paste link/,
+    },
     { name: 'an unknown command', args: ['post'], input: '', code: 2, stderr: /Unknown command "post"/ },
   ])('$name exits $code with a clear message', async ({ args, input, code, stderr }) => {
     const run = await paste(args, { input });
@@ -162,9 +225,15 @@ describe(`the paste command line against a running service (${testDatabaseBacken
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^Cannot reach http:\/\/127\.0\.0\.1:9: /);
     // From the TypeScript source, as `npm run paste -- put` runs it.
-    const ok = await paste(['put', '-', '--server', site.baseUrl], { input: 'here', env: { PASTE_URL: 'http://127.0.0.1:9' }, source: true });
+    const ok = await paste(['put', '-', '--server', site.baseUrl], {
+      input: 'here',
+      env: { PASTE_URL: 'http://127.0.0.1:9' },
+      source: true,
+    });
     expect(ok.code, ok.stderr).toBe(0);
     expect(linkOf(ok)).toMatch(new RegExp(`^${site.baseUrl}/paste/`));
-    expect(readFileSync(path.join(root, 'package.json'), 'utf8')).toContain('"paste": "tsx packages/paste-cli/src/paste.ts"');
+    expect(readFileSync(path.join(root, 'package.json'), 'utf8')).toContain(
+      '"paste": "tsx packages/paste-cli/src/paste.ts"',
+    );
   });
 });

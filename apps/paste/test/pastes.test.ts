@@ -4,12 +4,19 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
-beforeEach(async () => { await site.reset(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+beforeEach(async () => {
+  await site.reset();
+});
 
 const viewsOf = async (slug: string) =>
-  (await site.database.pool.query('SELECT views_count FROM pastes WHERE slug = $1', [slug])).rows[0]?.views_count as number | undefined;
+  (await site.database.pool.query('SELECT views_count FROM pastes WHERE slug = $1', [slug])).rows[0]?.views_count as
+    number | undefined;
 
 describe(`POST /api/paste (${testDatabaseBackend()})`, () => {
   it('stores a paste and answers success, the slug, its url /paste/<slug> and its delete token', async () => {
@@ -17,19 +24,27 @@ describe(`POST /api/paste (${testDatabaseBackend()})`, () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/application\/json/);
     expect(response.body).toEqual({
-      success: true, slug: expect.any(String), url: `/paste/${response.body.slug}`,
-      deleteToken: expect.any(String), deleteUrl: expect.stringContaining(`/paste/${response.body.slug}/delete#`),
+      success: true,
+      slug: expect.any(String),
+      url: `/paste/${response.body.slug}`,
+      deleteToken: expect.any(String),
+      deleteUrl: expect.stringContaining(`/paste/${response.body.slug}/delete#`),
       expiresAt: null,
-      title: null, language: 'auto',
+      title: null,
+      language: 'auto',
     });
     expect(response.body.slug).toMatch(/^[A-Za-z0-9]{8}$/);
-    const { rows } = await site.database.pool.query('SELECT content, views_count, max_views, password_hash FROM pastes');
+    const { rows } = await site.database.pool.query(
+      'SELECT content, views_count, max_views, password_hash FROM pastes',
+    );
     expect(rows).toEqual([{ content: 'hello world', views_count: 0, max_views: null, password_hash: null }]);
   });
 
   it('keeps maxViews and a bcrypt hash of the password, never the password itself', async () => {
     const slug = await site.createPaste({ content: 'secret', maxViews: 3, password: 'hunter2' });
-    const { rows } = await site.database.pool.query('SELECT max_views, password_hash FROM pastes WHERE slug = $1', [slug]);
+    const { rows } = await site.database.pool.query('SELECT max_views, password_hash FROM pastes WHERE slug = $1', [
+      slug,
+    ]);
     expect(rows[0].max_views).toBe(3);
     expect(rows[0].password_hash).toMatch(/^\$2[aby]\$/);
     expect(await bcrypt.compare('hunter2', rows[0].password_hash)).toBe(true);
@@ -38,7 +53,9 @@ describe(`POST /api/paste (${testDatabaseBackend()})`, () => {
   it('accepts a form-encoded body (curl -d) with maxViews as text', async () => {
     const response = await site.http.post('/api/paste').type('form').send({ content: 'from a form', maxViews: '2' });
     expect(response.status).toBe(200);
-    const { rows } = await site.database.pool.query('SELECT max_views FROM pastes WHERE slug = $1', [response.body.slug]);
+    const { rows } = await site.database.pool.query('SELECT max_views FROM pastes WHERE slug = $1', [
+      response.body.slug,
+    ]);
     expect(rows[0].max_views).toBe(2);
   });
 
@@ -104,12 +121,15 @@ describe(`POST /api/paste (${testDatabaseBackend()})`, () => {
     { slugCharacterSet: 'lowercase', slugLength: 12, pattern: /^[a-z]{12}$/ },
     { slugCharacterSet: 'numbers', slugLength: 4, pattern: /^[0-9]{4}$/ },
     { slugCharacterSet: 'letters', slugLength: 64, pattern: /^[A-Za-z]{64}$/ },
-  ] as const)('with slugCharacterSet $slugCharacterSet and slugLength $slugLength, slugs follow both', async ({ slugCharacterSet, slugLength, pattern }) => {
-    await site.settings.update({ slugCharacterSet, slugLength });
-    const slugs = await Promise.all(Array.from({ length: 20 }, () => site.createPaste({ content: 'x' })));
-    for (const slug of slugs) expect(slug).toMatch(pattern);
-    expect(new Set(slugs).size).toBe(20);
-  });
+  ] as const)(
+    'with slugCharacterSet $slugCharacterSet and slugLength $slugLength, slugs follow both',
+    async ({ slugCharacterSet, slugLength, pattern }) => {
+      await site.settings.update({ slugCharacterSet, slugLength });
+      const slugs = await Promise.all(Array.from({ length: 20 }, () => site.createPaste({ content: 'x' })));
+      for (const slug of slugs) expect(slug).toMatch(pattern);
+      expect(new Set(slugs).size).toBe(20);
+    },
+  );
 
   it('draws another slug when one is taken (4 digits, 300 pastes)', async () => {
     await site.settings.update({ slugCharacterSet: 'numbers', slugLength: 4 });
@@ -198,7 +218,10 @@ describe('GET /paste/:slug', () => {
       expect(response.text).not.toContain('<img src=x');
       expect(response.text).toContain('&lt;');
       // The only scripts on the page are the site's own static files (the UI kit's and the page's).
-      expect(response.text.match(/<script[^>]*>/g)).toEqual(['<script src="/static/ui/ui.js">', '<script src="/static/app.js" defer>']);
+      expect(response.text.match(/<script[^>]*>/g)).toEqual([
+        '<script src="/static/ui/ui.js">',
+        '<script src="/static/app.js" defer>',
+      ]);
       expect(response.headers['content-security-policy']).toContain("script-src 'self'");
     }
   });
@@ -297,10 +320,18 @@ describe('password-protected pastes', () => {
 
   it('a browser form post gets the page back: a redirect on success, the form with the error on failure', async () => {
     const slug = await site.createPaste({ content: 'browser text', password: 'right' });
-    const wrong = await site.http.post(`/paste/${slug}/verify`).type('form').set('Accept', 'text/html').send({ password: 'bad' });
+    const wrong = await site.http
+      .post(`/paste/${slug}/verify`)
+      .type('form')
+      .set('Accept', 'text/html')
+      .send({ password: 'bad' });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain('Incorrect password');
-    const right = await site.http.post(`/paste/${slug}/verify`).type('form').set('Accept', 'text/html').send({ password: 'right' });
+    const right = await site.http
+      .post(`/paste/${slug}/verify`)
+      .type('form')
+      .set('Accept', 'text/html')
+      .send({ password: 'right' });
     expect(right.status).toBe(303);
     expect(right.headers.location).toBe(`/paste/${slug}`);
   });
@@ -328,7 +359,15 @@ describe('GET /paste/:slug/raw', () => {
 
   test.each([
     { name: 'unknown', setup: () => Promise.resolve('unknownSlug'), status: 404 },
-    { name: 'expired', setup: async () => { const s = await site.createPaste({ content: 'x', maxViews: 1 }); await site.http.get(`/paste/${s}`); return s; }, status: 410 },
+    {
+      name: 'expired',
+      setup: async () => {
+        const s = await site.createPaste({ content: 'x', maxViews: 1 });
+        await site.http.get(`/paste/${s}`);
+        return s;
+      },
+      status: 410,
+    },
     { name: 'locked', setup: async () => site.createPaste({ content: 'x', password: 'p' }), status: 401 },
   ])('answers $status in plain text when the paste is $name', async ({ setup, status }) => {
     const slug = await setup();
@@ -353,20 +392,26 @@ describe('pages and unknown paths', () => {
     expect(script.text).toContain('X-CSRF-Token');
   });
 
-  it.each(['get', 'post', 'put', 'delete', 'patch'] as const)('unknown /api paths answer %s with 404 { success: false, error: "Not found" }', async (method) => {
-    const api = await site.http[method]('/api/nothing');
-    expect(api.status).toBe(404);
-    expect(api.headers['content-type']).toMatch(/application\/json/);
-    expect(api.body).toEqual({ success: false, error: 'Not found' });
-  });
+  it.each(['get', 'post', 'put', 'delete', 'patch'] as const)(
+    'unknown /api paths answer %s with 404 { success: false, error: "Not found" }',
+    async (method) => {
+      const api = await site.http[method]('/api/nothing');
+      expect(api.status).toBe(404);
+      expect(api.headers['content-type']).toMatch(/application\/json/);
+      expect(api.body).toEqual({ success: false, error: 'Not found' });
+    },
+  );
 
-  it.each(['get', 'post', 'put', 'delete'] as const)('unknown pages answer %s with the HTML 404 page, never Express\'s "Cannot ..."', async (method) => {
-    const page = await site.http[method]('/nothing/here').set('Accept', 'application/json');
-    expect(page.status).toBe(404);
-    expect(page.headers['content-type']).toMatch(/text\/html/);
-    expect(page.text).toContain('Page not found');
-    expect(page.text).not.toMatch(/Cannot (GET|POST|PUT|DELETE)/);
-  });
+  it.each(['get', 'post', 'put', 'delete'] as const)(
+    'unknown pages answer %s with the HTML 404 page, never Express\'s "Cannot ..."',
+    async (method) => {
+      const page = await site.http[method]('/nothing/here').set('Accept', 'application/json');
+      expect(page.status).toBe(404);
+      expect(page.headers['content-type']).toMatch(/text\/html/);
+      expect(page.text).toContain('Page not found');
+      expect(page.text).not.toMatch(/Cannot (GET|POST|PUT|DELETE)/);
+    },
+  );
 
   it('HEAD of an unknown path answers 404 with headers only', async () => {
     const page = await site.http.head('/nothing/here');

@@ -9,15 +9,27 @@ import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 // service says so in its log at start and on the page a failed sign-in lands on.
 describe(`the paste service in production on a plain-http public URL (${testDatabaseBackend()})`, () => {
   const lines: string[] = [];
-  const destination = new Writable({ write(chunk, _encoding, callback) { lines.push(String(chunk)); callback(); } });
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(String(chunk));
+      callback();
+    },
+  });
   let site: TestSite;
   beforeAll(async () => {
-    site = await startTestSite(undefined, { env: { NODE_ENV: 'production' }, logger: createLogger({ level: 'info', destination, name: 'paste' }) });
+    site = await startTestSite(undefined, {
+      env: { NODE_ENV: 'production' },
+      logger: createLogger({ level: 'info', destination, name: 'paste' }),
+    });
   });
-  afterAll(async () => { await site?.close(); });
+  afterAll(async () => {
+    await site?.close();
+  });
 
   it('logs at start that sign-in cookies need https, naming TRUST_PROXY', () => {
-    const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((entry) => entry.level === 40);
+    const warnings = lines
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((entry) => entry.level === 40);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toContain('Sign-in cookies need https');
     expect(warnings[0]!.msg).toContain(`the public URL ${site.baseUrl} is plain http`);

@@ -8,7 +8,13 @@ import { startServiceProcess, type ServiceProcess } from '@app/http/testing';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const PUBLIC_URL = 'https://paste.example.com';
-const VARIABLES = ['OAUTH_AUTHORIZATION_URL', 'OAUTH_TOKEN_URL', 'OAUTH_USERINFO_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET'];
+const VARIABLES = [
+  'OAUTH_AUTHORIZATION_URL',
+  'OAUTH_TOKEN_URL',
+  'OAUTH_USERINFO_URL',
+  'OAUTH_CLIENT_ID',
+  'OAUTH_CLIENT_SECRET',
+];
 
 /**
  * `npm run build`'s bundle run the way production runs it: `node apps/paste/dist/main.js`, its
@@ -17,12 +23,23 @@ const VARIABLES = ['OAUTH_AUTHORIZATION_URL', 'OAUTH_TOKEN_URL', 'OAUTH_USERINFO
  */
 describe('the built paste service in production, as a fresh install', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paste-production-'));
-  const env = { PATH: process.env.PATH, NODE_ENV: 'production', DATA_DIR: dataDir, PASTE_PORT: '0', PASTE_PUBLIC_URL: PUBLIC_URL, LOG_LEVEL: 'info' };
-  const start = () => startServiceProcess({ script: path.join(root, 'apps/paste/dist/main.js'), env, cwd: os.tmpdir() });
+  const env = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    DATA_DIR: dataDir,
+    PASTE_PORT: '0',
+    PASTE_PUBLIC_URL: PUBLIC_URL,
+    LOG_LEVEL: 'info',
+  };
+  const start = () =>
+    startServiceProcess({ script: path.join(root, 'apps/paste/dist/main.js'), env, cwd: os.tmpdir() });
   let service: ServiceProcess;
 
   beforeAll(async () => {
-    const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), 'paste'], { cwd: root, encoding: 'utf8' });
+    const build = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), 'paste'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     expect(build.stderr).toBe('');
     expect(build.status).toBe(0);
     service = await start();
@@ -42,7 +59,13 @@ describe('the built paste service in production, as a fresh install', () => {
     const file = path.join(dataDir, 'paste-session-secret');
     expect(readFileSync(file, 'utf8').trim()).toMatch(/^[A-Za-z0-9_-]{64}$/);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(service.logs().some((entry) => String(entry.msg).startsWith(`SESSION_SECRET is not set: generated a random one and stored it in ${file}`))).toBe(true);
+    expect(
+      service
+        .logs()
+        .some((entry) =>
+          String(entry.msg).startsWith(`SESSION_SECRET is not set: generated a random one and stored it in ${file}`),
+        ),
+    ).toBe(true);
   });
 
   it('logs at start-up which OAUTH_* variables to set and the callback URL to register', () => {
@@ -50,13 +73,16 @@ describe('the built paste service in production, as a fresh install', () => {
     expect(warning).toMatchObject({ variables: VARIABLES, callbackUrl: `${PUBLIC_URL}/auth/idp/callback` });
   });
 
-  it.each(['/auth/idp', '/auth/idp/callback?code=abc&state=def'])('answers %s with 503 naming the variables and the callback URL', async (route) => {
-    const response = await request(service.url).get(route);
-    expect(response.status).toBe(503);
-    expect(response.body.variables).toEqual(VARIABLES);
-    expect(response.body.callbackUrl).toBe(`${PUBLIC_URL}/auth/idp/callback`);
-    expect(response.body.error).toContain(`set ${VARIABLES.slice(0, 4).join(', ')} and OAUTH_CLIENT_SECRET`);
-  });
+  it.each(['/auth/idp', '/auth/idp/callback?code=abc&state=def'])(
+    'answers %s with 503 naming the variables and the callback URL',
+    async (route) => {
+      const response = await request(service.url).get(route);
+      expect(response.status).toBe(503);
+      expect(response.body.variables).toEqual(VARIABLES);
+      expect(response.body.callbackUrl).toBe(`${PUBLIC_URL}/auth/idp/callback`);
+      expect(response.body.error).toContain(`set ${VARIABLES.slice(0, 4).join(', ')} and OAUTH_CLIENT_SECRET`);
+    },
+  );
 
   it('serves everything else: the home page, its static files, and pastes through the API', async () => {
     const home = await request(service.url).get('/');
@@ -90,7 +116,11 @@ describe('the built paste service in production, as a fresh install', () => {
 
     service = await start();
     expect(readFileSync(path.join(dataDir, 'paste-session-secret'), 'utf8')).toBe(secret);
-    expect(service.logs().some((entry) => String(entry.msg).startsWith('SESSION_SECRET is not set: using the one generated earlier'))).toBe(true);
+    expect(
+      service
+        .logs()
+        .some((entry) => String(entry.msg).startsWith('SESSION_SECRET is not set: using the one generated earlier')),
+    ).toBe(true);
     const raw = await request(service.url).get(`/paste/${created.body.slug}/raw`);
     expect(raw.text).toBe('kept across restarts');
   });

@@ -10,8 +10,13 @@ const DEFAULT_LIMITS = { webRateLimit: 100, webRateLimitWindow: 60, apiRateLimit
 // Redis when REDIS_URL is set (the PostgreSQL run), the memory store otherwise.
 const store = testRateLimitStore();
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(DEFAULT_LIMITS, { redis: store.redis }); });
-afterAll(async () => { await site?.close(); await store.close(); });
+beforeAll(async () => {
+  site = await startTestSite(DEFAULT_LIMITS, { redis: store.redis });
+});
+afterAll(async () => {
+  await site?.close();
+  await store.close();
+});
 
 const expectLimitHeaders = (headers: Record<string, string>, limit: number) => {
   expect(headers['x-ratelimit-limit']).toBe(String(limit));
@@ -54,7 +59,10 @@ describe(`rate limits (${testDatabaseBackend()}, ${store.kind} store)`, () => {
     // The owner lowers the web limit: owner endpoints count against the API limiter, so the
     // owner is not locked out by the web limit.
     const owner = await site.session(OWNER_ID);
-    const lowered = await site.http.post('/api/settings/security').set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf)
+    const lowered = await site.http
+      .post('/api/settings/security')
+      .set('Cookie', owner.cookie)
+      .set('X-CSRF-Token', owner.csrf)
       .send({ webRateLimit: 5 });
     expect(lowered.status).toBe(200);
     const next = await site.http.get(`/paste/${slug}`);
@@ -62,7 +70,10 @@ describe(`rate limits (${testDatabaseBackend()}, ${store.kind} store)`, () => {
     expect(next.headers['x-ratelimit-limit']).toBe('5');
 
     // Raised again, the next request passes: no restart needed either way.
-    await site.http.post('/api/settings/security').set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf)
+    await site.http
+      .post('/api/settings/security')
+      .set('Cookie', owner.cookie)
+      .set('X-CSRF-Token', owner.csrf)
       .send({ webRateLimit: 1000 });
     const raised = await site.http.get(`/paste/${slug}`);
     expect(raised.status).toBe(200);
@@ -75,7 +86,10 @@ describe(`rate limits (${testDatabaseBackend()}, ${store.kind} store)`, () => {
     const probe = await site.http.get(`/paste/${slug}`);
     const alreadyCounted = 1000 - Number(probe.headers['x-ratelimit-remaining']);
     const owner = await site.session(OWNER_ID);
-    await site.http.post('/api/settings/security').set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf)
+    await site.http
+      .post('/api/settings/security')
+      .set('Cookie', owner.cookie)
+      .set('X-CSRF-Token', owner.csrf)
       .send({ webRateLimit: alreadyCounted + 5 });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i += 1) statuses.push((await site.http.get(`/paste/${slug}`)).status);
@@ -103,7 +117,11 @@ describe(`rate limits (${testDatabaseBackend()}, ${store.kind} store)`, () => {
   it('a paste created from the site page (session CSRF token) counts against the web limit, not the API limit', async () => {
     await site.settings.update({ apiRateLimit: 1, webRateLimit: 100_000 });
     const page = await site.pageSession();
-    const response = await site.http.post('/api/paste').set('Cookie', page.cookie).set('X-CSRF-Token', page.csrf).send({ content: 'from the page' });
+    const response = await site.http
+      .post('/api/paste')
+      .set('Cookie', page.cookie)
+      .set('X-CSRF-Token', page.csrf)
+      .send({ content: 'from the page' });
     expect(response.status).toBe(200);
     expect(response.headers['x-ratelimit-limit']).toBe('100000');
   });
@@ -111,10 +129,18 @@ describe(`rate limits (${testDatabaseBackend()}, ${store.kind} store)`, () => {
   it('a form post carrying the token in the _csrf field is a web request too', async () => {
     await site.settings.update({ apiRateLimit: 1, webRateLimit: 100_000 });
     const page = await site.pageSession();
-    const response = await site.http.post('/api/paste').set('Cookie', page.cookie).type('form').send({ content: 'from a form', _csrf: page.csrf });
+    const response = await site.http
+      .post('/api/paste')
+      .set('Cookie', page.cookie)
+      .type('form')
+      .send({ content: 'from a form', _csrf: page.csrf });
     expect(response.status).toBe(200);
     expect(response.headers['x-ratelimit-limit']).toBe('100000');
-    const forged = await site.http.post('/api/paste').set('Cookie', page.cookie).type('form').send({ content: 'x', _csrf: 'forged' });
+    const forged = await site.http
+      .post('/api/paste')
+      .set('Cookie', page.cookie)
+      .type('form')
+      .send({ content: 'x', _csrf: 'forged' });
     expect(forged.headers['x-ratelimit-limit']).toBe('1');
   });
 
@@ -132,8 +158,13 @@ describe(`limits for the signed-in owner (${testDatabaseBackend()}, ${store.kind
   // A site of its own, behind one proxy hop, so each scenario can speak from a chosen address.
   let proxied: TestSite;
   const proxiedStore = testRateLimitStore();
-  beforeAll(async () => { proxied = await startTestSite(DEFAULT_LIMITS, { redis: proxiedStore.redis, env: { TRUST_PROXY: '1' } }); });
-  afterAll(async () => { await proxied?.close(); await proxiedStore.close(); });
+  beforeAll(async () => {
+    proxied = await startTestSite(DEFAULT_LIMITS, { redis: proxiedStore.redis, env: { TRUST_PROXY: '1' } });
+  });
+  afterAll(async () => {
+    await proxied?.close();
+    await proxiedStore.close();
+  });
 
   const OWNER_ADDRESS = '198.51.100.7';
   const asOwner = async <T extends { set(name: string, value: string): T }>(request: T) => {
@@ -141,11 +172,18 @@ describe(`limits for the signed-in owner (${testDatabaseBackend()}, ${store.kind
     return request.set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf).set('X-Forwarded-For', OWNER_ADDRESS);
   };
 
-  it('when an API client on the owner\'s network uses up the API limit, the owner still reads and saves the settings', async () => {
+  it("when an API client on the owner's network uses up the API limit, the owner still reads and saves the settings", async () => {
     await proxied.settings.update({ apiRateLimit: 3 });
     const anonymous = [];
     for (let i = 0; i < 4; i += 1) {
-      anonymous.push((await proxied.http.post('/api/paste').set('X-Forwarded-For', OWNER_ADDRESS).send({ content: `busy ${i}` })).status);
+      anonymous.push(
+        (
+          await proxied.http
+            .post('/api/paste')
+            .set('X-Forwarded-For', OWNER_ADDRESS)
+            .send({ content: `busy ${i}` })
+        ).status,
+      );
     }
     expect(anonymous).toEqual([200, 200, 200, 429]);
     expect((await proxied.http.get('/api/settings').set('X-Forwarded-For', OWNER_ADDRESS)).status).toBe(429);
@@ -166,7 +204,7 @@ describe(`limits for the signed-in owner (${testDatabaseBackend()}, ${store.kind
     expect(admin.status).toBe(200);
   });
 
-  it('the owner\'s own limit answers the owner 429, but neither an anonymous client nor another user, and the settings stay reachable', async () => {
+  it("the owner's own limit answers the owner 429, but neither an anonymous client nor another user, and the settings stay reachable", async () => {
     await proxied.settings.update({ apiRateLimit: 1000 });
     const probe = await asOwner(proxied.http.get('/api/stats'));
     const ownerCounted = 1000 - Number(probe.headers['x-ratelimit-remaining']);
@@ -179,9 +217,15 @@ describe(`limits for the signed-in owner (${testDatabaseBackend()}, ${store.kind
     expect(keys.body).toEqual({ error: expect.stringMatching(/too many requests/i) });
 
     // Another address's anonymous client and another signed-in user are not counted with the owner.
-    expect((await proxied.http.post('/api/paste').set('X-Forwarded-For', '203.0.113.50').send({ content: 'elsewhere' })).status).toBe(200);
+    expect(
+      (await proxied.http.post('/api/paste').set('X-Forwarded-For', '203.0.113.50').send({ content: 'elsewhere' }))
+        .status,
+    ).toBe(200);
     const other = await proxied.session(OTHER_USER_ID);
-    const stranger = await proxied.http.get('/api/stats').set('Cookie', other.cookie).set('X-Forwarded-For', '203.0.113.51');
+    const stranger = await proxied.http
+      .get('/api/stats')
+      .set('Cookie', other.cookie)
+      .set('X-Forwarded-For', '203.0.113.51');
     expect(stranger.status).toBe(403);
 
     // The limit-changing settings are still open to the owner, who raises the limit.
@@ -190,11 +234,12 @@ describe(`limits for the signed-in owner (${testDatabaseBackend()}, ${store.kind
     expect((await asOwner(proxied.http.get('/api/stats'))).status).toBe(200);
   });
 
-  it('the owner\'s page views count apart from the address\'s anonymous views', async () => {
+  it("the owner's page views count apart from the address's anonymous views", async () => {
     await proxied.settings.update({ webRateLimit: 2 });
     const slug = await proxied.createPaste({ content: 'viewed' });
     const anonymous = [];
-    for (let i = 0; i < 3; i += 1) anonymous.push((await proxied.http.get(`/paste/${slug}`).set('X-Forwarded-For', OWNER_ADDRESS)).status);
+    for (let i = 0; i < 3; i += 1)
+      anonymous.push((await proxied.http.get(`/paste/${slug}`).set('X-Forwarded-For', OWNER_ADDRESS)).status);
     expect(anonymous).toEqual([200, 200, 429]);
     const view = await asOwner(proxied.http.get(`/paste/${slug}`));
     expect(view.status).toBe(200);

@@ -41,15 +41,26 @@ describe.skipIf(!bin)('the paste service on a primary and a streaming replica', 
     replicaAdmin = new pg.Client({ connectionString: pair.replicaUrl });
     await replicaAdmin.connect();
     idp = await startDevIdp({ port: 0 });
-    settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
+    settings = await createSettingsStore({
+      pool: database.pool,
+      table: settingsTableName,
+      namespace: 'paste',
+      schema: pasteSettingsSchema,
+    });
     await settings.update(RELAXED_LIMITS);
     let handler: http.RequestListener = () => {};
     server = http.createServer((req, res) => handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     paste = createApp({
-      config: loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent' }), database, settings, oauth: idp.oauth, publicUrl: baseUrl,
-      uploadDir, logger: createLogger({ level: 'silent' }), bcryptRounds: 4,
+      config: loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent' }),
+      database,
+      settings,
+      oauth: idp.oauth,
+      publicUrl: baseUrl,
+      uploadDir,
+      logger: createLogger({ level: 'silent' }),
+      bcryptRounds: 4,
     });
     handler = paste.app;
     await database.reads.check();
@@ -77,11 +88,20 @@ describe.skipIf(!bin)('the paste service on a primary and a streaming replica', 
 
     await replicaAdmin.query('SELECT pg_wal_replay_pause()');
     try {
-      const created = await request(baseUrl).post('/api/paste').set('Cookie', cookie).set('X-CSRF-Token', csrf).send({ content: 'read your own write' });
+      const created = await request(baseUrl)
+        .post('/api/paste')
+        .set('Cookie', cookie)
+        .set('X-CSRF-Token', csrf)
+        .send({ content: 'read your own write' });
       expect(created.status).toBe(200);
-      const mark = (created.headers['set-cookie'] as unknown as string[]).find((line) => line.startsWith('recent-write=1'));
+      const mark = (created.headers['set-cookie'] as unknown as string[]).find((line) =>
+        line.startsWith('recent-write=1'),
+      );
       expect(mark).toMatch(/Max-Age=5; Path=\/; HttpOnly; SameSite=Lax/);
-      const slugs = async (cookies: string) => ((await request(baseUrl).get('/api/pastes').set('Cookie', cookies)).body.pastes as { slug: string }[]).map((row) => row.slug);
+      const slugs = async (cookies: string) =>
+        ((await request(baseUrl).get('/api/pastes').set('Cookie', cookies)).body.pastes as { slug: string }[]).map(
+          (row) => row.slug,
+        );
       // With the mark (within 5 s of the write): the primary, which has the paste.
       expect(await slugs(`${cookie}; recent-write=1`)).toContain(created.body.slug);
       // Without it: the replica, whose replay waits.

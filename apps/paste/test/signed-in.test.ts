@@ -4,8 +4,12 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { OTHER_USER_ID, OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
 
 /** The header bar of a page (the footer's "Owner" link is not the header's). */
 const headerOf = (html: string) => html.slice(html.indexOf('<header'), html.indexOf('</header>'));
@@ -20,7 +24,10 @@ async function openSigningIn(path: string, userId: string): Promise<{ endedAt: U
   let url = `${site.baseUrl}${path}`;
   for (let hop = 0; hop < 10; hop++) {
     const onSite = new URL(url).origin === origin;
-    const response = await fetch(url, { redirect: 'manual', headers: onSite && jar.header() ? { Cookie: jar.header() } : {} });
+    const response = await fetch(url, {
+      redirect: 'manual',
+      headers: onSite && jar.header() ? { Cookie: jar.header() } : {},
+    });
     if (onSite) jar.store(response);
     await response.arrayBuffer();
     const location = response.headers.get('location');

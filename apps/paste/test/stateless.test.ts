@@ -17,10 +17,21 @@ import { pasteSettingsSchema, type PasteSettings } from '../src/settings/setting
 import { settingsTableName } from '../src/settings/settings.table.js';
 import { OWNER_ID, RELAXED_LIMITS } from './helpers.js';
 
-interface Instance { baseUrl: string; paste: PasteApp; settings: SettingsStore<PasteSettings>; server: http.Server; dir: string }
+interface Instance {
+  baseUrl: string;
+  paste: PasteApp;
+  settings: SettingsStore<PasteSettings>;
+  server: http.Server;
+  dir: string;
+}
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1e3e3a40000000049454e44ae426082', 'hex');
-const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4"/></svg>');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1e3e3a40000000049454e44ae426082',
+  'hex',
+);
+const SVG = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle cx="5" cy="5" r="4"/></svg>',
+);
 
 /** Two instances with uploads in the database, each with a data folder of its own, as on two machines. */
 describe(`stateless instances: uploads in the database (${testDatabaseBackend()})`, () => {
@@ -34,11 +45,23 @@ describe(`stateless instances: uploads in the database (${testDatabaseBackend()}
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const dir = mkdtempSync(path.join(os.tmpdir(), 'paste-stateless-'));
-    const settings = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema, refreshMs: 100 });
+    const settings = await createSettingsStore({
+      pool: database.pool,
+      table: settingsTableName,
+      namespace: 'paste',
+      schema: pasteSettingsSchema,
+      refreshMs: 100,
+    });
     const paste = createApp({
       config: loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent' }),
-      database, settings, oauth: idp.oauth, publicUrl: baseUrl, uploadDir: dir, uploadsIn: 'database',
-      logger: createLogger({ level: 'silent' }), bcryptRounds: 4,
+      database,
+      settings,
+      oauth: idp.oauth,
+      publicUrl: baseUrl,
+      uploadDir: dir,
+      uploadsIn: 'database',
+      logger: createLogger({ level: 'silent' }),
+      bcryptRounds: 4,
     });
     handler = paste.app;
     return { baseUrl, paste, settings, server, dir };
@@ -47,7 +70,12 @@ describe(`stateless instances: uploads in the database (${testDatabaseBackend()}
   beforeAll(async () => {
     database = await createTestDatabase(migrationsFolder);
     idp = await startDevIdp({ port: 0 });
-    const seed = await createSettingsStore({ pool: database.pool, table: settingsTableName, namespace: 'paste', schema: pasteSettingsSchema });
+    const seed = await createSettingsStore({
+      pool: database.pool,
+      table: settingsTableName,
+      namespace: 'paste',
+      schema: pasteSettingsSchema,
+    });
     await seed.update(RELAXED_LIMITS);
     await seed.close();
     instances.push(await startInstance(), await startInstance());
@@ -70,11 +98,18 @@ describe(`stateless instances: uploads in the database (${testDatabaseBackend()}
     const [a, b] = instances as [Instance, Instance];
     const cookie = await signInAs(a.baseUrl, OWNER_ID);
     const csrf = await csrfTokenFor(a.baseUrl, cookie);
-    const upload = (file: Buffer, name: string) => request(a.baseUrl).post('/api/upload/logo').set('Cookie', cookie).set('X-CSRF-Token', csrf).attach('logo', file, name);
+    const upload = (file: Buffer, name: string) =>
+      request(a.baseUrl)
+        .post('/api/upload/logo')
+        .set('Cookie', cookie)
+        .set('X-CSRF-Token', csrf)
+        .attach('logo', file, name);
 
     const first = await upload(PNG, 'logo.png');
     expect(first.status).toBe(200);
-    const served = await request(b.baseUrl).get(first.body.logoPath as string).buffer(true);
+    const served = await request(b.baseUrl)
+      .get(first.body.logoPath as string)
+      .buffer(true);
     expect(served.status).toBe(200);
     expect(served.headers['content-type']).toBe('image/png');
     expect(served.headers['x-content-type-options']).toBe('nosniff');
@@ -86,7 +121,9 @@ describe(`stateless instances: uploads in the database (${testDatabaseBackend()}
     expect(svg.headers['content-type']).toMatch(/^image\/svg\+xml/);
     expect(svg.headers['content-security-policy']).toContain("default-src 'none'");
     expect((await request(b.baseUrl).get(first.body.logoPath as string)).status).toBe(404);
-    await expect.poll(async () => (await request(b.baseUrl).get('/')).text, { timeout: 5000, interval: 150 }).toContain(second.body.logoPath);
+    await expect
+      .poll(async () => (await request(b.baseUrl).get('/')).text, { timeout: 5000, interval: 150 })
+      .toContain(second.body.logoPath);
 
     for (const instance of instances) expect(readdirSync(instance.dir)).toEqual([]);
     const { rows } = await database.pool.query<{ name: string }>('SELECT name FROM paste_uploads');

@@ -45,7 +45,9 @@ describe('one owner per table (paste service)', () => {
   });
 
   it.each(Object.entries(owners))('%s is written only by its owner', (table, owner) => {
-    const strays = writes.filter((write) => write.table === table && write.file !== owner).map((write) => `${write.file}:${write.line} ${write.kind}`);
+    const strays = writes
+      .filter((write) => write.table === table && write.file !== owner)
+      .map((write) => `${write.file}:${write.line} ${write.kind}`);
     expect(strays).toEqual([]);
     if (owner) expect(writersByTable(writes).get(table)).toEqual([owner]);
   });

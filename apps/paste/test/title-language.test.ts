@@ -4,9 +4,15 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;
-beforeAll(async () => { site = await startTestSite(); });
-afterAll(async () => { await site?.close(); });
-beforeEach(async () => { await site.reset(); });
+beforeAll(async () => {
+  site = await startTestSite();
+});
+afterAll(async () => {
+  await site?.close();
+});
+beforeEach(async () => {
+  await site.reset();
+});
 
 const documentOf = (html: string) => new JSDOM(html).window.document;
 
@@ -20,7 +26,9 @@ describe(`title and language of a paste (${testDatabaseBackend()})`, () => {
   it('stores the title and language and answers them', async () => {
     const created = await create({ content: 'print("hi")', title: 'My script', language: 'python' });
     expect(created).toMatchObject({ title: 'My script', language: 'python' });
-    const { rows } = await site.database.pool.query('SELECT title, language FROM pastes WHERE slug = $1', [created.slug]);
+    const { rows } = await site.database.pool.query('SELECT title, language FROM pastes WHERE slug = $1', [
+      created.slug,
+    ]);
     expect(rows).toEqual([{ title: 'My script', language: 'python' }]);
   });
 
@@ -30,31 +38,50 @@ describe(`title and language of a paste (${testDatabaseBackend()})`, () => {
   });
 
   test.each([
-    ['auto', 'auto'], ['plaintext', 'plaintext'], ['markdown', 'markdown'], ['text', 'plaintext'], ['md', 'markdown'],
-    ['javascript', 'javascript'], ['js', 'javascript'], ['TypeScript', 'typescript'], ['sh', 'bash'], ['c++', 'cpp'],
-    ['html', 'xml'], ['haskell', 'haskell'], ['dockerfile', 'dockerfile'],
+    ['auto', 'auto'],
+    ['plaintext', 'plaintext'],
+    ['markdown', 'markdown'],
+    ['text', 'plaintext'],
+    ['md', 'markdown'],
+    ['javascript', 'javascript'],
+    ['js', 'javascript'],
+    ['TypeScript', 'typescript'],
+    ['sh', 'bash'],
+    ['c++', 'cpp'],
+    ['html', 'xml'],
+    ['haskell', 'haskell'],
+    ['dockerfile', 'dockerfile'],
   ])('accepts language %s (stored as %s)', async (given, stored) => {
     expect((await create({ content: 'x', language: given })).language).toBe(stored);
   });
 
-  test.each(['klingon', 'javascript2', '<script>', 'auto detect', 42, ['js']])('refuses language %s with 400 and a readable message', async (language) => {
-    const response = await site.http.post('/api/paste').send({ content: 'x', language });
-    expect(response.status).toBe(400);
-    expect(response.body.error).toBe('Validation failed');
-    expect(response.body.details.language).toMatch(/^language must be /);
-    expect(response.body.details.language).not.toMatch(/expected|received|Invalid input/);
-  });
+  test.each(['klingon', 'javascript2', '<script>', 'auto detect', 42, ['js']])(
+    'refuses language %s with 400 and a readable message',
+    async (language) => {
+      const response = await site.http.post('/api/paste').send({ content: 'x', language });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('Validation failed');
+      expect(response.body.details.language).toMatch(/^language must be /);
+      expect(response.body.details.language).not.toMatch(/expected|received|Invalid input/);
+    },
+  );
 
   it('takes a title of up to 200 characters and refuses a longer one', async () => {
     expect((await create({ content: 'x', title: 't'.repeat(200) })).title).toBe('t'.repeat(200));
     const response = await site.http.post('/api/paste').send({ content: 'x', title: 't'.repeat(201) });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'Validation failed', details: { title: 'title must be at most 200 characters long' } });
+    expect(response.body).toEqual({
+      error: 'Validation failed',
+      details: { title: 'title must be at most 200 characters long' },
+    });
     expect((await site.database.pool.query('SELECT count(*)::int AS n FROM pastes')).rows[0].n).toBe(1);
   });
 
   it('takes title and language from a form post too', async () => {
-    const response = await site.http.post('/api/paste').type('form').send({ content: 'a: 1', title: 'Config', language: 'yaml' });
+    const response = await site.http
+      .post('/api/paste')
+      .type('form')
+      .send({ content: 'a: 1', title: 'Config', language: 'yaml' });
     expect(response.body).toMatchObject({ title: 'Config', language: 'yaml' });
   });
 
@@ -151,7 +178,9 @@ describe(`Markdown pastes (${testDatabaseBackend()})`, () => {
     expect(body.querySelector('pre code .hljs-keyword')).not.toBeNull();
     // Raw HTML is shown as the text it is, inert.
     expect(body.textContent).toContain('<img src=x onerror=alert(1)>');
-    expect(body.textContent).toContain('<a href="https://example.org" onclick="alert(2)" style="color:red">raw link</a>');
+    expect(body.textContent).toContain(
+      '<a href="https://example.org" onclick="alert(2)" style="color:red">raw link</a>',
+    );
     expect(links.find((link) => link.textContent === 'Image: logo')).toBeDefined();
 
     // The Copy button copies the source, which the page holds as text.
@@ -177,7 +206,13 @@ describe(`Markdown pastes (${testDatabaseBackend()})`, () => {
   });
 
   it('renders hostile Markdown (deep nesting, runaway emphasis) quickly and without an error', async () => {
-    for (const content of ['>'.repeat(40_000) + ' x', '*a'.repeat(15_000), '- '.repeat(24_000) + 'x', '['.repeat(10_000) + 'a' + ']('.repeat(10_000), '['.repeat(20_000) + 'a' + ']('.repeat(20_000)]) {
+    for (const content of [
+      '>'.repeat(40_000) + ' x',
+      '*a'.repeat(15_000),
+      '- '.repeat(24_000) + 'x',
+      '['.repeat(10_000) + 'a' + ']('.repeat(10_000),
+      '['.repeat(20_000) + 'a' + ']('.repeat(20_000),
+    ]) {
       const { slug } = await create({ content, language: 'markdown' });
       const started = Date.now();
       await site.http.get(`/paste/${slug}`).expect(200);

@@ -75,24 +75,51 @@ export function createAuth(options: AuthOptions): Auth {
 
   const limiter = options.signInLimiter ?? ((_req: Request, _res: Response, next: NextFunction) => next());
   // Without a provider, sign-in answers 503 naming what to configure, before any limit counts.
-  const notConfigured: RequestHandler[] = options.oauth ? [] : [(_req, _res, next) => {
-    next(appError('SIGN_IN_NOT_CONFIGURED', { message: signInSetupHint(callbackUrl), extra: { variables: [...OAUTH_VARIABLES], callbackUrl } }));
-  }];
+  const notConfigured: RequestHandler[] = options.oauth
+    ? []
+    : [
+        (_req, _res, next) => {
+          next(
+            appError('SIGN_IN_NOT_CONFIGURED', {
+              message: signInSetupHint(callbackUrl),
+              extra: { variables: [...OAUTH_VARIABLES], callbackUrl },
+            }),
+          );
+        },
+      ];
   const signInSteps = [...notConfigured, limiter];
   const redirect = { description: 'Redirect (to the identity provider, or back to the site)' };
   const notConfiguredAnswer = { description: 'Sign-in is not configured: names the OAUTH_* variables to set' };
 
   const routeDeclarations: AnyRoute[] = [
     defineRoute({
-      method: 'get', path: '/auth/idp', summary: 'Start signing in with the identity provider', tags: ['auth'], guard: publicAccess,
+      method: 'get',
+      path: '/auth/idp',
+      summary: 'Start signing in with the identity provider',
+      tags: ['auth'],
+      guard: publicAccess,
       before: signInSteps,
-      query: z.object({ login_hint: z.string().transform((hint) => hint.slice(0, 200)).optional().catch(undefined) }),
+      query: z.object({
+        login_hint: z
+          .string()
+          .transform((hint) => hint.slice(0, 200))
+          .optional()
+          .catch(undefined),
+      }),
       responses: { 302: redirect, 503: notConfiguredAnswer },
-      handler: ({ query, req, res }) => runMiddleware(
-        authenticator.authenticate('oauth2', { loginHint: query.login_hint } as passport.AuthenticateOptions), req, res),
+      handler: ({ query, req, res }) =>
+        runMiddleware(
+          authenticator.authenticate('oauth2', { loginHint: query.login_hint } as passport.AuthenticateOptions),
+          req,
+          res,
+        ),
     }),
     defineRoute({
-      method: 'get', path: '/auth/idp/callback', summary: 'Where the identity provider sends people back', tags: ['auth'], guard: publicAccess,
+      method: 'get',
+      path: '/auth/idp/callback',
+      summary: 'Where the identity provider sends people back',
+      tags: ['auth'],
+      guard: publicAccess,
       before: signInSteps,
       query: z.object({ code: z.string().optional().catch(undefined), error: z.string().optional().catch(undefined) }),
       responses: { 302: redirect, 503: notConfiguredAnswer },
@@ -108,7 +135,9 @@ export function createAuth(options: AuthOptions): Auth {
             if (!user) {
               // The state was not found: over plain http a Secure cookie never came back to keep it in.
               if (cookieNeedsHttps(req)) {
-                options.warn?.(`A sign-in failed: it came over plain http, and the session cookie is Secure (kept by browsers only from https). ${httpsRemedy}`);
+                options.warn?.(
+                  `A sign-in failed: it came over plain http, and the session cookie is Secure (kept by browsers only from https). ${httpsRemedy}`,
+                );
                 return resolve(res.redirect('/?error=https_required'));
               }
               return resolve(res.redirect('/?error=auth_failed')); // bad or missing state, access denied
@@ -125,17 +154,27 @@ export function createAuth(options: AuthOptions): Auth {
       },
     }),
     defineRoute({
-      method: 'get', path: '/auth/logout', summary: 'Sign out', tags: ['auth'], guard: publicAccess,
+      method: 'get',
+      path: '/auth/logout',
+      summary: 'Sign out',
+      tags: ['auth'],
+      guard: publicAccess,
       responses: { 302: { description: 'Signed out; back to the site' } },
       handler: async ({ req, res }) => {
         if (req.user) await options.onSignOut?.(req.user, req);
-        await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(asError(error)) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          req.session.destroy((error) => (error ? reject(asError(error)) : resolve())),
+        );
         res.clearCookie(options.cookieName, sessions.cookieOptions);
         res.redirect('/');
       },
     }),
     defineRoute({
-      method: 'get', path: '/auth/status', summary: 'Who is signed in', tags: ['auth'], guard: publicAccess,
+      method: 'get',
+      path: '/auth/status',
+      summary: 'Who is signed in',
+      tags: ['auth'],
+      guard: publicAccess,
       responses: { 200: { description: 'The signed-in user, or none', schema: authStatusSchema } },
       handler: ({ req, res }) => {
         const user = req.user ? { id: req.user.id, username: req.user.username } : null;
@@ -148,12 +187,18 @@ export function createAuth(options: AuthOptions): Auth {
       },
     }),
     defineRoute({
-      method: 'get', path: '/api/csrf-token', summary: "The session's CSRF token (send it in X-CSRF-Token)", tags: ['auth'], guard: publicAccess,
+      method: 'get',
+      path: '/api/csrf-token',
+      summary: "The session's CSRF token (send it in X-CSRF-Token)",
+      tags: ['auth'],
+      guard: publicAccess,
       responses: { 200: { description: 'The token', schema: z.object({ csrfToken: z.string() }) } },
       handler: async ({ req, res }) => {
         const csrfToken = csrf.tokenFor(req);
         // Saved before answering, so an anonymous visitor's next request finds the same token.
-        await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(asError(error)) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          req.session.save((error) => (error ? reject(asError(error)) : resolve())),
+        );
         res.set('Cache-Control', 'no-store');
         return { csrfToken };
       },
@@ -171,13 +216,16 @@ export function createAuth(options: AuthOptions): Auth {
   };
 }
 
-const httpsRemedy = 'Serve it over https with its public URL (PASTE_PUBLIC_URL, LICENSE_PUBLIC_URL) set to the https:// address; '
-  + "behind a TLS-terminating proxy, set TRUST_PROXY so that the proxy's X-Forwarded-Proto: https is trusted.";
+const httpsRemedy =
+  'Serve it over https with its public URL (PASTE_PUBLIC_URL, LICENSE_PUBLIC_URL) set to the https:// address; ' +
+  "behind a TLS-terminating proxy, set TRUST_PROXY so that the proxy's X-Forwarded-Proto: https is trusted.";
 
 /** The start-up warning of a service whose Secure session cookie cannot be set at its public URL. */
 function insecurePublicUrlWarning(publicUrl: string): string {
-  return `Sign-in cookies need https: the session cookie is Secure in production, browsers keep a Secure cookie only from https, `
-    + `and the public URL ${publicUrl} is plain http with no TRUST_PROXY, so every sign-in will fail. ${httpsRemedy}`;
+  return (
+    `Sign-in cookies need https: the session cookie is Secure in production, browsers keep a Secure cookie only from https, ` +
+    `and the public URL ${publicUrl} is plain http with no TRUST_PROXY, so every sign-in will fail. ${httpsRemedy}`
+  );
 }
 
 /** Where the provider sends people back to: register this URL at the provider. */

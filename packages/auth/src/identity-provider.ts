@@ -15,13 +15,19 @@ export interface IdentityProvider {
  * The identity provider a service signs people in with: the configured one (OAUTH_*); else,
  * outside production, a local development provider; else none, which the start-up log explains.
  */
-export async function resolveIdentityProvider(config: Config, logger: Logger, publicUrl: string): Promise<IdentityProvider> {
+export async function resolveIdentityProvider(
+  config: Config,
+  logger: Logger,
+  publicUrl: string,
+): Promise<IdentityProvider> {
   const configured = oauthSettingsOf(config);
   if (configured) return { oauth: configured };
   if (config.NODE_ENV !== 'production' && config.DEV_IDP_ENABLED) {
     const devIdp = await startDevIdp({ port: config.DEV_IDP_PORT });
-    logger.warn({ url: devIdp.url },
-      '!!! DEVELOPMENT IDENTITY PROVIDER: anyone can sign in as any user id. Set the OAUTH_* variables for real sign-in. !!!');
+    logger.warn(
+      { url: devIdp.url },
+      '!!! DEVELOPMENT IDENTITY PROVIDER: anyone can sign in as any user id. Set the OAUTH_* variables for real sign-in. !!!',
+    );
     return { oauth: devIdp.oauth, devIdp };
   }
   const callbackUrl = callbackUrlOf(publicUrl);

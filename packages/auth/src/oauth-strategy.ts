@@ -25,7 +25,10 @@ const USER_INFO_TIMEOUT_MS = 10_000;
  * provider's user-info URL. State is always on (passport-oauth2's session state store).
  */
 export class ProviderStrategy extends OAuth2Strategy {
-  constructor(private readonly settings: OAuthSettings, callbackURL: string) {
+  constructor(
+    private readonly settings: OAuthSettings,
+    callbackURL: string,
+  ) {
     super(
       {
         authorizationURL: settings.authorizationURL,
@@ -36,7 +39,8 @@ export class ProviderStrategy extends OAuth2Strategy {
         scope: settings.scope || undefined,
         state: true,
       },
-      (_accessToken: string, _refreshToken: string, profile: SessionUser, done: OAuth2Strategy.VerifyCallback) => done(null, profile),
+      (_accessToken: string, _refreshToken: string, profile: SessionUser, done: OAuth2Strategy.VerifyCallback) =>
+        done(null, profile),
     );
     this.name = 'oauth2';
   }
@@ -51,7 +55,10 @@ export class ProviderStrategy extends OAuth2Strategy {
   }
 
   override userProfile(accessToken: string, done: (err?: unknown, profile?: SessionUser) => void): void {
-    fetchUser(this.settings, accessToken).then((user) => done(null, user), (error: unknown) => done(error));
+    fetchUser(this.settings, accessToken).then(
+      (user) => done(null, user),
+      (error: unknown) => done(error),
+    );
   }
 }
 
@@ -69,7 +76,10 @@ async function fetchUser(settings: OAuthSettings, accessToken: string): Promise<
 }
 
 /** Reads id and username from a user-info object, with the documented fallbacks. */
-export function userFromInfo(info: unknown, settings: Pick<OAuthSettings, 'idField' | 'usernameField'>): SessionUser | undefined {
+export function userFromInfo(
+  info: unknown,
+  settings: Pick<OAuthSettings, 'idField' | 'usernameField'>,
+): SessionUser | undefined {
   if (!info || typeof info !== 'object') return undefined;
   const record = info as Record<string, unknown>;
   const id = firstText(record, [settings.idField, 'sub']);

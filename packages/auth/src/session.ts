@@ -46,6 +46,12 @@ export function createSessionMiddleware(options: SessionOptions): SessionMiddlew
     // (`req.secure`): behind a TLS-terminating proxy the app must set `trust proxy`.
     cookie: { ...cookieOptions, maxAge: options.sessionTtlMs },
   });
-  // eslint-disable-next-line @typescript-eslint/await-thenable -- connect-pg-simple's close() is async; its types say void.
-  return { handler, cookieOptions, close: async () => { await store.close(); } };
+  return {
+    handler,
+    cookieOptions,
+    close: async () => {
+      // eslint-disable-next-line @typescript-eslint/await-thenable -- connect-pg-simple's close() is async; its types say void.
+      await store.close();
+    },
+  };
 }

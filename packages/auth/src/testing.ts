@@ -44,7 +44,11 @@ export class CookieJar {
  * URL with its `state`, the callback with its `code`). `appHeaders` go with every request to the
  * app (e.g. a proxy's X-Forwarded-Proto).
  */
-export async function walkSignIn(baseUrl: string, userId: string, appHeaders: Record<string, string> = {}): Promise<{ endedAt: URL; cookie: string; visited: URL[] }> {
+export async function walkSignIn(
+  baseUrl: string,
+  userId: string,
+  appHeaders: Record<string, string> = {},
+): Promise<{ endedAt: URL; cookie: string; visited: URL[] }> {
   const appOrigin = new URL(baseUrl).origin;
   const jar = new CookieJar();
   const visited: URL[] = [];
@@ -61,7 +65,8 @@ export async function walkSignIn(baseUrl: string, userId: string, appHeaders: Re
       throw new Error(`Sign-in as ${userId} stopped at ${url} with status ${response.status}`);
     }
     const next = new URL(location, url);
-    if (next.origin === appOrigin && !next.pathname.startsWith('/auth/')) return { endedAt: next, cookie: jar.header(), visited };
+    if (next.origin === appOrigin && !next.pathname.startsWith('/auth/'))
+      return { endedAt: next, cookie: jar.header(), visited };
     url = next.href;
   }
   throw new Error(`Sign-in as ${userId}: too many redirects`);
@@ -73,7 +78,8 @@ export async function walkSignIn(baseUrl: string, userId: string, appHeaders: Re
  */
 export async function signInAs(baseUrl: string, userId: string): Promise<string> {
   const { endedAt, cookie } = await walkSignIn(baseUrl, userId);
-  if (endedAt.searchParams.has('error')) throw new Error(`Sign-in as ${userId} failed: ${endedAt.searchParams.get('error')}`);
+  if (endedAt.searchParams.has('error'))
+    throw new Error(`Sign-in as ${userId} failed: ${endedAt.searchParams.get('error')}`);
   return cookie;
 }
 

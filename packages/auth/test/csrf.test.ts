@@ -4,7 +4,10 @@ import { get, setUpAuthTests } from './test-app.js';
 
 const t = setUpAuthTests();
 
-function post(path: string, options: { cookie?: string; headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {}) {
+function post(
+  path: string,
+  options: { cookie?: string; headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...options.headers };
   if (options.cookie) headers.Cookie = options.cookie;
   let body: string | URLSearchParams | undefined;
@@ -59,9 +62,17 @@ describe('CSRF protection of session-authenticated changes', () => {
     const token = await csrfTokenFor(t.app.baseUrl, cookie);
     const form = new FormData();
     form.set('_csrf', token);
-    const withoutHeader = await fetch(`${t.app.baseUrl}/api/things`, { method: 'POST', headers: { Cookie: cookie }, body: form });
+    const withoutHeader = await fetch(`${t.app.baseUrl}/api/things`, {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      body: form,
+    });
     expect(withoutHeader.status).toBe(403);
-    const withHeader = await fetch(`${t.app.baseUrl}/api/things`, { method: 'POST', headers: { Cookie: cookie, 'X-CSRF-Token': token }, body: form });
+    const withHeader = await fetch(`${t.app.baseUrl}/api/things`, {
+      method: 'POST',
+      headers: { Cookie: cookie, 'X-CSRF-Token': token },
+      body: form,
+    });
     expect(withHeader.status).toBe(200);
   });
 

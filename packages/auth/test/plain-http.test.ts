@@ -13,7 +13,9 @@ describe('a Secure session cookie on a plain-http public URL', () => {
   beforeAll(async () => {
     secureOnHttp = await startTestApp({ database: t.database, idp: t.idp, secureCookies: true, trustsProxy: false });
   });
-  afterAll(async () => { await secureOnHttp?.close(); });
+  afterAll(async () => {
+    await secureOnHttp?.close();
+  });
 
   it('is warned about at start, naming https and TRUST_PROXY', () => {
     expect(secureOnHttp.warnings).toHaveLength(1);
@@ -27,7 +29,9 @@ describe('a Secure session cookie on a plain-http public URL', () => {
     const { endedAt, cookie } = await walkSignIn(secureOnHttp.baseUrl, 'alice');
     expect(endedAt.pathname + endedAt.search).toBe('/?error=https_required');
     expect(cookie).toBe('');
-    expect(secureOnHttp.warnings.at(-1)).toMatch(/^A sign-in failed: it came over plain http, and the session cookie is Secure/);
+    expect(secureOnHttp.warnings.at(-1)).toMatch(
+      /^A sign-in failed: it came over plain http, and the session cookie is Secure/,
+    );
     expect(secureOnHttp.signIns).not.toContain('alice');
   });
 
@@ -41,7 +45,12 @@ describe('a Secure session cookie on a plain-http public URL', () => {
 
 describe('no warning', () => {
   it('for a Secure cookie behind a trusted proxy (TRUST_PROXY set)', async () => {
-    const behindProxy = await startTestApp({ database: t.database, idp: t.idp, secureCookies: true, trustsProxy: true });
+    const behindProxy = await startTestApp({
+      database: t.database,
+      idp: t.idp,
+      secureCookies: true,
+      trustsProxy: true,
+    });
     await behindProxy.close();
     expect(behindProxy.warnings).toEqual([]);
   });
@@ -53,9 +62,18 @@ describe('no warning', () => {
   it('for an https public URL', async () => {
     const warnings: string[] = [];
     const auth = createAuth({
-      pool: t.database.pool, sessionSecret: 'test-secret-that-is-long-enough-0123456789', sessionTtlMs: 60_000, secureCookies: true,
-      cookieName: 'test.sid', sessionTable: 'session', publicUrl: 'https://paste.example.com', oauth: t.idp.oauth, trustsProxy: false,
-      warn: (message) => { warnings.push(message); },
+      pool: t.database.pool,
+      sessionSecret: 'test-secret-that-is-long-enough-0123456789',
+      sessionTtlMs: 60_000,
+      secureCookies: true,
+      cookieName: 'test.sid',
+      sessionTable: 'session',
+      publicUrl: 'https://paste.example.com',
+      oauth: t.idp.oauth,
+      trustsProxy: false,
+      warn: (message) => {
+        warnings.push(message);
+      },
     });
     await auth.close();
     expect(warnings).toEqual([]);

@@ -63,7 +63,10 @@ describe('sign-in through the development provider', () => {
     const html = await page.text();
     const fields = new URLSearchParams();
     for (const match of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
-      fields.set(match[1]!, match[2]!.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code))));
+      fields.set(
+        match[1]!,
+        match[2]!.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code))),
+      );
     }
     expect(fields.get('state')).toBeTruthy();
     fields.set('login_hint', 'dora');

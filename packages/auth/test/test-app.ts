@@ -26,7 +26,12 @@ export interface TestApp {
  * A small app wired the way the services wire auth, listening on port 0 (the callback URL
  * needs the real port, so the server listens before the app is built).
  */
-export async function startTestApp(options: { database: Database; idp: DevIdp | undefined; secureCookies?: boolean; trustsProxy?: boolean }): Promise<TestApp> {
+export async function startTestApp(options: {
+  database: Database;
+  idp: DevIdp | undefined;
+  secureCookies?: boolean;
+  trustsProxy?: boolean;
+}): Promise<TestApp> {
   const server = http.createServer();
   server.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -40,13 +45,22 @@ export async function startTestApp(options: { database: Database; idp: DevIdp | 
     sessionSecret: 'test-secret-that-is-long-enough-0123456789',
     sessionTtlMs: 60 * 60_000,
     secureCookies: options.secureCookies ?? false,
-    cookieName: 'test.sid', sessionTable: 'session',
+    cookieName: 'test.sid',
+    sessionTable: 'session',
     publicUrl: baseUrl,
     oauth: options.idp?.oauth,
-    onSignIn: (user) => { signIns.push(user.id); return Promise.resolve(); },
-    onSignOut: (user) => { signOuts.push(user.id); return Promise.resolve(); },
+    onSignIn: (user) => {
+      signIns.push(user.id);
+      return Promise.resolve();
+    },
+    onSignOut: (user) => {
+      signOuts.push(user.id);
+      return Promise.resolve();
+    },
     trustsProxy: options.trustsProxy ?? true,
-    warn: (message) => { warnings.push(message); },
+    warn: (message) => {
+      warnings.push(message);
+    },
   });
 
   const app = express();
@@ -56,11 +70,25 @@ export async function startTestApp(options: { database: Database; idp: DevIdp | 
   app.use(express.urlencoded({ extended: false }));
   app.use(...auth.session);
   app.use(auth.routes);
-  app.get('/', (_req, res) => { res.type('text').send('home'); });
-  app.get('/api/owner-only', requireOwner(OWNER_ID), (_req, res) => { res.json({ ok: true }); });
-  app.get('/api/members-only', requireUser((user) => Promise.resolve(user.id.startsWith('member-')), 'Members only'), (_req, res) => { res.json({ ok: true }); });
-  app.post('/api/things', auth.csrf, requireSignedIn(), (req, res) => { res.json({ ok: true, user: req.user?.id }); });
-  app.post('/api/public', auth.csrf, (req, res) => { res.json({ web: auth.hasValidCsrfToken(req) }); });
+  app.get('/', (_req, res) => {
+    res.type('text').send('home');
+  });
+  app.get('/api/owner-only', requireOwner(OWNER_ID), (_req, res) => {
+    res.json({ ok: true });
+  });
+  app.get(
+    '/api/members-only',
+    requireUser((user) => Promise.resolve(user.id.startsWith('member-')), 'Members only'),
+    (_req, res) => {
+      res.json({ ok: true });
+    },
+  );
+  app.post('/api/things', auth.csrf, requireSignedIn(), (req, res) => {
+    res.json({ ok: true, user: req.user?.id });
+  });
+  app.post('/api/public', auth.csrf, (req, res) => {
+    res.json({ web: auth.hasValidCsrfToken(req) });
+  });
   app.use(createErrorHandler({ successFlag: false, logger: createLogger({ level: 'silent' }) }));
   server.on('request', app);
 
@@ -98,7 +126,8 @@ export function setUpAuthTests(options: { withSecureApp?: boolean } = {}): AuthT
     setup.database = await createTestDatabase(migrationsFolder);
     setup.idp = await startDevIdp({ port: 0 });
     setup.app = await startTestApp({ database: setup.database, idp: setup.idp });
-    if (options.withSecureApp) setup.secureApp = await startTestApp({ database: setup.database, idp: setup.idp, secureCookies: true });
+    if (options.withSecureApp)
+      setup.secureApp = await startTestApp({ database: setup.database, idp: setup.idp, secureCookies: true });
   });
   afterAll(async () => {
     await setup.app?.close();

@@ -2,7 +2,9 @@ import { z } from 'zod';
 
 /** Small zod helpers for environment variables, which always arrive as strings. */
 export const envBoolean = (fallback: boolean) =>
-  z.enum(['true', 'false', '1', '0', 'yes', 'no', '']).default(fallback ? 'true' : 'false')
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+    .default(fallback ? 'true' : 'false')
     .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 export const envPort = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
@@ -10,9 +12,25 @@ export const envPort = (fallback: number) => z.coerce.number().int().min(0).max(
 export const envInt = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 
-export const envUrl = () => z.url().optional().or(z.literal('').transform(() => undefined));
+export const envUrl = () =>
+  z
+    .url()
+    .optional()
+    .or(z.literal('').transform(() => undefined));
 
-export const envList = () => z.string().default('')
-  .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
+export const envList = () =>
+  z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    );
 
-export const optionalString = () => z.string().optional().transform((value) => (value === '' ? undefined : value));
+export const optionalString = () =>
+  z
+    .string()
+    .optional()
+    .transform((value) => (value === '' ? undefined : value));

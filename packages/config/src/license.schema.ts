@@ -4,8 +4,17 @@ import { envBoolean, envInt, envList, envPort, envUrl, optionalString } from './
 /** Comma-separated names, each one of `names` (a typo fails at start-up instead of silently sending nothing). */
 const envChoices = <T extends string>(names: readonly [T, ...T[]]) => envList().pipe(z.array(z.enum(names)));
 const notificationChannels = ['email', 'sms', 'telegram'] as const;
-const webhookEvents = ['LICENSE_EXPIRED', 'NEW_REQUEST_BLOCKED', 'LICENSE_CREATED', 'LICENSE_REVOKED', 'ANOMALY_DETECTED', 'AUTOMATED_ACTION',
-  'MACHINE_ACTIVATED', 'MACHINE_DEACTIVATED', 'MACHINE_LEASE_EXPIRED'] as const;
+const webhookEvents = [
+  'LICENSE_EXPIRED',
+  'NEW_REQUEST_BLOCKED',
+  'LICENSE_CREATED',
+  'LICENSE_REVOKED',
+  'ANOMALY_DETECTED',
+  'AUTOMATED_ACTION',
+  'MACHINE_ACTIVATED',
+  'MACHINE_DEACTIVATED',
+  'MACHINE_LEASE_EXPIRED',
+] as const;
 
 export const licenseSchema = {
   LICENSE_PORT: z.coerce.number().int().min(0).max(65535).optional(),

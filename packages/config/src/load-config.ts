@@ -21,7 +21,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const config = result.data;
   const problems: string[] = [];
-  if (config.OAUTH_CLIENT_ID && !(config.OAUTH_AUTHORIZATION_URL && config.OAUTH_TOKEN_URL && config.OAUTH_USERINFO_URL)) {
+  if (
+    config.OAUTH_CLIENT_ID &&
+    !(config.OAUTH_AUTHORIZATION_URL && config.OAUTH_TOKEN_URL && config.OAUTH_USERINFO_URL)
+  ) {
     problems.push('OAUTH_AUTHORIZATION_URL, OAUTH_TOKEN_URL, OAUTH_USERINFO_URL: required when OAUTH_CLIENT_ID is set');
   }
   if (problems.length) throw new ConfigError(problems);

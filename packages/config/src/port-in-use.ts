@@ -4,8 +4,13 @@
  * EADDRINUSE tells a person neither.
  */
 export class PortInUseError extends Error {
-  constructor(readonly port: number, readonly variable: string) {
-    super(`Port ${port} is in use: another npm start may be running. Stop it, or set ${variable} to a free port (e.g. ${variable}=${port + 1}).`);
+  constructor(
+    readonly port: number,
+    readonly variable: string,
+  ) {
+    super(
+      `Port ${port} is in use: another npm start may be running. Stop it, or set ${variable} to a free port (e.g. ${variable}=${port + 1}).`,
+    );
     this.name = 'PortInUseError';
   }
 }

@@ -26,7 +26,10 @@ export interface SessionSecret {
  * having to invent a secret. Several instances of one service must share a secret: give them
  * the same SESSION_SECRET (or the same data folder).
  */
-export function resolveSessionSecret(config: Pick<Config, 'SESSION_SECRET' | 'NODE_ENV' | 'DATA_DIR'>, service: string): SessionSecret {
+export function resolveSessionSecret(
+  config: Pick<Config, 'SESSION_SECRET' | 'NODE_ENV' | 'DATA_DIR'>,
+  service: string,
+): SessionSecret {
   if (config.SESSION_SECRET) return { secret: config.SESSION_SECRET, source: 'configured' };
   if (config.NODE_ENV !== 'production') return { secret: undefined, source: 'development' };
   const file = sessionSecretFile(config, service);
@@ -65,11 +68,16 @@ export async function resolveSessionSecretInDatabase(
 /** The text a service logs at start-up about where its session secret comes from. */
 export function describeSessionSecret({ source, file }: SessionSecret): string | undefined {
   switch (source) {
-    case 'created': return `SESSION_SECRET is not set: generated a random one and stored it in ${file} (mode 0600); it is reused on every start. Set SESSION_SECRET instead when several instances must share it.`;
-    case 'stored': return `SESSION_SECRET is not set: using the one generated earlier, stored in ${file}`;
-    case 'created-in-database': return 'SESSION_SECRET is not set: generated a random one and stored it in the database, where every instance of the service reads it.';
-    case 'stored-in-database': return 'SESSION_SECRET is not set: using the one generated earlier, stored in the database.';
-    default: return undefined;
+    case 'created':
+      return `SESSION_SECRET is not set: generated a random one and stored it in ${file} (mode 0600); it is reused on every start. Set SESSION_SECRET instead when several instances must share it.`;
+    case 'stored':
+      return `SESSION_SECRET is not set: using the one generated earlier, stored in ${file}`;
+    case 'created-in-database':
+      return 'SESSION_SECRET is not set: generated a random one and stored it in the database, where every instance of the service reads it.';
+    case 'stored-in-database':
+      return 'SESSION_SECRET is not set: using the one generated earlier, stored in the database.';
+    default:
+      return undefined;
   }
 }
 

@@ -6,7 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const checkLinks = (folder?: string) =>
-  spawnSync(process.execPath, [path.join(root, 'scripts/check-links.mjs'), ...(folder ? [folder] : [])], { encoding: 'utf8' });
+  spawnSync(process.execPath, [path.join(root, 'scripts/check-links.mjs'), ...(folder ? [folder] : [])], {
+    encoding: 'utf8',
+  });
 
 describe('links in the READMEs and docs/', () => {
   it('every relative link of the project resolves to a file of the project', () => {
@@ -22,15 +24,21 @@ describe('links in the READMEs and docs/', () => {
     mkdirSync(path.join(project, 'docs'));
     mkdirSync(path.join(project, 'apps/one'), { recursive: true });
     writeFileSync(path.join(project, 'docs/guide.md'), '# Guide\n\n## Deploy steps\n');
-    writeFileSync(path.join(project, 'README.md'), [
-      '# Project',
-      'See [the guide](docs/guide.md), [its deploy steps](docs/guide.md#deploy-steps) and [the site](https://example.com).',
-      'Also [a missing page](docs/missing.md), [a missing heading](docs/guide.md#upgrades) and `../shared/DESIGN.md`.',
-      '```',
-      '[not a link in a code block](nowhere.md)',
-      '```',
-    ].join('\n'));
-    writeFileSync(path.join(project, 'apps/one/README.md'), '[up](../../README.md) [gone](../two/README.md)\n\n[ref]: ../../docs/nothing.md\n');
+    writeFileSync(
+      path.join(project, 'README.md'),
+      [
+        '# Project',
+        'See [the guide](docs/guide.md), [its deploy steps](docs/guide.md#deploy-steps) and [the site](https://example.com).',
+        'Also [a missing page](docs/missing.md), [a missing heading](docs/guide.md#upgrades) and `../shared/DESIGN.md`.',
+        '```',
+        '[not a link in a code block](nowhere.md)',
+        '```',
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(project, 'apps/one/README.md'),
+      '[up](../../README.md) [gone](../two/README.md)\n\n[ref]: ../../docs/nothing.md\n',
+    );
 
     it('fails and names each dead link, its file and why', () => {
       const result = checkLinks(project);

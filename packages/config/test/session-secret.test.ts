@@ -2,7 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeSessionSecret, resolveSessionSecret, resolveSessionSecretInDatabase, sessionSecretFile } from '../src/index.js';
+import {
+  describeSessionSecret,
+  resolveSessionSecret,
+  resolveSessionSecretInDatabase,
+  sessionSecretFile,
+} from '../src/index.js';
 
 const dataDirs: string[] = [];
 const freshDataDir = () => {
@@ -11,19 +16,24 @@ const freshDataDir = () => {
   // A folder below the temporary one: the service creates DATA_DIR when it is missing.
   return path.join(dir, 'data');
 };
-afterAll(() => { for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('the session secret', () => {
   it('is SESSION_SECRET when set, and nothing is written', () => {
     const DATA_DIR = freshDataDir();
-    expect(resolveSessionSecret({ NODE_ENV: 'production', SESSION_SECRET: 'from-env', DATA_DIR }, 'paste'))
-      .toEqual({ secret: 'from-env', source: 'configured' });
+    expect(resolveSessionSecret({ NODE_ENV: 'production', SESSION_SECRET: 'from-env', DATA_DIR }, 'paste')).toEqual({
+      secret: 'from-env',
+      source: 'configured',
+    });
     expect(() => statSync(sessionSecretFile({ DATA_DIR }, 'paste'))).toThrow(/ENOENT/);
   });
 
   it('outside production without SESSION_SECRET is left to the development value', () => {
-    expect(resolveSessionSecret({ NODE_ENV: 'development', SESSION_SECRET: undefined, DATA_DIR: freshDataDir() }, 'paste'))
-      .toEqual({ secret: undefined, source: 'development' });
+    expect(
+      resolveSessionSecret({ NODE_ENV: 'development', SESSION_SECRET: undefined, DATA_DIR: freshDataDir() }, 'paste'),
+    ).toEqual({ secret: undefined, source: 'development' });
   });
 
   it('in production without SESSION_SECRET is generated once, kept in DATA_DIR/<service>-session-secret with mode 0600, and reused', () => {
@@ -39,7 +49,9 @@ describe('the session secret', () => {
 
     const again = resolveSessionSecret(config, 'license');
     expect(again).toEqual({ secret: first.secret, source: 'stored', file });
-    expect(describeSessionSecret(again)).toBe(`SESSION_SECRET is not set: using the one generated earlier, stored in ${file}`);
+    expect(describeSessionSecret(again)).toBe(
+      `SESSION_SECRET is not set: using the one generated earlier, stored in ${file}`,
+    );
     // Each service has its own.
     const paste = resolveSessionSecret(config, 'paste');
     expect(paste.source).toBe('created');
@@ -71,8 +83,17 @@ describe('the session secret', () => {
     expect(first.source).toBe('created-in-database');
     expect(first.secret).toMatch(/^[A-Za-z0-9_-]{64}$/);
     expect(describeSessionSecret(first)).toContain('stored it in the database');
-    expect(await resolveSessionSecretInDatabase(config, keep)).toEqual({ secret: first.secret, source: 'stored-in-database' });
-    expect(await resolveSessionSecretInDatabase({ ...config, SESSION_SECRET: 'from-env' }, keep)).toEqual({ secret: 'from-env', source: 'configured' });
-    expect(await resolveSessionSecretInDatabase({ NODE_ENV: 'development', SESSION_SECRET: undefined }, keep)).toEqual({ secret: undefined, source: 'development' });
+    expect(await resolveSessionSecretInDatabase(config, keep)).toEqual({
+      secret: first.secret,
+      source: 'stored-in-database',
+    });
+    expect(await resolveSessionSecretInDatabase({ ...config, SESSION_SECRET: 'from-env' }, keep)).toEqual({
+      secret: 'from-env',
+      source: 'configured',
+    });
+    expect(await resolveSessionSecretInDatabase({ NODE_ENV: 'development', SESSION_SECRET: undefined }, keep)).toEqual({
+      secret: undefined,
+      source: 'development',
+    });
   });
 });

@@ -24,7 +24,11 @@ export function batchConcurrency(pool: { options: { max?: number } }, wanted = 2
   return Math.max(1, Math.min(wanted, pool.options.max ?? wanted));
 }
 
-interface Waiting<I, R> { item: I; resolve: (value: R) => void; reject: (error: unknown) => void }
+interface Waiting<I, R> {
+  item: I;
+  resolve: (value: R) => void;
+  reject: (error: unknown) => void;
+}
 
 export function createBatcher<I, R>(options: BatcherOptions<I, R>): (item: I) => Promise<R> {
   const concurrency = options.concurrency ?? 1;
@@ -80,8 +84,9 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): (item: I) =>
     setImmediate(flush);
   };
 
-  return (item: I) => new Promise<R>((resolve, reject) => {
-    queue.push({ item, resolve, reject });
-    schedule();
-  });
+  return (item: I) =>
+    new Promise<R>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      schedule();
+    });
 }

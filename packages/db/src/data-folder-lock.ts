@@ -20,15 +20,24 @@ import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'nod
  * on one machine: a folder on a network share seen by two machines is not protected.
  */
 export class DataFolderInUseError extends Error {
-  constructor(readonly folder: string, readonly pid: number) {
+  constructor(
+    readonly folder: string,
+    readonly pid: number,
+  ) {
     super(`${folder} is in use by process ${pid}`);
     this.name = 'DataFolderInUseError';
   }
 }
 
-interface LockRecord { pid: number; started: string | null; token: string }
+interface LockRecord {
+  pid: number;
+  started: string | null;
+  token: string;
+}
 
-export interface DataFolderLock { release(): void }
+export interface DataFolderLock {
+  release(): void;
+}
 
 /** The start time of a process in clock ticks since boot (Linux), or null where unknown. */
 function startTimeOf(pid: number): string | null {
@@ -54,7 +63,9 @@ function isRunning(pid: number): boolean {
 function readRecord(file: string): LockRecord | undefined {
   try {
     const record = JSON.parse(readFileSync(file, 'utf8')) as Partial<LockRecord>;
-    return typeof record.pid === 'number' ? { pid: record.pid, started: record.started ?? null, token: String(record.token) } : undefined;
+    return typeof record.pid === 'number'
+      ? { pid: record.pid, started: record.started ?? null, token: String(record.token) }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -75,7 +86,11 @@ const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(
  */
 export function lockDataFolder(folder: string, shownAs: string, warn: (message: string) => void): DataFolderLock {
   const file = `${folder}.lock`;
-  const mine: LockRecord = { pid: process.pid, started: startTimeOf(process.pid), token: randomBytes(8).toString('hex') };
+  const mine: LockRecord = {
+    pid: process.pid,
+    started: startTimeOf(process.pid),
+    token: randomBytes(8).toString('hex'),
+  };
   // Written whole under a private name, then linked into place: link fails when the lock
   // exists, so creating is atomic and nobody ever reads a half-written lock.
   const draft = `${file}.${process.pid}.${mine.token}`;
@@ -86,7 +101,9 @@ export function lockDataFolder(folder: string, shownAs: string, warn: (message: 
       try {
         linkSync(draft, file);
         if (staleHolder !== null) {
-          warn(`${shownAs} was locked by process ${staleHolder?.pid ?? 'unknown'}, which is no longer running: took over its lock`);
+          warn(
+            `${shownAs} was locked by process ${staleHolder?.pid ?? 'unknown'}, which is no longer running: took over its lock`,
+          );
         }
         break;
       } catch (error) {
@@ -126,7 +143,9 @@ function takeOver(file: string, stale: LockRecord | undefined): boolean {
     // A guard left by a process that died during its takeover (microseconds) is removed.
     try {
       if (Date.now() - statSync(guard).mtimeMs > 10_000) unlinkSync(guard);
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
     return false;
   }
   try {

@@ -16,7 +16,11 @@
  */
 export type TransientKind = 'rolled-back' | 'not-sent' | 'ambiguous';
 
-interface PgLikeError { code?: unknown; message?: unknown; constraint?: unknown }
+interface PgLikeError {
+  code?: unknown;
+  message?: unknown;
+  constraint?: unknown;
+}
 
 const rolledBackCodes = new Set(['40001', '40P01', '57P01', '57P02', '57P03']);
 const ambiguousCodes = new Set(['08006', '08003', '08000', '08001', '08004', 'ECONNRESET', 'EPIPE']);
@@ -33,10 +37,17 @@ export function transientKind(error: unknown): TransientKind | undefined {
   }
   if (typeof message !== 'string') return undefined;
   // node-postgres's own messages: on connect, and when the socket closes under a query.
-  if (message === 'timeout exceeded when trying to connect' || message === 'Connection terminated due to connection timeout') return 'not-sent';
+  if (
+    message === 'timeout exceeded when trying to connect' ||
+    message === 'Connection terminated due to connection timeout'
+  )
+    return 'not-sent';
   if (/^Connection terminated( unexpectedly)?$/.test(message)) return 'ambiguous';
-  if (message === 'Client has encountered a connection error and is not queryable'
-    || message === 'Client was closed and is not queryable') return 'not-sent';
+  if (
+    message === 'Client has encountered a connection error and is not queryable' ||
+    message === 'Client was closed and is not queryable'
+  )
+    return 'not-sent';
   return undefined;
 }
 

@@ -67,7 +67,9 @@ const command = ({ table, vacuum, analyze }: VacuumAction) => {
 
 /** Vacuums and analyzes every table that autovacuum would; answers what it did. */
 export async function vacuumWhereNeeded(pool: pg.Pool): Promise<VacuumAction[]> {
-  const { rows: [database] } = await pool.query<{ due: boolean }>(wraparoundSql);
+  const {
+    rows: [database],
+  } = await pool.query<{ due: boolean }>(wraparoundSql);
   if (database?.due) {
     // Every table, the system catalogs too: what the database's oldest transaction id waits for.
     await pool.query('VACUUM');
@@ -84,13 +86,24 @@ export interface EmbeddedVacuum {
 }
 
 /** Runs `vacuumWhereNeeded` every `intervalMs`, one run at a time; failures go to `warn`. */
-export function startEmbeddedVacuum(pool: pg.Pool, options: { intervalMs: number; warn: (message: string) => void }): EmbeddedVacuum {
+export function startEmbeddedVacuum(
+  pool: pg.Pool,
+  options: { intervalMs: number; warn: (message: string) => void },
+): EmbeddedVacuum {
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running) return;
     running = vacuumWhereNeeded(pool)
-      .then(() => undefined, (error: unknown) => options.warn(`Embedded database maintenance (vacuum) failed: ${error instanceof Error ? error.message : String(error)}`))
-      .finally(() => { running = undefined; });
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          options.warn(
+            `Embedded database maintenance (vacuum) failed: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+      )
+      .finally(() => {
+        running = undefined;
+      });
   }, options.intervalMs);
   // The checks never keep a process alive that has nothing else to do.
   timer.unref();

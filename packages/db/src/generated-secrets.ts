@@ -21,10 +21,16 @@ export function createGeneratedSecretsTable<Name extends string>(name: Name) {
  * instance then reads that one, so they agree. `created` says whether this call's value won.
  */
 export async function keepGeneratedSecret(
-  pool: Pick<pg.Pool, 'query'>, table: string, name: string, generate: () => string,
+  pool: Pick<pg.Pool, 'query'>,
+  table: string,
+  name: string,
+  generate: () => string,
 ): Promise<{ value: string; created: boolean }> {
   const offered = generate();
-  const inserted = await pool.query(`INSERT INTO "${table}" (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [name, offered]);
+  const inserted = await pool.query(
+    `INSERT INTO "${table}" (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
+    [name, offered],
+  );
   const { rows } = await pool.query<{ value: string }>(`SELECT value FROM "${table}" WHERE name = $1`, [name]);
   const value = rows[0]?.value;
   if (!value) throw new Error(`the generated secret "${name}" could not be stored in ${table}`);

@@ -21,7 +21,8 @@ const isRealTime = (text: string) => {
 /** Encoding and decoding of one list's cursors; `isId` says what an id of that table looks like. */
 export function keysetCursor<Id>(isId: (value: unknown) => value is Id) {
   return {
-    encode: (cursor: KeysetCursor<Id>): string => Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url'),
+    encode: (cursor: KeysetCursor<Id>): string =>
+      Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url'),
 
     /** undefined for anything this service did not hand out. */
     decode: (text: string): KeysetCursor<Id> | undefined => {

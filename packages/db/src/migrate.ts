@@ -38,7 +38,9 @@ export async function runMigrations(db: NodePgDatabase, migrationsFolder: string
     // no transaction is left open to refuse the unlock. A connection that cannot unlock is ended
     // rather than reused: a server releases its locks with it.
     let broken: Error | undefined;
-    await connection.query(`ROLLBACK; ${migrationUnlockSql}`).catch((error: Error) => { broken = error; });
+    await connection.query(`ROLLBACK; ${migrationUnlockSql}`).catch((error: Error) => {
+      broken = error;
+    });
     client?.release(broken);
   }
 }

@@ -88,9 +88,18 @@ function openServer(url: string, max: number, options: OpenDatabaseOptions): Dat
   retryPoolQueries(pool);
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  const reads = createReplicaReads({ primary: pool, replicaUrl: options.replicaUrl, maxConnections: max, log: options.replicaLog });
+  const reads = createReplicaReads({
+    primary: pool,
+    replicaUrl: options.replicaUrl,
+    maxConnections: max,
+    log: options.replicaLog,
+  });
   return {
-    pool, db: drizzle(pool), mode: 'server', url, reads,
+    pool,
+    db: drizzle(pool),
+    mode: 'server',
+    url,
+    reads,
     async close() {
       await reads.close();
       await pool.end();
@@ -134,8 +143,12 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   // planned as being run. PostgreSQL's default would keep planning such a statement each time
   // (its generic estimate for an array's rows looks worse). A generic plan made on a small table
   // is replaced when the maintenance analyzes the table (embedded-vacuum.ts).
-  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool waits for onConnect's promise before handing out the client; @types/pg says void.
-  const pool = new pg.Pool({ connectionString: url, max: 1, onConnect: (client) => client.query('DEALLOCATE ALL; SET plan_cache_mode = force_generic_plan') });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 1,
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool waits for onConnect's promise before handing out the client; @types/pg says void.
+    onConnect: (client) => client.query('DEALLOCATE ALL; SET plan_cache_mode = force_generic_plan'),
+  });
   retryPoolQueries(pool);
   pool.on('error', () => {});
   const vacuum = startEmbeddedVacuum(pool, { intervalMs: options.vacuumIntervalMs ?? 10_000, warn });
@@ -175,7 +188,11 @@ interface PrivateSocket {
 
 function privateSocket(): PrivateSocket {
   if (process.platform === 'win32') {
-    return { listen: { host: '127.0.0.1', port: 0 }, urlFor: (address) => `postgresql://postgres@${address}/postgres`, remove() {} };
+    return {
+      listen: { host: '127.0.0.1', port: 0 },
+      urlFor: (address) => `postgresql://postgres@${address}/postgres`,
+      remove() {},
+    };
   }
   const folder = mkdtempSync(path.join(tmpdir(), 'pglite-'));
   return {
@@ -212,20 +229,27 @@ async function serveOnThisThread(pglite: PGlite, socket: PrivateSocket): Promise
  */
 async function serveInWorker(options: OpenDatabaseOptions, socket: PrivateSocket): Promise<EmbeddedServer> {
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
-    workerData: { dataDir: options.dataDir ? path.resolve(options.dataDir) : undefined, dumpFile: options.dumpFile, wasmModules: options.wasmModules, maxConnections: socketConnections, listen: socket.listen },
+    workerData: {
+      dataDir: options.dataDir ? path.resolve(options.dataDir) : undefined,
+      dumpFile: options.dumpFile,
+      wasmModules: options.wasmModules,
+      maxConnections: socketConnections,
+      listen: socket.listen,
+    },
   });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   type WorkerMessage = { ready?: string; failed?: string; closed?: boolean };
-  const next = () => new Promise<WorkerMessage>((resolve, reject) => {
-    const onExit = (code: number) => reject(new Error(`the embedded database's thread stopped (exit code ${code})`));
-    worker.once('error', reject);
-    worker.once('exit', onExit);
-    worker.once('message', (message: WorkerMessage) => {
-      worker.off('error', reject);
-      worker.off('exit', onExit);
-      resolve(message);
+  const next = () =>
+    new Promise<WorkerMessage>((resolve, reject) => {
+      const onExit = (code: number) => reject(new Error(`the embedded database's thread stopped (exit code ${code})`));
+      worker.once('error', reject);
+      worker.once('exit', onExit);
+      worker.once('message', (message: WorkerMessage) => {
+        worker.off('error', reject);
+        worker.off('exit', onExit);
+        resolve(message);
+      });
     });
-  });
   const started = await next();
   if (!started.ready) {
     await worker.terminate();
@@ -240,7 +264,8 @@ async function serveInWorker(options: OpenDatabaseOptions, socket: PrivateSocket
         worker.postMessage('close');
         const answer = await closed.catch((error: unknown) => ({ failed: String(error) }));
         await exited;
-        if ('failed' in answer && answer.failed) throw new Error(`The embedded database did not close cleanly: ${answer.failed}`);
+        if ('failed' in answer && answer.failed)
+          throw new Error(`The embedded database did not close cleanly: ${answer.failed}`);
       })();
       return closing;
     },

@@ -50,7 +50,9 @@ export function createReplicaReads(options: ReplicaReadsOptions): ReplicaReads {
   const { primary } = options;
   const maxLagMs = options.maxLagMs ?? REPLICA_MAX_LAG_MS;
   const log = options.log ?? ((message: string) => console.warn(message));
-  const replica = options.replicaUrl ? new pg.Pool({ connectionString: options.replicaUrl, max: options.maxConnections ?? 10 }) : undefined;
+  const replica = options.replicaUrl
+    ? new pg.Pool({ connectionString: options.replicaUrl, max: options.maxConnections ?? 10 })
+    : undefined;
   replica?.on('error', () => {});
   // Until the first check answers, reads stay on the primary.
   let healthy = false;
@@ -58,8 +60,15 @@ export function createReplicaReads(options: ReplicaReadsOptions): ReplicaReads {
   let served = 0;
 
   const setState = (ok: boolean, reason?: string) => {
-    if (ok && !healthy) log(bypassReason === undefined ? 'read replica in use for lists, pages, statistics and exports' : 'read replica back in use', 'info');
-    if (!ok && (healthy || bypassReason === undefined)) log(`read replica bypassed, reads go to the primary: ${reason}`, 'warn');
+    if (ok && !healthy)
+      log(
+        bypassReason === undefined
+          ? 'read replica in use for lists, pages, statistics and exports'
+          : 'read replica back in use',
+        'info',
+      );
+    if (!ok && (healthy || bypassReason === undefined))
+      log(`read replica bypassed, reads go to the primary: ${reason}`, 'warn');
     healthy = ok;
     bypassReason = ok ? '' : reason;
   };
@@ -70,13 +79,18 @@ export function createReplicaReads(options: ReplicaReadsOptions): ReplicaReads {
       const { rows } = await replica.query<{ standby: boolean; lag_ms: number }>(lagSql);
       const row = rows[0]!;
       if (!row.standby) setState(false, 'the replica URL points to a server that is not in recovery (not a replica)');
-      else if (row.lag_ms > maxLagMs) setState(false, `it is ${Math.round(row.lag_ms / 1000)} s behind (more than ${maxLagMs / 1000} s)`);
+      else if (row.lag_ms > maxLagMs)
+        setState(false, `it is ${Math.round(row.lag_ms / 1000)} s behind (more than ${maxLagMs / 1000} s)`);
       else setState(true);
     } catch (error) {
       setState(false, `it does not answer (${(error as Error).message})`);
     }
   };
-  const timer = replica ? setInterval(() => { void check(); }, options.checkEveryMs ?? 2_000) : undefined;
+  const timer = replica
+    ? setInterval(() => {
+        void check();
+      }, options.checkEveryMs ?? 2_000)
+    : undefined;
   timer?.unref();
   const first = check();
 
@@ -102,7 +116,10 @@ export function createReplicaReads(options: ReplicaReadsOptions): ReplicaReads {
     onPrimary: (work) => primaryOnly.run(true, work),
     usingReplica: useReplica,
     replicaReads: () => served,
-    check: async () => { await first; await check(); },
+    check: async () => {
+      await first;
+      await check();
+    },
     async close() {
       if (timer) clearInterval(timer);
       await first;

@@ -25,9 +25,11 @@ export async function retryTransient<T>(work: () => Promise<T>, options: { repea
 export const retryPause = () => new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
 
 const leadingComments = /^(?:\s+|--[^\n]*\n?|\/\*[\s\S]*?\*\/)*/;
-const writes = /\b(?:INSERT|UPDATE|DELETE|MERGE|TRUNCATE|CREATE|DROP|ALTER|GRANT|NOTIFY|LISTEN|LOCK|SET|CALL|COPY|DO|nextval|setval|pg_notify|pg_advisory\w*)\b/i;
+const writes =
+  /\b(?:INSERT|UPDATE|DELETE|MERGE|TRUNCATE|CREATE|DROP|ALTER|GRANT|NOTIFY|LISTEN|LOCK|SET|CALL|COPY|DO|nextval|setval|pg_notify|pg_advisory\w*)\b/i;
 // A set-returning function in FROM may write (license_validate_batch does); these ones only read.
-const functionInFrom = /\b(?:FROM|JOIN)\s+(?:LATERAL\s+)?(?!unnest\s*\(|generate_series\s*\(|jsonb?_\w+\s*\()[\w".]+\s*\(/i;
+const functionInFrom =
+  /\b(?:FROM|JOIN)\s+(?:LATERAL\s+)?(?!unnest\s*\(|generate_series\s*\(|jsonb?_\w+\s*\()[\w".]+\s*\(/i;
 
 /**
  * Whether one statement only reads: a single SELECT, SHOW, VALUES or WITH ... SELECT that names

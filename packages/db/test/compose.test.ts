@@ -6,13 +6,18 @@ import { parse } from 'yaml';
 // No Docker engine runs where the tests run: this reads docker-compose.yml as Compose does
 // (YAML with the `<<` merge key) and checks what decides when the services start.
 interface ComposeFile {
-  services: Record<string, {
-    healthcheck?: { test?: string[] | string };
-    depends_on?: Record<string, { condition?: string }> | string[];
-  }>;
+  services: Record<
+    string,
+    {
+      healthcheck?: { test?: string[] | string };
+      depends_on?: Record<string, { condition?: string }> | string[];
+    }
+  >;
 }
 
-const compose = parse(readFileSync(path.resolve(import.meta.dirname, '../../../docker-compose.yml'), 'utf8'), { merge: true }) as ComposeFile;
+const compose = parse(readFileSync(path.resolve(import.meta.dirname, '../../../docker-compose.yml'), 'utf8'), {
+  merge: true,
+}) as ComposeFile;
 
 describe('docker-compose.yml', () => {
   it("checks PostgreSQL's health over TCP (-h 127.0.0.1), not the socket its first initialisation listens on", () => {

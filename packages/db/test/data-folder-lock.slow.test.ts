@@ -17,18 +17,29 @@ afterAll(() => {
   rmSync(workspace, { recursive: true, force: true });
 });
 
-interface Started { child: ChildProcess; pid: number; notes?: string[]; exitCode?: number | null; stderr: string }
+interface Started {
+  child: ChildProcess;
+  pid: number;
+  notes?: string[];
+  exitCode?: number | null;
+  stderr: string;
+}
 
 /**
  * Starts a real node process (tsx) on `data/paste` under the workspace. Resolves when it holds
  * the folder (its first line of output) or when it exits.
  */
 function start(note: string): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', tsxLoader, holder, 'data/paste', note], { cwd: workspace, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', tsxLoader, holder, 'data/paste', note], {
+    cwd: workspace,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   running.push(child);
   let stdout = '';
   let stderr = '';
-  child.stderr.on('data', (chunk) => { stderr += chunk; });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
@@ -37,15 +48,25 @@ function start(note: string): Promise<Started> {
         resolve({ child, pid: line.pid, notes: line.notes, stderr });
       }
     });
-    child.on('exit', (exitCode) => resolve({ child, pid: child.pid!, exitCode, get stderr() { return stderr; } }));
+    child.on('exit', (exitCode) =>
+      resolve({
+        child,
+        pid: child.pid!,
+        exitCode,
+        get stderr() {
+          return stderr;
+        },
+      }),
+    );
     child.on('error', reject);
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => {
-  if (child.exitCode !== null || child.signalCode !== null) resolve();
-  else child.once('exit', () => resolve());
-});
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
 
 describe('one process per embedded data folder', () => {
   it('when a second process starts on a folder in use it exits 1 naming the holder; after the holder is killed a third takes over and sees its data', async () => {
@@ -62,7 +83,9 @@ describe('one process per embedded data folder', () => {
 
     const third = await start('written by the third');
     expect(third.notes).toEqual(['written by the first', 'written by the third']);
-    expect(third.stderr).toContain(`data/paste was locked by process ${first.pid}, which is no longer running: took over its lock`);
+    expect(third.stderr).toContain(
+      `data/paste was locked by process ${first.pid}, which is no longer running: took over its lock`,
+    );
 
     // A clean close releases the lock: the next process starts without a warning.
     third.child.stdin!.end();
@@ -78,7 +101,9 @@ describe('one process per embedded data folder', () => {
     const warnings: string[] = [];
     const database = await openDatabase({ dataDir: folder, warn: (message) => warnings.push(message) });
     try {
-      expect(warnings).toEqual([`${path.normalize(folder)} was locked by process ${process.ppid}, which is no longer running: took over its lock`]);
+      expect(warnings).toEqual([
+        `${path.normalize(folder)} was locked by process ${process.ppid}, which is no longer running: took over its lock`,
+      ]);
       // Within one process too, a second open of the same folder is refused.
       const second = openDatabase({ dataDir: folder });
       await expect(second).rejects.toBeInstanceOf(DataFolderInUseError);

@@ -27,24 +27,29 @@ describe(`test databases (${testDatabaseBackend()})`, () => {
   });
 
   it('keeps concurrent increments exact', async () => {
-    await Promise.all(Array.from({ length: 50 }, () =>
-      second.pool.query("UPDATE counters SET value = value + 1 WHERE name = 'views'")));
+    await Promise.all(
+      Array.from({ length: 50 }, () => second.pool.query("UPDATE counters SET value = value + 1 WHERE name = 'views'")),
+    );
     const { rows } = await second.pool.query('SELECT value FROM counters');
     expect(rows[0].value).toBe(50);
   });
 
   it('rolls a failed transaction back whole', async () => {
-    await expect(withTransaction(first.pool, async (client) => {
-      await client.query("UPDATE counters SET value = 99 WHERE name = 'views'");
-      throw new Error('boom');
-    })).rejects.toThrow('boom');
+    await expect(
+      withTransaction(first.pool, async (client) => {
+        await client.query("UPDATE counters SET value = 99 WHERE name = 'views'");
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     const { rows } = await first.pool.query('SELECT value FROM counters');
     expect(rows[0].value).toBe(5);
   });
 
   it('keeps answering after failed queries (a duplicate key, a missing table)', async () => {
     for (let attempt = 0; attempt < 3; attempt++) {
-      await expect(first.pool.query("INSERT INTO counters (name) VALUES ($1)", ['views'])).rejects.toThrow(/duplicate key/);
+      await expect(first.pool.query('INSERT INTO counters (name) VALUES ($1)', ['views'])).rejects.toThrow(
+        /duplicate key/,
+      );
       await expect(first.pool.query('SELECT * FROM missing WHERE a = $1', [1])).rejects.toThrow(/does not exist/);
       const { rows } = await first.pool.query('SELECT count(*) AS n FROM counters WHERE name = $1', ['views']);
       expect(rows[0].n).toBe(1);
@@ -52,7 +57,12 @@ describe(`test databases (${testDatabaseBackend()})`, () => {
   });
 
   it('keeps named prepared statements working after a failed one (a parameter the server refuses)', async () => {
-    const named = (value: string) => first.pool.query({ name: 'counter-by-name', text: 'SELECT value FROM counters WHERE name = $1', values: [value] });
+    const named = (value: string) =>
+      first.pool.query({
+        name: 'counter-by-name',
+        text: 'SELECT value FROM counters WHERE name = $1',
+        values: [value],
+      });
     expect((await named('views')).rows).toHaveLength(1);
     for (let attempt = 0; attempt < 3; attempt++) {
       // PostgreSQL text cannot hold NUL: the server refuses the parameter after the statement was prepared.

@@ -21,19 +21,25 @@ describe('embedded database maintenance (autovacuum stand-in)', () => {
     await database!.pool.query('SELECT pg_stat_force_next_flush()');
     await database!.pool.query('SELECT 1');
   };
-  const tableStats = async (table: string) => (await flushStats(), await database!.pool.query<{ dead: number; vacuumed: boolean; analyzed: boolean }>(
-    `SELECT n_dead_tup AS dead, (last_vacuum IS NOT NULL) AS vacuumed, (last_analyze IS NOT NULL) AS analyzed
-       FROM pg_stat_user_tables WHERE relname = $1`, [table])).rows[0];
+  const tableStats = async (table: string) =>
+    (await flushStats(),
+    await database!.pool.query<{ dead: number; vacuumed: boolean; analyzed: boolean }>(
+      `SELECT n_dead_tup AS dead, (last_vacuum IS NOT NULL) AS vacuumed, (last_analyze IS NOT NULL) AS analyzed
+       FROM pg_stat_user_tables WHERE relname = $1`,
+      [table],
+    )).rows[0];
   /** A one-row counter table (`n` starts at 0), with the storage parameters given. */
   const counterTable = async (table: string, storage = '') => {
-    await database!.pool.query(`CREATE TABLE ${table} (id int PRIMARY KEY, n int NOT NULL)${storage ? ` WITH (${storage})` : ''}`);
+    await database!.pool.query(
+      `CREATE TABLE ${table} (id int PRIMARY KEY, n int NOT NULL)${storage ? ` WITH (${storage})` : ''}`,
+    );
     await database!.pool.query(`INSERT INTO ${table} VALUES (1, 0)`);
   };
   const updateRepeatedly = async (table: string, times: number) => {
     for (let i = 0; i < times; i++) await database!.pool.query(`UPDATE ${table} SET n = n + 1 WHERE id = 1`);
   };
 
-  it('vacuums and analyzes a table once its dead rows pass autovacuum\'s threshold, and only then', async () => {
+  it("vacuums and analyzes a table once its dead rows pass autovacuum's threshold, and only then", async () => {
     const pool = await open();
     await counterTable('hits');
     // Autovacuum's defaults: 50 dead rows + 20% of the table; 50 changed rows + 10% for an analyze.
@@ -50,7 +56,7 @@ describe('embedded database maintenance (autovacuum stand-in)', () => {
     expect(await vacuumWhereNeeded(pool)).toEqual([]);
   });
 
-  it('follows a table\'s own autovacuum settings', async () => {
+  it("follows a table's own autovacuum settings", async () => {
     const pool = await open();
     await counterTable('counters', 'autovacuum_vacuum_threshold = 1000, autovacuum_analyze_threshold = 1000');
     await updateRepeatedly('counters', 200);
@@ -67,7 +73,9 @@ describe('embedded database maintenance (autovacuum stand-in)', () => {
     // 500 changed rows pass the analyze threshold (50); the insert threshold (1,000) is not reached.
     expect(await vacuumWhereNeeded(pool)).toEqual([{ table: 'public.records', vacuum: false, analyze: true }]);
     expect(await tableStats('records')).toMatchObject({ vacuumed: false, analyzed: true });
-    const { rows } = await pool.query<{ reltuples: number }>("SELECT reltuples FROM pg_class WHERE relname = 'records'");
+    const { rows } = await pool.query<{ reltuples: number }>(
+      "SELECT reltuples FROM pg_class WHERE relname = 'records'",
+    );
     expect(rows[0]!.reltuples).toBe(500);
   });
 
@@ -76,17 +84,26 @@ describe('embedded database maintenance (autovacuum stand-in)', () => {
     await pool.query('CREATE TABLE items (id int PRIMARY KEY, slug text UNIQUE NOT NULL)');
     await pool.query("INSERT INTO items VALUES (1, 'a'), (2, 'b')");
     // The shape of the paste views' batch: rows looked up by an array of keys.
-    const byName = { name: 'items-by-slugs', text: 'SELECT id FROM items JOIN unnest($1::text[]) AS u(slug) USING (slug)', values: [['a']] };
+    const byName = {
+      name: 'items-by-slugs',
+      text: 'SELECT id FROM items JOIN unnest($1::text[]) AS u(slug) USING (slug)',
+      values: [['a']],
+    };
     expect((await pool.query(byName)).rows).toEqual([{ id: 1 }]);
     // PGlite has one session: EXPLAIN EXECUTE sees the pool client's prepared statement.
-    const plan = async () => (await pool.query(`EXPLAIN EXECUTE "items-by-slugs"('{a}')`)).rows.map((row) => row['QUERY PLAN']).join('\n');
-    expect(await pool.query('SHOW plan_cache_mode')).toMatchObject({ rows: [{ plan_cache_mode: 'force_generic_plan' }] });
+    const plan = async () =>
+      (await pool.query(`EXPLAIN EXECUTE "items-by-slugs"('{a}')`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+    expect(await pool.query('SHOW plan_cache_mode')).toMatchObject({
+      rows: [{ plan_cache_mode: 'force_generic_plan' }],
+    });
     // Planned on a two-row table: reading it whole is cheapest.
     expect(await plan()).toContain('Seq Scan on items');
 
     await pool.query("INSERT INTO items SELECT i, 's' || i FROM generate_series(3, 20000) AS i");
     await flushStats();
-    expect(await vacuumWhereNeeded(pool)).toContainEqual(expect.objectContaining({ table: 'public.items', analyze: true }));
+    expect(await vacuumWhereNeeded(pool)).toContainEqual(
+      expect.objectContaining({ table: 'public.items', analyze: true }),
+    );
     expect(await plan()).toMatch(/Index (Only )?Scan using items_slug_key on items/);
     expect((await pool.query(byName)).rows).toEqual([{ id: 1 }]);
   });
@@ -96,7 +113,8 @@ describe('embedded database maintenance (autovacuum stand-in)', () => {
     await counterTable('hits');
     await updateRepeatedly('hits', 100);
     const deadline = Date.now() + 10_000;
-    while (!(await tableStats('hits'))!.vacuumed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!(await tableStats('hits'))!.vacuumed && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await tableStats('hits')).toMatchObject({ dead: 0, vacuumed: true });
     // Closing waits for a check under way; nothing runs against the closed pool afterwards.
     await database!.close();

@@ -9,13 +9,23 @@ import path from 'node:path';
 // A service's generated session secret on a database server: made once, whoever starts first.
 const folder = mkdtempSync(path.join(os.tmpdir(), 'generated-secrets-'));
 mkdirSync(path.join(folder, 'meta'));
-writeFileSync(path.join(folder, '0000_secrets.sql'), 'CREATE TABLE "demo_generated_secrets" ("name" text PRIMARY KEY, "value" text NOT NULL, "created_at" timestamptz NOT NULL DEFAULT now());');
-writeFileSync(path.join(folder, 'meta/_journal.json'), JSON.stringify({
-  version: '7', dialect: 'postgresql', entries: [{ idx: 0, version: '7', when: 1763776800000, tag: '0000_secrets', breakpoints: true }],
-}));
+writeFileSync(
+  path.join(folder, '0000_secrets.sql'),
+  'CREATE TABLE "demo_generated_secrets" ("name" text PRIMARY KEY, "value" text NOT NULL, "created_at" timestamptz NOT NULL DEFAULT now());',
+);
+writeFileSync(
+  path.join(folder, 'meta/_journal.json'),
+  JSON.stringify({
+    version: '7',
+    dialect: 'postgresql',
+    entries: [{ idx: 0, version: '7', when: 1763776800000, tag: '0000_secrets', breakpoints: true }],
+  }),
+);
 
 let database: Database;
-beforeAll(async () => { database = await createTestDatabase(folder); });
+beforeAll(async () => {
+  database = await createTestDatabase(folder);
+});
 afterAll(async () => {
   await database?.close();
   rmSync(folder, { recursive: true, force: true });
@@ -24,15 +34,25 @@ afterAll(async () => {
 describe(`a generated secret kept in the database (${testDatabaseBackend()})`, () => {
   it('when eight instances start at once, one secret is stored and all of them use it', async () => {
     // Separate pools on a server, as separate processes would be; the embedded database has one connection.
-    const pools = database.mode === 'server'
-      ? Array.from({ length: 8 }, () => new pg.Pool({ connectionString: database.url, max: 1 }))
-      : Array.from({ length: 8 }, () => database.pool);
+    const pools =
+      database.mode === 'server'
+        ? Array.from({ length: 8 }, () => new pg.Pool({ connectionString: database.url, max: 1 }))
+        : Array.from({ length: 8 }, () => database.pool);
     try {
       let made = 0;
-      const answers = await Promise.all(pools.map((pool) => keepGeneratedSecret(pool, 'demo_generated_secrets', 'session-secret', () => `secret-${++made}`)));
+      const answers = await Promise.all(
+        pools.map((pool) =>
+          keepGeneratedSecret(pool, 'demo_generated_secrets', 'session-secret', () => `secret-${++made}`),
+        ),
+      );
       expect(new Set(answers.map((answer) => answer.value)).size).toBe(1);
       expect(answers.filter((answer) => answer.created)).toHaveLength(1);
-      const again = await keepGeneratedSecret(database.pool, 'demo_generated_secrets', 'session-secret', () => 'a later one');
+      const again = await keepGeneratedSecret(
+        database.pool,
+        'demo_generated_secrets',
+        'session-secret',
+        () => 'a later one',
+      );
       expect(again).toEqual({ value: answers[0]!.value, created: false });
     } finally {
       if (database.mode === 'server') await Promise.all(pools.map((pool) => pool.end()));

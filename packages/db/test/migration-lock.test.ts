@@ -16,16 +16,25 @@ function migrationsWith(name: string, sql?: string): string {
   const folder = path.join(folders, name);
   mkdirSync(path.join(folder, 'meta'), { recursive: true });
   if (sql !== undefined) writeFileSync(path.join(folder, '0000_only.sql'), sql);
-  writeFileSync(path.join(folder, 'meta/_journal.json'), JSON.stringify({
-    version: '7', dialect: 'postgresql', entries: sql === undefined ? [] : [{ idx: 0, version: '7', when: 1763776800000, tag: '0000_only', breakpoints: true }],
-  }));
+  writeFileSync(
+    path.join(folder, 'meta/_journal.json'),
+    JSON.stringify({
+      version: '7',
+      dialect: 'postgresql',
+      entries:
+        sql === undefined ? [] : [{ idx: 0, version: '7', when: 1763776800000, tag: '0000_only', breakpoints: true }],
+    }),
+  );
   return folder;
 }
 
 const none = migrationsWith('none');
 
 const good = migrationsWith('good', 'CREATE TABLE "notes" ("id" integer PRIMARY KEY);');
-const failing = migrationsWith('failing', 'CREATE TABLE "doomed" ("id" integer PRIMARY KEY);\n--> statement-breakpoint\nSELECT 1 / 0;');
+const failing = migrationsWith(
+  'failing',
+  'CREATE TABLE "doomed" ("id" integer PRIMARY KEY);\n--> statement-breakpoint\nSELECT 1 / 0;',
+);
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 
@@ -59,7 +68,11 @@ async function emptyDatabase(): Promise<{ open(): Promise<Database>; url?: strin
 }
 
 const heldAdvisoryLocks = async (database: Database) =>
-  (await database.pool.query<{ granted: boolean }>("SELECT granted FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows;
+  (
+    await database.pool.query<{ granted: boolean }>(
+      "SELECT granted FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    )
+  ).rows;
 
 describe(`migrations under an advisory lock (${testDatabaseBackend()})`, () => {
   it('a failed migration is rolled back, lets the lock go, and the next migration runs', async () => {
@@ -68,7 +81,9 @@ describe(`migrations under an advisory lock (${testDatabaseBackend()})`, () => {
       const database = await empty.open();
       await expect(runMigrations(database.db, failing, 'test')).rejects.toThrow(/SELECT 1 \/ 0/);
       expect(await heldAdvisoryLocks(database)).toEqual([]);
-      expect((await database.pool.query("SELECT to_regclass('public.doomed') AS doomed")).rows).toEqual([{ doomed: null }]);
+      expect((await database.pool.query("SELECT to_regclass('public.doomed') AS doomed")).rows).toEqual([
+        { doomed: null },
+      ]);
 
       await runMigrations(database.db, good, 'test');
       expect(await heldAdvisoryLocks(database)).toEqual([]);
@@ -88,7 +103,9 @@ describe(`migrations under an advisory lock (${testDatabaseBackend()})`, () => {
       // Another migration holds the lock (the same key runMigrations takes).
       await other.query("SELECT pg_advisory_lock(hashtext('paste-and-license migrations'))");
       let finished = false;
-      const migrating = runMigrations(database.db, good, 'test').then(() => { finished = true; });
+      const migrating = runMigrations(database.db, good, 'test').then(() => {
+        finished = true;
+      });
       // Wait until the migration is seen waiting on the lock, then check it did nothing yet.
       for (let attempt = 0; attempt < 200; attempt++) {
         if ((await heldAdvisoryLocks(observer)).some((lock) => !lock.granted)) break;
@@ -96,7 +113,9 @@ describe(`migrations under an advisory lock (${testDatabaseBackend()})`, () => {
       }
       expect((await heldAdvisoryLocks(observer)).map((lock) => lock.granted).sort()).toEqual([false, true]);
       expect(finished).toBe(false);
-      expect((await observer.pool.query("SELECT to_regclass('public.__migrations_test') AS history")).rows).toEqual([{ history: null }]);
+      expect((await observer.pool.query("SELECT to_regclass('public.__migrations_test') AS history")).rows).toEqual([
+        { history: null },
+      ]);
 
       await other.query("SELECT pg_advisory_unlock(hashtext('paste-and-license migrations'))");
       await migrating;

@@ -1,7 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplicaReads, type ReplicaReads } from '../src/index.js';
-import { NO_POSTGRES_BINARIES, postgresBinaries, startStreamingPair, type StreamingPair } from '../src/testing/index.js';
+import {
+  NO_POSTGRES_BINARIES,
+  postgresBinaries,
+  startStreamingPair,
+  type StreamingPair,
+} from '../src/testing/index.js';
 
 // Against a real streaming replica made by the test (initdb, pg_basebackup -R, pg_ctl) with the
 // system's PostgreSQL binaries; skipped, with a line saying why, where there are none.
@@ -18,7 +23,13 @@ describe.skipIf(!bin)('reads from a streaming replica', () => {
   const opened: ReplicaReads[] = [];
   const readsWith = (options: { maxLagMs?: number } = {}) => {
     const logged: string[] = [];
-    const reads = createReplicaReads({ primary, replicaUrl: pair.replicaUrl, checkEveryMs: 60_000, log: (message) => logged.push(message), ...options });
+    const reads = createReplicaReads({
+      primary,
+      replicaUrl: pair.replicaUrl,
+      checkEveryMs: 60_000,
+      log: (message) => logged.push(message),
+      ...options,
+    });
     opened.push(reads);
     return { reads, logged };
   };
@@ -43,9 +54,16 @@ describe.skipIf(!bin)('reads from a streaming replica', () => {
     await reads.check();
     expect(reads.usingReplica()).toBe(true);
     expect(await inRecovery(reads)).toBe(true);
-    expect(await reads.onPrimary(async () => { await Promise.resolve(); return inRecovery(reads); })).toBe(false);
+    expect(
+      await reads.onPrimary(async () => {
+        await Promise.resolve();
+        return inRecovery(reads);
+      }),
+    ).toBe(false);
     expect(reads.replicaReads()).toBe(1);
-    await expect.poll(async () => (await reads.query<{ n: number }>('SELECT count(*)::int AS n FROM notes')).rows[0]!.n).toBe(1);
+    await expect
+      .poll(async () => (await reads.query<{ n: number }>('SELECT count(*)::int AS n FROM notes')).rows[0]!.n)
+      .toBe(1);
     expect(logged).toEqual(['read replica in use for lists, pages, statistics and exports']);
   });
 
@@ -58,15 +76,33 @@ describe.skipIf(!bin)('reads from a streaming replica', () => {
       await primary.query("INSERT INTO notes (body) VALUES ('written while the replica waits')");
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       await primary.query("INSERT INTO notes (body) VALUES ('and another')");
-      await expect.poll(async () => { await reads.check(); return reads.usingReplica(); }, { timeout: 10_000, interval: 200 }).toBe(false);
+      await expect
+        .poll(
+          async () => {
+            await reads.check();
+            return reads.usingReplica();
+          },
+          { timeout: 10_000, interval: 200 },
+        )
+        .toBe(false);
       await reads.check();
       expect(await inRecovery(reads)).toBe(false);
       expect(logged.filter((line) => line.startsWith('read replica bypassed'))).toHaveLength(1);
-      expect(logged.at(-1)).toMatch(/^read replica bypassed, reads go to the primary: it is \d+ s behind \(more than 1 s\)$/);
+      expect(logged.at(-1)).toMatch(
+        /^read replica bypassed, reads go to the primary: it is \d+ s behind \(more than 1 s\)$/,
+      );
     } finally {
       await replicaAdmin.query('SELECT pg_wal_replay_resume()');
     }
-    await expect.poll(async () => { await reads.check(); return reads.usingReplica(); }, { timeout: 10_000, interval: 200 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          await reads.check();
+          return reads.usingReplica();
+        },
+        { timeout: 10_000, interval: 200 },
+      )
+      .toBe(true);
     expect(logged.at(-1)).toBe('read replica back in use');
   });
 
@@ -88,7 +124,15 @@ describe.skipIf(!bin)('reads from a streaming replica', () => {
       await pair.startReplica();
       replicaAdmin = new pg.Pool({ connectionString: pair.replicaUrl, max: 1 });
     }
-    await expect.poll(async () => { await reads.check(); return reads.usingReplica(); }, { timeout: 20_000, interval: 300 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          await reads.check();
+          return reads.usingReplica();
+        },
+        { timeout: 20_000, interval: 300 },
+      )
+      .toBe(true);
     expect(await inRecovery(reads)).toBe(true);
   });
 });

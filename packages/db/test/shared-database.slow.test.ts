@@ -13,11 +13,16 @@ import { createTestDatabase, testDatabaseBackend } from '../src/testing/index.js
 const root = path.resolve(import.meta.dirname, '../../..');
 const services = {
   paste: { migrations: path.join(root, 'apps/paste/drizzle'), other: 'license', namespaces: ['paste'] },
-  license: { migrations: path.join(root, 'apps/license/drizzle'), other: 'paste', namespaces: ['license', 'notification-channels'] },
+  license: {
+    migrations: path.join(root, 'apps/license/drizzle'),
+    other: 'paste',
+    namespaces: ['license', 'notification-channels'],
+  },
 } as const;
 type Service = keyof typeof services;
 
-const migrationCount = (folder: string) => (JSON.parse(readFileSync(path.join(folder, 'meta/_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+const migrationCount = (folder: string) =>
+  (JSON.parse(readFileSync(path.join(folder, 'meta/_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
 
 /** Each service's migrations as they were before its tables were its own (the old schema). */
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'shared-database-'));
@@ -49,7 +54,10 @@ async function emptyDatabase(): Promise<SharedDatabase> {
   if (!serverUrl) {
     const empty = path.join(scratch, 'empty');
     cpSync(path.join(old.paste, 'meta'), path.join(empty, 'meta'), { recursive: true });
-    writeFileSync(path.join(empty, 'meta/_journal.json'), JSON.stringify({ version: '7', dialect: 'postgresql', entries: [] }));
+    writeFileSync(
+      path.join(empty, 'meta/_journal.json'),
+      JSON.stringify({ version: '7', dialect: 'postgresql', entries: [] }),
+    );
     const database = await createTestDatabase(empty);
     return { paste: database, license: database, drop: () => database.close() };
   }
@@ -81,19 +89,28 @@ async function tablesOf(database: Database): Promise<string[]> {
   const { rows } = await database.pool.query<{ name: string }>(
     `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'
        AND tablename IN ('session', 'settings', 'paste_session', 'paste_settings', 'license_session', 'license_settings')
-     ORDER BY tablename`);
+     ORDER BY tablename`,
+  );
   return rows.map((row) => row.name);
 }
 
 async function appliedMigrations(database: Database, service: Service): Promise<number> {
-  const { rows } = await database.pool.query<{ count: number }>(`SELECT count(*) AS count FROM "__migrations_${service}"`);
+  const { rows } = await database.pool.query<{ count: number }>(
+    `SELECT count(*) AS count FROM "__migrations_${service}"`,
+  );
   return rows[0]!.count;
 }
 
 const expire = new Date(Date.now() + 3_600_000).toISOString();
 const oldSessions = [
-  { sid: 'paste-owner-session', sess: { cookie: { path: '/' }, passport: { user: { id: 'owner', username: 'owner' } } } },
-  { sid: 'license-admin-session', sess: { cookie: { path: '/' }, passport: { user: { id: 'admin', username: 'admin' } } } },
+  {
+    sid: 'paste-owner-session',
+    sess: { cookie: { path: '/' }, passport: { user: { id: 'owner', username: 'owner' } } },
+  },
+  {
+    sid: 'license-admin-session',
+    sess: { cookie: { path: '/' }, passport: { user: { id: 'admin', username: 'admin' } } },
+  },
 ];
 const oldSettings = [
   { namespace: 'paste', value: { siteName: 'My Pastes', maxPasteSize: 2 }, version: 4 },
@@ -106,86 +123,132 @@ async function migratedByTheOldSchema(database: SharedDatabase, using: Service[]
   for (const service of using) await runMigrations(database[service].db, old[service], service);
   const pool = database[using[0]!].pool;
   for (const { sid, sess } of oldSessions) {
-    await pool.query('INSERT INTO "session" (sid, sess, expire) VALUES ($1, $2, $3)', [sid, JSON.stringify(sess), expire]);
+    await pool.query('INSERT INTO "session" (sid, sess, expire) VALUES ($1, $2, $3)', [
+      sid,
+      JSON.stringify(sess),
+      expire,
+    ]);
   }
   for (const { namespace, value, version } of oldSettings) {
-    await pool.query('INSERT INTO "settings" (namespace, value, version) VALUES ($1, $2, $3)', [namespace, JSON.stringify(value), version]);
+    await pool.query('INSERT INTO "settings" (namespace, value, version) VALUES ($1, $2, $3)', [
+      namespace,
+      JSON.stringify(value),
+      version,
+    ]);
   }
 }
 
 async function sessionsIn(database: Database, table: string) {
-  const { rows } = await database.pool.query<{ sid: string; sess: unknown; expire: Date }>(`SELECT sid, sess, expire FROM "${table}" ORDER BY sid`);
+  const { rows } = await database.pool.query<{ sid: string; sess: unknown; expire: Date }>(
+    `SELECT sid, sess, expire FROM "${table}" ORDER BY sid`,
+  );
   return rows.map((row) => ({ sid: row.sid, sess: row.sess, expire: row.expire instanceof Date }));
 }
 
 async function settingsIn(database: Database, table: string) {
-  const { rows } = await database.pool.query<{ namespace: string; value: unknown; version: number }>(`SELECT namespace, value, version FROM "${table}" ORDER BY namespace`);
+  const { rows } = await database.pool.query<{ namespace: string; value: unknown; version: number }>(
+    `SELECT namespace, value, version FROM "${table}" ORDER BY namespace`,
+  );
   return rows;
 }
 
-const expectedSessions = [...oldSessions].sort((a, b) => a.sid.localeCompare(b.sid)).map(({ sid, sess }) => ({ sid, sess, expire: true }));
-const settingsOf = (service: Service) => oldSettings.filter((row) => (services[service].namespaces as readonly string[]).includes(row.namespace))
-  .sort((a, b) => a.namespace.localeCompare(b.namespace));
+const expectedSessions = [...oldSessions]
+  .sort((a, b) => a.sid.localeCompare(b.sid))
+  .map(({ sid, sess }) => ({ sid, sess, expire: true }));
+const settingsOf = (service: Service) =>
+  oldSettings
+    .filter((row) => (services[service].namespaces as readonly string[]).includes(row.namespace))
+    .sort((a, b) => a.namespace.localeCompare(b.namespace));
 
 // The embedded database starts slowly on a busy machine, and each test migrates both services.
 const slow = { timeout: 120_000 };
 
 describe(`a database both services share (${testDatabaseBackend()})`, slow, () => {
   const rounds = 20;
-  it.skipIf(!serverUrl)(`migrates both services started at the same moment on a fresh database, ${rounds} rounds out of ${rounds}`, async () => {
-    const failures: string[] = [];
-    for (let round = 1; round <= rounds; round++) {
-      const database = await emptyDatabase();
-      try {
-        const results = await Promise.allSettled([migrate(database, 'paste'), migrate(database, 'license')]);
-        for (const result of results) if (result.status === 'rejected') failures.push(`round ${round}: ${String(result.reason?.cause ?? result.reason)}`);
-        if (results.every((result) => result.status === 'fulfilled')) {
-          expect(await tablesOf(database.paste)).toEqual(['license_session', 'license_settings', 'paste_session', 'paste_settings']);
-          expect(await appliedMigrations(database.paste, 'paste')).toBe(migrationCount(services.paste.migrations));
-          expect(await appliedMigrations(database.paste, 'license')).toBe(migrationCount(services.license.migrations));
+  it.skipIf(!serverUrl)(
+    `migrates both services started at the same moment on a fresh database, ${rounds} rounds out of ${rounds}`,
+    async () => {
+      const failures: string[] = [];
+      for (let round = 1; round <= rounds; round++) {
+        const database = await emptyDatabase();
+        try {
+          const results = await Promise.allSettled([migrate(database, 'paste'), migrate(database, 'license')]);
+          for (const result of results)
+            if (result.status === 'rejected')
+              failures.push(`round ${round}: ${String(result.reason?.cause ?? result.reason)}`);
+          if (results.every((result) => result.status === 'fulfilled')) {
+            expect(await tablesOf(database.paste)).toEqual([
+              'license_session',
+              'license_settings',
+              'paste_session',
+              'paste_settings',
+            ]);
+            expect(await appliedMigrations(database.paste, 'paste')).toBe(migrationCount(services.paste.migrations));
+            expect(await appliedMigrations(database.paste, 'license')).toBe(
+              migrationCount(services.license.migrations),
+            );
+          }
+        } finally {
+          await database.drop();
         }
-      } finally {
-        await database.drop();
       }
-    }
-    expect(failures).toEqual([]);
-  }, 600_000);
+      expect(failures).toEqual([]);
+    },
+    600_000,
+  );
   if (!serverUrl) {
-    process.stderr.write('skipped: both services migrating one database at once (the embedded backend gives each service a PGlite database of its own; set TEST_DATABASE_URL to run it)\n');
+    process.stderr.write(
+      'skipped: both services migrating one database at once (the embedded backend gives each service a PGlite database of its own; set TEST_DATABASE_URL to run it)\n',
+    );
   }
 
   it.each([
     { order: 'the paste service first', first: 'paste' as const, second: 'license' as const },
     { order: 'the license service first', first: 'license' as const, second: 'paste' as const },
-  ])('upgraded from the old schema ($order), keeps every session and each service its own settings', async ({ first, second }) => {
-    const database = await emptyDatabase();
-    try {
-      await migratedByTheOldSchema(database, ['paste', 'license']);
+  ])(
+    'upgraded from the old schema ($order), keeps every session and each service its own settings',
+    async ({ first, second }) => {
+      const database = await emptyDatabase();
+      try {
+        await migratedByTheOldSchema(database, ['paste', 'license']);
 
-      // One service upgraded: the other still runs on the old tables, so they stay.
-      await migrate(database, first);
-      expect(await tablesOf(database.paste)).toEqual(['session', 'settings', `${first}_session`, `${first}_settings`].sort());
-      expect(await sessionsIn(database[first], `${first}_session`)).toEqual(expectedSessions);
-      expect(await settingsIn(database[first], `${first}_settings`)).toEqual(settingsOf(first));
+        // One service upgraded: the other still runs on the old tables, so they stay.
+        await migrate(database, first);
+        expect(await tablesOf(database.paste)).toEqual(
+          ['session', 'settings', `${first}_session`, `${first}_settings`].sort(),
+        );
+        expect(await sessionsIn(database[first], `${first}_session`)).toEqual(expectedSessions);
+        expect(await settingsIn(database[first], `${first}_settings`)).toEqual(settingsOf(first));
 
-      // Both upgraded: each has its rows, and the old tables are gone.
-      await migrate(database, second);
-      expect(await tablesOf(database.paste)).toEqual(['license_session', 'license_settings', 'paste_session', 'paste_settings']);
-      for (const service of [first, second]) {
-        expect(await sessionsIn(database[service], `${service}_session`)).toEqual(expectedSessions);
-        expect(await settingsIn(database[service], `${service}_settings`)).toEqual(settingsOf(service));
+        // Both upgraded: each has its rows, and the old tables are gone.
+        await migrate(database, second);
+        expect(await tablesOf(database.paste)).toEqual([
+          'license_session',
+          'license_settings',
+          'paste_session',
+          'paste_settings',
+        ]);
+        for (const service of [first, second]) {
+          expect(await sessionsIn(database[service], `${service}_session`)).toEqual(expectedSessions);
+          expect(await settingsIn(database[service], `${service}_settings`)).toEqual(settingsOf(service));
+        }
+      } finally {
+        await database.drop();
       }
-    } finally {
-      await database.drop();
-    }
-  });
+    },
+  );
 
   it('upgraded from the old schema by both services at the same moment, keeps every session and each service its own settings', async () => {
     const database = await emptyDatabase();
     try {
       await migratedByTheOldSchema(database, ['paste', 'license']);
       await Promise.all([migrate(database, 'paste'), migrate(database, 'license')]);
-      expect(await tablesOf(database.paste)).toEqual(['license_session', 'license_settings', 'paste_session', 'paste_settings']);
+      expect(await tablesOf(database.paste)).toEqual([
+        'license_session',
+        'license_settings',
+        'paste_session',
+        'paste_settings',
+      ]);
       for (const service of ['paste', 'license'] as const) {
         expect(await sessionsIn(database[service], `${service}_session`)).toEqual(expectedSessions);
         expect(await settingsIn(database[service], `${service}_settings`)).toEqual(settingsOf(service));
@@ -197,26 +260,32 @@ describe(`a database both services share (${testDatabaseBackend()})`, slow, () =
 });
 
 describe(`a database one service uses (${testDatabaseBackend()})`, slow, () => {
-  it.each(['paste', 'license'] as const)('the %s service upgraded from the old schema keeps its sessions and settings, and drops the old tables', async (service) => {
-    const database = await emptyDatabase();
-    try {
-      await migratedByTheOldSchema(database, [service]);
-      await migrate(database, service);
-      expect(await tablesOf(database[service])).toEqual([`${service}_session`, `${service}_settings`]);
-      expect(await sessionsIn(database[service], `${service}_session`)).toEqual(expectedSessions);
-      expect(await settingsIn(database[service], `${service}_settings`)).toEqual(settingsOf(service));
-    } finally {
-      await database.drop();
-    }
-  });
+  it.each(['paste', 'license'] as const)(
+    'the %s service upgraded from the old schema keeps its sessions and settings, and drops the old tables',
+    async (service) => {
+      const database = await emptyDatabase();
+      try {
+        await migratedByTheOldSchema(database, [service]);
+        await migrate(database, service);
+        expect(await tablesOf(database[service])).toEqual([`${service}_session`, `${service}_settings`]);
+        expect(await sessionsIn(database[service], `${service}_session`)).toEqual(expectedSessions);
+        expect(await settingsIn(database[service], `${service}_settings`)).toEqual(settingsOf(service));
+      } finally {
+        await database.drop();
+      }
+    },
+  );
 
-  it.each(['paste', 'license'] as const)('the %s service on a fresh database has only its own tables', async (service) => {
-    const database = await emptyDatabase();
-    try {
-      await migrate(database, service);
-      expect(await tablesOf(database[service])).toEqual([`${service}_session`, `${service}_settings`]);
-    } finally {
-      await database.drop();
-    }
-  });
+  it.each(['paste', 'license'] as const)(
+    'the %s service on a fresh database has only its own tables',
+    async (service) => {
+      const database = await emptyDatabase();
+      try {
+        await migrate(database, service);
+        expect(await tablesOf(database[service])).toEqual([`${service}_session`, `${service}_settings`]);
+      } finally {
+        await database.drop();
+      }
+    },
+  );
 });

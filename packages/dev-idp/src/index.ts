@@ -60,8 +60,15 @@ const CODE_TTL_MS = 5 * 60_000;
 const TOKEN_TTL_MS = 60 * 60_000;
 const MAX_USER_ID_LENGTH = 200;
 
-interface IssuedCode { userId: string; redirectUri: string; expiresAt: number }
-interface IssuedToken { userId: string; expiresAt: number }
+interface IssuedCode {
+  userId: string;
+  redirectUri: string;
+  expiresAt: number;
+}
+interface IssuedToken {
+  userId: string;
+  expiresAt: number;
+}
 
 let signingKeyOnce: Promise<Record<string, unknown>> | undefined;
 
@@ -111,17 +118,22 @@ export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> 
     };
     // The token request's form, read field by field: nothing is assumed about its shape.
     const form: unknown = req.body;
-    const body: Record<string, unknown> = typeof form === 'object' && form !== null ? Object.fromEntries(Object.entries(form)) : {};
+    const body: Record<string, unknown> =
+      typeof form === 'object' && form !== null ? Object.fromEntries(Object.entries(form)) : {};
     const [clientId, clientSecret] = clientCredentials(req, body);
-    if (clientId !== DEV_CLIENT_ID || clientSecret !== DEV_CLIENT_SECRET) return refuse(401, 'invalid_client', 'Unknown client or wrong secret');
-    if (body.grant_type !== 'authorization_code') return refuse(400, 'unsupported_grant_type', 'Only the authorization code grant is offered');
+    if (clientId !== DEV_CLIENT_ID || clientSecret !== DEV_CLIENT_SECRET)
+      return refuse(401, 'invalid_client', 'Unknown client or wrong secret');
+    if (body.grant_type !== 'authorization_code')
+      return refuse(400, 'unsupported_grant_type', 'Only the authorization code grant is offered');
     const code = typeof body.code === 'string' ? body.code : '';
     const issued = codes.get(code);
     codes.delete(code);
     if (!issued || issued.expiresAt < Date.now()) return refuse(400, 'invalid_grant', 'Unknown, used or expired code');
-    if (issued.redirectUri !== body.redirect_uri) return refuse(400, 'invalid_grant', 'redirect_uri does not match the authorization request');
+    if (issued.redirectUri !== body.redirect_uri)
+      return refuse(400, 'invalid_grant', 'redirect_uri does not match the authorization request');
     const accessToken = (response.body as Record<string, unknown>).access_token;
-    if (typeof accessToken === 'string') tokens.set(accessToken, { userId: issued.userId, expiresAt: Date.now() + TOKEN_TTL_MS });
+    if (typeof accessToken === 'string')
+      tokens.set(accessToken, { userId: issued.userId, expiresAt: Date.now() + TOKEN_TTL_MS });
     forgetExpired(codes);
     forgetExpired(tokens);
   });
@@ -189,7 +201,11 @@ function interceptAuthorize(req: http.IncomingMessage, res: http.ServerResponse)
   }
   const userId = params.get('login_hint')?.trim() ?? '';
   if (userId && userId.length <= MAX_USER_ID_LENGTH) return false;
-  sendHtml(res, 200, renderAuthorizePage(params, userId ? `The user id may have at most ${MAX_USER_ID_LENGTH} characters.` : undefined));
+  sendHtml(
+    res,
+    200,
+    renderAuthorizePage(params, userId ? `The user id may have at most ${MAX_USER_ID_LENGTH} characters.` : undefined),
+  );
   return true;
 }
 

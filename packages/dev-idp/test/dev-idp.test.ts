@@ -14,7 +14,14 @@ afterAll(async () => {
 });
 
 function authorizeUrl(extra: Record<string, string> = {}): string {
-  const params = new URLSearchParams({ client_id: DEV_CLIENT_ID, response_type: 'code', redirect_uri: redirectUri, state: 'state-123', scope: 'openid profile', ...extra });
+  const params = new URLSearchParams({
+    client_id: DEV_CLIENT_ID,
+    response_type: 'code',
+    redirect_uri: redirectUri,
+    state: 'state-123',
+    scope: 'openid profile',
+    ...extra,
+  });
   return `${idp.oauth.authorizationURL}?${params}`;
 }
 
@@ -26,7 +33,13 @@ async function codeFor(userId: string): Promise<string> {
 function exchange(fields: Record<string, string>): Promise<Response> {
   return fetch(idp.oauth.tokenURL, {
     method: 'POST',
-    body: new URLSearchParams({ grant_type: 'authorization_code', redirect_uri: redirectUri, client_id: DEV_CLIENT_ID, client_secret: DEV_CLIENT_SECRET, ...fields }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      redirect_uri: redirectUri,
+      client_id: DEV_CLIENT_ID,
+      client_secret: DEV_CLIENT_SECRET,
+      ...fields,
+    }),
   });
 }
 
@@ -113,8 +126,18 @@ describe('development identity provider', () => {
   it.each<{ name: string; fields: Record<string, string>; status: number; error: string }>([
     { name: 'a wrong client secret', fields: { client_secret: 'wrong' }, status: 401, error: 'invalid_client' },
     { name: 'an unknown client', fields: { client_id: 'other' }, status: 401, error: 'invalid_client' },
-    { name: 'another redirect_uri', fields: { redirect_uri: 'http://evil.test/cb' }, status: 400, error: 'invalid_grant' },
-    { name: 'another grant type', fields: { grant_type: 'client_credentials' }, status: 400, error: 'unsupported_grant_type' },
+    {
+      name: 'another redirect_uri',
+      fields: { redirect_uri: 'http://evil.test/cb' },
+      status: 400,
+      error: 'invalid_grant',
+    },
+    {
+      name: 'another grant type',
+      fields: { grant_type: 'client_credentials' },
+      status: 400,
+      error: 'unsupported_grant_type',
+    },
   ])('the token endpoint refuses $name', async ({ fields, status, error }) => {
     const response = await exchange({ code: await codeFor('erin'), ...fields });
     expect(response.status).toBe(status);
@@ -144,8 +167,13 @@ function unescape(value: string): string {
 describe('a port already in use', () => {
   it('refuses with PortInUseError, whose one line names DEV_IDP_PORT', async () => {
     const port = Number(new URL(idp.url).port);
-    const refused = await startDevIdp({ port }).then(() => undefined, (error: unknown) => error);
+    const refused = await startDevIdp({ port }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(PortInUseError);
-    expect((refused as Error).message).toBe(`Port ${port} is in use: another npm start may be running. Stop it, or set DEV_IDP_PORT to a free port (e.g. DEV_IDP_PORT=${port + 1}).`);
+    expect((refused as Error).message).toBe(
+      `Port ${port} is in use: another npm start may be running. Stop it, or set DEV_IDP_PORT to a free port (e.g. DEV_IDP_PORT=${port + 1}).`,
+    );
   });
 });

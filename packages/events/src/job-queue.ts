@@ -102,13 +102,15 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
     },
   };
 
-  const boss = new PgBoss(withoutUndefined({
-    db,
-    schema: options.schema ?? 'pgboss',
-    pollingIntervalSeconds: options.pollingIntervalSeconds,
-    cronMonitorIntervalSeconds: options.cronMonitorIntervalSeconds,
-    cronWorkerIntervalSeconds: options.cronWorkerIntervalSeconds,
-  }));
+  const boss = new PgBoss(
+    withoutUndefined({
+      db,
+      schema: options.schema ?? 'pgboss',
+      pollingIntervalSeconds: options.pollingIntervalSeconds,
+      cronMonitorIntervalSeconds: options.cronMonitorIntervalSeconds,
+      cronWorkerIntervalSeconds: options.cronWorkerIntervalSeconds,
+    }),
+  );
   boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
   await boss.start();
 
@@ -168,16 +170,21 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
 
   const send = async <T>(name: string, data: T, sendOptions: SendOptions = {}): Promise<string | null> => {
     await ensureQueue(name);
-    const id = await boss.send(name, data as object, withoutUndefined({
-      retryLimit: sendOptions.retryLimit,
-      retryDelay: sendOptions.retryDelay,
-      retryBackoff: sendOptions.retryBackoff,
-      startAfter: sendOptions.startAfterSeconds,
-      singletonKey: sendOptions.singletonKey,
-      singletonSeconds: sendOptions.singletonSeconds,
-    }));
+    const id = await boss.send(
+      name,
+      data as object,
+      withoutUndefined({
+        retryLimit: sendOptions.retryLimit,
+        retryDelay: sendOptions.retryDelay,
+        retryBackoff: sendOptions.retryBackoff,
+        startAfter: sendOptions.startAfterSeconds,
+        singletonKey: sendOptions.singletonKey,
+        singletonSeconds: sendOptions.singletonSeconds,
+      }),
+    );
     // A job due now is fetched by this instance's worker at once instead of at its next poll.
-    if (id && !sendOptions.startAfterSeconds) for (const workerId of workers.get(name) ?? []) boss.notifyWorker(workerId);
+    if (id && !sendOptions.startAfterSeconds)
+      for (const workerId of workers.get(name) ?? []) boss.notifyWorker(workerId);
     return id;
   };
 
@@ -210,7 +217,10 @@ export async function createJobQueue(options: JobQueueOptions): Promise<JobQueue
     await boss.stop({ graceful: true, wait: true, timeout: stopTimeoutMs });
     // pg-boss resolves before its last queries (e.g. marking a finished job complete) settle.
     while ((inFlight.size || running.size) && Date.now() < deadline) {
-      await Promise.race([Promise.allSettled([...inFlight, ...running]), new Promise((resolve) => setTimeout(resolve, 50))]);
+      await Promise.race([
+        Promise.allSettled([...inFlight, ...running]),
+        new Promise((resolve) => setTimeout(resolve, 50)),
+      ]);
     }
     closed = true;
   }

@@ -21,7 +21,10 @@ export interface OutgoingAddressPolicy {
  * text; `reason` says why (for logs and delivery records, never for an answer to the browser).
  */
 export class OutgoingAddressNotAllowedError extends Error {
-  constructor(message: string, readonly reason: string) {
+  constructor(
+    message: string,
+    readonly reason: string,
+  ) {
     super(message);
     this.name = 'OutgoingAddressNotAllowedError';
   }
@@ -115,7 +118,11 @@ export async function checkOutgoingHost(host: string, policy: OutgoingAddressPol
  * the next (DNS rebinding) away from inner addresses. Throws the caller's refusal, or the
  * lookup's error (ENOTFOUND ...).
  */
-export async function resolveOutgoingHost(host: string, policy: OutgoingAddressPolicy, refuse: Refusal): Promise<LookupAddress[]> {
+export async function resolveOutgoingHost(
+  host: string,
+  policy: OutgoingAddressPolicy,
+  refuse: Refusal,
+): Promise<LookupAddress[]> {
   if (!policy.allowPrivate) assertHostNotLocal(host, refuse);
   const bare = bareHost(host);
   const literal = addressOf(bare);

@@ -38,14 +38,25 @@ describe(`job queue (${testDatabaseBackend()})`, () => {
   // Handlers write through the same pool pg-boss uses: on the embedded database (one
   // connection) this proves neither waits on the other.
   const record = (name: string) => async (data: unknown) => {
-    await database.pool.query('INSERT INTO handled (queue, data) VALUES ($1, $2)', [name, JSON.stringify(data ?? null)]);
+    await database.pool.query('INSERT INTO handled (queue, data) VALUES ($1, $2)', [
+      name,
+      JSON.stringify(data ?? null),
+    ]);
   };
   const handled = async (name: string) =>
-    (await database.pool.query<{ data: unknown }>('SELECT data FROM handled WHERE queue = $1 ORDER BY id', [name])).rows.map((row) => row.data);
+    (
+      await database.pool.query<{ data: unknown }>('SELECT data FROM handled WHERE queue = $1 ORDER BY id', [name])
+    ).rows.map((row) => row.data);
 
   beforeAll(async () => {
     database = await createTestDatabase(migrations);
-    queue = await createJobQueue({ pool: database.pool, logger, pollingIntervalSeconds: 0.5, cronMonitorIntervalSeconds: 1, cronWorkerIntervalSeconds: 1 });
+    queue = await createJobQueue({
+      pool: database.pool,
+      logger,
+      pollingIntervalSeconds: 0.5,
+      cronMonitorIntervalSeconds: 1,
+      cronWorkerIntervalSeconds: 1,
+    });
   });
   afterAll(async () => {
     await queue?.stop();
@@ -56,18 +67,32 @@ describe(`job queue (${testDatabaseBackend()})`, () => {
     await queue.work<{ n: number }>('send-and-work', record('send-and-work'));
     const id = await queue.send('send-and-work', { n: 1 });
     expect(id).toEqual(expect.any(String));
-    expect(await until(() => handled('send-and-work'), (rows) => rows.length === 1)).toEqual([{ n: 1 }]);
+    expect(
+      await until(
+        () => handled('send-and-work'),
+        (rows) => rows.length === 1,
+      ),
+    ).toEqual([{ n: 1 }]);
   });
 
   it('retries a failing job, which succeeds on the retry', async () => {
     let attempts = 0;
-    await queue.work<{ n: number }>('flaky', async (data) => {
-      attempts += 1;
-      if (attempts === 1) throw new Error('receiver down');
-      await record('flaky')(data);
-    }, { retryLimit: 3, retryDelaySeconds: 1 });
+    await queue.work<{ n: number }>(
+      'flaky',
+      async (data) => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('receiver down');
+        await record('flaky')(data);
+      },
+      { retryLimit: 3, retryDelaySeconds: 1 },
+    );
     await queue.send('flaky', { n: 2 });
-    expect(await until(() => handled('flaky'), (rows) => rows.length === 1)).toEqual([{ n: 2 }]);
+    expect(
+      await until(
+        () => handled('flaky'),
+        (rows) => rows.length === 1,
+      ),
+    ).toEqual([{ n: 2 }]);
     expect(attempts).toBe(2);
   });
 
@@ -79,7 +104,10 @@ describe(`job queue (${testDatabaseBackend()})`, () => {
       await record('flaky-send')('ok');
     });
     await queue.send('flaky-send', {}, { retryLimit: 2, retryDelay: 0 });
-    await until(() => handled('flaky-send'), (rows) => rows.length === 1);
+    await until(
+      () => handled('flaky-send'),
+      (rows) => rows.length === 1,
+    );
     expect(attempts).toBe(3);
   });
 
@@ -87,13 +115,24 @@ describe(`job queue (${testDatabaseBackend()})`, () => {
     await queue.work('later', record('later'));
     const sentAt = Date.now();
     await queue.send('later', { n: 3 }, { startAfterSeconds: 2 });
-    await until(() => handled('later'), (rows) => rows.length === 1);
+    await until(
+      () => handled('later'),
+      (rows) => rows.length === 1,
+    );
     expect(Date.now() - sentAt).toBeGreaterThanOrEqual(1900);
   });
 
   it('drops a second job with the same singletonKey in one time slot', async () => {
-    const first = await queue.send('single', { n: 1 }, { singletonKey: 'k', singletonSeconds: 60, startAfterSeconds: 60 });
-    const second = await queue.send('single', { n: 2 }, { singletonKey: 'k', singletonSeconds: 60, startAfterSeconds: 60 });
+    const first = await queue.send(
+      'single',
+      { n: 1 },
+      { singletonKey: 'k', singletonSeconds: 60, startAfterSeconds: 60 },
+    );
+    const second = await queue.send(
+      'single',
+      { n: 2 },
+      { singletonKey: 'k', singletonSeconds: 60, startAfterSeconds: 60 },
+    );
     expect(first).toEqual(expect.any(String));
     expect(second).toBeNull();
   });
@@ -101,9 +140,15 @@ describe(`job queue (${testDatabaseBackend()})`, () => {
   it('runs a scheduled job when it is due, and runNow runs it at once', { timeout: 60_000 }, async () => {
     await queue.schedule('daily', await cronDueThisMinute(), () => record('daily')({}));
     // The cron check runs every second here, so the due run follows shortly.
-    await until(() => handled('daily'), (rows) => rows.length >= 1);
+    await until(
+      () => handled('daily'),
+      (rows) => rows.length >= 1,
+    );
     await queue.runNow('daily');
-    await until(() => handled('daily'), (rows) => rows.length >= 2);
+    await until(
+      () => handled('daily'),
+      (rows) => rows.length >= 2,
+    );
     await sleep(2500);
     expect(await handled('daily')).toHaveLength(2);
   });
@@ -117,7 +162,15 @@ describe(`job queue across instances (${testDatabaseBackend()})`, () => {
     database = await createTestDatabase(migrations);
     queues = [];
     for (let i = 0; i < 2; i++) {
-      queues.push(await createJobQueue({ pool: database.pool, logger, pollingIntervalSeconds: 0.5, cronMonitorIntervalSeconds: 1, cronWorkerIntervalSeconds: 1 }));
+      queues.push(
+        await createJobQueue({
+          pool: database.pool,
+          logger,
+          pollingIntervalSeconds: 0.5,
+          cronMonitorIntervalSeconds: 1,
+          cronWorkerIntervalSeconds: 1,
+        }),
+      );
     }
   });
   afterAll(async () => {
@@ -134,19 +187,43 @@ describe(`job queue across instances (${testDatabaseBackend()})`, () => {
     expect(rows[0].n).toBe(8);
   });
 
-  it('runs a schedule registered by two instances once per due time, and each job once', { timeout: 60_000 }, async () => {
-    const cron = await cronDueThisMinute();
-    const runs: number[] = [];
-    await Promise.all(queues.map((queue, index) => queue.schedule('shared-cron', cron, () => { runs.push(index); return Promise.resolve(); })));
-    const jobs: number[] = [];
-    await Promise.all(queues.map((queue, index) => queue.work('shared-work', () => { jobs.push(index); return Promise.resolve(); })));
-    await Promise.all(Array.from({ length: 20 }, (_, n) => queues[n % 2]!.send('shared-work', { n })));
-    await until(() => jobs.length, (count) => count >= 20);
-    await until(() => runs.length, (count) => count >= 1);
-    await sleep(3000);
-    expect(jobs).toHaveLength(20);
-    expect(runs).toHaveLength(1);
-  });
+  it(
+    'runs a schedule registered by two instances once per due time, and each job once',
+    { timeout: 60_000 },
+    async () => {
+      const cron = await cronDueThisMinute();
+      const runs: number[] = [];
+      await Promise.all(
+        queues.map((queue, index) =>
+          queue.schedule('shared-cron', cron, () => {
+            runs.push(index);
+            return Promise.resolve();
+          }),
+        ),
+      );
+      const jobs: number[] = [];
+      await Promise.all(
+        queues.map((queue, index) =>
+          queue.work('shared-work', () => {
+            jobs.push(index);
+            return Promise.resolve();
+          }),
+        ),
+      );
+      await Promise.all(Array.from({ length: 20 }, (_, n) => queues[n % 2]!.send('shared-work', { n })));
+      await until(
+        () => jobs.length,
+        (count) => count >= 20,
+      );
+      await until(
+        () => runs.length,
+        (count) => count >= 1,
+      );
+      await sleep(3000);
+      expect(jobs).toHaveLength(20);
+      expect(runs).toHaveLength(1);
+    },
+  );
 
   it('stops promptly, finishing the job in progress', async () => {
     const database2 = await createTestDatabase(migrations);
@@ -174,7 +251,12 @@ describe(`job queue across instances (${testDatabaseBackend()})`, () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     const database2 = await createTestDatabase(migrations);
-    const queue = await createJobQueue({ pool: database2.pool, logger, pollingIntervalSeconds: 0.5, stopTimeoutMs: 1000 });
+    const queue = await createJobQueue({
+      pool: database2.pool,
+      logger,
+      pollingIntervalSeconds: 0.5,
+      stopTimeoutMs: 1000,
+    });
     try {
       let started = false;
       await queue.work('stuck', async () => {
@@ -218,7 +300,10 @@ describe(`job queue latency (${testDatabaseBackend()})`, () => {
 
   it("wakes this instance's worker at once when this instance sends a job (polling every 2 s otherwise)", async () => {
     const started = new Map<number, number>();
-    await sender.work<{ n: number }>('wake-local', ({ n }) => { started.set(n, Date.now()); return Promise.resolve(); });
+    await sender.work<{ n: number }>('wake-local', ({ n }) => {
+      started.set(n, Date.now());
+      return Promise.resolve();
+    });
     const measured: number[] = [];
     for (let n = 0; n < 5; n++) {
       await sleep(300);
@@ -233,7 +318,14 @@ describe(`job queue latency (${testDatabaseBackend()})`, () => {
 
   it('a worker with pollingIntervalSeconds 0.5 takes a job sent by another instance within a second', async () => {
     const started = new Map<number, number>();
-    await other.work<{ n: number }>('from-elsewhere', ({ n }) => { started.set(n, Date.now()); return Promise.resolve(); }, { pollingIntervalSeconds: 0.5 });
+    await other.work<{ n: number }>(
+      'from-elsewhere',
+      ({ n }) => {
+        started.set(n, Date.now());
+        return Promise.resolve();
+      },
+      { pollingIntervalSeconds: 0.5 },
+    );
     const measured: number[] = [];
     for (let n = 0; n < 5; n++) {
       await sleep(300);

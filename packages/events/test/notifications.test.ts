@@ -4,21 +4,44 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingLookup } from '../src/index.js';
 import {
-  createEmailChannel, createNotifier, createSmsChannel, createTelegramChannel, SmtpHostNotAllowedError,
+  createEmailChannel,
+  createNotifier,
+  createSmsChannel,
+  createTelegramChannel,
+  SmtpHostNotAllowedError,
 } from '../src/notifications/index.js';
-import { startHttpRecorder, startSmtpStandIn, startTelegramStandIn, startTwilioStandIn, type SmtpStandIn } from '../src/testing/index.js';
+import {
+  startHttpRecorder,
+  startSmtpStandIn,
+  startTelegramStandIn,
+  startTwilioStandIn,
+  type SmtpStandIn,
+} from '../src/testing/index.js';
 
 /** The SMTP stand-in listens on loopback: the channels that reach it allow private addresses. */
 const onLoopback = { allowPrivate: true };
 
 describe('notification channels against real local peers', () => {
   let smtp: SmtpStandIn;
-  beforeAll(async () => { smtp = await startSmtpStandIn({ credentials: { username: 'mailer', password: 'secret' } }); });
+  beforeAll(async () => {
+    smtp = await startSmtpStandIn({ credentials: { username: 'mailer', password: 'secret' } });
+  });
 
-  afterAll(async () => { await smtp?.close(); });
+  afterAll(async () => {
+    await smtp?.close();
+  });
 
   it('sends an email through a real SMTP server with authentication', async () => {
-    const email = createEmailChannel({ host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', pass: 'secret', from: 'licenses@example.com', to: ['admin@example.com'], outgoing: onLoopback });
+    const email = createEmailChannel({
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      user: 'mailer',
+      pass: 'secret',
+      from: 'licenses@example.com',
+      to: ['admin@example.com'],
+      outgoing: onLoopback,
+    });
     await email.send({ subject: 'License expiring', text: 'ABC-123 expires tomorrow' });
     expect(smtp.mails).toHaveLength(1);
     expect(smtp.mails[0]).toMatchObject({ from: 'licenses@example.com', to: ['admin@example.com'], user: 'mailer' });
@@ -27,7 +50,16 @@ describe('notification channels against real local peers', () => {
   });
 
   it('rejects when the SMTP server refuses the credentials', async () => {
-    const email = createEmailChannel({ host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', pass: 'wrong', from: 'a@example.com', to: ['b@example.com'], outgoing: onLoopback });
+    const email = createEmailChannel({
+      host: '127.0.0.1',
+      port: smtp.port,
+      secure: false,
+      user: 'mailer',
+      pass: 'wrong',
+      from: 'a@example.com',
+      to: ['b@example.com'],
+      outgoing: onLoopback,
+    });
     await expect(email.send({ subject: 's', text: 't' })).rejects.toThrow();
   });
 
@@ -35,7 +67,13 @@ describe('notification channels against real local peers', () => {
     const twilioApi = await startTwilioStandIn();
     try {
       const accountSid = `AC${'1'.repeat(32)}`;
-      const sms = createSmsChannel({ accountSid, authToken: 'token', from: '+15550000000', to: ['+15551112222'], baseUrl: twilioApi.url });
+      const sms = createSmsChannel({
+        accountSid,
+        authToken: 'token',
+        from: '+15550000000',
+        to: ['+15551112222'],
+        baseUrl: twilioApi.url,
+      });
       await sms.send({ subject: 'Violation', text: 'IP limit exceeded on ABC-1' });
       expect(twilioApi.requests).toHaveLength(1);
       const [request] = twilioApi.requests;
@@ -72,9 +110,22 @@ describe('notification channels against real local peers', () => {
       const before = smtp.mails.length;
       const notifier = createNotifier({
         channels: {
-          email: createEmailChannel({ host: '127.0.0.1', port: smtp.port, secure: false, from: 'a@example.com', to: ['ops@example.com'], outgoing: onLoopback }),
+          email: createEmailChannel({
+            host: '127.0.0.1',
+            port: smtp.port,
+            secure: false,
+            from: 'a@example.com',
+            to: ['ops@example.com'],
+            outgoing: onLoopback,
+          }),
           telegram: createTelegramChannel({ token: '1:x', chatId: '1', baseApiUrl: telegramApi.url }),
-          sms: createSmsChannel({ accountSid: `AC${'2'.repeat(32)}`, authToken: 't', from: '+1', to: ['+2'], baseUrl: 'http://127.0.0.1:1' }),
+          sms: createSmsChannel({
+            accountSid: `AC${'2'.repeat(32)}`,
+            authToken: 't',
+            from: '+1',
+            to: ['+2'],
+            baseUrl: 'http://127.0.0.1:1',
+          }),
         },
         routing: { anomaly: ['sms', 'telegram'], security: ['email'], custom: [] },
       });
@@ -90,9 +141,11 @@ describe('notification channels against real local peers', () => {
     }
   });
 
-  it('a provider\'s failure is a plain error with its message, without the request (which holds the secret)', async () => {
+  it("a provider's failure is a plain error with its message, without the request (which holds the secret)", async () => {
     const refusing = await startHttpRecorder((_request, _index, res) => {
-      res.writeHead(401, { 'Content-Type': 'application/json' }).end('{"ok":false,"error_code":401,"description":"Unauthorized"}');
+      res
+        .writeHead(401, { 'Content-Type': 'application/json' })
+        .end('{"ok":false,"error_code":401,"description":"Unauthorized"}');
     });
     try {
       const token = '4242:never-in-an-error-token';
@@ -103,15 +156,32 @@ describe('notification channels against real local peers', () => {
       expect(JSON.stringify(telegramError, Object.getOwnPropertyNames(telegramError))).not.toContain(token);
 
       const authToken = 'never-in-an-error-sms-token';
-      const sms = createSmsChannel({ accountSid: `AC${'3'.repeat(32)}`, authToken, from: '+15550000000', to: ['+15551112222'], baseUrl: refusing.url });
+      const sms = createSmsChannel({
+        accountSid: `AC${'3'.repeat(32)}`,
+        authToken,
+        from: '+15550000000',
+        to: ['+15551112222'],
+        baseUrl: refusing.url,
+      });
       const smsError: unknown = await sms.send({ subject: 's', text: 't' }).catch((error: unknown) => error);
       expect((smsError as Error).message).toBe('Twilio answered HTTP 401');
       expect(JSON.stringify(smsError, Object.getOwnPropertyNames(smsError))).not.toContain(authToken);
 
-      const email = createEmailChannel({ host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', pass: 'wrong-never-in-an-error', from: 'a@example.com', to: ['b@example.com'], outgoing: onLoopback });
+      const email = createEmailChannel({
+        host: '127.0.0.1',
+        port: smtp.port,
+        secure: false,
+        user: 'mailer',
+        pass: 'wrong-never-in-an-error',
+        from: 'a@example.com',
+        to: ['b@example.com'],
+        outgoing: onLoopback,
+      });
       const emailError: unknown = await email.send({ subject: 's', text: 't' }).catch((error: unknown) => error);
       expect((emailError as Error).message).toMatch(/Invalid/);
-      expect(JSON.stringify(emailError, Object.getOwnPropertyNames(emailError))).not.toContain('wrong-never-in-an-error');
+      expect(JSON.stringify(emailError, Object.getOwnPropertyNames(emailError))).not.toContain(
+        'wrong-never-in-an-error',
+      );
     } finally {
       await refusing.close();
     }
@@ -120,8 +190,12 @@ describe('notification channels against real local peers', () => {
 
 describe('the email channel connects only to an address that was checked', () => {
   let smtp: SmtpStandIn;
-  beforeAll(async () => { smtp = await startSmtpStandIn(); });
-  afterAll(async () => { await smtp?.close(); });
+  beforeAll(async () => {
+    smtp = await startSmtpStandIn();
+  });
+  afterAll(async () => {
+    await smtp?.close();
+  });
 
   /** DNS as the test wants it, counting the questions: these names resolve to these addresses, nothing else resolves. */
   const fakeDns = (table: Record<string, string[]>) => {
@@ -129,32 +203,62 @@ describe('the email channel connects only to an address that was checked', () =>
     const lookup: OutgoingLookup = (hostname) => {
       asked.push(hostname);
       const addresses = table[hostname];
-      if (!addresses) return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
-      return Promise.resolve(addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })));
+      if (!addresses)
+        return Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+      return Promise.resolve(
+        addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
     };
     return { lookup, asked };
   };
-  const emailTo = (host: string, outgoing: { allowPrivate: boolean; lookup?: OutgoingLookup }, port = smtp.port, secure = false) =>
-    createEmailChannel({ host, port, secure, from: 'licenses@example.com', to: ['ops@example.com'], outgoing });
+  const emailTo = (
+    host: string,
+    outgoing: { allowPrivate: boolean; lookup?: OutgoingLookup },
+    port = smtp.port,
+    secure = false,
+  ) => createEmailChannel({ host, port, secure, from: 'licenses@example.com', to: ['ops@example.com'], outgoing });
 
   it('a name is resolved once, by the lookup given, and the message goes to the address it gave', async () => {
     const dns = fakeDns({ 'smtp.example.test': ['127.0.0.1'] });
     const before = smtp.mails.length;
     // The system's DNS knows no `.test` name: only the lookup given can have led the connection to the stand-in.
-    await emailTo('smtp.example.test', { allowPrivate: true, lookup: dns.lookup }).send({ subject: 'Hello', text: 'through a checked address' });
+    await emailTo('smtp.example.test', { allowPrivate: true, lookup: dns.lookup }).send({
+      subject: 'Hello',
+      text: 'through a checked address',
+    });
     expect(smtp.mails.length).toBe(before + 1);
     expect(smtp.mails.at(-1)!.raw).toContain('through a checked address');
     expect(dns.asked).toEqual(['smtp.example.test']);
   });
 
   it.each([
-    '127.0.0.1', 'localhost', 'mail.localhost', '10.0.0.5', '169.254.169.254', '[::1]', '::1', '[::127.0.0.1]', '[::ffff:7f00:1]',
-    '[0:0:0:0:0:ffff:127.0.0.1]', '[64:ff9b::7f00:1]', '[fec0::1]', '2130706433', '0x7f.1', 'loopback.example.test', 'mixed.example.test',
+    '127.0.0.1',
+    'localhost',
+    'mail.localhost',
+    '10.0.0.5',
+    '169.254.169.254',
+    '[::1]',
+    '::1',
+    '[::127.0.0.1]',
+    '[::ffff:7f00:1]',
+    '[0:0:0:0:0:ffff:127.0.0.1]',
+    '[64:ff9b::7f00:1]',
+    '[fec0::1]',
+    '2130706433',
+    '0x7f.1',
+    'loopback.example.test',
+    'mixed.example.test',
     'compat.example.test',
   ])('%s is refused before any connection unless private addresses are allowed', async (host) => {
-    const dns = fakeDns({ 'loopback.example.test': ['127.0.0.1'], 'mixed.example.test': ['93.184.215.14', '10.1.2.3'], 'compat.example.test': ['::7f00:1'] });
+    const dns = fakeDns({
+      'loopback.example.test': ['127.0.0.1'],
+      'mixed.example.test': ['93.184.215.14', '10.1.2.3'],
+      'compat.example.test': ['::7f00:1'],
+    });
     const before = smtp.mails.length;
-    const refused: unknown = await emailTo(host, { allowPrivate: false, lookup: dns.lookup }).send({ subject: 's', text: 't' }).catch((error: unknown) => error);
+    const refused: unknown = await emailTo(host, { allowPrivate: false, lookup: dns.lookup })
+      .send({ subject: 's', text: 't' })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(SmtpHostNotAllowedError);
     expect((refused as Error).message).toBe('SMTP host not allowed');
     expect(smtp.mails.length).toBe(before);
@@ -163,13 +267,23 @@ describe('the email channel connects only to an address that was checked', () =>
   it('over TLS, the connection to the checked address names the host (SNI and the certificate check)', async () => {
     const serverNames: string[] = [];
     // A TLS server with no certificate: it hears the name the client asks for, then ends the handshake.
-    const server = tls.createServer({ SNICallback: (name, callback) => { serverNames.push(name); callback(new Error('no certificate here')); } });
+    const server = tls.createServer({
+      SNICallback: (name, callback) => {
+        serverNames.push(name);
+        callback(new Error('no certificate here'));
+      },
+    });
     server.on('tlsClientError', () => {});
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
       const dns = fakeDns({ 'smtp.example.test': ['127.0.0.1'] });
-      await expect(emailTo('smtp.example.test', { allowPrivate: true, lookup: dns.lookup }, port, true).send({ subject: 's', text: 't' })).rejects.toThrow();
+      await expect(
+        emailTo('smtp.example.test', { allowPrivate: true, lookup: dns.lookup }, port, true).send({
+          subject: 's',
+          text: 't',
+        }),
+      ).rejects.toThrow();
       expect(serverNames).toEqual(['smtp.example.test']);
       expect(dns.asked).toEqual(['smtp.example.test']);
     } finally {

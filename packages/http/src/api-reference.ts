@@ -8,14 +8,22 @@ type JsonSchema = Record<string, unknown>;
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /** The OpenAPI document as sent: serialised, compressed and hashed once (it never changes while the app runs). */
-export interface PreparedDocument { json: Buffer; gzip: Buffer; br: Buffer; etag: string; page: string }
+export interface PreparedDocument {
+  json: Buffer;
+  gzip: Buffer;
+  br: Buffer;
+  etag: string;
+  page: string;
+}
 
 export function prepareDocument(document: JsonSchema): PreparedDocument {
   const json = Buffer.from(JSON.stringify(document), 'utf8');
   return {
     json,
     gzip: gzipSync(json, { level: 9 }),
-    br: brotliCompressSync(json, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: json.length } }),
+    br: brotliCompressSync(json, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: json.length },
+    }),
     etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`,
     page: referencePage(document),
   };
@@ -37,16 +45,31 @@ export function sendDocument(req: Request, res: Response, prepared: PreparedDocu
   res.status(200).type('application/json; charset=utf-8').send(body);
 }
 
-interface Operation { method: string; path: string; summary: string; tag: string; operationId: string }
+interface Operation {
+  method: string;
+  path: string;
+  summary: string;
+  tag: string;
+  operationId: string;
+}
 
 function operationsOf(document: JsonSchema): Operation[] {
-  const paths = (document.paths ?? {}) as Record<string, Record<string, { summary?: string; tags?: string[]; operationId?: string }>>;
+  const paths = (document.paths ?? {}) as Record<
+    string,
+    Record<string, { summary?: string; tags?: string[]; operationId?: string }>
+  >;
   const out: Operation[] = [];
   for (const [path, item] of Object.entries(paths)) {
     for (const method of methods) {
       const operation = item[method];
       if (!operation) continue;
-      out.push({ method, path, summary: operation.summary ?? '', tag: operation.tags?.[0] ?? 'default', operationId: operation.operationId ?? '' });
+      out.push({
+        method,
+        path,
+        summary: operation.summary ?? '',
+        tag: operation.tags?.[0] ?? 'default',
+        operationId: operation.operationId ?? '',
+      });
     }
   }
   return out;
@@ -61,47 +84,65 @@ function operationsOf(document: JsonSchema): Operation[] {
 function referencePage(document: JsonSchema): string {
   const info = (document.info ?? {}) as { title?: string; version?: string; description?: string };
   const byTag = new Map<string, Operation[]>();
-  for (const operation of operationsOf(document)) byTag.set(operation.tag, [...(byTag.get(operation.tag) ?? []), operation]);
+  for (const operation of operationsOf(document))
+    byTag.set(operation.tag, [...(byTag.get(operation.tag) ?? []), operation]);
   const title = info.title ?? 'API';
   return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>API reference · ${title}</title>
-<link rel="stylesheet" href="./swagger-ui.css">
-<link rel="stylesheet" href="./reference.css">
-<link rel="icon" type="image/png" href="./favicon-32x32.png" sizes="32x32">
-<script src="./swagger-ui-bundle.js" defer></script>
-<script src="./swagger-ui-standalone-preset.js" defer></script>
-<script src="./swagger-ui-init.js" defer></script>
-</head>
-<body>
-<div class="swagger-ui" id="first-view" aria-busy="true">
-  <div class="wrapper">
-    <section class="information-container"><div class="info">
-      <h2 class="title">${title} <span><small><pre class="version">${info.version ?? ''}</pre></small></span></h2>
-      <div class="description"><p>${info.description ?? ''}</p></div>
-      <p class="reference-note">The interactive reference (parameters, answers, Try it out) is loading; every operation is listed already. <a href="/openapi.json">The OpenAPI document</a>.</p>
-    </div></section>
-${[...byTag].map(([tag, operations]) => html`    <div class="opblock-tag-section is-open">
-      <h3 class="opblock-tag"><span>${tag}</span></h3>
-      <div class="operation-tag-content">
-${operations.map((operation) => html`        <div class="opblock opblock-${operation.method}" data-operation="${operation.operationId}">
-          <div class="opblock-summary opblock-summary-${operation.method}">
-            <span class="opblock-summary-method">${operation.method.toUpperCase()}</span>
-            <span class="opblock-summary-path"><span>${operation.path}</span></span>
-            <div class="opblock-summary-description">${operation.summary}</div>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>API reference · ${title}</title>
+        <link rel="stylesheet" href="./swagger-ui.css" />
+        <link rel="stylesheet" href="./reference.css" />
+        <link rel="icon" type="image/png" href="./favicon-32x32.png" sizes="32x32" />
+        <script src="./swagger-ui-bundle.js" defer></script>
+        <script src="./swagger-ui-standalone-preset.js" defer></script>
+        <script src="./swagger-ui-init.js" defer></script>
+      </head>
+      <body>
+        <div class="swagger-ui" id="first-view" aria-busy="true">
+          <div class="wrapper">
+            <section class="information-container">
+              <div class="info">
+                <h2 class="title">
+                  ${title}
+                  <span
+                    ><small><pre class="version">${info.version ?? ''}</pre></small></span
+                  >
+                </h2>
+                <div class="description"><p>${info.description ?? ''}</p></div>
+                <p class="reference-note">
+                  The interactive reference (parameters, answers, Try it out) is loading; every operation is listed
+                  already. <a href="/openapi.json">The OpenAPI document</a>.
+                </p>
+              </div>
+            </section>
+            ${[...byTag].map(
+              ([tag, operations]) => html`
+                <div class="opblock-tag-section is-open">
+                  <h3 class="opblock-tag"><span>${tag}</span></h3>
+                  <div class="operation-tag-content">
+                    ${operations.map(
+                      (operation) => html`
+                        <div class="opblock opblock-${operation.method}" data-operation="${operation.operationId}">
+                          <div class="opblock-summary opblock-summary-${operation.method}">
+                            <span class="opblock-summary-method">${operation.method.toUpperCase()}</span>
+                            <span class="opblock-summary-path"><span>${operation.path}</span></span>
+                            <div class="opblock-summary-description">${operation.summary}</div>
+                          </div>
+                        </div>
+                      `,
+                    )}
+                  </div>
+                </div>
+              `,
+            )}
           </div>
         </div>
-`)}      </div>
-    </div>
-`)}  </div>
-</div>
-<div id="swagger-ui"></div>
-</body>
-</html>
-`.html;
+        <div id="swagger-ui"></div>
+      </body>
+    </html> `.html;
 }
 
 /** Starts Swagger UI on /openapi.json and swaps it in for the first view once it has rendered. */

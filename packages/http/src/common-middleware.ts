@@ -44,13 +44,19 @@ export function trustsAProxy(value: string): boolean {
 export function commonMiddleware(app: Express, options: CommonMiddlewareOptions): void {
   app.set('trust proxy', trustProxyValue(options.trustProxy));
   app.disable('x-powered-by');
-  app.use(helmet({
-    // upgrade-insecure-requests would break pages served over plain http (a laptop, a LAN);
-    // deployments behind TLS get HSTS from helmet anyway.
-    contentSecurityPolicy: {
-      directives: { ...helmet.contentSecurityPolicy.getDefaultDirectives(), 'upgrade-insecure-requests': null, ...options.contentSecurityPolicy },
-    },
-  }));
+  app.use(
+    helmet({
+      // upgrade-insecure-requests would break pages served over plain http (a laptop, a LAN);
+      // deployments behind TLS get HSTS from helmet anyway.
+      contentSecurityPolicy: {
+        directives: {
+          ...helmet.contentSecurityPolicy.getDefaultDirectives(),
+          'upgrade-insecure-requests': null,
+          ...options.contentSecurityPolicy,
+        },
+      },
+    }),
+  );
   app.use(requestLogger(options.logger, { userId: options.userId }));
   if (options.readYourWrites) app.use(options.readYourWrites);
   if (options.hotLane) app.use(options.hotLane);

@@ -45,7 +45,9 @@ export function appError(code: ErrorCode, options: ErrorOptions = {}): HttpError
  * An app's catalogue on top of the shared one, and its `appError`, which takes the codes of both.
  * A code of the app that repeats a shared one is a compile error.
  */
-export function defineErrorCodes<const Own extends ErrorCatalogue>(own: Own & { [code in keyof Own]: code extends ErrorCode ? never : Own[code] }) {
+export function defineErrorCodes<const Own extends ErrorCatalogue>(
+  own: Own & { [code in keyof Own]: code extends ErrorCode ? never : Own[code] },
+) {
   const codes = { ...errorCodes, ...own } as typeof errorCodes & Own;
   return {
     errorCodes: codes,

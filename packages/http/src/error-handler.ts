@@ -18,7 +18,11 @@ export interface ErrorHandlerOptions {
   renderHtml?: (req: Request, status: number, message: string, answer: ErrorAnswer) => string | undefined;
 }
 
-interface BodyParserError { type?: string; status?: number; expose?: boolean }
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  expose?: boolean;
+}
 
 /** Turns whatever a route threw into one HTTP answer; the only place that does so. */
 export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHandler {
@@ -27,14 +31,20 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHa
     const answer = describeError(error);
     const { status, message, details, extra, headers } = answer;
     // The path without its query string (which may carry tokens); the request id ties this line to the request's.
-    if (status >= 500) options.logger.error({ err: error, reqId: requestIdOf(req), method: req.method, path: req.originalUrl.split('?')[0] }, 'request failed');
+    if (status >= 500)
+      options.logger.error(
+        { err: error, reqId: requestIdOf(req), method: req.method, path: req.originalUrl.split('?')[0] },
+        'request failed',
+      );
     if (headers) res.set(headers);
     const html = options.renderHtml?.(req, status, message, answer);
     if (html !== undefined) {
       res.status(status).type('html').send(html);
       return;
     }
-    const body: Record<string, unknown> = options.successFlag ? { success: false, ...extra, error: message } : { ...extra, error: message };
+    const body: Record<string, unknown> = options.successFlag
+      ? { success: false, ...extra, error: message }
+      : { ...extra, error: message };
     if (details) body.details = details;
     res.status(status).json(body);
   };
@@ -42,7 +52,11 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHa
 
 /** An error as the client is answered: status, text, and the extra fields of the JSON body. */
 export interface ErrorAnswer {
-  status: number; message: string; details?: Record<string, unknown>; extra?: Record<string, unknown>; headers?: Record<string, string>;
+  status: number;
+  message: string;
+  details?: Record<string, unknown>;
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
 }
 
 /** The answer of a catalogue code (status and text from `errorCodes`). */
@@ -53,14 +67,19 @@ function answerOf(code: ErrorCode, headers?: Record<string, string>): ErrorAnswe
 
 /** The answer to an error that is not an HttpError: a parser's, a database's, or a bug (500). */
 export function describeError(error: unknown): ErrorAnswer {
-  if (isHttpError(error)) return { status: error.status, message: error.message, details: error.details, extra: error.extra };
+  if (isHttpError(error))
+    return { status: error.status, message: error.message, details: error.details, extra: error.extra };
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
-    case 'entity.parse.failed': return answerOf('INVALID_JSON');
-    case 'entity.too.large': return answerOf('BODY_TOO_LARGE');
+    case 'entity.parse.failed':
+      return answerOf('INVALID_JSON');
+    case 'entity.too.large':
+      return answerOf('BODY_TOO_LARGE');
     case 'encoding.unsupported':
-    case 'charset.unsupported': return answerOf('UNSUPPORTED_ENCODING');
-    case 'request.aborted': return answerOf('REQUEST_ABORTED');
+    case 'charset.unsupported':
+      return answerOf('UNSUPPORTED_ENCODING');
+    case 'request.aborted':
+      return answerOf('REQUEST_ABORTED');
   }
   // PostgreSQL refused a character of the input (a NUL in a path segment, say): the client's fault.
   if ((error as { code?: unknown })?.code === '22021') return answerOf('INVALID_CHARACTERS');

@@ -25,8 +25,11 @@ export function backLinkOf(req: Request): { href: string; sameSite: boolean } {
   if (referer) {
     try {
       const from = new URL(referer);
-      if (from.host === req.get('host') && from.pathname !== req.path) return { href: from.pathname + from.search, sameSite: true };
-    } catch { /* not a URL: the start page */ }
+      if (from.host === req.get('host') && from.pathname !== req.path)
+        return { href: from.pathname + from.search, sameSite: true };
+    } catch {
+      /* not a URL: the start page */
+    }
   }
   return { href: '/', sameSite: false };
 }

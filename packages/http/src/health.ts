@@ -12,15 +12,26 @@ const status = (value: string) => z.object({ status: z.literal(value) });
 export function healthRouteDeclarations(pool: Pick<pg.Pool, 'query'>): AnyRoute[] {
   return [
     defineRoute({
-      method: 'get', path: '/healthz', summary: 'Liveness: the process answers', tags: ['health'], guard: publicAccess,
+      method: 'get',
+      path: '/healthz',
+      summary: 'Liveness: the process answers',
+      tags: ['health'],
+      guard: publicAccess,
       responses: { 200: { description: 'Alive', schema: status('ok') } },
       handler: () => ({ status: 'ok' }),
     }),
     defineRoute({
-      method: 'get', path: '/readyz', summary: 'Readiness: the database answers too', tags: ['health'], guard: publicAccess,
+      method: 'get',
+      path: '/readyz',
+      summary: 'Readiness: the database answers too',
+      tags: ['health'],
+      guard: publicAccess,
       responses: {
         200: { description: 'Ready', schema: status('ready') },
-        503: { description: 'The database is unreachable, or the instance is shutting down', schema: z.object({ status: z.literal('unavailable'), error: z.string() }) },
+        503: {
+          description: 'The database is unreachable, or the instance is shutting down',
+          schema: z.object({ status: z.literal('unavailable'), error: z.string() }),
+        },
       },
       handler: async ({ req, res }) => {
         // Shutting down (serve.ts): out of the balancer first, while requests in flight finish.

@@ -2,14 +2,40 @@ export { HttpError, isHttpError } from './http-error.js';
 export { createErrorHandler, describeError, type ErrorAnswer, type ErrorHandlerOptions } from './error-handler.js';
 export { backLinkOf, wantsHtmlErrorPage } from './error-page.js';
 export { validate, parseInput, validationDetails, readableIssue } from './validate.js';
-export { createLogger, requestLogger, requestIdOf, secretHeaders, wantsPrettyLogs, type Logger, type LoggerOptions, type RequestLogOptions } from './logger.js';
+export {
+  createLogger,
+  requestLogger,
+  requestIdOf,
+  secretHeaders,
+  wantsPrettyLogs,
+  type Logger,
+  type LoggerOptions,
+  type RequestLogOptions,
+} from './logger.js';
 export { commonMiddleware, apiNotFound, trustsAProxy, type CommonMiddlewareOptions } from './common-middleware.js';
 export { isQuickJsonType, jsonBody } from './json-body.js';
 export { healthRouteDeclarations, healthRoutes } from './health.js';
 export { serveGracefully, type RunningServer, type ServeOptions } from './serve.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
-export { defineRoute, mountRoutes, publicAccess, ResponseMismatchError, type MountOptions, type AnyRoute, type Guard, type HttpMethod, type ResponseDeclaration, type RouteDeclaration, type RouteInput } from './routes.js';
+export {
+  defineRoute,
+  mountRoutes,
+  publicAccess,
+  ResponseMismatchError,
+  type MountOptions,
+  type AnyRoute,
+  type Guard,
+  type HttpMethod,
+  type ResponseDeclaration,
+  type RouteDeclaration,
+  type RouteInput,
+} from './routes.js';
 export { createOpenApiDocument, openApiPath, openApiRoutes, type OpenApiInfo, type OpenApiOptions } from './openapi.js';
 export { listMountedRoutes, type MountedRoute } from './route-inventory.js';
 export { appError, defineErrorCodes, errorCodes, type ErrorCatalogue, type ErrorCode } from './error-codes.js';
-export { readYourWrites, RECENT_WRITE_COOKIE, READ_YOUR_WRITES_MS, type ReadYourWritesOptions } from './recent-writes.js';
+export {
+  readYourWrites,
+  RECENT_WRITE_COOKIE,
+  READ_YOUR_WRITES_MS,
+  type ReadYourWritesOptions,
+} from './recent-writes.js';

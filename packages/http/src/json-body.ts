@@ -9,7 +9,8 @@ const utf8Json = new Set(['application/json', 'application/json; charset=utf-8',
 export const isQuickJsonType = (type: string): boolean => utf8Json.has(type.toLowerCase());
 
 /** body-parser's error for a body that is not JSON; its text never quotes the body (a secret may be in it). */
-const parseFailed = (message: string) => Object.assign(new SyntaxError(message), { status: 400, expose: true, type: 'entity.parse.failed' });
+const parseFailed = (message: string) =>
+  Object.assign(new SyntaxError(message), { status: 400, expose: true, type: 'entity.parse.failed' });
 
 /**
  * `express.json({ limit })`, with a quick path for what nearly every request sends: a UTF-8
@@ -25,12 +26,18 @@ const parseFailed = (message: string) => Object.assign(new SyntaxError(message),
  */
 export function jsonBody(options: { limit: string | number }): RequestHandler {
   const general = express.json({ limit: options.limit });
-  const limit = typeof options.limit === 'number' ? options.limit : bytes.parse(options.limit) ?? 100 * 1024;
+  const limit = typeof options.limit === 'number' ? options.limit : (bytes.parse(options.limit) ?? 100 * 1024);
   return (req, res, next) => {
     const type = req.headers['content-type'];
     const length = req.headers['content-length'];
-    if (type === undefined || length === undefined || req.headers['content-encoding'] !== undefined || req.complete
-      || !isQuickJsonType(type)) return general(req, res, next);
+    if (
+      type === undefined ||
+      length === undefined ||
+      req.headers['content-encoding'] !== undefined ||
+      req.complete ||
+      !isQuickJsonType(type)
+    )
+      return general(req, res, next);
     const declared = Number(length);
     if (!(declared <= limit)) return general(req, res, next);
 
@@ -49,7 +56,8 @@ export function jsonBody(options: { limit: string | number }): RequestHandler {
       } catch {
         return next(parseFailed('The body is not valid JSON'));
       }
-      if (typeof value !== 'object' || value === null) return next(parseFailed('A JSON body must be an object or an array'));
+      if (typeof value !== 'object' || value === null)
+        return next(parseFailed('A JSON body must be an object or an array'));
       req.body = value;
       next();
     }, next);
@@ -68,7 +76,8 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.once('end', () => resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
     req.once('close', () => {
-      if (!req.complete) reject(Object.assign(new Error('request aborted'), { status: 400, expose: true, type: 'request.aborted' }));
+      if (!req.complete)
+        reject(Object.assign(new Error('request aborted'), { status: 400, expose: true, type: 'request.aborted' }));
     });
   });
 }

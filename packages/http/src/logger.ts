@@ -28,7 +28,10 @@ export interface LoggerOptions {
  * Whether a person reads the logs as they come: standard output is a terminal, outside
  * production. Production and anything piped or collected (Docker, systemd, a file) stay JSON.
  */
-export function wantsPrettyLogs(nodeEnv: string | undefined = process.env.NODE_ENV, output: { isTTY?: boolean } = process.stdout): boolean {
+export function wantsPrettyLogs(
+  nodeEnv: string | undefined = process.env.NODE_ENV,
+  output: { isTTY?: boolean } = process.stdout,
+): boolean {
   return output.isTTY === true && nodeEnv !== 'production';
 }
 
@@ -43,7 +46,13 @@ const requireHere = createRequire(import.meta.url);
 function prettyStream(destination: DestinationStream | undefined): DestinationStream | undefined {
   try {
     const pretty = requireHere('pino-pretty') as (options: object) => DestinationStream;
-    return pretty({ colorize: destination === undefined, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true, destination });
+    return pretty({
+      colorize: destination === undefined,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      sync: true,
+      destination,
+    });
   } catch {
     return destination;
   }
@@ -55,8 +64,15 @@ function prettyStream(destination: DestinationStream | undefined): DestinationSt
  * trace) only as `[redacted]`.
  */
 export const secretHeaders = [
-  'cookie', 'set-cookie', 'authorization', 'proxy-authorization', 'x-api-key', 'x-csrf-token', 'x-delete-token',
-  'x-paste-password', 'stripe-signature',
+  'cookie',
+  'set-cookie',
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'x-csrf-token',
+  'x-delete-token',
+  'x-paste-password',
+  'stripe-signature',
 ] as const;
 
 const secretHeaderSet = new Set<string>(secretHeaders);
@@ -79,12 +95,15 @@ const redactedPaths = [
 export function createLogger(options: LoggerOptions = {}): Logger {
   const pretty = options.pretty ?? (options.destination === undefined && wantsPrettyLogs());
   const destination = pretty ? prettyStream(options.destination) : options.destination;
-  return pino({
-    level: options.level ?? 'info',
-    name: options.name,
-    redact: { paths: redactedPaths, censor: '[redacted]' },
-    ...(options.maskLine ? { hooks: { streamWrite: options.maskLine } } : {}),
-  }, destination);
+  return pino(
+    {
+      level: options.level ?? 'info',
+      name: options.name,
+      redact: { paths: redactedPaths, censor: '[redacted]' },
+      ...(options.maskLine ? { hooks: { streamWrite: options.maskLine } } : {}),
+    },
+    destination,
+  );
 }
 
 const requestIdKey = Symbol('requestId');
@@ -128,8 +147,10 @@ function maskedUrl(url: string): string {
   const fragment = hashAt === -1 ? '' : '#[redacted]';
   const queryAt = base.indexOf('?');
   if (queryAt === -1) return base + fragment;
-  const pairs = [...new URLSearchParams(base.slice(queryAt + 1))].map(([key, value]) =>
-    `${encodeURIComponent(key)}=${secretQueryKey.test(key) ? '[redacted]' : encodeURIComponent(value)}`);
+  const pairs = [...new URLSearchParams(base.slice(queryAt + 1))].map(
+    ([key, value]) =>
+      `${encodeURIComponent(key)}=${secretQueryKey.test(key) ? '[redacted]' : encodeURIComponent(value)}`,
+  );
   return `${base.slice(0, queryAt)}?${pairs.join('&')}${fragment}`;
 }
 

@@ -1,7 +1,13 @@
 import { Router, type RequestHandler } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { z } from 'zod';
-import { prepareDocument, referenceInitScript, referenceStyles, sendDocument, type PreparedDocument } from './api-reference.js';
+import {
+  prepareDocument,
+  referenceInitScript,
+  referenceStyles,
+  sendDocument,
+  type PreparedDocument,
+} from './api-reference.js';
 import { defineRoute, publicAccess, type AnyRoute } from './routes.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -33,7 +39,11 @@ function pathParameterNames(expressPath: string): string[] {
  * are left open rather than failing the document.
  */
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  });
   return rest;
 }
 
@@ -61,7 +71,13 @@ function operationOf(route: AnyRoute): JsonSchema {
     responses[status] = {
       description: answer.description,
       ...(answer.schema || answer.contentType
-        ? { content: { [answer.contentType ?? 'application/json']: { schema: answer.schema ? jsonSchemaOf(answer.schema, 'output') : {} } } }
+        ? {
+            content: {
+              [answer.contentType ?? 'application/json']: {
+                schema: answer.schema ? jsonSchemaOf(answer.schema, 'output') : {},
+              },
+            },
+          }
         : {}),
     };
   }
@@ -72,7 +88,14 @@ function operationOf(route: AnyRoute): JsonSchema {
     operationId: `${route.method}${openApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, next: string | undefined) => (next ?? '').toUpperCase())}`,
     security: route.guard.security ?? [],
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } } } } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } },
+          },
+        }
+      : {}),
     responses,
   };
 }
@@ -107,12 +130,25 @@ export function openApiRoutes(document: () => JsonSchema): { routes: AnyRoute[];
   const ready = () => (prepared ??= prepareDocument(document()));
   const routes = [
     defineRoute({
-      method: 'get', path: '/openapi.json', summary: 'This API description (OpenAPI 3.1)', tags: ['meta'], guard: publicAccess,
-      responses: { 200: { description: 'The OpenAPI document' }, 304: { description: 'Unchanged since the copy the client has (ETag)' } },
-      handler: ({ req, res }) => { sendDocument(req, res, ready()); },
+      method: 'get',
+      path: '/openapi.json',
+      summary: 'This API description (OpenAPI 3.1)',
+      tags: ['meta'],
+      guard: publicAccess,
+      responses: {
+        200: { description: 'The OpenAPI document' },
+        304: { description: 'Unchanged since the copy the client has (ETag)' },
+      },
+      handler: ({ req, res }) => {
+        sendDocument(req, res, ready());
+      },
     }),
     defineRoute({
-      method: 'get', path: '/docs', summary: 'Readable API reference', tags: ['meta'], guard: publicAccess,
+      method: 'get',
+      path: '/docs',
+      summary: 'Readable API reference',
+      tags: ['meta'],
+      guard: publicAccess,
       responses: { 200: { description: 'The reference page', contentType: 'text/html' } },
       // The page's assets are relative to `/docs/`.
       handler: ({ req, res }) => {
@@ -122,7 +158,10 @@ export function openApiRoutes(document: () => JsonSchema): { routes: AnyRoute[];
     }),
   ];
   // The page's own script and styles, then Swagger UI's files (middleware, not routes: assets are no API).
-  const own: Record<string, [string, string]> = { '/swagger-ui-init.js': ['js', referenceInitScript], '/reference.css': ['css', referenceStyles] };
+  const own: Record<string, [string, string]> = {
+    '/swagger-ui-init.js': ['js', referenceInitScript],
+    '/reference.css': ['css', referenceStyles],
+  };
   const ownFiles: RequestHandler = (req, res, next) => {
     const file = req.method === 'GET' || req.method === 'HEAD' ? own[req.path] : undefined;
     if (!file) return next();

@@ -23,7 +23,8 @@ function walk(stack: StackLayer[], prefix: string, found: MountedRoute[]): void 
       }
     } else if (layer.handle?.[servedDeclarations]) {
       // A route table (mountRoutes): its declarations, as mounted at the root.
-      for (const route of layer.handle[servedDeclarations]) found.push({ method: route.method, path: `${prefix}${route.path}` });
+      for (const route of layer.handle[servedDeclarations])
+        found.push({ method: route.method, path: `${prefix}${route.path}` });
     } else if (layer.handle?.stack) {
       const mountPath = layer.slash || typeof layer.rawPath !== 'string' || layer.rawPath === '/' ? '' : layer.rawPath;
       walk(layer.handle.stack, `${prefix}${mountPath}`, found);

@@ -48,16 +48,25 @@ export type ResponseDeclarations = Record<number, ResponseDeclaration>;
  * true`) is read as boolean: TypeScript widens `true` in a handler's answer before it knows the
  * route's responses, and the declared schema still checks the value in the tests.
  */
-export type Sendable<T> = T extends boolean ? boolean
-  : T extends string ? T | Date
-  : T extends readonly (infer Item)[] ? readonly Sendable<Item>[]
-    : T extends Date ? T
-      : T extends object ? { [K in keyof T]: Sendable<T[K]> }
-        : T;
+export type Sendable<T> = T extends boolean
+  ? boolean
+  : T extends string
+    ? T | Date
+    : T extends readonly (infer Item)[]
+      ? readonly Sendable<Item>[]
+      : T extends Date
+        ? T
+        : T extends object
+          ? { [K in keyof T]: Sendable<T[K]> }
+          : T;
 
 /** The JSON bodies a route's declared 2xx answers describe (never when it declares none). */
 type DeclaredAnswer<R> = {
-  [K in keyof R]: `${K & number}` extends `2${string}` ? R[K] extends { schema: infer S extends z.ZodType } ? Sendable<z.input<S>> : never : never
+  [K in keyof R]: `${K & number}` extends `2${string}`
+    ? R[K] extends { schema: infer S extends z.ZodType }
+      ? Sendable<z.input<S>>
+      : never
+    : never;
 }[keyof R];
 
 /**
@@ -65,7 +74,8 @@ type DeclaredAnswer<R> = {
  * itself (a page, a redirect, a file). Routes whose responses are only known as the wide
  * `ResponseDeclarations` type (shared page answers) are not checked.
  */
-export type HandlerResult<R> = ResponseDeclarations extends R ? unknown
+export type HandlerResult<R> = ResponseDeclarations extends R
+  ? unknown
   : DeclaredAnswer<R> | void | Promise<DeclaredAnswer<R> | void>;
 
 /**
@@ -144,8 +154,13 @@ export interface MountOptions {
 /** An answer that does not match its declared schema: a bug in the route, not in the request. */
 export class ResponseMismatchError extends Error {
   constructor(route: AnyRoute, status: number, issues: readonly z.core.$ZodIssue[]) {
-    const where = issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-    super(`${route.method.toUpperCase()} ${route.path} answered ${status} with a body its declared schema refuses: ${where}`);
+    const where = issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
+    super(
+      `${route.method.toUpperCase()} ${route.path} answered ${status} with a body its declared schema refuses: ${where}`,
+    );
     this.name = 'ResponseMismatchError';
   }
 }
@@ -189,8 +204,14 @@ function handlersOf(route: AnyRoute, options: MountOptions): RequestHandler[] {
  * Express's path (a conditional GET can be answered 304).
  */
 function sendJson(req: Request, res: Response, status: number, result: unknown): void {
-  const direct = req.method !== 'GET' && req.method !== 'HEAD' && status >= 200 && status < 300 && status !== 204
-    && !req.app.get('etag fn') && res.getHeader('Content-Type') === undefined;
+  const direct =
+    req.method !== 'GET' &&
+    req.method !== 'HEAD' &&
+    status >= 200 &&
+    status < 300 &&
+    status !== 204 &&
+    !req.app.get('etag fn') &&
+    res.getHeader('Content-Type') === undefined;
   if (!direct) {
     res.status(status).json(result);
     return;
@@ -225,7 +246,8 @@ export const servedDeclarations = Symbol('servedDeclarations');
 /** A route table: Express middleware that also lists the declarations it serves. */
 export type RouteTable = RequestHandler & { [servedDeclarations]: readonly AnyRoute[] };
 
-const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as Promise<unknown> | undefined)?.then === 'function';
+const isPromise = (value: unknown): value is Promise<unknown> =>
+  typeof (value as Promise<unknown> | undefined)?.then === 'function';
 
 /**
  * Serves declarations as one middleware, in the order listed: the first route whose method and
@@ -242,7 +264,12 @@ const isPromise = (value: unknown): value is Promise<unknown> => typeof (value a
 export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions = {}): RouteTable {
   const served: ServedRoute[] = routes.map((route) => ({
     method: route.method.toUpperCase(),
-    match: match(route.path.length > 1 ? route.path.replace(/\/+$/, '') : route.path, { decode: decodeParam, end: true, trailing: true, sensitive: false }),
+    match: match(route.path.length > 1 ? route.path.replace(/\/+$/, '') : route.path, {
+      decode: decodeParam,
+      end: true,
+      trailing: true,
+      sensitive: false,
+    }),
     handlers: handlersOf(route, options),
   }));
   const table = (req: Request, res: Response, next: NextFunction) => {
@@ -281,7 +308,8 @@ export function mountRoutes(routes: readonly AnyRoute[], options: MountOptions =
         if (!handler) return dispatch(index + 1);
         try {
           const result: unknown = handler(req, res, advance);
-          if (isPromise(result)) result.then(undefined, (error: unknown) => next(error ?? new Error('Rejected promise')));
+          if (isPromise(result))
+            result.then(undefined, (error: unknown) => next(error ?? new Error('Rejected promise')));
         } catch (error) {
           next(error);
         }

@@ -46,7 +46,10 @@ export async function serveGracefully(app: Express, options: ServeOptions): Prom
   // Node's default lets a client that trickles its body hold a connection for 300 s. It checks
   // the deadlines on an interval (30 s by default), so a deadline could be overrun by that much:
   // a check every second (or a quarter of a shortened deadline) keeps each within about a second.
-  const connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
+  const connectionsCheckingInterval = Math.max(
+    10,
+    Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)),
+  );
   const server = http.createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, app);
   await new Promise<void>((resolve, reject) => {
     const failed = (error: Error) => reject(explainListenError(error, options.port, options.portVariable ?? 'PORT'));
@@ -65,7 +68,9 @@ export async function serveGracefully(app: Express, options: ServeOptions): Prom
     stopping ??= (async () => {
       // Not ready from now on; answers ask their clients (the balancer) not to reuse the connection.
       app.locals.draining = true;
-      server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => { res.setHeader('Connection', 'close'); });
+      server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+        res.setHeader('Connection', 'close');
+      });
       if (options.drainMs) await new Promise((resolve) => setTimeout(resolve, options.drainMs));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
@@ -88,7 +93,13 @@ export async function serveGracefully(app: Express, options: ServeOptions): Prom
           return;
         }
         options.logger.info({ signal }, `${options.name} shutting down`);
-        stop().then(() => process.exit(0), (error) => { options.logger.error({ err: error }, 'shutdown failed'); process.exit(1); });
+        stop().then(
+          () => process.exit(0),
+          (error) => {
+            options.logger.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
       });
     }
   }

@@ -42,7 +42,8 @@ function pathOfBadText(value: unknown, path: string[] = []): { path: string; pro
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const keyProblem = isArray ? undefined : textProblem(key);
-    if (keyProblem) return { path: pathText(path), problem: `Keys: ${keyProblem.charAt(0).toLowerCase()}${keyProblem.slice(1)}` };
+    if (keyProblem)
+      return { path: pathText(path), problem: `Keys: ${keyProblem.charAt(0).toLowerCase()}${keyProblem.slice(1)}` };
     // The path grows and shrinks in place: a body of many fields makes no array per field.
     path.push(key);
     const found = pathOfBadText((value as Record<string, unknown>)[key], path);

@@ -18,7 +18,10 @@ const document = {
   },
 };
 let built = 0;
-const docs = openApiRoutes(() => { built += 1; return document; });
+const docs = openApiRoutes(() => {
+  built += 1;
+  return document;
+});
 const app = express().use(mountRoutes(docs.routes)).use(docs.assets);
 /** The bytes as sent (supertest would decompress them). */
 async function rawGet(path: string, encoding: string) {
@@ -27,11 +30,13 @@ async function rawGet(path: string, encoding: string) {
   const { port } = server.address() as AddressInfo;
   try {
     return await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-      http.get({ port, path, headers: { 'Accept-Encoding': encoding } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      }).on('error', reject);
+      http
+        .get({ port, path, headers: { 'Accept-Encoding': encoding } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        })
+        .on('error', reject);
     });
   } finally {
     server.close();
@@ -41,7 +46,7 @@ async function rawGet(path: string, encoding: string) {
 describe('GET /openapi.json', () => {
   it('answers brotli, gzip or plain by Accept-Encoding, the same document, with an ETag and no-cache', async () => {
     const answers = await Promise.all(['br', 'gzip', 'identity'].map((encoding) => rawGet('/openapi.json', encoding)));
-    const [br, gzip, plain] = answers as [typeof answers[0], typeof answers[0], typeof answers[0]];
+    const [br, gzip, plain] = answers as [(typeof answers)[0], (typeof answers)[0], (typeof answers)[0]];
     expect(br.headers['content-encoding']).toBe('br');
     expect(JSON.parse(brotliDecompressSync(br.body).toString('utf8'))).toEqual(document);
     expect(gzip.headers['content-encoding']).toBe('gzip');

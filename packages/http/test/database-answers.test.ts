@@ -11,18 +11,28 @@ const logger = createLogger({ level: 'silent' });
 let database: Database;
 let app: Express;
 // Nothing listens on port 1: every query fails to connect, as when the database restarts.
-const unreachable = new pg.Pool({ connectionString: 'postgresql://postgres@127.0.0.1:1/postgres', connectionTimeoutMillis: 2000 });
+const unreachable = new pg.Pool({
+  connectionString: 'postgresql://postgres@127.0.0.1:1/postgres',
+  connectionTimeoutMillis: 2000,
+});
 
 beforeAll(async () => {
   database = await createEmptyEmbeddedDatabase();
   await database.pool.query('CREATE TABLE things (name text PRIMARY KEY, meta jsonb)');
   app = express();
   app.use(express.json());
-  app.post('/things', validate({ body: z.object({ name: z.string(), meta: z.record(z.string(), z.unknown()).optional() }) }), async (req, res) => {
-    const body = req.valid.body as { name: string; meta?: Record<string, unknown> };
-    await database.pool.query('INSERT INTO things (name, meta) VALUES ($1, $2)', [body.name, JSON.stringify(body.meta ?? {})]);
-    res.status(201).json({ ok: true });
-  });
+  app.post(
+    '/things',
+    validate({ body: z.object({ name: z.string(), meta: z.record(z.string(), z.unknown()).optional() }) }),
+    async (req, res) => {
+      const body = req.valid.body as { name: string; meta?: Record<string, unknown> };
+      await database.pool.query('INSERT INTO things (name, meta) VALUES ($1, $2)', [
+        body.name,
+        JSON.stringify(body.meta ?? {}),
+      ]);
+      res.status(201).json({ ok: true });
+    },
+  );
   app.get('/things', validate({ query: z.object({ search: z.string().optional() }) }), async (_req, res) => {
     res.json((await unreachable.query('SELECT 1')).rows);
   });
@@ -51,12 +61,32 @@ describe('database failures as HTTP answers', () => {
 
 describe('text the database cannot store', () => {
   it.each([
-    { name: 'a lone high surrogate in a value', body: { name: 'a\ud800b' }, details: { name: 'Must not contain unpaired surrogate characters' } },
-    { name: 'a lone low surrogate at the start', body: { name: '\udc00' }, details: { name: 'Must not contain unpaired surrogate characters' } },
+    {
+      name: 'a lone high surrogate in a value',
+      body: { name: 'a\ud800b' },
+      details: { name: 'Must not contain unpaired surrogate characters' },
+    },
+    {
+      name: 'a lone low surrogate at the start',
+      body: { name: '\udc00' },
+      details: { name: 'Must not contain unpaired surrogate characters' },
+    },
     { name: 'a NUL in a value', body: { name: 'a\u0000' }, details: { name: 'Must not contain NUL characters' } },
-    { name: 'a lone surrogate deep in a free-form object', body: { name: 'x', meta: { list: ['ok', { deep: '\ud83d' }] } }, details: { 'meta.list.1.deep': 'Must not contain unpaired surrogate characters' } },
-    { name: 'a lone surrogate in a key of a free-form object', body: { name: 'x', meta: { 'k\ud800': 1 } }, details: { meta: 'Keys: must not contain unpaired surrogate characters' } },
-    { name: 'a NUL in a key', body: { name: 'x', meta: { inner: { 'k\u0000': 1 } } }, details: { 'meta.inner': 'Keys: must not contain NUL characters' } },
+    {
+      name: 'a lone surrogate deep in a free-form object',
+      body: { name: 'x', meta: { list: ['ok', { deep: '\ud83d' }] } },
+      details: { 'meta.list.1.deep': 'Must not contain unpaired surrogate characters' },
+    },
+    {
+      name: 'a lone surrogate in a key of a free-form object',
+      body: { name: 'x', meta: { 'k\ud800': 1 } },
+      details: { meta: 'Keys: must not contain unpaired surrogate characters' },
+    },
+    {
+      name: 'a NUL in a key',
+      body: { name: 'x', meta: { inner: { 'k\u0000': 1 } } },
+      details: { 'meta.inner': 'Keys: must not contain NUL characters' },
+    },
   ])('answers $name with 400 Validation failed naming the field', async ({ body, details }) => {
     const res = await request(app).post('/things').set('Content-Type', 'application/json').send(JSON.stringify(body));
     expect(res.status).toBe(400);
@@ -64,7 +94,9 @@ describe('text the database cannot store', () => {
   });
 
   it('accepts paired surrogates (emoji) and stores them', async () => {
-    const res = await request(app).post('/things').send({ name: 'smile 😀', meta: { '😀': '𝄞' } });
+    const res = await request(app)
+      .post('/things')
+      .send({ name: 'smile 😀', meta: { '😀': '𝄞' } });
     expect(res.status).toBe(201);
     const { rows } = await database.pool.query("SELECT meta FROM things WHERE name = 'smile 😀'");
     expect(rows[0].meta).toEqual({ '😀': '𝄞' });

@@ -19,7 +19,11 @@ function sourceFiles(): string[] {
   for (const top of ['apps', 'packages']) {
     for (const pkg of readdirSync(join(repoRoot, top), { withFileTypes: true })) {
       if (!pkg.isDirectory()) continue;
-      try { walk(join(repoRoot, top, pkg.name, 'src')); } catch { /* a package without src */ }
+      try {
+        walk(join(repoRoot, top, pkg.name, 'src'));
+      } catch {
+        /* a package without src */
+      }
     }
   }
   return files;
@@ -35,9 +39,12 @@ describe('the error-code catalogue', () => {
     const offenders = files
       .map((file) => relative(repoRoot, file).split('\\').join('/'))
       .filter((file) => !catalogueFiles.has(file))
-      .flatMap((file) => readFileSync(join(repoRoot, file), 'utf8').split('\n')
-        .map((line, index) => (statusSetHere.test(line) ? `${file}:${index + 1}: ${line.trim()}` : undefined))
-        .filter((hit): hit is string => hit !== undefined));
+      .flatMap((file) =>
+        readFileSync(join(repoRoot, file), 'utf8')
+          .split('\n')
+          .map((line, index) => (statusSetHere.test(line) ? `${file}:${index + 1}: ${line.trim()}` : undefined))
+          .filter((hit): hit is string => hit !== undefined),
+      );
     expect(offenders).toEqual([]);
   });
 
@@ -45,9 +52,12 @@ describe('the error-code catalogue', () => {
     const castOfRequestData = /\breq(uest)?\.(body|query|params)\)?\s+as\s/;
     const offenders = sourceFiles()
       .map((file) => relative(repoRoot, file).split('\\').join('/'))
-      .flatMap((file) => readFileSync(join(repoRoot, file), 'utf8').split('\n')
-        .map((line, index) => (castOfRequestData.test(line) ? `${file}:${index + 1}: ${line.trim()}` : undefined))
-        .filter((hit): hit is string => hit !== undefined));
+      .flatMap((file) =>
+        readFileSync(join(repoRoot, file), 'utf8')
+          .split('\n')
+          .map((line, index) => (castOfRequestData.test(line) ? `${file}:${index + 1}: ${line.trim()}` : undefined))
+          .filter((hit): hit is string => hit !== undefined),
+      );
     expect(offenders).toEqual([]);
   });
 
@@ -66,7 +76,7 @@ describe('the error-code catalogue', () => {
     expect([limited.status, limited.message, limited.extra]).toEqual([429, 'Slow down', { retry: true }]);
   });
 
-  it('adds an app\'s own codes to the shared ones: its appError takes both, and a shared code cannot be redefined', () => {
+  it("adds an app's own codes to the shared ones: its appError takes both, and a shared code cannot be redefined", () => {
     const app = defineErrorCodes({ WIDGET_NOT_FOUND: { status: 404, message: 'Widget not found' } });
     const own = app.appError('WIDGET_NOT_FOUND');
     expect([own.status, own.message, own.code]).toEqual([404, 'Widget not found', 'WIDGET_NOT_FOUND']);

@@ -5,12 +5,17 @@ describe('html template', () => {
   it('escapes every interpolated value, in text and in attributes', () => {
     const name = `<script>alert("x")</script>' onload='x`;
     expect(html`<p title="${name}">${name}</p>`.html).toBe(
-      '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onload=&#39;x">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onload=&#39;x</p>');
+      '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onload=&#39;x">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39; onload=&#39;x</p>',
+    );
   });
 
   it('composes nested templates and arrays, and renders nothing for false, null and undefined', () => {
     const items = ['a&b', '<i>'].map((item) => html`<li>${item}</li>`);
-    expect(html`<ul>${items}${false}${null}${undefined}</ul>`.html).toBe('<ul><li>a&amp;b</li><li>&lt;i&gt;</li></ul>');
+    expect(
+      html`<ul>
+        ${items}${false}${null}${undefined}
+      </ul>`.html,
+    ).toBe('<ul><li>a&amp;b</li><li>&lt;i&gt;</li></ul>');
   });
 
   it('passes raw markup of our own through unchanged', () => {

@@ -24,14 +24,17 @@ describe('findChromium', () => {
 
   it('reports a CHROMIUM_PATH that is no executable file instead of looking elsewhere', () => {
     const onPath = executable('bin-b/chromium');
-    expect(findChromium({ CHROMIUM_PATH: folder, PATH: path.dirname(onPath) }))
-      .toEqual({ missing: `CHROMIUM_PATH=${folder} is not an executable file` });
+    expect(findChromium({ CHROMIUM_PATH: folder, PATH: path.dirname(onPath) })).toEqual({
+      missing: `CHROMIUM_PATH=${folder} is not an executable file`,
+    });
   });
 
   it('treats CHROMIUM_PATH=none as no Chromium at all, with what to install', () => {
     const onPath = executable('bin-c/chromium');
     const found = findChromium({ CHROMIUM_PATH: 'none', PATH: path.dirname(onPath) });
-    expect(found).toEqual({ missing: "CHROMIUM_PATH=none: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH" });
+    expect(found).toEqual({
+      missing: "CHROMIUM_PATH=none: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH",
+    });
   });
 
   it('finds chromium, then chromium-browser, along the PATH in order', () => {
@@ -54,7 +57,8 @@ describe('findChromium', () => {
 describe('requireForTests', () => {
   const ci = process.env.CI;
   afterEach(() => {
-    if (ci === undefined) delete process.env.CI; else process.env.CI = ci;
+    if (ci === undefined) delete process.env.CI;
+    else process.env.CI = ci;
     vi.restoreAllMocks();
   });
 
@@ -73,7 +77,8 @@ describe('requireForTests', () => {
 
   it('under CI=true fails instead of skipping', () => {
     process.env.CI = 'true';
-    expect(() => requireForTests('browser tests', 'no Chromium found'))
-      .toThrow('browser tests cannot run: no Chromium found (CI=true requires it)');
+    expect(() => requireForTests('browser tests', 'no Chromium found')).toThrow(
+      'browser tests cannot run: no Chromium found (CI=true requires it)',
+    );
   });
 });

@@ -19,9 +19,22 @@ describe('development logs are readable in a terminal, JSON everywhere else', ()
 
   it('a pretty line still has its credentials redacted and masked', () => {
     const text: string[] = [];
-    const destination = new Writable({ write(chunk, _encoding, callback) { text.push(String(chunk)); callback(); } });
-    const logger = createLogger({ level: 'info', destination, pretty: true, maskLine: (line) => line.replaceAll('LIC-SECRET-1234', 'LIC-…1234') });
-    logger.info({ req: { headers: { cookie: 'sid=cookie-secret', 'x-api-key': 'pk_key-secret' } }, key: 'LIC-SECRET-1234' }, 'request completed');
+    const destination = new Writable({
+      write(chunk, _encoding, callback) {
+        text.push(String(chunk));
+        callback();
+      },
+    });
+    const logger = createLogger({
+      level: 'info',
+      destination,
+      pretty: true,
+      maskLine: (line) => line.replaceAll('LIC-SECRET-1234', 'LIC-…1234'),
+    });
+    logger.info(
+      { req: { headers: { cookie: 'sid=cookie-secret', 'x-api-key': 'pk_key-secret' } }, key: 'LIC-SECRET-1234' },
+      'request completed',
+    );
     const output = text.join('');
     expect(output).toContain('INFO');
     expect(output).toContain('request completed');
@@ -61,6 +74,11 @@ createLogger({ name: 'paste' }).info({ req: { headers: { authorization: 'Bearer 
 
   it('development into a pipe (docker logs, a file): JSON', () => {
     const line = JSON.parse(run('development', false).trim()) as Record<string, unknown>;
-    expect(line).toMatchObject({ level: 30, name: 'paste', msg: 'service started', req: { headers: { authorization: '[redacted]' } } });
+    expect(line).toMatchObject({
+      level: 30,
+      name: 'paste',
+      msg: 'service started',
+      req: { headers: { authorization: '[redacted]' } },
+    });
   });
 });

@@ -4,13 +4,26 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  createErrorHandler, createLogger, createOpenApiDocument, defineRoute, HttpError, listMountedRoutes, mountRoutes,
-  openApiPath, openApiRoutes, publicAccess, defineErrorCodes, type AnyRoute, type Guard,
+  createErrorHandler,
+  createLogger,
+  createOpenApiDocument,
+  defineRoute,
+  HttpError,
+  listMountedRoutes,
+  mountRoutes,
+  openApiPath,
+  openApiRoutes,
+  publicAccess,
+  defineErrorCodes,
+  type AnyRoute,
+  type Guard,
 } from '../src/index.js';
 
 const memberOnly: Guard = {
   name: 'member',
-  middleware: [(req, _res, next) => next(req.get('x-member') === 'yes' ? undefined : new HttpError(401, 'Unauthorized'))],
+  middleware: [
+    (req, _res, next) => next(req.get('x-member') === 'yes' ? undefined : new HttpError(401, 'Unauthorized')),
+  ],
   security: [{ member: [] }],
 };
 
@@ -25,7 +38,12 @@ const recordRoute: RequestHandler = (_req, res, next) => {
 
 const routes: AnyRoute[] = [
   defineRoute({
-    method: 'post', path: '/api/notes', summary: 'Create a note', tags: ['notes'], guard: memberOnly, status: 201,
+    method: 'post',
+    path: '/api/notes',
+    summary: 'Create a note',
+    tags: ['notes'],
+    guard: memberOnly,
+    status: 201,
     body: z.object({ text: z.string().min(1).max(100), pinned: z.boolean().default(false) }),
     responses: { 201: { description: 'Created', schema: z.object({ success: z.literal(true), note }) } },
     audit: { action: 'create', resource: 'note' },
@@ -37,10 +55,17 @@ const routes: AnyRoute[] = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/api/notes/:id', summary: 'Read a note', guard: publicAccess, before: [recordRoute],
+    method: 'get',
+    path: '/api/notes/:id',
+    summary: 'Read a note',
+    guard: publicAccess,
+    before: [recordRoute],
     params: z.object({ id: z.string().regex(/^\d+$/) }),
     query: z.object({ fields: z.enum(['all', 'text']).optional() }),
-    responses: { 200: { description: 'The note, or only its text', schema: z.union([note, note.pick({ text: true })]) }, 404: { description: 'No such note' } },
+    responses: {
+      200: { description: 'The note, or only its text', schema: z.union([note, note.pick({ text: true })]) },
+      404: { description: 'No such note' },
+    },
     handler: ({ params, query }) => {
       const found = notes.get(params.id);
       if (!found) throw new HttpError(404, 'Note not found');
@@ -48,7 +73,10 @@ const routes: AnyRoute[] = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/notes/:id/raw', summary: 'A note as text', guard: publicAccess,
+    method: 'get',
+    path: '/notes/:id/raw',
+    summary: 'A note as text',
+    guard: publicAccess,
     params: z.object({ id: z.string() }),
     responses: { 200: { description: 'The text', contentType: 'text/plain' } },
     handler: ({ params, res }) => {
@@ -60,7 +88,10 @@ const routes: AnyRoute[] = [
 function appOf(declared: AnyRoute[]) {
   const app = express();
   app.use(express.json());
-  const options = { info: { title: 'Notes', version: '1.0.0' }, securitySchemes: { member: { type: 'apiKey', in: 'header', name: 'X-Member' } } };
+  const options = {
+    info: { title: 'Notes', version: '1.0.0' },
+    securitySchemes: { member: { type: 'apiKey', in: 'header', name: 'X-Member' } },
+  };
   let document: Record<string, unknown> = {};
   const meta = openApiRoutes(() => document);
   const all = [...declared, ...meta.routes];
@@ -107,13 +138,19 @@ describe('routes declared as data', () => {
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
 
-    const mounted = listMountedRoutes(app).map(({ method, path }) => `${method} ${openApiPath(path)}`).sort();
+    const mounted = listMountedRoutes(app)
+      .map(({ method, path }) => `${method} ${openApiPath(path)}`)
+      .sort();
     const documented = Object.entries(document.paths as Record<string, object>)
-      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`)).sort();
+      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`))
+      .sort();
     expect(mounted).toEqual(documented);
     expect(documented).toContain('get /api/notes/{id}');
 
-    const paths = document.paths as Record<string, Record<string, { parameters?: { name: string; in: string; required: boolean }[]; security: unknown[] }>>;
+    const paths = document.paths as Record<
+      string,
+      Record<string, { parameters?: { name: string; in: string; required: boolean }[]; security: unknown[] }>
+    >;
     expect(paths['/api/notes/{id}']!.get!.parameters).toEqual([
       expect.objectContaining({ name: 'id', in: 'path', required: true }),
       expect.objectContaining({ name: 'fields', in: 'query', required: false }),
@@ -135,7 +172,11 @@ describe('answering a write with JSON', () => {
   // A write's answer is written without Express's res.json when the app hashes no ETag; it must
   // be the same bytes and headers Express sends.
   const echo = defineRoute({
-    method: 'post', path: '/api/echo', summary: 'Echo', guard: publicAccess, status: 201,
+    method: 'post',
+    path: '/api/echo',
+    summary: 'Echo',
+    guard: publicAccess,
+    status: 201,
     body: z.object({ text: z.string() }),
     responses: { 201: { description: 'Echoed', schema: z.object({ text: z.string(), at: z.string() }) } },
     handler: ({ body }) => ({ text: body.text, at: new Date(0), skipped: undefined }),
@@ -154,46 +195,79 @@ describe('answering a write with JSON', () => {
     const viaExpress = await request(withEtag(true)).post('/api/echo').send({ text }).expect(201);
     expect(viaExpress.headers.etag).toBeDefined();
     expect(direct.headers.etag).toBeUndefined();
-    for (const header of ['content-type', 'content-length']) expect(direct.headers[header]).toBe(viaExpress.headers[header]);
+    for (const header of ['content-type', 'content-length'])
+      expect(direct.headers[header]).toBe(viaExpress.headers[header]);
     expect(direct.text).toBe(viaExpress.text);
     expect(direct.text).toBe(JSON.stringify({ text, at: '1970-01-01T00:00:00.000Z' }));
     expect(Number(direct.headers['content-length'])).toBe(Buffer.byteLength(direct.text));
   });
 });
 
-describe('matching requests to routes as Express\'s router does', () => {
+describe("matching requests to routes as Express's router does", () => {
   const seen: string[] = [];
   const table = mountRoutes([
     defineRoute({
-      method: 'head', path: '/files/:name', summary: 'Whether a file exists', guard: publicAccess, responses: { 200: { description: 'Yes' } },
-      handler: ({ res }) => { seen.push('head'); res.set('X-Exists', 'yes').end(); },
+      method: 'head',
+      path: '/files/:name',
+      summary: 'Whether a file exists',
+      guard: publicAccess,
+      responses: { 200: { description: 'Yes' } },
+      handler: ({ res }) => {
+        seen.push('head');
+        res.set('X-Exists', 'yes').end();
+      },
     }),
     defineRoute({
-      method: 'get', path: '/files/:name', summary: 'A file', guard: publicAccess, responses: { 200: { description: 'It', schema: z.object({ name: z.string() }) } },
+      method: 'get',
+      path: '/files/:name',
+      summary: 'A file',
+      guard: publicAccess,
+      responses: { 200: { description: 'It', schema: z.object({ name: z.string() }) } },
       params: z.object({ name: z.string() }),
       handler: ({ params }) => ({ name: params.name }),
     }),
     defineRoute({
-      method: 'get', path: '/texts/:name', summary: 'A text (HEAD answered by the GET route)', guard: publicAccess, responses: { 200: { description: 'It' } },
-      handler: ({ res }) => { seen.push('get text'); res.type('text/plain').send('text'); },
+      method: 'get',
+      path: '/texts/:name',
+      summary: 'A text (HEAD answered by the GET route)',
+      guard: publicAccess,
+      responses: { 200: { description: 'It' } },
+      handler: ({ res }) => {
+        seen.push('get text');
+        res.type('text/plain').send('text');
+      },
     }),
     defineRoute({
-      method: 'get', path: '/pick/:which', summary: 'Passes on what is not its own', guard: publicAccess, responses: { 200: { description: 'It', schema: picked } },
+      method: 'get',
+      path: '/pick/:which',
+      summary: 'Passes on what is not its own',
+      guard: publicAccess,
+      responses: { 200: { description: 'It', schema: picked } },
       before: [(req, _res, next) => next(req.params.which === 'second' ? 'route' : undefined)],
       handler: () => ({ picked: 'first' }),
     }),
     defineRoute({
-      method: 'get', path: '/pick/:which', summary: 'The next matching route', guard: publicAccess, responses: { 200: { description: 'It', schema: picked } },
+      method: 'get',
+      path: '/pick/:which',
+      summary: 'The next matching route',
+      guard: publicAccess,
+      responses: { 200: { description: 'It', schema: picked } },
       handler: () => ({ picked: 'second' }),
     }),
     defineRoute({
-      method: 'post', path: '/files/:name', summary: 'Rejects', guard: publicAccess, responses: { 500: { description: 'Fails' } },
+      method: 'post',
+      path: '/files/:name',
+      summary: 'Rejects',
+      guard: publicAccess,
+      responses: { 500: { description: 'Fails' } },
       handler: () => Promise.reject(new Error('handler failed')),
     }),
   ]);
   const app = express();
   app.use(table);
-  app.use((req, res) => { res.status(404).json({ fellThrough: true, params: req.params }); });
+  app.use((req, res) => {
+    res.status(404).json({ fellThrough: true, params: req.params });
+  });
   app.use(createErrorHandler({ successFlag: true, logger: createLogger({ level: 'silent' }) }));
 
   it('decodes parameters, ignores case and a trailing slash, and answers a malformed escape with 400', async () => {
@@ -210,7 +284,7 @@ describe('matching requests to routes as Express\'s router does', () => {
     expect(seen).toEqual(['head', 'get text']);
   });
 
-  it('moves on to the next matching route on next(\'route\'), and to the app when none is left', async () => {
+  it("moves on to the next matching route on next('route'), and to the app when none is left", async () => {
     expect((await request(app).get('/pick/first').expect(200)).body).toEqual({ picked: 'first' });
     expect((await request(app).get('/pick/second').expect(200)).body).toEqual({ picked: 'second' });
     // What follows the table sees none of the table's params (Express sets them per layer).
@@ -219,12 +293,12 @@ describe('matching requests to routes as Express\'s router does', () => {
     expect((await request(app).delete('/files/x').expect(404)).body.fellThrough).toBe(true);
   });
 
-  it('sends a rejected handler\'s error to the error handler', async () => {
+  it("sends a rejected handler's error to the error handler", async () => {
     const answer = await request(app).post('/files/x').expect(500);
     expect(answer.body.success).toBe(false);
   });
 
-  it('answers OPTIONS with the methods the path has, as Express\'s router does', async () => {
+  it("answers OPTIONS with the methods the path has, as Express's router does", async () => {
     const answer = await request(app).options('/files/x').expect(200);
     expect(answer.headers.allow).toBe('GET, HEAD, POST');
     expect(answer.text).toBe('GET, HEAD, POST');
@@ -236,21 +310,37 @@ describe('handlers typed from their declared answers', () => {
   it('compiles a handler that returns a declared body (a Date where a string is declared), and refuses one that does not', () => {
     const answer = z.object({ success: z.literal(true), at: z.iso.datetime(), state: z.enum(['open', 'closed']) });
     const fine = defineRoute({
-      method: 'get', path: '/typed', summary: 'Typed', guard: publicAccess, responses: { 200: { description: 'It', schema: answer } },
+      method: 'get',
+      path: '/typed',
+      summary: 'Typed',
+      guard: publicAccess,
+      responses: { 200: { description: 'It', schema: answer } },
       handler: async () => ({ success: true, at: await Promise.resolve(new Date(0)), state: 'open' as const }),
     });
     defineRoute({
-      method: 'get', path: '/typed', summary: 'Typed', guard: publicAccess, responses: { 200: { description: 'It', schema: answer } },
+      method: 'get',
+      path: '/typed',
+      summary: 'Typed',
+      guard: publicAccess,
+      responses: { 200: { description: 'It', schema: answer } },
       // @ts-expect-error `state` is not one of the declared values
       handler: () => ({ success: true, at: '1970-01-01T00:00:00.000Z', state: 'ajar' as const }),
     });
     defineRoute({
-      method: 'get', path: '/typed', summary: 'Typed', guard: publicAccess, responses: { 200: { description: 'It', schema: answer } },
+      method: 'get',
+      path: '/typed',
+      summary: 'Typed',
+      guard: publicAccess,
+      responses: { 200: { description: 'It', schema: answer } },
       // @ts-expect-error `at` is missing
       handler: () => ({ success: true, state: 'open' as const }),
     });
     defineRoute({
-      method: 'get', path: '/page', summary: 'A page', guard: publicAccess, responses: { 200: { description: 'HTML', contentType: 'text/html' } },
+      method: 'get',
+      path: '/page',
+      summary: 'A page',
+      guard: publicAccess,
+      responses: { 200: { description: 'HTML', contentType: 'text/html' } },
       // @ts-expect-error no JSON answer is declared, so the handler must answer itself
       handler: () => ({ html: '<p>' }),
     });
@@ -260,12 +350,18 @@ describe('handlers typed from their declared answers', () => {
 
 describe('checking answers against their declared schemas', () => {
   const declared = defineRoute({
-    method: 'get', path: '/api/clock', summary: 'The time', guard: publicAccess,
+    method: 'get',
+    path: '/api/clock',
+    summary: 'The time',
+    guard: publicAccess,
     query: z.object({ broken: z.enum(['yes', 'no']).default('no') }),
     responses: { 200: { description: 'Now', schema: z.object({ now: z.iso.datetime(), zone: z.string() }) } },
     // A Date is sent as its ISO string, so it matches a datetime string; a missing field does not
     // (the cast stands for a handler whose types are wrong, which the check must still catch).
-    handler: ({ query }) => (query.broken === 'yes' ? { now: new Date(0) } as { now: Date; zone: string } : { now: new Date(0), zone: 'UTC' }),
+    handler: ({ query }) =>
+      query.broken === 'yes'
+        ? ({ now: new Date(0) } as { now: Date; zone: string })
+        : { now: new Date(0), zone: 'UTC' },
   });
   const appWith = (checkResponses: boolean) => {
     const app = express();
@@ -275,13 +371,18 @@ describe('checking answers against their declared schemas', () => {
   };
 
   it('passes an answer that matches once sent as JSON', async () => {
-    expect((await request(appWith(true)).get('/api/clock').expect(200)).body).toEqual({ now: '1970-01-01T00:00:00.000Z', zone: 'UTC' });
+    expect((await request(appWith(true)).get('/api/clock').expect(200)).body).toEqual({
+      now: '1970-01-01T00:00:00.000Z',
+      zone: 'UTC',
+    });
   });
 
   it('fails an answer that does not match, so a test sees the description is wrong', async () => {
     await request(appWith(true)).get('/api/clock?broken=yes').expect(500);
     // Without the check (production) the answer goes out as the handler made it.
-    expect((await request(appWith(false)).get('/api/clock?broken=yes').expect(200)).body).toEqual({ now: '1970-01-01T00:00:00.000Z' });
+    expect((await request(appWith(false)).get('/api/clock?broken=yes').expect(200)).body).toEqual({
+      now: '1970-01-01T00:00:00.000Z',
+    });
   });
 });
 
@@ -294,14 +395,34 @@ describe('error codes', () => {
   });
   it.each([
     { name: 'a paste that is gone', code: 'PASTE_EXPIRED' as const, status: 410, error: 'Paste expired' },
-    { name: 'a validation of an unknown key', code: 'LICENSE_VALIDATION_NOT_FOUND' as const, status: 400, error: 'License not found' },
-    { name: 'panic mode', code: 'PANIC_MODE' as const, status: 503, error: 'Service unavailable: panic mode is active' },
+    {
+      name: 'a validation of an unknown key',
+      code: 'LICENSE_VALIDATION_NOT_FOUND' as const,
+      status: 400,
+      error: 'License not found',
+    },
+    {
+      name: 'panic mode',
+      code: 'PANIC_MODE' as const,
+      status: 503,
+      error: 'Service unavailable: panic mode is active',
+    },
   ])('answers $name with the status and text of its code', async ({ code, status, error }) => {
     const app = express();
-    app.use(mountRoutes([defineRoute({
-      method: 'get', path: '/boom', summary: 'fails', guard: publicAccess, responses: { [status]: { description: error } },
-      handler: () => { throw appError(code); },
-    })]));
+    app.use(
+      mountRoutes([
+        defineRoute({
+          method: 'get',
+          path: '/boom',
+          summary: 'fails',
+          guard: publicAccess,
+          responses: { [status]: { description: error } },
+          handler: () => {
+            throw appError(code);
+          },
+        }),
+      ]),
+    );
     app.use(createErrorHandler({ successFlag: true, logger: createLogger({ level: 'silent' }) }));
     const answer = await request(app).get('/boom').expect(status);
     expect(answer.body).toEqual({ success: false, error });

@@ -12,12 +12,19 @@ describe('serveGracefully in a real process', () => {
   it('finishes closing when the stop signal arrives three times (a process group killed, relayed by npm start and tsx)', async () => {
     const child = spawn(process.execPath, ['--import', tsxLoader, fixture], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (chunk) => { output += chunk; });
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
       child.on('exit', (code, signal) => resolve({ code, signal }));
     });
     await new Promise<void>((resolve) => {
-      const listening = () => { if (output.includes('"ready"')) { child.stdout.off('data', listening); resolve(); } };
+      const listening = () => {
+        if (output.includes('"ready"')) {
+          child.stdout.off('data', listening);
+          resolve();
+        }
+      };
       child.stdout.on('data', listening);
     });
     child.kill('SIGINT');
@@ -26,7 +33,12 @@ describe('serveGracefully in a real process', () => {
     child.kill('SIGTERM');
 
     expect(await exited).toEqual({ code: 0, signal: null });
-    const messages = output.trim().split('\n').map((line) => JSON.parse(line) as { msg?: string }).map((entry) => entry.msg).filter(Boolean);
+    const messages = output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg?: string })
+      .map((entry) => entry.msg)
+      .filter(Boolean);
     expect(messages[0]).toMatch(/^test service listening on port \d+$/);
     // Signals of one kind that arrive together may merge into one, so the repeats are counted loosely.
     expect(messages[1]).toBe('test service shutting down');
@@ -38,9 +50,18 @@ describe('serveGracefully in a real process', () => {
   it('drains at shutdown: /readyz answers 503 while requests are still served, then the port closes', async () => {
     const app = express();
     app.use(healthRoutes({ query: () => Promise.resolve({ rows: [] }) } as never));
-    app.get('/work', (_req, res) => { res.json({ done: true }); });
+    app.get('/work', (_req, res) => {
+      res.json({ done: true });
+    });
     const running = await serveGracefully(app, {
-      port: 0, host: '127.0.0.1', logger: createLogger({ level: 'silent' }), timeoutMs: 1000, name: 'drain test', onClosed: () => Promise.resolve(), handleSignals: false, drainMs: 400,
+      port: 0,
+      host: '127.0.0.1',
+      logger: createLogger({ level: 'silent' }),
+      timeoutMs: 1000,
+      name: 'drain test',
+      onClosed: () => Promise.resolve(),
+      handleSignals: false,
+      drainMs: 400,
     });
     const url = `http://127.0.0.1:${running.port}`;
     expect((await fetch(`${url}/readyz`)).status).toBe(200);

@@ -17,10 +17,26 @@ let defaults: RunningServer;
 
 beforeAll(async () => {
   const app = express();
-  app.get('/', (_req, res) => { res.type('text').send('hello'); });
-  app.post('/echo', express.json(), (req, res) => { res.json({ received: req.body }); });
-  const common = { host: '127.0.0.1', logger: createLogger({ level: 'silent' }), timeoutMs: 1000, onClosed: async () => {}, handleSignals: false };
-  running = await serveGracefully(app, { ...common, port: 0, name: 'slow-client test', headersTimeoutMs, requestTimeoutMs });
+  app.get('/', (_req, res) => {
+    res.type('text').send('hello');
+  });
+  app.post('/echo', express.json(), (req, res) => {
+    res.json({ received: req.body });
+  });
+  const common = {
+    host: '127.0.0.1',
+    logger: createLogger({ level: 'silent' }),
+    timeoutMs: 1000,
+    onClosed: async () => {},
+    handleSignals: false,
+  };
+  running = await serveGracefully(app, {
+    ...common,
+    port: 0,
+    name: 'slow-client test',
+    headersTimeoutMs,
+    requestTimeoutMs,
+  });
   defaults = await serveGracefully(app, { ...common, port: 0, name: 'defaults test' });
 });
 
@@ -41,21 +57,30 @@ interface RawConnection {
 
 async function connect(port: number): Promise<RawConnection> {
   const socket = net.connect(port, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
   let data = '';
   let ended = false;
-  socket.on('data', (chunk) => { data += chunk.toString('latin1'); });
-  socket.on('error', () => {});
-  socket.on('close', () => { ended = true; });
-  const waitFor = (done: () => boolean, withinMs: number, what: string) => new Promise<void>((resolve, reject) => {
-    const started = Date.now();
-    const check = () => {
-      if (done()) return resolve();
-      if (Date.now() - started > withinMs) return reject(new Error(`${what} within ${withinMs} ms; received so far: ${JSON.stringify(data)}`));
-      setTimeout(check, 20);
-    };
-    check();
+  socket.on('data', (chunk) => {
+    data += chunk.toString('latin1');
   });
+  socket.on('error', () => {});
+  socket.on('close', () => {
+    ended = true;
+  });
+  const waitFor = (done: () => boolean, withinMs: number, what: string) =>
+    new Promise<void>((resolve, reject) => {
+      const started = Date.now();
+      const check = () => {
+        if (done()) return resolve();
+        if (Date.now() - started > withinMs)
+          return reject(new Error(`${what} within ${withinMs} ms; received so far: ${JSON.stringify(data)}`));
+        setTimeout(check, 20);
+      };
+      check();
+    });
   return {
     socket,
     received: () => data,
@@ -94,7 +119,9 @@ describe('a client that sends its request slowly', () => {
 
   it('trickling its body past the request deadline is answered 408 and disconnected', async () => {
     const connection = await connect(running.port);
-    connection.socket.write('POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":"');
+    connection.socket.write(
+      'POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":"',
+    );
     // The headers arrived at once; the body comes one byte every 100 ms and would take 100 s.
     const stop = trickle(connection, () => 'x', 100);
     try {
@@ -108,7 +135,9 @@ describe('a client that sends its request slowly', () => {
   it('a request sent at once is answered as usual', async () => {
     const connection = await connect(running.port);
     const body = JSON.stringify({ paste: 'hello' });
-    connection.socket.write(`POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    connection.socket.write(
+      `POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
     await connection.closed(3000);
     expect(connection.received()).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(connection.received()).toContain('{"received":{"paste":"hello"}}');

@@ -22,13 +22,22 @@ const bodySchema = z.object({
   url: z.url().optional(),
   at: z.iso.datetime().optional(),
   id: z.uuid().optional(),
-  color: z.string().regex(/^#[0-9a-f]{6}$/).optional(),
+  color: z
+    .string()
+    .regex(/^#[0-9a-f]{6}$/)
+    .optional(),
   prefixed: z.string().startsWith('sk_').optional(),
   limit: z.union([z.number().int(), z.null()]).optional(),
-  even: z.number().refine((value) => value % 2 === 0).optional(),
+  even: z
+    .number()
+    .refine((value) => value % 2 === 0)
+    .optional(),
   required: z.string(),
   // Deliberate texts a schema sets are kept as written.
-  licensePrefix: z.string().regex(/^[A-Z]+$/, 'Must be 1 to 20 capital letters').optional(),
+  licensePrefix: z
+    .string()
+    .regex(/^[A-Z]+$/, 'Must be 1 to 20 capital letters')
+    .optional(),
   key: z.string().min(1, 'License key is required').optional(),
   strict: z.strictObject({ a: z.number() }).optional(),
 });
@@ -36,7 +45,9 @@ const querySchema = z.object({ page: z.coerce.number().int().min(1).default(1) }
 
 const app = express();
 app.use(express.json());
-app.post('/things', validate({ body: bodySchema, query: querySchema }), (_req, res) => { res.json({ ok: true }); });
+app.post('/things', validate({ body: bodySchema, query: querySchema }), (_req, res) => {
+  res.json({ ok: true });
+});
 app.use(createErrorHandler({ successFlag: true, logger: createLogger({ level: 'silent' }) }));
 
 const base = { required: 'x' };
@@ -56,14 +67,28 @@ describe('validation details are written for people', () => {
     { field: 'tags', value: [], message: 'tags must not be empty' },
     { field: 'tags', value: ['a', 'b', 'c'], message: 'tags must have at most 2 items' },
     { field: 'tags', value: 'a', message: 'tags must be a list' },
-    { field: 'nested.count', value: { count: -1 }, message: 'nested.count must be a whole number of at least 0', send: 'nested' },
-    { field: 'list.1.n', value: [{ n: 1 }, { n: 10 }], message: 'list.1.n must be a whole number of at most 9', send: 'list' },
+    {
+      field: 'nested.count',
+      value: { count: -1 },
+      message: 'nested.count must be a whole number of at least 0',
+      send: 'nested',
+    },
+    {
+      field: 'list.1.n',
+      value: [{ n: 1 }, { n: 10 }],
+      message: 'list.1.n must be a whole number of at most 9',
+      send: 'list',
+    },
     { field: 'visibility', value: 'secret', message: 'visibility must be one of "public", "private", "unlisted"' },
     { field: 'kind', value: 'email', message: 'kind must be "webhook"' },
     { field: 'enabled', value: 'yes', message: 'enabled must be true or false' },
     { field: 'email', value: 'nope', message: 'email must be an email address' },
     { field: 'url', value: 'not a url', message: 'url must be a URL' },
-    { field: 'at', value: 'tomorrow', message: 'at must be a date and time in ISO 8601 format (e.g. 2025-01-31T12:00:00Z)' },
+    {
+      field: 'at',
+      value: 'tomorrow',
+      message: 'at must be a date and time in ISO 8601 format (e.g. 2025-01-31T12:00:00Z)',
+    },
     { field: 'id', value: '123', message: 'id must be a UUID' },
     { field: 'color', value: 'red', message: 'color is not in the expected format' },
     { field: 'prefixed', value: 'pk_1', message: 'prefixed must start with "sk_"' },
@@ -74,7 +99,9 @@ describe('validation details are written for people', () => {
     { field: 'strict', value: { a: 1, b: 2 }, message: 'b is not a known field' },
   ])('$field = $value: "$message"', async ({ field, value, message, send }) => {
     const key = send ?? field;
-    const res = await request(app).post('/things').send({ ...base, [key]: value });
+    const res = await request(app)
+      .post('/things')
+      .send({ ...base, [key]: value });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error: 'Validation failed', details: { [field]: message } });
   });
@@ -94,9 +121,13 @@ describe('validation details are written for people', () => {
     expect(res.body.details).toEqual({ _root: 'The input must be an object' });
   });
 
-  it('never answers with zod\'s own wording', async () => {
-    const res = await request(app).post('/things').send({ maxViews: 'x', title: 'far too long', visibility: 'x', tags: 'x', at: 'x' });
-    expect(JSON.stringify(res.body.details)).not.toMatch(/Invalid input|Too small|Too big|Invalid option|expected \w+, received/);
+  it("never answers with zod's own wording", async () => {
+    const res = await request(app)
+      .post('/things')
+      .send({ maxViews: 'x', title: 'far too long', visibility: 'x', tags: 'x', at: 'x' });
+    expect(JSON.stringify(res.body.details)).not.toMatch(
+      /Invalid input|Too small|Too big|Invalid option|expected \w+, received/,
+    );
   });
 
   it('gives readable details to other callers of safeParse that pass readableIssue', () => {

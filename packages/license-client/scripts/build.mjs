@@ -34,7 +34,12 @@ for (const source of config.fileNames) {
   const relative = path.relative(config.options.rootDir, source).replace(/\.ts$/, '');
   const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), {
     fileName: source,
-    compilerOptions: { ...config.options, module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, declaration: false },
+    compilerOptions: {
+      ...config.options,
+      module: ts.ModuleKind.CommonJS,
+      moduleResolution: ts.ModuleResolutionKind.Node10,
+      declaration: false,
+    },
   });
   mkdirSync(path.dirname(path.join(cjs, relative)), { recursive: true });
   writeFileSync(path.join(cjs, `${relative}.js`), outputText);

@@ -48,7 +48,8 @@ export type LicenseFileFailure =
   | 'hwid-not-allowed' // this machine's hardware id is not among the license's
   | 'wrong-machine'; // the file is bound to another machine's fingerprint (or no hwid was given to check it)
 
-export type LicenseFileResult = { valid: true; license: LicenseFilePayload } | { valid: false; reason: LicenseFileFailure };
+export type LicenseFileResult =
+  { valid: true; license: LicenseFilePayload } | { valid: false; reason: LicenseFileFailure };
 
 export interface LicenseFileOptions {
   /** The time to check validUntil against (default: now). */
@@ -69,7 +70,11 @@ export function keyIdOf(publicKeyPem: string | KeyObject): string {
 function asLicenseFile(file: unknown): LicenseFile | undefined {
   let value = file;
   if (typeof value === 'string' || Buffer.isBuffer(value)) {
-    try { value = JSON.parse(value.toString()); } catch { return undefined; }
+    try {
+      value = JSON.parse(value.toString());
+    } catch {
+      return undefined;
+    }
   }
   if (!isRecord(value)) return undefined;
   const { format, payload, signature, keyId } = value;
@@ -79,15 +84,37 @@ function asLicenseFile(file: unknown): LicenseFile | undefined {
 
 function asPayload(value: unknown): LicenseFilePayload | undefined {
   if (!isRecord(value) || !isRecord(value.product)) return undefined;
-  const { key, product, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, issuedAt, validUntil, fingerprint, entitlements = [] } = value;
+  const {
+    key,
+    product,
+    licenseType,
+    expiresAt,
+    ipLimit,
+    hwidLimit,
+    usedHwids,
+    issuedAt,
+    validUntil,
+    fingerprint,
+    entitlements = [],
+  } = value;
   if (!isString(key) || !isString(product._id) || !isString(product.name) || !isString(licenseType)) return undefined;
-  if (!(expiresAt === null || isDateString(expiresAt)) || !isDateString(issuedAt) || !isDateString(validUntil)) return undefined;
+  if (!(expiresAt === null || isDateString(expiresAt)) || !isDateString(issuedAt) || !isDateString(validUntil))
+    return undefined;
   if (typeof ipLimit !== 'number' || typeof hwidLimit !== 'number') return undefined;
   if (!Array.isArray(usedHwids) || !usedHwids.every(isString)) return undefined;
   if (fingerprint !== undefined && !isString(fingerprint)) return undefined;
   if (!Array.isArray(entitlements) || !entitlements.every(isString)) return undefined;
   return {
-    key, product: { _id: product._id, name: product.name }, licenseType, expiresAt, ipLimit, hwidLimit, usedHwids, entitlements, issuedAt, validUntil,
+    key,
+    product: { _id: product._id, name: product.name },
+    licenseType,
+    expiresAt,
+    ipLimit,
+    hwidLimit,
+    usedHwids,
+    entitlements,
+    issuedAt,
+    validUntil,
     ...(fingerprint !== undefined ? { fingerprint } : {}),
   };
 }
@@ -97,7 +124,11 @@ function asPayload(value: unknown): LicenseFilePayload | undefined {
  * key signed exactly these payload bytes, that validUntil has not passed, and, given a hardware
  * id, that the license lists it; a file bound to a machine is good only with that machine's id. Only a `valid: true` answer carries the license.
  */
-export function verifyLicenseFile(file: unknown, publicKeyPem: string | KeyObject, options: LicenseFileOptions = {}): LicenseFileResult {
+export function verifyLicenseFile(
+  file: unknown,
+  publicKeyPem: string | KeyObject,
+  options: LicenseFileOptions = {},
+): LicenseFileResult {
   const fail = (reason: LicenseFileFailure): LicenseFileResult => ({ valid: false, reason });
   const parsed = asLicenseFile(file);
   if (!parsed) return fail('malformed');
@@ -109,7 +140,11 @@ export function verifyLicenseFile(file: unknown, publicKeyPem: string | KeyObjec
   if (!bytes || !signature) return fail('malformed');
   if (!verify(null, bytes, key, signature)) return fail('bad-signature');
   let license: LicenseFilePayload | undefined;
-  try { license = asPayload(JSON.parse(bytes.toString('utf8'))); } catch { license = undefined; }
+  try {
+    license = asPayload(JSON.parse(bytes.toString('utf8')));
+  } catch {
+    license = undefined;
+  }
   if (!license) return fail('malformed');
   const now = options.now ?? new Date();
   if (Date.parse(license.validUntil) <= now.getTime()) return fail('expired');
@@ -128,11 +163,13 @@ export type SignedValidationFailure =
 export type SignedValidationResult =
   | { valid: true; body: Record<string, unknown> & { license: Record<string, unknown> } }
   | {
-    valid: false; reason: SignedValidationFailure; error?: string;
-    /** The admin's reason for a suspension (`reason` of the body beside `error: "License suspended"`), when one was given. */
-    suspendReason?: string;
-    body?: Record<string, unknown>;
-  };
+      valid: false;
+      reason: SignedValidationFailure;
+      error?: string;
+      /** The admin's reason for a suspension (`reason` of the body beside `error: "License suspended"`), when one was given. */
+      suspendReason?: string;
+      body?: Record<string, unknown>;
+    };
 
 /**
  * Checks an answer of POST /api/license/validate: `body` is the response body exactly as received
@@ -141,17 +178,24 @@ export type SignedValidationResult =
  * `valid: true` only when the signature holds and the service said the license is valid.
  */
 export function verifySignedValidation(
-  body: Buffer | string, signature: string | null | undefined, publicKeyPem: string | KeyObject, options: { nonce?: string } = {},
+  body: Buffer | string,
+  signature: string | null | undefined,
+  publicKeyPem: string | KeyObject,
+  options: { nonce?: string } = {},
 ): SignedValidationResult {
   const signed = verifySignedBody(body, signature, publicKeyPem);
   if (!signed.ok) return { valid: false, reason: signed.reason };
   const parsed = signed.body;
-  if (options.nonce !== undefined && parsed.nonce !== options.nonce) return { valid: false, reason: 'nonce-mismatch', body: parsed };
+  if (options.nonce !== undefined && parsed.nonce !== options.nonce)
+    return { valid: false, reason: 'nonce-mismatch', body: parsed };
   const { license } = parsed;
   if (parsed.valid !== true || !isRecord(license)) {
     return {
-      valid: false, reason: 'license-invalid', ...(isString(parsed.error) ? { error: parsed.error } : {}),
-      ...(isString(parsed.reason) ? { suspendReason: parsed.reason } : {}), body: parsed,
+      valid: false,
+      reason: 'license-invalid',
+      ...(isString(parsed.error) ? { error: parsed.error } : {}),
+      ...(isString(parsed.reason) ? { suspendReason: parsed.reason } : {}),
+      body: parsed,
     };
   }
   return { valid: true, body: { ...parsed, license } };
@@ -159,8 +203,12 @@ export function verifySignedValidation(
 
 /** What `hasEntitlement` reads: a checked file or answer (only a `valid: true` one counts), or what one carries. */
 export type EntitlementSource =
-  | LicenseFileResult | SignedValidationResult | LicenseFilePayload
-  | { license?: unknown; valid?: unknown } | null | undefined;
+  | LicenseFileResult
+  | SignedValidationResult
+  | LicenseFilePayload
+  | { license?: unknown; valid?: unknown }
+  | null
+  | undefined;
 
 /**
  * Whether the license grants the entitlement `code` (exact, case-sensitive), read from what

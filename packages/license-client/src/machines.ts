@@ -71,7 +71,9 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /** POSTs to /api/license/machines/<action>; answers the verified body of a 2xx, or the failure. */
 async function post(
-  options: MachineRequestOptions, action: 'activate' | 'heartbeat' | 'deactivate', payload: Record<string, unknown>,
+  options: MachineRequestOptions,
+  action: 'activate' | 'heartbeat' | 'deactivate',
+  payload: Record<string, unknown>,
 ): Promise<{ ok: true; status: number; body: Record<string, unknown> } | MachineFailure> {
   const send = options.fetch ?? fetch;
   let status: number;
@@ -101,7 +103,11 @@ async function post(
   return { ok: true, status, body };
 }
 
-async function machineRequest(options: MachineRequestOptions, action: 'activate' | 'heartbeat', payload: Record<string, unknown>): Promise<MachineResult> {
+async function machineRequest(
+  options: MachineRequestOptions,
+  action: 'activate' | 'heartbeat',
+  payload: Record<string, unknown>,
+): Promise<MachineResult> {
   const answer = await post(options, action, payload);
   if (!answer.ok) return answer;
   const machine = asMachine(answer.body.machine);
@@ -114,7 +120,10 @@ async function machineRequest(options: MachineRequestOptions, action: 'activate'
 export function activateMachine(options: ActivateMachineOptions): Promise<MachineResult> {
   const { key, fingerprint, name, platform } = options;
   return machineRequest(options, 'activate', {
-    key, fingerprint, ...(name !== undefined ? { name } : {}), ...(platform !== undefined ? { platform } : {}),
+    key,
+    fingerprint,
+    ...(name !== undefined ? { name } : {}),
+    ...(platform !== undefined ? { platform } : {}),
   });
 }
 
@@ -190,22 +199,39 @@ export async function startMachineSession(options: MachineSessionOptions): Promi
 
   const report = (failure: MachineFailure, step: MachineSessionStep) => {
     // The application's callback must not end the heartbeats.
-    try { options.onError?.(failure, step); } catch { /* ignored */ }
+    try {
+      options.onError?.(failure, step);
+    } catch {
+      /* ignored */
+    }
   };
   const accept = (next: Machine) => {
     machine = next;
     delay = heartbeatDelayMs(next);
-    try { options.onMachine?.(next); } catch { /* ignored */ }
+    try {
+      options.onMachine?.(next);
+    } catch {
+      /* ignored */
+    }
   };
 
   /** Answers whether the seat was kept (or taken again); a failure is retried sooner. */
   async function beat(): Promise<boolean> {
     const answer = await heartbeat(options);
     if (stopping) return true;
-    if (answer.ok) { accept(answer.machine); return true; }
-    if (answer.reason !== 'refused' || answer.status !== 404) { report(answer, 'heartbeat'); return false; }
+    if (answer.ok) {
+      accept(answer.machine);
+      return true;
+    }
+    if (answer.reason !== 'refused' || answer.status !== 404) {
+      report(answer, 'heartbeat');
+      return false;
+    }
     const again = await activateMachine(options);
-    if (again.ok) { accept(again.machine); return true; }
+    if (again.ok) {
+      accept(again.machine);
+      return true;
+    }
     report(again, 'activate');
     return false;
   }
@@ -218,17 +244,26 @@ export async function startMachineSession(options: MachineSessionOptions): Promi
     timer = timers.setTimeout(() => {
       timer = undefined;
       let kept = false;
-      inFlight = beat().then((ok) => { kept = ok; }, () => undefined).finally(() => {
-        inFlight = undefined;
-        schedule(kept || delay === undefined ? delay : Math.max(1000, delay / 4));
-      });
+      inFlight = beat()
+        .then(
+          (ok) => {
+            kept = ok;
+          },
+          () => undefined,
+        )
+        .finally(() => {
+          inFlight = undefined;
+          schedule(kept || delay === undefined ? delay : Math.max(1000, delay / 4));
+        });
     }, wait);
     if (!options.keepAlive) (timer as { unref?: () => void } | undefined)?.unref?.();
   }
   schedule();
 
   const session: MachineSession = {
-    get machine() { return machine; },
+    get machine() {
+      return machine;
+    },
     stop() {
       stopping ??= (async () => {
         if (timer !== undefined) timers.clearTimeout(timer);

@@ -5,8 +5,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // The license service as its own tests build it: a real server on a test database.
 import { buildTestApp, type TestApp } from '../../../apps/license/test/helpers.js';
 import {
-  activateMachine, deactivateMachine, heartbeat, heartbeatDelayMs, startMachineSession,
-  type Machine, type MachineFailure, type MachineSessionStep, type MachineTimers,
+  activateMachine,
+  deactivateMachine,
+  heartbeat,
+  heartbeatDelayMs,
+  startMachineSession,
+  type Machine,
+  type MachineFailure,
+  type MachineSessionStep,
+  type MachineTimers,
 } from '../src/index.js';
 
 // Machines against a running license service: activation, heartbeats, deactivation, and the
@@ -21,7 +28,9 @@ beforeAll(async () => {
   t = await buildTestApp({ now: () => new Date(Date.now() + serverAhead) });
   publicKey = (await t.http.get('/api/license/public-key').expect(200)).body.publicKey;
 });
-afterAll(async () => { await t?.close(); });
+afterAll(async () => {
+  await t?.close();
+});
 
 const floating = () => t.createLicense({ hwidLimit: 1, heartbeatSeconds: 10 });
 const options = (key: string, fingerprint: string) => ({ baseUrl: t.baseUrl, key, fingerprint, publicKey });
@@ -35,8 +44,15 @@ const fingerprints = async (licenseId: string) => {
 function manualTimers() {
   const pending: Array<{ run: () => void; ms: number }> = [];
   const timers: MachineTimers = {
-    setTimeout: (run, ms) => { const handle = { run, ms }; pending.push(handle); return handle; },
-    clearTimeout: (handle) => { const at = pending.indexOf(handle as never); if (at >= 0) pending.splice(at, 1); },
+    setTimeout: (run, ms) => {
+      const handle = { run, ms };
+      pending.push(handle);
+      return handle;
+    },
+    clearTimeout: (handle) => {
+      const at = pending.indexOf(handle as never);
+      if (at >= 0) pending.splice(at, 1);
+    },
   };
   /** Runs the pending turn and waits until the session has scheduled the next one. */
   const fire = async () => {
@@ -50,18 +66,40 @@ function manualTimers() {
 function callbacks() {
   const errors: Array<[MachineFailure, MachineSessionStep]> = [];
   const machines: Machine[] = [];
-  return { errors, machines, onError: (failure: MachineFailure, step: MachineSessionStep) => { errors.push([failure, step]); }, onMachine: (machine: Machine) => { machines.push(machine); } };
+  return {
+    errors,
+    machines,
+    onError: (failure: MachineFailure, step: MachineSessionStep) => {
+      errors.push([failure, step]);
+    },
+    onMachine: (machine: Machine) => {
+      machines.push(machine);
+    },
+  };
 }
 
 describe('activateMachine, heartbeat, deactivateMachine', () => {
   it('activate (201, then 200), heartbeat with a new lease, deactivate, then 404 Machine not found', async () => {
     const license = await floating();
     const first = await activateMachine({ ...options(license.key, 'fp-1'), name: 'Office laptop', platform: 'linux' });
-    expect(first).toMatchObject({ ok: true, status: 201, machine: { fingerprint: 'fp-1', name: 'Office laptop', platform: 'linux' } });
+    expect(first).toMatchObject({
+      ok: true,
+      status: 201,
+      machine: { fingerprint: 'fp-1', name: 'Office laptop', platform: 'linux' },
+    });
     if (!first.ok) return;
     expect(heartbeatDelayMs(first.machine)).toBe(5000); // heartbeatSeconds 10, halved
-    expect(await activateMachine(options(license.key, 'fp-1'))).toMatchObject({ ok: true, status: 200, machine: { _id: first.machine._id } });
-    expect(await activateMachine(options(license.key, 'fp-2'))).toEqual({ ok: false, reason: 'refused', status: 403, error: 'HWID limit exceeded' });
+    expect(await activateMachine(options(license.key, 'fp-1'))).toMatchObject({
+      ok: true,
+      status: 200,
+      machine: { _id: first.machine._id },
+    });
+    expect(await activateMachine(options(license.key, 'fp-2'))).toEqual({
+      ok: false,
+      reason: 'refused',
+      status: 403,
+      error: 'HWID limit exceeded',
+    });
 
     serverAhead += 3000;
     const beat = await heartbeat(options(license.key, 'fp-1'));
@@ -70,9 +108,24 @@ describe('activateMachine, heartbeat, deactivateMachine', () => {
     expect(Date.parse(beat.machine.leaseExpiresAt!)).toBeGreaterThan(Date.parse(first.machine.leaseExpiresAt!));
 
     expect(await deactivateMachine(options(license.key, 'fp-1'))).toEqual({ ok: true, status: 200 });
-    expect(await heartbeat(options(license.key, 'fp-1'))).toEqual({ ok: false, reason: 'refused', status: 404, error: 'Machine not found' });
-    expect(await deactivateMachine(options(license.key, 'fp-1'))).toEqual({ ok: false, reason: 'refused', status: 404, error: 'Machine not found' });
-    expect(await activateMachine(options('NO-SUCH-KEY', 'fp-1'))).toEqual({ ok: false, reason: 'refused', status: 400, error: 'License not found' });
+    expect(await heartbeat(options(license.key, 'fp-1'))).toEqual({
+      ok: false,
+      reason: 'refused',
+      status: 404,
+      error: 'Machine not found',
+    });
+    expect(await deactivateMachine(options(license.key, 'fp-1'))).toEqual({
+      ok: false,
+      reason: 'refused',
+      status: 404,
+      error: 'Machine not found',
+    });
+    expect(await activateMachine(options('NO-SUCH-KEY', 'fp-1'))).toEqual({
+      ok: false,
+      reason: 'refused',
+      status: 400,
+      error: 'License not found',
+    });
   });
 
   it('a license without floating seats: no lease, so no heartbeat delay', async () => {
@@ -82,16 +135,31 @@ describe('activateMachine, heartbeat, deactivateMachine', () => {
     if (answer.ok) expect(heartbeatDelayMs(answer.machine)).toBeUndefined();
   });
 
-  it('refuses answers from a server without the service\'s key, unsigned answers, a recorded answer, and no server', async () => {
+  it("refuses answers from a server without the service's key, unsigned answers, a recorded answer, and no server", async () => {
     const license = await floating();
-    const genuine = await t.http.post('/api/license/machines/activate').send({ key: license.key, fingerprint: 'fp-real' }).expect(201);
+    const genuine = await t.http
+      .post('/api/license/machines/activate')
+      .send({ key: license.key, fingerprint: 'fp-real' })
+      .expect(201);
     const impostor = generateKeyPairSync('ed25519').privateKey;
     let mode: 'impostor' | 'unsigned' | 'replay' = 'impostor';
     const fake = http.createServer((req, res) => {
       req.resume().on('end', () => {
-        const body = Buffer.from(mode === 'replay' ? genuine.text : JSON.stringify({ success: true, machine: { ...genuine.body.machine, fingerprint: 'fp-other' } }));
-        const signature = mode === 'replay' ? String(genuine.headers['x-license-signature']) : sign(null, body, impostor).toString('base64');
-        res.writeHead(201, { 'Content-Type': 'application/json', ...(mode === 'unsigned' ? {} : { 'X-License-Signature': signature }) }).end(body);
+        const body = Buffer.from(
+          mode === 'replay'
+            ? genuine.text
+            : JSON.stringify({ success: true, machine: { ...genuine.body.machine, fingerprint: 'fp-other' } }),
+        );
+        const signature =
+          mode === 'replay'
+            ? String(genuine.headers['x-license-signature'])
+            : sign(null, body, impostor).toString('base64');
+        res
+          .writeHead(201, {
+            'Content-Type': 'application/json',
+            ...(mode === 'unsigned' ? {} : { 'X-License-Signature': signature }),
+          })
+          .end(body);
       });
     });
     await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
@@ -109,10 +177,14 @@ describe('activateMachine, heartbeat, deactivateMachine', () => {
       await new Promise((resolve) => fake.close(resolve));
     }
     const closedPort = await new Promise<number>((resolve) => {
-      const probe = http.createServer().listen(0, '127.0.0.1', () => { const { port } = probe.address() as AddressInfo; probe.close(() => resolve(port)); });
+      const probe = http.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
     });
-    expect(await activateMachine({ ...options(license.key, 'fp-x'), baseUrl: `http://127.0.0.1:${closedPort}` }))
-      .toMatchObject({ ok: false, reason: 'unreachable', error: expect.any(String) });
+    expect(
+      await activateMachine({ ...options(license.key, 'fp-x'), baseUrl: `http://127.0.0.1:${closedPort}` }),
+    ).toMatchObject({ ok: false, reason: 'unreachable', error: expect.any(String) });
   });
 });
 
@@ -156,7 +228,9 @@ describe('startMachineSession', () => {
     serverAhead += 11_000; // past the lease: the seat is free for the next fingerprint
     expect(await activateMachine(options(license.key, 'fp-l2'))).toMatchObject({ ok: true, status: 201 });
     await fire();
-    expect(seen.errors).toEqual([[{ ok: false, reason: 'refused', status: 403, error: 'HWID limit exceeded' }, 'activate']]);
+    expect(seen.errors).toEqual([
+      [{ ok: false, reason: 'refused', status: 403, error: 'HWID limit exceeded' }, 'activate'],
+    ]);
     expect(await fingerprints(license._id)).toEqual(['fp-l2']);
 
     serverAhead += 11_000; // fp-l2 sends no heartbeats: its lease lapses too
@@ -173,8 +247,14 @@ describe('startMachineSession', () => {
     const seen = callbacks();
     let down = false;
     // A real refused connection (nothing listens on port 1) while `down`: the outage the client meets.
-    const fetchThroughOutage: typeof fetch = (input, init) => (down ? fetch('http://127.0.0.1:1/', init) : fetch(input, init));
-    const started = await startMachineSession({ ...options(license.key, 'fp-out'), timers, fetch: fetchThroughOutage, ...seen });
+    const fetchThroughOutage: typeof fetch = (input, init) =>
+      down ? fetch('http://127.0.0.1:1/', init) : fetch(input, init);
+    const started = await startMachineSession({
+      ...options(license.key, 'fp-out'),
+      timers,
+      fetch: fetchThroughOutage,
+      ...seen,
+    });
     if (!started.ok) throw new Error(started.reason);
     expect(pending.map((turn) => turn.ms)).toEqual([5000]);
 
@@ -219,12 +299,16 @@ describe('startMachineSession', () => {
     expect(await fingerprints(license._id)).toEqual([]);
   });
 
-  it('answers the first activation\'s failure and starts nothing', async () => {
+  it("answers the first activation's failure and starts nothing", async () => {
     const license = await floating();
     await activateMachine(options(license.key, 'holder'));
     const { timers, pending } = manualTimers();
-    expect(await startMachineSession({ ...options(license.key, 'late'), timers }))
-      .toEqual({ ok: false, reason: 'refused', status: 403, error: 'HWID limit exceeded' });
+    expect(await startMachineSession({ ...options(license.key, 'late'), timers })).toEqual({
+      ok: false,
+      reason: 'refused',
+      status: 403,
+      error: 'HWID limit exceeded',
+    });
     expect(pending).toEqual([]);
   });
 
@@ -233,8 +317,15 @@ describe('startMachineSession', () => {
     const handles: NodeJS.Timeout[] = [];
     const cleared: unknown[] = [];
     const timers: MachineTimers = {
-      setTimeout: (run, ms) => { const handle = setTimeout(run, ms); handles.push(handle); return handle; },
-      clearTimeout: (handle) => { cleared.push(handle); clearTimeout(handle as NodeJS.Timeout); },
+      setTimeout: (run, ms) => {
+        const handle = setTimeout(run, ms);
+        handles.push(handle);
+        return handle;
+      },
+      clearTimeout: (handle) => {
+        cleared.push(handle);
+        clearTimeout(handle as NodeJS.Timeout);
+      },
     };
     const started = await startMachineSession({ ...options(license.key, 'fp-real-timer'), timers });
     if (!started.ok) throw new Error(started.reason);

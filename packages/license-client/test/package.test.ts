@@ -20,22 +20,37 @@ const hwid = 'pc-1234'; // the hardware id the README examples send and expect i
 
 const npm = spawnSync('npm', ['--version'], { encoding: 'utf8' });
 const hasNpm = npm.status === 0;
-if (!hasNpm) console.log('SKIP license-client package test: npm is not installed, so the tarball cannot be packed and installed');
+if (!hasNpm)
+  console.log('SKIP license-client package test: npm is not installed, so the tarball cannot be packed and installed');
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs a program to its end without blocking this process, which serves the license service. */
 function run(file: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      file,
+      args,
+      { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
-async function succeeds(file: string, args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<string> {
+async function succeeds(
+  file: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<string> {
   const result = await run(file, args, options);
-  if (result.code !== 0) throw new Error(`${file} ${args.join(' ')} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
+  if (result.code !== 0)
+    throw new Error(`${file} ${args.join(' ')} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
 }
 
@@ -46,8 +61,14 @@ const parsedFiles = new Map<string, ts.SourceFile | undefined>();
 /** `tsc --noEmit` of a consumer's files against the installed package: the errors, as tsc prints them. */
 function typeErrors(resolution: Pick<ts.CompilerOptions, 'module' | 'moduleResolution'>, files: string[]): string[] {
   const options: ts.CompilerOptions = {
-    ...resolution, strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2022.d.ts'], skipLibCheck: true,
-    types: ['node'], typeRoots: [path.join(packageDir, 'node_modules/@types')],
+    ...resolution,
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts'],
+    skipLibCheck: true,
+    types: ['node'],
+    typeRoots: [path.join(packageDir, 'node_modules/@types')],
   };
   const host = ts.createCompilerHost(options);
   const parse = host.getSourceFile.bind(host);
@@ -84,16 +105,24 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     // npm prints the prepack script's output before the JSON.
     [packed] = JSON.parse(packOutput.slice(packOutput.indexOf('[\n')));
 
-    writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'license-client-consumer', private: true, type: 'module' }));
+    writeFileSync(
+      path.join(consumer, 'package.json'),
+      JSON.stringify({ name: 'license-client-consumer', private: true, type: 'module' }),
+    );
     // Offline: the package has no dependencies, so npm needs nothing but the tarball.
     await succeeds('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(consumer, packed.filename)], {
-      cwd: consumer, env: { npm_config_cache: path.join(consumer, '.npm-cache') },
+      cwd: consumer,
+      env: { npm_config_cache: path.join(consumer, '.npm-cache') },
     });
     for (const [name, code] of readmeExamples()) writeFileSync(path.join(consumer, name), code);
 
     const product = await t.createProduct({ name: 'Acme Editor' });
     const admin = await t.admin();
-    await t.http.post('/api/entitlements').set(admin.headers).send({ code: 'EXPORT', name: 'Export to PDF' }).expect(201);
+    await t.http
+      .post('/api/entitlements')
+      .set(admin.headers)
+      .send({ code: 'EXPORT', name: 'Export to PDF' })
+      .expect(201);
     license = await t.createLicense({ product: product._id, hwidLimit: 2, entitlements: ['EXPORT'] });
     // Validated once from this machine, so the license file lists its hardware id.
     await t.http.post('/api/license/validate').send({ key: license.key, hwid }).expect(200);
@@ -113,10 +142,17 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     const files = packed.files.map((file) => file.path);
     expect(files.filter((file) => !/^(README\.md|package\.json|dist\/.+\.(js|d\.ts|json))$/.test(file))).toEqual([]);
     const manifest = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
-    const targets = [manifest.main, manifest.module, manifest.types, ...JSON.stringify(manifest.exports).match(/\.\/dist\/[^"]+/g)!];
+    const targets = [
+      manifest.main,
+      manifest.module,
+      manifest.types,
+      ...JSON.stringify(manifest.exports).match(/\.\/dist\/[^"]+/g)!,
+    ];
     for (const target of targets) expect(files, target).toContain(path.normalize(target));
     expect(files).toContain('dist/cjs/package.json'); // what makes dist/cjs CommonJS in a "type": "module" package
-    const installed = JSON.parse(readFileSync(path.join(consumer, 'node_modules', packageName, 'package.json'), 'utf8'));
+    const installed = JSON.parse(
+      readFileSync(path.join(consumer, 'node_modules', packageName, 'package.json'), 'utf8'),
+    );
     expect(installed).not.toHaveProperty('dependencies');
   });
 
@@ -124,7 +160,9 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     for (const script of ['verify-file.mjs', 'verify-file.cjs']) {
       const result = await run('node', [script], { cwd: consumer });
       expect(result, script).toMatchObject({ code: 0, stderr: '' });
-      expect(result.stdout).toMatch(new RegExp(`^Licensed offline: Acme Editor, key ${license.key}, until \\d{4}-\\d\\d-\\d\\dT`));
+      expect(result.stdout).toMatch(
+        new RegExp(`^Licensed offline: Acme Editor, key ${license.key}, until \\d{4}-\\d\\d-\\d\\dT`),
+      );
     }
   });
 
@@ -133,8 +171,14 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     mkdirSync(tampered);
     const file = JSON.parse(readFileSync(path.join(consumer, 'license.lic.json'), 'utf8'));
     const payload = Buffer.from(file.payload, 'base64').toString('utf8').replace('"hwidLimit":2', '"hwidLimit":9');
-    writeFileSync(path.join(tampered, 'license.lic.json'), JSON.stringify({ ...file, payload: Buffer.from(payload).toString('base64') }));
-    writeFileSync(path.join(tampered, 'license-public-key.pem'), readFileSync(path.join(consumer, 'license-public-key.pem')));
+    writeFileSync(
+      path.join(tampered, 'license.lic.json'),
+      JSON.stringify({ ...file, payload: Buffer.from(payload).toString('base64') }),
+    );
+    writeFileSync(
+      path.join(tampered, 'license-public-key.pem'),
+      readFileSync(path.join(consumer, 'license-public-key.pem')),
+    );
     for (const script of ['verify-file.mjs', 'verify-file.cjs']) {
       const result = await run('node', [path.join(consumer, script)], { cwd: tampered });
       expect(result, script).toMatchObject({ code: 1, stdout: '', stderr: 'License file refused: bad-signature\n' });
@@ -146,33 +190,59 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     expect(result).toMatchObject({ code: 0, stderr: '', stdout: 'PDF export: on; single sign-on: off\n' });
   });
 
-  it('verifies the service\'s signed validation answer with plain node, as ESM and CommonJS', async () => {
+  it("verifies the service's signed validation answer with plain node, as ESM and CommonJS", async () => {
     for (const script of ['validate.mjs', 'validate.cjs']) {
-      const result = await run('node', [script], { cwd: consumer, env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: license.key } });
-      expect(result, script).toMatchObject({ code: 0, stderr: '', stdout: `Licensed online: key ${license.key}, expires never\n` });
+      const result = await run('node', [script], {
+        cwd: consumer,
+        env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: license.key },
+      });
+      expect(result, script).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: `Licensed online: key ${license.key}, expires never\n`,
+      });
 
-      const unknown = await run('node', [script], { cwd: consumer, env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: 'NO-SUCH-KEY' } });
-      expect(unknown, script).toMatchObject({ code: 1, stderr: 'License refused: license-invalid (License not found)\n' });
+      const unknown = await run('node', [script], {
+        cwd: consumer,
+        env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: 'NO-SUCH-KEY' },
+      });
+      expect(unknown, script).toMatchObject({
+        code: 1,
+        stderr: 'License refused: license-invalid (License not found)\n',
+      });
     }
   });
 
   it('activates a machine, keeps its floating seat with a heartbeat and gives it back at stop, with plain node', async () => {
     const floating = await t.createLicense({ hwidLimit: 1, heartbeatSeconds: 10 });
     const admin = await t.admin();
-    const machines = async () => (await t.http.get(`/api/licenses/${floating._id}/machines`).set('Cookie', admin.cookie).expect(200)).body.machines;
+    const machines = async () =>
+      (await t.http.get(`/api/licenses/${floating._id}/machines`).set('Cookie', admin.cookie).expect(200)).body
+        .machines;
     // 6 s of "work": the heartbeat at 5 s (heartbeatSeconds / 2) renews the lease.
-    const running = run('node', ['activate.mjs'], { cwd: consumer, env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: floating.key, WORK_MS: '6000' } });
-    await vi.waitFor(async () => {
-      const [machine] = await machines();
-      expect(machine).toMatchObject({ fingerprint: hwid, name: 'Office laptop', platform: process.platform });
-      expect(machine.lastSeenAt).not.toBe(machine.activatedAt);
-    }, { timeout: 15_000, interval: 250 });
+    const running = run('node', ['activate.mjs'], {
+      cwd: consumer,
+      env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: floating.key, WORK_MS: '6000' },
+    });
+    await vi.waitFor(
+      async () => {
+        const [machine] = await machines();
+        expect(machine).toMatchObject({ fingerprint: hwid, name: 'Office laptop', platform: process.platform });
+        expect(machine.lastSeenAt).not.toBe(machine.activatedAt);
+      },
+      { timeout: 15_000, interval: 250 },
+    );
     const result = await running;
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toMatch(new RegExp(`^Activated ${hwid}, lease until \\d{4}-\\d\\d-\\d\\dT\\S+\nSeat released\n$`));
+    expect(result.stdout).toMatch(
+      new RegExp(`^Activated ${hwid}, lease until \\d{4}-\\d\\d-\\d\\dT\\S+\nSeat released\n$`),
+    );
     expect(await machines()).toEqual([]);
 
-    const refused = await run('node', ['activate.mjs'], { cwd: consumer, env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: 'NO-SUCH-KEY', WORK_MS: '0' } });
+    const refused = await run('node', ['activate.mjs'], {
+      cwd: consumer,
+      env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: 'NO-SUCH-KEY', WORK_MS: '0' },
+    });
     expect(refused).toMatchObject({ code: 1, stdout: '', stderr: 'Activation refused: refused (License not found)\n' });
   }, 30_000);
 
@@ -180,37 +250,63 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     const impostor = generateKeyPairSync('ed25519').privateKey;
     fakeServer = http.createServer((req, res) => {
       let text = '';
-      req.on('data', (chunk) => { text += chunk; });
+      req.on('data', (chunk) => {
+        text += chunk;
+      });
       req.on('end', () => {
         const { key, nonce } = JSON.parse(text);
-        const body = Buffer.from(JSON.stringify({ success: true, valid: true, nonce, license: { key, expiresAt: null } }));
-        res.writeHead(200, { 'Content-Type': 'application/json', 'X-License-Signature': sign(null, body, impostor).toString('base64') }).end(body);
+        const body = Buffer.from(
+          JSON.stringify({ success: true, valid: true, nonce, license: { key, expiresAt: null } }),
+        );
+        res
+          .writeHead(200, {
+            'Content-Type': 'application/json',
+            'X-License-Signature': sign(null, body, impostor).toString('base64'),
+          })
+          .end(body);
       });
     });
     await new Promise<void>((resolve) => fakeServer!.listen(0, '127.0.0.1', resolve));
     const fakeUrl = `http://127.0.0.1:${(fakeServer.address() as AddressInfo).port}`;
     for (const script of ['validate.mjs', 'validate.cjs']) {
-      const result = await run('node', [script], { cwd: consumer, env: { LICENSE_SERVER: fakeUrl, LICENSE_KEY: license.key } });
+      const result = await run('node', [script], {
+        cwd: consumer,
+        env: { LICENSE_SERVER: fakeUrl, LICENSE_KEY: license.key },
+      });
       expect(result, script).toMatchObject({ code: 1, stdout: '', stderr: 'License refused: bad-signature\n' });
     }
-    const activation = await run('node', ['activate.mjs'], { cwd: consumer, env: { LICENSE_SERVER: fakeUrl, LICENSE_KEY: license.key, WORK_MS: '0' } });
+    const activation = await run('node', ['activate.mjs'], {
+      cwd: consumer,
+      env: { LICENSE_SERVER: fakeUrl, LICENSE_KEY: license.key, WORK_MS: '0' },
+    });
     expect(activation).toMatchObject({ code: 1, stdout: '', stderr: 'Activation refused: bad-signature\n' });
   });
 
   it('gives TypeScript the declarations, for import and require, with node16 and bundler resolution', () => {
     // A CommonJS module (.cts) resolves the package's "require" types; the expected error proves
     // the types are real and not `any`.
-    writeFileSync(path.join(consumer, 'require-types.cts'), [
-      `import { verifyLicenseFile, type LicenseFileFailure } from '${packageName}';`,
-      `const result = verifyLicenseFile('{}', '');`,
-      `export const reason: LicenseFileFailure | null = result.valid ? null : result.reason;`,
-      `// @ts-expect-error not one of the failures`,
-      `export const unknownReason: LicenseFileFailure = 'no-such-reason';`,
-    ].join('\n'));
+    writeFileSync(
+      path.join(consumer, 'require-types.cts'),
+      [
+        `import { verifyLicenseFile, type LicenseFileFailure } from '${packageName}';`,
+        `const result = verifyLicenseFile('{}', '');`,
+        `export const reason: LicenseFileFailure | null = result.valid ? null : result.reason;`,
+        `// @ts-expect-error not one of the failures`,
+        `export const unknownReason: LicenseFileFailure = 'no-such-reason';`,
+      ].join('\n'),
+    );
     const files = (names: string[]) => names.map((name) => path.join(consumer, name));
-    expect(typeErrors({ module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16 }, files(['check-license.ts', 'require-types.cts'])))
-      .toEqual([]);
-    expect(typeErrors({ module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler }, files(['check-license.ts'])))
-      .toEqual([]);
+    expect(
+      typeErrors(
+        { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16 },
+        files(['check-license.ts', 'require-types.cts']),
+      ),
+    ).toEqual([]);
+    expect(
+      typeErrors(
+        { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler },
+        files(['check-license.ts']),
+      ),
+    ).toEqual([]);
   });
 });

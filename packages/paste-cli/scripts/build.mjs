@@ -22,5 +22,6 @@ const program = ts.createProgram(config.fileNames, config.options);
 const emitted = program.emit();
 const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
 if (diagnostics.length) fail(diagnostics);
-for (const file of ['envelope.js', 'envelope.d.ts']) copyFileSync(path.join(packageDir, 'src', file), path.join(dist, file));
+for (const file of ['envelope.js', 'envelope.d.ts'])
+  copyFileSync(path.join(packageDir, 'src', file), path.join(dist, file));
 chmodSync(path.join(dist, 'paste.js'), 0o755);

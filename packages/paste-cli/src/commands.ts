@@ -44,7 +44,8 @@ async function send(io: Io, url: string, init: RequestInit): Promise<Response> {
   }
 }
 
-const authorization = (apiKey: string | undefined): Record<string, string> => (apiKey ? { Authorization: `Bearer ${apiKey}` } : {});
+const authorization = (apiKey: string | undefined): Record<string, string> =>
+  apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
 
 /**
  * Uploads through the public API (an API request: apiAccess and, where the owner requires one, an
@@ -54,7 +55,9 @@ const authorization = (apiKey: string | undefined): Record<string, string> => (a
  */
 export async function put(io: Io, request: PutRequest): Promise<void> {
   const limits = {
-    maxViews: request.maxViews, expiresIn: request.expiresIn, password: request.password,
+    maxViews: request.maxViews,
+    expiresIn: request.expiresIn,
+    password: request.password,
     revealOnClick: request.maxViews !== undefined ? true : undefined,
   };
   let body: Record<string, unknown>;
@@ -63,7 +66,9 @@ export async function put(io: Io, request: PutRequest): Promise<void> {
     body = { content: request.content, title: request.title, language: request.language, ...limits };
   } else {
     key = newKey();
-    const encrypted = await seal({ content: request.content, title: request.title, language: request.language }, key, { password: request.password });
+    const encrypted = await seal({ content: request.content, title: request.title, language: request.language }, key, {
+      password: request.password,
+    });
     body = { encrypted, ...limits };
   }
   const response = await send(io, `${request.server}/api/paste`, {
@@ -72,7 +77,7 @@ export async function put(io: Io, request: PutRequest): Promise<void> {
     body: JSON.stringify(body),
   });
   if (!response.ok) throw await failure(response);
-  const created = await response.json() as { slug: string; deleteToken: string };
+  const created = (await response.json()) as { slug: string; deleteToken: string };
   io.stdout(`${request.server}/paste/${created.slug}${key ? `#${key}` : ''}\n`);
   io.stderr(`Delete token: ${created.deleteToken}\n`);
 }
@@ -93,7 +98,7 @@ export async function get(io: Io, link: PasteLink, password: string | undefined)
     io.stdout(new Uint8Array(await response.arrayBuffer()));
     return;
   }
-  const envelope = await response.json() as Envelope;
+  const envelope = (await response.json()) as Envelope;
   if (link.key === undefined) throw new CommandError(new DecryptError().message);
   try {
     const opened = await open(envelope, link.key, needsPassword(envelope) ? password : undefined);

@@ -30,6 +30,14 @@ export declare function toBase64Url(bytes: Uint8Array): string;
 export declare function fromBase64Url(text: string): Uint8Array;
 export declare function base64UrlByteLength(text: string): number;
 export declare function newKey(): string;
-export declare function seal(payload: Payload, key: string, options?: { password?: string; iv?: Uint8Array; salt?: Uint8Array }): Promise<Envelope>;
+export declare function seal(
+  payload: Payload,
+  key: string,
+  options?: { password?: string; iv?: Uint8Array; salt?: Uint8Array },
+): Promise<Envelope>;
 export declare function needsPassword(envelope: Envelope): boolean;
-export declare function open(envelope: Envelope, key: string, password?: string): Promise<{ content: string; title: string | null; language: string | null }>;
+export declare function open(
+  envelope: Envelope,
+  key: string,
+  password?: string,
+): Promise<{ content: string; title: string | null; language: string | null }>;

@@ -83,7 +83,11 @@ async function aesKey(rawKey, password, salt) {
   const material = await subtle().importKey('raw', secret, 'PBKDF2', false, ['deriveKey']);
   return subtle().deriveKey(
     { name: 'PBKDF2', hash: 'SHA-256', salt, iterations: PBKDF2_ITERATIONS },
-    material, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+    material,
+    { name: 'AES-GCM', length: 256 },
+    false,
+    ['encrypt', 'decrypt'],
+  );
 }
 
 /**
@@ -94,9 +98,13 @@ export async function seal(payload, key, options = {}) {
   const password = options.password || undefined;
   const iv = options.iv || randomBytes(IV_BYTES);
   const salt = password === undefined ? undefined : options.salt || randomBytes(SALT_BYTES);
-  const plaintext = new TextEncoder().encode(JSON.stringify({
-    content: payload.content, title: payload.title ?? null, language: payload.language ?? null,
-  }));
+  const plaintext = new TextEncoder().encode(
+    JSON.stringify({
+      content: payload.content,
+      title: payload.title ?? null,
+      language: payload.language ?? null,
+    }),
+  );
   const cipherKey = await aesKey(keyBytes(key), password, salt);
   const ciphertext = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv }, cipherKey, plaintext));
   const envelope = { v: ENVELOPE_VERSION, iv: toBase64Url(iv), ciphertext: toBase64Url(ciphertext) };
@@ -127,7 +135,8 @@ export async function open(envelope, key, password) {
     throw new DecryptError();
   }
   // A salt means a password went into the key: without one there is nothing to try.
-  if ((salt === undefined) !== (password === undefined || password === null || password === '')) throw new DecryptError();
+  if ((salt === undefined) !== (password === undefined || password === null || password === ''))
+    throw new DecryptError();
   let plaintext;
   try {
     const cipherKey = await aesKey(rawKey, salt === undefined ? undefined : password, salt);

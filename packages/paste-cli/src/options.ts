@@ -21,7 +21,8 @@ export function serverAddress(option: string | undefined, env: NodeJS.ProcessEnv
   } catch {
     throw new UsageError(`--server must be an http(s) address, not "${chosen}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--server must be an http(s) address, not "${chosen}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--server must be an http(s) address, not "${chosen}"`);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
@@ -32,12 +33,14 @@ export function expiresInSeconds(text: string): number {
   const match = /^(\d+)(m|h|d|w|mo)?$/.exec(text.trim());
   if (!match) throw new UsageError(`--expires takes 10m, 1h, 1d, 1w, 1mo or a number of seconds, not "${text}"`);
   const seconds = Number(match[1]) * (match[2] ? UNITS[match[2]]! : 1);
-  if (!Number.isSafeInteger(seconds) || seconds < 1) throw new UsageError(`--expires must be at least one second, not "${text}"`);
+  if (!Number.isSafeInteger(seconds) || seconds < 1)
+    throw new UsageError(`--expires must be at least one second, not "${text}"`);
   return seconds;
 }
 
 export function viewLimit(text: string): number {
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1) throw new UsageError(`--views takes a whole number of at least 1, not "${text}"`);
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1)
+    throw new UsageError(`--views takes a whole number of at least 1, not "${text}"`);
   return Number(text);
 }
 

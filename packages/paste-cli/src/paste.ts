@@ -4,7 +4,15 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { get, put, remove, type Io } from './commands.js';
-import { CommandError, expiresInSeconds, parseLink, readPasswordFile, serverAddress, UsageError, viewLimit } from './options.js';
+import {
+  CommandError,
+  expiresInSeconds,
+  parseLink,
+  readPasswordFile,
+  serverAddress,
+  UsageError,
+  viewLimit,
+} from './options.js';
 
 const USAGE = `Usage:
   paste put [FILE|-] [--server URL] [--views N] [--expires 10m|1h|1d|1w|1mo|SECONDS]
@@ -34,7 +42,9 @@ async function readInput(file: string | undefined): Promise<string> {
     // A paste holds text: bytes that are not UTF-8 could not come back byte for byte.
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    throw new CommandError(`${file === undefined || file === '-' ? 'The input' : file} is not UTF-8 text: a paste holds text`);
+    throw new CommandError(
+      `${file === undefined || file === '-' ? 'The input' : file} is not UTF-8 text: a paste holds text`,
+    );
   }
 }
 
@@ -67,10 +77,15 @@ async function main(argv: string[], io: Io): Promise<void> {
     // The server's own words for it; an encrypted paste's server cannot look inside to check.
     if (content.trim() === '') throw new CommandError('Content cannot be empty');
     await put(io, {
-      server: serverAddress(values.server, process.env), content, password, apiKey, plain: values.plain === true,
+      server: serverAddress(values.server, process.env),
+      content,
+      password,
+      apiKey,
+      plain: values.plain === true,
       maxViews: values.views === undefined ? undefined : viewLimit(values.views),
       expiresIn: values.expires === undefined ? undefined : expiresInSeconds(values.expires),
-      title: values.title, language: values.language,
+      title: values.title,
+      language: values.language,
     });
     return;
   }
@@ -89,8 +104,12 @@ async function main(argv: string[], io: Io): Promise<void> {
 
 const io: Io = {
   fetch: globalThis.fetch,
-  stdout: (bytes) => { process.stdout.write(bytes); },
-  stderr: (text) => { process.stderr.write(text); },
+  stdout: (bytes) => {
+    process.stdout.write(bytes);
+  },
+  stderr: (text) => {
+    process.stderr.write(text);
+  },
 };
 
 main(process.argv.slice(2), io).catch((error: unknown) => {
@@ -104,6 +123,6 @@ main(process.argv.slice(2), io).catch((error: unknown) => {
     process.exitCode = 1;
     return;
   }
-  process.stderr.write(`paste: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`paste: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });

@@ -2,27 +2,60 @@ import { createDecipheriv, pbkdf2Sync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DecryptError, fromBase64Url, newKey, open, PBKDF2_ITERATIONS, seal, type Envelope, type Payload } from '../src/envelope.js';
+import {
+  DecryptError,
+  fromBase64Url,
+  newKey,
+  open,
+  PBKDF2_ITERATIONS,
+  seal,
+  type Envelope,
+  type Payload,
+} from '../src/envelope.js';
 
 // The format's test vectors (vectors.json), which the paste page must match in chromium as well
 // (apps/paste/test/encrypted-browser.test.ts): one file proves both sides.
-interface Vector { name: string; key: string; password: string | null; iv: string; salt: string | null; payload: Payload; envelope: Envelope }
-const { vectors } = JSON.parse(readFileSync(path.join(import.meta.dirname, 'vectors.json'), 'utf8')) as { vectors: Vector[] };
+interface Vector {
+  name: string;
+  key: string;
+  password: string | null;
+  iv: string;
+  salt: string | null;
+  payload: Payload;
+  envelope: Envelope;
+}
+const { vectors } = JSON.parse(readFileSync(path.join(import.meta.dirname, 'vectors.json'), 'utf8')) as {
+  vectors: Vector[];
+};
 
 describe('the encrypted paste format, version 1', () => {
   it.each(vectors)('$name: seals to the vector and opens it again', async (vector) => {
     const password = vector.password ?? undefined;
     const sealed = await seal(vector.payload, vector.key, {
-      password, iv: fromBase64Url(vector.iv), salt: vector.salt ? fromBase64Url(vector.salt) : undefined,
+      password,
+      iv: fromBase64Url(vector.iv),
+      salt: vector.salt ? fromBase64Url(vector.salt) : undefined,
     });
     expect(sealed).toEqual(vector.envelope);
-    expect(await open(vector.envelope, vector.key, password)).toEqual({ title: null, language: null, ...vector.payload });
+    expect(await open(vector.envelope, vector.key, password)).toEqual({
+      title: null,
+      language: null,
+      ...vector.payload,
+    });
   });
 
   it.each(vectors)('$name: node:crypto, written apart from WebCrypto, reads the vector as documented', (vector) => {
     const key = Buffer.from(vector.key, 'base64url');
-    const aesKey = vector.password === null ? key
-      : pbkdf2Sync(Buffer.concat([key, Buffer.from(vector.password, 'utf8')]), Buffer.from(vector.salt!, 'base64url'), 600_000, 32, 'sha256');
+    const aesKey =
+      vector.password === null
+        ? key
+        : pbkdf2Sync(
+            Buffer.concat([key, Buffer.from(vector.password, 'utf8')]),
+            Buffer.from(vector.salt!, 'base64url'),
+            600_000,
+            32,
+            'sha256',
+          );
     const sealed = Buffer.from(vector.envelope.ciphertext, 'base64url');
     const decipher = createDecipheriv('aes-256-gcm', aesKey, Buffer.from(vector.iv, 'base64url'));
     decipher.setAuthTag(sealed.subarray(-16));
@@ -45,7 +78,11 @@ describe('the encrypted paste format, version 1', () => {
   it.each([
     { name: 'another key', envelope: vector.envelope, key: newKey() },
     { name: 'a key of the wrong length', envelope: vector.envelope, key: 'abc' },
-    { name: 'a changed ciphertext', envelope: { ...vector.envelope, ciphertext: flip(vector.envelope.ciphertext) }, key: vector.key },
+    {
+      name: 'a changed ciphertext',
+      envelope: { ...vector.envelope, ciphertext: flip(vector.envelope.ciphertext) },
+      key: vector.key,
+    },
     { name: 'a changed iv', envelope: { ...vector.envelope, iv: flip(vector.envelope.iv) }, key: vector.key },
     { name: 'an unknown version', envelope: { ...vector.envelope, v: 2 as 1 }, key: vector.key },
     { name: 'a password the paste does not have', envelope: vector.envelope, key: vector.key, password: 'extra' },

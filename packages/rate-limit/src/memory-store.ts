@@ -1,5 +1,8 @@
 /** A key's hits in its current window and when that window ends (ms since the epoch). */
-export interface WindowCount { totalHits: number; resetMs: number }
+export interface WindowCount {
+  totalHits: number;
+  resetMs: number;
+}
 
 /**
  * In-process counts of a fixed window per key: a key's window starts at its first hit and lasts

@@ -74,7 +74,8 @@ export function createRateLimiter(options: RateLimiterOptions): RebuildableLimit
         res.setHeader('X-RateLimit-Reset', String(Math.ceil(count.resetMs / 1000)));
       }
       if (count.totalHits <= limit) return next();
-      if (!res.headersSent) res.setHeader('Retry-After', String(Math.max(0, Math.ceil((count.resetMs - Date.now()) / 1000))));
+      if (!res.headersSent)
+        res.setHeader('Retry-After', String(Math.max(0, Math.ceil((count.resetMs - Date.now()) / 1000))));
       next(appError('TOO_MANY_REQUESTS', { message: options.message }));
     };
 
@@ -83,12 +84,14 @@ export function createRateLimiter(options: RateLimiterOptions): RebuildableLimit
       const key = keyOf(req, res, options.identify);
       if (memory) return answer(res, next, memory.hit(key, windowMs, Date.now()));
       redisStore!.increment(key).then(
-        ({ totalHits, resetTime }) => answer(res, next, { totalHits, resetMs: resetTime?.getTime() ?? Date.now() + windowMs }),
+        ({ totalHits, resetTime }) =>
+          answer(res, next, { totalHits, resetMs: resetTime?.getTime() ?? Date.now() + windowMs }),
         // A Redis outage must not take the service down with it: requests pass uncounted.
         (error: unknown) => {
           logger.error(error, 'rate limit store failed; the request passes uncounted');
           next();
-        });
+        },
+      );
     };
   };
 

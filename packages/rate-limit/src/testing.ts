@@ -13,14 +13,20 @@ export const testRedisUrl = (): string => process.env.REDIS_URL || 'redis://127.
  */
 export async function redisForTests(what: string, url = testRedisUrl()): Promise<boolean> {
   const answered = await pingRedis(url);
-  return requireForTests(what, answered ? undefined : `Redis does not answer at ${url}: start redis-server or set REDIS_URL`);
+  return requireForTests(
+    what,
+    answered ? undefined : `Redis does not answer at ${url}: start redis-server or set REDIS_URL`,
+  );
 }
 
 function pingRedis(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise<boolean>((resolve) => {
     const socket = net.connect({ host: hostname || '127.0.0.1', port: Number(port) || 6379 });
-    const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
     socket.setTimeout(1000, () => done(false));
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));

@@ -4,7 +4,13 @@ import type { Server } from 'node:http';
 import express from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createErrorHandler, createLogger } from '@app/http';
-import { createRateLimiter, createRedisClient, type RateLimitValues, type Redis, type RebuildableLimiter } from '../src/index.js';
+import {
+  createRateLimiter,
+  createRedisClient,
+  type RateLimitValues,
+  type Redis,
+  type RebuildableLimiter,
+} from '../src/index.js';
 import { redisForTests, testRedisUrl } from '../src/testing.js';
 
 const redisUrl = testRedisUrl();
@@ -32,14 +38,24 @@ async function startApp(limiter: RebuildableLimiter, trustProxy = false): Promis
   const app = express();
   app.set('trust proxy', trustProxy);
   app.use(limiter.middleware);
-  app.get('/', (_req, res) => { res.json({ ok: true }); });
+  app.get('/', (_req, res) => {
+    res.json({ ok: true });
+  });
   app.use(createErrorHandler({ successFlag: false, logger }));
-  const server = await new Promise<Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-interface Answer { status: number; limit: string | null; remaining: string | null; reset: string | null; body: unknown }
+interface Answer {
+  status: number;
+  limit: string | null;
+  remaining: string | null;
+  reset: string | null;
+  body: unknown;
+}
 async function hit(url: string, headers: Record<string, string> = {}): Promise<Answer> {
   const response = await fetch(url, { headers });
   return {
@@ -106,8 +122,18 @@ describe.runIf(withRedis)('with Redis, two app instances', () => {
   it('apply a lowered limit on the next request, against the hits already counted', async () => {
     const name = uniqueName('rebuild');
     let values: RateLimitValues = { limit: 10, windowMs: 60_000 };
-    const limiter = createRateLimiter({ name, redis: redisClient(), current: () => values, message: 'Too many requests' });
-    const other = createRateLimiter({ name, redis: redisClient(), current: () => values, message: 'Too many requests' });
+    const limiter = createRateLimiter({
+      name,
+      redis: redisClient(),
+      current: () => values,
+      message: 'Too many requests',
+    });
+    const other = createRateLimiter({
+      name,
+      redis: redisClient(),
+      current: () => values,
+      message: 'Too many requests',
+    });
     const [url, otherUrl] = [await startApp(limiter), await startApp(other)];
     for (let i = 0; i < 4; i++) expect((await hit(url)).status).toBe(200);
 
@@ -128,12 +154,28 @@ describe.runIf(withRedis)('with Redis, two app instances', () => {
 const identifyByTestHeader = (req: express.Request) => req.get('x-test-user') || undefined;
 
 describe.runIf(withRedis)('with Redis, identified people', () => {
-  it('count per user across instances, apart from their address\'s anonymous count', async () => {
+  it("count per user across instances, apart from their address's anonymous count", async () => {
     const name = uniqueName('identify');
     const values = () => ({ limit: 2, windowMs: 60_000 });
     const urls = [
-      await startApp(createRateLimiter({ name, redis: redisClient(), current: values, message: 'Too many requests', identify: identifyByTestHeader })),
-      await startApp(createRateLimiter({ name, redis: redisClient(), current: values, message: 'Too many requests', identify: identifyByTestHeader })),
+      await startApp(
+        createRateLimiter({
+          name,
+          redis: redisClient(),
+          current: values,
+          message: 'Too many requests',
+          identify: identifyByTestHeader,
+        }),
+      ),
+      await startApp(
+        createRateLimiter({
+          name,
+          redis: redisClient(),
+          current: values,
+          message: 'Too many requests',
+          identify: identifyByTestHeader,
+        }),
+      ),
     ];
     expect((await hit(urls[0]!)).status).toBe(200);
     expect((await hit(urls[1]!)).status).toBe(200);
@@ -181,10 +223,15 @@ describe('with Redis unreachable', () => {
     const redis = createRedisClient('redis://127.0.0.1:1');
     redis.on('error', () => {}); // connection refused, again and again
     const errors: unknown[] = [];
-    const url = await startApp(createRateLimiter({
-      name: uniqueName('down'), redis, current: () => ({ limit: 1, windowMs: 60_000 }), message: 'Too many requests',
-      logger: { error: (error: unknown) => errors.push(error), warn: () => {} },
-    }));
+    const url = await startApp(
+      createRateLimiter({
+        name: uniqueName('down'),
+        redis,
+        current: () => ({ limit: 1, windowMs: 60_000 }),
+        message: 'Too many requests',
+        logger: { error: (error: unknown) => errors.push(error), warn: () => {} },
+      }),
+    );
     try {
       expect((await hit(url)).status).toBe(200);
       expect((await hit(url)).status).toBe(200);
@@ -200,10 +247,17 @@ describe('with Redis unreachable', () => {
 
 describe('with the memory store', () => {
   it('counts per instance, answers 429 over the limit with the headers', async () => {
-    const url = await startApp(createRateLimiter({ name: 'memory', current: () => ({ limit: 3, windowMs: 60_000 }), message: 'Slow down' }));
+    const url = await startApp(
+      createRateLimiter({ name: 'memory', current: () => ({ limit: 3, windowMs: 60_000 }), message: 'Slow down' }),
+    );
     const answers: Answer[] = [];
     for (let i = 0; i < 4; i++) answers.push(await hit(url));
-    expect(answers.map((a) => [a.status, a.remaining])).toEqual([[200, '2'], [200, '1'], [200, '0'], [429, '0']]);
+    expect(answers.map((a) => [a.status, a.remaining])).toEqual([
+      [200, '2'],
+      [200, '1'],
+      [200, '0'],
+      [429, '0'],
+    ]);
     expect(answers[3]).toMatchObject({ limit: '3', body: { error: 'Slow down' } });
     const reset = Number(answers[0]!.reset);
     expect(reset).toBeGreaterThan(Date.now() / 1000 + 55);
@@ -211,7 +265,13 @@ describe('with the memory store', () => {
   });
 
   it('lets exactly 10 of 50 simultaneous requests through a limit of 10', async () => {
-    const url = await startApp(createRateLimiter({ name: 'memory-burst', current: () => ({ limit: 10, windowMs: 60_000 }), message: 'Too many requests' }));
+    const url = await startApp(
+      createRateLimiter({
+        name: 'memory-burst',
+        current: () => ({ limit: 10, windowMs: 60_000 }),
+        message: 'Too many requests',
+      }),
+    );
     const answers = await Promise.all(Array.from({ length: 50 }, () => hit(url)));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
   });
@@ -246,7 +306,9 @@ describe('with the memory store', () => {
 
   it('does not count skipped requests', async () => {
     const limiter = createRateLimiter({
-      name: 'memory-skip', current: () => ({ limit: 1, windowMs: 60_000 }), message: 'Too many requests',
+      name: 'memory-skip',
+      current: () => ({ limit: 1, windowMs: 60_000 }),
+      message: 'Too many requests',
       skip: (req) => req.get('x-internal') === 'yes',
     });
     const url = await startApp(limiter);
@@ -256,9 +318,14 @@ describe('with the memory store', () => {
   });
 
   it('counts an identified person by user id, apart from the anonymous requests of the same address', async () => {
-    const url = await startApp(createRateLimiter({
-      name: 'memory-identify', current: () => ({ limit: 1, windowMs: 60_000 }), message: 'Too many requests', identify: identifyByTestHeader,
-    }));
+    const url = await startApp(
+      createRateLimiter({
+        name: 'memory-identify',
+        current: () => ({ limit: 1, windowMs: 60_000 }),
+        message: 'Too many requests',
+        identify: identifyByTestHeader,
+      }),
+    );
     expect((await hit(url)).status).toBe(200);
     expect((await hit(url)).status).toBe(429);
     expect((await hit(url, { 'x-test-user': 'owner-1' })).status).toBe(200);
@@ -268,7 +335,10 @@ describe('with the memory store', () => {
 
   /** A memory limiter of `limit` behind a trusted proxy; `from(ip)` sends a request as that client. */
   const behindProxy = async (name: string, limit: number) => {
-    const url = await startApp(createRateLimiter({ name, current: () => ({ limit, windowMs: 60_000 }), message: 'Too many requests' }), true);
+    const url = await startApp(
+      createRateLimiter({ name, current: () => ({ limit, windowMs: 60_000 }), message: 'Too many requests' }),
+      true,
+    );
     return (ip: string) => hit(url, { 'x-forwarded-for': ip });
   };
 
@@ -284,13 +354,26 @@ describe('with the memory store', () => {
   });
 
   it('keys a request without X-Forwarded-For by its socket address, and ignores the header when no proxy is trusted', async () => {
-    const direct = await startApp(createRateLimiter({ name: 'memory-direct', current: () => ({ limit: 2, windowMs: 60_000 }), message: 'Too many requests' }));
+    const direct = await startApp(
+      createRateLimiter({
+        name: 'memory-direct',
+        current: () => ({ limit: 2, windowMs: 60_000 }),
+        message: 'Too many requests',
+      }),
+    );
     expect((await hit(direct)).status).toBe(200);
     // A forged header gains nothing: the socket's address counts.
     expect((await hit(direct, { 'x-forwarded-for': '203.0.113.77' })).status).toBe(200);
     expect((await hit(direct, { 'x-forwarded-for': '203.0.113.78' })).status).toBe(429);
 
-    const proxied = await startApp(createRateLimiter({ name: 'memory-proxied', current: () => ({ limit: 1, windowMs: 60_000 }), message: 'Too many requests' }), true);
+    const proxied = await startApp(
+      createRateLimiter({
+        name: 'memory-proxied',
+        current: () => ({ limit: 1, windowMs: 60_000 }),
+        message: 'Too many requests',
+      }),
+      true,
+    );
     expect((await hit(proxied)).status).toBe(200);
     expect((await hit(proxied, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(200);
     expect((await hit(proxied)).status).toBe(429);

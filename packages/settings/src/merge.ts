@@ -3,7 +3,12 @@ import type { z } from 'zod';
 type Plain = Record<string, unknown>;
 
 export function isPlainObject(value: unknown): value is Plain {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype
+  );
 }
 
 /** `stored` over `defaults`, object by object, so a stored nested object missing newer keys gets their defaults. */

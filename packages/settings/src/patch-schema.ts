@@ -1,8 +1,11 @@
 import { z } from 'zod';
 
 /** Settings with every key optional at every depth (arrays are replaced whole). */
-export type SettingsPatch<T> = T extends readonly unknown[] ? T
-  : T extends object ? { [K in keyof T]?: SettingsPatch<T[K]> } : T;
+export type SettingsPatch<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T]?: SettingsPatch<T[K]> }
+    : T;
 
 /**
  * The schema of an update body: every key optional at every depth and no defaults, so the
@@ -19,6 +22,7 @@ function patchOf(schema: z.ZodType): z.ZodType {
   while (inner instanceof z.ZodDefault || inner instanceof z.ZodOptional) inner = inner.unwrap() as z.ZodType;
   if (!(inner instanceof z.ZodObject)) return inner;
   const shape = Object.fromEntries(
-    Object.entries(inner.shape as Record<string, z.ZodType>).map(([key, field]) => [key, patchOf(field).optional()]));
+    Object.entries(inner.shape as Record<string, z.ZodType>).map(([key, field]) => [key, patchOf(field).optional()]),
+  );
   return z.object(shape);
 }

@@ -33,7 +33,9 @@ export interface SettingsStore<T> {
 
 type Listener<T> = (next: T, previous: T) => void;
 
-export async function createSettingsStore<T extends object>(options: SettingsStoreOptions<T>): Promise<SettingsStore<T>> {
+export async function createSettingsStore<T extends object>(
+  options: SettingsStoreOptions<T>,
+): Promise<SettingsStore<T>> {
   const { pool, namespace, schema } = options;
   if (!/^[a-z_][a-z0-9_]*$/.test(options.table)) throw new Error(`Not a settings table name: ${options.table}`);
   const table = `"${options.table}"`;
@@ -61,7 +63,9 @@ export async function createSettingsStore<T extends object>(options: SettingsSto
 
   const load = async (): Promise<void> => {
     const { rows } = await pool.query<{ value: unknown; version: number }>(
-      `SELECT value, version FROM ${table} WHERE namespace = $1`, [namespace]);
+      `SELECT value, version FROM ${table} WHERE namespace = $1`,
+      [namespace],
+    );
     apply(rows[0]?.value ?? {}, rows[0]?.version ?? 0);
   };
   await load();
@@ -72,7 +76,9 @@ export async function createSettingsStore<T extends object>(options: SettingsSto
   let inFlight: Promise<void> | undefined;
   const poll = async (): Promise<void> => {
     try {
-      const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${table} WHERE namespace = $1`, [namespace]);
+      const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${table} WHERE namespace = $1`, [
+        namespace,
+      ]);
       if (rows[0] && rows[0].version > cache.version) await load();
     } catch {
       // The database is briefly unreachable: keep the cached settings and try again next time.
@@ -95,8 +101,14 @@ export async function createSettingsStore<T extends object>(options: SettingsSto
       const written = await withTransaction(pool, async (client) => {
         // The row lock orders concurrent writers (from any instance): each merges onto the
         // latest stored value instead of its own possibly stale cache.
-        await client.query(`INSERT INTO ${table} (namespace, value) VALUES ($1, '{}'::jsonb) ON CONFLICT (namespace) DO NOTHING`, [namespace]);
-        const { rows } = await client.query<{ value: unknown }>(`SELECT value FROM ${table} WHERE namespace = $1 FOR UPDATE`, [namespace]);
+        await client.query(
+          `INSERT INTO ${table} (namespace, value) VALUES ($1, '{}'::jsonb) ON CONFLICT (namespace) DO NOTHING`,
+          [namespace],
+        );
+        const { rows } = await client.query<{ value: unknown }>(
+          `SELECT value FROM ${table} WHERE namespace = $1 FOR UPDATE`,
+          [namespace],
+        );
         const stored = isPlainObject(rows[0]?.value) ? rows[0].value : {};
         // Nested objects merge too, so a patch may name only the nested keys it changes;
         // undefined leaves a key as it is.
@@ -106,10 +118,15 @@ export async function createSettingsStore<T extends object>(options: SettingsSto
         // Only keys ever set are stored, so a default changed in a later release still applies
         // to the keys nobody set.
         const toStore = Object.fromEntries(
-          Object.keys(valid).filter((key) => key in stored || patched(key)).map((key) => [key, valid[key]]));
+          Object.keys(valid)
+            .filter((key) => key in stored || patched(key))
+            .map((key) => [key, valid[key]]),
+        );
         const result = await client.query<{ value: unknown; version: number }>(
           `UPDATE ${table} SET value = $2::jsonb, version = version + 1, updated_at = now()
-            WHERE namespace = $1 RETURNING value, version`, [namespace, JSON.stringify(toStore)]);
+            WHERE namespace = $1 RETURNING value, version`,
+          [namespace, JSON.stringify(toStore)],
+        );
         return result.rows[0]!;
       });
       return apply(written.value, written.version);

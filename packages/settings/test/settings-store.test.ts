@@ -10,10 +10,12 @@ const migrations = path.join(import.meta.dirname, 'fixtures/migrations');
 const schema = z.object({
   siteName: z.string().min(1).default('Paste'),
   slugLength: z.number().int().min(4).max(64).default(8),
-  rateLimit: z.object({
-    limit: z.number().int().min(1).default(100),
-    windowMinutes: z.number().int().min(1).default(15),
-  }).default({ limit: 100, windowMinutes: 15 }),
+  rateLimit: z
+    .object({
+      limit: z.number().int().min(1).default(100),
+      windowMinutes: z.number().int().min(1).default(15),
+    })
+    .default({ limit: 100, windowMinutes: 15 }),
 });
 type Settings = z.infer<typeof schema>;
 
@@ -72,14 +74,16 @@ describe(`settings store (${testDatabaseBackend()})`, () => {
 
   it('fills keys missing from a stored object (written before they existed) with their defaults', async () => {
     await database.pool.query(
-      `INSERT INTO settings (namespace, value, version) VALUES ('old', '{"slugLength": 6, "rateLimit": {"limit": 3}}', 4)`);
+      `INSERT INTO settings (namespace, value, version) VALUES ('old', '{"slugLength": 6, "rateLimit": {"limit": 3}}', 4)`,
+    );
     const store = await open('old');
     expect(store.get()).toEqual({ siteName: 'Paste', slugLength: 6, rateLimit: { limit: 3, windowMinutes: 15 } });
   });
 
   it('keeps the valid stored keys when another no longer fits the schema', async () => {
     await database.pool.query(
-      `INSERT INTO settings (namespace, value, version) VALUES ('stale', '{"slugLength": 2, "siteName": "Mine"}', 1)`);
+      `INSERT INTO settings (namespace, value, version) VALUES ('stale', '{"slugLength": 2, "siteName": "Mine"}', 1)`,
+    );
     const store = await open('stale');
     expect(store.get()).toMatchObject({ siteName: 'Mine', slugLength: 8 });
   });
@@ -127,12 +131,17 @@ describe(`settings store (${testDatabaseBackend()})`, () => {
   it('parses a request body into a patch holding only the keys it names (no defaults)', async () => {
     const patchSchema = settingsPatchSchema(schema);
     expect(patchSchema.parse({})).toEqual({});
-    expect(patchSchema.parse({ rateLimit: { windowMinutes: 5 }, unknown: 1 })).toEqual({ rateLimit: { windowMinutes: 5 } });
+    expect(patchSchema.parse({ rateLimit: { windowMinutes: 5 }, unknown: 1 })).toEqual({
+      rateLimit: { windowMinutes: 5 },
+    });
     expect(patchSchema.safeParse({ slugLength: 2 }).success).toBe(false);
     const store = await open('patch-schema');
     await store.update({ siteName: 'Kept' });
-    expect(await store.update(patchSchema.parse({ rateLimit: { windowMinutes: 5 } })))
-      .toEqual({ siteName: 'Kept', slugLength: 8, rateLimit: { limit: 100, windowMinutes: 5 } });
+    expect(await store.update(patchSchema.parse({ rateLimit: { windowMinutes: 5 } }))).toEqual({
+      siteName: 'Kept',
+      slugLength: 8,
+      rateLimit: { limit: 100, windowMinutes: 5 },
+    });
   });
 
   it('stops notifying after an unsubscribe, and the cached value cannot be mutated', async () => {
@@ -143,6 +152,8 @@ describe(`settings store (${testDatabaseBackend()})`, () => {
     unsubscribe();
     await store.update({ slugLength: 11 });
     expect(calls).toBe(1);
-    expect(() => { (store.get()).slugLength = 1; }).toThrow(TypeError);
+    expect(() => {
+      store.get().slugLength = 1;
+    }).toThrow(TypeError);
   });
 });

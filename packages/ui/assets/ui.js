@@ -8,7 +8,11 @@
   var root = document.documentElement;
 
   function stored() {
-    try { return localStorage.getItem(KEY); } catch (e) { return null; }
+    try {
+      return localStorage.getItem(KEY);
+    } catch (e) {
+      return null;
+    }
   }
   function apply(theme) {
     if (theme === 'light' || theme === 'dark') root.setAttribute('data-theme', theme);
@@ -76,8 +80,13 @@
           (event.shiftKey ? ok : cancel).focus();
         }
       });
-      cancel.addEventListener('click', function () { dialog.close(); });
-      ok.addEventListener('click', function () { confirmed = true; dialog.close(); });
+      cancel.addEventListener('click', function () {
+        dialog.close();
+      });
+      ok.addEventListener('click', function () {
+        confirmed = true;
+        dialog.close();
+      });
       dialog.showModal();
       cancel.focus();
     });
@@ -89,7 +98,10 @@
   // (data-ui-confirm-button: the button's text; data-ui-confirm-style="primary": not red).
   function confirmFirst(event) {
     var element = event.currentTarget;
-    if (element.dataset.uiConfirmed === 'yes') { element.dataset.uiConfirmed = ''; return; }
+    if (element.dataset.uiConfirmed === 'yes') {
+      element.dataset.uiConfirmed = '';
+      return;
+    }
     event.preventDefault();
     event.stopImmediatePropagation();
     confirmDialog(element.getAttribute('data-ui-confirm'), {
@@ -99,7 +111,8 @@
       if (!ok) return;
       element.dataset.uiConfirmed = 'yes';
       if (element.tagName === 'FORM') {
-        if (element.requestSubmit) element.requestSubmit(); else element.submit();
+        if (element.requestSubmit) element.requestSubmit();
+        else element.submit();
       } else {
         element.click();
       }
@@ -115,10 +128,22 @@
     function show(text) {
       button.textContent = text;
       clearTimeout(button.uiCopyTimer);
-      button.uiCopyTimer = setTimeout(function () { button.textContent = label; }, 2000);
+      button.uiCopyTimer = setTimeout(function () {
+        button.textContent = label;
+      }, 2000);
     }
-    if (!navigator.clipboard || !navigator.clipboard.writeText) { show('Copy failed'); return; }
-    navigator.clipboard.writeText(button.getAttribute('data-copy')).then(function () { show('Copied'); }, function () { show('Copy failed'); });
+    if (!navigator.clipboard || !navigator.clipboard.writeText) {
+      show('Copy failed');
+      return;
+    }
+    navigator.clipboard.writeText(button.getAttribute('data-copy')).then(
+      function () {
+        show('Copied');
+      },
+      function () {
+        show('Copy failed');
+      },
+    );
   }
 
   // The fields an error message names (data-fields, from ui/flash) say they are invalid and
@@ -127,15 +152,18 @@
   function markRefusedFields() {
     var first = null;
     Array.prototype.forEach.call(document.querySelectorAll('.alert[data-fields]'), function (alert) {
-      alert.getAttribute('data-fields').split(' ').forEach(function (name) {
-        Array.prototype.forEach.call(document.getElementsByName(name), function (field) {
-          if (field.type === 'hidden') return;
-          field.setAttribute('aria-invalid', 'true');
-          var described = field.getAttribute('aria-describedby');
-          field.setAttribute('aria-describedby', (described ? described + ' ' : '') + alert.id);
-          first = first || field;
+      alert
+        .getAttribute('data-fields')
+        .split(' ')
+        .forEach(function (name) {
+          Array.prototype.forEach.call(document.getElementsByName(name), function (field) {
+            if (field.type === 'hidden') return;
+            field.setAttribute('aria-invalid', 'true');
+            var described = field.getAttribute('aria-describedby');
+            field.setAttribute('aria-describedby', (described ? described + ' ' : '') + alert.id);
+            first = first || field;
+          });
         });
-      });
     });
     if (first && (!document.activeElement || document.activeElement === document.body)) first.focus();
   }
@@ -152,15 +180,22 @@
       button.addEventListener('click', function () {
         var next = current() === 'dark' ? 'light' : 'dark';
         apply(next);
-        try { localStorage.setItem(KEY, next); } catch (e) { /* private mode: for this page only */ }
+        try {
+          localStorage.setItem(KEY, next);
+        } catch (e) {
+          /* private mode: for this page only */
+        }
         label(button);
       });
     });
     Array.prototype.forEach.call(document.querySelectorAll('form[data-ui-confirm]'), function (form) {
       form.addEventListener('submit', confirmFirst);
     });
-    Array.prototype.forEach.call(document.querySelectorAll('button[data-ui-confirm], a[data-ui-confirm]'), function (button) {
-      button.addEventListener('click', confirmFirst);
-    });
+    Array.prototype.forEach.call(
+      document.querySelectorAll('button[data-ui-confirm], a[data-ui-confirm]'),
+      function (button) {
+        button.addEventListener('click', confirmFirst);
+      },
+    );
   });
 })();

@@ -1,7 +1,11 @@
 import { escapeHtml as escapeText } from '@app/http';
 
 /** One stack of a bar chart: its name in tooltips and legends, the CSS class that colours it, one value per label. */
-export interface ChartSeries { name: string; className: string; values: number[] }
+export interface ChartSeries {
+  name: string;
+  className: string;
+  values: number[];
+}
 
 export interface BarChartOptions {
   /** Unique in the page: the title's and description's ids derive from it. */
@@ -51,7 +55,9 @@ export function barChartSvg(options: BarChartOptions): string {
   const bottom = height - 26;
   const plot = bottom - top;
   const count = Math.max(1, options.labels.length);
-  const totals = options.labels.map((_, index) => options.series.reduce((sum, series) => sum + (series.values[index] ?? 0), 0));
+  const totals = options.labels.map((_, index) =>
+    options.series.reduce((sum, series) => sum + (series.values[index] ?? 0), 0),
+  );
   const max = niceCeiling(Math.max(0, ...totals));
   const slot = 100 / count;
   const barWidth = slot * (count > 45 ? 0.8 : 0.66);
@@ -66,11 +72,16 @@ export function barChartSvg(options: BarChartOptions): string {
   for (const fraction of [0, 0.5, 1]) {
     const y = bottom - plot * fraction;
     parts.push(`<line class="chart-grid" x1="0" x2="100%" y1="${y}" y2="${y}"/>`);
-    if (fraction > 0) parts.push(`<text class="chart-axis" x="0" y="${y - 4}">${text((max * fraction).toLocaleString('en-US'))}</text>`);
+    if (fraction > 0)
+      parts.push(
+        `<text class="chart-axis" x="0" y="${y - 4}">${text((max * fraction).toLocaleString('en-US'))}</text>`,
+      );
   }
   options.labels.forEach((label, index) => {
     const x = index * slot;
-    const numbers = options.series.map((series) => `${(series.values[index] ?? 0).toLocaleString('en-US')} ${series.name}`).join(', ');
+    const numbers = options.series
+      .map((series) => `${(series.values[index] ?? 0).toLocaleString('en-US')} ${series.name}`)
+      .join(', ');
     parts.push(`<g class="chart-bar"><title>${text(`${label}: ${numbers}`)}</title>`);
     // The whole column answers the pointer, not only the (maybe empty) bar.
     parts.push(`<rect class="chart-hit" x="${percent(x)}" y="${top}" width="${percent(slot)}" height="${plot}"/>`);
@@ -80,16 +91,22 @@ export function barChartSvg(options: BarChartOptions): string {
       if (value <= 0) continue;
       const barHeight = Math.max(1, (value / max) * plot);
       base -= barHeight;
-      parts.push(`<rect class="${text(series.className)}" x="${percent(x + (slot - barWidth) / 2)}" y="${base.toFixed(2)}" width="${percent(barWidth)}" height="${barHeight.toFixed(2)}"/>`);
+      parts.push(
+        `<rect class="${text(series.className)}" x="${percent(x + (slot - barWidth) / 2)}" y="${base.toFixed(2)}" width="${percent(barWidth)}" height="${barHeight.toFixed(2)}"/>`,
+      );
     }
     parts.push('</g>');
   });
   // The first, middle and last labels under the axis.
-  const marks = [...new Set([0, Math.floor((count - 1) / 2), count - 1])].filter((index) => options.labels[index] !== undefined);
+  const marks = [...new Set([0, Math.floor((count - 1) / 2), count - 1])].filter(
+    (index) => options.labels[index] !== undefined,
+  );
   for (const index of marks) {
     const anchor = index === 0 ? 'start' : index === count - 1 ? 'end' : 'middle';
     const x = anchor === 'start' ? '0%' : anchor === 'end' ? '100%' : percent(index * slot + slot / 2);
-    parts.push(`<text class="chart-axis" x="${x}" y="${height - 6}" text-anchor="${anchor}">${text(options.labels[index])}</text>`);
+    parts.push(
+      `<text class="chart-axis" x="${x}" y="${height - 6}" text-anchor="${anchor}">${text(options.labels[index])}</text>`,
+    );
   }
   parts.push('</svg>');
   return parts.join('') + chartTable(options);
@@ -98,9 +115,16 @@ export function barChartSvg(options: BarChartOptions): string {
 /** The chart's numbers as a table, one row per bar (shown to screen readers only). */
 function chartTable(options: BarChartOptions): string {
   const head = [options.labelHeading ?? 'Date', ...options.series.map((series) => series.name)]
-    .map((name) => `<th scope="col">${text(name)}</th>`).join('');
-  const rows = options.labels.map((label, index) => `<tr><th scope="row">${text(label)}</th>${options.series
-    .map((series) => `<td>${text((series.values[index] ?? 0).toLocaleString('en-US'))}</td>`).join('')}</tr>`).join('');
+    .map((name) => `<th scope="col">${text(name)}</th>`)
+    .join('');
+  const rows = options.labels
+    .map(
+      (label, index) =>
+        `<tr><th scope="row">${text(label)}</th>${options.series
+          .map((series) => `<td>${text((series.values[index] ?? 0).toLocaleString('en-US'))}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('');
   // In a hidden box: a table itself ignores the width and overflow that hide it.
   return `<div class="visually-hidden"><table id="${text(options.id)}-table"><caption>${text(options.title)}: the numbers</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }

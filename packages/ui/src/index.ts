@@ -44,7 +44,11 @@ export interface Views {
 }
 
 /** A template compiled in EJS's client mode: the caller supplies the escape and include functions. */
-type ClientTemplate = (locals: object, escape: (value: unknown) => string, include: (name: string, data?: object) => string) => string;
+type ClientTemplate = (
+  locals: object,
+  escape: (value: unknown) => string,
+  include: (name: string, data?: object) => string,
+) => string;
 type Template = (locals: object) => string;
 
 /** What EJS's generated code declares itself: never taken from the locals. */
@@ -105,20 +109,31 @@ export function createViews(options: ViewOptions): Views {
       let target = resolved.get(name);
       if (!target) {
         const withExtension = path.extname(name) ? name : `${name}.ejs`;
-        target = locateIn([path.resolve(path.dirname(file), withExtension), ...folders.map((folder) => path.join(folder, withExtension))], name);
+        target = locateIn(
+          [
+            path.resolve(path.dirname(file), withExtension),
+            ...folders.map((folder) => path.join(folder, withExtension)),
+          ],
+          name,
+        );
         resolved.set(name, target);
       }
       return target;
     };
     found = (locals) => {
       // As EJS's include: the partial sees the caller's data with the include's data on top.
-      const include = (name: string, data?: object) => template(includeFile(name))(data ? { ...locals, ...data } : locals);
+      const include = (name: string, data?: object) =>
+        template(includeFile(name))(data ? { ...locals, ...data } : locals);
       return client(locals, escapeHtml, include);
     };
     compiled.set(file, found);
     return found;
   };
-  const locate = (name: string): string => locateIn(folders.map((folder) => path.join(folder, `${name}.ejs`)), name);
+  const locate = (name: string): string =>
+    locateIn(
+      folders.map((folder) => path.join(folder, `${name}.ejs`)),
+      name,
+    );
   const layouts = new Map<string, string>();
   const layoutFile = (name: string) => {
     let file = layouts.get(name);

@@ -46,8 +46,16 @@ export function createGuards(deps: {
   const { pool, jwt } = deps;
   return {
     public: publicAccess,
-    admin: { name: 'admin', middleware: [requireAdmin({ pool, jwt, twoFactorGate: deps.twoFactorGate })], security: adminSecurity },
-    adminWithoutTwoFactor: { name: 'adminWithoutTwoFactor', middleware: [requireAdmin({ pool, jwt })], security: adminSecurity },
+    admin: {
+      name: 'admin',
+      middleware: [requireAdmin({ pool, jwt, twoFactorGate: deps.twoFactorGate })],
+      security: adminSecurity,
+    },
+    adminWithoutTwoFactor: {
+      name: 'adminWithoutTwoFactor',
+      middleware: [requireAdmin({ pool, jwt })],
+      security: adminSecurity,
+    },
     customer: { name: 'customer', middleware: [requireCustomer(deps.findCustomer)], security: [{ session: [] }] },
   };
 }

@@ -13,16 +13,34 @@ import { adminLicensesService } from './admin-licenses.service.js';
 
 /** The admin console's license pages (no panic guard: admins work in panic mode too). */
 export function adminLicensesModule(needs: {
-  pool: pg.Pool; now: () => Date; licenses: LicensesService; machines: MachinesService; admin: Guard; adminPage: Guard; csrfToken: (req: Request) => string;
+  pool: pg.Pool;
+  now: () => Date;
+  licenses: LicensesService;
+  machines: MachinesService;
+  admin: Guard;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
 }): FeatureModule {
   // Products and customers are read through their features' services (stateless, so built here).
   const service = adminLicensesService({
-    pool: needs.pool, now: needs.now, licenses: needs.licenses, machines: needs.machines,
-    products: createProductsService({ pool: needs.pool, now: needs.now }), customers: createCustomersService({ pool: needs.pool }),
-    policies: createPoliciesService({ pool: needs.pool }), entitlements: createEntitlementsService({ pool: needs.pool }),
+    pool: needs.pool,
+    now: needs.now,
+    licenses: needs.licenses,
+    machines: needs.machines,
+    products: createProductsService({ pool: needs.pool, now: needs.now }),
+    customers: createCustomersService({ pool: needs.pool }),
+    policies: createPoliciesService({ pool: needs.pool }),
+    entitlements: createEntitlementsService({ pool: needs.pool }),
   });
   return {
     name: 'admin-licenses',
-    routes: adminLicensesPages({ pool: needs.pool, service, licenses: needs.licenses, machines: needs.machines, adminPage: needs.adminPage, csrfToken: needs.csrfToken }),
+    routes: adminLicensesPages({
+      pool: needs.pool,
+      service,
+      licenses: needs.licenses,
+      machines: needs.machines,
+      adminPage: needs.adminPage,
+      csrfToken: needs.csrfToken,
+    }),
   };
 }

@@ -16,16 +16,28 @@ import type { DailyOutcome, UsageRecordRow } from '../usage/usage.repository.js'
 const number = (value: number) => value.toLocaleString('en-US');
 const plural = (count: number, word: string) => `${number(count)} ${word}${count === 1 ? '' : 's'}`;
 
-export const licenseStates = ['active', 'suspended', 'revoked', 'expired', 'inactive'] as const satisfies readonly LicenseState[];
+export const licenseStates = [
+  'active',
+  'suspended',
+  'revoked',
+  'expired',
+  'inactive',
+] as const satisfies readonly LicenseState[];
 export type LicenseStateFilter = (typeof licenseStates)[number];
 
 export const licenseHref = (id: string) => `/licenses/${encodeURIComponent(id)}`;
-export const machineDeactivateHref = (id: string, machineId: string) => `${licenseHref(id)}/machines/${encodeURIComponent(machineId)}/deactivate`;
+export const machineDeactivateHref = (id: string, machineId: string) =>
+  `${licenseHref(id)}/machines/${encodeURIComponent(machineId)}/deactivate`;
 
 /** The list's filters as the address carries them (what cannot be read is left out). */
 export interface ListFilters {
-  product?: string; customer?: string; type?: (typeof licenseTypes)[number]; state?: LicenseStateFilter;
-  expiresWithinDays?: number; search?: string; page: number;
+  product?: string;
+  customer?: string;
+  type?: (typeof licenseTypes)[number];
+  state?: LicenseStateFilter;
+  expiresWithinDays?: number;
+  search?: string;
+  page: number;
 }
 
 /** The list page's address with its filters and `page` (1 is left out). */
@@ -42,12 +54,18 @@ export function listAddress(filters: ListFilters, page = 1): string {
 /** A state as the list query's flags: revoked outranks suspended, which outranks an expiry (as licenseState decides). */
 export function stateFlags(state: LicenseStateFilter | undefined) {
   switch (state) {
-    case 'active': return { active: true, suspended: false, revoked: false, expired: false };
-    case 'suspended': return { suspended: true, revoked: false };
-    case 'revoked': return { revoked: true };
-    case 'expired': return { expired: true, suspended: false, revoked: false };
-    case 'inactive': return { active: false, suspended: false, revoked: false, expired: false };
-    default: return {};
+    case 'active':
+      return { active: true, suspended: false, revoked: false, expired: false };
+    case 'suspended':
+      return { suspended: true, revoked: false };
+    case 'revoked':
+      return { revoked: true };
+    case 'expired':
+      return { expired: true, suspended: false, revoked: false };
+    case 'inactive':
+      return { active: false, suspended: false, revoked: false, expired: false };
+    default:
+      return {};
   }
 }
 
@@ -63,7 +81,14 @@ function rowView(license: LicenseJson, now: Date) {
     customer: license.customer ? license.customer.name : null,
     type: license.licenseType,
     state,
-    expires: expires ? { iso: license.expiresAt!, date: license.expiresAt!.slice(0, 10), text: expiryText(expires, now), past: state === 'expired' } : null,
+    expires: expires
+      ? {
+          iso: license.expiresAt!,
+          date: license.expiresAt!.slice(0, 10),
+          text: expiryText(expires, now),
+          past: state === 'expired',
+        }
+      : null,
     ips: limitText(license.usedIps.length, license.ipLimit),
     hwids: limitText(license.usedHwids.length, license.hwidLimit),
     href: licenseHref(license._id),
@@ -72,19 +97,42 @@ function rowView(license: LicenseJson, now: Date) {
 
 type ListPage = Awaited<ReturnType<AdminLicensesService['listPage']>>;
 
-export function licenseListData(username: string, page: ListPage, filters: ListFilters, pageSize: number, flash: FlashMessage[]) {
+export function licenseListData(
+  username: string,
+  page: ListPage,
+  filters: ListFilters,
+  pageSize: number,
+  flash: FlashMessage[],
+) {
   const pages = Math.max(1, Math.ceil(page.total / pageSize));
-  const filtered = Boolean(filters.product || filters.customer || filters.type || filters.state || filters.expiresWithinDays !== undefined || filters.search);
+  const filtered = Boolean(
+    filters.product ||
+    filters.customer ||
+    filters.type ||
+    filters.state ||
+    filters.expiresWithinDays !== undefined ||
+    filters.search,
+  );
   return {
     ...adminLayout('Licenses', username, 'licenses'),
     flash,
     filters: {
-      product: filters.product ?? '', customer: filters.customer ?? '', type: filters.type ?? '', state: filters.state ?? '',
-      expiresWithinDays: filters.expiresWithinDays === undefined ? '' : String(filters.expiresWithinDays), search: filters.search ?? '',
+      product: filters.product ?? '',
+      customer: filters.customer ?? '',
+      type: filters.type ?? '',
+      state: filters.state ?? '',
+      expiresWithinDays: filters.expiresWithinDays === undefined ? '' : String(filters.expiresWithinDays),
+      search: filters.search ?? '',
     },
     filtered,
-    products: page.products.map((product) => ({ value: product.id, label: product.active ? product.name : `${product.name} (inactive)` })),
-    customers: page.customers.map((customer) => ({ value: customer.id, label: `${customer.name} (${customer.email})` })),
+    products: page.products.map((product) => ({
+      value: product.id,
+      label: product.active ? product.name : `${product.name} (inactive)`,
+    })),
+    customers: page.customers.map((customer) => ({
+      value: customer.id,
+      label: `${customer.name} (${customer.email})`,
+    })),
     types: licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) })),
     states: licenseStates.map((state) => ({ value: state, label: state })),
     licenses: page.licenses.map((license) => rowView(license, page.now)),
@@ -107,12 +155,22 @@ function changesOf(entry: AuditLogJson) {
     const text = JSON.stringify(value) ?? '—';
     return text.length > 80 ? `${text.slice(0, 79)}…` : text;
   };
-  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])]
-    .filter((field) => field !== 'updatedAt' && JSON.stringify(before[field]) !== JSON.stringify(after[field]));
-  return { fields: fields.slice(0, shownChanges).map((field) => ({ field, before: short(before[field]), after: short(after[field]) })), more: Math.max(0, fields.length - shownChanges) };
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (field) => field !== 'updatedAt' && JSON.stringify(before[field]) !== JSON.stringify(after[field]),
+  );
+  return {
+    fields: fields
+      .slice(0, shownChanges)
+      .map((field) => ({ field, before: short(before[field]), after: short(after[field]) })),
+    more: Math.max(0, fields.length - shownChanges),
+  };
 }
 
-const statusLabels: Record<UsageRecordRow['status'], string> = { success: 'Success', blocked: 'Blocked', invalid: 'Invalid' };
+const statusLabels: Record<UsageRecordRow['status'], string> = {
+  success: 'Success',
+  blocked: 'Blocked',
+  invalid: 'Invalid',
+};
 
 export interface DetailPage {
   license: Awaited<ReturnType<LicensesService['detail']>>;
@@ -130,7 +188,8 @@ export interface CatalogueChoices {
   entitlements: Array<{ code: string; name: string }>;
 }
 
-const entitlementChoices = (choices: CatalogueChoices) => choices.entitlements.map((item) => ({ code: item.code, label: `${item.name} (${item.code})` }));
+const entitlementChoices = (choices: CatalogueChoices) =>
+  choices.entitlements.map((item) => ({ code: item.code, label: `${item.name} (${item.code})` }));
 
 export function licenseDetailData(username: string, page: DetailPage, csrfToken: string, flash: FlashMessage[]) {
   const { license, now, chart } = page;
@@ -159,52 +218,88 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       hwidLimit: license.hwidLimit === 0 ? 'unlimited' : number(license.hwidLimit),
       heartbeatSeconds: license.heartbeatSeconds,
       usedIps: license.usedIps,
-      credits: license.credits ? { total: number(license.credits.total), used: number(license.credits.used), remaining: number(license.credits.remaining) } : null,
-      conversion: license.autoConvert || license.convertToType
-        ? `${license.autoConvert ? 'automatic' : 'manual'}, to ${licenseTypeLabel(license.convertToType ?? 'fixed')}${license.convertDurationDays ? ` for ${plural(license.convertDurationDays, 'day')}` : ''}`
+      credits: license.credits
+        ? {
+            total: number(license.credits.total),
+            used: number(license.credits.used),
+            remaining: number(license.credits.remaining),
+          }
         : null,
+      conversion:
+        license.autoConvert || license.convertToType
+          ? `${license.autoConvert ? 'automatic' : 'manual'}, to ${licenseTypeLabel(license.convertToType ?? 'fixed')}${license.convertDurationDays ? ` for ${plural(license.convertDurationDays, 'day')}` : ''}`
+          : null,
       convertedAt: time(license.convertedAt),
       violationCount: number(license.violationCount),
       lastValidatedAt: time(license.lastValidatedAt),
       createdAt: utcTime(license.createdAt),
       updatedAt: utcTime(license.updatedAt),
-      metadata: license.metadata && Object.keys(license.metadata).length ? JSON.stringify(license.metadata, null, 2) : null,
+      metadata:
+        license.metadata && Object.keys(license.metadata).length ? JSON.stringify(license.metadata, null, 2) : null,
       members: license.members.map((member) => ({ email: member.email, userId: member.userId, role: member.role })),
       stats: {
-        total: number(license.usageStats.totalRequests), success: number(license.usageStats.successfulRequests),
-        blocked: number(license.usageStats.blockedRequests), ips: number(license.usageStats.uniqueIPs), hwids: number(license.usageStats.uniqueHWIDs),
+        total: number(license.usageStats.totalRequests),
+        success: number(license.usageStats.successfulRequests),
+        blocked: number(license.usageStats.blockedRequests),
+        ips: number(license.usageStats.uniqueIPs),
+        hwids: number(license.usageStats.uniqueHWIDs),
       },
     },
-    machines: page.machines.map((machine) => ({ ...machineRow(machine, now), deactivate: machineDeactivateHref(license._id, machine._id) })),
+    machines: page.machines.map((machine) => ({
+      ...machineRow(machine, now),
+      deactivate: machineDeactivateHref(license._id, machine._id),
+    })),
     grants: {
-      policy: license.policy ? { name: license.policy.name, href: `/policies/${encodeURIComponent(license.policy._id)}` } : null,
+      policy: license.policy
+        ? { name: license.policy.name, href: `/policies/${encodeURIComponent(license.policy._id)}` }
+        : null,
       own: license.entitlements,
       fromPolicy: license.effectiveEntitlements.filter((code) => !license.entitlements.includes(code)),
       effective: license.effectiveEntitlements,
       policyId: license.policy?._id ?? '',
-      policies: [{ value: '', label: 'No policy' }, ...page.choices.policies.map((policy) => ({ value: policy.id, label: policy.name }))],
+      policies: [
+        { value: '', label: 'No policy' },
+        ...page.choices.policies.map((policy) => ({ value: policy.id, label: policy.name })),
+      ],
       entitlements: entitlementChoices(page.choices),
     },
     chart: { svg, days: chart.days, range, totals: { success: number(totalSuccess), failure: number(totalFailure) } },
     records: {
       rows: page.records.rows.map((record) => ({
-        id: String(record.id), time: utcTime(record.created_at), iso: new Date(record.created_at).toISOString(), status: record.status,
-        statusLabel: statusLabels[record.status], ip: record.ip, hwid: record.hwid, reason: record.reason,
+        id: String(record.id),
+        time: utcTime(record.created_at),
+        iso: new Date(record.created_at).toISOString(),
+        status: record.status,
+        statusLabel: statusLabels[record.status],
+        ip: record.ip,
+        hwid: record.hwid,
+        reason: record.reason,
       })),
       shown: page.records.rows.length,
       total: number(page.records.total),
     },
     audit: {
       entries: page.audit.auditLogs.map((entry) => ({
-        id: entry._id, time: utcTime(entry.createdAt), iso: entry.createdAt, action: entry.action, userId: entry.userId,
-        success: entry.success, ip: entry.ip, changes: changesOf(entry),
+        id: entry._id,
+        time: utcTime(entry.createdAt),
+        iso: entry.createdAt,
+        action: entry.action,
+        userId: entry.userId,
+        success: entry.success,
+        ip: entry.ip,
+        changes: changesOf(entry),
       })),
       shown: page.audit.auditLogs.length,
       total: number(page.audit.total),
     },
     actions: {
-      suspend: `${href}/suspend`, reactivate: `${href}/reactivate`, revoke: `${href}/revoke`,
-      rotate: `${href}/rotate`, clear: `${href}/clear`, seats: `${href}/seats`, entitlements: `${href}/entitlements`,
+      suspend: `${href}/suspend`,
+      reactivate: `${href}/reactivate`,
+      revoke: `${href}/revoke`,
+      rotate: `${href}/rotate`,
+      clear: `${href}/clear`,
+      seats: `${href}/seats`,
+      entitlements: `${href}/entitlements`,
       file: `/api/licenses/${encodeURIComponent(license._id)}/file`,
     },
   };
@@ -213,8 +308,14 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
 /** The new-license form, with the values sent back when it failed. */
 export function newLicenseData(
   username: string,
-  choices: { products: Array<{ id: string; name: string }>; customers: Array<{ id: string; name: string; email: string }> } & CatalogueChoices,
-  csrfToken: string, values: Record<string, string>, errors: FlashMessage[], checked: string[] = [],
+  choices: {
+    products: Array<{ id: string; name: string }>;
+    customers: Array<{ id: string; name: string; email: string }>;
+  } & CatalogueChoices,
+  csrfToken: string,
+  values: Record<string, string>,
+  errors: FlashMessage[],
+  checked: string[] = [],
 ) {
   return {
     ...adminLayout('New license', username, 'licenses'),
@@ -223,10 +324,19 @@ export function newLicenseData(
     values,
     checked,
     products: choices.products.map((product) => ({ value: product.id, label: product.name })),
-    customers: [{ value: '', label: 'No customer' }, ...choices.customers.map((customer) => ({ value: customer.id, label: `${customer.name} (${customer.email})` }))],
+    customers: [
+      { value: '', label: 'No customer' },
+      ...choices.customers.map((customer) => ({ value: customer.id, label: `${customer.name} (${customer.email})` })),
+    ],
     // Empty: the policy's type, or fixed without one.
-    types: [{ value: '', label: 'The policy\'s, or Fixed' }, ...licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) }))],
-    policies: [{ value: '', label: 'No policy' }, ...choices.policies.map((policy) => ({ value: policy.id, label: `${policy.product}: ${policy.name}` }))],
+    types: [
+      { value: '', label: "The policy's, or Fixed" },
+      ...licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) })),
+    ],
+    policies: [
+      { value: '', label: 'No policy' },
+      ...choices.policies.map((policy) => ({ value: policy.id, label: `${policy.product}: ${policy.name}` })),
+    ],
     entitlements: entitlementChoices(choices),
   };
 }

@@ -13,7 +13,14 @@ import type { MachinesService } from '../licenses/machines.service.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import { checkedCodes } from '../policies/policies.pages.js';
 import {
-  licenseDetailData, licenseHref, licenseListData, licenseStates, listAddress, newLicenseData, stateFlags, type ListFilters,
+  licenseDetailData,
+  licenseHref,
+  licenseListData,
+  licenseStates,
+  listAddress,
+  newLicenseData,
+  stateFlags,
+  type ListFilters,
 } from './admin-licenses.page-data.js';
 import type { AdminLicensesService } from './admin-licenses.service.js';
 
@@ -32,17 +39,40 @@ const listQuery = z.object({
   type: z.enum(licenseTypes).optional().catch(undefined),
   state: z.enum(licenseStates).optional().catch(undefined),
   // An empty field (the form sends every field) means no filter, not 0 days.
-  expiresWithinDays: z.preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int().min(0).max(36_500).optional()).catch(undefined),
-  search: z.string().trim().max(200).optional().catch(undefined).transform((value) => value || undefined),
-  page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
+  expiresWithinDays: z
+    .preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int().min(0).max(36_500).optional())
+    .catch(undefined),
+  search: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .catch(undefined)
+    .transform((value) => value || undefined),
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .catch(undefined)
+    .transform((value) => value ?? 1),
 });
 const idParams = z.object({ id: z.string() });
 const reasonForm = z.object({ reason: z.string().optional() });
 const emptyForm = z.object({});
 const field = z.string().max(200).optional();
 const newLicenseForm = z.object({
-  product: field, customer: field, licenseType: field, expiresAt: field, ipLimit: field, hwidLimit: field, heartbeatSeconds: field, credits: field,
-  policyId: field, entitlements: checkedCodes,
+  product: field,
+  customer: field,
+  licenseType: field,
+  expiresAt: field,
+  ipLimit: field,
+  hwidLimit: field,
+  heartbeatSeconds: field,
+  credits: field,
+  policyId: field,
+  entitlements: checkedCodes,
 });
 const grantsForm = z.object({ policyId: field, entitlements: checkedCodes });
 const seatsForm = z.object({ heartbeatSeconds: field });
@@ -50,7 +80,8 @@ const machineParams = z.object({ id: z.string(), machineId: z.string() });
 /** Said next to "Check these fields" when the floating-seats field is the one to correct. */
 const heartbeatProblem = 'Floating seats: a whole number of seconds from 10 to 86,400, or empty.';
 
-const blankToUndefined = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
+const blankToUndefined = (value: string | undefined) =>
+  value === undefined || value.trim() === '' ? undefined : value.trim();
 /** A form's whole number; anything else is NaN, which the schema refuses. */
 const whole = (value: string | undefined) => {
   const text = blankToUndefined(value);
@@ -65,11 +96,23 @@ const pageAnswers = {
 };
 
 export function adminLicensesPages(deps: {
-  pool: pg.Pool; service: AdminLicensesService; licenses: LicensesService; machines: Pick<MachinesService, 'list' | 'remove'>; adminPage: Guard; csrfToken: (req: Request) => string }) {
+  pool: pg.Pool;
+  service: AdminLicensesService;
+  licenses: LicensesService;
+  machines: Pick<MachinesService, 'list' | 'remove'>;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
+}) {
   const { service, licenses } = deps;
 
   /** Runs a write, then redirects to the license's page with its outcome as the message (`success` may be read after the write). */
-  async function act(req: Request, res: Response, id: string, success: string | (() => string), write: () => Promise<unknown>) {
+  async function act(
+    req: Request,
+    res: Response,
+    id: string,
+    success: string | (() => string),
+    write: () => Promise<unknown>,
+  ) {
     try {
       await write();
       setFlash(req, { type: 'success', text: typeof success === 'string' ? success : success() });
@@ -84,10 +127,21 @@ export function adminLicensesPages(deps: {
   }
 
   /** A reason the form requires: blank or too long comes back as a message. */
-  function reasonOf(req: Request, res: Response, id: string, reason: string | undefined, what: string): string | undefined {
+  function reasonOf(
+    req: Request,
+    res: Response,
+    id: string,
+    reason: string | undefined,
+    what: string,
+  ): string | undefined {
     const text = reason?.trim() ?? '';
     if (text && text.length <= maxReason) return text;
-    setFlash(req, { type: 'error', text: text ? `The reason is too long (at most ${maxReason} characters).` : `Give a reason to ${what} the license.` });
+    setFlash(req, {
+      type: 'error',
+      text: text
+        ? `The reason is too long (at most ${maxReason} characters).`
+        : `Give a reason to ${what} the license.`,
+    });
     void redirectAfterSaving(req, res, licenseHref(id));
     return undefined;
   }
@@ -97,23 +151,48 @@ export function adminLicensesPages(deps: {
     return (await licenses.detail(id)).key;
   }
 
-  const renderNew = async (req: Request, res: Response, username: string, values: Record<string, string>, errors: Array<{ type: 'error'; text: string; fields?: string[] }>, checked: string[] = []) => {
+  const renderNew = async (
+    req: Request,
+    res: Response,
+    username: string,
+    values: Record<string, string>,
+    errors: Array<{ type: 'error'; text: string; fields?: string[] }>,
+    checked: string[] = [],
+  ) => {
     const choices = await service.formChoices();
     res.render('admin-licenses/new', newLicenseData(username, choices, deps.csrfToken(req), values, errors, checked));
   };
 
   const routes: AnyRoute[] = [
     defineRoute({
-      method: 'get', path: '/licenses', summary: 'The admin console\'s license list', tags, guard: deps.adminPage, query: listQuery,
-      description: 'Filters: `product`, `customer` (ids), `type`, `state` (active, suspended, revoked, expired, inactive), `expiresWithinDays`, `search` (in the key); `page`.',
-      responses: { ...pageAnswers, 302: { description: 'Not signed in, or two-factor pending: to `/`; a page past the end: to the last page' } },
+      method: 'get',
+      path: '/licenses',
+      summary: "The admin console's license list",
+      tags,
+      guard: deps.adminPage,
+      query: listQuery,
+      description:
+        'Filters: `product`, `customer` (ids), `type`, `state` (active, suspended, revoked, expired, inactive), `expiresWithinDays`, `search` (in the key); `page`.',
+      responses: {
+        ...pageAnswers,
+        302: { description: 'Not signed in, or two-factor pending: to `/`; a page past the end: to the last page' },
+      },
       handler: async ({ query, req, res }) => {
         const username = consoleAdminName(req);
         const filters: ListFilters = query;
         const list = await service.listPage({
-          product: query.product, customer: query.customer, licenseType: query.type, search: query.search,
-          expiresWithinDays: query.expiresWithinDays, active: undefined, suspended: undefined, revoked: undefined, expired: undefined,
-          ...stateFlags(query.state), limit: pageSize, skip: (query.page - 1) * pageSize,
+          product: query.product,
+          customer: query.customer,
+          licenseType: query.type,
+          search: query.search,
+          expiresWithinDays: query.expiresWithinDays,
+          active: undefined,
+          suspended: undefined,
+          revoked: undefined,
+          expired: undefined,
+          ...stateFlags(query.state),
+          limit: pageSize,
+          skip: (query.page - 1) * pageSize,
         });
         // A page past the end (the list shrank, or a typed address) goes to the last page.
         const last = Math.max(1, Math.ceil(list.total / pageSize));
@@ -122,16 +201,37 @@ export function adminLicensesPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/licenses/new', summary: 'The new-license form', tags, guard: deps.adminPage, responses: pageAnswers,
+      method: 'get',
+      path: '/licenses/new',
+      summary: 'The new-license form',
+      tags,
+      guard: deps.adminPage,
+      responses: pageAnswers,
       handler: async ({ req, res }) => {
         const username = consoleAdminName(req);
-        await renderNew(req, res, username, {}, takeFlash(req).filter((message) => message.type === 'error').map((message) => ({ type: 'error' as const, text: message.text })));
+        await renderNew(
+          req,
+          res,
+          username,
+          {},
+          takeFlash(req)
+            .filter((message) => message.type === 'error')
+            .map((message) => ({ type: 'error' as const, text: message.text })),
+        );
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses', summary: 'Create a license from the form', tags, guard: deps.adminPage, body: newLicenseForm,
+      method: 'post',
+      path: '/licenses',
+      summary: 'Create a license from the form',
+      tags,
+      guard: deps.adminPage,
+      body: newLicenseForm,
       audit: { action: 'create', resource: 'license' },
-      responses: { ...redirected, 400: { description: 'The form again, with what to correct', contentType: 'text/html' } },
+      responses: {
+        ...redirected,
+        400: { description: 'The form again, with what to correct', contentType: 'text/html' },
+      },
       handler: async ({ body, req, res }) => {
         const expires = blankToUndefined(body.expiresAt);
         const policyId = blankToUndefined(body.policyId);
@@ -143,8 +243,16 @@ export function adminLicensesPages(deps: {
           customer: blankToUndefined(body.customer),
           licenseType: blankToUndefined(body.licenseType),
           // The form's date is a UTC calendar day: the license runs until the end of it.
-          expiresAt: expires === undefined ? undefined : /^\d{4}-\d{2}-\d{2}$/.test(expires) ? `${expires}T23:59:59.000Z` : expires,
-          ipLimit: whole(body.ipLimit), hwidLimit: whole(body.hwidLimit), heartbeatSeconds: whole(body.heartbeatSeconds), credits: whole(body.credits),
+          expiresAt:
+            expires === undefined
+              ? undefined
+              : /^\d{4}-\d{2}-\d{2}$/.test(expires)
+                ? `${expires}T23:59:59.000Z`
+                : expires,
+          ipLimit: whole(body.ipLimit),
+          hwidLimit: whole(body.hwidLimit),
+          heartbeatSeconds: whole(body.heartbeatSeconds),
+          credits: whole(body.credits),
         });
         const { entitlements: checked, ...fields } = body;
         const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value ?? '']));
@@ -153,7 +261,14 @@ export function adminLicensesPages(deps: {
           const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? 'form')))];
           res.status(400);
           const extra = fields.includes('heartbeatSeconds') ? ` ${heartbeatProblem}` : '';
-          return renderNew(req, res, username, values, [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.${extra}`, fields }], checked);
+          return renderNew(
+            req,
+            res,
+            username,
+            values,
+            [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.${extra}`, fields }],
+            checked,
+          );
         }
         try {
           const license = await licenses.create(actorOf(req), parsed.data);
@@ -164,13 +279,26 @@ export function adminLicensesPages(deps: {
           await recordFailedAdminWrite(deps.pool, req, res, error);
           const details = error.details ? ` ${Object.values(error.details).join(' ')}` : '';
           res.status(400);
-          return renderNew(req, res, username, values, [{ type: 'error', text: `${error.message}.${details}`, fields: Object.keys(error.details ?? {}) }], checked);
+          return renderNew(
+            req,
+            res,
+            username,
+            values,
+            [{ type: 'error', text: `${error.message}.${details}`, fields: Object.keys(error.details ?? {}) }],
+            checked,
+          );
         }
       },
     }),
     defineRoute({
-      method: 'get', path: '/licenses/:id', summary: 'The admin console\'s page of one license', tags, guard: deps.adminPage, params: idParams,
-      description: 'Every field, IPs and hardware ids, validations per day (last 30 days), recent usage records, the audit trail, and the action forms.',
+      method: 'get',
+      path: '/licenses/:id',
+      summary: "The admin console's page of one license",
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      description:
+        'Every field, IPs and hardware ids, validations per day (last 30 days), recent usage records, the audit trail, and the action forms.',
       responses: { ...pageAnswers, 404: { description: 'No such license', contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
@@ -178,14 +306,22 @@ export function adminLicensesPages(deps: {
           const page = await service.detailPage(params.id);
           res.render('admin-licenses/detail', licenseDetailData(username, page, deps.csrfToken(req), takeFlash(req)));
         } catch (error) {
-          if (isHttpError(error) && error.status === 404) return res.status(404).render('errors/not-found', notFoundData(username));
+          if (isHttpError(error) && error.status === 404)
+            return res.status(404).render('errors/not-found', notFoundData(username));
           throw error;
         }
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/suspend', summary: 'Suspend a license from its page (a reason is required)', tags, guard: deps.adminPage,
-      params: idParams, body: reasonForm, audit: { action: 'suspend', resource: 'license' }, responses: redirected,
+      method: 'post',
+      path: '/licenses/:id/suspend',
+      summary: 'Suspend a license from its page (a reason is required)',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: reasonForm,
+      audit: { action: 'suspend', resource: 'license' },
+      responses: redirected,
       handler: async ({ params, body, req, res }) => {
         const reason = reasonOf(req, res, params.id, body.reason, 'suspend');
         if (reason === undefined) return;
@@ -193,13 +329,28 @@ export function adminLicensesPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/reactivate', summary: 'Reactivate a license from its page', tags, guard: deps.adminPage,
-      params: idParams, body: emptyForm, audit: { action: 'activate', resource: 'license' }, responses: redirected,
-      handler: ({ params, req, res }) => act(req, res, params.id, 'License reactivated.', () => licenses.reactivate(actorOf(req), params.id)),
+      method: 'post',
+      path: '/licenses/:id/reactivate',
+      summary: 'Reactivate a license from its page',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: emptyForm,
+      audit: { action: 'activate', resource: 'license' },
+      responses: redirected,
+      handler: ({ params, req, res }) =>
+        act(req, res, params.id, 'License reactivated.', () => licenses.reactivate(actorOf(req), params.id)),
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/revoke', summary: 'Revoke a license from its page (a reason is required)', tags, guard: deps.adminPage,
-      params: idParams, body: reasonForm, audit: { action: 'revoke', resource: 'license' }, responses: redirected,
+      method: 'post',
+      path: '/licenses/:id/revoke',
+      summary: 'Revoke a license from its page (a reason is required)',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: reasonForm,
+      audit: { action: 'revoke', resource: 'license' },
+      responses: redirected,
       handler: async ({ params, body, req, res }) => {
         const reason = reasonOf(req, res, params.id, body.reason, 'revoke');
         if (reason === undefined) return;
@@ -207,20 +358,45 @@ export function adminLicensesPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/rotate', summary: 'Give a license a new key from its page', tags, guard: deps.adminPage,
-      params: idParams, body: emptyForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
-      handler: ({ params, req, res }) => act(req, res, params.id, 'New key issued; the old key no longer validates.',
-        async () => licenses.rotate(actorOf(req), await keyOf(params.id))),
+      method: 'post',
+      path: '/licenses/:id/rotate',
+      summary: 'Give a license a new key from its page',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: emptyForm,
+      audit: { action: 'update', resource: 'license' },
+      responses: redirected,
+      handler: ({ params, req, res }) =>
+        act(req, res, params.id, 'New key issued; the old key no longer validates.', async () =>
+          licenses.rotate(actorOf(req), await keyOf(params.id)),
+        ),
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/clear', summary: 'Clear a license\'s recorded IPs and hardware ids from its page', tags, guard: deps.adminPage,
-      params: idParams, body: emptyForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
-      handler: ({ params, req, res }) => act(req, res, params.id, 'IP addresses and hardware ids cleared.',
-        async () => licenses.clear(actorOf(req), await keyOf(params.id))),
+      method: 'post',
+      path: '/licenses/:id/clear',
+      summary: "Clear a license's recorded IPs and hardware ids from its page",
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: emptyForm,
+      audit: { action: 'update', resource: 'license' },
+      responses: redirected,
+      handler: ({ params, req, res }) =>
+        act(req, res, params.id, 'IP addresses and hardware ids cleared.', async () =>
+          licenses.clear(actorOf(req), await keyOf(params.id)),
+        ),
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/seats', summary: 'Set a license\'s floating seats from its page (empty: seats kept until released)', tags, guard: deps.adminPage,
-      params: idParams, body: seatsForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
+      method: 'post',
+      path: '/licenses/:id/seats',
+      summary: "Set a license's floating seats from its page (empty: seats kept until released)",
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: seatsForm,
+      audit: { action: 'update', resource: 'license' },
+      responses: redirected,
       handler: async ({ params, body, req, res }) => {
         const heartbeatSeconds = whole(body.heartbeatSeconds) ?? null;
         const parsed = updateLicenseSchema.safeParse({ heartbeatSeconds });
@@ -228,35 +404,61 @@ export function adminLicensesPages(deps: {
           setFlash(req, { type: 'error', text: `Check these fields: heartbeatSeconds. ${heartbeatProblem}` });
           return redirectAfterSaving(req, res, licenseHref(params.id));
         }
-        const saved = heartbeatSeconds === null
-          ? 'Floating seats off: seats are kept until released.'
-          : `Floating seats saved: heartbeat every ${heartbeatSeconds.toLocaleString('en-US')} seconds.`;
+        const saved =
+          heartbeatSeconds === null
+            ? 'Floating seats off: seats are kept until released.'
+            : `Floating seats saved: heartbeat every ${heartbeatSeconds.toLocaleString('en-US')} seconds.`;
         await act(req, res, params.id, saved, () => licenses.update(actorOf(req), params.id, parsed.data));
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/entitlements', summary: 'Set a license\'s policy and own entitlements from its page', tags, guard: deps.adminPage,
-      params: idParams, body: grantsForm, audit: { action: 'update', resource: 'license' }, responses: redirected,
+      method: 'post',
+      path: '/licenses/:id/entitlements',
+      summary: "Set a license's policy and own entitlements from its page",
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: grantsForm,
+      audit: { action: 'update', resource: 'license' },
+      responses: redirected,
       handler: async ({ params, body, req, res }) => {
-        const parsed = updateLicenseSchema.safeParse({ policyId: blankToUndefined(body.policyId) ?? null, entitlements: body.entitlements });
+        const parsed = updateLicenseSchema.safeParse({
+          policyId: blankToUndefined(body.policyId) ?? null,
+          entitlements: body.entitlements,
+        });
         if (!parsed.success) {
           setFlash(req, { type: 'error', text: 'Check these fields: policy, entitlements.' });
           return redirectAfterSaving(req, res, licenseHref(params.id));
         }
-        await act(req, res, params.id, 'Policy and entitlements saved.', () => licenses.update(actorOf(req), params.id, parsed.data));
+        await act(req, res, params.id, 'Policy and entitlements saved.', () =>
+          licenses.update(actorOf(req), params.id, parsed.data),
+        );
       },
     }),
     defineRoute({
-      method: 'post', path: '/licenses/:id/machines/:machineId/deactivate', summary: 'Deactivate a machine from its license\'s page', tags, guard: deps.adminPage,
-      params: machineParams, body: emptyForm, audit: { action: 'delete', resource: 'license' }, responses: redirected,
+      method: 'post',
+      path: '/licenses/:id/machines/:machineId/deactivate',
+      summary: "Deactivate a machine from its license's page",
+      tags,
+      guard: deps.adminPage,
+      params: machineParams,
+      body: emptyForm,
+      audit: { action: 'delete', resource: 'license' },
+      responses: redirected,
       handler: async ({ params, req, res }) => {
         let label = '';
-        await act(req, res, params.id, () => `Machine ${label} deactivated.`, async () => {
-          // The name (or fingerprint) is read first: the message names a machine that is gone by then.
-          const machine = (await deps.machines.list(params.id)).find((entry) => entry._id === params.machineId);
-          label = machine ? machine.name ?? machine.fingerprint : '';
-          await deps.machines.remove(actorOf(req), params.id, params.machineId);
-        });
+        await act(
+          req,
+          res,
+          params.id,
+          () => `Machine ${label} deactivated.`,
+          async () => {
+            // The name (or fingerprint) is read first: the message names a machine that is gone by then.
+            const machine = (await deps.machines.list(params.id)).find((entry) => entry._id === params.machineId);
+            label = machine ? (machine.name ?? machine.fingerprint) : '';
+            await deps.machines.remove(actorOf(req), params.id, params.machineId);
+          },
+        );
       },
     }),
   ];

@@ -24,15 +24,28 @@ const utcMidnight = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getU
  * service itself, so its rules and audit entries are those of the API.
  */
 export function adminLicensesService(deps: {
-  pool: pg.Pool; now: () => Date; licenses: LicensesService; machines: Pick<MachinesService, 'list'>;
-  products: ReturnType<typeof createProductsService>; customers: ReturnType<typeof createCustomersService>;
-  policies: PoliciesService; entitlements: EntitlementsService;
+  pool: pg.Pool;
+  now: () => Date;
+  licenses: LicensesService;
+  machines: Pick<MachinesService, 'list'>;
+  products: ReturnType<typeof createProductsService>;
+  customers: ReturnType<typeof createCustomersService>;
+  policies: PoliciesService;
+  entitlements: EntitlementsService;
 }) {
   /** The policies (of one product, or all) and entitlements the license forms choose from. */
   const catalogue = async (productId?: string) => {
-    const [{ policies }, { entitlements }] = await Promise.all([deps.policies.search({ productId }), deps.entitlements.search()]);
+    const [{ policies }, { entitlements }] = await Promise.all([
+      deps.policies.search({ productId }),
+      deps.entitlements.search(),
+    ]);
     return {
-      policies: policies.map((policy) => ({ id: policy._id, name: policy.name, product: policy.product.name, productId: policy.productId })),
+      policies: policies.map((policy) => ({
+        id: policy._id,
+        name: policy.name,
+        product: policy.product.name,
+        productId: policy.productId,
+      })),
       entitlements: entitlements.map((item) => ({ code: item.code, name: item.name })),
     };
   };
@@ -67,7 +80,15 @@ export function adminLicensesService(deps: {
         audit.list({ resourceType: 'license', resourceId: id, limit: auditEntries, skip: 0, success: undefined }),
         catalogue(license.product._id),
       ]);
-      return { license, machines, now: at, chart: { start: chartStart, days: chartDays, daily }, records, audit: trail, choices };
+      return {
+        license,
+        machines,
+        now: at,
+        chart: { start: chartStart, days: chartDays, daily },
+        records,
+        audit: trail,
+        choices,
+      };
     },
 
     /** The choices of the new-license form. */

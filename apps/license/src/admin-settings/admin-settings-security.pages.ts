@@ -6,39 +6,81 @@ import { consoleAdminName, formErrors, redirectWithFlash, takeFlash } from '../d
 import { redirectAfterSaving } from '../dashboard/flash.js';
 import { isSessionVerified, markSessionVerified } from '../two-factor/two-factor.session.js';
 import { tokensPageData, twoFactorPageData, type TwoFactorSetupView } from './admin-settings.page-data.js';
-import { adminOf, failure, pageResponses, refusal, success, tags, writeResponses, type SettingsPagesDeps } from './admin-settings.pages-common.js';
+import {
+  adminOf,
+  failure,
+  pageResponses,
+  refusal,
+  success,
+  tags,
+  writeResponses,
+  type SettingsPagesDeps,
+} from './admin-settings.pages-common.js';
 import { tokenForm, tokenInput, tokenParams, twoFactorCodeForm, type TokenLifetime } from './admin-settings.schema.js';
 
 // The admin console's security settings: the signed-in admin's two-factor (`/settings/two-factor`)
 // and the API tokens (`/settings/tokens`). A secret, the backup codes and a new token are shown
 // once, in the answer to the form that made them (never kept in the session), with no-store.
 
-const secretResponses = { ...writeResponses, 200: { description: 'The page with what is shown once', contentType: 'text/html' } };
+const secretResponses = {
+  ...writeResponses,
+  200: { description: 'The page with what is shown once', contentType: 'text/html' },
+};
 
 export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
   const { service } = deps;
-  const common = (req: Request, username: string) => ({ username, messages: takeFlash(req), csrfToken: deps.csrfToken(req) });
+  const common = (req: Request, username: string) => ({
+    username,
+    messages: takeFlash(req),
+    csrfToken: deps.csrfToken(req),
+  });
   const labelOf = (req: Request) => adminOf(req).username ?? adminOf(req).userId;
 
-  async function renderTwoFactor(req: Request, res: Response, username: string, step: { setup?: TwoFactorSetupView; backupCodes?: string[]; errors?: string[] } = {}, status = 200) {
+  async function renderTwoFactor(
+    req: Request,
+    res: Response,
+    username: string,
+    step: { setup?: TwoFactorSetupView; backupCodes?: string[]; errors?: string[] } = {},
+    status = 200,
+  ) {
     const admin = adminOf(req);
     const twoFactorStatus = await service.twoFactorStatus(admin.userId, isSessionVerified(req, admin.userId));
     res.status(status).render('settings/two-factor', twoFactorPageData(common(req, username), twoFactorStatus, step));
   }
 
-  async function renderTokens(req: Request, res: Response, username: string, extras: {
-    form?: { label: string; lifetime: TokenLifetime; errors: string[] }; issued?: { token: string; label: string; expiresAt: string };
-  } = {}, status = 200) {
+  async function renderTokens(
+    req: Request,
+    res: Response,
+    username: string,
+    extras: {
+      form?: { label: string; lifetime: TokenLifetime; errors: string[] };
+      issued?: { token: string; label: string; expiresAt: string };
+    } = {},
+    status = 200,
+  ) {
     const { tokens, issuing } = await service.tokens();
-    res.status(status).render('settings/tokens', tokensPageData(common(req, username), { tokens, issuingError: issuing?.message, now: deps.now() }, {
-      form: extras.form ?? { label: '', lifetime: '30d', errors: [] }, issued: extras.issued,
-    }));
+    res.status(status).render(
+      'settings/tokens',
+      tokensPageData(
+        common(req, username),
+        { tokens, issuingError: issuing?.message, now: deps.now() },
+        {
+          form: extras.form ?? { label: '', lifetime: '30d', errors: [] },
+          issued: extras.issued,
+        },
+      ),
+    );
   }
 
   return [
     defineRoute({
-      method: 'get', path: '/settings/two-factor', summary: 'The two-factor page of the signed-in admin', tags, guard: deps.adminPage,
-      description: 'Whether two-factor is on, how many backup codes are left, and the buttons to set it up or turn it off.',
+      method: 'get',
+      path: '/settings/two-factor',
+      summary: 'The two-factor page of the signed-in admin',
+      tags,
+      guard: deps.adminPage,
+      description:
+        'Whether two-factor is on, how many backup codes are left, and the buttons to set it up or turn it off.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
         const username = consoleAdminName(req);
@@ -46,7 +88,11 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/two-factor/setup', summary: 'Start setting up two-factor (form)', tags, guard: deps.adminPage,
+      method: 'post',
+      path: '/settings/two-factor/setup',
+      summary: 'Start setting up two-factor (form)',
+      tags,
+      guard: deps.adminPage,
       description: 'A new secret (as `GET /api/2fa/setup`), then to the page that shows its QR code.',
       responses: writeResponses,
       handler: async ({ req, res }) => {
@@ -59,7 +105,11 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'get', path: '/settings/two-factor/setup', summary: 'The two-factor setup started: QR code, secret and the code to confirm', tags, guard: deps.adminPage,
+      method: 'get',
+      path: '/settings/two-factor/setup',
+      summary: 'The two-factor setup started: QR code, secret and the code to confirm',
+      tags,
+      guard: deps.adminPage,
       responses: pageResponses,
       handler: async ({ req, res }) => {
         const username = consoleAdminName(req);
@@ -69,7 +119,12 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/two-factor/enable', summary: 'Turn two-factor on with a first code (form)', tags, guard: deps.adminPage, body: twoFactorCodeForm,
+      method: 'post',
+      path: '/settings/two-factor/enable',
+      summary: 'Turn two-factor on with a first code (form)',
+      tags,
+      guard: deps.adminPage,
+      body: twoFactorCodeForm,
       description: 'As `POST /api/2fa/enable`: the answer shows the backup codes, once.',
       responses: secretResponses,
       handler: async ({ body, req, res }) => {
@@ -86,7 +141,10 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
           backupCodes = await service.enableTwoFactor(actorOf(req), code);
         } catch (error) {
           const { message, status } = refusal(error);
-          return again(message === 'Invalid token' ? 'That code is not right: enter the code your app shows now.' : `${message}.`, status);
+          return again(
+            message === 'Invalid token' ? 'That code is not right: enter the code your app shows now.' : `${message}.`,
+            status,
+          );
         }
         // The admin has just proved they hold the authenticator: this session is verified.
         markSessionVerified(req, adminOf(req).userId);
@@ -94,8 +152,14 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/two-factor/disable', summary: 'Turn two-factor off with a current code (form)', tags, guard: deps.adminPage, body: twoFactorCodeForm,
-      description: 'Needs a code from the authenticator (or a backup code), and TWO_FACTOR_DISABLE_PASSWORD when it is set.',
+      method: 'post',
+      path: '/settings/two-factor/disable',
+      summary: 'Turn two-factor off with a current code (form)',
+      tags,
+      guard: deps.adminPage,
+      body: twoFactorCodeForm,
+      description:
+        'Needs a code from the authenticator (or a backup code), and TWO_FACTOR_DISABLE_PASSWORD when it is set.',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const code = (body.code ?? '').trim();
@@ -103,13 +167,27 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
           if (!code) throw appError('TWO_FACTOR_INVALID_CODE');
           await service.disableTwoFactor(actorOf(req), code, body.password || undefined);
         } catch (error) {
-          return redirectWithFlash(req, res, '/settings/two-factor', failure(`Two-factor is still on: ${refusal(error).message}`));
+          return redirectWithFlash(
+            req,
+            res,
+            '/settings/two-factor',
+            failure(`Two-factor is still on: ${refusal(error).message}`),
+          );
         }
-        return redirectWithFlash(req, res, '/settings/two-factor', success('Two-factor is off. Set it up again at any time.'));
+        return redirectWithFlash(
+          req,
+          res,
+          '/settings/two-factor',
+          success('Two-factor is off. Set it up again at any time.'),
+        );
       },
     }),
     defineRoute({
-      method: 'get', path: '/settings/tokens', summary: 'The API tokens page', tags, guard: deps.adminPage,
+      method: 'get',
+      path: '/settings/tokens',
+      summary: 'The API tokens page',
+      tags,
+      guard: deps.adminPage,
       description: 'The form to issue a bearer token (JWT) and the tokens issued, with a revoke button each.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
@@ -118,32 +196,66 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/tokens', summary: 'Issue an API token (form)', tags, guard: deps.adminPage, body: tokenForm,
-      description: 'The answer shows the token once; it works as `Authorization: Bearer` on the admin API until it expires or is revoked.',
-      responses: { ...secretResponses, 501: { description: 'This deployment does not issue tokens', contentType: 'text/html' } },
+      method: 'post',
+      path: '/settings/tokens',
+      summary: 'Issue an API token (form)',
+      tags,
+      guard: deps.adminPage,
+      body: tokenForm,
+      description:
+        'The answer shows the token once; it works as `Authorization: Bearer` on the admin API until it expires or is revoked.',
+      responses: {
+        ...secretResponses,
+        501: { description: 'This deployment does not issue tokens', contentType: 'text/html' },
+      },
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
         const values = { label: body.label ?? '', lifetime: body.lifetime ?? '' };
         const parsed = tokenInput.safeParse(values);
-        const formOf = (errors: string[]) => ({ label: values.label, lifetime: parsed.success ? parsed.data.lifetime : '30d' as const, errors });
+        const formOf = (errors: string[]) => ({
+          label: values.label,
+          lifetime: parsed.success ? parsed.data.lifetime : ('30d' as const),
+          errors,
+        });
         if (!parsed.success) {
-          await deps.auditFailure(req, { action: 'create', resourceType: 'admin', resourceId: adminOf(req).userId }, appError('VALIDATION_FAILED'));
-          return renderTokens(req, res, username, { form: formOf(formErrors(parsed.error, { label: 'Name', lifetime: 'Lifetime' })) }, 400);
+          await deps.auditFailure(
+            req,
+            { action: 'create', resourceType: 'admin', resourceId: adminOf(req).userId },
+            appError('VALIDATION_FAILED'),
+          );
+          return renderTokens(
+            req,
+            res,
+            username,
+            { form: formOf(formErrors(parsed.error, { label: 'Name', lifetime: 'Lifetime' })) },
+            400,
+          );
         }
         let issued: Awaited<ReturnType<typeof service.issueToken>>;
         try {
           issued = await service.issueToken(actorOf(req), parsed.data);
         } catch (error) {
           const { message, status } = refusal(error);
-          await deps.auditFailure(req, { action: 'create', resourceType: 'admin', resourceId: adminOf(req).userId }, error);
+          await deps.auditFailure(
+            req,
+            { action: 'create', resourceType: 'admin', resourceId: adminOf(req).userId },
+            error,
+          );
           return renderTokens(req, res, username, { form: formOf([`${message}.`]) }, status);
         }
         res.set('Cache-Control', 'no-store');
-        await renderTokens(req, res, username, { issued: { token: issued.token, label: parsed.data.label, expiresAt: issued.expiresAt } });
+        await renderTokens(req, res, username, {
+          issued: { token: issued.token, label: parsed.data.label, expiresAt: issued.expiresAt },
+        });
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/tokens/:id/revoke', summary: 'Revoke an API token (form)', tags, guard: deps.adminPage, params: tokenParams,
+      method: 'post',
+      path: '/settings/tokens/:id/revoke',
+      summary: 'Revoke an API token (form)',
+      tags,
+      guard: deps.adminPage,
+      params: tokenParams,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
         let label: string;
@@ -155,7 +267,12 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
           await deps.auditFailure(req, { action: 'revoke', resourceType: 'admin', resourceId: null }, error);
           return redirectWithFlash(req, res, '/settings/tokens', failure(message));
         }
-        return redirectWithFlash(req, res, '/settings/tokens', success(`Token “${label}” revoked: programs that use it are refused from now on.`));
+        return redirectWithFlash(
+          req,
+          res,
+          '/settings/tokens',
+          success(`Token “${label}” revoked: programs that use it are refused from now on.`),
+        );
       },
     }),
   ];

@@ -15,17 +15,30 @@ import { createAdminSettingsService } from './admin-settings.service.js';
 
 /** The admin console's settings pages (no panic guard: an admin must reach the switch in panic mode). */
 export function adminSettingsModule(needs: {
-  pool: pg.Pool; now: () => Date; settings: SettingsStore<LicenseSettings>;
+  pool: pg.Pool;
+  now: () => Date;
+  settings: SettingsStore<LicenseSettings>;
   effectiveRateLimit: () => { enabled: boolean; windowMs: number; max: number };
-  admins: AdminsService; tokens: AdminTokenService; twoFactor: TwoFactorService;
-  admin: Guard; adminPage: Guard; csrfToken: (req: Request) => string;
+  admins: AdminsService;
+  tokens: AdminTokenService;
+  twoFactor: TwoFactorService;
+  admin: Guard;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
 }): FeatureModule {
   const service = createAdminSettingsService({
-    runtimeConfig: createRuntimeConfigService(needs), admins: needs.admins, tokens: needs.tokens, twoFactor: needs.twoFactor,
+    runtimeConfig: createRuntimeConfigService(needs),
+    admins: needs.admins,
+    tokens: needs.tokens,
+    twoFactor: needs.twoFactor,
   });
   const deps = {
-    service, adminPage: needs.adminPage, csrfToken: needs.csrfToken, now: needs.now,
-    auditFailure: (req: Request, target: Parameters<typeof recordFailedWrite>[2], error: unknown) => recordFailedWrite(needs.pool, req, target, error),
+    service,
+    adminPage: needs.adminPage,
+    csrfToken: needs.csrfToken,
+    now: needs.now,
+    auditFailure: (req: Request, target: Parameters<typeof recordFailedWrite>[2], error: unknown) =>
+      recordFailedWrite(needs.pool, req, target, error),
   };
   return { name: 'admin-settings', routes: [...generalSettingsPages(deps), ...securitySettingsPages(deps)] };
 }

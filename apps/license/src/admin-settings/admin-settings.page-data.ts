@@ -19,22 +19,41 @@ export const settingsTabs = [
 ] as const;
 type Tab = (typeof settingsTabs)[number]['id'];
 
-interface Common { username: string; messages: FlashMessage[]; csrfToken: string }
+interface Common {
+  username: string;
+  messages: FlashMessage[];
+  csrfToken: string;
+}
 
 const page = (title: string, tab: Tab, common: Common) => ({
-  ...adminLayout(title, common.username, 'settings'), tabs: settingsTabs, tab, messages: common.messages, csrfToken: common.csrfToken,
+  ...adminLayout(title, common.username, 'settings'),
+  tabs: settingsTabs,
+  tab,
+  messages: common.messages,
+  csrfToken: common.csrfToken,
 });
 
 /** A duration in the largest whole unit that fits: "15 minutes", "1 hour", "90 seconds". */
 export function duration(ms: number): string {
   const seconds = Math.round(ms / 1000);
-  for (const [size, unit] of [[86_400, 'day'], [3600, 'hour'], [60, 'minute']] as const) {
-    if (seconds % size === 0 && seconds >= size) return `${number(seconds / size)} ${unit}${seconds === size ? '' : 's'}`;
+  for (const [size, unit] of [
+    [86_400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ] as const) {
+    if (seconds % size === 0 && seconds >= size)
+      return `${number(seconds / size)} ${unit}${seconds === size ? '' : 's'}`;
   }
   return `${number(seconds)} second${seconds === 1 ? '' : 's'}`;
 }
 
-export interface RateLimitValues { enabled: boolean; max: string; windowSeconds: string; userMax: string; userWindowSeconds: string }
+export interface RateLimitValues {
+  enabled: boolean;
+  max: string;
+  windowSeconds: string;
+  userMax: string;
+  userWindowSeconds: string;
+}
 export interface GeneralView {
   panicMode: boolean;
   rateLimit: { enabled: boolean; windowMs: number; max: number };
@@ -50,11 +69,16 @@ export const rateLimitValuesOf = (config: GeneralView): RateLimitValues => ({
 });
 
 /** `/settings`: the panic switch and the rate limits. */
-export function generalPageData(common: Common, config: GeneralView, form: { values: RateLimitValues; errors: string[] }) {
+export function generalPageData(
+  common: Common,
+  config: GeneralView,
+  form: { values: RateLimitValues; errors: string[] },
+) {
   return {
     ...page('Settings', 'general', common),
     panicMode: config.panicMode,
-    panicQuestion: 'Turn panic mode on? License validation and the customer portal will answer 503 “Service unavailable: panic mode is active” to every application and customer until an admin turns it off.',
+    panicQuestion:
+      'Turn panic mode on? License validation and the customer portal will answer 503 “Service unavailable: panic mode is active” to every application and customer until an admin turns it off.',
     limits: {
       public: config.rateLimit.enabled
         ? `${number(config.rateLimit.max)} requests per ${duration(config.rateLimit.windowMs)} per client IP address`
@@ -66,7 +90,11 @@ export function generalPageData(common: Common, config: GeneralView, form: { val
 }
 
 /** `/settings/admins`: the admins, the form to add one, a remove button each. */
-export function adminsPageData(common: Common & { userId: string }, admins: AdminListRow[], form: { userId: string; errors: string[] }) {
+export function adminsPageData(
+  common: Common & { userId: string },
+  admins: AdminListRow[],
+  form: { userId: string; errors: string[] },
+) {
   const last = admins.length <= 1;
   return {
     ...page('Admins', 'admins', common),
@@ -90,13 +118,28 @@ export function adminsPageData(common: Common & { userId: string }, admins: Admi
   };
 }
 
-export interface TwoFactorStatusView { enabled: boolean; required: boolean; backupCodesRemaining: number; passwordToDisable: boolean }
-export interface TwoFactorSetupView { secret: string; otpauthUrl: string; qrCode: string }
+export interface TwoFactorStatusView {
+  enabled: boolean;
+  required: boolean;
+  backupCodesRemaining: number;
+  passwordToDisable: boolean;
+}
+export interface TwoFactorSetupView {
+  secret: string;
+  otpauthUrl: string;
+  qrCode: string;
+}
 
 /** `/settings/two-factor` and its steps: status, setup (QR code and secret), the backup codes once. */
-export function twoFactorPageData(common: Common, status: TwoFactorStatusView, step: {
-  setup?: TwoFactorSetupView; backupCodes?: string[]; errors?: string[];
-} = {}) {
+export function twoFactorPageData(
+  common: Common,
+  status: TwoFactorStatusView,
+  step: {
+    setup?: TwoFactorSetupView;
+    backupCodes?: string[];
+    errors?: string[];
+  } = {},
+) {
   return {
     ...page('Two-factor authentication', 'two-factor', common),
     status,
@@ -112,10 +155,14 @@ const tokenState = (token: ApiTokenRow, now: Date) =>
   token.revokedAt ? 'revoked' : token.expiresAt.getTime() <= now.getTime() ? 'expired' : 'active';
 
 /** `/settings/tokens`: the form, the new token once, the tokens issued. */
-export function tokensPageData(common: Common, list: { tokens: ApiTokenRow[]; issuingError?: string; now: Date }, extras: {
-  form: { label: string; lifetime: TokenLifetime; errors: string[] };
-  issued?: { token: string; label: string; expiresAt: string };
-}) {
+export function tokensPageData(
+  common: Common,
+  list: { tokens: ApiTokenRow[]; issuingError?: string; now: Date },
+  extras: {
+    form: { label: string; lifetime: TokenLifetime; errors: string[] };
+    issued?: { token: string; label: string; expiresAt: string };
+  },
+) {
   return {
     ...page('API tokens', 'tokens', common),
     issuingError: list.issuingError,

@@ -37,9 +37,13 @@ export const adminOf = (req: Request) => {
 
 /** An expected refusal (4xx) of a service: its text for the page; anything else is thrown on. */
 export function refusal(error: unknown): { status: number; message: string } {
-  if (isHttpError(error) && error.status >= 400 && error.status < 500) return { status: error.status, message: error.message };
+  if (isHttpError(error) && error.status >= 400 && error.status < 500)
+    return { status: error.status, message: error.message };
   throw error;
 }
 
-export const failure = (text: string): FlashMessage => ({ type: 'error', text: /[.!?]$/.test(text) ? text : `${text}.` });
+export const failure = (text: string): FlashMessage => ({
+  type: 'error',
+  text: /[.!?]$/.test(text) ? text : `${text}.`,
+});
 export const success = (text: string): FlashMessage => ({ type: 'success', text });

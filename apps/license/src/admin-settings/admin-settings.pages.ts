@@ -3,8 +3,22 @@ import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
 import { consoleAdminName, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
-import { adminsPageData, generalPageData, rateLimitValuesOf, type RateLimitValues } from './admin-settings.page-data.js';
-import { adminOf, failure, pageResponses, refusal, success, tags, writeResponses, type SettingsPagesDeps } from './admin-settings.pages-common.js';
+import {
+  adminsPageData,
+  generalPageData,
+  rateLimitValuesOf,
+  type RateLimitValues,
+} from './admin-settings.page-data.js';
+import {
+  adminOf,
+  failure,
+  pageResponses,
+  refusal,
+  success,
+  tags,
+  writeResponses,
+  type SettingsPagesDeps,
+} from './admin-settings.pages-common.js';
 import { adminForm, panicForm, providerUserId, rateLimitForm, rateLimitInput } from './admin-settings.schema.js';
 
 // The admin console's settings: panic mode and the rate limits (`/settings`), and the admins
@@ -13,68 +27,145 @@ import { adminForm, panicForm, providerUserId, rateLimitForm, rateLimitInput } f
 // the page with a message shown once.
 
 const rateLimitLabels = {
-  max: 'Requests per window (public API)', windowSeconds: 'Window in seconds (public API)',
-  userMax: 'Requests per window (signed-in person)', userWindowSeconds: 'Window in seconds (signed-in person)',
+  max: 'Requests per window (public API)',
+  windowSeconds: 'Window in seconds (public API)',
+  userMax: 'Requests per window (signed-in person)',
+  userWindowSeconds: 'Window in seconds (signed-in person)',
 };
 
 export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
   const { service } = deps;
-  const common = (req: Request, username: string) => ({ username, messages: takeFlash(req), csrfToken: deps.csrfToken(req) });
+  const common = (req: Request, username: string) => ({
+    username,
+    messages: takeFlash(req),
+    csrfToken: deps.csrfToken(req),
+  });
 
-  function renderGeneral(req: Request, res: Response, username: string, form?: { values: RateLimitValues; errors: string[] }, status = 200) {
+  function renderGeneral(
+    req: Request,
+    res: Response,
+    username: string,
+    form?: { values: RateLimitValues; errors: string[] },
+    status = 200,
+  ) {
     const config = service.config();
-    const view = { panicMode: config.security.panicMode, rateLimit: config.rateLimit, userRateLimit: config.userRateLimit };
-    res.status(status).render('settings/general', generalPageData(common(req, username), view, form ?? { values: rateLimitValuesOf(view), errors: [] }));
+    const view = {
+      panicMode: config.security.panicMode,
+      rateLimit: config.rateLimit,
+      userRateLimit: config.userRateLimit,
+    };
+    res
+      .status(status)
+      .render(
+        'settings/general',
+        generalPageData(common(req, username), view, form ?? { values: rateLimitValuesOf(view), errors: [] }),
+      );
   }
 
-  async function renderAdmins(req: Request, res: Response, username: string, form = { userId: '', errors: [] as string[] }, status = 200) {
+  async function renderAdmins(
+    req: Request,
+    res: Response,
+    username: string,
+    form = { userId: '', errors: [] as string[] },
+    status = 200,
+  ) {
     const admins = await service.admins();
-    res.status(status).render('settings/admins', adminsPageData({ ...common(req, username), userId: adminOf(req).userId }, admins, form));
+    res
+      .status(status)
+      .render(
+        'settings/admins',
+        adminsPageData({ ...common(req, username), userId: adminOf(req).userId }, admins, form),
+      );
   }
 
   return [
     defineRoute({
-      method: 'get', path: '/settings', summary: 'The settings page: panic mode and rate limits', tags, guard: deps.adminPage,
+      method: 'get',
+      path: '/settings',
+      summary: 'The settings page: panic mode and rate limits',
+      tags,
+      guard: deps.adminPage,
       description: 'Admins: the panic switch and the rate limits in force, with the form to change them.',
       responses: pageResponses,
       handler: ({ req, res }) => renderGeneral(req, res, consoleAdminName(req)),
     }),
     defineRoute({
-      method: 'post', path: '/settings/panic', summary: 'Turn panic mode on or off (form)', tags, guard: deps.adminPage, body: panicForm,
-      description: '`enabled=on` turns it on, anything else off; through the runtime configuration (audited as `POST /api/admin/panic`).',
+      method: 'post',
+      path: '/settings/panic',
+      summary: 'Turn panic mode on or off (form)',
+      tags,
+      guard: deps.adminPage,
+      body: panicForm,
+      description:
+        '`enabled=on` turns it on, anything else off; through the runtime configuration (audited as `POST /api/admin/panic`).',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const on = body.enabled === 'on';
         await service.setPanicMode(actorOf(req), on);
-        return redirectWithFlash(req, res, '/settings', success(on
-          ? 'Panic mode is on: license validation and the customer portal answer 503 until you turn it off.'
-          : 'Panic mode is off: license validation and the customer portal work again.'));
+        return redirectWithFlash(
+          req,
+          res,
+          '/settings',
+          success(
+            on
+              ? 'Panic mode is on: license validation and the customer portal answer 503 until you turn it off.'
+              : 'Panic mode is off: license validation and the customer portal work again.',
+          ),
+        );
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/rate-limit', summary: 'Change the rate limits (form)', tags, guard: deps.adminPage, body: rateLimitForm,
-      description: 'The public API limit (on/off, requests per window per IP) and the per-person limit of signed-in users; through the runtime configuration.',
+      method: 'post',
+      path: '/settings/rate-limit',
+      summary: 'Change the rate limits (form)',
+      tags,
+      guard: deps.adminPage,
+      body: rateLimitForm,
+      description:
+        'The public API limit (on/off, requests per window per IP) and the per-person limit of signed-in users; through the runtime configuration.',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
         const values: RateLimitValues = {
-          enabled: body.enabled !== undefined, max: body.max ?? '', windowSeconds: body.windowSeconds ?? '',
-          userMax: body.userMax ?? '', userWindowSeconds: body.userWindowSeconds ?? '',
+          enabled: body.enabled !== undefined,
+          max: body.max ?? '',
+          windowSeconds: body.windowSeconds ?? '',
+          userMax: body.userMax ?? '',
+          userWindowSeconds: body.userWindowSeconds ?? '',
         };
-        const parsed = rateLimitInput.safeParse({ ...values, max: values.max.trim() || undefined, windowSeconds: values.windowSeconds.trim() || undefined,
-          userMax: values.userMax.trim() || undefined, userWindowSeconds: values.userWindowSeconds.trim() || undefined });
+        const parsed = rateLimitInput.safeParse({
+          ...values,
+          max: values.max.trim() || undefined,
+          windowSeconds: values.windowSeconds.trim() || undefined,
+          userMax: values.userMax.trim() || undefined,
+          userWindowSeconds: values.userWindowSeconds.trim() || undefined,
+        });
         if (!parsed.success) {
           const errors = formErrors(parsed.error, rateLimitLabels);
-          await deps.auditFailure(req, { action: 'update', resourceType: 'system', resourceId: 'config' }, appError('VALIDATION_FAILED'));
+          await deps.auditFailure(
+            req,
+            { action: 'update', resourceType: 'system', resourceId: 'config' },
+            appError('VALIDATION_FAILED'),
+          );
           return renderGeneral(req, res, username, { values, errors }, 400);
         }
         await service.saveRateLimits(actorOf(req), parsed.data);
-        return redirectWithFlash(req, res, '/settings', success('Rate limits saved. They apply on every instance within a few seconds.'));
+        return redirectWithFlash(
+          req,
+          res,
+          '/settings',
+          success('Rate limits saved. They apply on every instance within a few seconds.'),
+        );
       },
     }),
     defineRoute({
-      method: 'get', path: '/settings/admins', summary: 'The admins page', tags, guard: deps.adminPage,
-      description: 'Admins: every admin (provider user id, name, added, last sign-in), the form to add one, a remove button each.',
+      method: 'get',
+      path: '/settings/admins',
+      summary: 'The admins page',
+      tags,
+      guard: deps.adminPage,
+      description:
+        'Admins: every admin (provider user id, name, added, last sign-in), the form to add one, a remove button each.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
         const username = consoleAdminName(req);
@@ -82,15 +173,27 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/admins', summary: 'Add an admin by provider user id (form)', tags, guard: deps.adminPage, body: adminForm,
-      responses: { ...writeResponses, 409: { description: 'Already an admin: the form says so', contentType: 'text/html' } },
+      method: 'post',
+      path: '/settings/admins',
+      summary: 'Add an admin by provider user id (form)',
+      tags,
+      guard: deps.adminPage,
+      body: adminForm,
+      responses: {
+        ...writeResponses,
+        409: { description: 'Already an admin: the form says so', contentType: 'text/html' },
+      },
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
         const entered = body.userId ?? '';
         const parsed = providerUserId.safeParse(entered);
         if (!parsed.success) {
           const errors = [`Provider user id: ${parsed.error.issues[0]?.message ?? 'invalid'}.`];
-          await deps.auditFailure(req, { action: 'create', resourceType: 'admin', resourceId: null }, appError('VALIDATION_FAILED'));
+          await deps.auditFailure(
+            req,
+            { action: 'create', resourceType: 'admin', resourceId: null },
+            appError('VALIDATION_FAILED'),
+          );
           return renderAdmins(req, res, username, { userId: entered, errors }, 400);
         }
         try {
@@ -100,12 +203,23 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
           await deps.auditFailure(req, { action: 'create', resourceType: 'admin', resourceId: parsed.data }, error);
           return renderAdmins(req, res, username, { userId: entered, errors: [`${message}.`] }, status);
         }
-        return redirectWithFlash(req, res, '/settings/admins', success(`${parsed.data} is now an admin. They get the admin console the next time they open it.`));
+        return redirectWithFlash(
+          req,
+          res,
+          '/settings/admins',
+          success(`${parsed.data} is now an admin. They get the admin console the next time they open it.`),
+        );
       },
     }),
     defineRoute({
-      method: 'post', path: '/settings/admins/remove', summary: 'Remove an admin (form)', tags, guard: deps.adminPage, body: adminForm,
-      description: 'Never the last admin: the page then says so. The removal is remembered across restarts, even when ADMIN_IDS still lists the id.',
+      method: 'post',
+      path: '/settings/admins/remove',
+      summary: 'Remove an admin (form)',
+      tags,
+      guard: deps.adminPage,
+      body: adminForm,
+      description:
+        'Never the last admin: the page then says so. The removal is remembered across restarts, even when ADMIN_IDS still lists the id.',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const userId = (body.userId ?? '').trim();
@@ -118,7 +232,12 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
           return redirectWithFlash(req, res, '/settings/admins', failure(message));
         }
         // Who removed themself is no admin any more: the front page says so.
-        return redirectWithFlash(req, res, self ? '/' : '/settings/admins', success(self ? 'You are no longer an admin.' : `${userId} is no longer an admin.`));
+        return redirectWithFlash(
+          req,
+          res,
+          self ? '/' : '/settings/admins',
+          success(self ? 'You are no longer an admin.' : `${userId} is no longer an admin.`),
+        );
       },
     }),
   ];

@@ -20,21 +20,24 @@ export function createAdminSettingsService(deps: {
   return {
     config: () => runtimeConfig.view(),
     setPanicMode: (actor: Actor, enabled: boolean) => runtimeConfig.setPanicMode(actor, enabled),
-    saveRateLimits: (actor: Actor, input: RateLimitInput) => runtimeConfig.update(actor, {
-      rateLimit: { enabled: input.enabled, max: input.max, windowMs: input.windowSeconds * 1000 },
-      userRateLimit: { max: input.userMax, windowMs: input.userWindowSeconds * 1000 },
-    }),
+    saveRateLimits: (actor: Actor, input: RateLimitInput) =>
+      runtimeConfig.update(actor, {
+        rateLimit: { enabled: input.enabled, max: input.max, windowMs: input.windowSeconds * 1000 },
+        userRateLimit: { max: input.userMax, windowMs: input.userWindowSeconds * 1000 },
+      }),
 
     admins: () => admins.list(),
     addAdmin: (actor: Actor, userId: string) => admins.add(actor, userId),
     removeAdmin: (actor: Actor, userId: string) => admins.remove(actor, userId),
 
     tokens: async () => ({ tokens: await tokens.list(), issuing: tokens.issuing() }),
-    issueToken: (actor: Actor, input: TokenInput) => tokens.issue(actor, { label: input.label, ttlSeconds: tokenLifetimes[input.lifetime].seconds }),
+    issueToken: (actor: Actor, input: TokenInput) =>
+      tokens.issue(actor, { label: input.label, ttlSeconds: tokenLifetimes[input.lifetime].seconds }),
     revokeToken: (actor: Actor, tokenId: string) => tokens.revoke(actor, tokenId),
 
     twoFactorStatus: async (userId: string, verified: boolean) => ({
-      ...(await twoFactor.status(userId, verified)), passwordToDisable: twoFactor.passwordToDisable,
+      ...(await twoFactor.status(userId, verified)),
+      passwordToDisable: twoFactor.passwordToDisable,
     }),
     startTwoFactorSetup: (actor: Actor, label: string) => twoFactor.setup(actor, label),
     pendingTwoFactorSetup: (userId: string, label: string) => twoFactor.pendingSetup(userId, label),

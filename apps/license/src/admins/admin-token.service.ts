@@ -14,7 +14,8 @@ export function createAdminTokenService(deps: { pool: pg.Pool; jwt: JwtService; 
   const { pool, jwt, now } = deps;
   return {
     /** Whether this deployment issues tokens; the error that says which variable is missing otherwise. */
-    issuing: () => (jwt.canIssue ? undefined : appError(jwt.enabled ? 'JWT_ISSUING_NOT_CONFIGURED' : 'JWT_NOT_CONFIGURED')),
+    issuing: () =>
+      jwt.canIssue ? undefined : appError(jwt.enabled ? 'JWT_ISSUING_NOT_CONFIGURED' : 'JWT_NOT_CONFIGURED'),
 
     /** The configured lifetime (`POST /api/auth/token` issues tokens of it). */
     defaultTtlSeconds: jwt.ttlSeconds,
@@ -27,8 +28,13 @@ export function createAdminTokenService(deps: { pool: pg.Pool; jwt: JwtService; 
       const label = options.label ?? null;
       await withTransaction(pool, async (client) => {
         await insertApiToken(client, { id: tokenId, adminUserId: actor.userId, label, createdAt, expiresAt });
-        await recordAudit(client, actor, { action: 'create', resourceType: 'admin', resourceId: actor.userId, before: null,
-          after: { apiToken: tokenId, label, expiresAt: expiresAt.toISOString() } });
+        await recordAudit(client, actor, {
+          action: 'create',
+          resourceType: 'admin',
+          resourceId: actor.userId,
+          before: null,
+          after: { apiToken: tokenId, label, expiresAt: expiresAt.toISOString() },
+        });
       });
       return { token, tokenType: 'Bearer' as const, expiresAt: expiresAt.toISOString(), tokenId };
     },
@@ -41,8 +47,13 @@ export function createAdminTokenService(deps: { pool: pg.Pool; jwt: JwtService; 
       if (!token) throw appError('API_TOKEN_NOT_FOUND');
       await withTransaction(pool, async (client) => {
         if (!(await revokeApiToken(client, tokenId, now()))) return;
-        await recordAudit(client, actor, { action: 'revoke', resourceType: 'admin', resourceId: token.adminUserId,
-          before: { apiToken: tokenId, revoked: false }, after: { apiToken: tokenId, revoked: true } });
+        await recordAudit(client, actor, {
+          action: 'revoke',
+          resourceType: 'admin',
+          resourceId: token.adminUserId,
+          before: { apiToken: tokenId, revoked: false },
+          after: { apiToken: tokenId, revoked: true },
+        });
       });
       return token;
     },

@@ -4,10 +4,18 @@ import type { admins } from './admins.table.js';
 export type AdminRow = Pick<RowOf<typeof admins>, 'id' | 'user_id' | 'username'>;
 
 /** An admin as the console lists them. */
-export interface AdminListRow { userId: string; username: string | null; createdAt: Date; lastSignInAt: Date | null }
+export interface AdminListRow {
+  userId: string;
+  username: string | null;
+  createdAt: Date;
+  lastSignInAt: Date | null;
+}
 
 export async function findAdminByUserId(db: Queryable, userId: string): Promise<AdminRow | undefined> {
-  const { rows } = await db.query<AdminRow>('SELECT id, user_id, username FROM admins WHERE user_id = $1 AND removed_at IS NULL', [userId]);
+  const { rows } = await db.query<AdminRow>(
+    'SELECT id, user_id, username FROM admins WHERE user_id = $1 AND removed_at IS NULL',
+    [userId],
+  );
   return rows[0];
 }
 
@@ -15,7 +23,11 @@ export async function findAdminByUserId(db: Queryable, userId: string): Promise<
  * The admin a bearer token names, with whether the token's `jti` is revoked, in one statement
  * (the token lookup is by primary key). No row: not an admin.
  */
-export async function findAdminForToken(db: Queryable, userId: string, tokenId: string | undefined): Promise<(AdminRow & { revoked: boolean }) | undefined> {
+export async function findAdminForToken(
+  db: Queryable,
+  userId: string,
+  tokenId: string | undefined,
+): Promise<(AdminRow & { revoked: boolean }) | undefined> {
   const { rows } = await db.query<AdminRow & { revoked: boolean }>(
     `SELECT id, user_id, username,
             EXISTS (SELECT 1 FROM api_tokens WHERE id = $2 AND revoked_at IS NOT NULL) AS revoked
@@ -71,11 +83,16 @@ export async function addAdmin(db: Queryable, userId: string, at: Date): Promise
  * skipped by FOR UPDATE's re-check), so they cannot both pass the "another admin remains" check.
  */
 export async function lockCurrentAdmins(db: Queryable): Promise<string[]> {
-  const { rows } = await db.query<{ user_id: string }>('SELECT user_id FROM admins WHERE removed_at IS NULL ORDER BY user_id FOR UPDATE');
+  const { rows } = await db.query<{ user_id: string }>(
+    'SELECT user_id FROM admins WHERE removed_at IS NULL ORDER BY user_id FOR UPDATE',
+  );
   return rows.map((row) => row.user_id);
 }
 
 export async function markAdminRemoved(db: Queryable, userId: string, at: Date): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE admins SET removed_at = $2, updated_at = $2 WHERE user_id = $1 AND removed_at IS NULL', [userId, at]);
+  const { rowCount } = await db.query(
+    'UPDATE admins SET removed_at = $2, updated_at = $2 WHERE user_id = $1 AND removed_at IS NULL',
+    [userId, at],
+  );
   return rowCount === 1;
 }

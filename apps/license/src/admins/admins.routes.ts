@@ -6,16 +6,29 @@ import { adminFailures, errorSchema } from '../common/responses.js';
 import type { createAdminTokenService } from './admin-token.service.js';
 
 /** `POST /api/auth/token`: a signed-in admin obtains a bearer token for programs. */
-export function adminTokenRoutes(deps: { service: ReturnType<typeof createAdminTokenService>; admin: Guard }): AnyRoute[] {
+export function adminTokenRoutes(deps: {
+  service: ReturnType<typeof createAdminTokenService>;
+  admin: Guard;
+}): AnyRoute[] {
   return [
     defineRoute({
-      method: 'post', path: '/api/auth/token', summary: 'Issue a bearer token (JWT) to the signed-in admin', tags: ['admin'], guard: deps.admin,
+      method: 'post',
+      path: '/api/auth/token',
+      summary: 'Issue a bearer token (JWT) to the signed-in admin',
+      tags: ['admin'],
+      guard: deps.admin,
       responses: {
         200: {
           description: 'The token and when it expires',
-          schema: z.object({ success: z.literal(true), token: z.string(), tokenType: z.literal('Bearer'), expiresAt: z.iso.datetime() }),
+          schema: z.object({
+            success: z.literal(true),
+            token: z.string(),
+            tokenType: z.literal('Bearer'),
+            expiresAt: z.iso.datetime(),
+          }),
         },
-        ...adminFailures, 501: { description: 'This deployment does not issue tokens', schema: errorSchema },
+        ...adminFailures,
+        501: { description: 'This deployment does not issue tokens', schema: errorSchema },
       },
       handler: async ({ req }) => {
         // The admin guard has set req.admin.

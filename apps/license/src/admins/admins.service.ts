@@ -5,7 +5,13 @@ import { appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import {
-  addAdmin, ensureAdmins, findAdminByUserId, listAdmins, lockCurrentAdmins, markAdminRemoved, recordAdminSignIn,
+  addAdmin,
+  ensureAdmins,
+  findAdminByUserId,
+  listAdmins,
+  lockCurrentAdmins,
+  markAdminRemoved,
+  recordAdminSignIn,
 } from './admins.repository.js';
 
 /**
@@ -33,7 +39,13 @@ export function createAdminsService(deps: { pool: pg.Pool; now: () => Date }) {
     async add(actor: Actor, userId: string): Promise<void> {
       await withTransaction(pool, async (client) => {
         if (!(await addAdmin(client, userId, now()))) throw appError('ADMIN_ALREADY_EXISTS');
-        await recordAudit(client, actor, { action: 'create', resourceType: 'admin', resourceId: userId, before: null, after: { admin: true } });
+        await recordAudit(client, actor, {
+          action: 'create',
+          resourceType: 'admin',
+          resourceId: userId,
+          before: null,
+          after: { admin: true },
+        });
       });
     },
 
@@ -44,7 +56,13 @@ export function createAdminsService(deps: { pool: pg.Pool; now: () => Date }) {
         if (!current.includes(userId)) throw appError('ADMIN_NOT_FOUND');
         if (current.length <= 1) throw appError(userId === actor.userId ? 'LAST_ADMIN_SELF' : 'LAST_ADMIN');
         await markAdminRemoved(client, userId, now());
-        await recordAudit(client, actor, { action: 'delete', resourceType: 'admin', resourceId: userId, before: { admin: true }, after: { admin: false } });
+        await recordAudit(client, actor, {
+          action: 'delete',
+          resourceType: 'admin',
+          resourceId: userId,
+          before: { admin: true },
+          after: { admin: false },
+        });
       });
     },
   };

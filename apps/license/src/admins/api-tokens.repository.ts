@@ -1,11 +1,22 @@
 import type { Queryable } from '@app/db';
 
 /** A token as the console lists it (the token itself is never stored). */
-export interface ApiTokenRow { id: string; adminUserId: string; label: string | null; createdAt: Date; expiresAt: Date; revokedAt: Date | null }
+export interface ApiTokenRow {
+  id: string;
+  adminUserId: string;
+  label: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
 
-const columns = 'id, admin_user_id AS "adminUserId", label, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"';
+const columns =
+  'id, admin_user_id AS "adminUserId", label, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"';
 
-export async function insertApiToken(db: Queryable, token: { id: string; adminUserId: string; label: string | null; createdAt: Date; expiresAt: Date }): Promise<void> {
+export async function insertApiToken(
+  db: Queryable,
+  token: { id: string; adminUserId: string; label: string | null; createdAt: Date; expiresAt: Date },
+): Promise<void> {
   await db.query(
     'INSERT INTO api_tokens (id, admin_user_id, label, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
     [token.id, token.adminUserId, token.label, token.createdAt, token.expiresAt],
@@ -14,7 +25,10 @@ export async function insertApiToken(db: Queryable, token: { id: string; adminUs
 
 /** The newest tokens first. */
 export async function listApiTokens(db: Queryable, limit: number): Promise<ApiTokenRow[]> {
-  const { rows } = await db.query<ApiTokenRow>(`SELECT ${columns} FROM api_tokens ORDER BY created_at DESC, id LIMIT $1`, [limit]);
+  const { rows } = await db.query<ApiTokenRow>(
+    `SELECT ${columns} FROM api_tokens ORDER BY created_at DESC, id LIMIT $1`,
+    [limit],
+  );
   return rows;
 }
 
@@ -25,6 +39,9 @@ export async function findApiToken(db: Queryable, id: string): Promise<ApiTokenR
 
 /** Revokes a token; false when there is none or it was already revoked. */
 export async function revokeApiToken(db: Queryable, id: string, at: Date): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE api_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [id, at]);
+  const { rowCount } = await db.query('UPDATE api_tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL', [
+    id,
+    at,
+  ]);
   return rowCount === 1;
 }

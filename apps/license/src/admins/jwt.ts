@@ -40,7 +40,8 @@ const claimsSchema = z.object({
 
 export function createJwtService(options: JwtOptions): JwtService {
   const secret = options.secret ? createSecretKey(Buffer.from(options.secret, 'utf8')) : undefined;
-  const publicKey: KeyObject | undefined = !secret && options.publicKey ? createPublicKey(options.publicKey.replace(/\\n/g, '\n')) : undefined;
+  const publicKey: KeyObject | undefined =
+    !secret && options.publicKey ? createPublicKey(options.publicKey.replace(/\\n/g, '\n')) : undefined;
   const algorithms = secret ? ['HS256'] : publicKey?.asymmetricKeyType === 'ed25519' ? ['EdDSA'] : ['RS256'];
   const verifyKey = secret ?? publicKey;
   const verifyClaims = async (token: string) => {
@@ -60,13 +61,19 @@ export function createJwtService(options: JwtOptions): JwtService {
     },
     async issue(userId, now, ttlSeconds = options.ttlSeconds) {
       const alg = algorithms[0]!;
-      const key = secret ?? (options.privateKey ? await importPKCS8(options.privateKey.replace(/\\n/g, '\n'), alg) : undefined);
+      const key =
+        secret ?? (options.privateKey ? await importPKCS8(options.privateKey.replace(/\\n/g, '\n'), alg) : undefined);
       if (!key) throw new Error('JWT issuing is not configured');
       const issuedAt = Math.floor(now.getTime() / 1000);
       const expiresAt = new Date((issuedAt + ttlSeconds) * 1000);
       const tokenId = randomUUID();
-      const token = await new SignJWT({}).setProtectedHeader({ alg, typ: 'JWT' }).setSubject(userId).setJti(tokenId)
-        .setIssuedAt(issuedAt).setExpirationTime(issuedAt + ttlSeconds).sign(key);
+      const token = await new SignJWT({})
+        .setProtectedHeader({ alg, typ: 'JWT' })
+        .setSubject(userId)
+        .setJti(tokenId)
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(issuedAt + ttlSeconds)
+        .sign(key);
       return { token, expiresAt, tokenId };
     },
   };

@@ -15,10 +15,12 @@ type Target = AuditTarget;
  */
 function idOf(routePath: string, requestPath: string): string | null {
   const names: string[] = [];
-  const pattern = routePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
+  const pattern = routePath
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
   const match = new RegExp(`^${pattern}/?$`).exec(requestPath);
   const index = names.indexOf('id');
   const id = index >= 0 ? match?.[index + 1] : undefined;
@@ -63,7 +65,12 @@ export function auditFailedAdminWrites(pool: pg.Pool, logger: Pick<Logger, 'erro
  * Records one failed admin write of the serving route as the middleware above does, for a
  * handler that answers the failure itself (a page's form post redirects back with a message).
  */
-export async function recordFailedAdminWrite(pool: pg.Pool, req: Request, res: Response, error: unknown): Promise<void> {
+export async function recordFailedAdminWrite(
+  pool: pg.Pool,
+  req: Request,
+  res: Response,
+  error: unknown,
+): Promise<void> {
   const target = targetOf(req, res);
   if (!target) return;
   const { status, message } = describeError(error);

@@ -8,5 +8,8 @@ import { createAuditService } from './audit.service.js';
 /** The audit API and the admin console's audit log pages. */
 export function auditModule(needs: { pool: pg.Pool; admin: Guard; adminPage: Guard }): FeatureModule {
   const service = createAuditService({ pool: needs.pool });
-  return { name: 'audit', routes: [...auditRoutes({ service, admin: needs.admin }), ...auditPages({ service, adminPage: needs.adminPage })] };
+  return {
+    name: 'audit',
+    routes: [...auditRoutes({ service, admin: needs.admin }), ...auditPages({ service, adminPage: needs.adminPage })],
+  };
 }

@@ -19,9 +19,12 @@ const number = (value: number) => value.toLocaleString('en-US');
 
 /** The list's filters as the address carries them (what cannot be read is left out). */
 export interface AuditListFilters {
-  action?: AuditAction; type?: AuditResourceType; admin?: string;
+  action?: AuditAction;
+  type?: AuditResourceType;
+  admin?: string;
   /** `YYYY-MM-DD`, UTC days, both included. */
-  from?: string; to?: string;
+  from?: string;
+  to?: string;
   success?: 'yes' | 'no';
   page: number;
 }
@@ -59,20 +62,27 @@ function resourceHref(entry: AuditLogJson): string | null {
   if (!isUuid(entry.resourceId)) return null;
   const id = encodeURIComponent(entry.resourceId);
   switch (entry.resourceType) {
-    case 'license': return `/licenses/${id}`;
-    case 'product': return `/products/${id}`;
-    case 'policy': return `/policies/${id}`;
-    case 'entitlement': return `/entitlements/${id}`;
-    case 'customer': return `/customers/${id}`;
-    default: return null;
+    case 'license':
+      return `/licenses/${id}`;
+    case 'product':
+      return `/products/${id}`;
+    case 'policy':
+      return `/policies/${id}`;
+    case 'entitlement':
+      return `/entitlements/${id}`;
+    case 'customer':
+      return `/customers/${id}`;
+    default:
+      return null;
   }
 }
 
 /** The fields an entry changed, for the list: at most three names, and how many more. */
 function changedFields(entry: AuditLogJson) {
   const { before, after } = entry.changes;
-  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])]
-    .filter((field) => field !== 'updatedAt' && JSON.stringify(before[field]) !== JSON.stringify(after[field]));
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (field) => field !== 'updatedAt' && JSON.stringify(before[field]) !== JSON.stringify(after[field]),
+  );
   return fields.length > 3 ? `${fields.slice(0, 3).join(', ')} and ${fields.length - 3} more` : fields.join(', ');
 }
 
@@ -99,7 +109,10 @@ function subjectOf(entry: AuditLogJson, subjects: AuditSubjects): { label: strin
   if (entry.resourceType === 'notification') {
     const channel = entry.resourceId.replace(/:test$/, '');
     if (notificationChannels.includes(channel)) {
-      return { label: `Notification channel: ${channel}${entry.resourceId.endsWith(':test') ? ' (test message)' : ''}`, href: '/webhooks/channels' };
+      return {
+        label: `Notification channel: ${channel}${entry.resourceId.endsWith(':test') ? ' (test message)' : ''}`,
+        href: '/webhooks/channels',
+      };
     }
     if (found?.kind === 'delivery') return { label: 'Webhook delivery', href: null };
     if (isUuid(entry.resourceId)) {
@@ -134,22 +147,35 @@ function rowView(entry: AuditLogJson, subjects: AuditSubjects) {
 const option = (value: string) => ({ value, label: value });
 
 export function auditListData(
-  username: string, list: { auditLogs: AuditLogJson[]; total: number }, filters: AuditListFilters, subjects: AuditSubjects = new Map(),
+  username: string,
+  list: { auditLogs: AuditLogJson[]; total: number },
+  filters: AuditListFilters,
+  subjects: AuditSubjects = new Map(),
 ) {
   const capped = list.total >= auditCountLimit;
   const pages = Math.max(1, Math.ceil(list.total / auditPageSize));
-  const filtered = Boolean(filters.action || filters.type || filters.admin || filters.from || filters.to || filters.success);
+  const filtered = Boolean(
+    filters.action || filters.type || filters.admin || filters.from || filters.to || filters.success,
+  );
   const count = `${number(list.total)}${capped ? '+' : ''} ${list.total === 1 ? 'entry' : 'entries'}`;
   return {
     ...adminLayout('Audit log', username, 'audit'),
     filters: {
-      action: filters.action ?? '', type: filters.type ?? '', admin: filters.admin ?? '',
-      from: filters.from ?? '', to: filters.to ?? '', success: filters.success ?? '',
+      action: filters.action ?? '',
+      type: filters.type ?? '',
+      admin: filters.admin ?? '',
+      from: filters.from ?? '',
+      to: filters.to ?? '',
+      success: filters.success ?? '',
     },
     filtered,
     actions: [{ value: '', label: 'Any action' }, ...auditActions.map(option)],
     types: [{ value: '', label: 'Any resource' }, ...auditResourceTypes.map(option)],
-    outcomes: [{ value: '', label: 'Any' }, { value: 'yes', label: 'Succeeded' }, { value: 'no', label: 'Failed' }],
+    outcomes: [
+      { value: '', label: 'Any' },
+      { value: 'yes', label: 'Succeeded' },
+      { value: 'no', label: 'Failed' },
+    ],
     entries: list.auditLogs.map((entry) => rowView(entry, subjects)),
     count: filtered ? `${count} ${list.total === 1 ? 'matches' : 'match'} the filters` : count,
     empty: list.total === 0,
@@ -158,7 +184,8 @@ export function auditListData(
 }
 
 /** A change as readable JSON (two-space indents), or null when there is nothing to show. */
-const prettyJson = (value: Record<string, unknown>) => (Object.keys(value).length ? JSON.stringify(value, null, 2) : null);
+const prettyJson = (value: Record<string, unknown>) =>
+  Object.keys(value).length ? JSON.stringify(value, null, 2) : null;
 
 export function auditEntryData(username: string, entry: AuditLogJson, subjects: AuditSubjects = new Map()) {
   const view = rowView(entry, subjects);

@@ -11,17 +11,35 @@ import type { createAuditService } from './audit.service.js';
 
 const tags = ['pages'];
 const day = /^\d{4}-\d{2}-\d{2}$/;
-const dateField = z.string().regex(day).refine((value) => !Number.isNaN(Date.parse(value))).optional().catch(undefined);
+const dateField = z
+  .string()
+  .regex(day)
+  .refine((value) => !Number.isNaN(Date.parse(value)))
+  .optional()
+  .catch(undefined);
 
 /** Filters read from the address; what cannot be read is dropped instead of failing the page. */
 const listQuery = z.object({
   action: z.enum(auditActions).optional().catch(undefined),
   type: z.enum(auditResourceTypes).optional().catch(undefined),
-  admin: z.string().trim().max(200).optional().catch(undefined).transform((value) => value || undefined),
+  admin: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .catch(undefined)
+    .transform((value) => value || undefined),
   from: dateField,
   to: dateField,
   success: z.enum(['yes', 'no']).optional().catch(undefined),
-  page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .catch(undefined)
+    .transform((value) => value ?? 1),
 });
 const idParams = z.object({ id: z.string() });
 
@@ -35,9 +53,15 @@ export function auditPages(deps: { service: ReturnType<typeof createAuditService
   const { service } = deps;
   return [
     defineRoute({
-      method: 'get', path: '/audit-log', summary: 'The audit log page', tags, guard: deps.adminPage, query: listQuery,
-      description: 'Admins: audit entries newest first, 25 to a `page`, filtered by `action`, resource `type`, `admin` (provider user id), '
-        + '`from` and `to` (UTC days, both included) and `success` (`yes` or `no`).',
+      method: 'get',
+      path: '/audit-log',
+      summary: 'The audit log page',
+      tags,
+      guard: deps.adminPage,
+      query: listQuery,
+      description:
+        'Admins: audit entries newest first, 25 to a `page`, filtered by `action`, resource `type`, `admin` (provider user id), ' +
+        '`from` and `to` (UTC days, both included) and `success` (`yes` or `no`).',
       responses: pageResponses,
       handler: async ({ query, req, res }) => {
         const username = consoleAdminName(req);
@@ -46,7 +70,12 @@ export function auditPages(deps: { service: ReturnType<typeof createAuditService
       },
     }),
     defineRoute({
-      method: 'get', path: '/audit-log/:id', summary: 'One audit entry\'s page', tags, guard: deps.adminPage, params: idParams,
+      method: 'get',
+      path: '/audit-log/:id',
+      summary: "One audit entry's page",
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
       description: 'Admins: who did what, when, from where, whether it worked, and the resource before and after.',
       responses: { ...pageResponses, 404: { description: 'No such entry', contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
@@ -55,7 +84,8 @@ export function auditPages(deps: { service: ReturnType<typeof createAuditService
           const entry = await service.get(params.id);
           res.render('audit/detail', auditEntryData(username, entry, await service.subjects([entry])));
         } catch (error) {
-          if (isHttpError(error) && error.status === 404) return res.status(404).render('errors/not-found', notFoundData(username));
+          if (isHttpError(error) && error.status === 404)
+            return res.status(404).render('errors/not-found', notFoundData(username));
           throw error;
         }
       },

@@ -19,9 +19,16 @@ export async function recordAudit(client: Queryable, actor: Actor, entry: AuditE
   await client.query(
     `INSERT INTO audit_logs (user_id, action, resource_type, resource_id, changes, ip, user_agent, success)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [actor.userId, entry.action, entry.resourceType, entry.resourceId ?? null,
+    [
+      actor.userId,
+      entry.action,
+      entry.resourceType,
+      entry.resourceId ?? null,
       JSON.stringify({ before: entry.before ?? null, after: entry.after ?? null }),
-      actor.ip, actor.userAgent, entry.success ?? true],
+      actor.ip,
+      actor.userAgent,
+      entry.success ?? true,
+    ],
   );
 }
 
@@ -29,11 +36,16 @@ export async function recordAudit(client: Queryable, actor: Actor, entry: AuditE
  * How many successful entries of `action` a resource has had since `since`. Releases are limited
  * per day by their audit entries: the entry is the record that the release happened.
  */
-export async function countAuditEntriesSince(db: Queryable, target: { action: AuditAction; resourceType: AuditResourceType; resourceId: string }, since: Date): Promise<number> {
+export async function countAuditEntriesSince(
+  db: Queryable,
+  target: { action: AuditAction; resourceType: AuditResourceType; resourceId: string },
+  since: Date,
+): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*) AS n FROM audit_logs
      WHERE resource_type = $1 AND resource_id = $2 AND action = $3 AND success AND created_at > $4`,
-    [target.resourceType, target.resourceId, target.action, since]);
+    [target.resourceType, target.resourceId, target.action, since],
+  );
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -59,7 +71,10 @@ export type AuditRow = RowOf<typeof auditLogs>;
 export async function findAuditLogs(db: Queryable, filter: AuditFilter, countLimit?: number) {
   const where: string[] = [];
   const params: unknown[] = [];
-  const add = (sql: string, value: unknown) => { params.push(value); where.push(sql.replace('?', `$${params.length}`)); };
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
   if (filter.userId) add('user_id = ?', filter.userId);
   if (filter.resourceType) add('resource_type = ?', filter.resourceType);
   if (filter.resourceId) add('resource_id = ?', filter.resourceId);
@@ -70,12 +85,16 @@ export async function findAuditLogs(db: Queryable, filter: AuditFilter, countLim
   if (filter.success !== undefined) where.push(filter.success ? 'success' : 'NOT success');
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const [page, total] = await Promise.all([
-    db.query<AuditRow>(`SELECT * FROM audit_logs ${clause} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, filter.limit, filter.skip]),
+    db.query<AuditRow>(
+      `SELECT * FROM audit_logs ${clause} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, filter.limit, filter.skip],
+    ),
     countLimit === undefined
       ? db.query<{ total: number }>(`SELECT count(*) AS total FROM audit_logs ${clause}`, params)
-      : db.query<{ total: number }>(`SELECT count(*) AS total FROM (SELECT 1 FROM audit_logs ${clause} LIMIT $${params.length + 1}) AS capped`,
-        [...params, countLimit]),
+      : db.query<{ total: number }>(
+          `SELECT count(*) AS total FROM (SELECT 1 FROM audit_logs ${clause} LIMIT $${params.length + 1}) AS capped`,
+          [...params, countLimit],
+        ),
   ]);
   return { rows: page.rows, total: Number(total.rows[0]?.total ?? 0) };
 }
@@ -85,14 +104,22 @@ export async function findAuditLog(db: Queryable, id: string): Promise<AuditRow 
   return rows[0];
 }
 
-export interface AuditSubjectRow { kind: 'automation' | 'endpoint' | 'delivery'; id: string; label: string | null }
+export interface AuditSubjectRow {
+  kind: 'automation' | 'endpoint' | 'delivery';
+  id: string;
+  label: string | null;
+}
 
 /**
  * The names the console shows for the resources of audit entries whose type the spec keeps
  * generic: automations (`system`) by name, webhook endpoints (`notification`) by URL, and
  * which `notification` ids are deliveries. One query for a page of entries; read only.
  */
-export async function findAuditSubjects(db: Queryable, systemIds: string[], notificationIds: string[]): Promise<AuditSubjectRow[]> {
+export async function findAuditSubjects(
+  db: Queryable,
+  systemIds: string[],
+  notificationIds: string[],
+): Promise<AuditSubjectRow[]> {
   if (systemIds.length === 0 && notificationIds.length === 0) return [];
   const { rows } = await db.query<AuditSubjectRow>(
     `SELECT 'automation' AS kind, id::text AS id, name AS label FROM automated_actions WHERE id = ANY($1::uuid[])

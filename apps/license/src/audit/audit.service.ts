@@ -24,8 +24,13 @@ export function createAuditService(deps: { pool: pg.Pool }) {
 
     /** What the resources of these entries are called (automations, webhook endpoints), by resource id. */
     async subjects(entries: AuditLogJson[]): Promise<AuditSubjects> {
-      const idsOf = (type: string) => [...new Set(entries.filter((entry) => entry.resourceType === type && isUuid(entry.resourceId))
-        .map((entry) => entry.resourceId))];
+      const idsOf = (type: string) => [
+        ...new Set(
+          entries
+            .filter((entry) => entry.resourceType === type && isUuid(entry.resourceId))
+            .map((entry) => entry.resourceId),
+        ),
+      ];
       const rows = await findAuditSubjects(pool, idsOf('system'), idsOf('notification'));
       return new Map(rows.map((row) => [row.id, row]));
     },

@@ -9,8 +9,15 @@ import type { ActionStep, TriggerEvent } from './automations.schema.js';
 import type { LicenseOperations } from './license-operations.js';
 
 export type Context = Record<string, unknown>;
-export interface StepResult { action: string; success: boolean; message: string }
-export interface RunResult { success: boolean; results: StepResult[] }
+export interface StepResult {
+  action: string;
+  success: boolean;
+  message: string;
+}
+export interface RunResult {
+  success: boolean;
+  results: StepResult[];
+}
 
 export interface AutomationEngineDeps {
   pool: pg.Pool;
@@ -29,7 +36,13 @@ const depth = new AsyncLocalStorage<number>();
 
 /** A context value (event data, JSON) as text: strings and numbers as they are, objects as JSON, an absent one as ''. */
 const contextText = (value: unknown): string =>
-  typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : value == null ? '' : JSON.stringify(value);
+  typeof value === 'string'
+    ? value
+    : typeof value === 'number' || typeof value === 'boolean'
+      ? String(value)
+      : value == null
+        ? ''
+        : JSON.stringify(value);
 
 /** `{{licenseKey}}` in a parameter string is replaced by the context's value. */
 function interpolate<T>(value: T, context: Context): T {
@@ -45,12 +58,18 @@ function interpolate<T>(value: T, context: Context): T {
 
 function matches(conditions: Record<string, unknown> | undefined, context: Context): boolean {
   return Object.entries(conditions ?? {}).every(([field, expected]) =>
-    Array.isArray(expected) ? expected.includes(context[field]) : context[field] === expected);
+    Array.isArray(expected) ? expected.includes(context[field]) : context[field] === expected,
+  );
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 const list = (value: unknown): string[] | undefined =>
-  (Array.isArray(value) ? value.map(String) : text(value)?.split(',').map((item) => item.trim()).filter(Boolean));
+  Array.isArray(value)
+    ? value.map(String)
+    : text(value)
+        ?.split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
 
 export function createAutomationEngine(deps: AutomationEngineDeps) {
   const { licenses, notifier } = deps;
@@ -60,7 +79,10 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
     const named = text(params.licenseId) ?? text(params.licenseKey);
     const ref = named
       ? { licenseId: text(params.licenseId), licenseKey: text(params.licenseKey) }
-      : { licenseId: text(context.licenseId), licenseKey: text(context.licenseId) ? undefined : text(context.licenseKey) };
+      : {
+          licenseId: text(context.licenseId),
+          licenseKey: text(context.licenseId) ? undefined : text(context.licenseKey),
+        };
     if (!ref.licenseId && !ref.licenseKey) throw new Error('No license in params or context');
     const license = await licenses.find(ref);
     if (!license) throw new Error('License not found');
@@ -70,7 +92,9 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
   function messageOf(action: AutomatedAction, params: Context, context: Context) {
     return {
       subject: text(params.subject) ?? `Automated action: ${action.name}`,
-      text: text(params.message) ?? `Automated action "${action.name}" ran${context.licenseKey ? ` for license ${contextText(context.licenseKey)}` : ''}.`,
+      text:
+        text(params.message) ??
+        `Automated action "${action.name}" ran${context.licenseKey ? ` for license ${contextText(context.licenseKey)}` : ''}.`,
     };
   }
 
@@ -90,7 +114,11 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
         return `License ${license.key} revoked`;
       }
       case 'create_license': {
-        const created = await licenses.create({ ...params, productId: params.productId ?? params.product ?? context.productId, customerId: params.customerId ?? params.customer ?? context.customerId });
+        const created = await licenses.create({
+          ...params,
+          productId: params.productId ?? params.product ?? context.productId,
+          customerId: params.customerId ?? params.customer ?? context.customerId,
+        });
         return `License ${created.key} created`;
       }
       case 'update_license': {
@@ -122,7 +150,12 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
       case 'webhook': {
         const url = text(params.url)!;
         const event = text(params.event) ?? 'AUTOMATED_ACTION';
-        await deps.webhooks.emitTo(url, event, { actionId: action._id, name: action.name, context, data: params.data ?? {} });
+        await deps.webhooks.emitTo(url, event, {
+          actionId: action._id,
+          name: action.name,
+          context,
+          data: params.data ?? {},
+        });
         return `Webhook to ${url} queued`;
       }
       case 'custom':
@@ -144,9 +177,21 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
       }
     });
     const success = results.every((result) => result.success);
-    const counted = await repo.recordRun(deps.pool, { actionId: action._id, triggerEvent, context, success, results, at: deps.now() });
+    const counted = await repo.recordRun(deps.pool, {
+      actionId: action._id,
+      triggerEvent,
+      context,
+      success,
+      results,
+      at: deps.now(),
+    });
     await deps.bus.emit('AUTOMATED_ACTION', {
-      actionId: action._id, name: action.name, trigger: triggerEvent, success, results, context,
+      actionId: action._id,
+      name: action.name,
+      trigger: triggerEvent,
+      success,
+      results,
+      context,
       executionCount: counted?.execution_count ?? action.executionCount + 1,
     });
     return { success, results };
@@ -157,7 +202,11 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
    * `origin.depth` is the chain depth of the run that caused the event (queued triggers carry it);
    * `origin.triggerId` makes a retried trigger skip the actions it already ran.
    */
-  async function trigger(event: TriggerEvent, context: Context, origin: { depth?: number; triggerId?: string } = {}): Promise<void> {
+  async function trigger(
+    event: TriggerEvent,
+    context: Context,
+    origin: { depth?: number; triggerId?: string } = {},
+  ): Promise<void> {
     const level = origin.depth ?? depth.getStore() ?? 0;
     if (level >= maxDepth) {
       deps.logger.warn({ event, context }, 'automated action chain too deep; not triggering');
@@ -172,8 +221,18 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
             const blocked = Number(context.blockedCount ?? 0);
             // Fires when a license reaches its threshold, once: the claim is atomic across events and instances.
             if (!(blocked >= threshold) || !context.licenseId) continue;
-            if (!(await repo.claimFiring(deps.pool, action._id, `violation:${contextText(context.licenseId)}:${threshold}`))) continue;
-          } else if (origin.triggerId && !(await repo.claimFiring(deps.pool, action._id, `trigger:${origin.triggerId}`))) {
+            if (
+              !(await repo.claimFiring(
+                deps.pool,
+                action._id,
+                `violation:${contextText(context.licenseId)}:${threshold}`,
+              ))
+            )
+              continue;
+          } else if (
+            origin.triggerId &&
+            !(await repo.claimFiring(deps.pool, action._id, `trigger:${origin.triggerId}`))
+          ) {
             continue;
           }
           await run(action, event, context);
@@ -196,11 +255,15 @@ export function createAutomationEngine(deps: AutomationEngineDeps) {
     if (!cached || cached.until < Date.now()) {
       const events = repo.enabledTriggerEvents(deps.pool);
       cached = { events, until: Date.now() + cacheMs };
-      events.catch(() => { cached = undefined; });
+      events.catch(() => {
+        cached = undefined;
+      });
     }
     return (await cached.events).has(event);
   }
-  const forgetCache = () => { cached = undefined; };
+  const forgetCache = () => {
+    cached = undefined;
+  };
 
   return { run, trigger, currentDepth, hasActionsFor, forgetCache };
 }

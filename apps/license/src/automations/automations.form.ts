@@ -8,10 +8,20 @@ import { createActionSchema, type CreateAction } from './automations.schema.js';
 
 /** The form's fields by name: name, description, enabled ('on' when ticked), trigger, threshold, action, and `<action>.<param>`. */
 export type FormValues = Record<string, string>;
-export interface AutomationFormState { values: FormValues; errors: string[] }
+export interface AutomationFormState {
+  values: FormValues;
+  errors: string[];
+}
 
 export const emptyAutomationForm = (): AutomationFormState => ({
-  values: { name: '', description: '', enabled: 'on', trigger: 'license_created', threshold: '', action: 'send_notification' },
+  values: {
+    name: '',
+    description: '',
+    enabled: 'on',
+    trigger: 'license_created',
+    threshold: '',
+    action: 'send_notification',
+  },
   errors: [],
 });
 
@@ -27,11 +37,15 @@ const paramText = (value: unknown): string => {
 export function automationFormOf(action: AutomatedAction): AutomationFormState {
   const step = action.actions[0];
   const values: FormValues = {
-    name: action.name, description: action.description, enabled: action.enabled ? 'on' : '',
-    trigger: action.trigger.event, threshold: action.trigger.threshold === undefined ? '' : String(action.trigger.threshold),
+    name: action.name,
+    description: action.description,
+    enabled: action.enabled ? 'on' : '',
+    trigger: action.trigger.event,
+    threshold: action.trigger.threshold === undefined ? '' : String(action.trigger.threshold),
     action: step?.type ?? 'custom',
   };
-  for (const field of (step && actionChoice(step.type)?.fields) ?? []) values[fieldName(step!.type, field.param)] = paramText(step!.params[field.param]);
+  for (const field of (step && actionChoice(step.type)?.fields) ?? [])
+    values[fieldName(step!.type, field.param)] = paramText(step!.params[field.param]);
   return { values, errors: [] };
 }
 
@@ -45,21 +59,31 @@ const messages: Array<[RegExp, string]> = [
   [/^actions\.0\.type/, 'Action: choose what it does.'],
 ];
 
-const whole = (text: string | undefined) => (text === undefined || text.trim() === '' ? undefined : /^\d{1,9}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN);
+const whole = (text: string | undefined) =>
+  text === undefined || text.trim() === ''
+    ? undefined
+    : /^\d{1,9}$/.test(text.trim())
+      ? Number(text.trim())
+      : Number.NaN;
 
 /**
  * The API's input made from the form, checked with its schema; the errors in words otherwise.
  * `existing`: the action being edited, whose trigger conditions, the params the form does not
  * show (when the action's type is unchanged) and further steps are kept.
  */
-export function automationInputOf(values: FormValues, existing?: AutomatedAction): { data: CreateAction; errors?: undefined } | { data?: undefined; errors: string[] } {
+export function automationInputOf(
+  values: FormValues,
+  existing?: AutomatedAction,
+): { data: CreateAction; errors?: undefined } | { data?: undefined; errors: string[] } {
   const errors: string[] = [];
   const event = values.trigger ?? '';
   const type = values.action ?? '';
   const choice = actionChoice(type);
   const previous = existing?.actions[0]?.type === type ? existing.actions[0].params : {};
   const shown = new Set(choice?.fields.map((field) => field.param));
-  const params: Record<string, unknown> = Object.fromEntries(Object.entries(previous).filter(([param]) => !shown.has(param)));
+  const params: Record<string, unknown> = Object.fromEntries(
+    Object.entries(previous).filter(([param]) => !shown.has(param)),
+  );
   for (const field of choice?.fields ?? []) {
     const text = values[fieldName(type, field.param)]?.trim() ?? '';
     if (text === '') continue;
@@ -95,5 +119,12 @@ export function automationInputOf(values: FormValues, existing?: AutomatedAction
 }
 
 /** The form's field names (for the route's body schema and the fuzz table). */
-export const formFieldNames = ['name', 'description', 'enabled', 'trigger', 'threshold', 'action',
-  ...actionChoices.flatMap((choice) => choice.fields.map((field) => fieldName(choice.value, field.param)))];
+export const formFieldNames = [
+  'name',
+  'description',
+  'enabled',
+  'trigger',
+  'threshold',
+  'action',
+  ...actionChoices.flatMap((choice) => choice.fields.map((field) => fieldName(choice.value, field.param))),
+];

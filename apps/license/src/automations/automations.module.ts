@@ -15,14 +15,24 @@ import type { TriggerEvent } from './automations.schema.js';
 import { createAutomationsService } from './automations.service.js';
 import { coreLicenseOperations } from './license-operations.js';
 
-interface TriggerJob { triggerId: string; event: TriggerEvent; context: Record<string, unknown>; depth: number }
+interface TriggerJob {
+  triggerId: string;
+  event: TriggerEvent;
+  context: Record<string, unknown>;
+  depth: number;
+}
 const triggerQueue = 'automation-trigger';
 
 /** The bus's events that trigger automated actions. */
 const bridges: Array<[LicenseEventName, TriggerEvent]> = [
-  ['LICENSE_CREATED', 'license_created'], ['LICENSE_REVOKED', 'license_revoked'], ['LICENSE_EXPIRED', 'license_expired'],
-  ['NEW_REQUEST_BLOCKED', 'violation_threshold'], ['ANOMALY_DETECTED', 'anomaly_detected'],
-  ['MACHINE_ACTIVATED', 'machine_activated'], ['MACHINE_DEACTIVATED', 'machine_deactivated'], ['MACHINE_LEASE_EXPIRED', 'machine_lease_expired'],
+  ['LICENSE_CREATED', 'license_created'],
+  ['LICENSE_REVOKED', 'license_revoked'],
+  ['LICENSE_EXPIRED', 'license_expired'],
+  ['NEW_REQUEST_BLOCKED', 'violation_threshold'],
+  ['ANOMALY_DETECTED', 'anomaly_detected'],
+  ['MACHINE_ACTIVATED', 'machine_activated'],
+  ['MACHINE_DEACTIVATED', 'machine_deactivated'],
+  ['MACHINE_LEASE_EXPIRED', 'machine_lease_expired'],
 ];
 
 /**
@@ -31,38 +41,67 @@ const bridges: Array<[LicenseEventName, TriggerEvent]> = [
  * skips the actions it already ran. `triggers` lets other features (Stripe) fire one.
  */
 export function automationsModule(needs: {
-  pool: pg.Pool; now: () => Date; events: EventBus; notifier: Notifier; webhooks: WebhookDispatcher; logger: Logger;
-  licenses: ReturnType<typeof createLicensesService>; queue: WorkQueue; checkWebhookUrl: (url: string) => Promise<void>; admin: Guard;
+  pool: pg.Pool;
+  now: () => Date;
+  events: EventBus;
+  notifier: Notifier;
+  webhooks: WebhookDispatcher;
+  logger: Logger;
+  licenses: ReturnType<typeof createLicensesService>;
+  queue: WorkQueue;
+  checkWebhookUrl: (url: string) => Promise<void>;
+  admin: Guard;
   /** For the admin console's pages: the guard they are mounted with (each page runs the admin guard itself) and the session's CSRF token. */
-  adminPage: Guard; csrfToken: (req: Request) => string;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
 }): FeatureModule & { triggers: Pick<AutomationEngine, 'trigger'> } {
   const { pool, now, queue } = needs;
   const engine = createAutomationEngine({
-    pool, now, bus: needs.events, notifier: needs.notifier, webhooks: needs.webhooks, logger: needs.logger,
+    pool,
+    now,
+    bus: needs.events,
+    notifier: needs.notifier,
+    webhooks: needs.webhooks,
+    logger: needs.logger,
     licenses: coreLicenseOperations({ now, licenses: needs.licenses }),
   });
   const trigger = async (event: TriggerEvent, context: Record<string, unknown>) => {
     if (!(await engine.hasActionsFor(event))) return;
-    await queue.send<TriggerJob>(triggerQueue, { triggerId: randomUUID(), event, context, depth: engine.currentDepth() },
-      { retryLimit: 3, retryDelay: 5, retryBackoff: true });
+    await queue.send<TriggerJob>(
+      triggerQueue,
+      { triggerId: randomUUID(), event, context, depth: engine.currentDepth() },
+      { retryLimit: 3, retryDelay: 5, retryBackoff: true },
+    );
   };
   const service = createAutomationsService({ pool, now, engine, checkWebhookUrl: needs.checkWebhookUrl });
   // The products a "Create a license" step may name, read through the products feature's service.
   const products = createProductsService({ pool, now });
   return {
     name: 'automations',
-    routes: [...automationRoutes({ service, admin: needs.admin }), ...automationPages({
-      service, adminPage: needs.adminPage, csrfToken: needs.csrfToken,
-      products: async () => (await products.list({ includeCounts: false, activeOnly: true })).map((product) => ({ id: product._id, name: product.name })),
-      auditFailure: (req, target, error) => recordFailedWrite(pool, req, target, error),
-    })],
+    routes: [
+      ...automationRoutes({ service, admin: needs.admin }),
+      ...automationPages({
+        service,
+        adminPage: needs.adminPage,
+        csrfToken: needs.csrfToken,
+        products: async () =>
+          (await products.list({ includeCounts: false, activeOnly: true })).map((product) => ({
+            id: product._id,
+            name: product.name,
+          })),
+        auditFailure: (req, target, error) => recordFailedWrite(pool, req, target, error),
+      }),
+    ],
     triggers: { trigger },
     async eventHandlers() {
       for (const [name, event] of bridges) needs.events.on(name, (context) => trigger(event, context));
       // Automated actions run within a second of their event: this instance's own triggers wake
       // its worker at once, and triggers sent by another instance are looked for twice a second.
-      await queue.work<TriggerJob>(triggerQueue, (job) => engine.trigger(job.event, job.context, { depth: job.depth, triggerId: job.triggerId }),
-        { pollingIntervalSeconds: 0.5 });
+      await queue.work<TriggerJob>(
+        triggerQueue,
+        (job) => engine.trigger(job.event, job.context, { depth: job.depth, triggerId: job.triggerId }),
+        { pollingIntervalSeconds: 0.5 },
+      );
     },
   };
 }

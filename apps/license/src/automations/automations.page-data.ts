@@ -2,7 +2,15 @@ import { utcTime } from '../customer-portal/customer-portal.page-data.js';
 import type { FlashMessage } from '../dashboard/admin-pages.js';
 import { adminLayout, licenseTypeLabel } from '../dashboard/dashboard.page-data.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
-import { actionChoice, actionChoices, actionLabel, fieldName, runNeedsLicense, triggerChoices, triggerLabel } from './automations.catalogue.js';
+import {
+  actionChoice,
+  actionChoices,
+  actionLabel,
+  fieldName,
+  runNeedsLicense,
+  triggerChoices,
+  triggerLabel,
+} from './automations.catalogue.js';
 import type { AutomationFormState } from './automations.form.js';
 import type { AutomatedAction } from './automations.presenter.js';
 import type { createAutomationsService } from './automations.service.js';
@@ -43,7 +51,12 @@ export function automationsListData(username: string, list: ListPage, page: numb
       action: stepsText(action),
       enabled: action.enabled,
       lastRun: action.lastRun
-        ? { time: utcTime(action.lastRun.at), iso: action.lastRun.at, success: action.lastRun.success, via: runTrigger(action.lastRun.triggerEvent) }
+        ? {
+            time: utcTime(action.lastRun.at),
+            iso: action.lastRun.at,
+            success: action.lastRun.success,
+            via: runTrigger(action.lastRun.triggerEvent),
+          }
         : null,
     })),
     pagination: { page, pages: Math.max(1, Math.ceil(list.total / automationsPageSize)), href: listAddress },
@@ -59,18 +72,31 @@ export const runsOnlyByHand = (action: Pick<AutomatedAction, 'trigger'>) => acti
 function stateWords(action: AutomatedAction) {
   if (runsOnlyByHand(action)) {
     return {
-      stateText: action.enabled ? 'Enabled: runs only by hand (“Run now” or the API)' : 'Disabled: runs only with “Run now”',
-      switchHint: action.enabled ? 'Mark it disabled; “Run now” still works.' : 'Mark it enabled; it still runs only by hand.',
+      stateText: action.enabled
+        ? 'Enabled: runs only by hand (“Run now” or the API)'
+        : 'Disabled: runs only with “Run now”',
+      switchHint: action.enabled
+        ? 'Mark it disabled; “Run now” still works.'
+        : 'Mark it enabled; it still runs only by hand.',
     };
   }
   return {
-    stateText: action.enabled ? 'Enabled: runs by itself when its trigger happens' : 'Disabled: runs only with “Run now”',
-    switchHint: action.enabled ? 'Stop it from running by itself; “Run now” still works.' : 'Let it run by itself when its trigger happens.',
+    stateText: action.enabled
+      ? 'Enabled: runs by itself when its trigger happens'
+      : 'Disabled: runs only with “Run now”',
+    switchHint: action.enabled
+      ? 'Stop it from running by itself; “Run now” still works.'
+      : 'Let it run by itself when its trigger happens.',
   };
 }
 
 /** `/automations/:id`: its settings, the "Run now" form, the switches and its latest runs. */
-export function automationDetailData(username: string, action: AutomatedAction, runs: Run[], extras: { messages: FlashMessage[]; csrfToken: string }) {
+export function automationDetailData(
+  username: string,
+  action: AutomatedAction,
+  runs: Run[],
+  extras: { messages: FlashMessage[]; csrfToken: string },
+) {
   const href = automationHref(action._id);
   const trigger = triggerChoices.find((choice) => choice.value === action.trigger.event);
   return {
@@ -85,15 +111,20 @@ export function automationDetailData(username: string, action: AutomatedAction, 
       ...stateWords(action),
       href,
       trigger: { label: triggerText(action.trigger), description: trigger?.description ?? '' },
-      conditions: action.trigger.conditions && Object.keys(action.trigger.conditions).length
-        ? Object.entries(action.trigger.conditions).map(([field, value]) => `${field} = ${paramText(value)}`) : [],
+      conditions:
+        action.trigger.conditions && Object.keys(action.trigger.conditions).length
+          ? Object.entries(action.trigger.conditions).map(([field, value]) => `${field} = ${paramText(value)}`)
+          : [],
       steps: action.actions.map((step) => {
         const choice = actionChoice(step.type);
         const labelOf = (param: string) => choice?.fields.find((field) => field.param === param)?.label ?? param;
         return {
           label: actionLabel(step.type),
           description: choice?.description ?? '',
-          params: Object.entries(step.params).map(([param, value]) => ({ label: labelOf(param), value: paramText(value) })),
+          params: Object.entries(step.params).map(([param, value]) => ({
+            label: labelOf(param),
+            value: paramText(value),
+          })),
         };
       }),
       executions: number(action.executionCount),
@@ -110,16 +141,27 @@ export function automationDetailData(username: string, action: AutomatedAction, 
       via: runTrigger(run.triggerEvent),
       success: run.success,
       license: typeof run.context.licenseKey === 'string' ? run.context.licenseKey : null,
-      steps: run.results.map((step) => ({ label: actionLabel(typeof step.action === 'string' ? step.action : ''), success: step.success === true, message: typeof step.message === 'string' ? step.message : '' })),
+      steps: run.results.map((step) => ({
+        label: actionLabel(typeof step.action === 'string' ? step.action : ''),
+        success: step.success === true,
+        message: typeof step.message === 'string' ? step.message : '',
+      })),
     })),
     deleteQuestion: `Delete the automation “${action.name}”? Its run history goes with it. This cannot be undone.`,
-    urls: { edit: `${href}/edit`, run: `${href}/run`, enable: `${href}/enable`, disable: `${href}/disable`, delete: `${href}/delete` },
+    urls: {
+      edit: `${href}/edit`,
+      run: `${href}/run`,
+      enable: `${href}/enable`,
+      disable: `${href}/disable`,
+      delete: `${href}/delete`,
+    },
   };
 }
 
 /** `/automations/new` and `/automations/:id/edit`: the form, each choice explained. */
 export function automationFormData(
-  username: string, form: AutomationFormState,
+  username: string,
+  form: AutomationFormState,
   extras: { csrfToken: string; products: Array<{ id: string; name: string }>; editing?: AutomatedAction },
 ) {
   const { values } = form;
@@ -130,7 +172,12 @@ export function automationFormData(
     title,
     csrfToken: extras.csrfToken,
     errors: form.errors,
-    values: { name: values.name ?? '', description: values.description ?? '', enabled: Boolean(values.enabled), threshold: values.threshold ?? '' },
+    values: {
+      name: values.name ?? '',
+      description: values.description ?? '',
+      enabled: Boolean(values.enabled),
+      threshold: values.threshold ?? '',
+    },
     action: editing ? automationHref(editing._id) : '/automations',
     cancel: editing ? automationHref(editing._id) : '/automations',
     submit: editing ? 'Save automation' : 'Create automation',
@@ -139,14 +186,26 @@ export function automationFormData(
     conditions: editing?.trigger.conditions ? Object.keys(editing.trigger.conditions).length : 0,
     triggers: triggerChoices.map((choice) => ({ ...choice, checked: choice.value === values.trigger })),
     actions: actionChoices.map((choice) => ({
-      value: choice.value, label: choice.label, description: choice.description, checked: choice.value === values.action,
+      value: choice.value,
+      label: choice.label,
+      description: choice.description,
+      checked: choice.value === values.action,
       fields: choice.fields.map((field) => ({
         ...field,
         name: fieldName(choice.value, field.param),
         value: values[fieldName(choice.value, field.param)] ?? '',
-        options: field.kind === 'product'
-          ? [{ value: '', label: 'The trigger’s product' }, ...extras.products.map((product) => ({ value: product.id, label: product.name }))]
-          : field.kind === 'licenseType' ? [{ value: '', label: 'Default (Fixed)' }, ...licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) }))] : [],
+        options:
+          field.kind === 'product'
+            ? [
+                { value: '', label: 'The trigger’s product' },
+                ...extras.products.map((product) => ({ value: product.id, label: product.name })),
+              ]
+            : field.kind === 'licenseType'
+              ? [
+                  { value: '', label: 'Default (Fixed)' },
+                  ...licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) })),
+                ]
+              : [],
       })),
     })),
   };

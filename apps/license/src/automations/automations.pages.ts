@@ -3,12 +3,30 @@ import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { consoleAdminName, errorSentence, redirectWithFlash, takeFlash, type AuditFailure, type FlashMessage } from '../dashboard/admin-pages.js';
+import {
+  consoleAdminName,
+  errorSentence,
+  redirectWithFlash,
+  takeFlash,
+  type AuditFailure,
+  type FlashMessage,
+} from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import { runNeedsLicense } from './automations.catalogue.js';
-import { automationFormOf, automationInputOf, emptyAutomationForm, type AutomationFormState, type FormValues } from './automations.form.js';
 import {
-  automationDetailData, automationFormData, automationHref, automationsListData, automationsPageSize, runsOnlyByHand,
+  automationFormOf,
+  automationInputOf,
+  emptyAutomationForm,
+  type AutomationFormState,
+  type FormValues,
+} from './automations.form.js';
+import {
+  automationDetailData,
+  automationFormData,
+  automationHref,
+  automationsListData,
+  automationsPageSize,
+  runsOnlyByHand,
 } from './automations.page-data.js';
 import type { AutomatedAction } from './automations.presenter.js';
 import type { createAutomationsService } from './automations.service.js';
@@ -20,7 +38,14 @@ import type { createAutomationsService } from './automations.service.js';
 
 const tags = ['pages'];
 const listQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .catch(undefined)
+    .transform((value) => value ?? 1),
 });
 const idParams = z.object({ id: z.string() });
 /** The form's fields as the browser sends them (see automations.form.ts); a checkbox that is not ticked is not sent. */
@@ -46,13 +71,17 @@ const writeResponses = {
 type Service = ReturnType<typeof createAutomationsService>;
 
 export function automationPages(deps: {
-  service: Service; products: () => Promise<Array<{ id: string; name: string }>>;
-  adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure;
+  service: Service;
+  products: () => Promise<Array<{ id: string; name: string }>>;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
+  auditFailure: AuditFailure;
 }): AnyRoute[] {
   const { service } = deps;
   const failed = (req: Request, action: 'create' | 'update' | 'delete', resourceId: string | null, error: unknown) =>
     deps.auditFailure(req, { action, resourceType: 'system', resourceId }, error);
-  const notFound = (res: Response, username: string) => res.status(404).render('errors/not-found', notFoundData(username));
+  const notFound = (res: Response, username: string) =>
+    res.status(404).render('errors/not-found', notFoundData(username));
   const isMissing = (error: unknown) => isHttpError(error) && error.status === 404;
 
   /** The automation, or undefined when there is none (the 404 page is sent). */
@@ -66,8 +95,22 @@ export function automationPages(deps: {
     }
   }
 
-  async function renderForm(req: Request, res: Response, username: string, form: AutomationFormState, editing?: AutomatedAction, status = 200) {
-    res.status(status).render('automations/form', automationFormData(username, form, { csrfToken: deps.csrfToken(req), products: await deps.products(), editing }));
+  async function renderForm(
+    req: Request,
+    res: Response,
+    username: string,
+    form: AutomationFormState,
+    editing?: AutomatedAction,
+    status = 200,
+  ) {
+    res.status(status).render(
+      'automations/form',
+      automationFormData(username, form, {
+        csrfToken: deps.csrfToken(req),
+        products: await deps.products(),
+        editing,
+      }),
+    );
   }
 
   /** Runs a write from the automation's page and goes back to it with the outcome; a missing automation is the 404 page. */
@@ -86,8 +129,14 @@ export function automationPages(deps: {
 
   return [
     defineRoute({
-      method: 'get', path: '/automations', summary: 'The automations page', tags, guard: deps.adminPage, query: listQuery,
-      description: 'Admins: the automated actions, 20 to a `page` (past the end: 303 to the last one), each with its trigger, action, state and latest run.',
+      method: 'get',
+      path: '/automations',
+      summary: 'The automations page',
+      tags,
+      guard: deps.adminPage,
+      query: listQuery,
+      description:
+        'Admins: the automated actions, 20 to a `page` (past the end: 303 to the last one), each with its trigger, action, state and latest run.',
       responses: pageResponses,
       handler: async ({ query, req, res }) => {
         const username = consoleAdminName(req);
@@ -99,7 +148,11 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/automations/new', summary: 'The new-automation form', tags, guard: deps.adminPage,
+      method: 'get',
+      path: '/automations/new',
+      summary: 'The new-automation form',
+      tags,
+      guard: deps.adminPage,
       description: 'Admins: the form, with each trigger and each action explained.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
@@ -108,7 +161,12 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations', summary: 'Create an automation (form)', tags, guard: deps.adminPage, body: automationForm,
+      method: 'post',
+      path: '/automations',
+      summary: 'Create an automation (form)',
+      tags,
+      guard: deps.adminPage,
+      body: automationForm,
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
@@ -120,7 +178,10 @@ export function automationPages(deps: {
         }
         try {
           const action = await service.create(actorOf(req), parsed.data);
-          return redirectWithFlash(req, res, automationHref(action._id), { type: 'success', text: `Automation “${action.name}” created.` });
+          return redirectWithFlash(req, res, automationHref(action._id), {
+            type: 'success',
+            text: `Automation “${action.name}” created.`,
+          });
         } catch (error) {
           if (isHttpError(error) && error.status === 400) {
             await failed(req, 'create', null, error);
@@ -131,19 +192,33 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/automations/:id', summary: 'An automation\'s page', tags, guard: deps.adminPage, params: idParams,
-      description: 'Admins: its settings, "Run now", enable or disable, delete, and its latest runs with what each step did.',
+      method: 'get',
+      path: '/automations/:id',
+      summary: "An automation's page",
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      description:
+        'Admins: its settings, "Run now", enable or disable, delete, and its latest runs with what each step did.',
       responses: withMissing,
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
         const action = await found(res, username, params.id);
         if (!action) return;
         const runs = await service.runs(action._id, shownRuns);
-        res.render('automations/detail', automationDetailData(username, action, runs, { messages: takeFlash(req), csrfToken: deps.csrfToken(req) }));
+        res.render(
+          'automations/detail',
+          automationDetailData(username, action, runs, { messages: takeFlash(req), csrfToken: deps.csrfToken(req) }),
+        );
       },
     }),
     defineRoute({
-      method: 'get', path: '/automations/:id/edit', summary: 'The form to edit an automation', tags, guard: deps.adminPage, params: idParams,
+      method: 'get',
+      path: '/automations/:id/edit',
+      summary: 'The form to edit an automation',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
       responses: withMissing,
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
@@ -152,7 +227,13 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id', summary: 'Update an automation (form)', tags, guard: deps.adminPage, params: idParams, body: automationForm,
+      method: 'post',
+      path: '/automations/:id',
+      summary: 'Update an automation (form)',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: automationForm,
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
         const username = consoleAdminName(req);
@@ -166,7 +247,10 @@ export function automationPages(deps: {
         }
         try {
           const action = await service.update(actorOf(req), params.id, parsed.data);
-          return redirectWithFlash(req, res, automationHref(action._id), { type: 'success', text: `Automation “${action.name}” saved.` });
+          return redirectWithFlash(req, res, automationHref(action._id), {
+            type: 'success',
+            text: `Automation “${action.name}” saved.`,
+          });
         } catch (error) {
           if (isMissing(error)) {
             await failed(req, 'update', params.id, error);
@@ -181,18 +265,30 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id/run', summary: 'Run an automation now (form)', tags, guard: deps.adminPage, params: idParams, body: runForm,
-      description: 'Every step is carried out for real, as `POST /api/automated-actions/:id/execute`; `licenseKey` is the license the run is about.',
+      method: 'post',
+      path: '/automations/:id/run',
+      summary: 'Run an automation now (form)',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: runForm,
+      description:
+        'Every step is carried out for real, as `POST /api/automated-actions/:id/execute`; `licenseKey` is the license the run is about.',
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
         const username = consoleAdminName(req);
         const licenseKey = body.licenseKey?.trim() ?? '';
         await act(req, res, username, params.id, async () => {
           const action = await service.get(params.id);
-          if (!licenseKey && runNeedsLicense(action)) throw appError('VALIDATION_FAILED', { message: 'Give the key of the license to run it on' });
+          if (!licenseKey && runNeedsLicense(action))
+            throw appError('VALIDATION_FAILED', { message: 'Give the key of the license to run it on' });
           // A failed step is part of the run's outcome (recorded and audited by the service), not a refused write.
           const result = await service.execute(actorOf(req), params.id, licenseKey ? { licenseKey } : {});
-          if (result.success) return { type: 'success', text: `Ran “${action.name}”: ${result.results.map((step) => step.message).join('; ')}.` };
+          if (result.success)
+            return {
+              type: 'success',
+              text: `Ran “${action.name}”: ${result.results.map((step) => step.message).join('; ')}.`,
+            };
           const failures = result.results.filter((step) => !step.success);
           return {
             type: 'error',
@@ -202,33 +298,56 @@ export function automationPages(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id/enable', summary: 'Enable an automation (form)', tags, guard: deps.adminPage, params: idParams, body: emptyForm,
+      method: 'post',
+      path: '/automations/:id/enable',
+      summary: 'Enable an automation (form)',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: emptyForm,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
         await act(req, res, username, params.id, async () => {
           const action = await service.update(actorOf(req), params.id, { enabled: true });
-          return { type: 'success', text: runsOnlyByHand(action)
-            ? `Automation “${action.name}” enabled: it runs when you use “Run now”.`
-            : `Automation “${action.name}” enabled: it runs when its trigger happens.` };
+          return {
+            type: 'success',
+            text: runsOnlyByHand(action)
+              ? `Automation “${action.name}” enabled: it runs when you use “Run now”.`
+              : `Automation “${action.name}” enabled: it runs when its trigger happens.`,
+          };
         });
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id/disable', summary: 'Disable an automation (form)', tags, guard: deps.adminPage, params: idParams, body: emptyForm,
+      method: 'post',
+      path: '/automations/:id/disable',
+      summary: 'Disable an automation (form)',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: emptyForm,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
         await act(req, res, username, params.id, async () => {
           const action = await service.update(actorOf(req), params.id, { enabled: false });
-          return { type: 'success', text: runsOnlyByHand(action)
-            ? `Automation “${action.name}” disabled.`
-            : `Automation “${action.name}” disabled: it no longer runs by itself.` };
+          return {
+            type: 'success',
+            text: runsOnlyByHand(action)
+              ? `Automation “${action.name}” disabled.`
+              : `Automation “${action.name}” disabled: it no longer runs by itself.`,
+          };
         });
       },
     }),
     defineRoute({
-      method: 'post', path: '/automations/:id/delete', summary: 'Delete an automation (form)', tags, guard: deps.adminPage, params: idParams,
+      method: 'post',
+      path: '/automations/:id/delete',
+      summary: 'Delete an automation (form)',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);

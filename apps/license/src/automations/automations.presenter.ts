@@ -11,7 +11,11 @@ export const automatedActionJsonSchema = z.object({
   name: z.string(),
   description: z.string(),
   enabled: z.boolean(),
-  trigger: z.object({ event: z.enum(triggerEvents), threshold: z.number().optional(), conditions: z.record(z.string(), z.unknown()).optional() }),
+  trigger: z.object({
+    event: z.enum(triggerEvents),
+    threshold: z.number().optional(),
+    conditions: z.record(z.string(), z.unknown()).optional(),
+  }),
   actions: z.array(stepJsonSchema),
   executionCount: z.number().int(),
   lastExecutedAt: z.iso.datetime().nullable(),
@@ -58,7 +62,12 @@ export const automationRunJsonSchema = z.object({
 });
 
 export const automationRunJson = (row: RunRow) => ({
-  _id: row.id, triggerEvent: row.trigger_event, context: row.context, success: row.success, results: row.results, createdAt: iso(row.created_at)!,
+  _id: row.id,
+  triggerEvent: row.trigger_event,
+  context: row.context,
+  success: row.success,
+  results: row.results,
+  createdAt: iso(row.created_at)!,
 });
 
 /** What a run's steps did: the answer of "run now". */

@@ -1,23 +1,46 @@
 import { z } from 'zod';
 
-export const triggerEvents = ['license_created', 'license_expired', 'license_revoked', 'violation_threshold', 'anomaly_detected', 'transaction_completed',
-  'machine_activated', 'machine_deactivated', 'machine_lease_expired', 'custom'] as const;
+export const triggerEvents = [
+  'license_created',
+  'license_expired',
+  'license_revoked',
+  'violation_threshold',
+  'anomaly_detected',
+  'transaction_completed',
+  'machine_activated',
+  'machine_deactivated',
+  'machine_lease_expired',
+  'custom',
+] as const;
 export type TriggerEvent = (typeof triggerEvents)[number];
 
-export const actionTypes = ['revoke_license', 'suspend_license', 'send_notification', 'send_email', 'send_sms', 'send_telegram', 'create_license', 'update_license', 'webhook', 'custom'] as const;
+export const actionTypes = [
+  'revoke_license',
+  'suspend_license',
+  'send_notification',
+  'send_email',
+  'send_sms',
+  'send_telegram',
+  'create_license',
+  'update_license',
+  'webhook',
+  'custom',
+] as const;
 export type ActionType = (typeof actionTypes)[number];
 
-export const triggerSchema = z.object({
-  event: z.enum(triggerEvents),
-  /** violation_threshold: the number of blocked validations of a license that fires the action. */
-  threshold: z.number().int().min(1).max(1_000_000).optional(),
-  /** Context fields that must match (a value, or a list of accepted values), e.g. `{ licenseType: 'trial' }`. */
-  conditions: z.record(z.string(), z.unknown()).optional(),
-}).superRefine((trigger, ctx) => {
-  if (trigger.event === 'violation_threshold' && trigger.threshold === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'threshold is required for violation_threshold' });
-  }
-});
+export const triggerSchema = z
+  .object({
+    event: z.enum(triggerEvents),
+    /** violation_threshold: the number of blocked validations of a license that fires the action. */
+    threshold: z.number().int().min(1).max(1_000_000).optional(),
+    /** Context fields that must match (a value, or a list of accepted values), e.g. `{ licenseType: 'trial' }`. */
+    conditions: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((trigger, ctx) => {
+    if (trigger.event === 'violation_threshold' && trigger.threshold === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['threshold'], message: 'threshold is required for violation_threshold' });
+    }
+  });
 
 const params = z.record(z.string(), z.unknown()).default({});
 

@@ -12,11 +12,19 @@ import type { CreateAction, UpdateAction } from './automations.schema.js';
 const notFound = () => appError('AUTOMATION_NOT_FOUND');
 
 /** The webhook URLs of an action's steps, each checked like any outgoing URL (400 `Webhook URL not allowed`). */
-async function checkWebhookSteps(actions: Array<{ type: string; params: Record<string, unknown> }> | undefined, check: (url: string) => Promise<void>) {
+async function checkWebhookSteps(
+  actions: Array<{ type: string; params: Record<string, unknown> }> | undefined,
+  check: (url: string) => Promise<void>,
+) {
   for (const step of actions ?? []) if (step.type === 'webhook') await check(String(step.params.url));
 }
 
-export function createAutomationsService(deps: { pool: pg.Pool; now: () => Date; engine: AutomationEngine; checkWebhookUrl: (url: string) => Promise<void> }) {
+export function createAutomationsService(deps: {
+  pool: pg.Pool;
+  now: () => Date;
+  engine: AutomationEngine;
+  checkWebhookUrl: (url: string) => Promise<void>;
+}) {
   const { pool, now } = deps;
 
   async function get(id: string) {
@@ -43,7 +51,13 @@ export function createAutomationsService(deps: { pool: pg.Pool; now: () => Date;
         total,
         actions: rows.map((row) => ({
           ...automatedActionJson(row),
-          lastRun: row.last_run_at ? { at: iso(row.last_run_at)!, success: Boolean(row.last_run_success), triggerEvent: row.last_run_trigger ?? '' } : null,
+          lastRun: row.last_run_at
+            ? {
+                at: iso(row.last_run_at)!,
+                success: Boolean(row.last_run_success),
+                triggerEvent: row.last_run_trigger ?? '',
+              }
+            : null,
         })),
       };
     },
@@ -54,36 +68,67 @@ export function createAutomationsService(deps: { pool: pg.Pool; now: () => Date;
       return (await repo.listRuns(pool, id, limit)).map(automationRunJson);
     },
 
-    create: async (actor: Actor, input: CreateAction) => checkWebhookSteps(input.actions, deps.checkWebhookUrl).then(() => changed(withTransaction(pool, async (client) => {
-      const action = automatedActionJson(await repo.insertAction(client, input, now()));
-      await recordAudit(client, actor, { action: 'create', resourceType: 'system', resourceId: action._id, after: action });
-      return action;
-    }))),
+    create: async (actor: Actor, input: CreateAction) =>
+      checkWebhookSteps(input.actions, deps.checkWebhookUrl).then(() =>
+        changed(
+          withTransaction(pool, async (client) => {
+            const action = automatedActionJson(await repo.insertAction(client, input, now()));
+            await recordAudit(client, actor, {
+              action: 'create',
+              resourceType: 'system',
+              resourceId: action._id,
+              after: action,
+            });
+            return action;
+          }),
+        ),
+      ),
 
-    update: async (actor: Actor, id: string, input: UpdateAction) => checkWebhookSteps(input.actions, deps.checkWebhookUrl).then(() => changed(withTransaction(pool, async (client) => {
-      const found = isUuid(id) ? await repo.findAction(client, id) : undefined;
-      if (!found) throw notFound();
-      const before = automatedActionJson(found);
-      const action = automatedActionJson((await repo.updateAction(client, id, input, now()))!);
-      await recordAudit(client, actor, { action: 'update', resourceType: 'system', resourceId: id, before, after: action });
-      return action;
-    }))),
+    update: async (actor: Actor, id: string, input: UpdateAction) =>
+      checkWebhookSteps(input.actions, deps.checkWebhookUrl).then(() =>
+        changed(
+          withTransaction(pool, async (client) => {
+            const found = isUuid(id) ? await repo.findAction(client, id) : undefined;
+            if (!found) throw notFound();
+            const before = automatedActionJson(found);
+            const action = automatedActionJson((await repo.updateAction(client, id, input, now()))!);
+            await recordAudit(client, actor, {
+              action: 'update',
+              resourceType: 'system',
+              resourceId: id,
+              before,
+              after: action,
+            });
+            return action;
+          }),
+        ),
+      ),
 
-    remove: (actor: Actor, id: string) => changed(withTransaction(pool, async (client) => {
-      const found = isUuid(id) ? await repo.findAction(client, id) : undefined;
-      if (!found) throw notFound();
-      const before = automatedActionJson(found);
-      await repo.deleteAction(client, id);
-      await recordAudit(client, actor, { action: 'delete', resourceType: 'system', resourceId: id, before });
-    })),
+    remove: (actor: Actor, id: string) =>
+      changed(
+        withTransaction(pool, async (client) => {
+          const found = isUuid(id) ? await repo.findAction(client, id) : undefined;
+          if (!found) throw notFound();
+          const before = automatedActionJson(found);
+          await repo.deleteAction(client, id);
+          await recordAudit(client, actor, { action: 'delete', resourceType: 'system', resourceId: id, before });
+        }),
+      ),
 
     /** A manual test run: every step is carried out for real, counted and announced like a triggered run. */
     async execute(actor: Actor, id: string, context: Context) {
       const action = await get(id);
-      const result = await deps.engine.run(action, typeof context.event === 'string' ? context.event : 'manual', context);
+      const result = await deps.engine.run(
+        action,
+        typeof context.event === 'string' ? context.event : 'manual',
+        context,
+      );
       await recordAudit(pool, actor, {
-        action: 'update', resourceType: 'system', resourceId: id,
-        after: { executed: true, context, result }, success: result.success,
+        action: 'update',
+        resourceType: 'system',
+        resourceId: id,
+        after: { executed: true, context, result },
+        success: result.success,
       });
       return result;
     },

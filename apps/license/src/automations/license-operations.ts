@@ -21,15 +21,30 @@ const dayMs = 86_400_000;
 /** "Validation failed" alone would not tell the admin which parameter was wrong. */
 function explain(error: unknown): never {
   if (isHttpError(error) && error.details) {
-    throw new Error(`${error.message}: ${Object.entries(error.details).map(([field, message]) => `${field} ${String(message)}`).join('; ')}`);
+    throw new Error(
+      `${error.message}: ${Object.entries(error.details)
+        .map(([field, message]) => `${field} ${String(message)}`)
+        .join('; ')}`,
+    );
   }
   throw error;
 }
 
-function parse<T>(schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, input: unknown): T {
+function parse<T>(
+  schema: {
+    safeParse(
+      input: unknown,
+    ):
+      | { success: true; data: T }
+      | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+  },
+  input: unknown,
+): T {
   const result = schema.safeParse(input);
   if (!result.success) {
-    throw new Error(`Invalid parameters: ${result.error.issues.map((issue) => `${issue.path.map(String).join('.') || 'params'} ${issue.message}`).join('; ')}`);
+    throw new Error(
+      `Invalid parameters: ${result.error.issues.map((issue) => `${issue.path.map(String).join('.') || 'params'} ${issue.message}`).join('; ')}`,
+    );
   }
   return result.data;
 }
@@ -54,7 +69,9 @@ export function coreLicenseOperations(deps: { now: () => Date; licenses: License
         ...params,
         product: params.product ?? params.productId,
         customer: params.customer ?? params.customerId ?? undefined,
-        expiresAt: params.expiresAt ?? (Number.isFinite(days) && days > 0 ? new Date(now().getTime() + days * dayMs).toISOString() : undefined),
+        expiresAt:
+          params.expiresAt ??
+          (Number.isFinite(days) && days > 0 ? new Date(now().getTime() + days * dayMs).toISOString() : undefined),
       });
       const license = await licenses.create(automationActor, input).catch(explain);
       return { id: license._id, key: license.key };

@@ -49,23 +49,39 @@ export const { errorCodes, appError } = defineErrorCodes({
   STRIPE_INVALID_SIGNATURE: { status: 400, message: 'Invalid Stripe signature' },
   STRIPE_RAW_BODY_EXPECTED: { status: 400, message: 'Expected the raw request body' },
   TWO_FACTOR_ALREADY_ENABLED: { status: 400, message: 'Two-factor authentication is already enabled' },
-  TWO_FACTOR_SETUP_NOT_STARTED: { status: 400, message: 'Two-factor setup has not been started: call GET /api/2fa/setup first' },
+  TWO_FACTOR_SETUP_NOT_STARTED: {
+    status: 400,
+    message: 'Two-factor setup has not been started: call GET /api/2fa/setup first',
+  },
   TWO_FACTOR_INVALID_TOKEN: { status: 400, message: 'Invalid token' },
   TWO_FACTOR_INVALID_CODE: { status: 400, message: 'Invalid token or backup code' },
   TWO_FACTOR_PASSWORD_REQUIRED: { status: 400, message: 'Password is required to disable two-factor authentication' },
   TWO_FACTOR_INVALID_PASSWORD: { status: 403, message: 'Invalid password' },
   TWO_FACTOR_VERIFICATION_REQUIRED: { status: 403, message: 'Two-factor verification required' },
-  TWO_FACTOR_REQUIRED_BY_CONFIG: { status: 403, message: 'Two-factor authentication is required by the configuration and cannot be disabled' },
+  TWO_FACTOR_REQUIRED_BY_CONFIG: {
+    status: 403,
+    message: 'Two-factor authentication is required by the configuration and cannot be disabled',
+  },
   // The admin console's settings: admins and API tokens.
   ADMIN_NOT_FOUND: { status: 404, message: 'Admin not found' },
   ADMIN_ALREADY_EXISTS: { status: 409, message: 'This user is already an admin' },
   LAST_ADMIN: { status: 409, message: 'The last admin cannot be removed: add another admin first' },
-  LAST_ADMIN_SELF: { status: 409, message: 'You are the last admin and cannot remove yourself: add another admin first' },
+  LAST_ADMIN_SELF: {
+    status: 409,
+    message: 'You are the last admin and cannot remove yourself: add another admin first',
+  },
   API_TOKEN_NOT_FOUND: { status: 404, message: 'API token not found' },
   // 501: this deployment does not offer the function, and asking again will not change that
   // (503 would invite retries). The message names the variables that turn it on.
-  JWT_NOT_CONFIGURED: { status: 501, message: 'JWT is not configured: set JWT_SECRET (HS256), or JWT_PUBLIC_KEY with JWT_PRIVATE_KEY (RS256 or EdDSA)' },
-  JWT_ISSUING_NOT_CONFIGURED: { status: 501, message: 'JWT issuing is not configured: this service only verifies tokens with JWT_PUBLIC_KEY; set JWT_PRIVATE_KEY (its private key) to issue them here' },
+  JWT_NOT_CONFIGURED: {
+    status: 501,
+    message: 'JWT is not configured: set JWT_SECRET (HS256), or JWT_PUBLIC_KEY with JWT_PRIVATE_KEY (RS256 or EdDSA)',
+  },
+  JWT_ISSUING_NOT_CONFIGURED: {
+    status: 501,
+    message:
+      'JWT issuing is not configured: this service only verifies tokens with JWT_PUBLIC_KEY; set JWT_PRIVATE_KEY (its private key) to issue them here',
+  },
 });
 
 export type LicenseErrorCode = keyof typeof errorCodes;

@@ -17,7 +17,8 @@ export const one = <K extends string, S extends z.ZodType>(name: K, item: S) =>
 
 /** `{ success: true, <name>: [<item>], count }`, plus `total` where the list is paged. */
 export const page = <K extends string, S extends z.ZodType>(name: K, item: S, paged = false) =>
-  z.object({ success: z.literal(true), count: z.number().int(), ...(paged ? { total: z.number().int() } : {}) })
+  z
+    .object({ success: z.literal(true), count: z.number().int(), ...(paged ? { total: z.number().int() } : {}) })
     .extend({ [name]: z.array(item) } as Record<K, z.ZodArray<S>>);
 
 const failure = (description: string): ResponseDeclaration => ({ description, schema: errorSchema });

@@ -12,17 +12,38 @@ import { createCustomerPortalService } from './customer-portal.service.js';
 
 /** The customer API and the customer's pages; `home` renders a customer's front page for the dashboard route at `/`. */
 export function customerPortalModule(needs: {
-  pool: pg.Pool; now: () => Date; customer: Guard; public: Guard; panicGuard: RequestHandler; panicMode: () => boolean;
+  pool: pg.Pool;
+  now: () => Date;
+  customer: Guard;
+  public: Guard;
+  panicGuard: RequestHandler;
+  panicMode: () => boolean;
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
-  licenses: LicensesService; machines: Pick<MachinesService, 'list' | 'holder'>; files: LicenseFiles; releasesPerDay: number;
+  licenses: LicensesService;
+  machines: Pick<MachinesService, 'list' | 'holder'>;
+  files: LicenseFiles;
+  releasesPerDay: number;
 }): FeatureModule & { home: CustomerPortalPages['home'] } {
   const service = createCustomerPortalService({
-    pool: needs.pool, now: needs.now, licenses: needs.licenses, machines: needs.machines, files: needs.files, releasesPerDay: needs.releasesPerDay,
+    pool: needs.pool,
+    now: needs.now,
+    licenses: needs.licenses,
+    machines: needs.machines,
+    files: needs.files,
+    releasesPerDay: needs.releasesPerDay,
   });
   const pages = customerPortalPages({ service, findCustomer: needs.findCustomer, panicMode: needs.panicMode });
   return {
     name: 'customer-portal',
-    routes: [...customerPortalRoutes({ service, customer: needs.customer, panicGuard: needs.panicGuard, machines: needs.machines }), ...pages.routes],
+    routes: [
+      ...customerPortalRoutes({
+        service,
+        customer: needs.customer,
+        panicGuard: needs.panicGuard,
+        machines: needs.machines,
+      }),
+      ...pages.routes,
+    ],
     home: pages.home,
   };
 }

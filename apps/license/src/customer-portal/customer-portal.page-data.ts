@@ -17,7 +17,11 @@ const plural = (count: number, word: string) => `${number(count)} ${word}${count
 /** `2026-11-25 14:03 UTC`. */
 export const utcTime = (value: Date | string) => `${new Date(value).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
-const units: Array<[seconds: number, word: string]> = [[86_400, 'day'], [3_600, 'hour'], [60, 'minute']];
+const units: Array<[seconds: number, word: string]> = [
+  [86_400, 'day'],
+  [3_600, 'hour'],
+  [60, 'minute'],
+];
 
 /** "just now", "5 minutes ago", "in 3 hours", "2 days ago": the largest whole unit, rounded down. */
 export function relativeTime(at: Date | string, now: Date): string {
@@ -63,7 +67,10 @@ const licenseHref = (id: string) => `/my-licenses/${encodeURIComponent(id)}`;
 
 /** A license as both pages show it. */
 function licenseView(row: LicenseRow, now: Date) {
-  const state = licenseState({ active: row.active, suspended: row.suspended, revoked: row.revoked, expiresAt: iso(row.expires_at) }, now);
+  const state = licenseState(
+    { active: row.active, suspended: row.suspended, revoked: row.revoked, expiresAt: iso(row.expires_at) },
+    now,
+  );
   const credits = row.license_type === 'consumption' ? creditsOf(row) : null;
   return {
     id: row.id,
@@ -72,18 +79,35 @@ function licenseView(row: LicenseRow, now: Date) {
     type: row.license_type,
     state,
     expires: row.expires_at
-      ? { iso: iso(row.expires_at)!, date: iso(row.expires_at)!.slice(0, 10), text: expiryText(row.expires_at, now), past: state === 'expired' }
+      ? {
+          iso: iso(row.expires_at)!,
+          date: iso(row.expires_at)!.slice(0, 10),
+          text: expiryText(row.expires_at, now),
+          past: state === 'expired',
+        }
       : null,
     ips: { used: row.used_ips.length, limit: row.ip_limit },
     hwids: { used: row.used_hwids.length, limit: row.hwid_limit },
-    credits: credits ? { total: number(credits.total), used: number(credits.used), remaining: number(credits.remaining), empty: credits.remaining === 0 } : null,
+    credits: credits
+      ? {
+          total: number(credits.total),
+          used: number(credits.used),
+          remaining: number(credits.remaining),
+          empty: credits.remaining === 0,
+        }
+      : null,
     // What it grants (its own entitlements and its policy's), as the portal's "Features".
     features: [...new Set([...row.own_entitlements, ...row.policy_entitlements])].sort(),
     href: licenseHref(row.id),
   };
 }
 
-export interface LicensesPage { customerName: string; licenses: LicenseRow[]; now: Date; panicMode: boolean }
+export interface LicensesPage {
+  customerName: string;
+  licenses: LicenseRow[];
+  now: Date;
+  panicMode: boolean;
+}
 
 /** The list at `/` of a signed-in customer. */
 export function licensesPageData(username: string, page: LicensesPage) {
@@ -96,7 +120,11 @@ export function licensesPageData(username: string, page: LicensesPage) {
 }
 
 /** The license page's address with `changes` applied to the current query (page 1 unless a page is given). */
-function addressWith(id: string, current: Record<string, string | number | undefined>, changes: Record<string, string | number | undefined>) {
+function addressWith(
+  id: string,
+  current: Record<string, string | number | undefined>,
+  changes: Record<string, string | number | undefined>,
+) {
   const merged = { ...current, page: undefined, ...changes };
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(merged)) {
@@ -131,10 +159,18 @@ export interface LicensePage {
   machines: MachineJson[];
 }
 
-const statusLabels: Record<UsageRecordRow['status'], string> = { success: 'Success', blocked: 'Blocked', invalid: 'Invalid' };
+const statusLabels: Record<UsageRecordRow['status'], string> = {
+  success: 'Success',
+  blocked: 'Blocked',
+  invalid: 'Invalid',
+};
 
 /** `/my-licenses/:licenseId`: every field, the usage chart, the records, credits, IPs and machines (its hardware ids). */
-export function licensePageData(username: string, page: LicensePage, query: { days: number; from?: string; to?: string }) {
+export function licensePageData(
+  username: string,
+  page: LicensePage,
+  query: { days: number; from?: string; to?: string },
+) {
   const { license: row, now, chart, records } = page;
   const license = licenseView(row, now);
   const current = { days: query.days, from: query.from, to: query.to };
@@ -144,7 +180,11 @@ export function licensePageData(username: string, page: LicensePage, query: { da
   const sightings = new Map(page.devices.map((sighting) => [`${sighting.kind}:${sighting.value}`, sighting]));
   const device = (kind: 'ip' | 'hwid') => (value: string) => {
     const seen = sightings.get(`${kind}:${value}`);
-    return { value, firstSeen: seen ? utcTime(seen.first_seen) : null, lastSeen: seen ? utcTime(seen.last_seen) : null };
+    return {
+      value,
+      firstSeen: seen ? utcTime(seen.first_seen) : null,
+      lastSeen: seen ? utcTime(seen.last_seen) : null,
+    };
   };
 
   return {
@@ -161,13 +201,25 @@ export function licensePageData(username: string, page: LicensePage, query: { da
       days: chart.days,
       range,
       totals: { success: number(totalSuccess), failure: number(totalFailure) },
-      ranges: chartRanges.map((option) => ({ days: option, href: addressWith(row.id, current, { days: option }), current: option === chart.days })),
+      ranges: chartRanges.map((option) => ({
+        days: option,
+        href: addressWith(row.id, current, { days: option }),
+        current: option === chart.days,
+      })),
     },
-    creditHistory: creditHistory(license.credits ? days.map((date, index) => ({ day: date, used: success[index]! })) : []),
+    creditHistory: creditHistory(
+      license.credits ? days.map((date, index) => ({ day: date, used: success[index]! })) : [],
+    ),
     records: {
       rows: records.rows.map((record) => ({
-        id: String(record.id), time: utcTime(record.created_at), iso: iso(record.created_at)!, status: record.status, statusLabel: statusLabels[record.status],
-        ip: record.ip, hwid: record.hwid, reason: record.reason,
+        id: String(record.id),
+        time: utcTime(record.created_at),
+        iso: iso(record.created_at)!,
+        status: record.status,
+        statusLabel: statusLabels[record.status],
+        ip: record.ip,
+        hwid: record.hwid,
+        reason: record.reason,
       })),
       total: number(records.total),
       count: records.total,
@@ -190,7 +242,9 @@ export function licensePageData(username: string, page: LicensePage, query: { da
 /** The usage chart of a license page: one bar per UTC day of the range, days without validations included. */
 export function usageChart(chart: { daily: DailyOutcome[]; days: number; start: Date }) {
   const counts = new Map(chart.daily.map((entry) => [entry.day, entry]));
-  const days = Array.from({ length: chart.days }, (_, index) => new Date(chart.start.getTime() + index * day).toISOString().slice(0, 10));
+  const days = Array.from({ length: chart.days }, (_, index) =>
+    new Date(chart.start.getTime() + index * day).toISOString().slice(0, 10),
+  );
   const success = days.map((date) => counts.get(date)?.success ?? 0);
   const failure = days.map((date) => counts.get(date)?.failure ?? 0);
   const totalSuccess = success.reduce((sum, value) => sum + value, 0);

@@ -10,18 +10,31 @@ import type { createCustomerPortalService } from './customer-portal.service.js';
 // answers an error as JSON: a license that is not the customer's gets the 404 page.
 
 /** A UTC calendar date `YYYY-MM-DD` that exists (2026-02-30 does not). */
-const calendarDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).refine((value) => {
-  const parsed = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
-});
+const calendarDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .refine((value) => {
+    const parsed = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+  });
 
 /** The address's choices; what cannot be read falls back to the default instead of failing the page. */
 const licensePageQuery = z.object({
-  days: z.enum(['7', '30', '90']).optional().catch(undefined)
+  days: z
+    .enum(['7', '30', '90'])
+    .optional()
+    .catch(undefined)
     .transform((value) => (value ? Number(value) : defaultChartDays)),
   from: calendarDate.optional().catch(undefined),
   to: calendarDate.optional().catch(undefined),
-  page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .catch(undefined)
+    .transform((value) => value ?? 1),
 });
 const licensePageParams = z.object({ licenseId: z.string() });
 
@@ -29,7 +42,9 @@ type Service = ReturnType<typeof createCustomerPortalService>;
 
 /** The pages, and the list that the front page `/` shows a signed-in customer. */
 export function customerPortalPages(deps: {
-  service: Service; findCustomer: (userId: string) => Promise<CustomerRecord | undefined>; panicMode: () => boolean;
+  service: Service;
+  findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
+  panicMode: () => boolean;
 }) {
   const { service } = deps;
 
@@ -38,7 +53,10 @@ export function customerPortalPages(deps: {
     // Panic mode closes the customer API; the page says so instead of reading licenses.
     const panicMode = deps.panicMode();
     const page = panicMode ? { licenses: [], now: new Date() } : await service.licensesPage(customer.id);
-    res.render('customer-portal/licenses', licensesPageData(username, { customerName: customer.name, panicMode, ...page }));
+    res.render(
+      'customer-portal/licenses',
+      licensesPageData(username, { customerName: customer.name, panicMode, ...page }),
+    );
   }
 
   /**
@@ -48,16 +66,18 @@ export function customerPortalPages(deps: {
   const customerPage: Guard = {
     name: 'customer',
     security: [{ session: [] }],
-    middleware: [(req, res, next) => {
-      res.set('Cache-Control', 'no-store');
-      const user = req.user;
-      if (!user) return res.redirect('/');
-      deps.findCustomer(user.id).then((customer) => {
-        if (!customer) return res.status(404).render('errors/not-found', notFoundData(user.username));
-        req.customer = customer;
-        next();
-      }, next);
-    }],
+    middleware: [
+      (req, res, next) => {
+        res.set('Cache-Control', 'no-store');
+        const user = req.user;
+        if (!user) return res.redirect('/');
+        deps.findCustomer(user.id).then((customer) => {
+          if (!customer) return res.status(404).render('errors/not-found', notFoundData(user.username));
+          req.customer = customer;
+          next();
+        }, next);
+      },
+    ],
   };
 
   /** The customer the page guard let through. */
@@ -68,9 +88,15 @@ export function customerPortalPages(deps: {
 
   const routes: AnyRoute[] = [
     defineRoute({
-      method: 'get', path: '/my-licenses/:licenseId', summary: 'The page of one of my licenses', tags: ['pages'], guard: customerPage,
-      params: licensePageParams, query: licensePageQuery,
-      description: 'Its fields, validations per day (`days`: 7, 30 or 90), the usage records (`from`, `to`: UTC dates; `page`), credits, IPs and hardware ids. Visitors are sent to `/` to sign in.',
+      method: 'get',
+      path: '/my-licenses/:licenseId',
+      summary: 'The page of one of my licenses',
+      tags: ['pages'],
+      guard: customerPage,
+      params: licensePageParams,
+      query: licensePageQuery,
+      description:
+        'Its fields, validations per day (`days`: 7, 30 or 90), the usage records (`from`, `to`: UTC dates; `page`), credits, IPs and hardware ids. Visitors are sent to `/` to sign in.',
       responses: {
         200: { description: 'The page', contentType: 'text/html' },
         302: { description: 'Not signed in: to the sign-in page' },
@@ -83,7 +109,10 @@ export function customerPortalPages(deps: {
         if (deps.panicMode()) return home(res, username, customer);
         try {
           const page = await service.licensePage(customer.id, params.licenseId, query);
-          res.render('customer-portal/license', licensePageData(username, { customerName: customer.name, ...page }, query));
+          res.render(
+            'customer-portal/license',
+            licensePageData(username, { customerName: customer.name, ...page }, query),
+          );
         } catch (error) {
           if (isHttpError(error) && error.status === 404) return notFound();
           throw error;

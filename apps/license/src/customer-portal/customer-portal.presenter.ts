@@ -9,17 +9,31 @@ import type { CustomerCounts, DailyUsage, UsageRequestRow } from './customer-por
 export function customerLicenseJson(row: LicenseRow) {
   const full = licenseJson(row);
   return {
-    _id: full._id, key: full.key, product: full.product, active: full.active, suspended: full.suspended, revoked: full.revoked,
-    expiresAt: full.expiresAt, licenseType: full.licenseType, ipLimit: full.ipLimit, hwidLimit: full.hwidLimit,
-    usedIps: full.usedIps, usedHwids: full.usedHwids, ...(full.credits ? { credits: full.credits } : {}),
+    _id: full._id,
+    key: full.key,
+    product: full.product,
+    active: full.active,
+    suspended: full.suspended,
+    revoked: full.revoked,
+    expiresAt: full.expiresAt,
+    licenseType: full.licenseType,
+    ipLimit: full.ipLimit,
+    hwidLimit: full.hwidLimit,
+    usedIps: full.usedIps,
+    usedHwids: full.usedHwids,
+    ...(full.credits ? { credits: full.credits } : {}),
     /** What the license grants (its own and its policy's): the portal's "Features". */
     entitlements: full.effectiveEntitlements,
   };
 }
 
 export const customerStatsJson = (counts: CustomerCounts) => ({
-  totalLicenses: counts.total, activeLicenses: counts.active, expiredLicenses: counts.expired, suspendedLicenses: counts.suspended,
-  totalRequests: counts.requests, successfulRequests: counts.successful,
+  totalLicenses: counts.total,
+  activeLicenses: counts.active,
+  expiredLicenses: counts.expired,
+  suspendedLicenses: counts.suspended,
+  totalRequests: counts.requests,
+  successfulRequests: counts.successful,
   byType: { fixed: counts.fixed, trial: counts.trial, consumption: counts.consumption, enterprise: counts.enterprise },
 });
 
@@ -36,7 +50,12 @@ export function licenseUsageJson(usage: { daily: DailyUsage[]; requests: UsageRe
     byStatus,
     dailyStats,
     requests: usage.requests.map((row) => ({
-      _id: String(row.id), ipAddress: row.ip ?? '', hwid: row.hwid ?? '', status: row.status, reason: row.reason, createdAt: iso(row.created_at)!,
+      _id: String(row.id),
+      ipAddress: row.ip ?? '',
+      hwid: row.hwid ?? '',
+      status: row.status,
+      reason: row.reason,
+      createdAt: iso(row.created_at)!,
     })),
   };
 }
@@ -46,16 +65,29 @@ const creditsJsonSchema = z.object({ total: count, used: count, remaining: count
 
 /** The License fields a customer sees, as the customer API answers them. */
 export const customerLicenseJsonSchema = z.object({
-  _id: z.string(), key: z.string(), product: z.object({ _id: z.string(), name: z.string() }),
-  active: z.boolean(), suspended: z.boolean(), revoked: z.boolean(), expiresAt: z.iso.datetime().nullable(),
-  licenseType: z.enum(licenseTypes), ipLimit: count, hwidLimit: count, usedIps: z.array(z.string()), usedHwids: z.array(z.string()),
+  _id: z.string(),
+  key: z.string(),
+  product: z.object({ _id: z.string(), name: z.string() }),
+  active: z.boolean(),
+  suspended: z.boolean(),
+  revoked: z.boolean(),
+  expiresAt: z.iso.datetime().nullable(),
+  licenseType: z.enum(licenseTypes),
+  ipLimit: count,
+  hwidLimit: count,
+  usedIps: z.array(z.string()),
+  usedHwids: z.array(z.string()),
   credits: creditsJsonSchema.optional(),
   entitlements: z.array(z.string()),
 });
 
 export const customerStatsJsonSchema = z.object({
-  totalLicenses: count, activeLicenses: count, expiredLicenses: count, suspendedLicenses: count,
-  totalRequests: count, successfulRequests: count,
+  totalLicenses: count,
+  activeLicenses: count,
+  expiredLicenses: count,
+  suspendedLicenses: count,
+  totalRequests: count,
+  successfulRequests: count,
   byType: z.object({ fixed: count, trial: count, consumption: count, enterprise: count }),
 });
 
@@ -64,10 +96,16 @@ export const licenseUsageJsonSchema = z.object({
   total: count,
   byStatus,
   dailyStats: z.record(z.string(), byStatus),
-  requests: z.array(z.object({
-    _id: z.string(), ipAddress: z.string(), hwid: z.string(), status: z.enum(['success', 'blocked', 'invalid']),
-    reason: z.string().nullable(), createdAt: z.iso.datetime(),
-  })),
+  requests: z.array(
+    z.object({
+      _id: z.string(),
+      ipAddress: z.string(),
+      hwid: z.string(),
+      status: z.enum(['success', 'blocked', 'invalid']),
+      reason: z.string().nullable(),
+      createdAt: z.iso.datetime(),
+    }),
+  ),
 });
 
 export { creditsJsonSchema };

@@ -8,7 +8,12 @@ import { errorSchema, notFound, one, validationFailure } from '../common/respons
 import { licenseFileJsonSchema, licenseFileQuery } from '../licenses/license-file.js';
 import { machineJsonSchema } from '../licenses/machines.presenter.js';
 import type { MachinesService } from '../licenses/machines.service.js';
-import { creditsJsonSchema, customerLicenseJsonSchema, customerStatsJsonSchema, licenseUsageJsonSchema } from './customer-portal.presenter.js';
+import {
+  creditsJsonSchema,
+  customerLicenseJsonSchema,
+  customerStatsJsonSchema,
+  licenseUsageJsonSchema,
+} from './customer-portal.presenter.js';
 import { releaseBodySchema } from './customer-portal.schema.js';
 import type { createCustomerPortalService } from './customer-portal.service.js';
 
@@ -23,7 +28,9 @@ const customerFailures = {
 
 /** The customer API: a signed-in customer's own licenses only (closed in panic mode). */
 export function customerPortalRoutes(deps: {
-  service: ReturnType<typeof createCustomerPortalService>; customer: Guard; panicGuard: RequestHandler;
+  service: ReturnType<typeof createCustomerPortalService>;
+  customer: Guard;
+  panicGuard: RequestHandler;
   machines: Pick<MachinesService, 'list'>;
 }): AnyRoute[] {
   const { service, customer: guard } = deps;
@@ -36,57 +43,155 @@ export function customerPortalRoutes(deps: {
   return [
     // Before `/:licenseId`, which would otherwise take "stats" as an id.
     defineRoute({
-      method: 'get', path: '/api/customer/licenses/stats', summary: 'Counts of my licenses', tags, guard, before,
-      responses: { 200: { description: 'Counts by state', schema: one('stats', customerStatsJsonSchema) }, ...customerFailures },
+      method: 'get',
+      path: '/api/customer/licenses/stats',
+      summary: 'Counts of my licenses',
+      tags,
+      guard,
+      before,
+      responses: {
+        200: { description: 'Counts by state', schema: one('stats', customerStatsJsonSchema) },
+        ...customerFailures,
+      },
       handler: async ({ req }) => ({ success: true, stats: await service.stats(me(req)) }),
     }),
     defineRoute({
-      method: 'get', path: '/api/customer/licenses/:licenseId', summary: 'A license of mine and its sub-licenses', tags, guard, before, params: licenseParams,
-      responses: { 200: { description: 'The licenses', schema: z.object({ success: z.literal(true), licenses: z.array(customerLicenseJsonSchema) }) }, ...customerFailures, ...notFound('License') },
+      method: 'get',
+      path: '/api/customer/licenses/:licenseId',
+      summary: 'A license of mine and its sub-licenses',
+      tags,
+      guard,
+      before,
+      params: licenseParams,
+      responses: {
+        200: {
+          description: 'The licenses',
+          schema: z.object({ success: z.literal(true), licenses: z.array(customerLicenseJsonSchema) }),
+        },
+        ...customerFailures,
+        ...notFound('License'),
+      },
       handler: async ({ params, req }) => ({ success: true, licenses: await service.list(me(req), params.licenseId) }),
     }),
     defineRoute({
-      method: 'get', path: '/api/customer/licenses/:licenseId/detail', summary: 'One license of mine', tags, guard, before, params: licenseParams,
-      responses: { 200: { description: 'The license', schema: one('license', customerLicenseJsonSchema) }, ...customerFailures, ...notFound('License') },
+      method: 'get',
+      path: '/api/customer/licenses/:licenseId/detail',
+      summary: 'One license of mine',
+      tags,
+      guard,
+      before,
+      params: licenseParams,
+      responses: {
+        200: { description: 'The license', schema: one('license', customerLicenseJsonSchema) },
+        ...customerFailures,
+        ...notFound('License'),
+      },
       handler: async ({ params, req }) => ({ success: true, license: await service.detail(me(req), params.licenseId) }),
     }),
     defineRoute({
-      method: 'get', path: '/api/customer/licenses/:licenseId/machines', summary: 'The machines of a license of mine, oldest first', tags, guard, before,
+      method: 'get',
+      path: '/api/customer/licenses/:licenseId/machines',
+      summary: 'The machines of a license of mine, oldest first',
+      tags,
+      guard,
+      before,
       params: licenseParams,
       responses: {
-        200: { description: 'The machines', schema: z.object({ success: z.literal(true), machines: z.array(machineJsonSchema) }) },
-        ...customerFailures, ...notFound('License'),
+        200: {
+          description: 'The machines',
+          schema: z.object({ success: z.literal(true), machines: z.array(machineJsonSchema) }),
+        },
+        ...customerFailures,
+        ...notFound('License'),
       },
-      handler: async ({ params, req }) => ({ success: true, machines: await deps.machines.list(params.licenseId, me(req)) }),
+      handler: async ({ params, req }) => ({
+        success: true,
+        machines: await deps.machines.list(params.licenseId, me(req)),
+      }),
     }),
     defineRoute({
-      method: 'get', path: '/api/customer/licenses/:licenseId/usage', summary: 'Usage of a license of mine', tags, guard, before,
-      params: licenseParams, query: usageQuery,
-      responses: { 200: { description: 'Usage in the range (the last 30 days by default)', schema: one('usage', licenseUsageJsonSchema) }, ...validationFailure, ...customerFailures, ...notFound('License') },
-      handler: async ({ params, query, req }) => ({ success: true, usage: await service.usage(me(req), params.licenseId, query) }),
-    }),
-    defineRoute({
-      method: 'get', path: '/api/customer/licenses/:licenseId/credits', summary: 'Credits of a license of mine', tags, guard, before, params: licenseParams,
-      responses: { 200: { description: 'Total, used and remaining credits', schema: one('credits', creditsJsonSchema) }, ...customerFailures, ...notFound('License') },
-      handler: async ({ params, req }) => ({ success: true, credits: await service.credits(me(req), params.licenseId) }),
-    }),
-    defineRoute({
-      method: 'post', path: '/api/customer/licenses/:licenseId/release', summary: 'Release an IP or hardware id of a license of mine', tags, guard, before,
-      params: licenseParams, body: releaseBodySchema,
-      description: 'Body `{ ip }` or `{ hwid }`. At most CUSTOMER_RELEASES_PER_DAY releases per license in any 24 hours; each is audited.',
+      method: 'get',
+      path: '/api/customer/licenses/:licenseId/usage',
+      summary: 'Usage of a license of mine',
+      tags,
+      guard,
+      before,
+      params: licenseParams,
+      query: usageQuery,
       responses: {
-        200: { description: 'Released: the license as it is now', schema: one('license', customerLicenseJsonSchema) }, ...validationFailure, ...customerFailures,
-        404: { description: 'License not found, or the IP or hardware id is not in use', schema: errorSchema }, 429: { description: 'Release limit reached', schema: errorSchema },
+        200: {
+          description: 'Usage in the range (the last 30 days by default)',
+          schema: one('usage', licenseUsageJsonSchema),
+        },
+        ...validationFailure,
+        ...customerFailures,
+        ...notFound('License'),
       },
-      handler: async ({ params, body, req }) => ({ success: true, license: await service.release(actorOf(req), me(req), params.licenseId, body) }),
+      handler: async ({ params, query, req }) => ({
+        success: true,
+        usage: await service.usage(me(req), params.licenseId, query),
+      }),
     }),
     defineRoute({
-      method: 'get', path: '/api/customer/licenses/:licenseId/file', summary: 'An offline license file of a license of mine (signed)', tags, guard, before,
-      params: licenseParams, query: licenseFileQuery,
-      description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`. `?fingerprint=F` binds it to a machine holding a seat.',
+      method: 'get',
+      path: '/api/customer/licenses/:licenseId/credits',
+      summary: 'Credits of a license of mine',
+      tags,
+      guard,
+      before,
+      params: licenseParams,
       responses: {
-        200: { description: 'The license file', schema: licenseFileJsonSchema }, ...customerFailures, ...notFound('License or machine'),
-        403: { description: 'Not a customer, or the license is revoked, suspended, inactive or expired', schema: errorSchema },
+        200: { description: 'Total, used and remaining credits', schema: one('credits', creditsJsonSchema) },
+        ...customerFailures,
+        ...notFound('License'),
+      },
+      handler: async ({ params, req }) => ({
+        success: true,
+        credits: await service.credits(me(req), params.licenseId),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/customer/licenses/:licenseId/release',
+      summary: 'Release an IP or hardware id of a license of mine',
+      tags,
+      guard,
+      before,
+      params: licenseParams,
+      body: releaseBodySchema,
+      description:
+        'Body `{ ip }` or `{ hwid }`. At most CUSTOMER_RELEASES_PER_DAY releases per license in any 24 hours; each is audited.',
+      responses: {
+        200: { description: 'Released: the license as it is now', schema: one('license', customerLicenseJsonSchema) },
+        ...validationFailure,
+        ...customerFailures,
+        404: { description: 'License not found, or the IP or hardware id is not in use', schema: errorSchema },
+        429: { description: 'Release limit reached', schema: errorSchema },
+      },
+      handler: async ({ params, body, req }) => ({
+        success: true,
+        license: await service.release(actorOf(req), me(req), params.licenseId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/customer/licenses/:licenseId/file',
+      summary: 'An offline license file of a license of mine (signed)',
+      tags,
+      guard,
+      before,
+      params: licenseParams,
+      query: licenseFileQuery,
+      description:
+        'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`. `?fingerprint=F` binds it to a machine holding a seat.',
+      responses: {
+        200: { description: 'The license file', schema: licenseFileJsonSchema },
+        ...customerFailures,
+        ...notFound('License or machine'),
+        403: {
+          description: 'Not a customer, or the license is revoked, suspended, inactive or expired',
+          schema: errorSchema,
+        },
       },
       handler: async ({ params, query, req, res }) => {
         const { file, contentDisposition } = await service.file(me(req), params.licenseId, query.fingerprint);

@@ -19,7 +19,12 @@ const day = 86_400_000;
 export const recordsPerPage = 25;
 
 /** What the license page asks for: the chart's days, the records' date bounds (UTC dates, `to` included) and page. */
-export interface LicensePageQuery { days: number; from?: string; to?: string; page: number }
+export interface LicensePageQuery {
+  days: number;
+  from?: string;
+  to?: string;
+  page: number;
+}
 
 const utcMidnight = (date: Date) => new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
 
@@ -56,7 +61,11 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
     async detail(customerId: string, licenseId: string) {
       const row = await ownLicense(customerId, licenseId);
       const license = customerLicenseJson(row);
-      return { ...license, product: { ...license.product, description: row.product_description }, usageStats: usageStatsJson(await usageStats(pool, row.id)) };
+      return {
+        ...license,
+        product: { ...license.product, description: row.product_description },
+        usageStats: usageStatsJson(await usageStats(pool, row.id)),
+      };
     },
 
     async usage(customerId: string, licenseId: string, range: { startDate?: Date; endDate?: Date }) {
@@ -87,17 +96,32 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
       const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + day) : undefined;
       const [daily, firstPage, devices, machines] = await Promise.all([
         usage.dailyOutcomesOfCustomerLicense(pool, customerId, licenseId, { from: chartStart, to: chartEnd }),
-        usage.usageRecordsOfCustomerLicense(pool, customerId, licenseId, { from, to, limit: recordsPerPage, offset: (query.page - 1) * recordsPerPage }),
+        usage.usageRecordsOfCustomerLicense(pool, customerId, licenseId, {
+          from,
+          to,
+          limit: recordsPerPage,
+          offset: (query.page - 1) * recordsPerPage,
+        }),
         usage.deviceSightingsOfCustomerLicense(pool, customerId, licenseId),
         deps.machines.list(license.id, customerId),
       ]);
       const pages = Math.max(1, Math.ceil(firstPage.total / recordsPerPage));
       // A page past the end (the filter narrowed, say) shows the last one instead of nothing.
       const page = Math.min(query.page, pages);
-      const records = page === query.page ? firstPage
-        : await usage.usageRecordsOfCustomerLicense(pool, customerId, licenseId, { from, to, limit: recordsPerPage, offset: (page - 1) * recordsPerPage });
+      const records =
+        page === query.page
+          ? firstPage
+          : await usage.usageRecordsOfCustomerLicense(pool, customerId, licenseId, {
+              from,
+              to,
+              limit: recordsPerPage,
+              offset: (page - 1) * recordsPerPage,
+            });
       return {
-        license, now: at, devices, machines,
+        license,
+        now: at,
+        devices,
+        machines,
         chart: { start: chartStart, days: query.days, daily },
         records: { rows: records.rows, total: records.total, page, pages },
       };
@@ -119,7 +143,10 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
     async file(customerId: string, licenseId: string, fingerprint?: string) {
       const row = await ownLicense(customerId, licenseId);
       const license = customerLicenseJson(row);
-      const file = deps.files.build({ ...license, suspendReason: row.suspend_reason, effectiveEntitlements: license.entitlements }, fingerprint);
+      const file = deps.files.build(
+        { ...license, suspendReason: row.suspend_reason, effectiveEntitlements: license.entitlements },
+        fingerprint,
+      );
       if (fingerprint !== undefined) await deps.machines.holder(licenseId, fingerprint, customerId);
       return { file, contentDisposition: deps.files.contentDisposition(license) };
     },

@@ -11,9 +11,23 @@ import type { createCustomersService } from './customers.service.js';
  * The customers API and the admin console's customer pages. The service is the app's: the
  * customer guard reads it too. `csrfToken`: the session's, for the pages' forms.
  */
-export function customersModule(needs: { pool: pg.Pool; service: ReturnType<typeof createCustomersService>; admin: Guard; adminPage: Guard; csrfToken: (req: Request) => string }): FeatureModule {
-  return { name: 'customers', routes: [...customerRoutes({ service: needs.service, admin: needs.admin }), ...customerPages({
-    service: needs.service, adminPage: needs.adminPage, csrfToken: needs.csrfToken,
-    auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
-  })] };
+export function customersModule(needs: {
+  pool: pg.Pool;
+  service: ReturnType<typeof createCustomersService>;
+  admin: Guard;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
+}): FeatureModule {
+  return {
+    name: 'customers',
+    routes: [
+      ...customerRoutes({ service: needs.service, admin: needs.admin }),
+      ...customerPages({
+        service: needs.service,
+        adminPage: needs.adminPage,
+        csrfToken: needs.csrfToken,
+        auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
+      }),
+    ],
+  };
 }

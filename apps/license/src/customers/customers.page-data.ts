@@ -33,10 +33,19 @@ const listAddress = (q: string, page: number) => {
   return `/customers${query ? `?${query}` : ''}`;
 };
 
-export interface CustomersPage { customers: CustomerJson[]; total: number; q: string; page: number }
+export interface CustomersPage {
+  customers: CustomerJson[];
+  total: number;
+  q: string;
+  page: number;
+}
 
 /** `/customers`: the search, a page of customers, and the form for a new one. */
-export function customersPageData(username: string, list: CustomersPage, extras: { form: CustomerFormState; messages: FlashMessage[]; csrfToken: string }) {
+export function customersPageData(
+  username: string,
+  list: CustomersPage,
+  extras: { form: CustomerFormState; messages: FlashMessage[]; csrfToken: string },
+) {
   return {
     ...adminLayout('Customers', username, 'customers'),
     messages: extras.messages,
@@ -55,12 +64,20 @@ export function customersPageData(username: string, list: CustomersPage, extras:
       licenses: number(customer.licenseCount ?? 0),
       href: customerHref(customer._id),
     })),
-    pagination: { page: list.page, pages: Math.max(1, Math.ceil(list.total / customersPageSize)), href: (page: number) => listAddress(list.q, page) },
+    pagination: {
+      page: list.page,
+      pages: Math.max(1, Math.ceil(list.total / customersPageSize)),
+      href: (page: number) => listAddress(list.q, page),
+    },
   };
 }
 
 /** `/customers/:id`: their license count, the edit form and the delete button. */
-export function customerPageData(username: string, customer: CustomerJson, extras: { form: CustomerFormState; messages: FlashMessage[]; csrfToken: string }) {
+export function customerPageData(
+  username: string,
+  customer: CustomerJson,
+  extras: { form: CustomerFormState; messages: FlashMessage[]; csrfToken: string },
+) {
   const licenses = customer.licenseCount ?? 0;
   return {
     ...adminLayout(customer.name, username, 'customers'),
@@ -77,8 +94,9 @@ export function customerPageData(username: string, customer: CustomerJson, extra
       updatedAt: utcTime(customer.updatedAt),
       href: customerHref(customer._id),
     },
-    deleteQuestion: licenses === 0
-      ? `Delete the customer “${customer.name}”? They have no licenses.`
-      : `Delete the customer “${customer.name}”? Their ${licensesText(licenses)} ${licenses === 1 ? 'stays' : 'stay'} and keep${licenses === 1 ? 's' : ''} working, without a customer.`,
+    deleteQuestion:
+      licenses === 0
+        ? `Delete the customer “${customer.name}”? They have no licenses.`
+        : `Delete the customer “${customer.name}”? Their ${licensesText(licenses)} ${licenses === 1 ? 'stays' : 'stay'} and keep${licenses === 1 ? 's' : ''} working, without a customer.`,
   };
 }

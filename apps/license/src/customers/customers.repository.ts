@@ -12,17 +12,24 @@ export async function listCustomers(db: Queryable, query: ListCustomers) {
   const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::text IS NULL OR c.name ILIKE $1 OR c.email ILIKE $1 OR c.user_id = $2)';
   const [page, total] = await Promise.all([
-    db.query<CustomerRow>(`SELECT c.*, ${licenseCount} FROM customers c ${where} ORDER BY c.created_at DESC, c.id LIMIT $3 OFFSET $4`,
-      [search, query.search ?? null, query.limit, query.skip]),
+    db.query<CustomerRow>(
+      `SELECT c.*, ${licenseCount} FROM customers c ${where} ORDER BY c.created_at DESC, c.id LIMIT $3 OFFSET $4`,
+      [search, query.search ?? null, query.limit, query.skip],
+    ),
     db.query<{ total: number }>(`SELECT count(*) AS total FROM customers c ${where}`, [search, query.search ?? null]),
   ]);
   return { rows: page.rows, total: total.rows[0]?.total ?? 0 };
 }
 
 /** The newest customers, names and emails only: the choices of a select (no license counts to make). */
-export async function listCustomerChoices(db: Queryable, limit: number): Promise<Array<{ id: string; name: string; email: string }>> {
+export async function listCustomerChoices(
+  db: Queryable,
+  limit: number,
+): Promise<Array<{ id: string; name: string; email: string }>> {
   const { rows } = await db.query<{ id: string; name: string; email: string }>(
-    'SELECT id, name, email FROM customers ORDER BY created_at DESC, id LIMIT $1', [limit]);
+    'SELECT id, name, email FROM customers ORDER BY created_at DESC, id LIMIT $1',
+    [limit],
+  );
   return rows;
 }
 
@@ -40,16 +47,22 @@ export async function findCustomerByUserId(db: Queryable, userId: string): Promi
 export async function insertCustomer(db: Queryable, input: CreateCustomer): Promise<CustomerRow> {
   const { rows } = await db.query<CustomerRow>(
     'INSERT INTO customers (name, email, user_id) VALUES ($1, $2, $3) RETURNING *, 0::int8 AS license_count',
-    [input.name, input.email, input.userId ?? null]);
+    [input.name, input.email, input.userId ?? null],
+  );
   return rows[0]!;
 }
 
-export async function updateCustomer(db: Queryable, id: string, input: UpdateCustomer): Promise<CustomerRow | undefined> {
+export async function updateCustomer(
+  db: Queryable,
+  id: string,
+  input: UpdateCustomer,
+): Promise<CustomerRow | undefined> {
   const { rows } = await db.query<CustomerRow>(
     `UPDATE customers c SET name = coalesce($2, name), email = coalesce($3, email),
        user_id = CASE WHEN $4::boolean THEN $5 ELSE user_id END, updated_at = now()
      WHERE id = $1 RETURNING *, ${licenseCount}`,
-    [id, input.name ?? null, input.email ?? null, input.userId !== undefined, input.userId ?? null]);
+    [id, input.name ?? null, input.email ?? null, input.userId !== undefined, input.userId ?? null],
+  );
   return rows[0];
 }
 
@@ -58,6 +71,9 @@ export async function deleteCustomer(db: Queryable, id: string): Promise<void> {
 }
 
 export async function userIdTaken(db: Queryable, userId: string, exceptId?: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM customers WHERE user_id = $1 AND id IS DISTINCT FROM $2', [userId, exceptId ?? null]);
+  const { rowCount } = await db.query('SELECT 1 FROM customers WHERE user_id = $1 AND id IS DISTINCT FROM $2', [
+    userId,
+    exceptId ?? null,
+  ]);
   return (rowCount ?? 0) > 0;
 }

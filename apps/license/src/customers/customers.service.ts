@@ -41,30 +41,48 @@ export function createCustomersService(deps: { pool: pg.Pool }) {
       return customerJson(row);
     },
 
-    create: (actor: Actor, input: CreateCustomer) => orUserIdTaken(withTransaction(pool, async (client) => {
-      if (input.userId && await repo.userIdTaken(client, input.userId)) throw userIdTaken();
-      const customer = customerJson(await repo.insertCustomer(client, input));
-      await recordAudit(client, actor, { action: 'create', resourceType: 'customer', resourceId: customer._id, after: customer });
-      return customer;
-    })),
+    create: (actor: Actor, input: CreateCustomer) =>
+      orUserIdTaken(
+        withTransaction(pool, async (client) => {
+          if (input.userId && (await repo.userIdTaken(client, input.userId))) throw userIdTaken();
+          const customer = customerJson(await repo.insertCustomer(client, input));
+          await recordAudit(client, actor, {
+            action: 'create',
+            resourceType: 'customer',
+            resourceId: customer._id,
+            after: customer,
+          });
+          return customer;
+        }),
+      ),
 
-    update: (actor: Actor, id: string, input: UpdateCustomer) => orUserIdTaken(withTransaction(pool, async (client) => {
-      const found = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
-      if (!found) throw notFound();
-      const before = customerJson(found);
-      if (input.userId && await repo.userIdTaken(client, input.userId, id)) throw userIdTaken();
-      const customer = customerJson((await repo.updateCustomer(client, id, input))!);
-      await recordAudit(client, actor, { action: 'update', resourceType: 'customer', resourceId: id, before, after: customer });
-      return customer;
-    })),
+    update: (actor: Actor, id: string, input: UpdateCustomer) =>
+      orUserIdTaken(
+        withTransaction(pool, async (client) => {
+          const found = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
+          if (!found) throw notFound();
+          const before = customerJson(found);
+          if (input.userId && (await repo.userIdTaken(client, input.userId, id))) throw userIdTaken();
+          const customer = customerJson((await repo.updateCustomer(client, id, input))!);
+          await recordAudit(client, actor, {
+            action: 'update',
+            resourceType: 'customer',
+            resourceId: id,
+            before,
+            after: customer,
+          });
+          return customer;
+        }),
+      ),
 
-    remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
-      const found = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
-      if (!found) throw notFound();
-      const before = customerJson(found);
-      // Their licenses stay (customer_id set null): an application in the field keeps working.
-      await repo.deleteCustomer(client, id);
-      await recordAudit(client, actor, { action: 'delete', resourceType: 'customer', resourceId: id, before });
-    }),
+    remove: (actor: Actor, id: string) =>
+      withTransaction(pool, async (client) => {
+        const found = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
+        if (!found) throw notFound();
+        const before = customerJson(found);
+        // Their licenses stay (customer_id set null): an application in the field keeps working.
+        await repo.deleteCustomer(client, id);
+        await recordAudit(client, actor, { action: 'delete', resourceType: 'customer', resourceId: id, before });
+      }),
   };
 }

@@ -36,7 +36,9 @@ function portalAddressOf(path: string): string {
  */
 export function adminPageGuard(admin: Guard): Guard {
   const check: RequestHandler = (req, res, next) => {
-    adminPage(admin, req, res).then((username) => { if (username) next(); }, next);
+    adminPage(admin, req, res).then((username) => {
+      if (username) next();
+    }, next);
   };
   return { name: admin.name, middleware: [check], security: admin.security };
 }
@@ -68,7 +70,7 @@ export async function adminPage(admin: Guard, req: Request, res: Response): Prom
   }
   if (isHttpError(error) && error.status === 403) {
     const findCustomer = req.app.locals[findCustomerKey] as FindCustomer | undefined;
-    if (req.method === 'GET' && findCustomer && await findCustomer(user.id)) {
+    if (req.method === 'GET' && findCustomer && (await findCustomer(user.id))) {
       res.redirect(303, portalAddressOf(req.path));
       return undefined;
     }
@@ -79,7 +81,11 @@ export async function adminPage(admin: Guard, req: Request, res: Response): Prom
 }
 
 /** One sentence per field the form got wrong, named by its label; `messages` overrides the schema's text per field. */
-export function formErrors(error: ZodError, labels: Record<string, string>, messages: Record<string, string> = {}): string[] {
+export function formErrors(
+  error: ZodError,
+  labels: Record<string, string>,
+  messages: Record<string, string> = {},
+): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const issue of error.issues) {

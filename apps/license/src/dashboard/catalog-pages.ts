@@ -4,7 +4,14 @@ import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import type { Actor } from '../common/actor.js';
 import { actorOf } from '../common/actor.js';
-import { consoleAdminName, formErrors, redirectWithFlash, takeFlash, type AuditFailure, type FlashMessage } from './admin-pages.js';
+import {
+  consoleAdminName,
+  formErrors,
+  redirectWithFlash,
+  takeFlash,
+  type AuditFailure,
+  type FlashMessage,
+} from './admin-pages.js';
 import { notFoundData } from './dashboard.page-data.js';
 
 // The admin console's pages for a catalogue resource (products, customers): a searchable list
@@ -16,27 +23,54 @@ import { notFoundData } from './dashboard.page-data.js';
 
 const tags = ['pages'];
 const listQuery = z.object({
-  q: z.string().trim().max(200).optional().catch(undefined).transform((value) => value ?? ''),
-  page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
+  q: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .catch(undefined)
+    .transform((value) => value ?? ''),
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .catch(undefined)
+    .transform((value) => value ?? 1),
   /** Of one product (policies); resources without products ignore it. */
   product: z.uuid().optional().catch(undefined),
 });
 const idParams = z.object({ id: z.string() });
 
 /** A form as the page shows it: the values typed and what is wrong with them. */
-export interface CatalogFormState { values: object; errors: string[] }
+export interface CatalogFormState {
+  values: object;
+  errors: string[];
+}
 
 /** What the pages extend every view's data with. */
 export interface CatalogPageExtras<State extends CatalogFormState> {
-  form: State; messages: FlashMessage[]; csrfToken: string;
+  form: State;
+  messages: FlashMessage[];
+  csrfToken: string;
   /** What the resource's `options` read for its forms (the choices of a select), or {}. */
   options: Record<string, unknown>;
 }
 
-interface Named { _id: string; name: string }
+interface Named {
+  _id: string;
+  name: string;
+}
 
 /** What one resource gives the builder. */
-export interface CatalogResource<Item extends Named, Form extends Record<string, unknown>, State extends CatalogFormState, Create, Update> {
+export interface CatalogResource<
+  Item extends Named,
+  Form extends Record<string, unknown>,
+  State extends CatalogFormState,
+  Create,
+  Update,
+> {
   /** The audit log's resource type, the word in messages ("Product") and the base path ("/products"). */
   resourceType: 'product' | 'customer' | 'policy' | 'entitlement';
   noun: string;
@@ -57,19 +91,31 @@ export interface CatalogResource<Item extends Named, Form extends Record<string,
   create: { schema: ZodType<Create>; inputOf: (form: Form) => unknown };
   update: { schema: ZodType<Update>; inputOf: (form: Form) => unknown };
   service: {
-    list(query: { q?: string; limit: number; skip: number; product?: string }): Promise<{ items: Item[]; total: number }>;
+    list(query: {
+      q?: string;
+      limit: number;
+      skip: number;
+      product?: string;
+    }): Promise<{ items: Item[]; total: number }>;
     /** Throws a 404 HTTP error when there is none. */
     get(id: string): Promise<Item>;
     create(actor: Actor, input: Create): Promise<Item>;
     update(actor: Actor, id: string, input: Update): Promise<Item>;
     remove(actor: Actor, id: string): Promise<unknown>;
   };
-  listData(username: string, list: { items: Item[]; total: number; q: string; page: number; product?: string }, extras: CatalogPageExtras<State>): object;
+  listData(
+    username: string,
+    list: { items: Item[]; total: number; q: string; page: number; product?: string },
+    extras: CatalogPageExtras<State>,
+  ): object;
   detailData(username: string, item: Item, extras: CatalogPageExtras<State>): object;
   href: (id: string) => string;
   docs: {
-    list: string; detail: string; update?: string;
-    deleteSummary: string; deleteDescription?: string;
+    list: string;
+    detail: string;
+    update?: string;
+    deleteSummary: string;
+    deleteDescription?: string;
     /** Said after a delete, after "<Noun> “name” deleted." */
     deleted?: string;
     /** Statuses the writes may answer beyond the common ones. */
@@ -83,7 +129,13 @@ const pageResponses = {
   403: { description: 'Not an admin', contentType: 'text/html' },
 };
 
-export function catalogPages<Item extends Named, Form extends Record<string, unknown>, State extends CatalogFormState, Create, Update>(
+export function catalogPages<
+  Item extends Named,
+  Form extends Record<string, unknown>,
+  State extends CatalogFormState,
+  Create,
+  Update,
+>(
   resource: CatalogResource<Item, Form, State, Create, Update>,
   deps: { adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure },
 ): AnyRoute[] {
@@ -98,15 +150,41 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
   };
   const failed = (req: Request, action: 'create' | 'update' | 'delete', resourceId: string | null, error: unknown) =>
     deps.auditFailure(req, { action, resourceType: resource.resourceType, resourceId }, error);
-  const notFound = (res: Response, username: string) => res.status(404).render('errors/not-found', notFoundData(username));
-  const extras = async (req: Request, form: State): Promise<CatalogPageExtras<State>> =>
-    ({ form, messages: takeFlash(req), csrfToken: deps.csrfToken(req), options: (await resource.options?.()) ?? {} });
+  const notFound = (res: Response, username: string) =>
+    res.status(404).render('errors/not-found', notFoundData(username));
+  const extras = async (req: Request, form: State): Promise<CatalogPageExtras<State>> => ({
+    form,
+    messages: takeFlash(req),
+    csrfToken: deps.csrfToken(req),
+    options: (await resource.options?.()) ?? {},
+  });
   /** A refusal the form shows (bad input, a taken value) rather than an error page. */
   const shownOnForm = (error: unknown) => isHttpError(error) && (error.status === 400 || error.status === 409);
 
-  async function renderList(req: Request, res: Response, username: string, query: { q: string; page: number; product?: string }, form: State, status = 200) {
-    const { items, total } = await service.list({ q: query.q || undefined, limit: resource.pageSize, skip: (query.page - 1) * resource.pageSize, product: query.product });
-    res.status(status).render(resource.views.list, resource.listData(username, { items, total, q: query.q, page: query.page, product: query.product }, await extras(req, form)));
+  async function renderList(
+    req: Request,
+    res: Response,
+    username: string,
+    query: { q: string; page: number; product?: string },
+    form: State,
+    status = 200,
+  ) {
+    const { items, total } = await service.list({
+      q: query.q || undefined,
+      limit: resource.pageSize,
+      skip: (query.page - 1) * resource.pageSize,
+      product: query.product,
+    });
+    res
+      .status(status)
+      .render(
+        resource.views.list,
+        resource.listData(
+          username,
+          { items, total, q: query.q, page: query.page, product: query.product },
+          await extras(req, form),
+        ),
+      );
   }
 
   async function renderItem(req: Request, res: Response, username: string, id: string, form?: State, status = 200) {
@@ -117,40 +195,78 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
       if (isHttpError(error) && error.status === 404) return notFound(res, username);
       throw error;
     }
-    res.status(status).render(resource.views.detail, resource.detailData(username, item, await extras(req, form ?? resource.formOf(item))));
+    res
+      .status(status)
+      .render(
+        resource.views.detail,
+        resource.detailData(username, item, await extras(req, form ?? resource.formOf(item))),
+      );
   }
 
   return [
     defineRoute({
-      method: 'get', path: basePath, summary: `The ${lowerNoun}s page`, tags, guard: deps.adminPage, query: listQuery,
-      description: resource.docs.list, responses: pageResponses,
+      method: 'get',
+      path: basePath,
+      summary: `The ${lowerNoun}s page`,
+      tags,
+      guard: deps.adminPage,
+      query: listQuery,
+      description: resource.docs.list,
+      responses: pageResponses,
       handler: async ({ query, req, res }) => {
         const username = consoleAdminName(req);
         await renderList(req, res, username, query, resource.emptyForm());
       },
     }),
     defineRoute({
-      method: 'post', path: basePath, summary: `Create a ${lowerNoun} (form)`, tags, guard: deps.adminPage, body: resource.form,
+      method: 'post',
+      path: basePath,
+      summary: `Create a ${lowerNoun} (form)`,
+      tags,
+      guard: deps.adminPage,
+      body: resource.form,
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
         const parsed = resource.create.schema.safeParse(resource.create.inputOf(body));
         if (!parsed.success) {
           await failed(req, 'create', null, appError('VALIDATION_FAILED'));
-          return renderList(req, res, username, { q: '', page: 1 }, resource.stateOf(body, formErrors(parsed.error, resource.labels, resource.messages)), 400);
+          return renderList(
+            req,
+            res,
+            username,
+            { q: '', page: 1 },
+            resource.stateOf(body, formErrors(parsed.error, resource.labels, resource.messages)),
+            400,
+          );
         }
         try {
           const item = await service.create(actorOf(req), parsed.data);
-          return redirectWithFlash(req, res, resource.href(item._id), { type: 'success', text: `${noun} “${item.name}” created.` });
+          return redirectWithFlash(req, res, resource.href(item._id), {
+            type: 'success',
+            text: `${noun} “${item.name}” created.`,
+          });
         } catch (error) {
           if (!shownOnForm(error) || !isHttpError(error)) throw error;
           await failed(req, 'create', null, error);
-          return renderList(req, res, username, { q: '', page: 1 }, resource.stateOf(body, [error.message]), error.status);
+          return renderList(
+            req,
+            res,
+            username,
+            { q: '', page: 1 },
+            resource.stateOf(body, [error.message]),
+            error.status,
+          );
         }
       },
     }),
     defineRoute({
-      method: 'get', path: `${basePath}/:id`, summary: `A ${lowerNoun}'s page`, tags, guard: deps.adminPage, params: idParams,
+      method: 'get',
+      path: `${basePath}/:id`,
+      summary: `A ${lowerNoun}'s page`,
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
       description: resource.docs.detail,
       responses: { ...pageResponses, 404: { description: `No such ${lowerNoun}`, contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
@@ -159,7 +275,13 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
       },
     }),
     defineRoute({
-      method: 'post', path: `${basePath}/:id`, summary: `Update a ${lowerNoun} (form)`, tags, guard: deps.adminPage, params: idParams, body: resource.form,
+      method: 'post',
+      path: `${basePath}/:id`,
+      summary: `Update a ${lowerNoun} (form)`,
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: resource.form,
       ...(resource.docs.update ? { description: resource.docs.update } : {}),
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
@@ -167,11 +289,21 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
         const parsed = resource.update.schema.safeParse(resource.update.inputOf(body));
         if (!parsed.success) {
           await failed(req, 'update', params.id, appError('VALIDATION_FAILED'));
-          return renderItem(req, res, username, params.id, resource.stateOf(body, formErrors(parsed.error, resource.labels, resource.messages)), 400);
+          return renderItem(
+            req,
+            res,
+            username,
+            params.id,
+            resource.stateOf(body, formErrors(parsed.error, resource.labels, resource.messages)),
+            400,
+          );
         }
         try {
           const item = await service.update(actorOf(req), params.id, parsed.data);
-          return redirectWithFlash(req, res, resource.href(item._id), { type: 'success', text: `${noun} “${item.name}” saved.` });
+          return redirectWithFlash(req, res, resource.href(item._id), {
+            type: 'success',
+            text: `${noun} “${item.name}” saved.`,
+          });
         } catch (error) {
           if (!isHttpError(error) || (error.status !== 404 && !shownOnForm(error))) throw error;
           await failed(req, 'update', params.id, error);
@@ -181,7 +313,12 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
       },
     }),
     defineRoute({
-      method: 'post', path: `${basePath}/:id/delete`, summary: resource.docs.deleteSummary, tags, guard: deps.adminPage, params: idParams,
+      method: 'post',
+      path: `${basePath}/:id/delete`,
+      summary: resource.docs.deleteSummary,
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
       ...(resource.docs.deleteDescription ? { description: resource.docs.deleteDescription } : {}),
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
@@ -198,7 +335,10 @@ export function catalogPages<Item extends Named, Form extends Record<string, unk
           return redirectWithFlash(req, res, resource.href(params.id), { type: 'error', text: `${error.message}.` });
         }
         const deleted = `${noun} “${name}” deleted.`;
-        return redirectWithFlash(req, res, basePath, { type: 'success', text: resource.docs.deleted ? `${deleted} ${resource.docs.deleted}` : deleted });
+        return redirectWithFlash(req, res, basePath, {
+          type: 'success',
+          text: resource.docs.deleted ? `${deleted} ${resource.docs.deleted}` : deleted,
+        });
       },
     }),
   ];

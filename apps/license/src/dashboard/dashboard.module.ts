@@ -12,14 +12,28 @@ import { createDashboardService } from './dashboard.service.js';
 /** The web page at `/` and its assets (no panic guard: admins must reach it in panic mode). */
 export function dashboardModule(needs: {
   /** Where the counts are read: the replica when there is one (database.reads). */
-  reads: Queryable; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof createLicensesService>; public: Guard; admin: Guard;
+  reads: Queryable;
+  settings: SettingsStore<LicenseSettings>;
+  now: () => Date;
+  licenses: ReturnType<typeof createLicensesService>;
+  public: Guard;
+  admin: Guard;
   /** Renders a signed-in customer's front page (the customer portal's). */
   customerHome: (res: Response, username: string, customer: CustomerRecord) => Promise<void>;
   isAdmin: (userId: string) => Promise<boolean>;
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
 }): FeatureModule {
   const service = createDashboardService({
-    reads: needs.reads, settings: needs.settings, now: needs.now, licenses: needs.licenses, isAdmin: needs.isAdmin, findCustomer: needs.findCustomer,
+    reads: needs.reads,
+    settings: needs.settings,
+    now: needs.now,
+    licenses: needs.licenses,
+    isAdmin: needs.isAdmin,
+    findCustomer: needs.findCustomer,
   });
-  return { name: 'dashboard', routes: dashboardRoutes({ service, public: needs.public, admin: needs.admin, customerHome: needs.customerHome }), routers: [dashboardAssets] };
+  return {
+    name: 'dashboard',
+    routes: dashboardRoutes({ service, public: needs.public, admin: needs.admin, customerHome: needs.customerHome }),
+    routers: [dashboardAssets],
+  };
 }

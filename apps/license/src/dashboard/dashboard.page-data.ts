@@ -13,7 +13,8 @@ const signInErrors: Record<string, string> = {
   auth_failed: 'Sign-in failed. Please try again.',
   rate_limited: 'The identity provider is rate limiting sign-ins; wait a minute and try again.',
   no_user: 'The identity provider returned no user.',
-  https_required: 'Sign-in failed: the sign-in cookie could not be set over plain http. In production the session cookie is Secure, so browsers keep it only over https: open this site at its https:// address (behind a TLS-terminating proxy, the service needs TRUST_PROXY set).',
+  https_required:
+    'Sign-in failed: the sign-in cookie could not be set over plain http. In production the session cookie is Secure, so browsers keep it only over https: open this site at its https:// address (behind a TLS-terminating proxy, the service needs TRUST_PROXY set).',
 };
 
 export function signInErrorMessage(code: unknown): string | undefined {
@@ -40,16 +41,27 @@ export const adminNav = [
 export type AdminSection = (typeof adminNav)[number]['id'];
 
 /** What every admin console page's layout reads: the common layout plus the navigation bar with `section` marked current. */
-export const adminLayout = (title: string, username: string, section: AdminSection, script = false) =>
-  ({ ...layout(title, username, script), adminNav, adminSection: section });
+export const adminLayout = (title: string, username: string, section: AdminSection, script = false) => ({
+  ...layout(title, username, script),
+  adminNav,
+  adminSection: section,
+});
 
 /** What every page's layout reads (`script`: the page loads dashboard.js). */
-export const layout = (title: string, username?: string, script = false) => ({ serviceName, assetsPath, title, username, script });
+export const layout = (title: string, username?: string, script = false) => ({
+  serviceName,
+  assetsPath,
+  title,
+  username,
+  script,
+});
 
 const licenseRow = (license: LicenseRowView) => ({
   ...license,
   expiresDate: license.expiresAt?.slice(0, 10) ?? null,
-  credits: license.credits ? { total: number(license.credits.total), remaining: number(license.credits.remaining) } : null,
+  credits: license.credits
+    ? { total: number(license.credits.total), remaining: number(license.credits.remaining) }
+    : null,
 });
 
 export function signInData(errorCode: unknown) {
@@ -80,10 +92,22 @@ const exportLinks = [
 const adminApi = [
   { method: 'GET, POST', path: '/api/products', what: 'Products; PUT, DELETE /api/products/:id' },
   { method: 'GET, POST', path: '/api/customers', what: 'Customers; GET, PUT, DELETE /api/customers/:id' },
-  { method: 'GET, POST', path: '/api/licenses', what: 'Licenses (filters: product, customer, licenseType, active, suspended, revoked, expired, expiresWithinDays, search)' },
+  {
+    method: 'GET, POST',
+    path: '/api/licenses',
+    what: 'Licenses (filters: product, customer, licenseType, active, suspended, revoked, expired, expiresWithinDays, search)',
+  },
   { method: 'POST', path: '/api/licenses/:id/suspend', what: 'Also /reactivate and /revoke' },
-  { method: 'POST', path: '/api/license/rotate', what: 'New key for a license; /api/license/clear empties its IP and HWID lists' },
-  { method: 'GET, PUT', path: '/api/admin/config', what: 'Runtime configuration: panic mode and the public rate limit' },
+  {
+    method: 'POST',
+    path: '/api/license/rotate',
+    what: 'New key for a license; /api/license/clear empties its IP and HWID lists',
+  },
+  {
+    method: 'GET, PUT',
+    path: '/api/admin/config',
+    what: 'Runtime configuration: panic mode and the public rate limit',
+  },
   { method: 'GET, POST', path: '/api/admin/panic', what: 'Panic mode switch, body { "enabled": true | false }' },
   { method: 'GET', path: '/api/audit', what: 'Audit log' },
   { method: 'GET, POST', path: '/api/automated-actions', what: 'Automated actions' },
@@ -91,7 +115,11 @@ const adminApi = [
   { method: 'GET', path: '/api/2fa/status', what: 'Two-factor: /setup, /enable, /verify, /disable' },
 ];
 
-export interface AdminOverview { counts: DashboardCounts; recent: LicenseRowView[]; panicMode: boolean }
+export interface AdminOverview {
+  counts: DashboardCounts;
+  recent: LicenseRowView[];
+  panicMode: boolean;
+}
 
 export function adminData(username: string, { counts, recent, panicMode }: AdminOverview) {
   const { licenses, validations } = counts;
@@ -121,8 +149,14 @@ export function adminData(username: string, { counts, recent, panicMode }: Admin
 }
 
 const errorHeadings: Record<number, string> = {
-  400: 'Request not accepted', 401: 'Sign-in required', 403: 'Not allowed', 404: 'Not found', 409: 'Conflict',
-  413: 'Too large', 429: 'Too many requests', 503: 'Service unavailable',
+  400: 'Request not accepted',
+  401: 'Sign-in required',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Too large',
+  429: 'Too many requests',
+  503: 'Service unavailable',
 };
 
 /**
@@ -130,10 +164,17 @@ const errorHeadings: Record<number, string> = {
  * Referer under helmet's policy, so mostly absent), else the page of the license a download
  * belongs to, else the start page.
  */
-export function errorBackLink(path: string, referer: { href: string; sameSite: boolean }): { href: string; label: string } {
+export function errorBackLink(
+  path: string,
+  referer: { href: string; sameSite: boolean },
+): { href: string; label: string } {
   if (referer.sameSite) return { href: referer.href, label: 'Go back' };
   const download = /^\/api\/(customer\/licenses|licenses)\/([0-9a-f-]{36})\/file$/i.exec(path);
-  if (download) return { href: `${download[1] === 'licenses' ? '/licenses' : '/my-licenses'}/${download[2]}`, label: 'Back to the license' };
+  if (download)
+    return {
+      href: `${download[1] === 'licenses' ? '/licenses' : '/my-licenses'}/${download[2]}`,
+      label: 'Back to the license',
+    };
   return { href: '/', label: 'Go to the start page' };
 }
 
@@ -143,18 +184,32 @@ export function errorBackLink(path: string, referer: { href: string; sameSite: b
  * the variables to set when the answer has them, and a link back.
  */
 export function errorPageData(input: {
-  status: number; message: string; details?: Record<string, unknown>; extra?: Record<string, unknown>;
-  username?: string; back: { href: string; label: string };
+  status: number;
+  message: string;
+  details?: Record<string, unknown>;
+  extra?: Record<string, unknown>;
+  username?: string;
+  back: { href: string; label: string };
 }) {
   const { status, extra } = input;
   const heading = errorHeadings[status] ?? (status >= 500 ? 'Something went wrong' : 'Request failed');
-  const variables = Array.isArray(extra?.variables) ? extra.variables.filter((name): name is string => typeof name === 'string') : [];
+  const variables = Array.isArray(extra?.variables)
+    ? extra.variables.filter((name): name is string => typeof name === 'string')
+    : [];
   // Variables the message does not name already (the sign-in hint names them all).
-  const items = [...Object.entries(input.details ?? {}).map(([field, text]) => `${field}: ${Array.isArray(text) ? text.join(', ') : String(text)}`),
-    ...variables.filter((name) => !input.message.includes(name))];
+  const items = [
+    ...Object.entries(input.details ?? {}).map(
+      ([field, text]) => `${field}: ${Array.isArray(text) ? text.join(', ') : String(text)}`,
+    ),
+    ...variables.filter((name) => !input.message.includes(name)),
+  ];
   return {
-    ...layout(heading, input.username), status, heading, message: input.message,
-    reason: typeof extra?.reason === 'string' ? extra.reason : null, items,
+    ...layout(heading, input.username),
+    status,
+    heading,
+    message: input.message,
+    reason: typeof extra?.reason === 'string' ? extra.reason : null,
+    items,
     back: input.back,
   };
 }

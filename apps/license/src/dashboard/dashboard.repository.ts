@@ -17,7 +17,8 @@ export interface DashboardCounts {
 export async function dashboardCounts(db: Queryable, now: Date): Promise<DashboardCounts> {
   const [entities, licenseRows, validations] = await Promise.all([
     db.query<{ products: number; customers: number }>(
-      'SELECT (SELECT count(*) FROM products)::int AS products, (SELECT count(*) FROM customers)::int AS customers'),
+      'SELECT (SELECT count(*) FROM products)::int AS products, (SELECT count(*) FROM customers)::int AS customers',
+    ),
     licenseCountsAt(db, now),
     usageCountsBetween(db, { from: new Date(now.getTime() - 86_400_000), to: now }),
   ]);

@@ -43,18 +43,32 @@ export const dashboardAssets: Router = Router()
  * Mounted after the session middleware and without the panic guard: it stays reachable in panic mode.
  */
 export function dashboardRoutes(deps: {
-  service: DashboardService; public: Guard; admin: Guard; customerHome: (res: Response, username: string, customer: CustomerRecord) => Promise<void>;
+  service: DashboardService;
+  public: Guard;
+  admin: Guard;
+  customerHome: (res: Response, username: string, customer: CustomerRecord) => Promise<void>;
 }): AnyRoute[] {
   const { service } = deps;
   return [
     defineRoute({
-      method: 'get', path: '/favicon.ico', summary: 'No icon here (the pages link an SVG icon)', tags: ['pages'], guard: deps.public,
+      method: 'get',
+      path: '/favicon.ico',
+      summary: 'No icon here (the pages link an SVG icon)',
+      tags: ['pages'],
+      guard: deps.public,
       responses: { 204: { description: 'Nothing' } },
       // Browsers ask for it on every site.
-      handler: ({ res }) => { res.status(204).end(); },
+      handler: ({ res }) => {
+        res.status(204).end();
+      },
     }),
     defineRoute({
-      method: 'get', path: '/', summary: 'The dashboard page', tags: ['pages'], guard: deps.public, query: pageQuery,
+      method: 'get',
+      path: '/',
+      summary: 'The dashboard page',
+      tags: ['pages'],
+      guard: deps.public,
+      query: pageQuery,
       description: 'Sign-in for visitors, the overview for admins (after two-factor), their licenses for customers.',
       responses: { 200: { description: 'The page', contentType: 'text/html' } },
       handler: async ({ query, req, res }) => {

@@ -22,7 +22,10 @@ export interface LicenseRowView {
 }
 
 /** The state that decides validation, worst first: revoked and suspended outrank an expiry date. */
-export function licenseState(license: Pick<LicenseJson, 'active' | 'suspended' | 'revoked' | 'expiresAt'>, now: Date): LicenseState {
+export function licenseState(
+  license: Pick<LicenseJson, 'active' | 'suspended' | 'revoked' | 'expiresAt'>,
+  now: Date,
+): LicenseState {
   if (license.revoked) return 'revoked';
   if (license.suspended) return 'suspended';
   if (license.expiresAt && Date.parse(license.expiresAt) <= now.getTime()) return 'expired';
@@ -40,14 +43,14 @@ const rowView = (license: LicenseJson, now: Date): LicenseRowView => ({
   credits: license.credits,
 });
 
-export type Visitor =
-  | { kind: 'admin' }
-  | { kind: 'customer'; customer: CustomerRecord }
-  | { kind: 'none' };
+export type Visitor = { kind: 'admin' } | { kind: 'customer'; customer: CustomerRecord } | { kind: 'none' };
 
 /** Read-only: what the page at `/` shows admins (a customer's page is the customer portal's). Writes go through the existing APIs from the page script. */
 export function createDashboardService(deps: {
-  reads: Queryable; settings: SettingsStore<LicenseSettings>; now: () => Date; licenses: ReturnType<typeof createLicensesService>;
+  reads: Queryable;
+  settings: SettingsStore<LicenseSettings>;
+  now: () => Date;
+  licenses: ReturnType<typeof createLicensesService>;
   /** The admins' and customers' services answer who a user is. */
   isAdmin: (userId: string) => Promise<boolean>;
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
@@ -67,9 +70,20 @@ export function createDashboardService(deps: {
       const at = now();
       const [counts, recent] = await Promise.all([
         dashboardCounts(reads, at),
-        deps.licenses.list({ limit: recentLimit, skip: 0, active: undefined, suspended: undefined, revoked: undefined, expired: undefined }),
+        deps.licenses.list({
+          limit: recentLimit,
+          skip: 0,
+          active: undefined,
+          suspended: undefined,
+          revoked: undefined,
+          expired: undefined,
+        }),
       ]);
-      return { counts, recent: recent.licenses.map((license) => rowView(license, at)), panicMode: isPanicMode(deps.settings) };
+      return {
+        counts,
+        recent: recent.licenses.map((license) => rowView(license, at)),
+        panicMode: isPanicMode(deps.settings),
+      };
     },
   };
 }

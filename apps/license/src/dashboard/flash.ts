@@ -4,7 +4,11 @@ import type { Request, Response } from 'express';
 // to (post, redirect, get): shown once, then gone. packages/auth declares the session's field.
 
 /** fields: the form fields an error is about (ui/flash marks them aria-invalid). */
-export interface FlashMessage { type: 'success' | 'error'; text: string; fields?: string[] }
+export interface FlashMessage {
+  type: 'success' | 'error';
+  text: string;
+  fields?: string[];
+}
 
 /** Keeps a message for the next page this session renders. */
 export function setFlash(req: Request, message: FlashMessage): void {
@@ -30,7 +34,12 @@ export async function redirectAfterSaving(req: Request, res: Response, location:
 }
 
 /** Keeps a message for the page the redirect leads to, and redirects there. */
-export async function redirectWithFlash(req: Request, res: Response, location: string, message: FlashMessage): Promise<void> {
+export async function redirectWithFlash(
+  req: Request,
+  res: Response,
+  location: string,
+  message: FlashMessage,
+): Promise<void> {
   setFlash(req, message);
   await redirectAfterSaving(req, res, location);
 }

@@ -8,13 +8,23 @@ import { entitlementRoutes } from './entitlements.routes.js';
 import { createEntitlementsService } from './entitlements.service.js';
 
 /** The entitlements API and the admin console's entitlement pages. */
-export function entitlementsModule(needs: { pool: pg.Pool; admin: Guard; adminPage: Guard; csrfToken: (req: Request) => string }): FeatureModule {
+export function entitlementsModule(needs: {
+  pool: pg.Pool;
+  admin: Guard;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
+}): FeatureModule {
   const service = createEntitlementsService(needs);
   return {
     name: 'entitlements',
-    routes: [...entitlementRoutes({ service, admin: needs.admin }), ...entitlementPages({
-      service, adminPage: needs.adminPage, csrfToken: needs.csrfToken,
-      auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
-    })],
+    routes: [
+      ...entitlementRoutes({ service, admin: needs.admin }),
+      ...entitlementPages({
+        service,
+        adminPage: needs.adminPage,
+        csrfToken: needs.csrfToken,
+        auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
+      }),
+    ],
   };
 }

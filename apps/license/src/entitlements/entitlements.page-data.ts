@@ -7,10 +7,16 @@ import type { EntitlementJson } from './entitlements.presenter.js';
 
 export const entitlementsPageSize = 50;
 
-export interface EntitlementFormState { values: { code: string; name: string }; errors: string[] }
+export interface EntitlementFormState {
+  values: { code: string; name: string };
+  errors: string[];
+}
 
 export const emptyEntitlementForm = (): EntitlementFormState => ({ values: { code: '', name: '' }, errors: [] });
-export const entitlementFormOf = (item: EntitlementJson): EntitlementFormState => ({ values: { code: item.code, name: item.name }, errors: [] });
+export const entitlementFormOf = (item: EntitlementJson): EntitlementFormState => ({
+  values: { code: item.code, name: item.name },
+  errors: [],
+});
 export const entitlementHref = (id: string) => `/entitlements/${encodeURIComponent(id)}`;
 
 const listAddress = (q: string, page: number) => {
@@ -22,22 +28,51 @@ const listAddress = (q: string, page: number) => {
 };
 
 /** `/entitlements`: the search, a page of entitlements by code, and the form for a new one. */
-export function entitlementsPageData(username: string, list: { items: EntitlementJson[]; total: number; q: string; page: number },
-  extras: CatalogPageExtras<EntitlementFormState>) {
+export function entitlementsPageData(
+  username: string,
+  list: { items: EntitlementJson[]; total: number; q: string; page: number },
+  extras: CatalogPageExtras<EntitlementFormState>,
+) {
   return {
     ...adminLayout('Entitlements', username, 'products'),
-    messages: extras.messages, csrfToken: extras.csrfToken, form: extras.form, q: list.q, total: list.total,
-    entitlements: list.items.map((item) => ({ id: item._id, code: item.code, name: item.name, href: entitlementHref(item._id) })),
-    pagination: { page: list.page, pages: Math.max(1, Math.ceil(list.total / entitlementsPageSize)), href: (page: number) => listAddress(list.q, page) },
+    messages: extras.messages,
+    csrfToken: extras.csrfToken,
+    form: extras.form,
+    q: list.q,
+    total: list.total,
+    entitlements: list.items.map((item) => ({
+      id: item._id,
+      code: item.code,
+      name: item.name,
+      href: entitlementHref(item._id),
+    })),
+    pagination: {
+      page: list.page,
+      pages: Math.max(1, Math.ceil(list.total / entitlementsPageSize)),
+      href: (page: number) => listAddress(list.q, page),
+    },
   };
 }
 
 /** `/entitlements/:id`: the edit form and the delete button. */
-export function entitlementPageData(username: string, item: EntitlementJson, extras: CatalogPageExtras<EntitlementFormState>) {
+export function entitlementPageData(
+  username: string,
+  item: EntitlementJson,
+  extras: CatalogPageExtras<EntitlementFormState>,
+) {
   return {
     ...adminLayout(item.name, username, 'products'),
-    messages: extras.messages, csrfToken: extras.csrfToken, form: extras.form,
-    entitlement: { id: item._id, code: item.code, name: item.name, href: entitlementHref(item._id), createdAt: utcTime(item.createdAt), updatedAt: utcTime(item.updatedAt) },
+    messages: extras.messages,
+    csrfToken: extras.csrfToken,
+    form: extras.form,
+    entitlement: {
+      id: item._id,
+      code: item.code,
+      name: item.name,
+      href: entitlementHref(item._id),
+      createdAt: utcTime(item.createdAt),
+      updatedAt: utcTime(item.updatedAt),
+    },
     deleteQuestion: `Delete the entitlement “${item.name}” (${item.code})? A policy or license that grants it keeps it: then it is not deleted.`,
   };
 }

@@ -9,16 +9,26 @@ export async function listEntitlements(db: Queryable, query: { q?: string; limit
   const pattern = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::text IS NULL OR e.code ILIKE $1 OR e.name ILIKE $1)';
   const [page, total] = await Promise.all([
-    db.query<EntitlementRow>(`SELECT e.* FROM entitlements e ${where} ORDER BY e.code COLLATE "C" LIMIT $2 OFFSET $3`,
-      [pattern, query.limit ?? null, query.skip ?? 0]),
+    db.query<EntitlementRow>(`SELECT e.* FROM entitlements e ${where} ORDER BY e.code COLLATE "C" LIMIT $2 OFFSET $3`, [
+      pattern,
+      query.limit ?? null,
+      query.skip ?? 0,
+    ]),
     db.query<{ total: string }>(`SELECT count(*) AS total FROM entitlements e ${where}`, [pattern]),
   ]);
   return { rows: page.rows, total: Number(total.rows[0]?.total ?? 0) };
 }
 
 /** `lock`: FOR UPDATE, so no policy or license is given it until the caller commits (a delete). */
-export async function findEntitlement(db: Queryable, id: string, options: { lock?: boolean } = {}): Promise<EntitlementRow | undefined> {
-  const { rows } = await db.query<EntitlementRow>(`SELECT * FROM entitlements WHERE id = $1 ${options.lock ? 'FOR UPDATE' : ''}`, [id]);
+export async function findEntitlement(
+  db: Queryable,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<EntitlementRow | undefined> {
+  const { rows } = await db.query<EntitlementRow>(
+    `SELECT * FROM entitlements WHERE id = $1 ${options.lock ? 'FOR UPDATE' : ''}`,
+    [id],
+  );
   return rows[0];
 }
 
@@ -28,19 +38,30 @@ export async function findEntitlement(db: Queryable, id: string, options: { lock
  */
 export async function findEntitlementsByCode(db: Queryable, codes: string[]): Promise<EntitlementRow[]> {
   if (!codes.length) return [];
-  const { rows } = await db.query<EntitlementRow>('SELECT * FROM entitlements WHERE code = ANY($1::text[]) ORDER BY code FOR SHARE', [codes]);
+  const { rows } = await db.query<EntitlementRow>(
+    'SELECT * FROM entitlements WHERE code = ANY($1::text[]) ORDER BY code FOR SHARE',
+    [codes],
+  );
   return rows;
 }
 
 export async function insertEntitlement(db: Queryable, input: CreateEntitlement): Promise<EntitlementRow> {
-  const { rows } = await db.query<EntitlementRow>('INSERT INTO entitlements (code, name) VALUES ($1, $2) RETURNING *', [input.code, input.name]);
+  const { rows } = await db.query<EntitlementRow>('INSERT INTO entitlements (code, name) VALUES ($1, $2) RETURNING *', [
+    input.code,
+    input.name,
+  ]);
   return rows[0]!;
 }
 
-export async function updateEntitlement(db: Queryable, id: string, input: UpdateEntitlement): Promise<EntitlementRow | undefined> {
+export async function updateEntitlement(
+  db: Queryable,
+  id: string,
+  input: UpdateEntitlement,
+): Promise<EntitlementRow | undefined> {
   const { rows } = await db.query<EntitlementRow>(
     'UPDATE entitlements SET code = coalesce($2, code), name = coalesce($3, name), updated_at = now() WHERE id = $1 RETURNING *',
-    [id, input.code ?? null, input.name ?? null]);
+    [id, input.code ?? null, input.name ?? null],
+  );
   return rows[0];
 }
 
@@ -52,6 +73,8 @@ export async function deleteEntitlement(db: Queryable, id: string): Promise<void
 export async function entitlementInUse(db: Queryable, id: string): Promise<boolean> {
   const { rows } = await db.query<{ used: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM policy_entitlements WHERE entitlement_id = $1)
-         OR EXISTS (SELECT 1 FROM license_entitlements WHERE entitlement_id = $1) AS used`, [id]);
+         OR EXISTS (SELECT 1 FROM license_entitlements WHERE entitlement_id = $1) AS used`,
+    [id],
+  );
   return rows[0]?.used ?? false;
 }

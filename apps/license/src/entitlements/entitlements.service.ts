@@ -28,7 +28,10 @@ export async function entitlementIdsOf(db: Queryable, codes: string[]): Promise<
   const rows = await repo.findEntitlementsByCode(db, codes);
   const known = new Set(rows.map((row) => row.code));
   const unknown = codes.filter((code) => !known.has(code));
-  if (unknown.length) throw appError('VALIDATION_FAILED', { details: { entitlements: `Unknown entitlement codes: ${unknown.join(', ')}` } });
+  if (unknown.length)
+    throw appError('VALIDATION_FAILED', {
+      details: { entitlements: `Unknown entitlement codes: ${unknown.join(', ')}` },
+    });
   return rows.map((row) => row.id);
 }
 
@@ -52,27 +55,45 @@ export function createEntitlementsService(deps: { pool: pg.Pool }) {
       return entitlementJson(row);
     },
 
-    create: (actor: Actor, input: CreateEntitlement) => orCodeTaken(withTransaction(pool, async (client) => {
-      const entitlement = entitlementJson(await repo.insertEntitlement(client, input));
-      await recordAudit(client, actor, { action: 'create', resourceType: 'entitlement', resourceId: entitlement._id, after: entitlement });
-      return entitlement;
-    })),
+    create: (actor: Actor, input: CreateEntitlement) =>
+      orCodeTaken(
+        withTransaction(pool, async (client) => {
+          const entitlement = entitlementJson(await repo.insertEntitlement(client, input));
+          await recordAudit(client, actor, {
+            action: 'create',
+            resourceType: 'entitlement',
+            resourceId: entitlement._id,
+            after: entitlement,
+          });
+          return entitlement;
+        }),
+      ),
 
     /** A new code applies at once: policies and licenses link the entitlement, not its code. */
-    update: (actor: Actor, id: string, input: UpdateEntitlement) => orCodeTaken(withTransaction(pool, async (client) => {
-      const before = entitlementJson(await lockedOrThrow(client, id));
-      const entitlement = entitlementJson((await repo.updateEntitlement(client, id, input))!);
-      await recordAudit(client, actor, { action: 'update', resourceType: 'entitlement', resourceId: id, before, after: entitlement });
-      return entitlement;
-    })),
+    update: (actor: Actor, id: string, input: UpdateEntitlement) =>
+      orCodeTaken(
+        withTransaction(pool, async (client) => {
+          const before = entitlementJson(await lockedOrThrow(client, id));
+          const entitlement = entitlementJson((await repo.updateEntitlement(client, id, input))!);
+          await recordAudit(client, actor, {
+            action: 'update',
+            resourceType: 'entitlement',
+            resourceId: id,
+            before,
+            after: entitlement,
+          });
+          return entitlement;
+        }),
+      ),
 
-    remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
-      const before = entitlementJson(await lockedOrThrow(client, id));
-      // Under the row lock: a policy or license that is being given it has committed by now.
-      if (await repo.entitlementInUse(client, id)) throw appError('ENTITLEMENT_IN_USE');
-      await repo.deleteEntitlement(client, id);
-      await recordAudit(client, actor, { action: 'delete', resourceType: 'entitlement', resourceId: id, before });
-    }),
+    remove: (actor: Actor, id: string) =>
+      withTransaction(pool, async (client) => {
+        const before = entitlementJson(await lockedOrThrow(client, id));
+        // Under the row lock: a policy or license that is being given it has committed by now.
+        if (await repo.entitlementInUse(client, id)) throw appError('ENTITLEMENT_IN_USE');
+        await repo.deleteEntitlement(client, id);
+        await recordAudit(client, actor, { action: 'delete', resourceType: 'entitlement', resourceId: id, before });
+      }),
   };
 }
 export type EntitlementsService = ReturnType<typeof createEntitlementsService>;

@@ -13,8 +13,15 @@ export type LicenseEventName =
   | 'MACHINE_LEASE_EXPIRED';
 
 export const licenseEventNames: readonly LicenseEventName[] = [
-  'LICENSE_CREATED', 'LICENSE_REVOKED', 'LICENSE_EXPIRED', 'NEW_REQUEST_BLOCKED', 'ANOMALY_DETECTED', 'AUTOMATED_ACTION',
-  'MACHINE_ACTIVATED', 'MACHINE_DEACTIVATED', 'MACHINE_LEASE_EXPIRED',
+  'LICENSE_CREATED',
+  'LICENSE_REVOKED',
+  'LICENSE_EXPIRED',
+  'NEW_REQUEST_BLOCKED',
+  'ANOMALY_DETECTED',
+  'AUTOMATED_ACTION',
+  'MACHINE_ACTIVATED',
+  'MACHINE_DEACTIVATED',
+  'MACHINE_LEASE_EXPIRED',
 ];
 
 export type EventHandler = (data: Record<string, unknown>, event: LicenseEventName) => Promise<void> | void;

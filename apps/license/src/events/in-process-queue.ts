@@ -12,7 +12,10 @@ export function inProcessQueue(logger: Pick<Logger, 'warn'>): WorkQueue {
   return {
     send(name, data) {
       const handler = handlers.get(name);
-      if (handler) setImmediate(() => { handler(data).catch((error: unknown) => logger.warn({ err: error, queue: name }, 'job failed')); });
+      if (handler)
+        setImmediate(() => {
+          handler(data).catch((error: unknown) => logger.warn({ err: error, queue: name }, 'job failed'));
+        });
       return Promise.resolve(randomUUID());
     },
     work(name, handler) {

@@ -1,6 +1,9 @@
 import { Parser } from '@json2csv/plainjs';
 
-export interface CsvColumn<Row> { label: string; value: (row: Row) => string | number | boolean | null | undefined }
+export interface CsvColumn<Row> {
+  label: string;
+  value: (row: Row) => string | number | boolean | null | undefined;
+}
 
 // A cell starting with one of these is run as a formula by spreadsheet programs (CSV/formula
 // injection, OWASP); the full-width forms are normalised to them by some programs.
@@ -24,7 +27,7 @@ export function createCsvEncoder<Row>(columns: CsvColumn<Row>[]) {
     const record: Record<string, string | number | boolean | null> = {};
     columns.forEach((column, index) => {
       const value = column.value(row);
-      record[`c${index}`] = typeof value === 'string' ? escapeFormula(value) : value ?? null;
+      record[`c${index}`] = typeof value === 'string' ? escapeFormula(value) : (value ?? null);
     });
     return record;
   };

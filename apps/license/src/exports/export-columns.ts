@@ -47,7 +47,13 @@ export const licensePdfColumns = (now: Date): PdfColumn<LicenseExportRow>[] => [
   { label: 'Expires', width: 80, value: (row) => (row.expiresAt ? iso(row.expiresAt).slice(0, 10) : 'never') },
   { label: 'IPs', width: 45, value: (row) => limit(row.usedIps.length, row.ipLimit), align: 'right' },
   { label: 'HWIDs', width: 45, value: (row) => limit(row.usedHwids.length, row.hwidLimit), align: 'right' },
-  { label: 'Credits', width: 65, value: (row) => (row.licenseType === 'consumption' ? `${row.creditsTotal - row.creditsUsed}/${row.creditsTotal}` : ''), align: 'right' },
+  {
+    label: 'Credits',
+    width: 65,
+    value: (row) =>
+      row.licenseType === 'consumption' ? `${row.creditsTotal - row.creditsUsed}/${row.creditsTotal}` : '',
+    align: 'right',
+  },
 ];
 
 export const transactionCsvColumns: CsvColumn<TransactionExportRow>[] = [

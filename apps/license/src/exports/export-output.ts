@@ -9,13 +9,19 @@ export interface ExportOutput {
 
 export function responseOutput(res: Response): ExportOutput {
   return {
-    get closed() { return res.destroyed || res.writableEnded; },
+    get closed() {
+      return res.destroyed || res.writableEnded;
+    },
     async write(chunk) {
       if (res.destroyed) return false;
       if (res.write(chunk)) return true;
       // Wait for the socket to drain (or the client to leave): at most about one batch is ever buffered.
       await new Promise<void>((resolve) => {
-        const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
         res.on('drain', done);
         res.on('close', done);
       });

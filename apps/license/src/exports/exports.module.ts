@@ -13,8 +13,20 @@ import { createExportsService } from './exports.service.js';
 const customerChoices = 500;
 
 /** The export routes (admin only), reading the database in EXPORT_BATCH_SIZE batches, and the admin console's exports page. */
-export function exportsModule(needs: { config: Pick<Config, 'EXPORT_BATCH_SIZE'>; pool: pg.Pool; reads: Queryable; now: () => Date; admin: Guard; adminPage: Guard }): FeatureModule {
-  const service = createExportsService({ pool: needs.pool, reads: needs.reads, now: needs.now, batchSize: needs.config.EXPORT_BATCH_SIZE });
+export function exportsModule(needs: {
+  config: Pick<Config, 'EXPORT_BATCH_SIZE'>;
+  pool: pg.Pool;
+  reads: Queryable;
+  now: () => Date;
+  admin: Guard;
+  adminPage: Guard;
+}): FeatureModule {
+  const service = createExportsService({
+    pool: needs.pool,
+    reads: needs.reads,
+    now: needs.now,
+    batchSize: needs.config.EXPORT_BATCH_SIZE,
+  });
   // The filters' choices are read through the products and customers services (stateless, so built here).
   const products = createProductsService({ pool: needs.pool, now: needs.now });
   const customers = createCustomersService({ pool: needs.pool });
@@ -25,11 +37,18 @@ export function exportsModule(needs: { config: Pick<Config, 'EXPORT_BATCH_SIZE'>
     ]);
     return {
       products: productList.map((product) => ({ id: product._id, name: product.name, active: product.isActive })),
-      customers: customerList.customers.map((customer) => ({ id: customer._id, name: customer.name, email: customer.email ?? '' })),
+      customers: customerList.customers.map((customer) => ({
+        id: customer._id,
+        name: customer.name,
+        email: customer.email ?? '',
+      })),
     };
   };
   return {
     name: 'exports',
-    routes: [...exportRoutes({ service, admin: needs.admin, now: needs.now }), ...exportPages({ choices, adminPage: needs.adminPage })],
+    routes: [
+      ...exportRoutes({ service, admin: needs.admin, now: needs.now }),
+      ...exportPages({ choices, adminPage: needs.adminPage }),
+    ],
   };
 }

@@ -10,8 +10,13 @@ const tags = ['pages'];
 export function exportPages(deps: { choices: () => Promise<ExportChoices>; adminPage: Guard }): AnyRoute[] {
   return [
     defineRoute({
-      method: 'get', path: '/exports', summary: 'The exports page', tags, guard: deps.adminPage,
-      description: 'Admins: the four exports (licenses as CSV and PDF, transactions as CSV, the summary PDF), each with the form of its filters.',
+      method: 'get',
+      path: '/exports',
+      summary: 'The exports page',
+      tags,
+      guard: deps.adminPage,
+      description:
+        'Admins: the four exports (licenses as CSV and PDF, transactions as CSV, the summary PDF), each with the form of its filters.',
       responses: {
         200: { description: 'The page', contentType: 'text/html' },
         303: { description: 'Not signed in or two-factor pending: to `/`' },

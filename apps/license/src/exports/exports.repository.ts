@@ -9,16 +9,34 @@ import type { LicenseExportFilter, TransactionExportFilter } from './exports.sch
 // at the time its batch was read.
 
 export interface LicenseExportRow {
-  id: string; key: string; productId: string; productName: string;
-  customerId: string | null; customerName: string | null; customerEmail: string | null;
-  licenseType: string; active: boolean; suspended: boolean; revoked: boolean; expiresAt: Date | null;
-  ipLimit: number; hwidLimit: number; usedIps: string[]; usedHwids: string[];
-  creditsTotal: number; creditsUsed: number; parentId: string | null; createdAt: Date;
+  id: string;
+  key: string;
+  productId: string;
+  productName: string;
+  customerId: string | null;
+  customerName: string | null;
+  customerEmail: string | null;
+  licenseType: string;
+  active: boolean;
+  suspended: boolean;
+  revoked: boolean;
+  expiresAt: Date | null;
+  ipLimit: number;
+  hwidLimit: number;
+  usedIps: string[];
+  usedHwids: string[];
+  creditsTotal: number;
+  creditsUsed: number;
+  parentId: string | null;
+  createdAt: Date;
 }
 
 function licenseWhere(filter: LicenseExportFilter, params: unknown[]): string[] {
   const where: string[] = [];
-  const add = (sql: string, value: unknown) => { params.push(value); where.push(sql.replace('?', `$${params.length}`)); };
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
   if (filter.product) add('l.product_id = ?', filter.product);
   if (filter.customer) add('l.customer_id = ?', filter.customer);
   if (filter.active !== undefined) add('l.active = ?', filter.active);
@@ -27,12 +45,19 @@ function licenseWhere(filter: LicenseExportFilter, params: unknown[]): string[] 
 }
 
 /** Licenses in key order (the unique key index makes every batch an index range scan). */
-export async function* licenseBatches(db: Queryable, filter: LicenseExportFilter, batchSize: number): AsyncGenerator<LicenseExportRow[]> {
+export async function* licenseBatches(
+  db: Queryable,
+  filter: LicenseExportFilter,
+  batchSize: number,
+): AsyncGenerator<LicenseExportRow[]> {
   let afterKey: string | undefined;
   for (;;) {
     const params: unknown[] = [];
     const where = licenseWhere(filter, params);
-    if (afterKey !== undefined) { params.push(afterKey); where.push(`l.key > $${params.length}`); }
+    if (afterKey !== undefined) {
+      params.push(afterKey);
+      where.push(`l.key > $${params.length}`);
+    }
     params.push(batchSize);
     const { rows } = await db.query<LicenseExportRow>(
       `SELECT l.id, l.key, l.product_id AS "productId", p.name AS "productName",
@@ -56,21 +81,37 @@ export async function* licenseBatches(db: Queryable, filter: LicenseExportFilter
 }
 
 export interface TransactionExportRow {
-  id: string; createdAt: Date; status: string; amount: number; currency: string;
-  customerId: string | null; customerName: string | null; customerEmail: string | null;
-  licenseId: string | null; licenseKey: string | null; productId: string | null; productName: string | null;
+  id: string;
+  createdAt: Date;
+  status: string;
+  amount: number;
+  currency: string;
+  customerId: string | null;
+  customerName: string | null;
+  customerEmail: string | null;
+  licenseId: string | null;
+  licenseKey: string | null;
+  productId: string | null;
+  productName: string | null;
   externalId: string | null;
 }
 
 /** Transactions oldest first, keyset on (created_at, id). */
-export async function* transactionBatches(db: Queryable, filter: TransactionExportFilter, batchSize: number): AsyncGenerator<TransactionExportRow[]> {
+export async function* transactionBatches(
+  db: Queryable,
+  filter: TransactionExportFilter,
+  batchSize: number,
+): AsyncGenerator<TransactionExportRow[]> {
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
     const params: unknown[] = [];
     const where: string[] = [];
     const add = (sql: string, ...values: unknown[]) => {
       let text = sql;
-      for (const value of values) { params.push(value); text = text.replace('?', `$${params.length}`); }
+      for (const value of values) {
+        params.push(value);
+        text = text.replace('?', `$${params.length}`);
+      }
       where.push(text);
     };
     if (filter.customer) add('t.customer_id = ?', filter.customer);
@@ -121,7 +162,8 @@ export async function summaryStatistics(db: Queryable, now: Date): Promise<Summa
   const byType = sumLicenseCounts(licenseRows, (row) => row.licenseType);
   const byProduct = sumLicenseCounts(licenseRows, (row) => row.productId);
   const products = await db.query<{ id: string; name: string; prefix: string; active: boolean }>(
-    'SELECT id, name, license_prefix AS prefix, is_active AS active FROM products ORDER BY name, id');
+    'SELECT id, name, license_prefix AS prefix, is_active AS active FROM products ORDER BY name, id',
+  );
   const customers = await db.query<{ total: number }>('SELECT count(*) AS total FROM customers');
   const allValidations = await usageCountsBetween(db, {});
   const recentValidations = await usageCountsBetween(db, { from: new Date(now.getTime() - 30 * 86_400_000) });
@@ -131,9 +173,16 @@ export async function summaryStatistics(db: Queryable, now: Date): Promise<Summa
   const byStatus = Object.fromEntries(transactions.rows.map((row) => [row.status, row.count]));
   return {
     licenses: {
-      total: l.total, active: l.active, inactive: l.inactive, suspended: l.suspendedUnrevoked, revoked: l.revoked, expired: l.expiredUnrevoked,
+      total: l.total,
+      active: l.active,
+      inactive: l.inactive,
+      suspended: l.suspendedUnrevoked,
+      revoked: l.revoked,
+      expired: l.expiredUnrevoked,
     },
-    licensesByType: Object.fromEntries([...byType].filter(([, counts]) => counts.total > 0).map(([type, counts]) => [type, counts.total])),
+    licensesByType: Object.fromEntries(
+      [...byType].filter(([, counts]) => counts.total > 0).map(([type, counts]) => [type, counts.total]),
+    ),
     products: { total: products.rows.length, active: products.rows.filter((row) => row.active).length },
     customers: customers.rows[0]!, // count(*) answers one row
     validations: { ...allValidations, last30Days: recentValidations.total },
@@ -143,7 +192,10 @@ export async function summaryStatistics(db: Queryable, now: Date): Promise<Summa
       completedAmount: transactions.rows.find((row) => row.status === 'completed')?.amount ?? 0,
     },
     licensesByProduct: products.rows.map((row) => ({
-      name: row.name, prefix: row.prefix, total: byProduct.get(row.id)?.total ?? 0, active: byProduct.get(row.id)?.active ?? 0,
+      name: row.name,
+      prefix: row.prefix,
+      total: byProduct.get(row.id)?.total ?? 0,
+      active: byProduct.get(row.id)?.active ?? 0,
     })),
   };
 }

@@ -5,7 +5,12 @@ import { recordAudit } from '../audit/audit.repository.js';
 import type { AuditResourceType } from '../audit/audit.table.js';
 import { createCsvEncoder } from './csv.js';
 import type { ExportOutput } from './export-output.js';
-import { licenseCsvColumns, licensePdfColumns, productSummaryColumns, transactionCsvColumns } from './export-columns.js';
+import {
+  licenseCsvColumns,
+  licensePdfColumns,
+  productSummaryColumns,
+  transactionCsvColumns,
+} from './export-columns.js';
 import { PdfReport } from './pdf.js';
 import { licenseBatches, summaryStatistics, transactionBatches } from './exports.repository.js';
 import type { LicenseExportFilter, TransactionExportFilter } from './exports.schema.js';
@@ -21,25 +26,42 @@ export type ExportsService = ReturnType<typeof createExportsService>;
 
 /** `product=…, active=true` or `none`, as the PDF prints the filters used. */
 function describeFilters(filter: Record<string, unknown>): string {
-  const used = Object.entries(filter).filter(([, value]) => value !== undefined)
+  const used = Object.entries(filter)
+    .filter(([, value]) => value !== undefined)
     .map(([name, value]) => `${name}=${value instanceof Date ? value.toISOString() : String(value)}`);
   return used.length ? used.join(', ') : 'none';
 }
 
 const filtersForAudit = (filter: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)
-    .map(([name, value]) => [name, value instanceof Date ? value.toISOString() : value]));
+  Object.fromEntries(
+    Object.entries(filter)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [name, value instanceof Date ? value.toISOString() : value]),
+  );
 
 export function createExportsService({ pool, reads = pool, now, batchSize }: ExportsOptions) {
   /** One `export` audit entry per export, written before the last byte so the file is never ahead of the log. */
-  async function audit(actor: Actor, resourceType: AuditResourceType, format: string, filter: Record<string, unknown>, rows: number, completed: boolean) {
+  async function audit(
+    actor: Actor,
+    resourceType: AuditResourceType,
+    format: string,
+    filter: Record<string, unknown>,
+    rows: number,
+    completed: boolean,
+  ) {
     await recordAudit(pool, actor, {
-      action: 'export', resourceType, success: completed,
+      action: 'export',
+      resourceType,
+      success: completed,
       after: { format, filters: filtersForAudit(filter), rows, ...(completed ? {} : { aborted: true }) },
     });
   }
 
-  async function streamCsv<Row>(out: ExportOutput, batches: AsyncIterable<Row[]>, encoder: ReturnType<typeof createCsvEncoder<Row>>) {
+  async function streamCsv<Row>(
+    out: ExportOutput,
+    batches: AsyncIterable<Row[]>,
+    encoder: ReturnType<typeof createCsvEncoder<Row>>,
+  ) {
     let rows = 0;
     for await (const batch of batches) {
       rows += batch.length;
@@ -53,12 +75,20 @@ export function createExportsService({ pool, reads = pool, now, batchSize }: Exp
   return {
     async licensesCsv(actor: Actor, filter: LicenseExportFilter, out: ExportOutput): Promise<void> {
       const at = now();
-      const result = await streamCsv(out, licenseBatches(reads, filter, batchSize), createCsvEncoder(licenseCsvColumns(at)));
+      const result = await streamCsv(
+        out,
+        licenseBatches(reads, filter, batchSize),
+        createCsvEncoder(licenseCsvColumns(at)),
+      );
       await audit(actor, 'license', 'csv', filter, result.rows, result.completed);
     },
 
     async transactionsCsv(actor: Actor, filter: TransactionExportFilter, out: ExportOutput): Promise<void> {
-      const result = await streamCsv(out, transactionBatches(reads, filter, batchSize), createCsvEncoder(transactionCsvColumns));
+      const result = await streamCsv(
+        out,
+        transactionBatches(reads, filter, batchSize),
+        createCsvEncoder(transactionCsvColumns),
+      );
       await audit(actor, 'transaction', 'csv', filter, result.rows, result.completed);
     },
 
@@ -75,7 +105,10 @@ export function createExportsService({ pool, reads = pool, now, batchSize }: Exp
       for await (const batch of licenseBatches(reads, filter, batchSize)) {
         rows += batch.length;
         table.rows(batch);
-        if (!(await report.flush())) { completed = false; break; }
+        if (!(await report.flush())) {
+          completed = false;
+          break;
+        }
       }
       if (completed) {
         table.end();
@@ -99,17 +132,39 @@ export function createExportsService({ pool, reads = pool, now, batchSize }: Exp
         report.gap(6);
       };
       const l = stats.licenses;
-      section('Licenses', [['Total', l.total], ['Active', l.active], ['Inactive', l.inactive], ['Suspended', l.suspended],
-        ['Revoked', l.revoked], ['Expired', l.expired]]);
-      section('Licenses by type', ['fixed', 'trial', 'consumption', 'enterprise'].map((type) => [type, stats.licensesByType[type] ?? 0]));
-      section('Products and customers', [['Products', stats.products.total], ['Active products', stats.products.active],
-        ['Customers', stats.customers.total]]);
+      section('Licenses', [
+        ['Total', l.total],
+        ['Active', l.active],
+        ['Inactive', l.inactive],
+        ['Suspended', l.suspended],
+        ['Revoked', l.revoked],
+        ['Expired', l.expired],
+      ]);
+      section(
+        'Licenses by type',
+        ['fixed', 'trial', 'consumption', 'enterprise'].map((type) => [type, stats.licensesByType[type] ?? 0]),
+      );
+      section('Products and customers', [
+        ['Products', stats.products.total],
+        ['Active products', stats.products.active],
+        ['Customers', stats.customers.total],
+      ]);
       const v = stats.validations;
-      section('Validations', [['Total', v.total], ['Successful', v.success], ['Blocked', v.blocked], ['Invalid', v.invalid],
-        ['Last 30 days', v.last30Days]]);
-      section('Transactions', [['Total', stats.transactions.total],
-        ...['pending', 'processing', 'completed', 'failed', 'refunded', 'cancelled'].map((status): [string, number] => [status, stats.transactions.byStatus[status] ?? 0]),
-        ['Completed amount (all currencies)', stats.transactions.completedAmount.toFixed(2)]]);
+      section('Validations', [
+        ['Total', v.total],
+        ['Successful', v.success],
+        ['Blocked', v.blocked],
+        ['Invalid', v.invalid],
+        ['Last 30 days', v.last30Days],
+      ]);
+      section('Transactions', [
+        ['Total', stats.transactions.total],
+        ...['pending', 'processing', 'completed', 'failed', 'refunded', 'cancelled'].map((status): [string, number] => [
+          status,
+          stats.transactions.byStatus[status] ?? 0,
+        ]),
+        ['Completed amount (all currencies)', stats.transactions.completedAmount.toFixed(2)],
+      ]);
       report.heading('Licenses per product', 12);
       const table = report.beginTable(productSummaryColumns);
       table.rows(stats.licensesByProduct);

@@ -22,9 +22,15 @@ export const FALLBACK_FONTS = ['han', 'hangul'] as const;
 export type FallbackFont = (typeof FALLBACK_FONTS)[number];
 
 /** A piece of text drawn with one font: the body font (DejaVu) or a fallback. */
-export interface TextRun { text: string; font: 'body' | FallbackFont }
+export interface TextRun {
+  text: string;
+  font: 'body' | FallbackFont;
+}
 
-interface LoadedFont { has(codePoint: number): boolean; ascender: number }
+interface LoadedFont {
+  has(codePoint: number): boolean;
+  ascender: number;
+}
 
 function load(bytes: Buffer): LoadedFont {
   const font = fontkit.create(bytes);
@@ -55,7 +61,8 @@ export const fallbackFontBytes = (name: FallbackFont) => fallbackFont(name).byte
  * How far (in points, at `size`) a fallback run must be raised to share the body font's baseline:
  * pdfkit places text by the top of the font's ascender, and Noto's ascender is taller.
  */
-export const fallbackRise = (name: FallbackFont, size: number) => ((fallbackFont(name).font.ascender - bodyFont().ascender) / 1000) * size;
+export const fallbackRise = (name: FallbackFont, size: number) =>
+  ((fallbackFont(name).font.ascender - bodyFont().ascender) / 1000) * size;
 
 /**
  * The text cut into runs by the font that draws each character: control characters become spaces,
@@ -73,7 +80,10 @@ export function textRuns(text: string): TextRun[] {
       if (fallback) font = fallback;
       else char = '?';
     }
-    if (font !== currentFont && current) { runs.push({ text: current, font: currentFont }); current = ''; }
+    if (font !== currentFont && current) {
+      runs.push({ text: current, font: currentFont });
+      current = '';
+    }
     currentFont = font;
     current += char;
   }

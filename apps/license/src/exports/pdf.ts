@@ -1,9 +1,21 @@
 import PDFDocument from 'pdfkit';
 import type { ExportOutput } from './export-output.js';
-import { fallbackFontBytes, fallbackRise, FONT_FILES, runsLength, sliceRuns, textRuns, type FallbackFont, type TextRun } from './pdf-fonts.js';
+import {
+  fallbackFontBytes,
+  fallbackRise,
+  FONT_FILES,
+  runsLength,
+  sliceRuns,
+  textRuns,
+  type FallbackFont,
+  type TextRun,
+} from './pdf-fonts.js';
 
 export interface PdfColumn<Row> {
-  label: string; width: number; value: (row: Row) => string; align?: 'left' | 'right';
+  label: string;
+  width: number;
+  value: (row: Row) => string;
+  align?: 'left' | 'right';
   /** `shrink`: a smaller font instead of cutting the text (license keys must stay whole and searchable). */
   overflow?: 'clip' | 'shrink';
 }
@@ -25,7 +37,8 @@ function emptyLayoutCaches(doc: object): void {
   const fonts: unknown = Reflect.get(doc, '_fontFamilies');
   if (!fonts || typeof fonts !== 'object') return;
   for (const font of Object.values(fonts)) {
-    if (font && typeof font === 'object' && 'layoutCache' in font) Reflect.set(font, 'layoutCache', Object.create(null));
+    if (font && typeof font === 'object' && 'layoutCache' in font)
+      Reflect.set(font, 'layoutCache', Object.create(null));
   }
 }
 
@@ -48,20 +61,34 @@ export class PdfReport {
   private tableHeader?: () => void;
   private readonly fallbacksRegistered = new Set<FallbackFont>();
 
-  constructor(private readonly title: string, private readonly output: ExportOutput, options: { landscape?: boolean; now: Date }) {
+  constructor(
+    private readonly title: string,
+    private readonly output: ExportOutput,
+    options: { landscape?: boolean; now: Date },
+  ) {
     this.doc = new PDFDocument({
-      size: 'A4', layout: options.landscape ? 'landscape' : 'portrait', margin: MARGIN, autoFirstPage: false,
+      size: 'A4',
+      layout: options.landscape ? 'landscape' : 'portrait',
+      margin: MARGIN,
+      autoFirstPage: false,
       info: { Title: title, Creator: 'License Service', CreationDate: options.now },
     });
     this.doc.registerFont(FONT, FONT_FILES.regular);
     this.doc.registerFont(BOLD, FONT_FILES.bold);
     this.doc.on('data', (chunk: Buffer) => this.pending.push(chunk));
-    this.ended = new Promise((resolve, reject) => { this.doc.on('end', resolve); this.doc.on('error', reject); });
+    this.ended = new Promise((resolve, reject) => {
+      this.doc.on('end', resolve);
+      this.doc.on('error', reject);
+    });
     this.newPage();
   }
 
-  private get bottom() { return this.doc.page.height - MARGIN - 16; }
-  private get width() { return this.doc.page.width - 2 * MARGIN; }
+  private get bottom() {
+    return this.doc.page.height - MARGIN - 16;
+  }
+  private get width() {
+    return this.doc.page.width - 2 * MARGIN;
+  }
 
   private newPage(): void {
     emptyLayoutCaches(this.doc);
@@ -69,7 +96,10 @@ export class PdfReport {
     this.page += 1;
     this.y = MARGIN;
     // Drawn with lineBreak off, below the text area, so pdfkit never starts a page on its own.
-    this.doc.font(FONT).fontSize(7).fillColor('#666666')
+    this.doc
+      .font(FONT)
+      .fontSize(7)
+      .fillColor('#666666')
       .text(`${this.title}  ·  Page ${this.page}`, MARGIN, this.doc.page.height - MARGIN + 6, { lineBreak: false });
     this.doc.fillColor('black');
     this.tableHeader?.();
@@ -84,16 +114,25 @@ export class PdfReport {
    * needed. Bold text in a fallback script uses its regular face (one file per script is enough).
    */
   private useFont(run: TextRun, bold: boolean): void {
-    if (run.font === 'body') { this.doc.font(bold ? BOLD : FONT); return; }
+    if (run.font === 'body') {
+      this.doc.font(bold ? BOLD : FONT);
+      return;
+    }
     const name = `Fallback-${run.font}`;
-    if (!this.fallbacksRegistered.has(run.font)) { this.doc.registerFont(name, fallbackFontBytes(run.font)); this.fallbacksRegistered.add(run.font); }
+    if (!this.fallbacksRegistered.has(run.font)) {
+      this.doc.registerFont(name, fallbackFontBytes(run.font));
+      this.fallbacksRegistered.add(run.font);
+    }
     this.doc.font(name);
   }
 
   /** The width of the runs at the current font size. */
   private measure(runs: TextRun[], bold: boolean): number {
     let width = 0;
-    for (const run of runs) { this.useFont(run, bold); width += this.doc.widthOfString(run.text); }
+    for (const run of runs) {
+      this.useFont(run, bold);
+      width += this.doc.widthOfString(run.text);
+    }
     return width;
   }
 
@@ -108,7 +147,8 @@ export class PdfReport {
 
   private clip(runs: TextRun[], width: number, bold: boolean): TextRun[] {
     // Cheap test first: the body font's widest common glyphs stay under 0.72 em, CJK ones are 1 em.
-    if (runs.reduce((sum, run) => sum + run.text.length * (run.font === 'body' ? 0.72 : 1), 0) * FONT_SIZE <= width) return runs;
+    if (runs.reduce((sum, run) => sum + run.text.length * (run.font === 'body' ? 0.72 : 1), 0) * FONT_SIZE <= width)
+      return runs;
     if (this.measure(runs, bold) <= width) return runs;
     const withEllipsis = (count: number): TextRun[] => {
       const head = sliceRuns(runs, count);
@@ -135,7 +175,9 @@ export class PdfReport {
     this.y += size + 5;
   }
 
-  gap(height = 8): void { this.y += height; }
+  gap(height = 8): void {
+    this.y += height;
+  }
 
   /** Starts a table: its header is drawn now and again at the top of every following page. */
   beginTable<Row>(columns: PdfColumn<Row>[]): { rows(rows: Row[]): void; end(): void } {
@@ -145,7 +187,10 @@ export class PdfReport {
     const drawRow = (cells: string[], header: boolean) => {
       if (header) this.doc.rect(MARGIN, this.y, this.width, ROW_HEIGHT).fill('#2f3e4e');
       else if (striped) this.doc.rect(MARGIN, this.y, this.width, ROW_HEIGHT).fill('#f1f3f5');
-      this.doc.font(header ? BOLD : FONT).fontSize(FONT_SIZE).fillColor(header ? 'white' : 'black');
+      this.doc
+        .font(header ? BOLD : FONT)
+        .fontSize(FONT_SIZE)
+        .fillColor(header ? 'white' : 'black');
       let x = MARGIN;
       cells.forEach((cell, index) => {
         const width = widths[index]! - 6;
@@ -166,18 +211,30 @@ export class PdfReport {
       this.doc.fillColor('black');
       this.y += ROW_HEIGHT;
     };
-    this.tableHeader = () => { striped = false; drawRow(columns.map((column) => column.label), true); };
+    this.tableHeader = () => {
+      striped = false;
+      drawRow(
+        columns.map((column) => column.label),
+        true,
+      );
+    };
     this.ensureSpace(ROW_HEIGHT * 2);
     this.tableHeader();
     return {
       rows: (rows) => {
         for (const row of rows) {
           this.ensureSpace(ROW_HEIGHT);
-          drawRow(columns.map((column) => column.value(row)), false);
+          drawRow(
+            columns.map((column) => column.value(row)),
+            false,
+          );
           striped = !striped;
         }
       },
-      end: () => { this.tableHeader = undefined; this.gap(); },
+      end: () => {
+        this.tableHeader = undefined;
+        this.gap();
+      },
     };
   }
 

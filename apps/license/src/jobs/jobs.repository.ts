@@ -14,11 +14,19 @@ export async function claimExpiryWarnings(db: Queryable, now: Date, days: number
        SELECT id, 'expiry-warning:' || extract(epoch FROM expires_at)::bigint FROM due
        ON CONFLICT DO NOTHING RETURNING license_id
      )
-     SELECT due.* FROM due JOIN claimed ON claimed.license_id = due.id`, [now, days]);
+     SELECT due.* FROM due JOIN claimed ON claimed.license_id = due.id`,
+    [now, days],
+  );
   return rows;
 }
 
-export interface ManyIps { license_id: string; key: string; customer_id: string | null; product_id: string; unique_ips: number }
+export interface ManyIps {
+  license_id: string;
+  key: string;
+  customer_id: string | null;
+  product_id: string;
+  unique_ips: number;
+}
 
 export async function licensesWithManyIps(db: Queryable, since: Date, maxIps: number): Promise<ManyIps[]> {
   const { rows } = await db.query<ManyIps>(
@@ -26,17 +34,25 @@ export async function licensesWithManyIps(db: Queryable, since: Date, maxIps: nu
      FROM usage_records u JOIN licenses l ON l.id = u.license_id
      WHERE u.created_at > $1 AND u.ip IS NOT NULL
      GROUP BY u.license_id, l.key, l.customer_id, l.product_id
-     HAVING count(DISTINCT u.ip) > $2`, [since, maxIps]);
+     HAVING count(DISTINCT u.ip) > $2`,
+    [since, maxIps],
+  );
   return rows;
 }
 
-export interface ManyFailures { ip: string; failures: number; licenses: number }
+export interface ManyFailures {
+  ip: string;
+  failures: number;
+  licenses: number;
+}
 
 export async function ipsWithManyFailures(db: Queryable, since: Date, maxFailures: number): Promise<ManyFailures[]> {
   const { rows } = await db.query<ManyFailures>(
     `SELECT ip, count(*)::int AS failures, count(DISTINCT license_id)::int AS licenses
      FROM usage_records WHERE created_at > $1 AND status <> 'success' AND ip IS NOT NULL
-     GROUP BY ip HAVING count(*) > $2`, [since, maxFailures]);
+     GROUP BY ip HAVING count(*) > $2`,
+    [since, maxFailures],
+  );
   return rows;
 }
 

@@ -14,7 +14,12 @@ export interface JobsDeps {
   licenses: Pick<LicensesService, 'convertDueTrials' | 'claimExpired'>;
   notifier: Pick<Notifier, 'notify'>;
   logger: Pick<Logger, 'info' | 'error'>;
-  settings: { expiryWarningDays: number; anomalyMaxIps: number; anomalyWindowMinutes: number; anomalyMaxFailures: number };
+  settings: {
+    expiryWarningDays: number;
+    anomalyMaxIps: number;
+    anomalyWindowMinutes: number;
+    anomalyMaxFailures: number;
+  };
 }
 
 const system: Actor = { userId: 'system', ip: null, userAgent: null };
@@ -36,8 +41,11 @@ export function createJobsService(deps: JobsDeps) {
       const expired = await deps.licenses.claimExpired(1000);
       for (const license of expired) {
         await bus.emit('LICENSE_EXPIRED', {
-          licenseKey: license.key, expiresAt: iso(license.expires_at), customerId: license.customer_id,
-          productId: license.product_id, licenseId: license.id,
+          licenseKey: license.key,
+          expiresAt: iso(license.expires_at),
+          customerId: license.customer_id,
+          productId: license.product_id,
+          licenseId: license.id,
         });
       }
       announced += expired.length;
@@ -67,16 +75,26 @@ export function createJobsService(deps: JobsDeps) {
     for (const row of await repo.licensesWithManyIps(pool, since, settings.anomalyMaxIps)) {
       if (!(await repo.claimAnomalyReport(pool, `ips:${row.license_id}:${bucket}`))) continue;
       await bus.emit('ANOMALY_DETECTED', {
-        kind: 'many_ips', licenseKey: row.key, licenseId: row.license_id, customerId: row.customer_id, productId: row.product_id,
-        uniqueIps: row.unique_ips, threshold: settings.anomalyMaxIps, windowMinutes: settings.anomalyWindowMinutes,
+        kind: 'many_ips',
+        licenseKey: row.key,
+        licenseId: row.license_id,
+        customerId: row.customer_id,
+        productId: row.product_id,
+        uniqueIps: row.unique_ips,
+        threshold: settings.anomalyMaxIps,
+        windowMinutes: settings.anomalyWindowMinutes,
       });
       reported += 1;
     }
     for (const row of await repo.ipsWithManyFailures(pool, since, settings.anomalyMaxFailures)) {
       if (!(await repo.claimAnomalyReport(pool, `failures:${row.ip}:${bucket}`))) continue;
       await bus.emit('ANOMALY_DETECTED', {
-        kind: 'failed_validations', ip: row.ip, failedValidations: row.failures, licenses: row.licenses,
-        threshold: settings.anomalyMaxFailures, windowMinutes: settings.anomalyWindowMinutes,
+        kind: 'failed_validations',
+        ip: row.ip,
+        failedValidations: row.failures,
+        licenses: row.licenses,
+        threshold: settings.anomalyMaxFailures,
+        windowMinutes: settings.anomalyWindowMinutes,
       });
       reported += 1;
     }
@@ -95,7 +113,11 @@ export const jobSchedules = {
   'license-anomaly-scan': '*/5 * * * *',
 } as const;
 
-export async function scheduleJobs(queue: Pick<JobQueue, 'schedule' | 'runNow'>, jobs: JobsService, logger: Pick<Logger, 'info'>): Promise<void> {
+export async function scheduleJobs(
+  queue: Pick<JobQueue, 'schedule' | 'runNow'>,
+  jobs: JobsService,
+  logger: Pick<Logger, 'info'>,
+): Promise<void> {
   const handlers: Record<keyof typeof jobSchedules, () => Promise<number>> = {
     'license-expiry-scan': jobs.expiryScan,
     'license-trial-conversion': jobs.convertTrials,

@@ -50,18 +50,29 @@ export async function licenseCountsAt(db: Queryable, now: Date, productId?: stri
             sum(suspended)::int AS suspended, sum(suspended_unrevoked)::int AS "suspendedUnrevoked",
             sum(revoked)::int AS revoked, sum(expired)::int AS expired, sum(expired_unrevoked)::int AS "expiredUnrevoked"
        FROM parts GROUP BY 1, 2`,
-    [now, productId ?? null]);
+    [now, productId ?? null],
+  );
   return rows;
 }
 
 export type LicenseTotals = Omit<LicenseCountRow, 'productId' | 'licenseType'>;
 
 const zero = (): LicenseTotals => ({
-  total: 0, active: 0, inactive: 0, suspended: 0, suspendedUnrevoked: 0, revoked: 0, expired: 0, expiredUnrevoked: 0,
+  total: 0,
+  active: 0,
+  inactive: 0,
+  suspended: 0,
+  suspendedUnrevoked: 0,
+  revoked: 0,
+  expired: 0,
+  expiredUnrevoked: 0,
 });
 
 /** Adds up rows of licenseCountsAt, grouped by `key` (all of them under '' without one). */
-export function sumLicenseCounts(rows: LicenseCountRow[], key: (row: LicenseCountRow) => string = () => ''): Map<string, LicenseTotals> {
+export function sumLicenseCounts(
+  rows: LicenseCountRow[],
+  key: (row: LicenseCountRow) => string = () => '',
+): Map<string, LicenseTotals> {
   const sums = new Map<string, LicenseTotals>();
   for (const row of rows) {
     const k = key(row);

@@ -44,7 +44,12 @@ export interface LicenseFilePayload {
 export const licenseFileQuery = z.object({ fingerprint: z.string().trim().min(1).max(200).optional() });
 
 /** The file as the download answers it. */
-export const licenseFileJsonSchema = z.object({ format: z.literal(licenseFileFormat), payload: z.string(), signature: z.string(), keyId: z.string() });
+export const licenseFileJsonSchema = z.object({
+  format: z.literal(licenseFileFormat),
+  payload: z.string(),
+  signature: z.string(),
+  keyId: z.string(),
+});
 
 export interface LicenseFile {
   format: typeof licenseFileFormat;
@@ -61,7 +66,11 @@ export interface LicenseFile {
  * validation done ahead of time, so a license that would not validate now (revoked, suspended,
  * inactive, expired) gets no file: the same 403 answers as validation.
  */
-export function licenseFiles(deps: { signer: Pick<ResponseSigner, 'sign' | 'keyId'>; now: () => Date; validDays: number }) {
+export function licenseFiles(deps: {
+  signer: Pick<ResponseSigner, 'sign' | 'keyId'>;
+  now: () => Date;
+  validDays: number;
+}) {
   const { signer, now, validDays } = deps;
   return {
     /** `fingerprint`: the file is bound to that machine (the caller has checked that it holds a seat). */
@@ -76,12 +85,25 @@ export function licenseFiles(deps: { signer: Pick<ResponseSigner, 'sign' | 'keyI
       const offlineEnd = new Date(issuedAt.getTime() + validDays * dayMs);
       const validUntil = expiresAt && expiresAt < offlineEnd ? expiresAt : offlineEnd;
       const payload: LicenseFilePayload = {
-        key: license.key, product: { _id: license.product._id, name: license.product.name }, licenseType: license.licenseType,
-        expiresAt: license.expiresAt, ipLimit: license.ipLimit, hwidLimit: license.hwidLimit, usedHwids: license.usedHwids,
-        entitlements: license.effectiveEntitlements, issuedAt: issuedAt.toISOString(), validUntil: validUntil.toISOString(), ...(fingerprint !== undefined ? { fingerprint } : {}),
+        key: license.key,
+        product: { _id: license.product._id, name: license.product.name },
+        licenseType: license.licenseType,
+        expiresAt: license.expiresAt,
+        ipLimit: license.ipLimit,
+        hwidLimit: license.hwidLimit,
+        usedHwids: license.usedHwids,
+        entitlements: license.effectiveEntitlements,
+        issuedAt: issuedAt.toISOString(),
+        validUntil: validUntil.toISOString(),
+        ...(fingerprint !== undefined ? { fingerprint } : {}),
       };
       const bytes = Buffer.from(JSON.stringify(payload), 'utf8');
-      return { format: licenseFileFormat, payload: bytes.toString('base64'), signature: signer.sign(bytes), keyId: signer.keyId };
+      return {
+        format: licenseFileFormat,
+        payload: bytes.toString('base64'),
+        signature: signer.sign(bytes),
+        keyId: signer.keyId,
+      };
     },
 
     /** `attachment`, named after the key (keys are letters, digits and dashes; anything else becomes `_`). */

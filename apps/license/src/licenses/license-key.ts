@@ -18,7 +18,10 @@ export function generateLicenseKey(prefix: string, random: (size: number) => Buf
 }
 
 // A key anywhere in a text: a product prefix, "-", 24 base62 characters, not inside a longer word.
-const keyInText = new RegExp(`(?<![A-Za-z0-9_-])([A-Za-z0-9][A-Za-z0-9_-]{0,19})-[A-Za-z0-9]{${codeLength - 4}}([A-Za-z0-9]{4})(?![A-Za-z0-9_-])`, 'g');
+const keyInText = new RegExp(
+  `(?<![A-Za-z0-9_-])([A-Za-z0-9][A-Za-z0-9_-]{0,19})-[A-Za-z0-9]{${codeLength - 4}}([A-Za-z0-9]{4})(?![A-Za-z0-9_-])`,
+  'g',
+);
 
 /** Every license key in a text shown as its prefix and last 4 characters (`ACME-…Wx3z`), for logs. */
 export function maskLicenseKeys(text: string): string {

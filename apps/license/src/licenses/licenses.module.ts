@@ -6,6 +6,11 @@ import { licenseRoutes } from './licenses.routes.js';
 import type { createLicensesService } from './licenses.service.js';
 
 /** The service is the app's: the dashboard and automated actions use it too. */
-export function licensesModule(needs: { service: ReturnType<typeof createLicensesService>; admin: Guard; files: LicenseFiles; machines: Pick<MachinesService, 'holder'> }): FeatureModule {
+export function licensesModule(needs: {
+  service: ReturnType<typeof createLicensesService>;
+  admin: Guard;
+  files: LicenseFiles;
+  machines: Pick<MachinesService, 'holder'>;
+}): FeatureModule {
   return { name: 'licenses', routes: licenseRoutes(needs) };
 }

@@ -5,8 +5,11 @@ import type { LicenseRow, MemberRow, UsageCounts } from './licenses.repository.j
 
 // Rows → the API's JSON, with the specification's field names (`_id`, camelCase, ISO dates).
 
-export const creditsOf = (row: Pick<LicenseRow, 'credits_total' | 'credits_used'>) =>
-  ({ total: row.credits_total, used: row.credits_used, remaining: Math.max(0, row.credits_total - row.credits_used) });
+export const creditsOf = (row: Pick<LicenseRow, 'credits_total' | 'credits_used'>) => ({
+  total: row.credits_total,
+  used: row.credits_used,
+  remaining: Math.max(0, row.credits_total - row.credits_used),
+});
 
 /** The License resource of the specification, plus the admin-side fields. */
 export function licenseJson(row: LicenseRow) {
@@ -15,7 +18,10 @@ export function licenseJson(row: LicenseRow) {
     key: row.key,
     product: { _id: row.product_id, name: row.product_name },
     // A customer always has a name; the row's null is the LEFT JOIN's, when there is no customer.
-    customer: row.customer_id && row.customer_name !== null ? { _id: row.customer_id, name: row.customer_name, email: row.customer_email } : null,
+    customer:
+      row.customer_id && row.customer_name !== null
+        ? { _id: row.customer_id, name: row.customer_name, email: row.customer_email }
+        : null,
     parent: row.parent_id,
     licenseType: row.license_type,
     active: row.active,
@@ -47,14 +53,23 @@ export function licenseJson(row: LicenseRow) {
 }
 export type LicenseJson = ReturnType<typeof licenseJson>;
 
-export const memberJson = (row: MemberRow) =>
-  ({ _id: row.id, email: row.email, userId: row.user_id, role: row.role, createdAt: iso(row.created_at)! });
+export const memberJson = (row: MemberRow) => ({
+  _id: row.id,
+  email: row.email,
+  userId: row.user_id,
+  role: row.role,
+  createdAt: iso(row.created_at)!,
+});
 export type MemberJson = ReturnType<typeof memberJson>;
 
 /** The `usageStats` of a license detail. */
 export const usageStatsJson = (counts: UsageCounts) => ({
-  totalRequests: counts.total, successfulRequests: counts.success, blockedRequests: counts.blocked,
-  uniqueIPs: counts.ips, uniqueHWIDs: counts.hwids, lastUsed: iso(counts.last),
+  totalRequests: counts.total,
+  successfulRequests: counts.success,
+  blockedRequests: counts.blocked,
+  uniqueIPs: counts.ips,
+  uniqueHWIDs: counts.hwids,
+  lastUsed: iso(counts.last),
 });
 
 const isoOrNull = z.iso.datetime().nullable();
@@ -97,9 +112,21 @@ export const licenseJsonSchema = z.object({
 /** One license read by id: the resource plus its product's description, members and usage totals. */
 export const licenseDetailJsonSchema = licenseJsonSchema.extend({
   product: z.object({ _id: z.string(), name: z.string(), description: z.string().nullable() }),
-  members: z.array(z.object({ _id: z.string(), email: z.string().nullable(), userId: z.string().nullable(), role: z.string(), createdAt: z.iso.datetime() })),
+  members: z.array(
+    z.object({
+      _id: z.string(),
+      email: z.string().nullable(),
+      userId: z.string().nullable(),
+      role: z.string(),
+      createdAt: z.iso.datetime(),
+    }),
+  ),
   usageStats: z.object({
-    totalRequests: z.number().int(), successfulRequests: z.number().int(), blockedRequests: z.number().int(),
-    uniqueIPs: z.number().int(), uniqueHWIDs: z.number().int(), lastUsed: isoOrNull,
+    totalRequests: z.number().int(),
+    successfulRequests: z.number().int(),
+    blockedRequests: z.number().int(),
+    uniqueIPs: z.number().int(),
+    uniqueHWIDs: z.number().int(),
+    lastUsed: isoOrNull,
   }),
 });

@@ -6,9 +6,15 @@ import type { LicenseMemberInput, ListLicenses } from './licenses.schema.js';
 
 /** A license with the names the admin views show beside it (`licenseSelect`). */
 export type LicenseRow = RowOf<typeof licenses> & {
-  product_name: string; product_description: string; product_prefix: string; customer_name: string | null; customer_email: string | null;
+  product_name: string;
+  product_description: string;
+  product_prefix: string;
+  customer_name: string | null;
+  customer_email: string | null;
   /** Its policy's name and entitlement codes; its own codes (each list sorted). */
-  policy_name: string | null; policy_entitlements: string[]; own_entitlements: string[];
+  policy_name: string | null;
+  policy_entitlements: string[];
+  own_entitlements: string[];
 };
 export type MemberRow = RowOf<typeof licenseMembers>;
 
@@ -21,13 +27,27 @@ export const licenseSelect = `SELECT l.*, p.name AS product_name, p.description 
   FROM licenses l JOIN products p ON p.id = l.product_id LEFT JOIN customers c ON c.id = l.customer_id
   LEFT JOIN policies po ON po.id = l.policy_id`;
 
-export async function findLicense(db: Queryable, id: string, options: { forUpdate?: boolean } = {}): Promise<LicenseRow | undefined> {
-  const { rows } = await db.query<LicenseRow>(`${licenseSelect} WHERE l.id = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`, [id]);
+export async function findLicense(
+  db: Queryable,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<LicenseRow | undefined> {
+  const { rows } = await db.query<LicenseRow>(
+    `${licenseSelect} WHERE l.id = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`,
+    [id],
+  );
   return rows[0];
 }
 
-export async function findLicenseByKey(db: Queryable, key: string, options: { forUpdate?: boolean } = {}): Promise<LicenseRow | undefined> {
-  const { rows } = await db.query<LicenseRow>(`${licenseSelect} WHERE l.key = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`, [key]);
+export async function findLicenseByKey(
+  db: Queryable,
+  key: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<LicenseRow | undefined> {
+  const { rows } = await db.query<LicenseRow>(
+    `${licenseSelect} WHERE l.key = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`,
+    [key],
+  );
   return rows[0];
 }
 
@@ -38,7 +58,10 @@ const cursorAt = `to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI
 export async function listLicenses(db: Queryable, query: ListLicenses, now: Date, after?: LicenseListCursor) {
   const where: string[] = [];
   const params: unknown[] = [];
-  const add = (sql: string, value: unknown) => { params.push(value); where.push(sql.replaceAll('?', `$${params.length}`)); };
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replaceAll('?', `$${params.length}`));
+  };
   if (query.product) add('l.product_id = ?', query.product);
   if (query.customer) add('l.customer_id = ?', query.customer);
   if (query.parent) add('l.parent_id = ?', query.parent);
@@ -65,34 +88,83 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
   const pageClause = pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : '';
   // Without a filter, or filtered by product and type only, the total comes from the license
   // counters instead of counting up to a million rows.
-  const countable = Object.entries({ ...query, limit: undefined, skip: undefined, cursor: undefined, product: undefined, licenseType: undefined })
-    .every(([, value]) => value === undefined);
+  const countable = Object.entries({
+    ...query,
+    limit: undefined,
+    skip: undefined,
+    cursor: undefined,
+    product: undefined,
+    licenseType: undefined,
+  }).every(([, value]) => value === undefined);
   const counted = async () => {
     const rows = await licenseCountsAt(db, now, query.product);
-    return totalLicenseCounts(query.licenseType ? rows.filter((row) => row.licenseType === query.licenseType) : rows).total;
+    return totalLicenseCounts(query.licenseType ? rows.filter((row) => row.licenseType === query.licenseType) : rows)
+      .total;
   };
   const [page, total] = await Promise.all([
     db.query<LicenseRow & { cursor_at: string }>(
       `${licenseSelect.replace('SELECT l.*,', `SELECT l.*, ${cursorAt},`)} ${pageClause}
        ORDER BY l.created_at DESC, l.id LIMIT $${pageParams.length + 1} OFFSET $${pageParams.length + 2}`,
-      [...pageParams, query.limit, query.skip]),
-    countable ? counted() : db.query<{ total: number }>(`SELECT count(*) AS total FROM licenses l ${clause}`, params).then((result) => result.rows[0]?.total ?? 0),
+      [...pageParams, query.limit, query.skip],
+    ),
+    countable
+      ? counted()
+      : db
+          .query<{ total: number }>(`SELECT count(*) AS total FROM licenses l ${clause}`, params)
+          .then((result) => result.rows[0]?.total ?? 0),
   ]);
   const last = page.rows.length === query.limit ? page.rows.at(-1) : undefined;
-  return { rows: page.rows, total, nextCursor: last ? encodeLicenseCursor({ createdAt: last.cursor_at, id: last.id }) : null };
+  return {
+    rows: page.rows,
+    total,
+    nextCursor: last ? encodeLicenseCursor({ createdAt: last.cursor_at, id: last.id }) : null,
+  };
 }
 
-export type LicenseValues = Pick<typeof licenses.$inferInsert, 'key' | 'productId' | 'metadata'> & Required<Pick<typeof licenses.$inferInsert,
-  'customerId' | 'parentId' | 'licenseType' | 'active' | 'expiresAt' | 'ipLimit' | 'hwidLimit' | 'heartbeatSeconds' | 'creditsTotal' | 'convertToType' | 'autoConvert' | 'convertDurationDays' | 'policyId'>>;
+export type LicenseValues = Pick<typeof licenses.$inferInsert, 'key' | 'productId' | 'metadata'> &
+  Required<
+    Pick<
+      typeof licenses.$inferInsert,
+      | 'customerId'
+      | 'parentId'
+      | 'licenseType'
+      | 'active'
+      | 'expiresAt'
+      | 'ipLimit'
+      | 'hwidLimit'
+      | 'heartbeatSeconds'
+      | 'creditsTotal'
+      | 'convertToType'
+      | 'autoConvert'
+      | 'convertDurationDays'
+      | 'policyId'
+    >
+  >;
 
 export async function insertLicense(db: Queryable, values: LicenseValues): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO licenses (key, product_id, customer_id, parent_id, license_type, active, expires_at, ip_limit, hwid_limit,
        credits_total, convert_to_type, auto_convert, convert_duration_days, metadata, heartbeat_seconds, policy_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
-    [values.key, values.productId, values.customerId, values.parentId, values.licenseType, values.active, values.expiresAt,
-      values.ipLimit, values.hwidLimit, values.creditsTotal, values.convertToType, values.autoConvert,
-      values.convertDurationDays, JSON.stringify(values.metadata), values.heartbeatSeconds, values.policyId]);
+    [
+      values.key,
+      values.productId,
+      values.customerId,
+      values.parentId,
+      values.licenseType,
+      values.active,
+      values.expiresAt,
+      values.ipLimit,
+      values.hwidLimit,
+      values.creditsTotal,
+      values.convertToType,
+      values.autoConvert,
+      values.convertDurationDays,
+      JSON.stringify(values.metadata),
+      values.heartbeatSeconds,
+      values.policyId,
+    ],
+  );
   return rows[0]!.id;
 }
 
@@ -113,16 +185,27 @@ export async function deleteLicense(db: Queryable, id: string): Promise<void> {
  * Adds `days` to the expiry, counted from now when the license has expired (or has none), adds
  * credits, and clears the expiry notice so the next expiry is announced again.
  */
-export async function extendLicense(db: Queryable, id: string, days: number, credits: number, now: Date): Promise<void> {
+export async function extendLicense(
+  db: Queryable,
+  id: string,
+  days: number,
+  credits: number,
+  now: Date,
+): Promise<void> {
   await db.query(
     `UPDATE licenses SET
        expires_at = GREATEST(COALESCE(expires_at, $4), $4) + make_interval(days => $2::int),
        credits_total = credits_total + $3, expired_notified_at = NULL, updated_at = $4
-     WHERE id = $1`, [id, days, credits, now]);
+     WHERE id = $1`,
+    [id, days, credits, now],
+  );
 }
 
 /** A license as the scheduled scans see it. */
-export type ScannedLicense = Pick<RowOf<typeof licenses>, 'id' | 'key' | 'expires_at' | 'customer_id' | 'product_id' | 'license_type'>;
+export type ScannedLicense = Pick<
+  RowOf<typeof licenses>,
+  'id' | 'key' | 'expires_at' | 'customer_id' | 'product_id' | 'license_type'
+>;
 const scannedColumns = 'id, key, expires_at, customer_id, product_id, license_type';
 
 /** Trials past their end with automatic conversion on become their full type; each converts once. */
@@ -133,7 +216,9 @@ export async function convertDueTrials(db: Queryable, now: Date): Promise<Scanne
        expires_at = CASE WHEN convert_duration_days IS NULL THEN NULL ELSE $1 + make_interval(days => convert_duration_days) END
      WHERE license_type = 'trial' AND auto_convert AND converted_at IS NULL AND NOT revoked AND NOT suspended
        AND expires_at IS NOT NULL AND expires_at <= $1
-     RETURNING ${scannedColumns}`, [now]);
+     RETURNING ${scannedColumns}`,
+    [now],
+  );
   return rows;
 }
 
@@ -149,41 +234,69 @@ export async function claimExpiredLicenses(db: Queryable, now: Date, limit: numb
      WHERE id IN (
        SELECT id FROM licenses WHERE expires_at <= $1 AND (expired_notified_at IS NULL OR expired_notified_at < expires_at) AND NOT revoked
        ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-     RETURNING ${scannedColumns}`, [now, limit]);
+     RETURNING ${scannedColumns}`,
+    [now, limit],
+  );
   return rows;
 }
 
 export async function rotateKey(db: Queryable, oldKey: string, newKey: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ id: string }>('UPDATE licenses SET key = $2, updated_at = now() WHERE key = $1 RETURNING id', [oldKey, newKey]);
+  const { rows } = await db.query<{ id: string }>(
+    'UPDATE licenses SET key = $2, updated_at = now() WHERE key = $1 RETURNING id',
+    [oldKey, newKey],
+  );
   return rows[0]?.id;
 }
 
-export async function clearRestrictions(db: Queryable, key: string): Promise<{ id: string; used_ips: string[]; used_hwids: string[] } | undefined> {
+export async function clearRestrictions(
+  db: Queryable,
+  key: string,
+): Promise<{ id: string; used_ips: string[]; used_hwids: string[] } | undefined> {
   const { rows } = await db.query<{ id: string; used_ips: string[]; used_hwids: string[] }>(
     `WITH old AS (SELECT id, used_ips, used_hwids FROM licenses WHERE key = $1 FOR UPDATE)
      UPDATE licenses l SET used_ips = '{}', used_hwids = '{}', updated_at = now()
-     FROM old WHERE l.id = old.id RETURNING l.id, old.used_ips, old.used_hwids`, [key]);
+     FROM old WHERE l.id = old.id RETURNING l.id, old.used_ips, old.used_hwids`,
+    [key],
+  );
   return rows[0];
 }
 
 /** Takes one IP or hardware id off the license's recorded ones; answers whether it was there. */
-export async function removeBinding(db: Queryable, id: string, binding: { ip: string } | { hwid: string }): Promise<boolean> {
+export async function removeBinding(
+  db: Queryable,
+  id: string,
+  binding: { ip: string } | { hwid: string },
+): Promise<boolean> {
   const [column, value] = 'ip' in binding ? ['used_ips', binding.ip] : ['used_hwids', binding.hwid];
   const { rowCount } = await db.query(
-    `UPDATE licenses SET ${column} = array_remove(${column}, $2), updated_at = now() WHERE id = $1 AND $2 = ANY(${column})`, [id, value]);
+    `UPDATE licenses SET ${column} = array_remove(${column}, $2), updated_at = now() WHERE id = $1 AND $2 = ANY(${column})`,
+    [id, value],
+  );
   return (rowCount ?? 0) > 0;
 }
 
 /** Makes these (ids) the license's own entitlements. */
-export async function replaceLicenseEntitlements(db: Queryable, licenseId: string, entitlementIds: string[]): Promise<void> {
-  await db.query('DELETE FROM license_entitlements WHERE license_id = $1 AND NOT (entitlement_id = ANY($2::uuid[]))', [licenseId, entitlementIds]);
+export async function replaceLicenseEntitlements(
+  db: Queryable,
+  licenseId: string,
+  entitlementIds: string[],
+): Promise<void> {
+  await db.query('DELETE FROM license_entitlements WHERE license_id = $1 AND NOT (entitlement_id = ANY($2::uuid[]))', [
+    licenseId,
+    entitlementIds,
+  ]);
   await db.query(
     `INSERT INTO license_entitlements (license_id, entitlement_id) SELECT $1, e FROM unnest($2::uuid[]) AS e
-     ON CONFLICT DO NOTHING`, [licenseId, entitlementIds]);
+     ON CONFLICT DO NOTHING`,
+    [licenseId, entitlementIds],
+  );
 }
 
 export async function listMembers(db: Queryable, licenseId: string): Promise<MemberRow[]> {
-  const { rows } = await db.query<MemberRow>('SELECT * FROM license_members WHERE license_id = $1 ORDER BY created_at, email', [licenseId]);
+  const { rows } = await db.query<MemberRow>(
+    'SELECT * FROM license_members WHERE license_id = $1 ORDER BY created_at, email',
+    [licenseId],
+  );
   return rows;
 }
 
@@ -194,12 +307,20 @@ export async function replaceMembers(db: Queryable, licenseId: string, members: 
     `INSERT INTO license_members (license_id, email, user_id, role)
      SELECT $1, m.email, m.user_id, m.role FROM unnest($2::text[], $3::text[], $4::text[]) AS m(email, user_id, role)
      ON CONFLICT (license_id, email) DO UPDATE SET user_id = excluded.user_id, role = excluded.role`,
-    [licenseId, members.map((m) => m.email.toLowerCase()), members.map((m) => m.userId ?? null), members.map((m) => m.role)]);
+    [
+      licenseId,
+      members.map((m) => m.email.toLowerCase()),
+      members.map((m) => m.userId ?? null),
+      members.map((m) => m.role),
+    ],
+  );
 }
 
 export async function findProductForLicense(db: Queryable, productId: string) {
   const { rows } = await db.query<{ id: string; license_prefix: string; is_active: boolean }>(
-    'SELECT id, license_prefix, is_active FROM products WHERE id = $1', [productId]);
+    'SELECT id, license_prefix, is_active FROM products WHERE id = $1',
+    [productId],
+  );
   return rows[0];
 }
 
@@ -208,13 +329,22 @@ export async function customerExists(db: Queryable, customerId: string): Promise
   return (rowCount ?? 0) > 0;
 }
 
-export interface UsageCounts { total: number; success: number; blocked: number; ips: number; hwids: number; last: Date | null }
+export interface UsageCounts {
+  total: number;
+  success: number;
+  blocked: number;
+  ips: number;
+  hwids: number;
+  last: Date | null;
+}
 
 export async function usageStats(db: Queryable, licenseId: string): Promise<UsageCounts> {
   const { rows } = await db.query<UsageCounts>(
     `SELECT count(*) AS total, count(*) FILTER (WHERE status = 'success') AS success,
        count(*) FILTER (WHERE status = 'blocked') AS blocked, count(DISTINCT ip) AS ips, count(DISTINCT hwid) AS hwids,
        max(created_at) AS last
-     FROM usage_records WHERE license_id = $1`, [licenseId]);
+     FROM usage_records WHERE license_id = $1`,
+    [licenseId],
+  );
   return rows[0]!;
 }

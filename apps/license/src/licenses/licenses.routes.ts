@@ -7,21 +7,45 @@ import { idParams } from '../common/schemas.js';
 import { licenseFileJsonSchema, licenseFileQuery, type LicenseFiles } from './license-file.js';
 import type { MachinesService } from './machines.service.js';
 import type { createLicensesService } from './licenses.service.js';
-import { createLicenseSchema, keySchema, listLicensesQuery, reasonSchema, updateLicenseSchema } from './licenses.schema.js';
+import {
+  createLicenseSchema,
+  keySchema,
+  listLicensesQuery,
+  reasonSchema,
+  updateLicenseSchema,
+} from './licenses.schema.js';
 
 type Service = ReturnType<typeof createLicensesService>;
 const tags = ['licenses'];
 
 /** The admin resource API of licenses, and rotate/clear of the specification. */
-export function licenseRoutes(deps: { service: Service; admin: Guard; files: LicenseFiles; machines: Pick<MachinesService, 'holder'> }): AnyRoute[] {
+export function licenseRoutes(deps: {
+  service: Service;
+  admin: Guard;
+  files: LicenseFiles;
+  machines: Pick<MachinesService, 'holder'>;
+}): AnyRoute[] {
   const { service, admin, files, machines } = deps;
-  const oneLicense = { 200: { description: 'The license', schema: one('license', licenseJsonSchema) }, ...adminFailures, ...notFound('License') };
+  const oneLicense = {
+    200: { description: 'The license', schema: one('license', licenseJsonSchema) },
+    ...adminFailures,
+    ...notFound('License'),
+  };
   return [
     defineRoute({
-      method: 'get', path: '/api/licenses', summary: 'List licenses', tags, guard: admin, query: listLicensesQuery,
+      method: 'get',
+      path: '/api/licenses',
+      summary: 'List licenses',
+      tags,
+      guard: admin,
+      query: listLicensesQuery,
       responses: {
-        200: { description: 'A page of licenses, the total, and the cursor of the next page (null at the end)', schema: page('licenses', licenseJsonSchema, true).extend({ nextCursor: z.string().nullable() }) },
-        ...validationFailure, ...adminFailures,
+        200: {
+          description: 'A page of licenses, the total, and the cursor of the next page (null at the end)',
+          schema: page('licenses', licenseJsonSchema, true).extend({ nextCursor: z.string().nullable() }),
+        },
+        ...validationFailure,
+        ...adminFailures,
       },
       handler: async ({ query }) => {
         const { licenses, total, nextCursor } = await service.list(query);
@@ -29,16 +53,41 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
       },
     }),
     defineRoute({
-      method: 'get', path: '/api/licenses/:id', summary: 'Read a license with its usage', tags, guard: admin, params: idParams,
-      responses: { ...oneLicense, 200: { description: 'The license with its members and usage totals', schema: one('license', licenseDetailJsonSchema) } },
+      method: 'get',
+      path: '/api/licenses/:id',
+      summary: 'Read a license with its usage',
+      tags,
+      guard: admin,
+      params: idParams,
+      responses: {
+        ...oneLicense,
+        200: {
+          description: 'The license with its members and usage totals',
+          schema: one('license', licenseDetailJsonSchema),
+        },
+      },
       handler: async ({ params }) => ({ success: true, license: await service.detail(params.id) }),
     }),
     defineRoute({
-      method: 'get', path: '/api/licenses/:id/file', summary: 'An offline license file (signed)', tags, guard: admin, params: idParams,
+      method: 'get',
+      path: '/api/licenses/:id/file',
+      summary: 'An offline license file (signed)',
+      tags,
+      guard: admin,
+      params: idParams,
       query: licenseFileQuery,
-      description: 'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`. `?fingerprint=F` binds it to a machine holding a seat.',
-      responses: { 200: { description: 'The license file', schema: licenseFileJsonSchema }, ...adminFailures, ...notFound('License or machine'), ...validationFailure,
-        403: { description: 'Not an admin, two-factor verification pending, or the license is revoked, suspended, inactive or expired' } },
+      description:
+        'A download: `{ format: "license-file/1", payload, signature, keyId }`, the signature verifiable with `/api/license/public-key`. `?fingerprint=F` binds it to a machine holding a seat.',
+      responses: {
+        200: { description: 'The license file', schema: licenseFileJsonSchema },
+        ...adminFailures,
+        ...notFound('License or machine'),
+        ...validationFailure,
+        403: {
+          description:
+            'Not an admin, two-factor verification pending, or the license is revoked, suspended, inactive or expired',
+        },
+      },
       handler: async ({ params, query, res }) => {
         const license = await service.detail(params.id);
         // The license's state first (as validation answers), then the machine's seat.
@@ -49,19 +98,43 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
       },
     }),
     defineRoute({
-      method: 'post', path: '/api/licenses', summary: 'Create a license', tags, guard: admin, body: createLicenseSchema, status: 201,
+      method: 'post',
+      path: '/api/licenses',
+      summary: 'Create a license',
+      tags,
+      guard: admin,
+      body: createLicenseSchema,
+      status: 201,
       audit: { action: 'create', resource: 'license' },
-      responses: { 201: { description: 'The license created', schema: one('license', licenseJsonSchema) }, ...validationFailure, ...adminFailures },
+      responses: {
+        201: { description: 'The license created', schema: one('license', licenseJsonSchema) },
+        ...validationFailure,
+        ...adminFailures,
+      },
       handler: async ({ body, req }) => ({ success: true, license: await service.create(actorOf(req), body) }),
     }),
     defineRoute({
-      method: 'put', path: '/api/licenses/:id', summary: 'Update a license', tags, guard: admin, params: idParams, body: updateLicenseSchema,
+      method: 'put',
+      path: '/api/licenses/:id',
+      summary: 'Update a license',
+      tags,
+      guard: admin,
+      params: idParams,
+      body: updateLicenseSchema,
       audit: { action: 'update', resource: 'license' },
       responses: { ...oneLicense, ...validationFailure },
-      handler: async ({ params, body, req }) => ({ success: true, license: await service.update(actorOf(req), params.id, body) }),
+      handler: async ({ params, body, req }) => ({
+        success: true,
+        license: await service.update(actorOf(req), params.id, body),
+      }),
     }),
     defineRoute({
-      method: 'delete', path: '/api/licenses/:id', summary: 'Delete a license', tags, guard: admin, params: idParams,
+      method: 'delete',
+      path: '/api/licenses/:id',
+      summary: 'Delete a license',
+      tags,
+      guard: admin,
+      params: idParams,
       audit: { action: 'delete', resource: 'license' },
       responses: { 200: { description: 'Deleted', schema: successSchema }, ...adminFailures, ...notFound('License') },
       handler: async ({ params, req }) => {
@@ -70,36 +143,85 @@ export function licenseRoutes(deps: { service: Service; admin: Guard; files: Lic
       },
     }),
     defineRoute({
-      method: 'post', path: '/api/licenses/:id/suspend', summary: 'Suspend a license', tags, guard: admin, params: idParams, body: reasonSchema,
+      method: 'post',
+      path: '/api/licenses/:id/suspend',
+      summary: 'Suspend a license',
+      tags,
+      guard: admin,
+      params: idParams,
+      body: reasonSchema,
       audit: { action: 'suspend', resource: 'license' },
       responses: { ...oneLicense, ...validationFailure },
-      handler: async ({ params, body, req }) => ({ success: true, license: await service.suspend(actorOf(req), params.id, body.reason) }),
+      handler: async ({ params, body, req }) => ({
+        success: true,
+        license: await service.suspend(actorOf(req), params.id, body.reason),
+      }),
     }),
     defineRoute({
-      method: 'post', path: '/api/licenses/:id/reactivate', summary: 'Lift a suspension', tags, guard: admin, params: idParams,
+      method: 'post',
+      path: '/api/licenses/:id/reactivate',
+      summary: 'Lift a suspension',
+      tags,
+      guard: admin,
+      params: idParams,
       audit: { action: 'activate', resource: 'license' },
       responses: oneLicense,
-      handler: async ({ params, req }) => ({ success: true, license: await service.reactivate(actorOf(req), params.id) }),
+      handler: async ({ params, req }) => ({
+        success: true,
+        license: await service.reactivate(actorOf(req), params.id),
+      }),
     }),
     defineRoute({
-      method: 'post', path: '/api/licenses/:id/revoke', summary: 'Revoke a license for good', tags, guard: admin, params: idParams, body: reasonSchema,
+      method: 'post',
+      path: '/api/licenses/:id/revoke',
+      summary: 'Revoke a license for good',
+      tags,
+      guard: admin,
+      params: idParams,
+      body: reasonSchema,
       audit: { action: 'revoke', resource: 'license' },
       responses: { ...oneLicense, ...validationFailure },
-      handler: async ({ params, body, req }) => ({ success: true, license: await service.revoke(actorOf(req), params.id, body.reason) }),
+      handler: async ({ params, body, req }) => ({
+        success: true,
+        license: await service.revoke(actorOf(req), params.id, body.reason),
+      }),
     }),
     defineRoute({
-      method: 'post', path: '/api/license/rotate', summary: 'Replace a license key with a new one', tags, guard: admin, body: keySchema,
+      method: 'post',
+      path: '/api/license/rotate',
+      summary: 'Replace a license key with a new one',
+      tags,
+      guard: admin,
+      body: keySchema,
       audit: { action: 'update', resource: 'license' },
-      responses: { 200: { description: 'The old and the new key', schema: z.object({ success: z.literal(true), oldKey: z.string(), newKey: z.string() }) }, ...validationFailure, ...adminFailures, ...notFound('License') },
+      responses: {
+        200: {
+          description: 'The old and the new key',
+          schema: z.object({ success: z.literal(true), oldKey: z.string(), newKey: z.string() }),
+        },
+        ...validationFailure,
+        ...adminFailures,
+        ...notFound('License'),
+      },
       handler: async ({ body, req }) => {
         const { oldKey, newKey } = await service.rotate(actorOf(req), body.key);
         return { success: true, oldKey, newKey };
       },
     }),
     defineRoute({
-      method: 'post', path: '/api/license/clear', summary: 'Clear the recorded IPs and hardware ids of a license', tags, guard: admin, body: keySchema,
+      method: 'post',
+      path: '/api/license/clear',
+      summary: 'Clear the recorded IPs and hardware ids of a license',
+      tags,
+      guard: admin,
+      body: keySchema,
       audit: { action: 'update', resource: 'license' },
-      responses: { 200: { description: 'Cleared', schema: z.object({ success: z.literal(true), message: z.string() }) }, ...validationFailure, ...adminFailures, ...notFound('License') },
+      responses: {
+        200: { description: 'Cleared', schema: z.object({ success: z.literal(true), message: z.string() }) },
+        ...validationFailure,
+        ...adminFailures,
+        ...notFound('License'),
+      },
       handler: async ({ body, req }) => {
         await service.clear(actorOf(req), body.key);
         return { success: true, message: 'License restrictions cleared' };

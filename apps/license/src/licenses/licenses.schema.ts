@@ -13,58 +13,66 @@ const expiresAt = z.union([isoDate(), z.null()]);
 /** Floating seats: a machine not seen for more than this many whole seconds holds no seat. */
 const heartbeatSeconds = z.number().int().min(10).max(86_400).nullable();
 // Members are keyed by email (case-insensitively) per license: one entry per email.
-const members = z.array(member).max(10_000).refine(
-  (list) => new Set(list.map((entry) => entry.email.toLowerCase())).size === list.length,
-  'Each email may appear only once',
-);
+const members = z
+  .array(member)
+  .max(10_000)
+  .refine(
+    (list) => new Set(list.map((entry) => entry.email.toLowerCase())).size === list.length,
+    'Each email may appear only once',
+  );
 
 /**
  * Left out, `licenseType`, the limits, `heartbeatSeconds`, `credits` and `expiresAt` come from the
  * policy (`policyId`) when it sets them, else from the defaults (fixed, unlimited, no expiry).
  * `product` may be left out with a policy: it is the policy's.
  */
-export const createLicenseSchema = z.object({
-  product: uuidString().optional(),
-  policyId: uuidString().optional(),
-  customer: uuidString().optional(),
-  licenseType: z.enum(licenseTypes).optional(),
-  expiresAt: expiresAt.optional(),
-  ipLimit: limit.optional(),
-  hwidLimit: limit.optional(),
-  heartbeatSeconds: heartbeatSeconds.optional(),
-  credits: z.number().int().min(0).max(1_000_000_000).optional(),
-  parent: uuidString().optional(),
-  active: z.boolean().default(true),
-  convertToType: z.enum(['fixed', 'consumption', 'enterprise']).optional(),
-  autoConvert: z.boolean().default(false),
-  convertDurationDays: z.number().int().min(1).max(36_500).optional(),
-  members: members.optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  /** Its own entitlement codes (besides its policy's). */
-  entitlements: entitlementCodes.optional(),
-}).superRefine((value, context) => {
-  if (!value.product && !value.policyId) context.addIssue({ code: 'custom', path: ['product'], message: 'Required (or a policyId)' });
-});
+export const createLicenseSchema = z
+  .object({
+    product: uuidString().optional(),
+    policyId: uuidString().optional(),
+    customer: uuidString().optional(),
+    licenseType: z.enum(licenseTypes).optional(),
+    expiresAt: expiresAt.optional(),
+    ipLimit: limit.optional(),
+    hwidLimit: limit.optional(),
+    heartbeatSeconds: heartbeatSeconds.optional(),
+    credits: z.number().int().min(0).max(1_000_000_000).optional(),
+    parent: uuidString().optional(),
+    active: z.boolean().default(true),
+    convertToType: z.enum(['fixed', 'consumption', 'enterprise']).optional(),
+    autoConvert: z.boolean().default(false),
+    convertDurationDays: z.number().int().min(1).max(36_500).optional(),
+    members: members.optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    /** Its own entitlement codes (besides its policy's). */
+    entitlements: entitlementCodes.optional(),
+  })
+  .superRefine((value, context) => {
+    if (!value.product && !value.policyId)
+      context.addIssue({ code: 'custom', path: ['product'], message: 'Required (or a policyId)' });
+  });
 
-export const updateLicenseSchema = z.object({
-  customer: uuidString().nullable().optional(),
-  licenseType: z.enum(licenseTypes).optional(),
-  expiresAt: expiresAt.optional(),
-  ipLimit: limit.optional(),
-  hwidLimit: limit.optional(),
-  heartbeatSeconds: heartbeatSeconds.optional(),
-  credits: z.number().int().min(0).max(1_000_000_000).optional(),
-  parent: uuidString().nullable().optional(),
-  active: z.boolean().optional(),
-  convertToType: z.enum(['fixed', 'consumption', 'enterprise']).nullable().optional(),
-  autoConvert: z.boolean().optional(),
-  convertDurationDays: z.number().int().min(1).max(36_500).nullable().optional(),
-  members: members.optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  /** Another policy of the license's product (its limits are not copied), or null for none. */
-  policyId: uuidString().nullable().optional(),
-  entitlements: entitlementCodes.optional(),
-}).refine((value) => Object.keys(value).length > 0, 'Nothing to update');
+export const updateLicenseSchema = z
+  .object({
+    customer: uuidString().nullable().optional(),
+    licenseType: z.enum(licenseTypes).optional(),
+    expiresAt: expiresAt.optional(),
+    ipLimit: limit.optional(),
+    hwidLimit: limit.optional(),
+    heartbeatSeconds: heartbeatSeconds.optional(),
+    credits: z.number().int().min(0).max(1_000_000_000).optional(),
+    parent: uuidString().nullable().optional(),
+    active: z.boolean().optional(),
+    convertToType: z.enum(['fixed', 'consumption', 'enterprise']).nullable().optional(),
+    autoConvert: z.boolean().optional(),
+    convertDurationDays: z.number().int().min(1).max(36_500).nullable().optional(),
+    members: members.optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    /** Another policy of the license's product (its limits are not copied), or null for none. */
+    policyId: uuidString().nullable().optional(),
+    entitlements: entitlementCodes.optional(),
+  })
+  .refine((value) => Object.keys(value).length > 0, 'Nothing to update');
 
 export const listLicensesQuery = z.object({
   product: uuidString().optional(),

@@ -33,8 +33,12 @@ async function orKeyTaken<T>(write: Promise<T>): Promise<T> {
 
 /** The payload of LICENSE_CREATED, whoever created the license. */
 export const licenseCreatedEvent = (license: LicenseJson) => ({
-  licenseKey: license.key, licenseId: license._id, productId: license.product._id, customerId: license.customer?._id ?? null,
-  licenseType: license.licenseType, expiresAt: license.expiresAt,
+  licenseKey: license.key,
+  licenseId: license._id,
+  productId: license.product._id,
+  customerId: license.customer?._id ?? null,
+  licenseType: license.licenseType,
+  expiresAt: license.expiresAt,
 });
 
 export interface LicensesServiceDeps {
@@ -60,15 +64,21 @@ export function createLicensesService(deps: LicensesServiceDeps) {
   }
 
   async function checkParent(client: Queryable, parentId: string, selfId?: string) {
-    if (parentId === selfId) throw appError('VALIDATION_FAILED', { details: { parent: 'A license cannot be its own master' } });
+    if (parentId === selfId)
+      throw appError('VALIDATION_FAILED', { details: { parent: 'A license cannot be its own master' } });
     const parent = await repo.findLicense(client, parentId);
     if (!parent) throw appError('MASTER_LICENSE_NOT_FOUND');
-    if (parent.parent_id) throw appError('VALIDATION_FAILED', { details: { parent: 'A child license cannot be a master' } });
+    if (parent.parent_id)
+      throw appError('VALIDATION_FAILED', { details: { parent: 'A child license cannot be a master' } });
   }
 
   /** Writes a state change and its audit entry in one transaction; returns the new state. */
-  async function change(actor: Actor, id: string, action: 'update' | 'suspend' | 'activate' | 'revoke',
-    compute: (row: repo.LicenseRow) => Record<string, unknown>) {
+  async function change(
+    actor: Actor,
+    id: string,
+    action: 'update' | 'suspend' | 'activate' | 'revoke',
+    compute: (row: repo.LicenseRow) => Record<string, unknown>,
+  ) {
     return withTransaction(pool, async (client) => {
       const { row, before } = await lockedOrThrow(client, id);
       await repo.updateLicenseColumns(client, id, compute(row));
@@ -103,15 +113,30 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     const entitlementIds = input.entitlements ? await entitlementIdsOf(client, input.entitlements) : [];
     // A trial without an end would never end: default to two weeks.
     const days = policy?.duration_days ?? (licenseType === 'trial' ? trialDays : null);
-    const expiresAt = input.expiresAt !== undefined ? input.expiresAt : days === null ? null : new Date(now().getTime() + days * 86_400_000);
+    const expiresAt =
+      input.expiresAt !== undefined
+        ? input.expiresAt
+        : days === null
+          ? null
+          : new Date(now().getTime() + days * 86_400_000);
     const id = await repo.insertLicense(client, {
-      key: generateLicenseKey(product.license_prefix), productId: product.id, customerId: input.customer ?? null,
-      parentId: input.parent ?? null, licenseType, active: input.active, expiresAt, policyId: policy?.id ?? null,
-      ipLimit: input.ipLimit ?? policy?.ip_limit ?? 0, hwidLimit: input.hwidLimit ?? policy?.hwid_limit ?? 0,
-      heartbeatSeconds: input.heartbeatSeconds !== undefined ? input.heartbeatSeconds : policy?.heartbeat_seconds ?? null,
+      key: generateLicenseKey(product.license_prefix),
+      productId: product.id,
+      customerId: input.customer ?? null,
+      parentId: input.parent ?? null,
+      licenseType,
+      active: input.active,
+      expiresAt,
+      policyId: policy?.id ?? null,
+      ipLimit: input.ipLimit ?? policy?.ip_limit ?? 0,
+      hwidLimit: input.hwidLimit ?? policy?.hwid_limit ?? 0,
+      heartbeatSeconds:
+        input.heartbeatSeconds !== undefined ? input.heartbeatSeconds : (policy?.heartbeat_seconds ?? null),
       creditsTotal: credits ?? 0,
-      convertToType: input.convertToType ?? (input.autoConvert ? 'fixed' : null), autoConvert: input.autoConvert,
-      convertDurationDays: input.convertDurationDays ?? null, metadata: input.metadata ?? {},
+      convertToType: input.convertToType ?? (input.autoConvert ? 'fixed' : null),
+      autoConvert: input.autoConvert,
+      convertDurationDays: input.convertDurationDays ?? null,
+      metadata: input.metadata ?? {},
     });
     if (input.members) await repo.replaceMembers(client, id, input.members);
     if (entitlementIds.length) await repo.replaceLicenseEntitlements(client, id, entitlementIds);
@@ -120,7 +145,8 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     return after;
   }
 
-  const releaseWithin = (actor: Actor, customerId: string, id: string, binding: LicenseBinding, perDay: number) => withTransaction(pool, async (client) => {
+  const releaseWithin = (actor: Actor, customerId: string, id: string, binding: LicenseBinding, perDay: number) =>
+    withTransaction(pool, async (client) => {
       const row = isUuid(id) ? await repo.findLicense(client, id, { forUpdate: true }) : undefined;
       // Another customer's license reads as missing, as on every customer route.
       if (!row || row.customer_id !== customerId) throw notFound();
@@ -128,7 +154,8 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       if (!inUse) throw appError('LICENSE_BINDING_NOT_IN_USE');
       const target = { action: 'release', resourceType: 'license', resourceId: id } as const;
       const since = new Date(now().getTime() - releaseWindowMs);
-      if (await countAuditEntriesSince(client, target, since) >= perDay) throw appError('LICENSE_RELEASE_LIMIT_REACHED');
+      if ((await countAuditEntriesSince(client, target, since)) >= perDay)
+        throw appError('LICENSE_RELEASE_LIMIT_REACHED');
       await repo.removeBinding(client, id, binding);
       const after = await repo.findLicense(client, id);
       if (!after) throw notFound();
@@ -138,7 +165,7 @@ export function createLicensesService(deps: LicensesServiceDeps) {
         after: { usedIps: after.used_ips, usedHwids: after.used_hwids, released: binding, customerId },
       });
       return after;
-  });
+    });
 
   return {
     detail: async (id: string) => {
@@ -147,15 +174,20 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       if (!row) throw notFound();
       const license = licenseJson(row);
       return {
-        ...license, product: { ...license.product, description: row.product_description },
-        members: (await repo.listMembers(pool, id)).map(memberJson), usageStats: usageStatsJson(await repo.usageStats(pool, id)),
+        ...license,
+        product: { ...license.product, description: row.product_description },
+        members: (await repo.listMembers(pool, id)).map(memberJson),
+        usageStats: usageStatsJson(await repo.usageStats(pool, id)),
       };
     },
 
     /** A page newest first, the total matching, and the cursor of the next page (null at the end). */
     async list(query: ListLicenses) {
       const after = query.cursor === undefined ? undefined : decodeLicenseCursor(query.cursor);
-      if (query.cursor !== undefined && !after) throw appError('VALIDATION_FAILED', { details: { cursor: 'cursor must be a nextCursor this service answered' } });
+      if (query.cursor !== undefined && !after)
+        throw appError('VALIDATION_FAILED', {
+          details: { cursor: 'cursor must be a nextCursor this service answered' },
+        });
       const { rows, total, nextCursor } = await repo.listLicenses(pool, query, now(), after);
       return { licenses: rows.map(licenseJson), total, nextCursor };
     },
@@ -171,7 +203,8 @@ export function createLicensesService(deps: LicensesServiceDeps) {
      * same commit), with the same rules and audit as `create`. The caller emits LICENSE_CREATED
      * (`licenseCreatedEvent`) once its transaction has committed.
      */
-    createWithin: (client: Queryable, actor: Actor, input: CreateLicense) => orKeyTaken(createWithin(client, actor, input)),
+    createWithin: (client: Queryable, actor: Actor, input: CreateLicense) =>
+      orKeyTaken(createWithin(client, actor, input)),
 
     /**
      * Extends the license of `key` inside the caller's transaction: `days` added to its expiry
@@ -183,92 +216,130 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       const before = await adminView(client, row.id);
       await repo.extendLicense(client, row.id, extension.days, extension.credits, now());
       const after = await adminView(client, row.id);
-      await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: row.id, before, after });
+      await recordAudit(client, actor, {
+        action: 'update',
+        resourceType: 'license',
+        resourceId: row.id,
+        before,
+        after,
+      });
       return after;
     },
 
     /** The id and key of a license named by id or by key (automated actions name them either way). */
     async find(ref: { licenseId?: string; licenseKey?: string }) {
-      const row = ref.licenseId ? (isUuid(ref.licenseId) ? await repo.findLicense(pool, ref.licenseId) : undefined)
-        : ref.licenseKey ? await repo.findLicenseByKey(pool, ref.licenseKey) : undefined;
+      const row = ref.licenseId
+        ? isUuid(ref.licenseId)
+          ? await repo.findLicense(pool, ref.licenseId)
+          : undefined
+        : ref.licenseKey
+          ? await repo.findLicenseByKey(pool, ref.licenseKey)
+          : undefined;
       return row ? { id: row.id, key: row.key, expiresAt: row.expires_at } : undefined;
     },
 
     /** Trials past their end with automatic conversion on become their full type, each audited. */
-    convertDueTrials: (actor: Actor) => withTransaction(pool, async (client) => {
-      const converted = await repo.convertDueTrials(client, now());
-      for (const license of converted) {
-        await recordAudit(client, actor, {
-          action: 'update', resourceType: 'license', resourceId: license.id,
-          before: { licenseType: 'trial' }, after: { licenseType: license.license_type, expiresAt: iso(license.expires_at), convertedBy: 'trial conversion' },
-        });
-      }
-      return converted;
-    }),
+    convertDueTrials: (actor: Actor) =>
+      withTransaction(pool, async (client) => {
+        const converted = await repo.convertDueTrials(client, now());
+        for (const license of converted) {
+          await recordAudit(client, actor, {
+            action: 'update',
+            resourceType: 'license',
+            resourceId: license.id,
+            before: { licenseType: 'trial' },
+            after: {
+              licenseType: license.license_type,
+              expiresAt: iso(license.expires_at),
+              convertedBy: 'trial conversion',
+            },
+          });
+        }
+        return converted;
+      }),
 
     /** Claims up to `limit` expired licenses not announced yet (see the repository); the caller announces them. */
     claimExpired: (limit: number) => repo.claimExpiredLicenses(pool, now(), limit),
 
-    update: (actor: Actor, id: string, input: UpdateLicense) => withTransaction(pool, async (client) => {
-      const { row, before } = await lockedOrThrow(client, id);
-      if (input.customer && !(await repo.customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
-      if (input.parent) await checkParent(client, input.parent, id);
-      if (input.policyId) await policyOf(client, input.policyId, row.product_id);
-      const entitlementIds = input.entitlements && await entitlementIdsOf(client, input.entitlements);
-      const columns: Record<string, unknown> = {};
-      const set = (column: string, value: unknown) => { if (value !== undefined) columns[column] = value; };
-      set('customer_id', input.customer);
-      set('license_type', input.licenseType);
-      set('expires_at', input.expiresAt);
-      set('ip_limit', input.ipLimit);
-      set('hwid_limit', input.hwidLimit);
-      set('heartbeat_seconds', input.heartbeatSeconds);
-      set('credits_total', input.credits);
-      set('parent_id', input.parent);
-      set('active', input.active);
-      set('convert_to_type', input.convertToType);
-      set('auto_convert', input.autoConvert);
-      set('convert_duration_days', input.convertDurationDays);
-      set('metadata', input.metadata);
-      set('policy_id', input.policyId);
-      await repo.updateLicenseColumns(client, id, columns);
-      if (input.members) await repo.replaceMembers(client, id, input.members);
-      if (entitlementIds) await repo.replaceLicenseEntitlements(client, id, entitlementIds);
-      const after = await adminView(client, id);
-      await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: id, before, after });
-      return after;
-    }),
+    update: (actor: Actor, id: string, input: UpdateLicense) =>
+      withTransaction(pool, async (client) => {
+        const { row, before } = await lockedOrThrow(client, id);
+        if (input.customer && !(await repo.customerExists(client, input.customer)))
+          throw appError('CUSTOMER_NOT_FOUND');
+        if (input.parent) await checkParent(client, input.parent, id);
+        if (input.policyId) await policyOf(client, input.policyId, row.product_id);
+        const entitlementIds = input.entitlements && (await entitlementIdsOf(client, input.entitlements));
+        const columns: Record<string, unknown> = {};
+        const set = (column: string, value: unknown) => {
+          if (value !== undefined) columns[column] = value;
+        };
+        set('customer_id', input.customer);
+        set('license_type', input.licenseType);
+        set('expires_at', input.expiresAt);
+        set('ip_limit', input.ipLimit);
+        set('hwid_limit', input.hwidLimit);
+        set('heartbeat_seconds', input.heartbeatSeconds);
+        set('credits_total', input.credits);
+        set('parent_id', input.parent);
+        set('active', input.active);
+        set('convert_to_type', input.convertToType);
+        set('auto_convert', input.autoConvert);
+        set('convert_duration_days', input.convertDurationDays);
+        set('metadata', input.metadata);
+        set('policy_id', input.policyId);
+        await repo.updateLicenseColumns(client, id, columns);
+        if (input.members) await repo.replaceMembers(client, id, input.members);
+        if (entitlementIds) await repo.replaceLicenseEntitlements(client, id, entitlementIds);
+        const after = await adminView(client, id);
+        await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: id, before, after });
+        return after;
+      }),
 
     suspend: (actor: Actor, id: string, reason: string | undefined) =>
       change(actor, id, 'suspend', () => ({ suspended: true, suspend_reason: reason ?? null, suspended_at: now() })),
 
-    reactivate: (actor: Actor, id: string) => change(actor, id, 'activate', (row) => {
-      if (row.revoked) throw appError('LICENSE_REVOKED_NOT_REACTIVATED');
-      return { suspended: false, suspend_reason: null, suspended_at: null, active: true };
-    }),
+    reactivate: (actor: Actor, id: string) =>
+      change(actor, id, 'activate', (row) => {
+        if (row.revoked) throw appError('LICENSE_REVOKED_NOT_REACTIVATED');
+        return { suspended: false, suspend_reason: null, suspended_at: null, active: true };
+      }),
 
     async revoke(actor: Actor, id: string, reason: string | undefined) {
-      const license = await change(actor, id, 'revoke', () => ({ revoked: true, revoke_reason: reason ?? null, revoked_at: now() }));
+      const license = await change(actor, id, 'revoke', () => ({
+        revoked: true,
+        revoke_reason: reason ?? null,
+        revoked_at: now(),
+      }));
       await events.emit('LICENSE_REVOKED', { licenseKey: license.key, licenseId: license._id, reason: reason ?? null });
       return license;
     },
 
-    remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
-      const { before } = await lockedOrThrow(client, id);
-      await deleteUsageOfLicense(client, id);
-      await repo.deleteLicense(client, id);
-      await recordAudit(client, actor, { action: 'delete', resourceType: 'license', resourceId: id, before });
-    }),
+    remove: (actor: Actor, id: string) =>
+      withTransaction(pool, async (client) => {
+        const { before } = await lockedOrThrow(client, id);
+        await deleteUsageOfLicense(client, id);
+        await repo.deleteLicense(client, id);
+        await recordAudit(client, actor, { action: 'delete', resourceType: 'license', resourceId: id, before });
+      }),
 
     /** A new key for the same license; the old key stops validating with this commit. */
-    rotate: (actor: Actor, key: string) => orKeyTaken(withTransaction(pool, async (client) => {
-      const row = await repo.findLicenseByKey(client, key, { forUpdate: true });
-      if (!row) throw notFound();
-      const newKey = generateLicenseKey(row.product_prefix);
-      await repo.rotateKey(client, key, newKey);
-      await recordAudit(client, actor, { action: 'update', resourceType: 'license', resourceId: row.id, before: { key }, after: { key: newKey } });
-      return { oldKey: key, newKey };
-    })),
+    rotate: (actor: Actor, key: string) =>
+      orKeyTaken(
+        withTransaction(pool, async (client) => {
+          const row = await repo.findLicenseByKey(client, key, { forUpdate: true });
+          if (!row) throw notFound();
+          const newKey = generateLicenseKey(row.product_prefix);
+          await repo.rotateKey(client, key, newKey);
+          await recordAudit(client, actor, {
+            action: 'update',
+            resourceType: 'license',
+            resourceId: row.id,
+            before: { key },
+            after: { key: newKey },
+          });
+          return { oldKey: key, newKey };
+        }),
+      ),
 
     /**
      * A customer takes one IP or hardware id off their own license, at most `perDay` times per
@@ -279,18 +350,28 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     async release(actor: Actor, customerId: string, id: string, binding: LicenseBinding, perDay: number) {
       const after = await releaseWithin(actor, customerId, id, binding, perDay);
       // The hardware id's machine left with it (the trigger of migration 0011).
-      if ('hwid' in binding) await events.emit('MACHINE_DEACTIVATED', { licenseKey: after.key, licenseId: after.id, fingerprint: binding.hwid, by: 'customer' });
+      if ('hwid' in binding)
+        await events.emit('MACHINE_DEACTIVATED', {
+          licenseKey: after.key,
+          licenseId: after.id,
+          fingerprint: binding.hwid,
+          by: 'customer',
+        });
       return after;
     },
 
-    clear: (actor: Actor, key: string) => withTransaction(pool, async (client) => {
-      const old = await repo.clearRestrictions(client, key);
-      if (!old) throw notFound();
-      await recordAudit(client, actor, {
-        action: 'update', resourceType: 'license', resourceId: old.id,
-        before: { usedIps: old.used_ips, usedHwids: old.used_hwids }, after: { usedIps: [], usedHwids: [] },
-      });
-    }),
+    clear: (actor: Actor, key: string) =>
+      withTransaction(pool, async (client) => {
+        const old = await repo.clearRestrictions(client, key);
+        if (!old) throw notFound();
+        await recordAudit(client, actor, {
+          action: 'update',
+          resourceType: 'license',
+          resourceId: old.id,
+          before: { usedIps: old.used_ips, usedHwids: old.used_hwids },
+          after: { usedIps: [], usedHwids: [] },
+        });
+      }),
   };
 }
 export type LicensesService = ReturnType<typeof createLicensesService>;

@@ -15,20 +15,30 @@ export const machineSweepEveryMs = 30_000;
  * its DELETE, so it may run on every instance at once.
  */
 export function publicMachinesModule(needs: {
-  machines: MachinesService; signer: ResponseSigner; logger: Logger; public: Guard; panicGuard: RequestHandler; limiter: RequestHandler;
+  machines: MachinesService;
+  signer: ResponseSigner;
+  logger: Logger;
+  public: Guard;
+  panicGuard: RequestHandler;
+  limiter: RequestHandler;
   /** Sweeps only in a real start (with a job queue); tests call the sweep themselves. */
   sweep: boolean;
 }): FeatureModule {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   const sweepOnce = () => {
-    running = needs.machines.sweep().catch((error: unknown) => needs.logger.error({ err: error }, 'machine sweep failed'));
+    running = needs.machines
+      .sweep()
+      .catch((error: unknown) => needs.logger.error({ err: error }, 'machine sweep failed'));
   };
   return {
     name: 'machines',
     stage: 'hotPath',
     routes: publicMachineRoutes({ ...needs, json: jsonBody({ limit: '16kb' }) }),
-    errorHandlers: { path: '/api/license/machines', handlers: signedValidationErrors({ signer: needs.signer, logger: needs.logger, validFlag: false }) },
+    errorHandlers: {
+      path: '/api/license/machines',
+      handlers: signedValidationErrors({ signer: needs.signer, logger: needs.logger, validFlag: false }),
+    },
     jobs: () => {
       if (needs.sweep) {
         sweepOnce();

@@ -6,17 +6,32 @@ export type MachineRow = RowOf<typeof machines>;
 export type MachineRecord = Record<keyof MachineRow, string | null>;
 
 export type SeatOperation = 'activate' | 'heartbeat' | 'deactivate';
-export interface SeatRequest { key: string; fingerprint: string; name: string | null; platform: string | null; ip: string | null }
+export interface SeatRequest {
+  key: string;
+  fingerprint: string;
+  name: string | null;
+  platform: string | null;
+  ip: string | null;
+}
 export interface SeatAnswer {
-  error: string | null; created: boolean; license_id: string | null; license_key: string | null;
-  machine: MachineRecord | null; lapsed_hwids: string[];
+  error: string | null;
+  created: boolean;
+  license_id: string | null;
+  license_key: string | null;
+  machine: MachineRecord | null;
+  lapsed_hwids: string[];
 }
 
 /**
  * One call of `license_machine_seat` (machine-seat.sql, migration 0011): reads the license
  * under its row lock, decides and writes the machine and the license's hardware ids at once.
  */
-export async function takeOrReleaseSeat(db: Queryable, op: SeatOperation, request: SeatRequest, now: Date): Promise<SeatAnswer> {
+export async function takeOrReleaseSeat(
+  db: Queryable,
+  op: SeatOperation,
+  request: SeatRequest,
+  now: Date,
+): Promise<SeatAnswer> {
   const { rows } = await db.query<SeatAnswer>({
     name: 'license-machine-seat',
     text: 'SELECT * FROM license_machine_seat($1, $2, $3, $4, $5, $6, $7::timestamptz)',
@@ -28,7 +43,9 @@ export async function takeOrReleaseSeat(db: Queryable, op: SeatOperation, reques
 /** Removes the lapsed machines of one license (see machine-seat.sql); none answered when nothing is due. */
 export async function sweepOneLicense(db: Queryable, now: Date) {
   const { rows } = await db.query<{ license_id: string; license_key: string; machine: MachineRecord }>(
-    'SELECT * FROM license_machines_sweep($1::timestamptz)', [now]);
+    'SELECT * FROM license_machines_sweep($1::timestamptz)',
+    [now],
+  );
   return rows;
 }
 
@@ -36,11 +53,20 @@ export async function sweepOneLicense(db: Queryable, now: Date) {
 export async function listMachines(db: Queryable, licenseId: string): Promise<MachineRow[]> {
   const { rows } = await db.query<MachineRow>(
     `SELECT m.* FROM machines m JOIN licenses l ON l.id = m.license_id
-     WHERE m.license_id = $1 ORDER BY array_position(l.used_hwids, m.fingerprint), m.activated_at`, [licenseId]);
+     WHERE m.license_id = $1 ORDER BY array_position(l.used_hwids, m.fingerprint), m.activated_at`,
+    [licenseId],
+  );
   return rows;
 }
 
-export async function findMachine(db: Queryable, licenseId: string, machineId: string): Promise<MachineRow | undefined> {
-  const { rows } = await db.query<MachineRow>('SELECT * FROM machines WHERE license_id = $1 AND id = $2', [licenseId, machineId]);
+export async function findMachine(
+  db: Queryable,
+  licenseId: string,
+  machineId: string,
+): Promise<MachineRow | undefined> {
+  const { rows } = await db.query<MachineRow>('SELECT * FROM machines WHERE license_id = $1 AND id = $2', [
+    licenseId,
+    machineId,
+  ]);
   return rows[0];
 }

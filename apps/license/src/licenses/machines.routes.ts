@@ -21,22 +21,38 @@ const keyFailures = {
   429: { description: 'Too many requests from this address', schema: errorSchema },
   503: { description: 'Panic mode is on', schema: errorSchema },
 };
-const signedNote = 'No sign-in, like validate: the same rate limit and panic mode, and every answer carries `X-License-Signature` (see `/api/license/public-key`).';
+const signedNote =
+  'No sign-in, like validate: the same rate limit and panic mode, and every answer carries `X-License-Signature` (see `/api/license/public-key`).';
 
 /** Activation, heartbeat and deactivation: applications call them like validate. */
 export function publicMachineRoutes(deps: {
-  machines: MachinesService; signer: ResponseSigner; public: Guard; panicGuard: RequestHandler; limiter: RequestHandler; json: RequestHandler;
+  machines: MachinesService;
+  signer: ResponseSigner;
+  public: Guard;
+  panicGuard: RequestHandler;
+  limiter: RequestHandler;
+  json: RequestHandler;
 }): AnyRoute[] {
   const { machines, signer } = deps;
   const before = [deps.panicGuard, deps.limiter, deps.json];
   return [
     defineRoute({
-      method: 'post', path: '/api/license/machines/activate', summary: 'Activate a machine (take a seat; signed answer)', tags, guard: deps.public,
-      before, body: activateMachineSchema, description: signedNote,
+      method: 'post',
+      path: '/api/license/machines/activate',
+      summary: 'Activate a machine (take a seat; signed answer)',
+      tags,
+      guard: deps.public,
+      before,
+      body: activateMachineSchema,
+      description: signedNote,
       responses: {
         201: { description: 'A new machine holds a seat', schema: machineAnswer },
         200: { description: 'The fingerprint already held a seat (name and platform updated)', schema: machineAnswer },
-        ...keyFailures, 403: { description: 'No free seat (HWID limit exceeded), or expired, suspended, revoked or inactive', schema: errorSchema },
+        ...keyFailures,
+        403: {
+          description: 'No free seat (HWID limit exceeded), or expired, suspended, revoked or inactive',
+          schema: errorSchema,
+        },
       },
       handler: async ({ body, req, res }) => {
         const { created, machine } = await machines.activate(body, callerIp(req.ip));
@@ -44,11 +60,18 @@ export function publicMachineRoutes(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/api/license/machines/heartbeat', summary: 'Keep a machine\'s seat (signed answer)', tags, guard: deps.public,
-      before, body: machineSeatSchema, description: `${signedNote} A floating seat's lease is renewed for heartbeatSeconds.`,
+      method: 'post',
+      path: '/api/license/machines/heartbeat',
+      summary: "Keep a machine's seat (signed answer)",
+      tags,
+      guard: deps.public,
+      before,
+      body: machineSeatSchema,
+      description: `${signedNote} A floating seat's lease is renewed for heartbeatSeconds.`,
       responses: {
         200: { description: 'The machine with its new leaseExpiresAt', schema: machineAnswer },
-        ...keyFailures, ...notFound('Machine'),
+        ...keyFailures,
+        ...notFound('Machine'),
       },
       handler: async ({ body, req, res }) => {
         const machine = await machines.heartbeat(body, callerIp(req.ip));
@@ -56,9 +79,19 @@ export function publicMachineRoutes(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/api/license/machines/deactivate', summary: 'Deactivate a machine (give its seat back; signed answer)', tags, guard: deps.public,
-      before, body: machineSeatSchema, description: signedNote,
-      responses: { 200: { description: 'The seat is free', schema: seatFreedAnswer }, ...keyFailures, ...notFound('Machine') },
+      method: 'post',
+      path: '/api/license/machines/deactivate',
+      summary: 'Deactivate a machine (give its seat back; signed answer)',
+      tags,
+      guard: deps.public,
+      before,
+      body: machineSeatSchema,
+      description: signedNote,
+      responses: {
+        200: { description: 'The seat is free', schema: seatFreedAnswer },
+        ...keyFailures,
+        ...notFound('Machine'),
+      },
       handler: async ({ body, req, res }) => {
         await machines.deactivate(body, callerIp(req.ip));
         sendSigned(res, signer, 200, { success: true, ...nonceOf(req.body) });
@@ -72,14 +105,33 @@ export function adminMachineRoutes(deps: { machines: MachinesService; admin: Gua
   const { machines, admin } = deps;
   return [
     defineRoute({
-      method: 'get', path: '/api/licenses/:id/machines', summary: 'A license\'s machines, oldest first', tags, guard: admin, params: idParams,
-      responses: { 200: { description: 'The machines', schema: machinesAnswer }, ...adminFailures, ...notFound('License') },
+      method: 'get',
+      path: '/api/licenses/:id/machines',
+      summary: "A license's machines, oldest first",
+      tags,
+      guard: admin,
+      params: idParams,
+      responses: {
+        200: { description: 'The machines', schema: machinesAnswer },
+        ...adminFailures,
+        ...notFound('License'),
+      },
       handler: async ({ params }) => ({ success: true, machines: await machines.list(params.id) }),
     }),
     defineRoute({
-      method: 'delete', path: '/api/licenses/:id/machines/:machineId', summary: 'Deactivate a machine of a license', tags, guard: admin,
-      params: machineParams, audit: { action: 'delete', resource: 'license' },
-      responses: { 200: { description: 'The seat is free', schema: successSchema }, ...adminFailures, ...notFound('License or machine'), ...validationFailure },
+      method: 'delete',
+      path: '/api/licenses/:id/machines/:machineId',
+      summary: 'Deactivate a machine of a license',
+      tags,
+      guard: admin,
+      params: machineParams,
+      audit: { action: 'delete', resource: 'license' },
+      responses: {
+        200: { description: 'The seat is free', schema: successSchema },
+        ...adminFailures,
+        ...notFound('License or machine'),
+        ...validationFailure,
+      },
       handler: async ({ params, req }) => {
         await machines.remove(actorOf(req), params.id, params.machineId);
         return { success: true };

@@ -8,7 +8,9 @@ const fingerprint = fingerprintSchema;
 const nonce = z.string().min(1).max(256).optional();
 
 export const activateMachineSchema = z.object({
-  key, fingerprint, nonce,
+  key,
+  fingerprint,
+  nonce,
   name: z.string().trim().min(1).max(100).optional(),
   platform: z.string().trim().min(1).max(50).optional(),
 });

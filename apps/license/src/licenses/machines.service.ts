@@ -13,7 +13,9 @@ import type { ActivateMachine, MachineSeat } from './machines.schema.js';
 
 /** The seat function's failures: validation's texts for the key, then the machine's own. */
 const seatErrors: Record<string, LicenseErrorCode> = {
-  ...verdictCodes, 'License not found': 'LICENSE_VALIDATION_NOT_FOUND', 'Machine not found': 'MACHINE_NOT_FOUND',
+  ...verdictCodes,
+  'License not found': 'LICENSE_VALIDATION_NOT_FOUND',
+  'Machine not found': 'MACHINE_NOT_FOUND',
 };
 const sweepRounds = 1000;
 
@@ -29,11 +31,23 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
   /** Runs one seat operation; throws its failure, announces what changed, answers the machine. */
   async function seat(op: repo.SeatOperation, request: repo.SeatRequest) {
     const answer = await repo.takeOrReleaseSeat(pool, op, request, now());
-    if (answer.license_id && answer.license_key) await announceLapsed(answer.license_id, answer.license_key, answer.lapsed_hwids);
+    if (answer.license_id && answer.license_key)
+      await announceLapsed(answer.license_id, answer.license_key, answer.lapsed_hwids);
     if (answer.error) throw appError(seatErrors[answer.error] ?? 'LICENSE_NOT_ACTIVE', { message: answer.error });
     const machine = machineJson(answer.machine!);
-    const payload = { licenseKey: answer.license_key, licenseId: answer.license_id, machineId: machine._id, fingerprint: machine.fingerprint };
-    if (answer.created) await events.emit('MACHINE_ACTIVATED', { ...payload, name: machine.name, platform: machine.platform, ip: request.ip });
+    const payload = {
+      licenseKey: answer.license_key,
+      licenseId: answer.license_id,
+      machineId: machine._id,
+      fingerprint: machine.fingerprint,
+    };
+    if (answer.created)
+      await events.emit('MACHINE_ACTIVATED', {
+        ...payload,
+        name: machine.name,
+        platform: machine.platform,
+        ip: request.ip,
+      });
     if (op === 'deactivate') await events.emit('MACHINE_DEACTIVATED', { ...payload, by: 'client' });
     return { created: answer.created, machine };
   }
@@ -52,9 +66,16 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
 
   return {
     activate: (input: ActivateMachine, ip: string | null) =>
-      seat('activate', { key: input.key, fingerprint: input.fingerprint, name: input.name ?? null, platform: input.platform ?? null, ip }),
+      seat('activate', {
+        key: input.key,
+        fingerprint: input.fingerprint,
+        name: input.name ?? null,
+        platform: input.platform ?? null,
+        ip,
+      }),
     heartbeat: async (input: MachineSeat, ip: string | null) =>
-      (await seat('heartbeat', { key: input.key, fingerprint: input.fingerprint, name: null, platform: null, ip })).machine,
+      (await seat('heartbeat', { key: input.key, fingerprint: input.fingerprint, name: null, platform: null, ip }))
+        .machine,
     deactivate: async (input: MachineSeat, ip: string | null) => {
       await seat('deactivate', { key: input.key, fingerprint: input.fingerprint, name: null, platform: null, ip });
     },
@@ -68,29 +89,37 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
      */
     async holder(licenseId: string, fingerprint: string, customerId?: string): Promise<MachineJson> {
       const machine = (await machinesOf(licenseId, customerId)).find((one) => one.fingerprint === fingerprint);
-      if (!machine || (machine.leaseExpiresAt !== null && new Date(machine.leaseExpiresAt) <= now())) throw appError('MACHINE_NOT_FOUND');
+      if (!machine || (machine.leaseExpiresAt !== null && new Date(machine.leaseExpiresAt) <= now()))
+        throw appError('MACHINE_NOT_FOUND');
       return machine;
     },
 
     /** An admin gives a machine's seat back: its hardware id leaves the license (the machine row with it), audited. */
     async remove(actor: Actor, licenseId: string, machineId: string) {
       const removed = await withTransaction(pool, async (client) => {
-        const license = isUuid(licenseId) ? await licenses.findLicense(client, licenseId, { forUpdate: true }) : undefined;
+        const license = isUuid(licenseId)
+          ? await licenses.findLicense(client, licenseId, { forUpdate: true })
+          : undefined;
         if (!license) throw appError('LICENSE_NOT_FOUND');
         const machine = isUuid(machineId) ? await repo.findMachine(client, license.id, machineId) : undefined;
         if (!machine) throw appError('MACHINE_NOT_FOUND');
         await licenses.removeBinding(client, license.id, { hwid: machine.fingerprint });
         const before = machineJson(machine);
         await recordAudit(client, actor, {
-          action: 'delete', resourceType: 'license', resourceId: license.id,
+          action: 'delete',
+          resourceType: 'license',
+          resourceId: license.id,
           before: { machine: before, usedHwids: license.used_hwids },
           after: { usedHwids: license.used_hwids.filter((hwid) => hwid !== machine.fingerprint) },
         });
         return { license, machine: before };
       });
       await events.emit('MACHINE_DEACTIVATED', {
-        licenseKey: removed.license.key, licenseId: removed.license.id, machineId: removed.machine._id,
-        fingerprint: removed.machine.fingerprint, by: 'admin',
+        licenseKey: removed.license.key,
+        licenseId: removed.license.id,
+        machineId: removed.machine._id,
+        fingerprint: removed.machine.fingerprint,
+        by: 'admin',
       });
     },
 
@@ -102,7 +131,10 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
         if (!rows.length) break;
         for (const row of rows) {
           await events.emit('MACHINE_LEASE_EXPIRED', {
-            licenseKey: row.license_key, licenseId: row.license_id, machineId: row.machine.id, fingerprint: row.machine.fingerprint,
+            licenseKey: row.license_key,
+            licenseId: row.license_id,
+            machineId: row.machine.id,
+            fingerprint: row.machine.fingerprint,
           });
         }
         removed += rows.length;

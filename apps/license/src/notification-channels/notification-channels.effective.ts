@@ -1,7 +1,13 @@
 import type { Config } from '@app/config';
 import {
-  bareHost, createEmailChannel, createSmsChannel, createTelegramChannel,
-  type ChannelName, type NotificationChannel, type OutgoingAddressPolicy, type OutgoingLookup,
+  bareHost,
+  createEmailChannel,
+  createSmsChannel,
+  createTelegramChannel,
+  type ChannelName,
+  type NotificationChannel,
+  type OutgoingAddressPolicy,
+  type OutgoingLookup,
 } from '@app/events';
 import type { ChannelSettings, EffectiveChannels } from './notification-channels.schema.js';
 
@@ -41,9 +47,21 @@ export function effectiveChannels(stored: ChannelSettings, config: Config): Effe
 /** What a channel lacks before it can send (labels as the page shows them); empty when it can. */
 export function missingFields(effective: EffectiveChannels, name: ChannelName): string[] {
   const missing = (entries: Array<[string, string]>) => entries.filter(([, value]) => !value).map(([label]) => label);
-  if (name === 'email') return missing([['SMTP host', effective.email.host], ['From address', effective.email.from]]);
-  if (name === 'sms') return missing([['Twilio account SID', effective.sms.accountSid], ['Twilio auth token', effective.sms.authToken], ['Sender number', effective.sms.from]]);
-  return missing([['Telegram bot token', effective.telegram.botToken], ['Telegram chat id', effective.telegram.chatId]]);
+  if (name === 'email')
+    return missing([
+      ['SMTP host', effective.email.host],
+      ['From address', effective.email.from],
+    ]);
+  if (name === 'sms')
+    return missing([
+      ['Twilio account SID', effective.sms.accountSid],
+      ['Twilio auth token', effective.sms.authToken],
+      ['Sender number', effective.sms.from],
+    ]);
+  return missing([
+    ['Telegram bot token', effective.telegram.botToken],
+    ['Telegram chat id', effective.telegram.chatId],
+  ]);
 }
 
 /** The same host, however its case, brackets or final dot are written. */
@@ -67,12 +85,23 @@ export function smtpAddressPolicy(host: string, config: Config, lookup?: Outgoin
  * field is missing. `smtpPolicy` gives the addresses the email channel's host may reach.
  */
 export function buildChannel(
-  effective: EffectiveChannels, name: ChannelName, smtpPolicy: (host: string) => OutgoingAddressPolicy,
+  effective: EffectiveChannels,
+  name: ChannelName,
+  smtpPolicy: (host: string) => OutgoingAddressPolicy,
 ): NotificationChannel | undefined {
   if (missingFields(effective, name).length) return undefined;
   if (name === 'email') {
     const { host, port, secure, user, pass, from, to } = effective.email;
-    return createEmailChannel({ host, port, secure, user: user || undefined, pass: pass || undefined, from, to, outgoing: smtpPolicy(host) });
+    return createEmailChannel({
+      host,
+      port,
+      secure,
+      user: user || undefined,
+      pass: pass || undefined,
+      from,
+      to,
+      outgoing: smtpPolicy(host),
+    });
   }
   if (name === 'sms') {
     const { accountSid, authToken, from, to, baseUrl } = effective.sms;

@@ -18,18 +18,40 @@ import { createNotificationChannelsService } from './notification-channels.servi
  * gives the notifier the channels in force at each send.
  */
 export async function notificationChannelsModule(needs: {
-  config: Config; pool: pg.Pool; now: () => Date; logger: Logger; admin: Guard; adminPage: Guard; csrfToken: (req: Request) => string; refreshMs?: number;
+  config: Config;
+  pool: pg.Pool;
+  now: () => Date;
+  logger: Logger;
+  admin: Guard;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
+  refreshMs?: number;
   /** DNS for SMTP hosts (tests inject their own). */
   lookup?: OutgoingLookup;
 }): Promise<FeatureModule & { channels: () => Partial<Record<ChannelName, NotificationChannel>> }> {
-  const store = await createSettingsStore({ pool: needs.pool, table: settingsTableName, namespace: channelSettingsNamespace, schema: channelSettingsSchema, refreshMs: needs.refreshMs });
+  const store = await createSettingsStore({
+    pool: needs.pool,
+    table: settingsTableName,
+    namespace: channelSettingsNamespace,
+    schema: channelSettingsSchema,
+    refreshMs: needs.refreshMs,
+  });
   const service = createNotificationChannelsService({
-    pool: needs.pool, store, config: needs.config, now: needs.now, logger: needs.logger, lookup: needs.lookup,
+    pool: needs.pool,
+    store,
+    config: needs.config,
+    now: needs.now,
+    logger: needs.logger,
+    lookup: needs.lookup,
   });
   return {
     name: 'notification-channels',
     routes: notificationChannelPages({
-      service, stored: store.get, routing: routingFromConfig(needs.config), adminPage: needs.adminPage, csrfToken: needs.csrfToken,
+      service,
+      stored: store.get,
+      routing: routingFromConfig(needs.config),
+      adminPage: needs.adminPage,
+      csrfToken: needs.csrfToken,
       auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
     }),
     channels: service.channels,

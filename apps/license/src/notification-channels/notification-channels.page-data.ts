@@ -37,8 +37,18 @@ export function valuesOf(effective: EffectiveChannels, name: ChannelName): Chann
 export function valuesTyped(form: Record<string, string | undefined>, name: ChannelName): ChannelValues {
   const text = (key: string) => form[key] ?? '';
   const ticked = (key: string) => form[key] !== undefined;
-  if (name === 'email') return { enabled: ticked('enabled'), host: text('host'), port: text('port'), secure: ticked('secure'), user: text('user'), from: text('from'), to: text('to') };
-  if (name === 'sms') return { enabled: ticked('enabled'), accountSid: text('accountSid'), from: text('from'), to: text('to') };
+  if (name === 'email')
+    return {
+      enabled: ticked('enabled'),
+      host: text('host'),
+      port: text('port'),
+      secure: ticked('secure'),
+      user: text('user'),
+      from: text('from'),
+      to: text('to'),
+    };
+  if (name === 'sms')
+    return { enabled: ticked('enabled'), accountSid: text('accountSid'), from: text('from'), to: text('to') };
   return { enabled: ticked('enabled'), chatId: text('chatId') };
 }
 
@@ -49,12 +59,18 @@ const kindLabel = (kind: string) => kind.replace(/_/g, ' ');
  * naming the environment variables (NOTIFY_<KIND>, one per kind of notification) that do it.
  */
 export function receivesText(name: ChannelName, routing: Record<string, ChannelName[]>): string {
-  const kinds = Object.entries(routing).filter(([, channels]) => channels.includes(name)).map(([kind]) => kindLabel(kind));
+  const kinds = Object.entries(routing)
+    .filter(([, channels]) => channels.includes(name))
+    .map(([kind]) => kindLabel(kind));
   if (kinds.length) return `Receives: ${kinds.join(', ')}.`;
   const variables = Object.keys(routing).map((kind) => `NOTIFY_${kind.toUpperCase()}`);
-  const example = variables.includes('NOTIFY_LICENSE_VIOLATION') ? 'NOTIFY_LICENSE_VIOLATION' : variables[0] ?? 'NOTIFY_CUSTOM';
-  return `Receives no notifications yet. To send some here, add ${name} to one of the environment variables `
-    + `${variables.join(', ')} (for example ${example}=${name}) and restart the service.`;
+  const example = variables.includes('NOTIFY_LICENSE_VIOLATION')
+    ? 'NOTIFY_LICENSE_VIOLATION'
+    : (variables[0] ?? 'NOTIFY_CUSTOM');
+  return (
+    `Receives no notifications yet. To send some here, add ${name} to one of the environment variables ` +
+    `${variables.join(', ')} (for example ${example}=${name}) and restart the service.`
+  );
 }
 
 export interface ChannelsPageInput {
@@ -65,12 +81,18 @@ export interface ChannelsPageInput {
   failed?: { name: ChannelName; values: ChannelValues; errors: string[] };
 }
 
-export function channelsPageData(username: string, input: ChannelsPageInput, extras: { messages: FlashMessage[]; csrfToken: string }) {
+export function channelsPageData(
+  username: string,
+  input: ChannelsPageInput,
+  extras: { messages: FlashMessage[]; csrfToken: string },
+) {
   const { effective, stored, routing, failed } = input;
   const card = (name: ChannelName, label: string, secret: string, recipient: string) => {
     const saved = Object.values(stored[name]).some((value) => value !== null);
     return {
-      name, label, href: channelHref(name),
+      name,
+      label,
+      href: channelHref(name),
       values: failed?.name === name ? failed.values : valuesOf(effective, name),
       errors: failed?.name === name ? failed.errors : [],
       enabled: effective[name].enabled,
@@ -86,7 +108,9 @@ export function channelsPageData(username: string, input: ChannelsPageInput, ext
     csrfToken: extras.csrfToken,
     subnav: webhooksSubnav('channels'),
     /** The channel whose form had errors, for the note at the top of the page (on a phone the card is far below). */
-    failedChannel: failed ? { label: { email: 'Email', sms: 'SMS', telegram: 'Telegram' }[failed.name], href: `#${failed.name}` } : null,
+    failedChannel: failed
+      ? { label: { email: 'Email', sms: 'SMS', telegram: 'Telegram' }[failed.name], href: `#${failed.name}` }
+      : null,
     channels: {
       email: card('email', 'Email', effective.email.pass, effective.email.to.join(', ')),
       sms: card('sms', 'SMS', effective.sms.authToken, effective.sms.to.join(', ')),

@@ -44,23 +44,63 @@ export type ChannelSettings = z.infer<typeof channelSettingsSchema>;
 export const channelSettingsNamespace = 'notification-channels';
 
 /** The settings in force for each channel: stored values over the environment's. */
-export interface EffectiveEmail { enabled: boolean; host: string; port: number; secure: boolean; user: string; pass: string; from: string; to: string[] }
-export interface EffectiveSms { enabled: boolean; accountSid: string; authToken: string; from: string; to: string[]; baseUrl?: string }
-export interface EffectiveTelegram { enabled: boolean; botToken: string; chatId: string; apiUrl?: string }
-export interface EffectiveChannels { email: EffectiveEmail; sms: EffectiveSms; telegram: EffectiveTelegram }
+export interface EffectiveEmail {
+  enabled: boolean;
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string;
+  pass: string;
+  from: string;
+  to: string[];
+}
+export interface EffectiveSms {
+  enabled: boolean;
+  accountSid: string;
+  authToken: string;
+  from: string;
+  to: string[];
+  baseUrl?: string;
+}
+export interface EffectiveTelegram {
+  enabled: boolean;
+  botToken: string;
+  chatId: string;
+  apiUrl?: string;
+}
+export interface EffectiveChannels {
+  email: EffectiveEmail;
+  sms: EffectiveSms;
+  telegram: EffectiveTelegram;
+}
 
 // The forms as the browser sends them: every field a string, a checkbox that is not ticked is
 // not sent at all, a blank secret keeps the stored one.
 const field = (max: number) => z.string().max(max).optional();
 export const emailFormSchema = z.object({
-  enabled: field(10), host: field(253), port: field(10), secure: field(10), user: field(320),
-  pass: field(1000), clearPass: field(10), from: field(320), to: field(2000),
+  enabled: field(10),
+  host: field(253),
+  port: field(10),
+  secure: field(10),
+  user: field(320),
+  pass: field(1000),
+  clearPass: field(10),
+  from: field(320),
+  to: field(2000),
 });
 export const smsFormSchema = z.object({
-  enabled: field(10), accountSid: field(100), authToken: field(1000), clearAuthToken: field(10), from: field(50), to: field(2000),
+  enabled: field(10),
+  accountSid: field(100),
+  authToken: field(1000),
+  clearAuthToken: field(10),
+  from: field(50),
+  to: field(2000),
 });
 export const telegramFormSchema = z.object({
-  enabled: field(10), botToken: field(1000), clearBotToken: field(10), chatId: field(100),
+  enabled: field(10),
+  botToken: field(1000),
+  clearBotToken: field(10),
+  chatId: field(100),
 });
 export type EmailForm = z.infer<typeof emailFormSchema>;
 export type SmsForm = z.infer<typeof smsFormSchema>;

@@ -1,13 +1,25 @@
 import type pg from 'pg';
 import type { Config } from '@app/config';
 import {
-  checkOutgoingHost, NOTIFICATION_CHANNELS, refuseSmtpHost, SmtpHostNotAllowedError, type ChannelName, type NotificationChannel, type OutgoingLookup,
+  checkOutgoingHost,
+  NOTIFICATION_CHANNELS,
+  refuseSmtpHost,
+  SmtpHostNotAllowedError,
+  type ChannelName,
+  type NotificationChannel,
+  type OutgoingLookup,
 } from '@app/events';
 import type { Logger } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
-import { buildChannel, effectiveChannels, missingFields, secretsOf, smtpAddressPolicy } from './notification-channels.effective.js';
+import {
+  buildChannel,
+  effectiveChannels,
+  missingFields,
+  secretsOf,
+  smtpAddressPolicy,
+} from './notification-channels.effective.js';
 import { parseChannelForm } from './notification-channels.forms.js';
 import type { ChannelSettings, EffectiveChannels } from './notification-channels.schema.js';
 
@@ -18,7 +30,8 @@ export type TestResult = { ok: true; to: string[] } | { ok: false; error: string
 const channelLabels: Record<ChannelName, string> = { email: 'Email', sms: 'SMS', telegram: 'Telegram' };
 
 /** The form's error for an SMTP host that is, or resolves to, an address the policy refuses. */
-export const smtpHostNotAllowedText = 'SMTP host not allowed: it is, or resolves to, a loopback, private or link-local address.';
+export const smtpHostNotAllowedText =
+  'SMTP host not allowed: it is, or resolves to, a loopback, private or link-local address.';
 /**
  * All a failed test email says, whatever went wrong: the SMTP server's answer, a refused
  * connection or a timeout would tell whoever set the host which ports are open where.
@@ -54,7 +67,11 @@ export function readableError(error: unknown, secrets: string[]): string {
  * once its settings store has picked it up.
  */
 export function createNotificationChannelsService(deps: {
-  pool: pg.Pool; store: SettingsStore<ChannelSettings>; config: Config; now: () => Date; logger: Pick<Logger, 'warn'>;
+  pool: pg.Pool;
+  store: SettingsStore<ChannelSettings>;
+  config: Config;
+  now: () => Date;
+  logger: Pick<Logger, 'warn'>;
   /** DNS for SMTP hosts (tests inject their own). */
   lookup?: OutgoingLookup;
 }) {
@@ -106,8 +123,11 @@ export function createNotificationChannelsService(deps: {
       const before = store.get();
       const after = await store.update(parsed.patch);
       await recordAudit(pool, actor, {
-        action: 'update', resourceType: 'notification', resourceId: name,
-        before: auditable(before[name], name), after: auditable(after[name], name),
+        action: 'update',
+        resourceType: 'notification',
+        resourceId: name,
+        before: auditable(before[name], name),
+        after: auditable(after[name], name),
       });
       return { ok: true };
     },
@@ -115,11 +135,25 @@ export function createNotificationChannelsService(deps: {
     /** Sends a test message through one channel right away (enabled or not), to `recipient` or the configured ones. */
     async sendTest(actor: Actor, name: ChannelName, recipient: string): Promise<TestResult> {
       const current = effective();
-      const recipients = recipient.split(/[,\s]+/).map((part) => part.trim()).filter(Boolean);
-      const defaults = name === 'email' ? current.email.to : name === 'sms' ? current.sms.to : [current.telegram.chatId].filter(Boolean);
+      const recipients = recipient
+        .split(/[,\s]+/)
+        .map((part) => part.trim())
+        .filter(Boolean);
+      const defaults =
+        name === 'email'
+          ? current.email.to
+          : name === 'sms'
+            ? current.sms.to
+            : [current.telegram.chatId].filter(Boolean);
       const to = recipients.length ? recipients : defaults;
       const audit = (success: boolean, after: Record<string, unknown>) =>
-        recordAudit(pool, actor, { action: 'create', resourceType: 'notification', resourceId: `${name}:test`, success, after: { to, ...after } });
+        recordAudit(pool, actor, {
+          action: 'create',
+          resourceType: 'notification',
+          resourceId: `${name}:test`,
+          success,
+          after: { to, ...after },
+        });
       const channel = buildChannel(current, name, smtpPolicy);
       if (!channel) {
         const missing = missingFields(current, name);
@@ -133,10 +167,13 @@ export function createNotificationChannelsService(deps: {
         return { ok: false, error };
       }
       try {
-        await channel.send({
-          subject: 'Test message from the License Service',
-          text: `This is a test of the ${channelLabels[name]} notification channel, sent from the admin console at ${deps.now().toISOString()}.`,
-        }, to);
+        await channel.send(
+          {
+            subject: 'Test message from the License Service',
+            text: `This is a test of the ${channelLabels[name]} notification channel, sent from the admin console at ${deps.now().toISOString()}.`,
+          },
+          to,
+        );
       } catch (error) {
         const detail = readableError(error, secretsOf(current));
         if (name !== 'email') {
@@ -144,7 +181,10 @@ export function createNotificationChannelsService(deps: {
           return { ok: false, error: detail };
         }
         // The reason is for the operator's log only (SmtpHostNotAllowedError carries why).
-        const reason = error instanceof SmtpHostNotAllowedError ? `${detail}: ${readableError(error.reason, secretsOf(current))}` : detail;
+        const reason =
+          error instanceof SmtpHostNotAllowedError
+            ? `${detail}: ${readableError(error.reason, secretsOf(current))}`
+            : detail;
         deps.logger.warn({ channel: name, error: reason }, 'test email failed');
         await audit(false, { error: emailNotDeliveredText });
         return { ok: false, error: emailNotDeliveredText };

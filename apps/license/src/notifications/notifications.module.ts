@@ -10,10 +10,18 @@ import { channelsFromConfig, createLicenseNotifier, subscribeNotifications } fro
  * `channels` gives the channels in force at each send (the admin console's settings); without it, the environment's.
  */
 export function notificationsModule(needs: {
-  config: Config; queue: WorkQueue; logger: Logger; events: EventBus;
+  config: Config;
+  queue: WorkQueue;
+  logger: Logger;
+  events: EventBus;
   channels?: () => Partial<Record<ChannelName, NotificationChannel>>;
 }): FeatureModule & { notifier: Notifier } {
-  const notifier = createLicenseNotifier(needs.config, needs.queue, needs.logger, needs.channels ?? channelsFromConfig(needs.config));
+  const notifier = createLicenseNotifier(
+    needs.config,
+    needs.queue,
+    needs.logger,
+    needs.channels ?? channelsFromConfig(needs.config),
+  );
   return {
     name: 'notifications',
     routes: [],

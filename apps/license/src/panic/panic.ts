@@ -18,7 +18,10 @@ export function createPanicGuard(settings: SettingsStore<LicenseSettings>): Requ
 }
 
 /** `PANIC_MODE=true` at start-up switches panic mode on for every instance (an admin may turn it off). */
-export async function applyPanicModeFromEnvironment(settings: SettingsStore<LicenseSettings>, panicFromEnv: boolean): Promise<void> {
+export async function applyPanicModeFromEnvironment(
+  settings: SettingsStore<LicenseSettings>,
+  panicFromEnv: boolean,
+): Promise<void> {
   if (panicFromEnv && !isPanicMode(settings)) {
     await settings.update({ security: { ...settings.get().security, panicMode: true } });
   }

@@ -10,13 +10,22 @@ import { policyRoutes } from './policies.routes.js';
 import { createPoliciesService } from './policies.service.js';
 
 /** The policies API and the admin console's policy pages. */
-export function policiesModule(needs: { pool: pg.Pool; now: () => Date; admin: Guard; adminPage: Guard; csrfToken: (req: Request) => string }): FeatureModule {
+export function policiesModule(needs: {
+  pool: pg.Pool;
+  now: () => Date;
+  admin: Guard;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
+}): FeatureModule {
   const service = createPoliciesService(needs);
   // The forms choose from every product and entitlement (read through their features' services).
   const products = createProductsService(needs);
   const entitlements = createEntitlementsService(needs);
   const options = async () => {
-    const [productList, { entitlements: codes }] = await Promise.all([products.list({ includeCounts: false, activeOnly: false }), entitlements.search()]);
+    const [productList, { entitlements: codes }] = await Promise.all([
+      products.list({ includeCounts: false, activeOnly: false }),
+      entitlements.search(),
+    ]);
     return {
       products: productList.map((product) => ({ id: product._id, name: product.name })),
       entitlements: codes.map((item) => ({ code: item.code, name: item.name })),
@@ -24,9 +33,15 @@ export function policiesModule(needs: { pool: pg.Pool; now: () => Date; admin: G
   };
   return {
     name: 'policies',
-    routes: [...policyRoutes({ service, admin: needs.admin }), ...policyPages({
-      service, options, adminPage: needs.adminPage, csrfToken: needs.csrfToken,
-      auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
-    })],
+    routes: [
+      ...policyRoutes({ service, admin: needs.admin }),
+      ...policyPages({
+        service,
+        options,
+        adminPage: needs.adminPage,
+        csrfToken: needs.csrfToken,
+        auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
+      }),
+    ],
   };
 }

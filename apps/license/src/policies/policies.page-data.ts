@@ -11,24 +11,53 @@ export const policiesPageSize = 20;
 const number = (value: number) => value.toLocaleString('en-US');
 
 export interface PolicyFormValues {
-  productId: string; name: string; licenseType: string; durationDays: string; ipLimit: string; hwidLimit: string;
-  heartbeatSeconds: string; credits: string; entitlements: string[];
+  productId: string;
+  name: string;
+  licenseType: string;
+  durationDays: string;
+  ipLimit: string;
+  hwidLimit: string;
+  heartbeatSeconds: string;
+  credits: string;
+  entitlements: string[];
 }
-export interface PolicyFormState { values: PolicyFormValues; errors: string[] }
+export interface PolicyFormState {
+  values: PolicyFormValues;
+  errors: string[];
+}
 /** The forms' choices (`options` of the catalogue pages). */
-export interface PolicyOptions { products: Array<{ id: string; name: string }>; entitlements: Array<{ code: string; name: string }> }
+export interface PolicyOptions {
+  products: Array<{ id: string; name: string }>;
+  entitlements: Array<{ code: string; name: string }>;
+}
 
 const text = (value: number | null) => (value === null ? '' : String(value));
 
 export const emptyPolicyForm = (): PolicyFormState => ({
-  values: { productId: '', name: '', licenseType: '', durationDays: '', ipLimit: '', hwidLimit: '', heartbeatSeconds: '', credits: '', entitlements: [] },
+  values: {
+    productId: '',
+    name: '',
+    licenseType: '',
+    durationDays: '',
+    ipLimit: '',
+    hwidLimit: '',
+    heartbeatSeconds: '',
+    credits: '',
+    entitlements: [],
+  },
   errors: [],
 });
 export const policyFormOf = (policy: PolicyJson): PolicyFormState => ({
   values: {
-    productId: policy.productId, name: policy.name, licenseType: policy.licenseType ?? '', durationDays: text(policy.durationDays),
-    ipLimit: text(policy.ipLimit), hwidLimit: text(policy.hwidLimit), heartbeatSeconds: text(policy.heartbeatSeconds),
-    credits: text(policy.credits), entitlements: policy.entitlements,
+    productId: policy.productId,
+    name: policy.name,
+    licenseType: policy.licenseType ?? '',
+    durationDays: text(policy.durationDays),
+    ipLimit: text(policy.ipLimit),
+    hwidLimit: text(policy.hwidLimit),
+    heartbeatSeconds: text(policy.heartbeatSeconds),
+    credits: text(policy.credits),
+    entitlements: policy.entitlements,
   },
   errors: [],
 });
@@ -48,36 +77,65 @@ function formChoices(options: Record<string, unknown>) {
   const { products = [], entitlements = [] } = options as Partial<PolicyOptions>;
   return {
     products: products.map((product) => ({ value: product.id, label: product.name })),
-    types: [{ value: '', label: 'Not set (fixed)' }, ...licenseTypes.map((type) => ({ value: type, label: type[0]!.toUpperCase() + type.slice(1) }))],
+    types: [
+      { value: '', label: 'Not set (fixed)' },
+      ...licenseTypes.map((type) => ({ value: type, label: type[0]!.toUpperCase() + type.slice(1) })),
+    ],
     entitlements: entitlements.map((item) => ({ code: item.code, label: `${item.name} (${item.code})` })),
   };
 }
 
 /** A limit as the pages show it: "—" when the policy leaves it to the license. */
-const shown = (value: number | null, unit = '') => (value === null ? '—' : value === 0 && !unit ? 'unlimited' : `${number(value)}${unit}`);
+const shown = (value: number | null, unit = '') =>
+  value === null ? '—' : value === 0 && !unit ? 'unlimited' : `${number(value)}${unit}`;
 
 function policyView(policy: PolicyJson) {
   return {
-    id: policy._id, name: policy.name, product: policy.product.name, productId: policy.productId, href: policyHref(policy._id),
-    type: policy.licenseType ?? '—', duration: policy.durationDays === null ? '—' : `${number(policy.durationDays)} day${policy.durationDays === 1 ? '' : 's'}`,
-    ipLimit: shown(policy.ipLimit), hwidLimit: shown(policy.hwidLimit), heartbeat: shown(policy.heartbeatSeconds, ' s'),
-    credits: policy.credits === null ? '—' : number(policy.credits), entitlements: policy.entitlements, licenses: number(policy.licenseCount),
+    id: policy._id,
+    name: policy.name,
+    product: policy.product.name,
+    productId: policy.productId,
+    href: policyHref(policy._id),
+    type: policy.licenseType ?? '—',
+    duration:
+      policy.durationDays === null ? '—' : `${number(policy.durationDays)} day${policy.durationDays === 1 ? '' : 's'}`,
+    ipLimit: shown(policy.ipLimit),
+    hwidLimit: shown(policy.hwidLimit),
+    heartbeat: shown(policy.heartbeatSeconds, ' s'),
+    credits: policy.credits === null ? '—' : number(policy.credits),
+    entitlements: policy.entitlements,
+    licenses: number(policy.licenseCount),
   };
 }
 
 /** `/policies`: the search, a page of policies (of one product with `?product=`), and the form for a new one. */
-export function policiesPageData(username: string, list: { items: PolicyJson[]; total: number; q: string; page: number; product?: string },
-  extras: CatalogPageExtras<PolicyFormState>) {
+export function policiesPageData(
+  username: string,
+  list: { items: PolicyJson[]; total: number; q: string; page: number; product?: string },
+  extras: CatalogPageExtras<PolicyFormState>,
+) {
   const choices = formChoices(extras.options);
   const product = list.product ? choices.products.find((item) => item.value === list.product) : undefined;
-  const form = list.product && !extras.form.values.productId ? { ...extras.form, values: { ...extras.form.values, productId: list.product } } : extras.form;
+  const form =
+    list.product && !extras.form.values.productId
+      ? { ...extras.form, values: { ...extras.form.values, productId: list.product } }
+      : extras.form;
   return {
     ...adminLayout('Policies', username, 'products'),
-    messages: extras.messages, csrfToken: extras.csrfToken, form, q: list.q, total: number(list.total), count: list.total,
+    messages: extras.messages,
+    csrfToken: extras.csrfToken,
+    form,
+    q: list.q,
+    total: number(list.total),
+    count: list.total,
     product: product ? { id: product.value, name: product.label } : null,
     policies: list.items.map(policyView),
     choices,
-    pagination: { page: list.page, pages: Math.max(1, Math.ceil(list.total / policiesPageSize)), href: (page: number) => listAddress(list.q, list.product, page) },
+    pagination: {
+      page: list.page,
+      pages: Math.max(1, Math.ceil(list.total / policiesPageSize)),
+      href: (page: number) => listAddress(list.q, list.product, page),
+    },
   };
 }
 
@@ -85,11 +143,14 @@ export function policiesPageData(username: string, list: { items: PolicyJson[]; 
 export function policyPageData(username: string, policy: PolicyJson, extras: CatalogPageExtras<PolicyFormState>) {
   return {
     ...adminLayout(policy.name, username, 'products'),
-    messages: extras.messages, csrfToken: extras.csrfToken, form: extras.form,
+    messages: extras.messages,
+    csrfToken: extras.csrfToken,
+    form: extras.form,
     policy: { ...policyView(policy), createdAt: utcTime(policy.createdAt), updatedAt: utcTime(policy.updatedAt) },
     choices: formChoices(extras.options),
-    deleteQuestion: policy.licenseCount > 0
-      ? `Delete the policy “${policy.name}”? ${number(policy.licenseCount)} license${policy.licenseCount === 1 ? ' uses' : 's use'} it, so it will not be deleted.`
-      : `Delete the policy “${policy.name}”? This cannot be undone.`,
+    deleteQuestion:
+      policy.licenseCount > 0
+        ? `Delete the policy “${policy.name}”? ${number(policy.licenseCount)} license${policy.licenseCount === 1 ? ' uses' : 's use'} it, so it will not be deleted.`
+        : `Delete the policy “${policy.name}”? This cannot be undone.`,
   };
 }

@@ -3,7 +3,11 @@ import type { policies } from './policies.table.js';
 import type { CreatePolicy } from './policies.schema.js';
 
 /** A policy with its product's name, its entitlement codes (sorted) and how many licenses name it. */
-export type PolicyRow = RowOf<typeof policies> & { product_name: string; entitlement_codes: string[]; license_count: number };
+export type PolicyRow = RowOf<typeof policies> & {
+  product_name: string;
+  entitlement_codes: string[];
+  license_count: number;
+};
 
 const policySelect = `SELECT po.*, p.name AS product_name,
   ARRAY(SELECT e.code FROM policy_entitlements pe JOIN entitlements e ON e.id = pe.entitlement_id
@@ -12,13 +16,23 @@ const policySelect = `SELECT po.*, p.name AS product_name,
   FROM policies po JOIN products p ON p.id = po.product_id`;
 
 /** Policies newest first, of one product when given, whose name contains `q` (any case). */
-export async function listPolicies(db: Queryable, query: { productId?: string; q?: string; limit?: number; skip?: number }) {
+export async function listPolicies(
+  db: Queryable,
+  query: { productId?: string; q?: string; limit?: number; skip?: number },
+) {
   const pattern = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::uuid IS NULL OR po.product_id = $1) AND ($2::text IS NULL OR po.name ILIKE $2)';
   const [page, total] = await Promise.all([
-    db.query<PolicyRow>(`${policySelect} ${where} ORDER BY po.created_at DESC, po.id LIMIT $3 OFFSET $4`,
-      [query.productId ?? null, pattern, query.limit ?? null, query.skip ?? 0]),
-    db.query<{ total: string }>(`SELECT count(*) AS total FROM policies po ${where}`, [query.productId ?? null, pattern]),
+    db.query<PolicyRow>(`${policySelect} ${where} ORDER BY po.created_at DESC, po.id LIMIT $3 OFFSET $4`, [
+      query.productId ?? null,
+      pattern,
+      query.limit ?? null,
+      query.skip ?? 0,
+    ]),
+    db.query<{ total: string }>(`SELECT count(*) AS total FROM policies po ${where}`, [
+      query.productId ?? null,
+      pattern,
+    ]),
   ]);
   return { rows: page.rows, total: Number(total.rows[0]?.total ?? 0) };
 }
@@ -27,7 +41,11 @@ export async function listPolicies(db: Queryable, query: { productId?: string; q
  * `lock: 'update'`: no license names it until the caller commits (a delete counts them);
  * `lock: 'share'`: it is not deleted until the caller commits (a license made from it).
  */
-export async function findPolicy(db: Queryable, id: string, options: { lock?: 'update' | 'share' } = {}): Promise<PolicyRow | undefined> {
+export async function findPolicy(
+  db: Queryable,
+  id: string,
+  options: { lock?: 'update' | 'share' } = {},
+): Promise<PolicyRow | undefined> {
   const lock = options.lock === 'update' ? 'FOR UPDATE OF po' : options.lock === 'share' ? 'FOR KEY SHARE OF po' : '';
   const { rows } = await db.query<PolicyRow>(`${policySelect} WHERE po.id = $1 ${lock}`, [id]);
   return rows[0];
@@ -39,27 +57,55 @@ export async function insertPolicy(db: Queryable, input: PolicyColumns): Promise
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO policies (product_id, name, license_type, duration_days, ip_limit, hwid_limit, heartbeat_seconds, credits)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-    [input.productId, input.name, input.licenseType, input.durationDays, input.ipLimit, input.hwidLimit, input.heartbeatSeconds, input.credits]);
+    [
+      input.productId,
+      input.name,
+      input.licenseType,
+      input.durationDays,
+      input.ipLimit,
+      input.hwidLimit,
+      input.heartbeatSeconds,
+      input.credits,
+    ],
+  );
   return rows[0]!.id;
 }
 
 const columnOf: Record<keyof PolicyColumns, string> = {
-  productId: 'product_id', name: 'name', licenseType: 'license_type', durationDays: 'duration_days', ipLimit: 'ip_limit',
-  hwidLimit: 'hwid_limit', heartbeatSeconds: 'heartbeat_seconds', credits: 'credits',
+  productId: 'product_id',
+  name: 'name',
+  licenseType: 'license_type',
+  durationDays: 'duration_days',
+  ipLimit: 'ip_limit',
+  hwidLimit: 'hwid_limit',
+  heartbeatSeconds: 'heartbeat_seconds',
+  credits: 'credits',
 };
 
 /** Writes the fields given (undefined: unchanged; null: cleared). */
 export async function updatePolicy(db: Queryable, id: string, input: Partial<PolicyColumns>): Promise<void> {
   const fields = (Object.keys(columnOf) as Array<keyof PolicyColumns>).filter((field) => input[field] !== undefined);
   const sets = fields.map((field, index) => `${columnOf[field]} = $${index + 2}`);
-  await db.query(`UPDATE policies SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`, [id, ...fields.map((field) => input[field])]);
+  await db.query(`UPDATE policies SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`, [
+    id,
+    ...fields.map((field) => input[field]),
+  ]);
 }
 
-export async function replacePolicyEntitlements(db: Queryable, policyId: string, entitlementIds: string[]): Promise<void> {
-  await db.query('DELETE FROM policy_entitlements WHERE policy_id = $1 AND NOT (entitlement_id = ANY($2::uuid[]))', [policyId, entitlementIds]);
+export async function replacePolicyEntitlements(
+  db: Queryable,
+  policyId: string,
+  entitlementIds: string[],
+): Promise<void> {
+  await db.query('DELETE FROM policy_entitlements WHERE policy_id = $1 AND NOT (entitlement_id = ANY($2::uuid[]))', [
+    policyId,
+    entitlementIds,
+  ]);
   await db.query(
     `INSERT INTO policy_entitlements (policy_id, entitlement_id) SELECT $1, e FROM unnest($2::uuid[]) AS e
-     ON CONFLICT DO NOTHING`, [policyId, entitlementIds]);
+     ON CONFLICT DO NOTHING`,
+    [policyId, entitlementIds],
+  );
 }
 
 export async function deletePolicy(db: Queryable, id: string): Promise<void> {

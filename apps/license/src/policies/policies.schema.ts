@@ -29,19 +29,24 @@ export const createPolicySchema = z.object({
 });
 
 /** The same fields; those left out stay as they are. */
-export const updatePolicySchema = z.object({
-  productId: policyFields.productId.optional(),
-  name: policyFields.name.optional(),
-  licenseType: policyFields.licenseType.optional(),
-  durationDays: policyFields.durationDays.optional(),
-  ipLimit: policyFields.ipLimit.optional(),
-  hwidLimit: policyFields.hwidLimit.optional(),
-  heartbeatSeconds: policyFields.heartbeatSeconds.optional(),
-  credits: policyFields.credits.optional(),
-  entitlements: policyFields.entitlements.optional(),
-}).refine((value) => Object.keys(value).length > 0, 'Nothing to update');
+export const updatePolicySchema = z
+  .object({
+    productId: policyFields.productId.optional(),
+    name: policyFields.name.optional(),
+    licenseType: policyFields.licenseType.optional(),
+    durationDays: policyFields.durationDays.optional(),
+    ipLimit: policyFields.ipLimit.optional(),
+    hwidLimit: policyFields.hwidLimit.optional(),
+    heartbeatSeconds: policyFields.heartbeatSeconds.optional(),
+    credits: policyFields.credits.optional(),
+    entitlements: policyFields.entitlements.optional(),
+  })
+  .refine((value) => Object.keys(value).length > 0, 'Nothing to update');
 
-export const listPoliciesQuery = z.object({ productId: uuidString().optional(), q: z.string().trim().max(200).optional() });
+export const listPoliciesQuery = z.object({
+  productId: uuidString().optional(),
+  q: z.string().trim().max(200).optional(),
+});
 
 export type CreatePolicy = z.infer<typeof createPolicySchema>;
 export type UpdatePolicy = z.infer<typeof updatePolicySchema>;

@@ -43,39 +43,48 @@ export function createPoliciesService(deps: { pool: pg.Pool }) {
       return policyJson(row);
     },
 
-    create: (actor: Actor, input: CreatePolicy) => withTransaction(pool, async (client) => {
-      await checkProduct(client, input.productId);
-      const entitlementIds = await entitlementIdsOf(client, input.entitlements);
-      const id = await repo.insertPolicy(client, input);
-      await repo.replacePolicyEntitlements(client, id, entitlementIds);
-      const policy = await read(client, id);
-      await recordAudit(client, actor, { action: 'create', resourceType: 'policy', resourceId: id, after: policy });
-      return policy;
-    }),
+    create: (actor: Actor, input: CreatePolicy) =>
+      withTransaction(pool, async (client) => {
+        await checkProduct(client, input.productId);
+        const entitlementIds = await entitlementIdsOf(client, input.entitlements);
+        const id = await repo.insertPolicy(client, input);
+        await repo.replacePolicyEntitlements(client, id, entitlementIds);
+        const policy = await read(client, id);
+        await recordAudit(client, actor, { action: 'create', resourceType: 'policy', resourceId: id, after: policy });
+        return policy;
+      }),
 
     /** New entitlements apply at the next validation of its licenses; new limits only to licenses made after. */
-    update: (actor: Actor, id: string, input: UpdatePolicy) => withTransaction(pool, async (client) => {
-      const before = policyJson(await lockedOrThrow(client, id));
-      if (input.productId !== undefined && input.productId !== before.productId) {
-        await checkProduct(client, input.productId);
-        // Its licenses belong to the product they were made for.
-        if (before.licenseCount > 0) throw appError('POLICY_IN_USE');
-      }
-      const entitlementIds = input.entitlements && await entitlementIdsOf(client, input.entitlements);
-      await repo.updatePolicy(client, id, input);
-      if (entitlementIds) await repo.replacePolicyEntitlements(client, id, entitlementIds);
-      const policy = await read(client, id);
-      await recordAudit(client, actor, { action: 'update', resourceType: 'policy', resourceId: id, before, after: policy });
-      return policy;
-    }),
+    update: (actor: Actor, id: string, input: UpdatePolicy) =>
+      withTransaction(pool, async (client) => {
+        const before = policyJson(await lockedOrThrow(client, id));
+        if (input.productId !== undefined && input.productId !== before.productId) {
+          await checkProduct(client, input.productId);
+          // Its licenses belong to the product they were made for.
+          if (before.licenseCount > 0) throw appError('POLICY_IN_USE');
+        }
+        const entitlementIds = input.entitlements && (await entitlementIdsOf(client, input.entitlements));
+        await repo.updatePolicy(client, id, input);
+        if (entitlementIds) await repo.replacePolicyEntitlements(client, id, entitlementIds);
+        const policy = await read(client, id);
+        await recordAudit(client, actor, {
+          action: 'update',
+          resourceType: 'policy',
+          resourceId: id,
+          before,
+          after: policy,
+        });
+        return policy;
+      }),
 
-    remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
-      // Under the row lock: a license being made from it has committed (and is counted) by now.
-      const before = policyJson(await lockedOrThrow(client, id));
-      if (before.licenseCount > 0) throw appError('POLICY_IN_USE');
-      await repo.deletePolicy(client, id);
-      await recordAudit(client, actor, { action: 'delete', resourceType: 'policy', resourceId: id, before });
-    }),
+    remove: (actor: Actor, id: string) =>
+      withTransaction(pool, async (client) => {
+        // Under the row lock: a license being made from it has committed (and is counted) by now.
+        const before = policyJson(await lockedOrThrow(client, id));
+        if (before.licenseCount > 0) throw appError('POLICY_IN_USE');
+        await repo.deletePolicy(client, id);
+        await recordAudit(client, actor, { action: 'delete', resourceType: 'policy', resourceId: id, before });
+      }),
   };
 }
 export type PoliciesService = ReturnType<typeof createPoliciesService>;

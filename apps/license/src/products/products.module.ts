@@ -8,13 +8,24 @@ import { productRoutes } from './products.routes.js';
 import { createProductsService } from './products.service.js';
 
 /** The products API and the admin console's product pages (`csrfToken`: the session's, for the pages' forms). */
-export function productsModule(needs: { pool: pg.Pool; now: () => Date; admin: Guard; adminPage: Guard; csrfToken: (req: Request) => string }): FeatureModule {
+export function productsModule(needs: {
+  pool: pg.Pool;
+  now: () => Date;
+  admin: Guard;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
+}): FeatureModule {
   const service = createProductsService(needs);
   return {
     name: 'products',
-    routes: [...productRoutes({ service, admin: needs.admin }), ...productPages({
-      service, adminPage: needs.adminPage, csrfToken: needs.csrfToken,
-      auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
-    })],
+    routes: [
+      ...productRoutes({ service, admin: needs.admin }),
+      ...productPages({
+        service,
+        adminPage: needs.adminPage,
+        csrfToken: needs.csrfToken,
+        auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
+      }),
+    ],
   };
 }

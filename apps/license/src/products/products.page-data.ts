@@ -15,10 +15,18 @@ export interface ProductFormState {
   errors: string[];
 }
 
-export const emptyProductForm = (): ProductFormState => ({ values: { name: '', description: '', licensePrefix: '', isActive: true }, errors: [] });
+export const emptyProductForm = (): ProductFormState => ({
+  values: { name: '', description: '', licensePrefix: '', isActive: true },
+  errors: [],
+});
 
 export const productFormOf = (product: ProductJson): ProductFormState => ({
-  values: { name: product.name, description: product.description ?? '', licensePrefix: product.licensePrefix ?? '', isActive: product.isActive },
+  values: {
+    name: product.name,
+    description: product.description ?? '',
+    licensePrefix: product.licensePrefix ?? '',
+    isActive: product.isActive,
+  },
   errors: [],
 });
 
@@ -32,10 +40,19 @@ const listAddress = (q: string, page: number) => {
   return `/products${query ? `?${query}` : ''}`;
 };
 
-export interface ProductsPage { products: ProductJson[]; total: number; q: string; page: number }
+export interface ProductsPage {
+  products: ProductJson[];
+  total: number;
+  q: string;
+  page: number;
+}
 
 /** `/products`: the search, a page of products, and the form for a new one. */
-export function productsPageData(username: string, list: ProductsPage, extras: { form: ProductFormState; messages: FlashMessage[]; csrfToken: string }) {
+export function productsPageData(
+  username: string,
+  list: ProductsPage,
+  extras: { form: ProductFormState; messages: FlashMessage[]; csrfToken: string },
+) {
   const pages = Math.max(1, Math.ceil(list.total / productsPageSize));
   return {
     ...adminLayout('Products', username, 'products'),
@@ -59,7 +76,11 @@ export function productsPageData(username: string, list: ProductsPage, extras: {
 }
 
 /** `/products/:id`: its license counts, the edit form and the delete button. */
-export function productPageData(username: string, product: ProductJson, extras: { form: ProductFormState; messages: FlashMessage[]; csrfToken: string }) {
+export function productPageData(
+  username: string,
+  product: ProductJson,
+  extras: { form: ProductFormState; messages: FlashMessage[]; csrfToken: string },
+) {
   const licenses = product.licenseCount ?? 0;
   return {
     ...adminLayout(product.name, username, 'products'),
@@ -78,8 +99,9 @@ export function productPageData(username: string, product: ProductJson, extras: 
       updatedAt: utcTime(product.updatedAt),
       href: productHref(product._id),
     },
-    deleteQuestion: licenses > 0
-      ? `Delete the product “${product.name}”? It has ${number(licenses)} license${licenses === 1 ? '' : 's'}, so it will not be deleted.`
-      : `Delete the product “${product.name}”? This cannot be undone.`,
+    deleteQuestion:
+      licenses > 0
+        ? `Delete the product “${product.name}”? It has ${number(licenses)} license${licenses === 1 ? '' : 's'}, so it will not be deleted.`
+        : `Delete the product “${product.name}”? This cannot be undone.`,
   };
 }

@@ -4,7 +4,13 @@ import type { AnyRoute, Guard } from '@app/http';
 import type { AuditFailure } from '../dashboard/admin-pages.js';
 import { catalogPages } from '../dashboard/catalog-pages.js';
 import {
-  emptyProductForm, productFormOf, productHref, productPageData, productsPageData, productsPageSize, type ProductFormState,
+  emptyProductForm,
+  productFormOf,
+  productHref,
+  productPageData,
+  productsPageData,
+  productsPageSize,
+  type ProductFormState,
 } from './products.page-data.js';
 import { createProductSchema, updateProductSchema } from './products.schema.js';
 import type { createProductsService } from './products.service.js';
@@ -31,39 +37,58 @@ const inputOf = (form: ProductForm) => ({
 
 type Service = ReturnType<typeof createProductsService>;
 
-export function productPages(deps: { service: Service; adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure }): AnyRoute[] {
+export function productPages(deps: {
+  service: Service;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
+  auditFailure: AuditFailure;
+}): AnyRoute[] {
   const { service } = deps;
-  return catalogPages({
-    resourceType: 'product', noun: 'Product', basePath: '/products', views: { list: 'products/list', detail: 'products/detail' },
-    pageSize: productsPageSize,
-    form: productForm,
-    labels: { name: 'Name', description: 'Description', licensePrefix: 'License prefix', isActive: 'Active' },
-    messages: { name: 'Name: enter 1 to 200 characters.', description: 'Description: at most 5,000 characters.' },
-    emptyForm: emptyProductForm,
-    formOf: productFormOf,
-    stateOf: (form, errors): ProductFormState => ({
-      values: { name: form.name ?? '', description: form.description ?? '', licensePrefix: form.licensePrefix ?? '', isActive: form.isActive !== undefined },
-      errors,
-    }),
-    create: { schema: createProductSchema, inputOf },
-    update: { schema: updateProductSchema, inputOf },
-    service: {
-      list: async (query) => {
-        const { products, total } = await service.search(query);
-        return { items: products, total };
+  return catalogPages(
+    {
+      resourceType: 'product',
+      noun: 'Product',
+      basePath: '/products',
+      views: { list: 'products/list', detail: 'products/detail' },
+      pageSize: productsPageSize,
+      form: productForm,
+      labels: { name: 'Name', description: 'Description', licensePrefix: 'License prefix', isActive: 'Active' },
+      messages: { name: 'Name: enter 1 to 200 characters.', description: 'Description: at most 5,000 characters.' },
+      emptyForm: emptyProductForm,
+      formOf: productFormOf,
+      stateOf: (form, errors): ProductFormState => ({
+        values: {
+          name: form.name ?? '',
+          description: form.description ?? '',
+          licensePrefix: form.licensePrefix ?? '',
+          isActive: form.isActive !== undefined,
+        },
+        errors,
+      }),
+      create: { schema: createProductSchema, inputOf },
+      update: { schema: updateProductSchema, inputOf },
+      service: {
+        list: async (query) => {
+          const { products, total } = await service.search(query);
+          return { items: products, total };
+        },
+        // With its license counts, which its page shows.
+        get: (id) => service.get(id, true),
+        create: service.create,
+        update: service.update,
+        remove: service.remove,
       },
-      // With its license counts, which its page shows.
-      get: (id) => service.get(id, true),
-      create: service.create, update: service.update, remove: service.remove,
+      listData: (username, { items, ...list }, extras) =>
+        productsPageData(username, { products: items, ...list }, extras),
+      detailData: productPageData,
+      href: productHref,
+      docs: {
+        list: 'Admins: products whose name contains `q`, 20 to a `page`, with their license counts, and the form for a new one.',
+        detail: 'Admins: its license counts (total and active), the form to edit it and the button to delete it.',
+        deleteSummary: 'Delete a product without licenses (form)',
+        deleteDescription: 'A product that has licenses is kept; its page then says why.',
+      },
     },
-    listData: (username, { items, ...list }, extras) => productsPageData(username, { products: items, ...list }, extras),
-    detailData: productPageData,
-    href: productHref,
-    docs: {
-      list: 'Admins: products whose name contains `q`, 20 to a `page`, with their license counts, and the form for a new one.',
-      detail: 'Admins: its license counts (total and active), the form to edit it and the button to delete it.',
-      deleteSummary: 'Delete a product without licenses (form)',
-      deleteDescription: 'A product that has licenses is kept; its page then says why.',
-    },
-  }, deps);
+    deps,
+  );
 }

@@ -10,7 +10,9 @@ export function productJson(row: ProductRow) {
     description: row.description,
     isActive: row.is_active,
     licensePrefix: row.license_prefix,
-    ...(row.license_count !== undefined ? { licenseCount: row.license_count, activeLicenseCount: row.active_license_count ?? 0 } : {}),
+    ...(row.license_count !== undefined
+      ? { licenseCount: row.license_count, activeLicenseCount: row.active_license_count ?? 0 }
+      : {}),
     createdAt: iso(row.created_at)!,
     updatedAt: iso(row.updated_at)!,
   };

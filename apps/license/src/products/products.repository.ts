@@ -19,9 +19,13 @@ async function withCounts(db: Queryable, rows: ProductRow[], now: Date, productI
   });
 }
 
-export async function listProducts(db: Queryable, options: { includeCounts: boolean; activeOnly: boolean; now: Date }): Promise<ProductRow[]> {
+export async function listProducts(
+  db: Queryable,
+  options: { includeCounts: boolean; activeOnly: boolean; now: Date },
+): Promise<ProductRow[]> {
   const { rows } = await db.query<ProductRow>(
-    `SELECT p.* FROM products p ${options.activeOnly ? 'WHERE p.is_active' : ''} ORDER BY p.created_at DESC, p.id`);
+    `SELECT p.* FROM products p ${options.activeOnly ? 'WHERE p.is_active' : ''} ORDER BY p.created_at DESC, p.id`,
+  );
   return options.includeCounts ? withCounts(db, rows, options.now) : rows;
 }
 
@@ -30,14 +34,21 @@ export async function searchProducts(db: Queryable, query: { q?: string; limit: 
   const pattern = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::text IS NULL OR p.name ILIKE $1)';
   const [page, total] = await Promise.all([
-    db.query<ProductRow>(`SELECT p.* FROM products p ${where} ORDER BY p.created_at DESC, p.id LIMIT $2 OFFSET $3`,
-      [pattern, query.limit, query.skip]),
+    db.query<ProductRow>(`SELECT p.* FROM products p ${where} ORDER BY p.created_at DESC, p.id LIMIT $2 OFFSET $3`, [
+      pattern,
+      query.limit,
+      query.skip,
+    ]),
     db.query<{ total: number }>(`SELECT count(*) AS total FROM products p ${where}`, [pattern]),
   ]);
   return { rows: await withCounts(db, page.rows, query.now), total: Number(total.rows[0]?.total ?? 0) };
 }
 
-export async function findProduct(db: Queryable, id: string, options: { includeCounts: boolean; now: Date } = { includeCounts: false, now: new Date() }): Promise<ProductRow | undefined> {
+export async function findProduct(
+  db: Queryable,
+  id: string,
+  options: { includeCounts: boolean; now: Date } = { includeCounts: false, now: new Date() },
+): Promise<ProductRow | undefined> {
   const { rows } = await db.query<ProductRow>('SELECT p.* FROM products p WHERE p.id = $1', [id]);
   return options.includeCounts ? (await withCounts(db, rows, options.now, id))[0] : rows[0];
 }
@@ -45,7 +56,8 @@ export async function findProduct(db: Queryable, id: string, options: { includeC
 export async function insertProduct(db: Queryable, input: CreateProduct): Promise<ProductRow> {
   const { rows } = await db.query<ProductRow>(
     `INSERT INTO products (name, description, is_active, license_prefix) VALUES ($1, $2, $3, $4) RETURNING *`,
-    [input.name, input.description, input.isActive, input.licensePrefix]);
+    [input.name, input.description, input.isActive, input.licensePrefix],
+  );
   return rows[0]!;
 }
 
@@ -54,7 +66,8 @@ export async function updateProduct(db: Queryable, id: string, input: UpdateProd
     `UPDATE products SET name = coalesce($2, name), description = coalesce($3, description),
        is_active = coalesce($4, is_active), license_prefix = coalesce($5, license_prefix), updated_at = now()
      WHERE id = $1 RETURNING *`,
-    [id, input.name ?? null, input.description ?? null, input.isActive ?? null, input.licensePrefix ?? null]);
+    [id, input.name ?? null, input.description ?? null, input.isActive ?? null, input.licensePrefix ?? null],
+  );
   return rows[0];
 }
 

@@ -53,7 +53,10 @@ export function createRateLimits(deps: {
   const publicLimiter = createRateLimiter({
     name: 'license:public',
     redis: deps.redis,
-    current: () => { const { enabled, windowMs, max } = effectivePublicLimit(); return { enabled, windowMs, limit: max }; },
+    current: () => {
+      const { enabled, windowMs, max } = effectivePublicLimit();
+      return { enabled, windowMs, limit: max };
+    },
     message: RATE_LIMIT_MESSAGE,
   });
   const userOf = (_req: Request, res: Response) => res.locals.rateLimitUserId as string | undefined;
@@ -89,7 +92,12 @@ export function createRateLimits(deps: {
   };
 
   const signedInLimit: RequestHandler = async (req, res, next) => {
-    if (req.path.startsWith(`${assetsPath}/`) || req.path.startsWith(`${UI_STATIC_PATH}/`) || req.path === '/favicon.ico') return next();
+    if (
+      req.path.startsWith(`${assetsPath}/`) ||
+      req.path.startsWith(`${UI_STATIC_PATH}/`) ||
+      req.path === '/favicon.ico'
+    )
+      return next();
     const userId = await verifiedUserId(req);
     if (userId === undefined) return next();
     res.locals.rateLimitUserId = userId;

@@ -7,8 +7,13 @@ import type { LicenseSettings } from './runtime-config.schema.js';
 import { createRuntimeConfigService } from './runtime-config.service.js';
 
 export function runtimeConfigModule(needs: {
-  pool: pg.Pool; settings: SettingsStore<LicenseSettings>; admin: Guard;
+  pool: pg.Pool;
+  settings: SettingsStore<LicenseSettings>;
+  admin: Guard;
   effectiveRateLimit: () => { enabled: boolean; windowMs: number; max: number };
 }): FeatureModule {
-  return { name: 'runtime-config', routes: runtimeConfigRoutes({ service: createRuntimeConfigService(needs), admin: needs.admin }) };
+  return {
+    name: 'runtime-config',
+    routes: runtimeConfigRoutes({ service: createRuntimeConfigService(needs), admin: needs.admin }),
+  };
 }

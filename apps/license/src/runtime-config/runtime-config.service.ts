@@ -9,12 +9,16 @@ import type { ConfigPatch, LicenseSettings } from './runtime-config.schema.js';
  * transaction, so the audit entry follows the change right after it.
  */
 export function createRuntimeConfigService(deps: {
-  pool: pg.Pool; settings: SettingsStore<LicenseSettings>;
+  pool: pg.Pool;
+  settings: SettingsStore<LicenseSettings>;
   effectiveRateLimit: () => { enabled: boolean; windowMs: number; max: number };
 }) {
   const { pool, settings } = deps;
   const view = () => ({
-    security: settings.get().security, rateLimit: deps.effectiveRateLimit(), userRateLimit: settings.get().userRateLimit, stored: settings.get(),
+    security: settings.get().security,
+    rateLimit: deps.effectiveRateLimit(),
+    userRateLimit: settings.get().userRateLimit,
+    stored: settings.get(),
   });
   const apply = async (actor: Actor, patch: ConfigPatch) => {
     const before = settings.get();
@@ -23,8 +27,12 @@ export function createRuntimeConfigService(deps: {
       rateLimit: { ...before.rateLimit, ...patch.rateLimit },
       userRateLimit: { ...before.userRateLimit, ...patch.userRateLimit },
     });
-    const action = patch.security?.panicMode !== undefined && patch.security.panicMode !== before.security.panicMode
-      ? (patch.security.panicMode ? 'suspend' : 'activate') : 'update';
+    const action =
+      patch.security?.panicMode !== undefined && patch.security.panicMode !== before.security.panicMode
+        ? patch.security.panicMode
+          ? 'suspend'
+          : 'activate'
+        : 'update';
     await recordAudit(pool, actor, { action, resourceType: 'system', resourceId: 'config', before, after });
   };
   const panicMode = () => settings.get().security.panicMode;

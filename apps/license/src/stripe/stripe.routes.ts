@@ -11,18 +11,29 @@ import type { createStripeService } from './stripe.service.js';
  */
 export const stripeRawBody: RequestHandler = express.raw({ type: '*/*', limit: '1mb' });
 
-export function stripeRoutes(deps: { service: ReturnType<typeof createStripeService>; public: Guard; panicGuard: RequestHandler }): AnyRoute[] {
+export function stripeRoutes(deps: {
+  service: ReturnType<typeof createStripeService>;
+  public: Guard;
+  panicGuard: RequestHandler;
+}): AnyRoute[] {
   return [
     defineRoute({
-      method: 'post', path: '/api/stripe', summary: 'Stripe event receiver (signed with STRIPE_WEBHOOK_SECRET)', tags: ['stripe'],
-      guard: deps.public, before: [deps.panicGuard, stripeRawBody],
+      method: 'post',
+      path: '/api/stripe',
+      summary: 'Stripe event receiver (signed with STRIPE_WEBHOOK_SECRET)',
+      tags: ['stripe'],
+      guard: deps.public,
+      before: [deps.panicGuard, stripeRawBody],
       description: 'The raw body as Stripe sent it, checked against the `Stripe-Signature` header.',
       responses: {
         200: {
           description: 'The event was handled (or was a duplicate)',
           schema: z.object({
-            success: z.literal(true), received: z.literal(true), duplicate: z.boolean(),
-            transaction: z.object({ _id: z.string(), status: z.string() }).optional(), licenseKey: z.string().optional(),
+            success: z.literal(true),
+            received: z.literal(true),
+            duplicate: z.boolean(),
+            transaction: z.object({ _id: z.string(), status: z.string() }).optional(),
+            licenseKey: z.string().optional(),
           }),
         },
         400: { description: 'Bad signature or payload', schema: errorSchema },

@@ -41,7 +41,11 @@ interface Outcome {
  * Who the audit log names for licenses a marketplace event created or extended: `stripe`, with
  * the address the event came from (documented in the README).
  */
-export const stripeActor = (ip: string | undefined): Actor => ({ userId: 'stripe', ip: ip ?? null, userAgent: 'stripe-webhook' });
+export const stripeActor = (ip: string | undefined): Actor => ({
+  userId: 'stripe',
+  ip: ip ?? null,
+  userAgent: 'stripe-webhook',
+});
 
 /** Refusals of the license rules that no retry of the event can change: the payment is kept as a failed transaction. */
 const settledRefusals = new Set(['LICENSE_NOT_FOUND', 'PRODUCT_NOT_FOUND', 'PRODUCT_NOT_ACTIVE']);
@@ -53,55 +57,108 @@ export function createStripeService(deps: StripeServiceDeps) {
   const { pool, now, licenses } = deps;
 
   /** The license a paid checkout buys; a customer id that names nobody is left out rather than refusing a paid order. */
-  async function createLicense(client: Queryable, actor: Actor, meta: CheckoutMetadata, session: Session): Promise<LicenseJson> {
+  async function createLicense(
+    client: Queryable,
+    actor: Actor,
+    meta: CheckoutMetadata,
+    session: Session,
+  ): Promise<LicenseJson> {
     const input: CreateLicense = {
-      product: meta.productId!, customer: meta.customerId, licenseType: meta.licenseType,
-      expiresAt: new Date(now().getTime() + meta.durationDays * dayMs), ipLimit: meta.ipLimit, hwidLimit: meta.hwidLimit, heartbeatSeconds: null,
-      credits: meta.licenseType === 'consumption' ? meta.credits : 0, active: true, autoConvert: false,
+      product: meta.productId!,
+      customer: meta.customerId,
+      licenseType: meta.licenseType,
+      expiresAt: new Date(now().getTime() + meta.durationDays * dayMs),
+      ipLimit: meta.ipLimit,
+      hwidLimit: meta.hwidLimit,
+      heartbeatSeconds: null,
+      credits: meta.licenseType === 'consumption' ? meta.credits : 0,
+      active: true,
+      autoConvert: false,
       metadata: { source: 'stripe', checkoutSessionId: session.id },
     };
     try {
       return await licenses.createWithin(client, actor, input);
     } catch (error) {
       // Thrown before anything was written, so the transaction is still good for the second try.
-      if (isHttpError(error) && error.code === 'CUSTOMER_NOT_FOUND') return licenses.createWithin(client, actor, { ...input, customer: undefined });
+      if (isHttpError(error) && error.code === 'CUSTOMER_NOT_FOUND')
+        return licenses.createWithin(client, actor, { ...input, customer: undefined });
       throw error;
     }
   }
 
   /** A paid session: the transaction completed and the license created or extended, in the caller's transaction. */
-  async function completeCheckout(client: Queryable, event: Stripe.Event, session: Session, actor: Actor): Promise<Outcome> {
+  async function completeCheckout(
+    client: Queryable,
+    event: Stripe.Event,
+    session: Session,
+    actor: Actor,
+  ): Promise<Outcome> {
     const base = { externalId: session.id, amount: amountOf(session), currency: session.currency ?? 'usd', now: now() };
     const parsed = checkoutMetadataSchema.safeParse(session.metadata ?? {}, { error: readableIssue });
     if (!parsed.success) {
       // Retrying cannot fix bad metadata: the payment is kept as a failed transaction for an admin to settle.
-      const transaction = await transactions.upsertTransaction(client, { ...base, status: 'failed', metadata: { stripeEventId: event.id, error: 'Invalid checkout metadata', details: validationDetails(parsed.error) } });
+      const transaction = await transactions.upsertTransaction(client, {
+        ...base,
+        status: 'failed',
+        metadata: {
+          stripeEventId: event.id,
+          error: 'Invalid checkout metadata',
+          details: validationDetails(parsed.error),
+        },
+      });
       return { transaction };
     }
     const meta = parsed.data;
     let created: LicenseJson | undefined;
     let extended: LicenseJson | undefined;
     try {
-      if (meta.licenseKey) extended = await licenses.extendWithin(client, actor, meta.licenseKey, { days: meta.durationDays, credits: meta.credits });
+      if (meta.licenseKey)
+        extended = await licenses.extendWithin(client, actor, meta.licenseKey, {
+          days: meta.durationDays,
+          credits: meta.credits,
+        });
       else created = await createLicense(client, actor, meta, session);
     } catch (error) {
       if (!isHttpError(error) || !error.code || !settledRefusals.has(error.code)) throw error;
       const subject = meta.licenseKey ? { licenseKey: meta.licenseKey } : { productId: meta.productId };
-      const transaction = await transactions.upsertTransaction(client, { ...base, status: 'failed', metadata: { stripeEventId: event.id, error: error.message, ...subject } });
+      const transaction = await transactions.upsertTransaction(client, {
+        ...base,
+        status: 'failed',
+        metadata: { stripeEventId: event.id, error: error.message, ...subject },
+      });
       return { transaction };
     }
     const license = (created ?? extended)!;
     const customerId = license.customer?._id ?? null;
     const transaction = await transactions.upsertTransaction(client, {
-      ...base, status: 'completed', customerId, licenseId: license._id, productId: license.product._id,
-      metadata: { stripeEventId: event.id, paymentIntent: session.payment_intent ?? null, customerEmail: session.customer_details?.email ?? null, ...(extended ? { extendedDays: meta.durationDays } : {}) },
+      ...base,
+      status: 'completed',
+      customerId,
+      licenseId: license._id,
+      productId: license.product._id,
+      metadata: {
+        stripeEventId: event.id,
+        paymentIntent: session.payment_intent ?? null,
+        customerEmail: session.customer_details?.email ?? null,
+        ...(extended ? { extendedDays: meta.durationDays } : {}),
+      },
     });
     return {
-      transaction, created, extended,
+      transaction,
+      created,
+      extended,
       context: {
-        transactionId: transaction.id, amount: base.amount, currency: base.currency, licenseId: license._id, licenseKey: license.key,
-        productId: license.product._id, customerId, licenseType: license.licenseType,
-        expiresAt: license.expiresAt, stripeEventId: event.id, checkoutSessionId: session.id,
+        transactionId: transaction.id,
+        amount: base.amount,
+        currency: base.currency,
+        licenseId: license._id,
+        licenseKey: license.key,
+        productId: license.product._id,
+        customerId,
+        licenseType: license.licenseType,
+        expiresAt: license.expiresAt,
+        stripeEventId: event.id,
+        checkoutSessionId: session.id,
       },
     };
   }
@@ -113,7 +170,16 @@ export function createStripeService(deps: StripeServiceDeps) {
         const session = event.data.object;
         // A delayed payment method completes the session unpaid; the license waits for async_payment_succeeded.
         if (session.payment_status === 'unpaid') {
-          return { transaction: await transactions.upsertTransaction(client, { externalId: session.id, status: 'processing', amount: amountOf(session), currency: session.currency ?? 'usd', metadata: { stripeEventId: event.id }, now: now() }) };
+          return {
+            transaction: await transactions.upsertTransaction(client, {
+              externalId: session.id,
+              status: 'processing',
+              amount: amountOf(session),
+              currency: session.currency ?? 'usd',
+              metadata: { stripeEventId: event.id },
+              now: now(),
+            }),
+          };
         }
         return completeCheckout(client, event, session, actor);
       }
@@ -144,10 +210,16 @@ export function createStripeService(deps: StripeServiceDeps) {
       } catch {
         // Someone other than Stripe (or with an old secret) calls the payment receiver: a security event,
         // reported at most once per address every 10 minutes.
-        await deps.notifier.notify('security', {
-          subject: 'Rejected payment webhook: invalid Stripe signature',
-          text: `POST /api/stripe from ${ip ?? 'unknown address'} carried no valid Stripe-Signature.`,
-        }, { key: `stripe:${ip ?? 'unknown'}`, seconds: 600 }).catch((error: unknown) => deps.logger.warn({ err: error }, 'security notification failed'));
+        await deps.notifier
+          .notify(
+            'security',
+            {
+              subject: 'Rejected payment webhook: invalid Stripe signature',
+              text: `POST /api/stripe from ${ip ?? 'unknown address'} carried no valid Stripe-Signature.`,
+            },
+            { key: `stripe:${ip ?? 'unknown'}`, seconds: 600 },
+          )
+          .catch((error: unknown) => deps.logger.warn({ err: error }, 'security notification failed'));
         throw appError('STRIPE_INVALID_SIGNATURE');
       }
       const result = await withTransaction(pool, async (client) => {
@@ -161,15 +233,22 @@ export function createStripeService(deps: StripeServiceDeps) {
         await deps.bus.emit('LICENSE_CREATED', { ...licenseCreatedEvent(outcome.created), source: 'stripe' });
       }
       if (outcome.context && outcome.transaction?.status === 'completed') {
-        await deps.notifier.notify('transaction', {
-          subject: `Transaction completed: ${String(outcome.context.amount)} ${String(outcome.context.currency).toUpperCase()}`,
-          text: `License ${String(outcome.context.licenseKey)} ${outcome.created ? 'created' : 'extended'} (Stripe event ${event.id}).`,
-        }).catch((error: unknown) => deps.logger.warn({ err: error }, 'transaction notification failed'));
-        await deps.engine.trigger('transaction_completed', outcome.context).catch((error: unknown) => deps.logger.error({ err: error }, 'transaction automations failed'));
+        await deps.notifier
+          .notify('transaction', {
+            subject: `Transaction completed: ${String(outcome.context.amount)} ${String(outcome.context.currency).toUpperCase()}`,
+            text: `License ${String(outcome.context.licenseKey)} ${outcome.created ? 'created' : 'extended'} (Stripe event ${event.id}).`,
+          })
+          .catch((error: unknown) => deps.logger.warn({ err: error }, 'transaction notification failed'));
+        await deps.engine
+          .trigger('transaction_completed', outcome.context)
+          .catch((error: unknown) => deps.logger.error({ err: error }, 'transaction automations failed'));
       }
       return {
-        received: true, duplicate: false,
-        transaction: outcome.transaction ? { _id: outcome.transaction.id, status: outcome.transaction.status } : undefined,
+        received: true,
+        duplicate: false,
+        transaction: outcome.transaction
+          ? { _id: outcome.transaction.id, status: outcome.transaction.status }
+          : undefined,
         licenseKey: (outcome.created ?? outcome.extended)?.key,
       };
     },

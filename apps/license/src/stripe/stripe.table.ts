@@ -5,5 +5,7 @@ import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 export const stripeEvents = pgTable('stripe_events', {
   id: text('id').primaryKey(),
   type: text('type').notNull(),
-  processedAt: timestamp('processed_at', { withTimezone: true }).notNull().default(sql`now()`),
+  processedAt: timestamp('processed_at', { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });

@@ -5,10 +5,20 @@ import type { TransactionStatus } from './transactions.table.js';
 // the event being processed, so the payment, its license and the event claim commit together.
 
 /** Records (or moves on) the transaction of a checkout session; the session id keeps it one row. */
-export async function upsertTransaction(db: Queryable, input: {
-  externalId: string; status: TransactionStatus; amount: number; currency: string;
-  customerId?: string | null; licenseId?: string | null; productId?: string | null; metadata: Record<string, unknown>; now: Date;
-}): Promise<{ id: string; status: TransactionStatus }> {
+export async function upsertTransaction(
+  db: Queryable,
+  input: {
+    externalId: string;
+    status: TransactionStatus;
+    amount: number;
+    currency: string;
+    customerId?: string | null;
+    licenseId?: string | null;
+    productId?: string | null;
+    metadata: Record<string, unknown>;
+    now: Date;
+  },
+): Promise<{ id: string; status: TransactionStatus }> {
   const { rows } = await db.query<{ id: string; status: TransactionStatus }>(
     `INSERT INTO transactions (external_id, status, amount, currency, customer_id, license_id, product_id, metadata, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
@@ -19,18 +29,39 @@ export async function upsertTransaction(db: Queryable, input: {
        product_id = COALESCE(EXCLUDED.product_id, transactions.product_id),
        metadata = transactions.metadata || EXCLUDED.metadata, updated_at = EXCLUDED.updated_at
      RETURNING id, status`,
-    [input.externalId, input.status, input.amount, input.currency, input.customerId ?? null, input.licenseId ?? null,
-      input.productId ?? null, JSON.stringify(input.metadata), input.now]);
+    [
+      input.externalId,
+      input.status,
+      input.amount,
+      input.currency,
+      input.customerId ?? null,
+      input.licenseId ?? null,
+      input.productId ?? null,
+      JSON.stringify(input.metadata),
+      input.now,
+    ],
+  );
   return rows[0]!;
 }
 
-export async function setTransactionStatus(db: Queryable, externalId: string, status: TransactionStatus, now: Date): Promise<void> {
-  await db.query('UPDATE transactions SET status = $2, updated_at = $3 WHERE external_id = $1', [externalId, status, now]);
+export async function setTransactionStatus(
+  db: Queryable,
+  externalId: string,
+  status: TransactionStatus,
+  now: Date,
+): Promise<void> {
+  await db.query('UPDATE transactions SET status = $2, updated_at = $3 WHERE external_id = $1', [
+    externalId,
+    status,
+    now,
+  ]);
 }
 
 /** A refunded charge: its checkout's transaction is found by the payment intent recorded with it. */
 export async function refundByPaymentIntent(db: Queryable, paymentIntent: string, now: Date): Promise<number> {
   const { rowCount } = await db.query(
-    `UPDATE transactions SET status = 'refunded', updated_at = $2 WHERE metadata->>'paymentIntent' = $1`, [paymentIntent, now]);
+    `UPDATE transactions SET status = 'refunded', updated_at = $2 WHERE metadata->>'paymentIntent' = $1`,
+    [paymentIntent, now],
+  );
   return rowCount ?? 0;
 }

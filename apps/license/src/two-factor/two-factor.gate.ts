@@ -16,9 +16,11 @@ export function createTwoFactorGate(service: TwoFactorService) {
     if (isSessionVerified(req, admin.userId)) return;
     const pending = await service.pending(admin.userId);
     if (!pending) return;
-    throw appError('TWO_FACTOR_VERIFICATION_REQUIRED', { extra: {
-      twoFactor: pending === 'verify' ? 'verify' : 'setup',
-      next: pending === 'verify' ? 'POST /api/2fa/verify' : 'GET /api/2fa/setup',
-    } });
+    throw appError('TWO_FACTOR_VERIFICATION_REQUIRED', {
+      extra: {
+        twoFactor: pending === 'verify' ? 'verify' : 'setup',
+        next: pending === 'verify' ? 'POST /api/2fa/verify' : 'GET /api/2fa/setup',
+      },
+    });
   };
 }

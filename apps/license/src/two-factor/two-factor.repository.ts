@@ -2,7 +2,10 @@ import type { Queryable } from '@app/db';
 import type { adminTwoFactor } from './two-factor.table.js';
 
 /** The columns the checks need (selected with their schema names). */
-export type TwoFactorRow = Pick<typeof adminTwoFactor.$inferSelect, 'enabled' | 'secret' | 'pendingSecret' | 'lastUsedStep'>;
+export type TwoFactorRow = Pick<
+  typeof adminTwoFactor.$inferSelect,
+  'enabled' | 'secret' | 'pendingSecret' | 'lastUsedStep'
+>;
 
 export async function findTwoFactor(db: Queryable, userId: string): Promise<TwoFactorRow | undefined> {
   const { rows } = await db.query<TwoFactorRow>(
@@ -49,7 +52,13 @@ export async function resetAttempts(db: Queryable, userId: string): Promise<void
 }
 
 /** Turns two-factor on with the confirmed secret and a fresh set of backup codes; false when already on. */
-export async function enableTwoFactor(db: Queryable, userId: string, sealedSecret: string, codeHashes: string[], now: Date): Promise<boolean> {
+export async function enableTwoFactor(
+  db: Queryable,
+  userId: string,
+  sealedSecret: string,
+  codeHashes: string[],
+  now: Date,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE admin_two_factor SET enabled = true, secret = $2, pending_secret = NULL, enabled_at = $3,
             last_used_step = NULL, updated_at = now()
@@ -58,10 +67,10 @@ export async function enableTwoFactor(db: Queryable, userId: string, sealedSecre
   );
   if (rowCount !== 1) return false;
   await db.query('DELETE FROM admin_backup_codes WHERE user_id = $1', [userId]);
-  await db.query(
-    'INSERT INTO admin_backup_codes (user_id, code_hash) SELECT $1, unnest($2::text[])',
-    [userId, codeHashes],
-  );
+  await db.query('INSERT INTO admin_backup_codes (user_id, code_hash) SELECT $1, unnest($2::text[])', [
+    userId,
+    codeHashes,
+  ]);
   return true;
 }
 

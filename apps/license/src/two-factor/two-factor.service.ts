@@ -6,7 +6,12 @@ import { withTransaction } from '@app/db';
 import type { Actor } from '../common/actor.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import {
-  checkPassword, createSecretBox, generateBackupCode, hashBackupCode, hashConfiguredPassword, matchBackupCode,
+  checkPassword,
+  createSecretBox,
+  generateBackupCode,
+  hashBackupCode,
+  hashConfiguredPassword,
+  matchBackupCode,
 } from './two-factor.crypto.js';
 import * as repo from './two-factor.repository.js';
 
@@ -27,7 +32,11 @@ export interface TwoFactorOptions {
 export type TwoFactorService = ReturnType<typeof createTwoFactorService>;
 
 /** A wrong code, a wrong password or a locked-out admin: a failed sign-in, for the `security` notifications. */
-export interface TwoFactorSecurityEvent { userId: string; ip: string | null; reason: 'invalid_code' | 'invalid_password' | 'rate_limited' }
+export interface TwoFactorSecurityEvent {
+  userId: string;
+  ip: string | null;
+  reason: 'invalid_code' | 'invalid_password' | 'rate_limited';
+}
 
 const STEP_SECONDS = 30;
 
@@ -54,16 +63,30 @@ export function createTwoFactorService(options: TwoFactorOptions) {
   async function countAttempt(actor: Actor): Promise<void> {
     const attempts = await repo.countAttempt(pool, actor.userId, now(), options.windowMs);
     if (attempts > options.maxAttempts) {
-      await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId, success: false,
-        after: { twoFactor: 'rate_limited' } });
+      await recordAudit(pool, actor, {
+        action: 'login',
+        resourceType: 'admin',
+        resourceId: actor.userId,
+        success: false,
+        after: { twoFactor: 'rate_limited' },
+      });
       reportSecurityEvent({ userId: actor.userId, ip: actor.ip, reason: 'rate_limited' });
       throw appError('TOO_MANY_REQUESTS');
     }
   }
 
-  async function refuse(actor: Actor, code: LicenseErrorCode, what: 'invalid_code' | 'invalid_password' = 'invalid_code'): Promise<never> {
-    await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId, success: false,
-      after: { twoFactor: what } });
+  async function refuse(
+    actor: Actor,
+    code: LicenseErrorCode,
+    what: 'invalid_code' | 'invalid_password' = 'invalid_code',
+  ): Promise<never> {
+    await recordAudit(pool, actor, {
+      action: 'login',
+      resourceType: 'admin',
+      resourceId: actor.userId,
+      success: false,
+      after: { twoFactor: what },
+    });
     reportSecurityEvent({ userId: actor.userId, ip: actor.ip, reason: what });
     throw appError(code);
   }
@@ -107,8 +130,12 @@ export function createTwoFactorService(options: TwoFactorOptions) {
         throw appError('TWO_FACTOR_ALREADY_ENABLED');
       }
       const setup = await setupOf(secret, label);
-      await recordAudit(pool, actor, { action: 'view', resourceType: 'admin', resourceId: actor.userId,
-        after: { twoFactorSetup: 'secret issued' } });
+      await recordAudit(pool, actor, {
+        action: 'view',
+        resourceType: 'admin',
+        resourceId: actor.userId,
+        after: { twoFactorSetup: 'secret issued' },
+      });
       return setup;
     },
 
@@ -131,8 +158,13 @@ export function createTwoFactorService(options: TwoFactorOptions) {
       const enabled = await withTransaction(pool, async (client) => {
         if (!(await repo.enableTwoFactor(client, actor.userId, box.seal(secret), hashes, now()))) return false;
         await repo.resetAttempts(client, actor.userId);
-        await recordAudit(client, actor, { action: 'update', resourceType: 'admin', resourceId: actor.userId,
-          before: { twoFactorEnabled: false }, after: { twoFactorEnabled: true } });
+        await recordAudit(client, actor, {
+          action: 'update',
+          resourceType: 'admin',
+          resourceId: actor.userId,
+          before: { twoFactorEnabled: false },
+          after: { twoFactorEnabled: true },
+        });
         return true;
       });
       if (!enabled) throw appError('TWO_FACTOR_ALREADY_ENABLED');
@@ -150,18 +182,26 @@ export function createTwoFactorService(options: TwoFactorOptions) {
         const step = acceptedStep(input.token, box.open(row.secret));
         // A code seen before is refused (someone read it over a shoulder), except from the very
         // session that has already verified: repeating itself gains it nothing.
-        if (step !== undefined && ((await repo.useTimeStep(pool, actor.userId, step)) || sessionVerified)) method = 'totp';
+        if (step !== undefined && ((await repo.useTimeStep(pool, actor.userId, step)) || sessionVerified))
+          method = 'totp';
       }
       if (!method && input.backupCode) {
         const unused = await repo.unusedBackupCodes(pool, actor.userId);
-        const index = await matchBackupCode(input.backupCode, unused.map((code) => code.codeHash));
+        const index = await matchBackupCode(
+          input.backupCode,
+          unused.map((code) => code.codeHash),
+        );
         const match = unused[index];
         if (match && (await repo.spendBackupCode(pool, actor.userId, match.id, now()))) method = 'backup_code';
       }
       if (!method) return refuse(actor, 'TWO_FACTOR_INVALID_CODE');
       await repo.resetAttempts(pool, actor.userId);
-      await recordAudit(pool, actor, { action: 'login', resourceType: 'admin', resourceId: actor.userId,
-        after: { twoFactor: method } });
+      await recordAudit(pool, actor, {
+        action: 'login',
+        resourceType: 'admin',
+        resourceId: actor.userId,
+        after: { twoFactor: method },
+      });
       return { method, backupCodesRemaining: await repo.countUnusedBackupCodes(pool, actor.userId) };
     },
 
@@ -175,13 +215,19 @@ export function createTwoFactorService(options: TwoFactorOptions) {
       if (passwordHash) {
         if (!password) throw appError('TWO_FACTOR_PASSWORD_REQUIRED');
         await countAttempt(actor);
-        if (!(await checkPassword(password, passwordHash))) await refuse(actor, 'TWO_FACTOR_INVALID_PASSWORD', 'invalid_password');
+        if (!(await checkPassword(password, passwordHash)))
+          await refuse(actor, 'TWO_FACTOR_INVALID_PASSWORD', 'invalid_password');
       }
       await withTransaction(pool, async (client) => {
         await repo.disableTwoFactor(client, actor.userId);
         await repo.resetAttempts(client, actor.userId);
-        await recordAudit(client, actor, { action: 'update', resourceType: 'admin', resourceId: actor.userId,
-          before: { twoFactorEnabled: true }, after: { twoFactorEnabled: false } });
+        await recordAudit(client, actor, {
+          action: 'update',
+          resourceType: 'admin',
+          resourceId: actor.userId,
+          before: { twoFactorEnabled: true },
+          after: { twoFactorEnabled: false },
+        });
       });
     },
   };

@@ -2,7 +2,9 @@ import type { Request } from 'express';
 
 // The session's two-factor mark. express-session's types live in @app/auth, so the field is read
 // through this small accessor instead of a module augmentation.
-interface TwoFactorSessionData { twoFactorVerified?: string }
+interface TwoFactorSessionData {
+  twoFactorVerified?: string;
+}
 
 const data = (req: Request) => req.session as unknown as TwoFactorSessionData | undefined;
 

@@ -19,15 +19,27 @@ export const adminTwoFactor = pgTable('admin_two_factor', {
   /** Code attempts in the current window; counted before checking, so parallel guesses are counted too. */
   attempts: integer('attempts').notNull().default(0),
   attemptsWindowStart: timestamp('attempts_window_start', { withTimezone: true }),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
-  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp('created_at', { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
+  updatedAt: timestamp('updated_at', { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });
 
 /** One-time backup codes, bcrypt-hashed; `used_at` is set when a code is spent. */
-export const adminBackupCodes = pgTable('admin_backup_codes', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  userId: text('user_id').notNull().references(() => adminTwoFactor.userId, { onDelete: 'cascade' }),
-  codeHash: text('code_hash').notNull(),
-  usedAt: timestamp('used_at', { withTimezone: true }),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
-}, (table) => [index('admin_backup_codes_user_idx').on(table.userId)]);
+export const adminBackupCodes = pgTable(
+  'admin_backup_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => adminTwoFactor.userId, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
+  },
+  (table) => [index('admin_backup_codes_user_idx').on(table.userId)],
+);

@@ -1,6 +1,11 @@
 import type { Queryable } from '@app/db';
 
-export interface UsageCounts { total: number; success: number; blocked: number; invalid: number }
+export interface UsageCounts {
+  total: number;
+  success: number;
+  blocked: number;
+  invalid: number;
+}
 
 const HOUR = 3_600_000;
 const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / HOUR) * HOUR);
@@ -21,7 +26,9 @@ export async function usageCountsBetween(db: Queryable, window: { from?: Date; t
   const range = (lower: string, upper: string, values: unknown[]) => {
     const at = params.length;
     params.push(...values);
-    const sql = [lower, upper].filter(Boolean).map((part) => part.replace(/\?(\d)/g, (_, n: string) => `$${at + Number(n)}`));
+    const sql = [lower, upper]
+      .filter(Boolean)
+      .map((part) => part.replace(/\?(\d)/g, (_, n: string) => `$${at + Number(n)}`));
     edges.push(`SELECT status, count(*) AS n FROM usage_records WHERE ${sql.join(' AND ')} GROUP BY status`);
   };
   if (from && to && hourOf(from).getTime() === hourOf(to).getTime()) {
@@ -35,7 +42,9 @@ export async function usageCountsBetween(db: Queryable, window: { from?: Date; t
        SELECT status, sum(records) AS n FROM usage_counts
         WHERE ($1::timestamptz IS NULL OR hour >= $1) AND ($2::timestamptz IS NULL OR hour < $2) GROUP BY status
        ${edges.map((edge) => `UNION ALL ${edge}`).join('\n       ')}) parts
-     GROUP BY status`, params);
+     GROUP BY status`,
+    params,
+  );
   const counts: UsageCounts = { total: 0, success: 0, blocked: 0, invalid: 0 };
   for (const row of rows) {
     const n = Number(row.n);

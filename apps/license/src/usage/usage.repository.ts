@@ -16,24 +16,42 @@ export async function deleteUsageOfLicense(db: Queryable, licenseId: string): Pr
 const customerScope = `FROM usage_records u JOIN licenses l ON l.id = u.license_id WHERE l.customer_id = $1 AND u.license_id = $2`;
 
 /** Validations per UTC day in [from, to), split into successes and failures (blocked or invalid). */
-export interface DailyOutcome { day: string; success: number; failure: number }
+export interface DailyOutcome {
+  day: string;
+  success: number;
+  failure: number;
+}
 
 export async function dailyOutcomesOfCustomerLicense(
-  db: Queryable, customerId: string, licenseId: string, range: { from: Date; to: Date },
+  db: Queryable,
+  customerId: string,
+  licenseId: string,
+  range: { from: Date; to: Date },
 ): Promise<DailyOutcome[]> {
   const { rows } = await db.query<DailyOutcome>(
     `SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
        count(*) FILTER (WHERE u.status = 'success') AS success, count(*) FILTER (WHERE u.status <> 'success') AS failure
      ${customerScope} AND u.created_at >= $3 AND u.created_at < $4
-     GROUP BY 1 ORDER BY 1`, [customerId, licenseId, range.from, range.to]);
+     GROUP BY 1 ORDER BY 1`,
+    [customerId, licenseId, range.from, range.to],
+  );
   return rows.map((row) => ({ day: row.day, success: Number(row.success), failure: Number(row.failure) }));
 }
 
-export interface UsageRecordRow { id: number; ip: string | null; hwid: string | null; status: UsageStatus; reason: string | null; created_at: Date }
+export interface UsageRecordRow {
+  id: number;
+  ip: string | null;
+  hwid: string | null;
+  status: UsageStatus;
+  reason: string | null;
+  created_at: Date;
+}
 
 /** One page of a license's records, newest first, within optional [from, to) bounds, and how many there are in all. */
 export async function usageRecordsOfCustomerLicense(
-  db: Queryable, customerId: string, licenseId: string,
+  db: Queryable,
+  customerId: string,
+  licenseId: string,
   query: { from?: Date; to?: Date; limit: number; offset: number },
 ): Promise<{ rows: UsageRecordRow[]; total: number }> {
   const params: unknown[] = [customerId, licenseId];
@@ -44,22 +62,34 @@ export async function usageRecordsOfCustomerLicense(
     db.query<UsageRecordRow>(
       `SELECT u.id, u.ip, u.hwid, u.status, u.reason, u.created_at ${customerScope}${bounds}
        ORDER BY u.created_at DESC, u.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, query.limit, query.offset]),
+      [...params, query.limit, query.offset],
+    ),
     db.query<{ total: number }>(`SELECT count(*) AS total ${customerScope}${bounds}`, params),
   ]);
   return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
 }
 
 /** When each IP and hardware id the license holds now was first and last seen in its records. */
-export interface DeviceSighting { kind: 'ip' | 'hwid'; value: string; first_seen: Date; last_seen: Date }
+export interface DeviceSighting {
+  kind: 'ip' | 'hwid';
+  value: string;
+  first_seen: Date;
+  last_seen: Date;
+}
 
-export async function deviceSightingsOfCustomerLicense(db: Queryable, customerId: string, licenseId: string): Promise<DeviceSighting[]> {
+export async function deviceSightingsOfCustomerLicense(
+  db: Queryable,
+  customerId: string,
+  licenseId: string,
+): Promise<DeviceSighting[]> {
   const { rows } = await db.query<DeviceSighting>(
     `SELECT 'ip' AS kind, u.ip AS value, min(u.created_at) AS first_seen, max(u.created_at) AS last_seen
        ${customerScope} AND u.ip = ANY(l.used_ips) GROUP BY u.ip
      UNION ALL
      SELECT 'hwid' AS kind, u.hwid AS value, min(u.created_at) AS first_seen, max(u.created_at) AS last_seen
-       ${customerScope} AND u.hwid = ANY(l.used_hwids) GROUP BY u.hwid`, [customerId, licenseId]);
+       ${customerScope} AND u.hwid = ANY(l.used_hwids) GROUP BY u.hwid`,
+    [customerId, licenseId],
+  );
   return rows;
 }
 
@@ -68,20 +98,32 @@ export async function deviceSightingsOfCustomerLicense(db: Queryable, customerId
 const licenseScope = 'FROM usage_records u WHERE u.license_id = $1';
 
 /** Validations per UTC day of one license in [from, to), as `dailyOutcomesOfCustomerLicense`. */
-export async function dailyOutcomesOfLicense(db: Queryable, licenseId: string, range: { from: Date; to: Date }): Promise<DailyOutcome[]> {
+export async function dailyOutcomesOfLicense(
+  db: Queryable,
+  licenseId: string,
+  range: { from: Date; to: Date },
+): Promise<DailyOutcome[]> {
   const { rows } = await db.query<DailyOutcome>(
     `SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
        count(*) FILTER (WHERE u.status = 'success') AS success, count(*) FILTER (WHERE u.status <> 'success') AS failure
      ${licenseScope} AND u.created_at >= $2 AND u.created_at < $3
-     GROUP BY 1 ORDER BY 1`, [licenseId, range.from, range.to]);
+     GROUP BY 1 ORDER BY 1`,
+    [licenseId, range.from, range.to],
+  );
   return rows.map((row) => ({ day: row.day, success: Number(row.success), failure: Number(row.failure) }));
 }
 
 /** The latest `limit` records of one license, newest first, and how many it has in all. */
-export async function recentUsageRecordsOfLicense(db: Queryable, licenseId: string, limit: number): Promise<{ rows: UsageRecordRow[]; total: number }> {
+export async function recentUsageRecordsOfLicense(
+  db: Queryable,
+  licenseId: string,
+  limit: number,
+): Promise<{ rows: UsageRecordRow[]; total: number }> {
   const [page, count] = await Promise.all([
     db.query<UsageRecordRow>(
-      `SELECT u.id, u.ip, u.hwid, u.status, u.reason, u.created_at ${licenseScope} ORDER BY u.created_at DESC, u.id DESC LIMIT $2`, [licenseId, limit]),
+      `SELECT u.id, u.ip, u.hwid, u.status, u.reason, u.created_at ${licenseScope} ORDER BY u.created_at DESC, u.id DESC LIMIT $2`,
+      [licenseId, limit],
+    ),
     db.query<{ total: number }>(`SELECT count(*) AS total ${licenseScope}`, [licenseId]),
   ]);
   return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };

@@ -1,16 +1,27 @@
 import type { Queryable } from '@app/db';
 
-export interface SigningKeyPem { public_key_pem: string; private_key_pem: string }
+export interface SigningKeyPem {
+  public_key_pem: string;
+  private_key_pem: string;
+}
 
 /**
  * Stores the key pair under `id` unless one is stored already, and answers the stored one.
  * Concurrent first starts race on the primary key: one insert wins and everyone reads the winner.
  */
-export async function ensureSigningKey(db: Queryable, id: string, pair: { publicKeyPem: string; privateKeyPem: string }): Promise<SigningKeyPem> {
+export async function ensureSigningKey(
+  db: Queryable,
+  id: string,
+  pair: { publicKeyPem: string; privateKeyPem: string },
+): Promise<SigningKeyPem> {
   await db.query(
     `INSERT INTO signing_keys (id, algorithm, public_key_pem, private_key_pem) VALUES ($1, 'Ed25519', $2, $3)
      ON CONFLICT (id) DO NOTHING`,
-    [id, pair.publicKeyPem, pair.privateKeyPem]);
-  const { rows } = await db.query<SigningKeyPem>('SELECT public_key_pem, private_key_pem FROM signing_keys WHERE id = $1', [id]);
+    [id, pair.publicKeyPem, pair.privateKeyPem],
+  );
+  const { rows } = await db.query<SigningKeyPem>(
+    'SELECT public_key_pem, private_key_pem FROM signing_keys WHERE id = $1',
+    [id],
+  );
   return rows[0]!;
 }

@@ -1,4 +1,12 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 import type { Queryable } from '@app/db';
 import { ensureSigningKey } from './signing-keys.repository.js';
 
@@ -43,10 +51,17 @@ export async function loadResponseSigner(db: Queryable): Promise<ResponseSigner>
  * Where the addon does not load (a platform without a prebuild), node:crypto signs.
  */
 export async function ed25519Signer(privateKey: KeyObject): Promise<(body: Buffer) => Buffer> {
-  const sodium = await import('sodium-native').then((module) => module.default, () => undefined);
+  const sodium = await import('sodium-native').then(
+    (module) => module.default,
+    () => undefined,
+  );
   if (!sodium) return (body) => sign(null, body, privateKey);
   const secretKey = sodium.sodium_malloc(64);
-  sodium.crypto_sign_seed_keypair(Buffer.alloc(32), secretKey, Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url'));
+  sodium.crypto_sign_seed_keypair(
+    Buffer.alloc(32),
+    secretKey,
+    Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url'),
+  );
   return (body) => {
     const signature = Buffer.allocUnsafe(64);
     sodium.crypto_sign_detached(signature, body, secretKey);

@@ -15,15 +15,34 @@ import { createValidationService } from './validation.service.js';
  * (its usage records are its log).
  */
 export function validationModule(needs: {
-  pool: pg.Pool; now: () => Date; events: EventBus; signer: ResponseSigner; logger: Logger;
-  public: Guard; panicGuard: RequestHandler; limiter: RequestHandler;
+  pool: pg.Pool;
+  now: () => Date;
+  events: EventBus;
+  signer: ResponseSigner;
+  logger: Logger;
+  public: Guard;
+  panicGuard: RequestHandler;
+  limiter: RequestHandler;
 }): FeatureModule {
-  const repository = createValidationRepository({ db: needs.pool, now: needs.now, concurrency: batchConcurrency(needs.pool) });
+  const repository = createValidationRepository({
+    db: needs.pool,
+    now: needs.now,
+    concurrency: batchConcurrency(needs.pool),
+  });
   const validate = createValidationService({ repository, events: needs.events });
   return {
     name: 'validation',
     stage: 'hotPath',
-    routes: validationRoutes({ validate, signer: needs.signer, public: needs.public, panicGuard: needs.panicGuard, limiter: needs.limiter }),
-    errorHandlers: { path: '/api/license/validate', handlers: signedValidationErrors({ signer: needs.signer, logger: needs.logger }) },
+    routes: validationRoutes({
+      validate,
+      signer: needs.signer,
+      public: needs.public,
+      panicGuard: needs.panicGuard,
+      limiter: needs.limiter,
+    }),
+    errorHandlers: {
+      path: '/api/license/validate',
+      handlers: signedValidationErrors({ signer: needs.signer, logger: needs.logger }),
+    },
   };
 }

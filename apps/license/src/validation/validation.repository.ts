@@ -2,17 +2,36 @@ import { createBatcher, isTransientDatabaseError, type Queryable } from '@app/db
 import type { LicenseType } from '../licenses/licenses.table.js';
 
 export interface ValidationRow {
-  id: string; key: string; active: boolean; expires_at: Date | null; license_type: LicenseType;
-  ip_limit: number; hwid_limit: number; used_ips: string[]; used_hwids: string[];
-  credits_total: number; credits_used: number; error: string | null; violation_count: number | null;
+  id: string;
+  key: string;
+  active: boolean;
+  expires_at: Date | null;
+  license_type: LicenseType;
+  ip_limit: number;
+  hwid_limit: number;
+  used_ips: string[];
+  used_hwids: string[];
+  credits_total: number;
+  credits_used: number;
+  error: string | null;
+  violation_count: number | null;
   /** The hardware id became a new machine; machines of the license whose floating seats lapsed to make room. */
-  machine_added: boolean; lapsed_hwids: string[];
+  machine_added: boolean;
+  lapsed_hwids: string[];
   /** The effective entitlements, sorted (on success and on `Entitlement missing`); the codes asked for that it lacks. */
-  entitlements: string[] | null; policy_id: string | null; policy_name: string | null; missing_entitlements: string[] | null;
+  entitlements: string[] | null;
+  policy_id: string | null;
+  policy_name: string | null;
+  missing_entitlements: string[] | null;
 }
 
 /** `entitlements`: the codes the application asks for (each must be effective), when it asks. */
-export interface ValidationRequest { key: string; ip: string | null; hwid: string | null; entitlements?: string[] }
+export interface ValidationRequest {
+  key: string;
+  ip: string | null;
+  hwid: string | null;
+  entitlements?: string[];
+}
 
 export const limitErrors = ['IP limit exceeded', 'HWID limit exceeded'];
 
@@ -33,7 +52,12 @@ export const limitErrors = ['IP limit exceeded', 'HWID limit exceeded'];
  * recorded), so it is not repeated, and neither is a batch that failed twice: every item of it
  * fails with the transient error (503 with Retry-After), never run again one by one.
  */
-export function createValidationRepository(deps: { db: Queryable; now: () => Date; concurrency?: number; maxBatch?: number }) {
+export function createValidationRepository(deps: {
+  db: Queryable;
+  now: () => Date;
+  concurrency?: number;
+  maxBatch?: number;
+}) {
   const runBatch = async (items: ValidationRequest[]): Promise<Array<ValidationRow | undefined | Error>> => {
     let rows: Array<ValidationRow & { n: number }>;
     try {
@@ -41,8 +65,13 @@ export function createValidationRepository(deps: { db: Queryable; now: () => Dat
         name: 'license-validate-batch',
         text: 'SELECT * FROM license_validate_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz)',
         // Codes hold no comma (entitlement codes are letters, digits, `_`, `.`, `-`): one text per item.
-        values: [items.map((item) => item.key), items.map((item) => item.ip), items.map((item) => item.hwid),
-          items.map((item) => item.entitlements?.join(',') ?? null), deps.now()],
+        values: [
+          items.map((item) => item.key),
+          items.map((item) => item.ip),
+          items.map((item) => item.hwid),
+          items.map((item) => item.entitlements?.join(',') ?? null),
+          deps.now(),
+        ],
       }));
     } catch (error) {
       if (isTransientDatabaseError(error)) return items.map(() => error as Error);
@@ -52,7 +81,11 @@ export function createValidationRepository(deps: { db: Queryable; now: () => Dat
     for (const row of rows) answers[row.n - 1] = row.id === null ? undefined : row;
     return answers;
   };
-  const validateAndRecord = createBatcher({ run: runBatch, concurrency: deps.concurrency ?? 2, maxBatch: deps.maxBatch ?? 256 });
+  const validateAndRecord = createBatcher({
+    run: runBatch,
+    concurrency: deps.concurrency ?? 2,
+    maxBatch: deps.maxBatch ?? 256,
+  });
   /**
    * The reason an admin gave for the suspension that refused a license: its own, or its master's
    * when the master is the suspended one. Read only after a `License suspended` verdict, so the

@@ -1,5 +1,13 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { createErrorHandler, defineRoute, describeError, jsonBody, type AnyRoute, type Guard, type Logger } from '@app/http';
+import {
+  createErrorHandler,
+  defineRoute,
+  describeError,
+  jsonBody,
+  type AnyRoute,
+  type Guard,
+  type Logger,
+} from '@app/http';
 import { z } from 'zod';
 import { errorSchema } from '../common/responses.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
@@ -10,13 +18,16 @@ import { validateBodySchema } from './validation.schema.js';
 /** Sends exactly the bytes it signs: the signature covers the body as the client receives it. */
 export function sendSigned(res: Response, signer: ResponseSigner, status: number, body: Record<string, unknown>): void {
   const bytes = Buffer.from(JSON.stringify(body), 'utf8');
-  res.status(status).set({
-    'X-License-Signature': signer.sign(bytes),
-    // An answer about a license must never come from a cache.
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Type': 'application/json; charset=utf-8',
-  }).send(bytes);
+  res
+    .status(status)
+    .set({
+      'X-License-Signature': signer.sign(bytes),
+      // An answer about a license must never come from a cache.
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Type': 'application/json; charset=utf-8',
+    })
+    .send(bytes);
 }
 
 /** The caller's address as a plain IPv4 when it arrives IPv4-mapped (`::ffff:10.0.0.1`). */
@@ -34,18 +45,35 @@ const tags = ['validation'];
 const count = z.number().int();
 /** `valid: true` with the license's limits and what it has used; the nonce echoed when one was sent. */
 const validAnswerSchema = z.object({
-  success: z.literal(true), valid: z.literal(true), nonce: z.string().optional(),
+  success: z.literal(true),
+  valid: z.literal(true),
+  nonce: z.string().optional(),
   license: z.object({
-    key: z.string(), active: z.boolean(), expiresAt: z.iso.datetime().nullable(), ipLimit: count, hwidLimit: count,
-    usedIps: z.array(z.string()), usedHwids: z.array(z.string()), licenseType: z.enum(licenseTypes),
+    key: z.string(),
+    active: z.boolean(),
+    expiresAt: z.iso.datetime().nullable(),
+    ipLimit: count,
+    hwidLimit: count,
+    usedIps: z.array(z.string()),
+    usedHwids: z.array(z.string()),
+    licenseType: z.enum(licenseTypes),
     credits: z.object({ total: count, used: count, remaining: count }).optional(),
-    entitlements: z.array(z.string()), policy: z.object({ _id: z.string(), name: z.string() }).nullable(),
+    entitlements: z.array(z.string()),
+    policy: z.object({ _id: z.string(), name: z.string() }).nullable(),
   }),
 });
 /** `reason`: the admin's reason, only on `License suspended` and only when one was given. */
-const refusedAnswerSchema = errorSchema.extend({ valid: z.literal(false), reason: z.string().optional(), nonce: z.string().optional() });
+const refusedAnswerSchema = errorSchema.extend({
+  valid: z.literal(false),
+  reason: z.string().optional(),
+  nonce: z.string().optional(),
+});
 const publicKeyAnswerSchema = z.object({
-  success: z.literal(true), algorithm: z.literal('Ed25519'), keyId: z.string(), publicKey: z.string(), publicKeyBase64: z.string(),
+  success: z.literal(true),
+  algorithm: z.literal('Ed25519'),
+  keyId: z.string(),
+  publicKey: z.string(),
+  publicKeyBase64: z.string(),
 });
 
 export interface ValidationRoutesDeps {
@@ -65,29 +93,55 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
   const json = jsonBody({ limit: '16kb' });
   return [
     defineRoute({
-      method: 'post', path: '/api/license/validate', summary: 'Validate a license key (signed answer)', tags, guard: deps.public,
-      before: [deps.panicGuard, deps.limiter, json], body: validateBodySchema,
-      description: 'Every answer, failures included, carries `X-License-Signature`: the Ed25519 signature of the body bytes (see `/api/license/public-key`).',
+      method: 'post',
+      path: '/api/license/validate',
+      summary: 'Validate a license key (signed answer)',
+      tags,
+      guard: deps.public,
+      before: [deps.panicGuard, deps.limiter, json],
+      body: validateBodySchema,
+      description:
+        'Every answer, failures included, carries `X-License-Signature`: the Ed25519 signature of the body bytes (see `/api/license/public-key`).',
       responses: {
         200: { description: 'The license is valid', schema: validAnswerSchema },
         400: { description: 'Validation failed, or no such license', schema: refusedAnswerSchema },
-        403: { description: 'Expired, suspended, revoked, inactive, an entitlement missing (`details.missing`), over a limit or out of credits', schema: refusedAnswerSchema },
+        403: {
+          description:
+            'Expired, suspended, revoked, inactive, an entitlement missing (`details.missing`), over a limit or out of credits',
+          schema: refusedAnswerSchema,
+        },
         429: { description: 'Too many requests from this address', schema: refusedAnswerSchema },
         503: { description: 'Panic mode is on', schema: refusedAnswerSchema },
       },
       handler: async ({ body, req, res }) => {
-        const license = await deps.validate({ key: body.key, ip: body.ip ?? callerIp(req.ip), hwid: body.hwid ?? null, entitlements: body.entitlements });
+        const license = await deps.validate({
+          key: body.key,
+          ip: body.ip ?? callerIp(req.ip),
+          hwid: body.hwid ?? null,
+          entitlements: body.entitlements,
+        });
         sendSigned(res, signer, 200, { success: true, valid: true, license, ...nonceOf(req.body) });
       },
     }),
     defineRoute({
-      method: 'get', path: '/api/license/public-key', summary: 'The public key that verifies validation answers', tags, guard: deps.public,
+      method: 'get',
+      path: '/api/license/public-key',
+      summary: 'The public key that verifies validation answers',
+      tags,
+      guard: deps.public,
       before: [deps.panicGuard, deps.limiter],
       responses: {
         200: { description: 'The Ed25519 public key (PEM and base64)', schema: publicKeyAnswerSchema },
-        429: { description: 'Too many requests', schema: errorSchema }, 503: { description: 'Panic mode is on', schema: errorSchema },
+        429: { description: 'Too many requests', schema: errorSchema },
+        503: { description: 'Panic mode is on', schema: errorSchema },
       },
-      handler: () => ({ success: true, algorithm: 'Ed25519' as const, keyId: signer.keyId, publicKey: signer.publicKeyPem, publicKeyBase64: signer.publicKeyBase64 }),
+      handler: () => ({
+        success: true,
+        algorithm: 'Ed25519' as const,
+        keyId: signer.keyId,
+        publicKey: signer.publicKeyPem,
+        publicKeyBase64: signer.publicKeyBase64,
+      }),
     }),
   ];
 }
@@ -97,7 +151,11 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
  * be able to forge a "valid: false" either. Only an unexpected error (500) goes on to the
  * common handler, which logs it. Mount right after the validation routes.
  */
-export function signedValidationErrors(deps: { signer: ResponseSigner; logger: Logger; validFlag?: boolean }): ErrorRequestHandler[] {
+export function signedValidationErrors(deps: {
+  signer: ResponseSigner;
+  logger: Logger;
+  validFlag?: boolean;
+}): ErrorRequestHandler[] {
   const valid = deps.validFlag === false ? {} : { valid: false };
   const signedErrors: ErrorRequestHandler = (error, req, res, next) => {
     if (res.headersSent) return next(error);
@@ -106,8 +164,12 @@ export function signedValidationErrors(deps: { signer: ResponseSigner; logger: L
     if (failure.headers) res.set(failure.headers);
     const reason = failure.extra?.reason;
     sendSigned(res, deps.signer, failure.status, {
-      success: false, ...valid, error: failure.message, ...(typeof reason === 'string' ? { reason } : {}),
-      ...(failure.details ? { details: failure.details } : {}), ...nonceOf(req.body),
+      success: false,
+      ...valid,
+      error: failure.message,
+      ...(typeof reason === 'string' ? { reason } : {}),
+      ...(failure.details ? { details: failure.details } : {}),
+      ...nonceOf(req.body),
     });
   };
   return [signedErrors, createErrorHandler({ successFlag: true, logger: deps.logger })];

@@ -24,22 +24,36 @@ export function createValidationService(deps: { repository: ValidationRepository
       await deps.events.emit('MACHINE_LEASE_EXPIRED', { licenseKey: row.key, licenseId: row.id, fingerprint });
     }
     if (row.machine_added) {
-      await deps.events.emit('MACHINE_ACTIVATED', { licenseKey: row.key, licenseId: row.id, fingerprint: input.hwid, name: null, platform: null, ip: input.ip });
+      await deps.events.emit('MACHINE_ACTIVATED', {
+        licenseKey: row.key,
+        licenseId: row.id,
+        fingerprint: input.hwid,
+        name: null,
+        platform: null,
+        ip: input.ip,
+      });
     }
     if (row.error) {
       if (limitErrors.includes(row.error)) {
         await deps.events.emit('NEW_REQUEST_BLOCKED', {
-          licenseKey: row.key, licenseId: row.id, reason: row.error, ip: input.ip, hwid: input.hwid,
+          licenseKey: row.key,
+          licenseId: row.id,
+          reason: row.error,
+          ip: input.ip,
+          hwid: input.hwid,
           blockedCount: row.violation_count ?? 0,
         });
       }
       // The admin's reason is for whoever validates ("shown to whoever validates the license", the
       // suspend form says): `reason` beside the spec's exact `error`, only when one was given.
       const reason = row.error === 'License suspended' ? await deps.repository.suspendReason(row.id) : null;
-      const details = row.error === 'Entitlement missing' ? { details: { missing: row.missing_entitlements ?? [] } } : {};
+      const details =
+        row.error === 'Entitlement missing' ? { details: { missing: row.missing_entitlements ?? [] } } : {};
       // The text is the function's own, so the answer is its verdict even if the catalogue lagged behind.
       throw appError(verdictCodes[row.error] ?? 'LICENSE_NOT_ACTIVE', {
-        message: row.error, extra: reason ? { valid: false, reason } : { valid: false }, ...details,
+        message: row.error,
+        extra: reason ? { valid: false, reason } : { valid: false },
+        ...details,
       });
     }
     return {
@@ -52,7 +66,13 @@ export function createValidationService(deps: { repository: ValidationRepository
       usedHwids: row.used_hwids,
       licenseType: row.license_type,
       ...(row.license_type === 'consumption'
-        ? { credits: { total: row.credits_total, used: row.credits_used, remaining: Math.max(0, row.credits_total - row.credits_used) } }
+        ? {
+            credits: {
+              total: row.credits_total,
+              used: row.credits_used,
+              remaining: Math.max(0, row.credits_total - row.credits_used),
+            },
+          }
         : {}),
       entitlements: row.entitlements ?? [],
       policy: row.policy_id ? { _id: row.policy_id, name: row.policy_name ?? '' } : null,

@@ -7,5 +7,7 @@ export const signingKeys = pgTable('signing_keys', {
   algorithm: text('algorithm').notNull(),
   publicKeyPem: text('public_key_pem').notNull(),
   privateKeyPem: text('private_key_pem').notNull(),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().default(sql`now()`),
+  createdAt: timestamp('created_at', { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
 });

@@ -6,7 +6,8 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export type DeliveryRow = Omit<RowOf<typeof webhookDeliveries>, 'claimed_until'>;
 
-const columns = 'id, url, endpoint_id, event, payload, status, attempts, last_response_code, last_error, next_retry_at, last_attempt_at, created_at, delivered_at';
+const columns =
+  'id, url, endpoint_id, event, payload, status, attempts, last_response_code, last_error, next_retry_at, last_attempt_at, created_at, delivered_at';
 
 type ClaimedRow = Omit<StoredDelivery, 'secret'> & { endpoint_id: string | null; secret_sealed: string | null };
 const claimedColumns = `d.id, d.url, d.event, d.payload, d.attempts, d.endpoint_id,
@@ -17,18 +18,22 @@ const claimedColumns = `d.id, d.url, d.event, d.payload, d.attempts, d.endpoint_
  * delivery of an endpoint carries that endpoint's secret as it is now (`openSecret` unseals it),
  * so a rotated secret signs the next attempt.
  */
-export function webhookDeliveryStore(db: Queryable, openSecret: (sealed: string) => string | undefined = () => undefined): WebhookDeliveryStore {
+export function webhookDeliveryStore(
+  db: Queryable,
+  openSecret: (sealed: string) => string | undefined = () => undefined,
+): WebhookDeliveryStore {
   const toStoredDelivery = ({ endpoint_id, secret_sealed, ...delivery }: ClaimedRow): StoredDelivery => ({
     ...delivery,
     // No endpoint (an automated action's URL, a deleted endpoint): the settings' secret.
-    ...(endpoint_id ? { secret: secret_sealed ? openSecret(secret_sealed) ?? null : null } : {}),
+    ...(endpoint_id ? { secret: secret_sealed ? (openSecret(secret_sealed) ?? null) : null } : {}),
   });
   return {
     async insert(delivery: NewDelivery) {
       await db.query(
         `INSERT INTO webhook_deliveries (id, url, endpoint_id, event, payload, status, attempts, next_retry_at, created_at)
          VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6)`,
-        [delivery.id, delivery.url, delivery.endpointId ?? null, delivery.event, delivery.payload, delivery.createdAt]);
+        [delivery.id, delivery.url, delivery.endpointId ?? null, delivery.event, delivery.payload, delivery.createdAt],
+      );
     },
 
     async claimDue(now, limit, leaseUntil) {
@@ -44,7 +49,8 @@ export function webhookDeliveryStore(db: Queryable, openSecret: (sealed: string)
          ) due
          WHERE d.id = due.id
          RETURNING ${claimedColumns}`,
-        [now, limit, leaseUntil]);
+        [now, limit, leaseUntil],
+      );
       return rows.map(toStoredDelivery);
     },
 
@@ -53,7 +59,8 @@ export function webhookDeliveryStore(db: Queryable, openSecret: (sealed: string)
         `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $3, last_response_code = $4, last_error = NULL,
            next_retry_at = NULL, claimed_until = NULL, attempts = attempts + CASE WHEN $5::boolean THEN 1 ELSE 0 END
          WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
-        [outcome.id, outcome.attempt, outcome.at, outcome.responseCode, outcome.probe === true]);
+        [outcome.id, outcome.attempt, outcome.at, outcome.responseCode, outcome.probe === true],
+      );
     },
 
     async markFailed(outcome) {
@@ -61,19 +68,23 @@ export function webhookDeliveryStore(db: Queryable, openSecret: (sealed: string)
         `UPDATE webhook_deliveries SET status = CASE WHEN $5::timestamptz IS NULL THEN 'failed' ELSE 'pending' END,
            next_retry_at = $5, last_response_code = $3, last_error = $4, claimed_until = NULL
          WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
-        [outcome.id, outcome.attempt, outcome.responseCode, outcome.error, outcome.nextRetryAt]);
+        [outcome.id, outcome.attempt, outcome.responseCode, outcome.error, outcome.nextRetryAt],
+      );
     },
 
     async markProbeFailed(outcome) {
       await db.query(
         `UPDATE webhook_deliveries SET last_response_code = $3, last_error = $4, claimed_until = NULL
          WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
-        [outcome.id, outcome.attempt, outcome.responseCode, outcome.error]);
+        [outcome.id, outcome.attempt, outcome.responseCode, outcome.error],
+      );
     },
 
     async releaseEndpoint(url, now) {
       const { rowCount } = await db.query(
-        `UPDATE webhook_deliveries SET next_retry_at = $2 WHERE url = $1 AND status = 'pending' AND next_retry_at > $2`, [url, now]);
+        `UPDATE webhook_deliveries SET next_retry_at = $2 WHERE url = $1 AND status = 'pending' AND next_retry_at > $2`,
+        [url, now],
+      );
       return rowCount ?? 0;
     },
 
@@ -96,7 +107,8 @@ export function webhookDeliveryStore(db: Queryable, openSecret: (sealed: string)
                     OR busy.last_attempt_at > $1::timestamptz - $2::float8 * interval '1 millisecond'
                     OR busy.claimed_until > $1::timestamptz))
          RETURNING ${claimedColumns}`,
-        [now, quietMs, leaseUntil]);
+        [now, quietMs, leaseUntil],
+      );
       return rows.map((row) => ({ ...toStoredDelivery(row), probe: true }));
     },
   };
@@ -106,16 +118,21 @@ export function webhookDeliveryStore(db: Queryable, openSecret: (sealed: string)
 export async function failPendingOfEndpoint(db: Queryable, endpointId: string): Promise<number> {
   const { rowCount } = await db.query(
     `UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL, claimed_until = NULL, last_error = 'Endpoint deleted'
-     WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
+     WHERE endpoint_id = $1 AND status = 'pending'`,
+    [endpointId],
+  );
   return rowCount ?? 0;
 }
 
 /** Each endpoint's latest delivery: its status and response code. */
 export async function latestDeliveryByEndpoint(db: Queryable, endpointIds: string[]) {
-  if (endpointIds.length === 0) return new Map<string, Pick<DeliveryRow, 'status' | 'last_response_code' | 'created_at'>>();
+  if (endpointIds.length === 0)
+    return new Map<string, Pick<DeliveryRow, 'status' | 'last_response_code' | 'created_at'>>();
   const { rows } = await db.query<Pick<DeliveryRow, 'endpoint_id' | 'status' | 'last_response_code' | 'created_at'>>(
     `SELECT DISTINCT ON (endpoint_id) endpoint_id, status, last_response_code, created_at FROM webhook_deliveries
-     WHERE endpoint_id = ANY($1::uuid[]) ORDER BY endpoint_id, created_at DESC`, [endpointIds]);
+     WHERE endpoint_id = ANY($1::uuid[]) ORDER BY endpoint_id, created_at DESC`,
+    [endpointIds],
+  );
   return new Map(rows.map(({ endpoint_id, ...rest }) => [endpoint_id!, rest]));
 }
 
@@ -125,7 +142,9 @@ export async function listDeliveries(db: Queryable, filter: { status?: DeliveryS
   const [page, count] = await Promise.all([
     db.query<DeliveryRow>(
       `SELECT ${columns} FROM webhook_deliveries ${where} ORDER BY created_at DESC, id DESC
-       LIMIT $${values.length + 1} OFFSET $${values.length + 2}`, [...values, filter.limit, filter.skip]),
+       LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+      [...values, filter.limit, filter.skip],
+    ),
     db.query<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries ${where}`, values),
   ]);
   return { rows: page.rows, total: count.rows[0]!.total };
@@ -140,6 +159,8 @@ export async function findDelivery(db: Queryable, id: string): Promise<DeliveryR
 export async function requeueDelivery(db: Queryable, id: string, now: Date): Promise<DeliveryRow | undefined> {
   const { rows } = await db.query<DeliveryRow>(
     `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_retry_at = $2, delivered_at = NULL, claimed_until = NULL
-     WHERE id = $1 AND status <> 'pending' RETURNING ${columns}`, [id, now]);
+     WHERE id = $1 AND status <> 'pending' RETURNING ${columns}`,
+    [id, now],
+  );
   return rows[0];
 }

@@ -14,7 +14,9 @@ export const webhookEndpointJson = (row: EndpointRow, latest?: LatestDelivery) =
   signed: row.secret_sealed !== null,
   createdAt: iso(row.created_at)!,
   updatedAt: iso(row.updated_at)!,
-  lastDelivery: latest ? { status: latest.status, responseCode: latest.last_response_code, createdAt: iso(latest.created_at)! } : null,
+  lastDelivery: latest
+    ? { status: latest.status, responseCode: latest.last_response_code, createdAt: iso(latest.created_at)! }
+    : null,
 });
 export type WebhookEndpoint = ReturnType<typeof webhookEndpointJson>;
 
@@ -28,5 +30,11 @@ export const webhookEndpointJsonSchema = z.object({
   signed: z.boolean(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
-  lastDelivery: z.object({ status: z.enum(['pending', 'delivered', 'failed']), responseCode: z.number().int().nullable(), createdAt: z.iso.datetime() }).nullable(),
+  lastDelivery: z
+    .object({
+      status: z.enum(['pending', 'delivered', 'failed']),
+      responseCode: z.number().int().nullable(),
+      createdAt: z.iso.datetime(),
+    })
+    .nullable(),
 });

@@ -11,7 +11,8 @@ export async function insertEndpoint(db: Queryable, row: Omit<EndpointRow, 'upda
   const { rows } = await db.query<EndpointRow>(
     `INSERT INTO webhook_endpoints (id, url, events, secret_sealed, enabled, created_at, updated_at)
      VALUES ($1, $2, $3::text[], $4, $5, $6, $6) RETURNING ${columns}`,
-    [row.id, row.url, row.events, row.secret_sealed, row.enabled, row.created_at]);
+    [row.id, row.url, row.events, row.secret_sealed, row.enabled, row.created_at],
+  );
   return rows[0]!;
 }
 
@@ -20,12 +21,16 @@ export async function insertEndpoint(db: Queryable, row: Omit<EndpointRow, 'upda
  * empty: two instances starting at once insert it once (the second hits the primary key), and a
  * restart adds nothing. Answers the row when this call inserted it.
  */
-export async function insertSeedEndpoint(db: Queryable, row: Omit<EndpointRow, 'updated_at'>): Promise<EndpointRow | undefined> {
+export async function insertSeedEndpoint(
+  db: Queryable,
+  row: Omit<EndpointRow, 'updated_at'>,
+): Promise<EndpointRow | undefined> {
   const { rows } = await db.query<EndpointRow>(
     `INSERT INTO webhook_endpoints (id, url, events, secret_sealed, enabled, created_at, updated_at)
      SELECT $1, $2, $3::text[], $4, $5, $6, $6 WHERE NOT EXISTS (SELECT 1 FROM webhook_endpoints)
      ON CONFLICT DO NOTHING RETURNING ${columns}`,
-    [row.id, row.url, row.events, row.secret_sealed, row.enabled, row.created_at]);
+    [row.id, row.url, row.events, row.secret_sealed, row.enabled, row.created_at],
+  );
   return rows[0];
 }
 
@@ -43,15 +48,21 @@ export async function listEndpoints(db: Queryable): Promise<EndpointRow[]> {
 /** The enabled endpoints, where events go. */
 export async function enabledEndpoints(db: Queryable): Promise<Array<Pick<EndpointRow, 'id' | 'url' | 'events'>>> {
   const { rows } = await db.query<Pick<EndpointRow, 'id' | 'url' | 'events'>>(
-    'SELECT id, url, events FROM webhook_endpoints WHERE enabled ORDER BY created_at, id');
+    'SELECT id, url, events FROM webhook_endpoints WHERE enabled ORDER BY created_at, id',
+  );
   return rows;
 }
 
-export async function updateEndpoint(db: Queryable, id: string, changes: { enabled?: boolean; secret_sealed?: string; updated_at: Date }): Promise<EndpointRow | undefined> {
+export async function updateEndpoint(
+  db: Queryable,
+  id: string,
+  changes: { enabled?: boolean; secret_sealed?: string; updated_at: Date },
+): Promise<EndpointRow | undefined> {
   const { rows } = await db.query<EndpointRow>(
     `UPDATE webhook_endpoints SET enabled = COALESCE($2, enabled), secret_sealed = COALESCE($3, secret_sealed), updated_at = $4
      WHERE id = $1 RETURNING ${columns}`,
-    [id, changes.enabled ?? null, changes.secret_sealed ?? null, changes.updated_at]);
+    [id, changes.enabled ?? null, changes.secret_sealed ?? null, changes.updated_at],
+  );
   return rows[0];
 }
 

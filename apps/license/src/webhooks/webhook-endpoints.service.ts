@@ -21,7 +21,11 @@ const endpointsCacheMs = 1000;
 /** A new signing secret: 32 random bytes, shown to the admin once. */
 export const newEndpointSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
-export interface EndpointSeed { url?: string; events: string[]; secret?: string }
+export interface EndpointSeed {
+  url?: string;
+  events: string[];
+  secret?: string;
+}
 
 /**
  * The webhook endpoints an admin manages: each enabled one gets the events it lists, signed with
@@ -29,7 +33,10 @@ export interface EndpointSeed { url?: string; events: string[]; secret?: string 
  * write is audited (resource type `notification`, as deliveries are) in its transaction.
  */
 export function createWebhookEndpointsService(deps: {
-  pool: pg.Pool; now: () => Date; box: SecretBox; checkUrl: (url: string) => Promise<void>;
+  pool: pg.Pool;
+  now: () => Date;
+  box: SecretBox;
+  checkUrl: (url: string) => Promise<void>;
   dispatcher: Pick<WebhookDispatcher, 'emitTo'>;
 }) {
   const { pool, now, box } = deps;
@@ -40,11 +47,16 @@ export function createWebhookEndpointsService(deps: {
     if (!cached || Date.now() - cached.at > endpointsCacheMs) {
       const endpoints = repo.enabledEndpoints(pool);
       cached = { at: Date.now(), endpoints };
-      endpoints.catch(() => { if (cached?.endpoints === endpoints) cached = undefined; });
+      endpoints.catch(() => {
+        if (cached?.endpoints === endpoints) cached = undefined;
+      });
     }
     return cached.endpoints;
   };
-  const changed = <T>(result: T) => { cached = undefined; return result; };
+  const changed = <T>(result: T) => {
+    cached = undefined;
+    return result;
+  };
   const find = async (client: Queryable, id: string) => {
     const row = isUuid(id) ? await repo.findEndpoint(client, id) : undefined;
     if (!row) throw notFound();
@@ -54,7 +66,10 @@ export function createWebhookEndpointsService(deps: {
   return {
     async list() {
       const rows = await repo.listEndpoints(pool);
-      const latest = await latestDeliveryByEndpoint(pool, rows.map((row) => row.id));
+      const latest = await latestDeliveryByEndpoint(
+        pool,
+        rows.map((row) => row.id),
+      );
       return rows.map((row) => webhookEndpointJson(row, latest.get(row.id)));
     },
 
@@ -64,47 +79,95 @@ export function createWebhookEndpointsService(deps: {
     async create(actor: Actor, input: CreateEndpoint) {
       await deps.checkUrl(input.url);
       const secret = newEndpointSecret();
-      return changed(await withTransaction(pool, async (client) => {
-        const endpoint = webhookEndpointJson(await repo.insertEndpoint(client, {
-          id: randomUUID(), url: input.url, events: [...new Set(input.events)], secret_sealed: box.seal(secret), enabled: true, created_at: now(),
-        }));
-        await recordAudit(client, actor, { action: 'create', resourceType: 'notification', resourceId: endpoint._id, after: endpoint });
-        return { endpoint, secret };
-      }));
+      return changed(
+        await withTransaction(pool, async (client) => {
+          const endpoint = webhookEndpointJson(
+            await repo.insertEndpoint(client, {
+              id: randomUUID(),
+              url: input.url,
+              events: [...new Set(input.events)],
+              secret_sealed: box.seal(secret),
+              enabled: true,
+              created_at: now(),
+            }),
+          );
+          await recordAudit(client, actor, {
+            action: 'create',
+            resourceType: 'notification',
+            resourceId: endpoint._id,
+            after: endpoint,
+          });
+          return { endpoint, secret };
+        }),
+      );
     },
 
-    setEnabled: (actor: Actor, id: string, enabled: boolean) => withTransaction(pool, async (client) => {
-      const before = webhookEndpointJson(await find(client, id));
-      const endpoint = webhookEndpointJson((await repo.updateEndpoint(client, id, { enabled, updated_at: now() }))!);
-      await recordAudit(client, actor, { action: 'update', resourceType: 'notification', resourceId: id, before, after: endpoint });
-      return endpoint;
-    }).then(changed),
+    setEnabled: (actor: Actor, id: string, enabled: boolean) =>
+      withTransaction(pool, async (client) => {
+        const before = webhookEndpointJson(await find(client, id));
+        const endpoint = webhookEndpointJson((await repo.updateEndpoint(client, id, { enabled, updated_at: now() }))!);
+        await recordAudit(client, actor, {
+          action: 'update',
+          resourceType: 'notification',
+          resourceId: id,
+          before,
+          after: endpoint,
+        });
+        return endpoint;
+      }).then(changed),
 
     /** A new secret signs every attempt from now on (retries of earlier deliveries too); told once. */
-    rotate: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
-      const before = webhookEndpointJson(await find(client, id));
-      const secret = newEndpointSecret();
-      const endpoint = webhookEndpointJson((await repo.updateEndpoint(client, id, { secret_sealed: box.seal(secret), updated_at: now() }))!);
-      await recordAudit(client, actor, { action: 'update', resourceType: 'notification', resourceId: id, before, after: { ...endpoint, secretRotated: true } });
-      return { endpoint, secret };
-    }).then(changed),
+    rotate: (actor: Actor, id: string) =>
+      withTransaction(pool, async (client) => {
+        const before = webhookEndpointJson(await find(client, id));
+        const secret = newEndpointSecret();
+        const endpoint = webhookEndpointJson(
+          (await repo.updateEndpoint(client, id, { secret_sealed: box.seal(secret), updated_at: now() }))!,
+        );
+        await recordAudit(client, actor, {
+          action: 'update',
+          resourceType: 'notification',
+          resourceId: id,
+          before,
+          after: { ...endpoint, secretRotated: true },
+        });
+        return { endpoint, secret };
+      }).then(changed),
 
     /** Its pending deliveries are kept as failed; delivered and failed ones stay in the log (endpoint_id becomes null). */
-    remove: (actor: Actor, id: string) => withTransaction(pool, async (client) => {
-      const before = webhookEndpointJson(await find(client, id));
-      const cancelled = await failPendingOfEndpoint(client, id);
-      await repo.deleteEndpoint(client, id);
-      await recordAudit(client, actor, { action: 'delete', resourceType: 'notification', resourceId: id, before, after: { pendingDeliveriesFailed: cancelled } });
-      return before;
-    }).then(changed),
+    remove: (actor: Actor, id: string) =>
+      withTransaction(pool, async (client) => {
+        const before = webhookEndpointJson(await find(client, id));
+        const cancelled = await failPendingOfEndpoint(client, id);
+        await repo.deleteEndpoint(client, id);
+        await recordAudit(client, actor, {
+          action: 'delete',
+          resourceType: 'notification',
+          resourceId: id,
+          before,
+          after: { pendingDeliveriesFailed: cancelled },
+        });
+        return before;
+      }).then(changed),
 
     /** Queues a `webhook.test` delivery to the endpoint (enabled or not), signed like any other. */
     async sendTest(actor: Actor, id: string) {
       const endpoint = await find(pool, id);
-      const deliveryId = await deps.dispatcher.emitTo(endpoint.url, WEBHOOK_TEST_EVENT, {
-        endpointId: endpoint.id, message: 'A test delivery from the license service.',
-      }, { endpointId: endpoint.id });
-      await recordAudit(pool, actor, { action: 'create', resourceType: 'notification', resourceId: id, after: { testDelivery: deliveryId, event: WEBHOOK_TEST_EVENT } });
+      const deliveryId = await deps.dispatcher.emitTo(
+        endpoint.url,
+        WEBHOOK_TEST_EVENT,
+        {
+          endpointId: endpoint.id,
+          message: 'A test delivery from the license service.',
+        },
+        { endpointId: endpoint.id },
+      );
+      await recordAudit(pool, actor, {
+        action: 'create',
+        resourceType: 'notification',
+        resourceId: id,
+        after: { testDelivery: deliveryId, event: WEBHOOK_TEST_EVENT },
+      });
       return deliveryId;
     },
 
@@ -122,9 +185,20 @@ export function createWebhookEndpointsService(deps: {
       const { url } = seed;
       return withTransaction(pool, async (client) => {
         const row = await repo.insertSeedEndpoint(client, {
-          id: seededEndpointId, url, events: seed.events, secret_sealed: seed.secret ? box.seal(seed.secret) : null, enabled: true, created_at: now(),
+          id: seededEndpointId,
+          url,
+          events: seed.events,
+          secret_sealed: seed.secret ? box.seal(seed.secret) : null,
+          enabled: true,
+          created_at: now(),
         });
-        if (row) await recordAudit(client, systemActor, { action: 'create', resourceType: 'notification', resourceId: row.id, after: { ...webhookEndpointJson(row), from: 'environment' } });
+        if (row)
+          await recordAudit(client, systemActor, {
+            action: 'create',
+            resourceType: 'notification',
+            resourceId: row.id,
+            after: { ...webhookEndpointJson(row), from: 'environment' },
+          });
         return row && webhookEndpointJson(row);
       }).then(changed);
     },

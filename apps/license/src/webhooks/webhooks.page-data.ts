@@ -35,12 +35,22 @@ export const webhooksSubnav = (current: 'endpoints' | 'deliveries' | 'channels')
 ];
 const subnav = webhooksSubnav;
 
-const statusBadge: Record<string, string> = { delivered: 'badge-success', failed: 'badge-danger', pending: 'badge-warning' };
+const statusBadge: Record<string, string> = {
+  delivered: 'badge-success',
+  failed: 'badge-danger',
+  pending: 'badge-warning',
+};
 
-export interface EndpointFormState { values: { url: string; events: string[] }; errors: string[] }
+export interface EndpointFormState {
+  values: { url: string; events: string[] };
+  errors: string[];
+}
 export const emptyEndpointForm = (): EndpointFormState => ({ values: { url: '', events: [] }, errors: [] });
 
-interface PageExtras { messages: FlashMessage[]; csrfToken: string }
+interface PageExtras {
+  messages: FlashMessage[];
+  csrfToken: string;
+}
 
 /** `/webhooks`: every endpoint with its events, state and latest delivery, and its actions. */
 export function endpointsPageData(username: string, endpoints: WebhookEndpoint[], extras: PageExtras) {
@@ -52,7 +62,10 @@ export function endpointsPageData(username: string, endpoints: WebhookEndpoint[]
       id: endpoint._id,
       url: endpoint.url,
       href: endpointHref(endpoint._id),
-      events: endpoint.events.length === 0 ? 'All events' : endpoint.events.map((event) => eventLabels[event] ?? event).join(', '),
+      events:
+        endpoint.events.length === 0
+          ? 'All events'
+          : endpoint.events.map((event) => eventLabels[event] ?? event).join(', '),
       enabled: endpoint.enabled,
       signed: endpoint.signed,
       lastDelivery: endpoint.lastDelivery && {
@@ -74,12 +87,21 @@ export function newEndpointPageData(username: string, form: EndpointFormState, e
     ...extras,
     subnav: subnav('endpoints'),
     form,
-    events: endpointEventNames.map((event) => ({ name: event, label: eventLabels[event] ?? event, checked: form.values.events.includes(event) })),
+    events: endpointEventNames.map((event) => ({
+      name: event,
+      label: eventLabels[event] ?? event,
+      checked: form.values.events.includes(event),
+    })),
   };
 }
 
 /** `/webhooks/endpoints/:id/secret`: the secret just made, once (`secret` undefined: already shown). */
-export function secretPageData(username: string, endpoint: WebhookEndpoint, secret: string | undefined, extras: PageExtras) {
+export function secretPageData(
+  username: string,
+  endpoint: WebhookEndpoint,
+  secret: string | undefined,
+  extras: PageExtras,
+) {
   return {
     ...adminLayout('Endpoint secret', username, 'webhooks', true),
     ...extras,
@@ -110,7 +132,12 @@ export function deliveriesPageData(
     ...extras,
     subnav: subnav('deliveries'),
     status: list.status ?? '',
-    statuses: [{ value: '', label: 'All' }, { value: 'pending', label: 'Pending' }, { value: 'delivered', label: 'Delivered' }, { value: 'failed', label: 'Failed' }],
+    statuses: [
+      { value: '', label: 'All' },
+      { value: 'pending', label: 'Pending' },
+      { value: 'delivered', label: 'Delivered' },
+      { value: 'failed', label: 'Failed' },
+    ],
     total: list.total.toLocaleString('en-US'),
     count: list.total,
     deliveries: list.deliveries.map((delivery) => ({

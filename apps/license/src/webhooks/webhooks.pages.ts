@@ -3,13 +3,29 @@ import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { consoleAdminName, errorSentence, formErrors, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
+import {
+  consoleAdminName,
+  errorSentence,
+  formErrors,
+  redirectWithFlash,
+  takeFlash,
+  type AuditFailure,
+} from '../dashboard/admin-pages.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
 import type { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { createEndpointSchema } from './webhook-endpoints.schema.js';
 import {
-  deliveriesAddress, deliveriesHref, deliveriesPageData, deliveriesPageSize, emptyEndpointForm, endpointHref, endpointsPageData, newEndpointPageData,
-  secretPageData, webhooksHref, type EndpointFormState,
+  deliveriesAddress,
+  deliveriesHref,
+  deliveriesPageData,
+  deliveriesPageSize,
+  emptyEndpointForm,
+  endpointHref,
+  endpointsPageData,
+  newEndpointPageData,
+  secretPageData,
+  webhooksHref,
+  type EndpointFormState,
 } from './webhooks.page-data.js';
 import type { createWebhooksService } from './webhooks.service.js';
 
@@ -27,11 +43,22 @@ const endpointForm = z.object({
 type EndpointForm = z.infer<typeof endpointForm>;
 const deliveriesQuery = z.object({
   status: z.enum(['pending', 'delivered', 'failed']).optional().catch(undefined),
-  page: z.coerce.number().int().min(1).max(1_000_000).optional().catch(undefined).transform((value) => value ?? 1),
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .catch(undefined)
+    .transform((value) => value ?? 1),
 });
 
-const eventsOf = (form: EndpointForm) => (form.events === undefined ? [] : Array.isArray(form.events) ? form.events : [form.events]);
-const stateOf = (form: EndpointForm, errors: string[]): EndpointFormState => ({ values: { url: form.url ?? '', events: eventsOf(form) }, errors });
+const eventsOf = (form: EndpointForm) =>
+  form.events === undefined ? [] : Array.isArray(form.events) ? form.events : [form.events];
+const stateOf = (form: EndpointForm, errors: string[]): EndpointFormState => ({
+  values: { url: form.url ?? '', events: eventsOf(form) },
+  errors,
+});
 
 const pageResponses = {
   200: { description: 'The page', contentType: 'text/html' },
@@ -46,40 +73,60 @@ const writeResponses = {
 };
 
 export function webhookPages(deps: {
-  endpoints: WebhookEndpointsService; deliveries: ReturnType<typeof createWebhooksService>;
-  adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure;
+  endpoints: WebhookEndpointsService;
+  deliveries: ReturnType<typeof createWebhooksService>;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
+  auditFailure: AuditFailure;
 }): AnyRoute[] {
   const { endpoints } = deps;
   const extras = (req: Request) => ({ messages: takeFlash(req), csrfToken: deps.csrfToken(req) });
   const failed = (req: Request, action: 'create' | 'update' | 'delete', resourceId: string | null, error: unknown) =>
     deps.auditFailure(req, { action, resourceType: 'notification', resourceId }, error);
-  const notFound = (res: Response, username: string) => res.status(404).render('errors/not-found', notFoundData(username));
+  const notFound = (res: Response, username: string) =>
+    res.status(404).render('errors/not-found', notFoundData(username));
 
   /** Runs an endpoint write; a missing endpoint shows the 404 page (and is audited as failed). */
-  const endpointAction = (path: string, summary: string, action: 'update' | 'delete' | 'create',
-    run: (req: Request, res: Response, id: string) => Promise<void>) => defineRoute({
-    method: 'post', path, summary, tags, guard: deps.adminPage, params: idParams, responses: writeResponses,
-    handler: async ({ params, req, res }) => {
-      const username = consoleAdminName(req);
-      try {
-        await run(req, res, params.id);
-      } catch (error) {
-        if (isHttpError(error) && error.status === 404) {
-          await failed(req, action, params.id, error);
-          return notFound(res, username);
+  const endpointAction = (
+    path: string,
+    summary: string,
+    action: 'update' | 'delete' | 'create',
+    run: (req: Request, res: Response, id: string) => Promise<void>,
+  ) =>
+    defineRoute({
+      method: 'post',
+      path,
+      summary,
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      responses: writeResponses,
+      handler: async ({ params, req, res }) => {
+        const username = consoleAdminName(req);
+        try {
+          await run(req, res, params.id);
+        } catch (error) {
+          if (isHttpError(error) && error.status === 404) {
+            await failed(req, action, params.id, error);
+            return notFound(res, username);
+          }
+          throw error;
         }
-        throw error;
-      }
-    },
-  });
+      },
+    });
 
   const renderNew = (req: Request, res: Response, username: string, form: EndpointFormState, status = 200) =>
     res.status(status).render('webhooks/new', newEndpointPageData(username, form, extras(req)));
 
   return [
     defineRoute({
-      method: 'get', path: webhooksHref, summary: 'The webhook endpoints page', tags, guard: deps.adminPage,
-      description: 'Admins: every endpoint with its events, state and latest delivery; add, test, enable or disable, rotate its secret, delete.',
+      method: 'get',
+      path: webhooksHref,
+      summary: 'The webhook endpoints page',
+      tags,
+      guard: deps.adminPage,
+      description:
+        'Admins: every endpoint with its events, state and latest delivery; add, test, enable or disable, rotate its secret, delete.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
         const username = consoleAdminName(req);
@@ -87,25 +134,54 @@ export function webhookPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/webhooks/new', summary: 'The form of a new webhook endpoint', tags, guard: deps.adminPage, responses: pageResponses,
+      method: 'get',
+      path: '/webhooks/new',
+      summary: 'The form of a new webhook endpoint',
+      tags,
+      guard: deps.adminPage,
+      responses: pageResponses,
       handler: ({ req, res }) => renderNew(req, res, consoleAdminName(req), emptyEndpointForm()),
     }),
     defineRoute({
-      method: 'post', path: '/webhooks/endpoints', summary: 'Add a webhook endpoint (form)', tags, guard: deps.adminPage, body: endpointForm,
-      description: 'A loopback, private or link-local URL answers 400 `Webhook URL not allowed` unless WEBHOOK_ALLOW_PRIVATE=true. Then to the page that shows its secret once.',
+      method: 'post',
+      path: '/webhooks/endpoints',
+      summary: 'Add a webhook endpoint (form)',
+      tags,
+      guard: deps.adminPage,
+      body: endpointForm,
+      description:
+        'A loopback, private or link-local URL answers 400 `Webhook URL not allowed` unless WEBHOOK_ALLOW_PRIVATE=true. Then to the page that shows its secret once.',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
         const parsed = createEndpointSchema.safeParse({ url: body.url?.trim() ?? '', events: eventsOf(body) });
         if (!parsed.success) {
           await failed(req, 'create', null, appError('VALIDATION_FAILED'));
-          return renderNew(req, res, username, stateOf(body, formErrors(parsed.error, { url: 'URL', events: 'Events' },
-            { url: 'URL: enter an http:// or https:// address.', events: 'Events: choose among the listed events.' })), 400);
+          return renderNew(
+            req,
+            res,
+            username,
+            stateOf(
+              body,
+              formErrors(
+                parsed.error,
+                { url: 'URL', events: 'Events' },
+                {
+                  url: 'URL: enter an http:// or https:// address.',
+                  events: 'Events: choose among the listed events.',
+                },
+              ),
+            ),
+            400,
+          );
         }
         try {
           const { endpoint, secret } = await endpoints.create(actorOf(req), parsed.data);
           req.session.oneTimeSecret = { for: endpointHref(endpoint._id), secret };
-          return redirectWithFlash(req, res, `${endpointHref(endpoint._id)}/secret`, { type: 'success', text: `Endpoint ${endpoint.url} added.` });
+          return redirectWithFlash(req, res, `${endpointHref(endpoint._id)}/secret`, {
+            type: 'success',
+            text: `Endpoint ${endpoint.url} added.`,
+          });
         } catch (error) {
           if (isHttpError(error) && error.status === 400) {
             await failed(req, 'create', null, error);
@@ -116,7 +192,12 @@ export function webhookPages(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/webhooks/endpoints/:id/secret', summary: 'An endpoint\'s new secret, shown once', tags, guard: deps.adminPage, params: idParams,
+      method: 'get',
+      path: '/webhooks/endpoints/:id/secret',
+      summary: "An endpoint's new secret, shown once",
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
       responses: { ...pageResponses, 404: { description: 'No such endpoint', contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
@@ -134,45 +215,91 @@ export function webhookPages(deps: {
         res.render('webhooks/secret', secretPageData(username, endpoint, secret, extras(req)));
       },
     }),
-    endpointAction('/webhooks/endpoints/:id/rotate', 'Make a new secret for an endpoint (form)', 'update', async (req, res, id) => {
-      const { endpoint, secret } = await endpoints.rotate(actorOf(req), id);
-      req.session.oneTimeSecret = { for: endpointHref(endpoint._id), secret };
-      await redirectWithFlash(req, res, `${endpointHref(endpoint._id)}/secret`, { type: 'success', text: `New secret made for ${endpoint.url}; the old one no longer signs.` });
-    }),
+    endpointAction(
+      '/webhooks/endpoints/:id/rotate',
+      'Make a new secret for an endpoint (form)',
+      'update',
+      async (req, res, id) => {
+        const { endpoint, secret } = await endpoints.rotate(actorOf(req), id);
+        req.session.oneTimeSecret = { for: endpointHref(endpoint._id), secret };
+        await redirectWithFlash(req, res, `${endpointHref(endpoint._id)}/secret`, {
+          type: 'success',
+          text: `New secret made for ${endpoint.url}; the old one no longer signs.`,
+        });
+      },
+    ),
     endpointAction('/webhooks/endpoints/:id/enable', 'Enable an endpoint (form)', 'update', async (req, res, id) => {
       const endpoint = await endpoints.setEnabled(actorOf(req), id, true);
       await redirectWithFlash(req, res, webhooksHref, { type: 'success', text: `Endpoint ${endpoint.url} enabled.` });
     }),
     endpointAction('/webhooks/endpoints/:id/disable', 'Disable an endpoint (form)', 'update', async (req, res, id) => {
       const endpoint = await endpoints.setEnabled(actorOf(req), id, false);
-      await redirectWithFlash(req, res, webhooksHref, { type: 'success', text: `Endpoint ${endpoint.url} disabled: it gets no new events.` });
+      await redirectWithFlash(req, res, webhooksHref, {
+        type: 'success',
+        text: `Endpoint ${endpoint.url} disabled: it gets no new events.`,
+      });
     }),
     endpointAction('/webhooks/endpoints/:id/delete', 'Delete an endpoint (form)', 'delete', async (req, res, id) => {
       const endpoint = await endpoints.remove(actorOf(req), id);
       await redirectWithFlash(req, res, webhooksHref, { type: 'success', text: `Endpoint ${endpoint.url} deleted.` });
     }),
-    endpointAction('/webhooks/endpoints/:id/test', 'Queue a test delivery to an endpoint (form)', 'create', async (req, res, id) => {
-      await endpoints.sendTest(actorOf(req), id);
-      await redirectWithFlash(req, res, deliveriesHref, { type: 'success', text: 'Test delivery queued (event webhook.test).' });
-    }),
+    endpointAction(
+      '/webhooks/endpoints/:id/test',
+      'Queue a test delivery to an endpoint (form)',
+      'create',
+      async (req, res, id) => {
+        await endpoints.sendTest(actorOf(req), id);
+        await redirectWithFlash(req, res, deliveriesHref, {
+          type: 'success',
+          text: 'Test delivery queued (event webhook.test).',
+        });
+      },
+    ),
     defineRoute({
-      method: 'get', path: deliveriesHref, summary: 'The webhook delivery log', tags, guard: deps.adminPage, query: deliveriesQuery,
+      method: 'get',
+      path: deliveriesHref,
+      summary: 'The webhook delivery log',
+      tags,
+      guard: deps.adminPage,
+      query: deliveriesQuery,
       description: `Admins: deliveries newest first, ${deliveriesPageSize} to a \`page\`, filtered by \`status\`; delivered and failed ones can be sent again.`,
       responses: pageResponses,
       handler: async ({ query, req, res }) => {
         const username = consoleAdminName(req);
         const [{ deliveries, total }, known] = await Promise.all([
-          deps.deliveries.list({ status: query.status, limit: deliveriesPageSize, skip: (query.page - 1) * deliveriesPageSize }),
+          deps.deliveries.list({
+            status: query.status,
+            limit: deliveriesPageSize,
+            skip: (query.page - 1) * deliveriesPageSize,
+          }),
           endpoints.list(),
         ]);
-        res.render('webhooks/deliveries', deliveriesPageData(username,
-          { deliveries, total, status: query.status, page: query.page, endpoints: new Map(known.map((endpoint) => [endpoint._id, endpoint.url])) }, extras(req)));
+        res.render(
+          'webhooks/deliveries',
+          deliveriesPageData(
+            username,
+            {
+              deliveries,
+              total,
+              status: query.status,
+              page: query.page,
+              endpoints: new Map(known.map((endpoint) => [endpoint._id, endpoint.url])),
+            },
+            extras(req),
+          ),
+        );
       },
     }),
     defineRoute({
-      method: 'post', path: '/webhooks/deliveries/:id/redeliver', summary: 'Send a delivery again (form)', tags, guard: deps.adminPage, params: idParams,
+      method: 'post',
+      path: '/webhooks/deliveries/:id/redeliver',
+      summary: 'Send a delivery again (form)',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
       description: 'Back to the delivery log with the same `status` filter and `page`.',
-      query: deliveriesQuery, responses: { ...writeResponses, 409: { description: 'Already pending: back to the log with the message' } },
+      query: deliveriesQuery,
+      responses: { ...writeResponses, 409: { description: 'Already pending: back to the log with the message' } },
       handler: async ({ params, query, req, res }) => {
         const username = consoleAdminName(req);
         const back = deliveriesAddress(query.status, query.page);
@@ -191,4 +318,3 @@ export function webhookPages(deps: {
     }),
   ];
 }
-

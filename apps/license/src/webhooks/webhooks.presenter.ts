@@ -21,7 +21,11 @@ export const webhookDeliveryJsonSchema = z.object({
 });
 
 const parsed = (payload: string): unknown => {
-  try { return JSON.parse(payload); } catch { return payload; }
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return payload;
+  }
 };
 
 export const webhookDeliveryJson = (row: DeliveryRow) => ({

@@ -1,6 +1,12 @@
 import type pg from 'pg';
 import type { Config } from '@app/config';
-import { checkOutgoingUrl, WebhookUrlNotAllowedError, type OutgoingUrlPolicy, type WebhookDispatcher, type WebhookSettings } from '@app/events';
+import {
+  checkOutgoingUrl,
+  WebhookUrlNotAllowedError,
+  type OutgoingUrlPolicy,
+  type WebhookDispatcher,
+  type WebhookSettings,
+} from '@app/events';
 import { appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
@@ -25,7 +31,10 @@ export function webhookSettings(config: Config): WebhookSettings {
  * one SELECT and one INSERT per endpoint, so the operation that emitted the event is barely delayed.
  */
 export function subscribeWebhooks(bus: EventBus, fanOut: (event: string, data: object) => Promise<void>): void {
-  for (const event of licenseEventNames) bus.on(event, async (data) => { await fanOut(event, data); });
+  for (const event of licenseEventNames)
+    bus.on(event, async (data) => {
+      await fanOut(event, data);
+    });
 }
 
 /** What to do about a refused URL: the spec fixes the error's text, so this goes beside it as `hint`. */
@@ -43,14 +52,21 @@ export async function assertWebhookUrlAllowed(url: string, policy: OutgoingUrlPo
     await checkOutgoingUrl(url, policy);
   } catch (error) {
     if (error instanceof WebhookUrlNotAllowedError) {
-      throw appError('WEBHOOK_URL_NOT_ALLOWED', { message: error.message, extra: { hint: webhookUrlHint(error.reason) } });
+      throw appError('WEBHOOK_URL_NOT_ALLOWED', {
+        message: error.message,
+        extra: { hint: webhookUrlHint(error.reason) },
+      });
     }
     throw error;
   }
 }
 
 /** The admin's view of deliveries: list them and send one again. */
-export function createWebhooksService(deps: { pool: pg.Pool; now: () => Date; dispatcher: Pick<WebhookDispatcher, 'wake'> }) {
+export function createWebhooksService(deps: {
+  pool: pg.Pool;
+  now: () => Date;
+  dispatcher: Pick<WebhookDispatcher, 'wake'>;
+}) {
   const { pool } = deps;
   return {
     async list(filter: { status?: DeliveryStatus; limit: number; skip: number }) {
@@ -66,7 +82,9 @@ export function createWebhooksService(deps: { pool: pg.Pool; now: () => Date; di
       if (!requeued) throw appError('DELIVERY_PENDING');
       const delivery = webhookDeliveryJson(requeued);
       await recordAudit(pool, actor, {
-        action: 'update', resourceType: 'notification', resourceId: id,
+        action: 'update',
+        resourceType: 'notification',
+        resourceId: id,
         before: { status: before.status, attempts: before.attempts, lastError: before.last_error },
         after: { status: delivery.status, redelivered: true },
       });

@@ -14,7 +14,11 @@ let t: TestApp;
 
 beforeAll(async () => {
   database = await createTestDatabase(migrationsFolder);
-  queue = await createJobQueue({ pool: database.pool, logger: createLogger({ level: 'silent' }), schema: 'pgboss_license' });
+  queue = await createJobQueue({
+    pool: database.pool,
+    logger: createLogger({ level: 'silent' }),
+    schema: 'pgboss_license',
+  });
   t = await buildTestApp({ env: {}, jobs: queue, database });
 });
 afterAll(async () => {
@@ -27,11 +31,16 @@ describe(`automated actions run within a second of their event (${testDatabaseBa
   it('suspends each new license under 1,000 ms after it was created (5 licenses, one at a time)', async () => {
     const product = await t.createProduct({ licensePrefix: 'FAST' });
     const admin = await t.admin();
-    const created = await t.http.post('/api/automated-actions').set(admin.headers).send({
-      name: 'Hold new licenses', description: 'Suspends every new license of the product', enabled: true,
-      trigger: { event: 'license_created', conditions: { productId: product._id } },
-      actions: [{ type: 'suspend_license', params: { reason: 'Held for review' } }],
-    });
+    const created = await t.http
+      .post('/api/automated-actions')
+      .set(admin.headers)
+      .send({
+        name: 'Hold new licenses',
+        description: 'Suspends every new license of the product',
+        enabled: true,
+        trigger: { event: 'license_created', conditions: { productId: product._id } },
+        actions: [{ type: 'suspend_license', params: { reason: 'Held for review' } }],
+      });
     expect(created.status).toBe(201);
 
     const latencies: number[] = [];
@@ -39,11 +48,17 @@ describe(`automated actions run within a second of their event (${testDatabaseBa
       // Idle first, so the event meets a worker waiting out its polling interval.
       await sleep(400);
       const startedAt = Date.now();
-      const answer = await t.http.post('/api/licenses').set(admin.headers).send({ product: product._id, licenseType: 'fixed' });
+      const answer = await t.http
+        .post('/api/licenses')
+        .set(admin.headers)
+        .send({ product: product._id, licenseType: 'fixed' });
       expect(answer.status).toBe(201);
       const id = answer.body.license._id as string;
       for (;;) {
-        const { rows } = await database.pool.query<{ suspended: boolean; suspend_reason: string | null }>('SELECT suspended, suspend_reason FROM licenses WHERE id = $1', [id]);
+        const { rows } = await database.pool.query<{ suspended: boolean; suspend_reason: string | null }>(
+          'SELECT suspended, suspend_reason FROM licenses WHERE id = $1',
+          [id],
+        );
         if (rows[0]!.suspended) {
           expect(rows[0]!.suspend_reason).toBe('Held for review');
           break;
@@ -53,6 +68,9 @@ describe(`automated actions run within a second of their event (${testDatabaseBa
       }
       latencies.push(Date.now() - startedAt);
     }
-    expect(Math.max(...latencies), `from the create request to the suspension: ${latencies.join(', ')} ms`).toBeLessThan(1_000);
+    expect(
+      Math.max(...latencies),
+      `from the create request to the suspension: ${latencies.join(', ')} ms`,
+    ).toBeLessThan(1_000);
   });
 });

@@ -5,12 +5,38 @@ import { webhookSettings } from '../../src/webhooks/webhooks.service.js';
 
 describe('webhook and notification configuration', () => {
   it('reads the webhook settings with their defaults (every event, 5 s timeout, 32 retries, 16 at once, no private addresses)', () => {
-    expect(webhookSettings(loadConfig({}))).toEqual({ url: undefined, events: [], timeoutMs: 5000, retries: 32, secret: undefined });
-    expect(loadConfig({})).toMatchObject({ WEBHOOK_CONCURRENCY: 16, WEBHOOK_ALLOW_PRIVATE: false, SMTP_ALLOW_PRIVATE: false });
-    expect(loadConfig({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_ALLOW_PRIVATE: 'true' })).toMatchObject({ WEBHOOK_CONCURRENCY: 4, WEBHOOK_ALLOW_PRIVATE: true, SMTP_ALLOW_PRIVATE: true });
-    expect(webhookSettings(loadConfig({
-      WEBHOOK_URL: 'https://hooks.example.com/x', WEBHOOK_EVENTS: 'LICENSE_EXPIRED, AUTOMATED_ACTION', WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_RETRIES: '0', WEBHOOK_SECRET: 's',
-    }))).toEqual({ url: 'https://hooks.example.com/x', events: ['LICENSE_EXPIRED', 'AUTOMATED_ACTION'], timeoutMs: 1500, retries: 0, secret: 's' });
+    expect(webhookSettings(loadConfig({}))).toEqual({
+      url: undefined,
+      events: [],
+      timeoutMs: 5000,
+      retries: 32,
+      secret: undefined,
+    });
+    expect(loadConfig({})).toMatchObject({
+      WEBHOOK_CONCURRENCY: 16,
+      WEBHOOK_ALLOW_PRIVATE: false,
+      SMTP_ALLOW_PRIVATE: false,
+    });
+    expect(
+      loadConfig({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_ALLOW_PRIVATE: 'true' }),
+    ).toMatchObject({ WEBHOOK_CONCURRENCY: 4, WEBHOOK_ALLOW_PRIVATE: true, SMTP_ALLOW_PRIVATE: true });
+    expect(
+      webhookSettings(
+        loadConfig({
+          WEBHOOK_URL: 'https://hooks.example.com/x',
+          WEBHOOK_EVENTS: 'LICENSE_EXPIRED, AUTOMATED_ACTION',
+          WEBHOOK_TIMEOUT_MS: '1500',
+          WEBHOOK_RETRIES: '0',
+          WEBHOOK_SECRET: 's',
+        }),
+      ),
+    ).toEqual({
+      url: 'https://hooks.example.com/x',
+      events: ['LICENSE_EXPIRED', 'AUTOMATED_ACTION'],
+      timeoutMs: 1500,
+      retries: 0,
+      secret: 's',
+    });
   });
 
   it.each([
@@ -26,11 +52,21 @@ describe('webhook and notification configuration', () => {
 
   it('routes each kind to its NOTIFY_ channels, and configures only the channels that have their settings', () => {
     const config = loadConfig({
-      NOTIFY_ANOMALY: 'sms,telegram', NOTIFY_SECURITY: 'email', SMTP_HOST: 'smtp.example.com',
-      TELEGRAM_BOT_TOKEN: '1:x', TELEGRAM_CHAT_ID: '5', TWILIO_ACCOUNT_SID: `AC${'1'.repeat(32)}`,
+      NOTIFY_ANOMALY: 'sms,telegram',
+      NOTIFY_SECURITY: 'email',
+      SMTP_HOST: 'smtp.example.com',
+      TELEGRAM_BOT_TOKEN: '1:x',
+      TELEGRAM_CHAT_ID: '5',
+      TWILIO_ACCOUNT_SID: `AC${'1'.repeat(32)}`,
     });
     expect(routingFromConfig(config)).toEqual({
-      license_expiring: [], license_violation: [], anomaly: ['sms', 'telegram'], security: ['email'], transaction: [], automated_action: [], custom: [],
+      license_expiring: [],
+      license_violation: [],
+      anomaly: ['sms', 'telegram'],
+      security: ['email'],
+      transaction: [],
+      automated_action: [],
+      custom: [],
     });
     // Twilio lacks its token and sender: SMS stays off.
     expect(Object.keys(channelsFromConfig(config)).sort()).toEqual(['email', 'telegram']);

@@ -12,14 +12,26 @@ let sequence = 0;
 
 beforeAll(async () => {
   smtp = await startSmtpStandIn();
-  t = await buildTestApp({ env: { STRIPE_WEBHOOK_SECRET: secret, SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), NOTIFY_EMAIL_TO: 'sales@example.com', NOTIFY_TRANSACTION: 'email', NOTIFY_SECURITY: 'email' } });
+  t = await buildTestApp({
+    env: {
+      STRIPE_WEBHOOK_SECRET: secret,
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(smtp.port),
+      NOTIFY_EMAIL_TO: 'sales@example.com',
+      NOTIFY_TRANSACTION: 'email',
+      NOTIFY_SECURITY: 'email',
+    },
+  });
 });
 afterAll(async () => {
   await t?.close();
   await smtp?.close();
 });
 
-function checkoutEvent(metadata: Record<string, string>, overrides: { id?: string; type?: string; session?: Record<string, unknown> } = {}) {
+function checkoutEvent(
+  metadata: Record<string, string>,
+  overrides: { id?: string; type?: string; session?: Record<string, unknown> } = {},
+) {
   sequence += 1;
   return {
     id: overrides.id ?? `evt_test_${Date.now()}_${sequence}`,
@@ -29,8 +41,14 @@ function checkoutEvent(metadata: Record<string, string>, overrides: { id?: strin
     created: Math.floor(Date.now() / 1000),
     data: {
       object: {
-        id: `cs_test_${sequence}_${Date.now()}`, object: 'checkout.session', amount_total: 1999, currency: 'eur',
-        payment_status: 'paid', payment_intent: `pi_${sequence}`, customer_details: { email: 'buyer@example.com' }, metadata,
+        id: `cs_test_${sequence}_${Date.now()}`,
+        object: 'checkout.session',
+        amount_total: 1999,
+        currency: 'eur',
+        payment_status: 'paid',
+        payment_intent: `pi_${sequence}`,
+        customer_details: { email: 'buyer@example.com' },
+        metadata,
         ...overrides.session,
       },
     },
@@ -39,21 +57,28 @@ function checkoutEvent(metadata: Record<string, string>, overrides: { id?: strin
 
 function post(event: object, options: { secret?: string; header?: string | null; payload?: string } = {}) {
   const payload = options.payload ?? JSON.stringify(event);
-  const header = options.header === undefined
-    ? Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? secret })
-    : options.header;
+  const header =
+    options.header === undefined
+      ? Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? secret })
+      : options.header;
   const request = t.http.post('/api/stripe').set('Content-Type', 'application/json');
   if (header !== null) request.set('Stripe-Signature', header);
   return request.send(payload);
 }
 
 async function transactionOf(sessionId: string) {
-  const { rows } = await t.database.pool.query('SELECT status, amount, currency, license_id, customer_id, product_id, metadata FROM transactions WHERE external_id = $1', [sessionId]);
+  const { rows } = await t.database.pool.query(
+    'SELECT status, amount, currency, license_id, customer_id, product_id, metadata FROM transactions WHERE external_id = $1',
+    [sessionId],
+  );
   return rows;
 }
 
 async function licenseByKey(key: string) {
-  const { rows } = await t.database.pool.query('SELECT id, key, product_id, customer_id, license_type, ip_limit, hwid_limit, credits_total, expires_at, expired_notified_at FROM licenses WHERE key = $1', [key]);
+  const { rows } = await t.database.pool.query(
+    'SELECT id, key, product_id, customer_id, license_type, ip_limit, hwid_limit, credits_total, expires_at, expired_notified_at FROM licenses WHERE key = $1',
+    [key],
+  );
   return rows[0];
 }
 
@@ -62,28 +87,66 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
     const product = await t.createProduct({ licensePrefix: 'SHOP' });
     const customer = await t.createCustomer();
     const admin = await t.admin();
-    const automation = await t.http.post('/api/automated-actions').set(admin.headers)
-      .send({ name: 'On payment', trigger: { event: 'transaction_completed' }, actions: [{ type: 'custom', params: { note: 'thank {{licenseKey}}' } }] });
+    const automation = await t.http
+      .post('/api/automated-actions')
+      .set(admin.headers)
+      .send({
+        name: 'On payment',
+        trigger: { event: 'transaction_completed' },
+        actions: [{ type: 'custom', params: { note: 'thank {{licenseKey}}' } }],
+      });
     const created: Array<Record<string, unknown>> = [];
-    t.context.events.on('LICENSE_CREATED', (data) => { created.push(data); });
+    t.context.events.on('LICENSE_CREATED', (data) => {
+      created.push(data);
+    });
 
-    const event = checkoutEvent({ productId: product._id, customerId: customer._id, licenseType: 'consumption', durationDays: '30', ipLimit: '3', credits: '500' });
+    const event = checkoutEvent({
+      productId: product._id,
+      customerId: customer._id,
+      licenseType: 'consumption',
+      durationDays: '30',
+      ipLimit: '3',
+      credits: '500',
+    });
     const res = await post(event);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      success: true, received: true, duplicate: false,
-      transaction: { _id: expect.any(String), status: 'completed' }, licenseKey: expect.stringMatching(/^SHOP-/),
+      success: true,
+      received: true,
+      duplicate: false,
+      transaction: { _id: expect.any(String), status: 'completed' },
+      licenseKey: expect.stringMatching(/^SHOP-/),
     });
     const license = await licenseByKey(res.body.licenseKey);
-    expect(license).toMatchObject({ product_id: product._id, customer_id: customer._id, license_type: 'consumption', ip_limit: 3, credits_total: 500 });
+    expect(license).toMatchObject({
+      product_id: product._id,
+      customer_id: customer._id,
+      license_type: 'consumption',
+      ip_limit: 3,
+      credits_total: 500,
+    });
     expect(Math.abs(new Date(license.expires_at).getTime() - (Date.now() + 30 * day))).toBeLessThan(60_000);
-    expect(await transactionOf(event.data.object.id)).toEqual([expect.objectContaining({
-      status: 'completed', amount: 19.99, currency: 'eur', license_id: license.id, customer_id: customer._id, product_id: product._id,
-    })]);
+    expect(await transactionOf(event.data.object.id)).toEqual([
+      expect.objectContaining({
+        status: 'completed',
+        amount: 19.99,
+        currency: 'eur',
+        license_id: license.id,
+        customer_id: customer._id,
+        product_id: product._id,
+      }),
+    ]);
     expect(created.map((data) => data.licenseKey)).toEqual([license.key]);
 
-    await eventually(async () => (await t.http.get(`/api/automated-actions/${automation.body.action._id}`).set(admin.headers)).body.action.executionCount === 1);
-    const runs = await t.database.pool.query('SELECT results, context FROM automated_action_runs WHERE action_id = $1', [automation.body.action._id]);
+    await eventually(
+      async () =>
+        (await t.http.get(`/api/automated-actions/${automation.body.action._id}`).set(admin.headers)).body.action
+          .executionCount === 1,
+    );
+    const runs = await t.database.pool.query(
+      'SELECT results, context FROM automated_action_runs WHERE action_id = $1',
+      [automation.body.action._id],
+    );
     expect(runs.rows[0].context).toMatchObject({ licenseKey: license.key, amount: 19.99, currency: 'eur' });
     expect(runs.rows[0].results[0].message).toContain(`thank ${license.key}`);
     // NOTIFY_TRANSACTION=email
@@ -95,7 +158,11 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
   it('answers 503 when STRIPE_WEBHOOK_SECRET is not configured', async () => {
     const unconfigured = await buildTestApp({ database: t.database });
     try {
-      const res = await unconfigured.http.post('/api/stripe').set('Content-Type', 'application/json').set('Stripe-Signature', 't=1,v1=x').send('{}');
+      const res = await unconfigured.http
+        .post('/api/stripe')
+        .set('Content-Type', 'application/json')
+        .set('Stripe-Signature', 't=1,v1=x')
+        .send('{}');
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ success: false, error: 'Stripe webhooks are not configured' });
     } finally {
@@ -116,7 +183,9 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => post(burst)));
     expect(answers.every((res) => res.status === 200)).toBe(true);
     expect(answers.filter((res) => res.body.duplicate === false)).toHaveLength(1);
-    const { rows } = await t.database.pool.query('SELECT count(*)::int AS n FROM licenses WHERE product_id = $1', [product._id]);
+    const { rows } = await t.database.pool.query('SELECT count(*)::int AS n FROM licenses WHERE product_id = $1', [
+      product._id,
+    ]);
     expect(rows[0].n).toBe(2);
     expect(await transactionOf(burst.data.object.id)).toHaveLength(1);
   });
@@ -136,7 +205,9 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
 
   it('reports rejected signatures as a security notification (NOTIFY_SECURITY)', async () => {
     await post(checkoutEvent({}), { secret: 'whsec_forged' });
-    const mail = await eventually(() => smtp.mails.find((candidate) => candidate.raw.includes('invalid Stripe signature')));
+    const mail = await eventually(() =>
+      smtp.mails.find((candidate) => candidate.raw.includes('invalid Stripe signature')),
+    );
     expect(mail.to).toEqual(['sales@example.com']);
     expect(mail.raw).toContain('127.0.0.1');
   });
@@ -173,14 +244,21 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
     const first = await post(pending);
     expect(first.body.transaction.status).toBe('processing');
     expect(first.body.licenseKey).toBeUndefined();
-    const paid = checkoutEvent({ productId: product._id }, { type: 'checkout.session.async_payment_succeeded', session: { id: pending.data.object.id } });
+    const paid = checkoutEvent(
+      { productId: product._id },
+      { type: 'checkout.session.async_payment_succeeded', session: { id: pending.data.object.id } },
+    );
     const second = await post(paid);
     expect(second.body.transaction.status).toBe('completed');
-    expect(await transactionOf(pending.data.object.id)).toEqual([expect.objectContaining({ status: 'completed', product_id: product._id })]);
+    expect(await transactionOf(pending.data.object.id)).toEqual([
+      expect.objectContaining({ status: 'completed', product_id: product._id }),
+    ]);
 
     const failing = checkoutEvent({ productId: product._id }, { session: { payment_status: 'unpaid' } });
     await post(failing);
-    await post(checkoutEvent({}, { type: 'checkout.session.async_payment_failed', session: { id: failing.data.object.id } }));
+    await post(
+      checkoutEvent({}, { type: 'checkout.session.async_payment_failed', session: { id: failing.data.object.id } }),
+    );
     expect((await transactionOf(failing.data.object.id))[0].status).toBe('failed');
   });
 
@@ -188,7 +266,12 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
     const product = await t.createProduct({ licensePrefix: 'REF' });
     const paid = checkoutEvent({ productId: product._id }, { session: { payment_intent: 'pi_refund_me' } });
     await post(paid);
-    const refund = { id: `evt_refund_${Date.now()}`, object: 'event', type: 'charge.refunded', data: { object: { id: 'ch_1', object: 'charge', payment_intent: 'pi_refund_me' } } };
+    const refund = {
+      id: `evt_refund_${Date.now()}`,
+      object: 'event',
+      type: 'charge.refunded',
+      data: { object: { id: 'ch_1', object: 'charge', payment_intent: 'pi_refund_me' } },
+    };
     expect((await post(refund)).status).toBe(200);
     expect((await transactionOf(paid.data.object.id))[0].status).toBe('refunded');
   });
@@ -205,29 +288,47 @@ describe(`POST /api/stripe (${testDatabaseBackend()})`, () => {
 
   it('creates and extends licenses through the licenses service: audited as `stripe`, refused for an inactive product', async () => {
     const product = await t.createProduct({ licensePrefix: 'AUD' });
-    const bought = await post(checkoutEvent({ productId: product._id, customerId: '00000000-0000-4000-8000-000000000000' }));
+    const bought = await post(
+      checkoutEvent({ productId: product._id, customerId: '00000000-0000-4000-8000-000000000000' }),
+    );
     expect(bought.body.transaction.status).toBe('completed');
     // A customer id that names nobody is left out, so the paid order still gets its license.
     const license = await licenseByKey(bought.body.licenseKey);
     expect(license.customer_id).toBeNull();
     await post(checkoutEvent({ licenseKey: license.key, durationDays: '10' }));
     const audit = await t.database.pool.query(
-      "SELECT user_id, action, ip, user_agent, changes FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 ORDER BY created_at, id", [license.id]);
+      "SELECT user_id, action, ip, user_agent, changes FROM audit_logs WHERE resource_type = 'license' AND resource_id = $1 ORDER BY created_at, id",
+      [license.id],
+    );
     expect(audit.rows.map((row) => [row.user_id, row.action, row.ip, row.user_agent])).toEqual([
-      ['stripe', 'create', '127.0.0.1', 'stripe-webhook'], ['stripe', 'update', '127.0.0.1', 'stripe-webhook'],
+      ['stripe', 'create', '127.0.0.1', 'stripe-webhook'],
+      ['stripe', 'update', '127.0.0.1', 'stripe-webhook'],
     ]);
-    expect(new Date(audit.rows[1].changes.after.expiresAt).getTime() - new Date(audit.rows[1].changes.before.expiresAt).getTime()).toBe(10 * day);
+    expect(
+      new Date(audit.rows[1].changes.after.expiresAt).getTime() -
+        new Date(audit.rows[1].changes.before.expiresAt).getTime(),
+    ).toBe(10 * day);
 
     const retired = await t.createProduct({ licensePrefix: 'OLD', isActive: false });
     const refused = checkoutEvent({ productId: retired._id });
     expect((await post(refused)).body.transaction.status).toBe('failed');
-    expect((await transactionOf(refused.data.object.id))[0].metadata).toMatchObject({ error: 'Product is not active', productId: retired._id });
-    const { rows } = await t.database.pool.query('SELECT count(*)::int AS n FROM licenses WHERE product_id = $1', [retired._id]);
+    expect((await transactionOf(refused.data.object.id))[0].metadata).toMatchObject({
+      error: 'Product is not active',
+      productId: retired._id,
+    });
+    const { rows } = await t.database.pool.query('SELECT count(*)::int AS n FROM licenses WHERE product_id = $1', [
+      retired._id,
+    ]);
     expect(rows[0].n).toBe(0);
   });
 
   it('acknowledges event types it does not handle', async () => {
-    const res = await post({ id: `evt_other_${Date.now()}`, object: 'event', type: 'customer.created', data: { object: { id: 'cus_1', object: 'customer' } } });
+    const res = await post({
+      id: `evt_other_${Date.now()}`,
+      object: 'event',
+      type: 'customer.created',
+      data: { object: { id: 'cus_1', object: 'customer' } },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, received: true, duplicate: false });
   });

@@ -13,7 +13,10 @@ async function startSwitchableReceiver() {
   const state = { down: true };
   const accepted: RecordedRequest[] = [];
   const receiver = await startHttpRecorder((request, _index, res) => {
-    if (state.down) { res.writeHead(503).end('maintenance'); return; }
+    if (state.down) {
+      res.writeHead(503).end('maintenance');
+      return;
+    }
     accepted.push(request);
     res.writeHead(204).end();
   });
@@ -21,7 +24,9 @@ async function startSwitchableReceiver() {
 }
 
 async function statusCounts(t: TestApp): Promise<Record<string, number>> {
-  const { rows } = await t.database.pool.query('SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status');
+  const { rows } = await t.database.pool.query(
+    'SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status',
+  );
   return Object.fromEntries(rows.map((row) => [row.status, row.n]));
 }
 
@@ -34,9 +39,16 @@ describe(`a webhook receiver that is down while 2,000 events queue, then comes b
     // The real schedule stretched ten times (first retry after 100 s): when the receiver returns
     // no retry is due for more than 60 s, so only the release on the first success can bring the
     // backlog in time.
-    app = await buildAppWithQueue({
-      WEBHOOK_URL: `${peer.receiver.url}/hooks`, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'LICENSE_CREATED', WEBHOOK_ALLOW_PRIVATE: 'true',
-    }, undefined, { webhookDelivery: { schedule: scaleRetrySchedule(webhookRetrySchedule(), 10) } });
+    app = await buildAppWithQueue(
+      {
+        WEBHOOK_URL: `${peer.receiver.url}/hooks`,
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_EVENTS: 'LICENSE_CREATED',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
+      undefined,
+      { webhookDelivery: { schedule: scaleRetrySchedule(webhookRetrySchedule(), 10) } },
+    );
   });
   afterAll(async () => {
     await app?.close();
@@ -46,13 +58,25 @@ describe(`a webhook receiver that is down while 2,000 events queue, then comes b
   it('gets all 2,000 and a fresh event fired after its return within 60 s of its return, each once by delivery id, each signed', async () => {
     const { t } = app;
     const events = 2000;
-    await Promise.all(Array.from({ length: events }, (_, i) => t.context.events.emit('LICENSE_CREATED', { licenseKey: `BACKLOG-${i}` })));
+    await Promise.all(
+      Array.from({ length: events }, (_, i) =>
+        t.context.events.emit('LICENSE_CREATED', { licenseKey: `BACKLOG-${i}` }),
+      ),
+    );
     // Every delivery has failed at least once and waits for a retry (none has been given up).
-    await eventually(async () => {
-      const { rows } = await t.database.pool.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE attempts = 0 OR claimed_until > now()");
-      return rows[0].n === 0;
-    }, 120_000, 250);
-    const waiting = await t.database.pool.query("SELECT count(*)::int AS n, min(next_retry_at) AS first FROM webhook_deliveries WHERE status = 'pending' AND next_retry_at > now()");
+    await eventually(
+      async () => {
+        const { rows } = await t.database.pool.query(
+          'SELECT count(*)::int AS n FROM webhook_deliveries WHERE attempts = 0 OR claimed_until > now()',
+        );
+        return rows[0].n === 0;
+      },
+      120_000,
+      250,
+    );
+    const waiting = await t.database.pool.query(
+      "SELECT count(*)::int AS n, min(next_retry_at) AS first FROM webhook_deliveries WHERE status = 'pending' AND next_retry_at > now()",
+    );
     expect(await statusCounts(t)).toEqual({ pending: events });
     expect(peer.accepted).toHaveLength(0);
 
@@ -60,11 +84,17 @@ describe(`a webhook receiver that is down while 2,000 events queue, then comes b
     const returned = Date.now();
     expect(new Date(waiting.rows[0].first).getTime() - returned).toBeGreaterThan(60_000);
     await t.context.events.emit('LICENSE_CREATED', { licenseKey: 'FRESH-after-return' });
-    await eventually(() => new Set(peer.accepted.map((request) => request.headers['x-webhook-id'])).size >= events + 1, 60_000, 100);
+    await eventually(
+      () => new Set(peer.accepted.map((request) => request.headers['x-webhook-id'])).size >= events + 1,
+      60_000,
+      100,
+    );
     const seconds = (Date.now() - returned) / 1000;
     const fresh = peer.accepted.findIndex((request) => request.body.includes('FRESH-after-return'));
-    console.log(`[${testDatabaseBackend()}] ${waiting.rows[0].n} deliveries waiting (first retry due ${new Date(waiting.rows[0].first).getTime() - returned} ms after the return); `
-      + `${events + 1} delivered ${seconds.toFixed(1)} s after the return (${((events + 1) / seconds).toFixed(0)}/s); the fresh event was number ${fresh + 1} to arrive`);
+    console.log(
+      `[${testDatabaseBackend()}] ${waiting.rows[0].n} deliveries waiting (first retry due ${new Date(waiting.rows[0].first).getTime() - returned} ms after the return); ` +
+        `${events + 1} delivered ${seconds.toFixed(1)} s after the return (${((events + 1) / seconds).toFixed(0)}/s); the fresh event was number ${fresh + 1} to arrive`,
+    );
 
     expect(seconds).toBeLessThan(60);
     await sleep(500);
@@ -86,9 +116,16 @@ describe(`a webhook receiver that comes back while no new event is sent (${testD
   beforeAll(async () => {
     peer = await startSwitchableReceiver();
     // Stretched ten times: the first retry is 100 s away, so only a probe can find the return in time.
-    app = await buildAppWithQueue({
-      WEBHOOK_URL: `${peer.receiver.url}/hooks`, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'LICENSE_CREATED', WEBHOOK_ALLOW_PRIVATE: 'true',
-    }, undefined, { webhookDelivery: { schedule: scaleRetrySchedule(webhookRetrySchedule(), 10), probeEveryMs } });
+    app = await buildAppWithQueue(
+      {
+        WEBHOOK_URL: `${peer.receiver.url}/hooks`,
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_EVENTS: 'LICENSE_CREATED',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
+      undefined,
+      { webhookDelivery: { schedule: scaleRetrySchedule(webhookRetrySchedule(), 10), probeEveryMs } },
+    );
   });
   afterAll(async () => {
     await app?.close();
@@ -98,12 +135,23 @@ describe(`a webhook receiver that comes back while no new event is sent (${testD
   it('asks the endpoint with one delivery per probe period while it is down, and delivers the whole backlog within a period of its return', async () => {
     const { t } = app;
     const events = 50;
-    await Promise.all(Array.from({ length: events }, (_, i) => t.context.events.emit('LICENSE_CREATED', { licenseKey: `WAITING-${i}` })));
-    await eventually(async () => {
-      const { rows } = await t.database.pool.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE attempts = 0 OR claimed_until > now()");
-      return rows[0].n === 0;
-    }, 60_000, 100);
-    const attemptsWhileDown = async () => (await t.database.pool.query('SELECT sum(attempts)::int AS n FROM webhook_deliveries')).rows[0].n as number;
+    await Promise.all(
+      Array.from({ length: events }, (_, i) =>
+        t.context.events.emit('LICENSE_CREATED', { licenseKey: `WAITING-${i}` }),
+      ),
+    );
+    await eventually(
+      async () => {
+        const { rows } = await t.database.pool.query(
+          'SELECT count(*)::int AS n FROM webhook_deliveries WHERE attempts = 0 OR claimed_until > now()',
+        );
+        return rows[0].n === 0;
+      },
+      60_000,
+      100,
+    );
+    const attemptsWhileDown = async () =>
+      (await t.database.pool.query('SELECT sum(attempts)::int AS n FROM webhook_deliveries')).rows[0].n as number;
     const before = await attemptsWhileDown();
     const requestsBefore = peer.receiver.requests.length;
     await sleep(probeEveryMs * 3);
@@ -117,9 +165,15 @@ describe(`a webhook receiver that comes back while no new event is sent (${testD
 
     peer.state.down = false;
     const returned = Date.now();
-    await eventually(() => new Set(peer.accepted.map((request) => request.headers['x-webhook-id'])).size >= events, 30_000, 50);
+    await eventually(
+      () => new Set(peer.accepted.map((request) => request.headers['x-webhook-id'])).size >= events,
+      30_000,
+      50,
+    );
     const seconds = (Date.now() - returned) / 1000;
-    console.log(`[${testDatabaseBackend()}] no new event: ${events} waiting deliveries delivered ${seconds.toFixed(1)} s after the return (probe every ${probeEveryMs} ms)`);
+    console.log(
+      `[${testDatabaseBackend()}] no new event: ${events} waiting deliveries delivered ${seconds.toFixed(1)} s after the return (probe every ${probeEveryMs} ms)`,
+    );
     expect(seconds).toBeLessThan((probeEveryMs * 2 + 2000) / 1000);
     expect(peer.accepted.every(signed)).toBe(true);
     // The receiver has answered the last one; its outcome is recorded a moment later.
@@ -136,8 +190,15 @@ describe(`a webhook receiver down for longer than the whole retry schedule (${te
     peer = await startSwitchableReceiver();
     // The real schedule, 50,000 times as fast: its 24 h 25 min take under 2 s.
     app = await buildAppWithQueue(
-      { WEBHOOK_URL: `${peer.receiver.url}/hooks`, WEBHOOK_SECRET: secret, WEBHOOK_EVENTS: 'LICENSE_REVOKED', WEBHOOK_ALLOW_PRIVATE: 'true' },
-      undefined, { webhookDelivery: { schedule: scaleRetrySchedule(webhookRetrySchedule(), 1 / 50_000) } });
+      {
+        WEBHOOK_URL: `${peer.receiver.url}/hooks`,
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_EVENTS: 'LICENSE_REVOKED',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
+      undefined,
+      { webhookDelivery: { schedule: scaleRetrySchedule(webhookRetrySchedule(), 1 / 50_000) } },
+    );
   });
   afterAll(async () => {
     await app?.close();
@@ -148,15 +209,25 @@ describe(`a webhook receiver down for longer than the whole retry schedule (${te
     const { t } = app;
     const admin = await t.admin();
     const license = await t.createLicense({});
-    expect((await t.http.post(`/api/licenses/${license._id}/revoke`).set(admin.headers).send({ reason: 'gone' })).status).toBe(200);
+    expect(
+      (await t.http.post(`/api/licenses/${license._id}/revoke`).set(admin.headers).send({ reason: 'gone' })).status,
+    ).toBe(200);
 
     const failed = await eventually(async () => {
       const res = await t.http.get('/api/webhooks/deliveries?status=failed').set(admin.headers);
-      return res.body.deliveries?.find((delivery: { payload: { data: { licenseKey: string } } }) => delivery.payload.data.licenseKey === license.key);
+      return res.body.deliveries?.find(
+        (delivery: { payload: { data: { licenseKey: string } } }) => delivery.payload.data.licenseKey === license.key,
+      );
     }, 30_000);
     expect(failed).toMatchObject({
-      url: `${peer.receiver.url}/hooks`, event: 'LICENSE_REVOKED', status: 'failed', attempts: 33,
-      lastResponseCode: 503, lastError: 'Receiver answered 503', nextRetryAt: null, deliveredAt: null,
+      url: `${peer.receiver.url}/hooks`,
+      event: 'LICENSE_REVOKED',
+      status: 'failed',
+      attempts: 33,
+      lastResponseCode: 503,
+      lastError: 'Receiver answered 503',
+      nextRetryAt: null,
+      deliveredAt: null,
       payload: { event: 'LICENSE_REVOKED', data: { licenseKey: license.key, reason: 'gone' } },
     });
     expect(peer.receiver.requests.filter((request) => request.headers['x-webhook-id'] === failed._id)).toHaveLength(33);
@@ -165,27 +236,49 @@ describe(`a webhook receiver down for longer than the whole retry schedule (${te
 
     const list = await t.http.get('/api/webhooks/deliveries?status=failed&limit=1&skip=0').set(admin.headers);
     expect(list.body).toMatchObject({ success: true, count: 1, total: 1 });
-    expect((await t.http.get('/api/webhooks/deliveries?status=delivered').set(admin.headers)).body.deliveries).toEqual([]);
+    expect((await t.http.get('/api/webhooks/deliveries?status=delivered').set(admin.headers)).body.deliveries).toEqual(
+      [],
+    );
     expect((await t.http.get('/api/webhooks/deliveries?status=lost').set(admin.headers)).status).toBe(400);
     expect((await t.http.get('/api/webhooks/deliveries')).status).toBe(401);
     expect((await t.http.post(`/api/webhooks/deliveries/${failed._id}/redeliver`)).status).toBe(401);
-    expect((await t.http.post(`/api/webhooks/deliveries/${failed._id}/redeliver`).set('Cookie', admin.cookie)).status).toBe(403);
-    expect((await t.http.post('/api/webhooks/deliveries/00000000-0000-4000-8000-000000000000/redeliver').set(admin.headers)).body)
-      .toEqual({ success: false, error: 'Delivery not found' });
+    expect(
+      (await t.http.post(`/api/webhooks/deliveries/${failed._id}/redeliver`).set('Cookie', admin.cookie)).status,
+    ).toBe(403);
+    expect(
+      (await t.http.post('/api/webhooks/deliveries/00000000-0000-4000-8000-000000000000/redeliver').set(admin.headers))
+        .body,
+    ).toEqual({ success: false, error: 'Delivery not found' });
 
     peer.state.down = false;
     const redelivered = await t.http.post(`/api/webhooks/deliveries/${failed._id}/redeliver`).set(admin.headers);
     expect(redelivered.status).toBe(200);
     expect(redelivered.body.delivery).toMatchObject({ _id: failed._id, status: 'pending', attempts: 0 });
-    const arrived = await eventually(() => peer.accepted.find((request) => request.headers['x-webhook-id'] === failed._id));
+    const arrived = await eventually(() =>
+      peer.accepted.find((request) => request.headers['x-webhook-id'] === failed._id),
+    );
     expect(signed(arrived)).toBe(true);
     expect(JSON.parse(arrived.body)).toMatchObject({ event: 'LICENSE_REVOKED', data: { licenseKey: license.key } });
     const delivered = await eventually(async () => {
       const res = await t.http.get('/api/webhooks/deliveries?status=delivered').set(admin.headers);
       return res.body.deliveries.find((delivery: { _id: string }) => delivery._id === failed._id);
     });
-    expect(delivered).toMatchObject({ attempts: 1, lastResponseCode: 204, lastError: null, deliveredAt: expect.any(String) });
-    const audit = await t.database.pool.query('SELECT action, resource_type, changes FROM audit_logs WHERE resource_id = $1', [failed._id]);
-    expect(audit.rows).toEqual([{ action: 'update', resource_type: 'notification', changes: expect.objectContaining({ after: { status: 'pending', redelivered: true } }) }]);
+    expect(delivered).toMatchObject({
+      attempts: 1,
+      lastResponseCode: 204,
+      lastError: null,
+      deliveredAt: expect.any(String),
+    });
+    const audit = await t.database.pool.query(
+      'SELECT action, resource_type, changes FROM audit_logs WHERE resource_id = $1',
+      [failed._id],
+    );
+    expect(audit.rows).toEqual([
+      {
+        action: 'update',
+        resource_type: 'notification',
+        changes: expect.objectContaining({ after: { status: 'pending', redelivered: true } }),
+      },
+    ]);
   }, 60_000);
 });

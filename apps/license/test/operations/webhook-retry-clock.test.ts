@@ -37,16 +37,29 @@ function dispatcherOnTheClock(): WebhookDispatcher {
   const dispatcher = createWebhookDispatcher({
     store: webhookDeliveryStore(database.pool),
     settings: () => ({ events: [], timeoutMs: 5000, retries: 0 }),
-    allowPrivate: true, now: () => clock, pollIntervalMs: 24 * HOUR, probeEveryMs,
+    allowPrivate: true,
+    now: () => clock,
+    pollIntervalMs: 24 * HOUR,
+    probeEveryMs,
   });
   dispatcher.start();
   return dispatcher;
 }
 
-interface DeliveryState { status: string; attempts: number; next_retry_at: Date | null }
+interface DeliveryState {
+  status: string;
+  attempts: number;
+  next_retry_at: Date | null;
+}
 const stateOf = async (id: string): Promise<DeliveryState> =>
-  (await database.pool.query<DeliveryState>('SELECT status, attempts, next_retry_at FROM webhook_deliveries WHERE id = $1', [id])).rows[0]!;
-const requestsFor = (id: string) => receiver.requests.filter((request) => request.headers['x-webhook-id'] === id).length;
+  (
+    await database.pool.query<DeliveryState>(
+      'SELECT status, attempts, next_retry_at FROM webhook_deliveries WHERE id = $1',
+      [id],
+    )
+  ).rows[0]!;
+const requestsFor = (id: string) =>
+  receiver.requests.filter((request) => request.headers['x-webhook-id'] === id).length;
 
 describe(`webhook retries while the endpoint is down, on a controlled clock (${testDatabaseBackend()})`, () => {
   it('makes 33 attempts on the schedule, spanning more than 24 hours; the probes in between use up none and move none earlier', async () => {
@@ -73,7 +86,9 @@ describe(`webhook retries while the endpoint is down, on a controlled clock (${t
       const expected = [0];
       for (const delay of webhookRetrySchedule().delaysMs) expected.push(expected.at(-1)! + delay);
       const schedule = attemptTimes.map((ms, i) => `${i + 1}: ${formatSpan(ms)}`).join(', ');
-      console.log(`[${testDatabaseBackend()}] attempt -> time since the first: ${schedule}; ${probes} probes in between`);
+      console.log(
+        `[${testDatabaseBackend()}] attempt -> time since the first: ${schedule}; ${probes} probes in between`,
+      );
       expect(attemptTimes).toEqual(expected);
       expect(attemptTimes).toHaveLength(33);
       expect(attemptTimes.at(-1)!).toBeGreaterThanOrEqual(24 * HOUR);
@@ -99,21 +114,28 @@ describe(`webhook retries while the endpoint is down, on a controlled clock (${t
     const dispatcher = dispatcherOnTheClock();
     const url = `${receiver.url}/comes-back`;
     try {
-      const ids = await Promise.all(Array.from({ length: 605 }, (_, i) => dispatcher.emitTo(url, 'LICENSE_CREATED', { licenseKey: `BACK-${i}` })));
+      const ids = await Promise.all(
+        Array.from({ length: 605 }, (_, i) => dispatcher.emitTo(url, 'LICENSE_CREATED', { licenseKey: `BACK-${i}` })),
+      );
       await dispatcher.runDue();
       // As a long outage leaves them (the test above follows the schedule itself): seven
       // attempts made, the last one ten minutes ago, the next one ten minutes away.
       await database.pool.query(
         `UPDATE webhook_deliveries SET attempts = 7, last_attempt_at = $2, next_retry_at = $3 WHERE url = $1`,
-        [url, new Date(clock.getTime() - 10 * MINUTE), new Date(clock.getTime() + 10 * MINUTE)]);
+        [url, new Date(clock.getTime() - 10 * MINUTE), new Date(clock.getTime() + 10 * MINUTE)],
+      );
       // Three minutes still down: a probe a minute, each failing.
       for (let minute = 1; minute <= 3; minute += 1) {
         clock = new Date(clock.getTime() + MINUTE);
         await dispatcher.runDue();
       }
-      const { rows: [waiting] } = await database.pool.query(
+      const {
+        rows: [waiting],
+      } = await database.pool.query(
         `SELECT count(*)::int AS n, min(attempts)::int AS fewest, max(attempts)::int AS most, min(next_retry_at) AS first
-         FROM webhook_deliveries WHERE url = $1 AND status = 'pending'`, [url]);
+         FROM webhook_deliveries WHERE url = $1 AND status = 'pending'`,
+        [url],
+      );
       expect(waiting).toMatchObject({ n: 605, fewest: 7, most: 7 });
       expect(receiver.requests.filter((request) => request.path === '/comes-back')).toHaveLength(605 + 3);
 
@@ -122,8 +144,13 @@ describe(`webhook retries while the endpoint is down, on a controlled clock (${t
       const returned = performance.now();
       await dispatcher.runDue();
       const seconds = (performance.now() - returned) / 1000;
-      const { rows } = await database.pool.query('SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE url = $1 GROUP BY status', [url]);
-      console.log(`[${testDatabaseBackend()}] 605 waiting deliveries delivered ${seconds.toFixed(1)} s after the first probe that found the endpoint back`);
+      const { rows } = await database.pool.query(
+        'SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE url = $1 GROUP BY status',
+        [url],
+      );
+      console.log(
+        `[${testDatabaseBackend()}] 605 waiting deliveries delivered ${seconds.toFixed(1)} s after the first probe that found the endpoint back`,
+      );
       expect(rows).toEqual([{ status: 'delivered', n: 605 }]);
       // The first retry was still minutes away: the probe's success released the backlog.
       expect(new Date(waiting.first).getTime()).toBeGreaterThan(clock.getTime());

@@ -19,8 +19,18 @@ export const OWNER_SETTINGS_LIMIT = { limit: 300, windowMs: 15 * 60_000 };
 
 /** How the API description names the credentials the guards check. */
 export const securitySchemes = {
-  session: { type: 'apiKey', in: 'cookie', name: 'paste.sid', description: "The owner's session (sign in at /auth/idp)" },
-  csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'The session\'s token from GET /api/csrf-token' },
+  session: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'paste.sid',
+    description: "The owner's session (sign in at /auth/idp)",
+  },
+  csrf: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-CSRF-Token',
+    description: "The session's token from GET /api/csrf-token",
+  },
   apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key made by the owner' },
   bearer: { type: 'http', scheme: 'bearer', description: 'An API key as a bearer token' },
 };
@@ -115,8 +125,10 @@ export function createGuards(deps: {
     (signedInOwner(req) ? ownerSettingsLimiter : apiLimiter).middleware(req, res, next);
   // A change saved here or on another instance (the store polls) applies to the next request.
   const unsubscribe = settings.onChange((next, previous) => {
-    if (next.webRateLimit !== previous.webRateLimit || next.webRateLimitWindow !== previous.webRateLimitWindow) webLimiter.rebuild();
-    if (next.apiRateLimit !== previous.apiRateLimit || next.apiRateLimitWindow !== previous.apiRateLimitWindow) apiLimiter.rebuild();
+    if (next.webRateLimit !== previous.webRateLimit || next.webRateLimitWindow !== previous.webRateLimitWindow)
+      webLimiter.rebuild();
+    if (next.apiRateLimit !== previous.apiRateLimit || next.apiRateLimitWindow !== previous.apiRateLimitWindow)
+      apiLimiter.rebuild();
   });
 
   // The session's token only: a request carrying an API key gets no pass here, since owner
@@ -127,8 +139,14 @@ export function createGuards(deps: {
   // The specification lists 403 for every caller of an owner endpoint who is not the owner,
   // signed in or not: a visitor without a session gets 403 with a text that says what to do.
   const ownerCheck = requireOwner(deps.ownerId);
-  const ownerOnly: RequestHandler = (req, res, next) => ownerCheck(req, res, (error?: unknown) =>
-    next(error instanceof HttpError && error.status === 401 ? appError('FORBIDDEN', { message: 'Owner sign-in required' }) : error));
+  const ownerOnly: RequestHandler = (req, res, next) =>
+    ownerCheck(req, res, (error?: unknown) =>
+      next(
+        error instanceof HttpError && error.status === 401
+          ? appError('FORBIDDEN', { message: 'Owner sign-in required' })
+          : error,
+      ),
+    );
   const ownerPageCheck: RequestHandler = (req, res, next) => {
     if (!req.user) {
       if (req.method !== 'GET') return res.redirect(302, '/auth/idp');
@@ -138,7 +156,11 @@ export function createGuards(deps: {
       req.session.returnTo = req.originalUrl;
       return req.session.save((error) => (error ? next(error) : res.redirect(302, '/auth/idp')));
     }
-    next(deps.ownerId && req.user.id === deps.ownerId ? undefined : appError('FORBIDDEN', { message: 'Only the site owner can change its settings' }));
+    next(
+      deps.ownerId && req.user.id === deps.ownerId
+        ? undefined
+        : appError('FORBIDDEN', { message: 'Only the site owner can change its settings' }),
+    );
   };
 
   const apiGuard = async (req: Request): Promise<void> => {
@@ -175,9 +197,17 @@ export function createGuards(deps: {
     web: { name: 'public', middleware: [webLimiter.middleware] },
     owner,
     ownerWrite: { name: 'ownerWrite', middleware: [...owner.middleware, csrf], security: ownerSessionWithCsrf },
-    ownerOrApiKey: { name: 'owner', middleware: [apiLimiter.middleware, ownerOrKey], security: [...ownerSession, { apiKey: [] }, { bearer: [] }] },
+    ownerOrApiKey: {
+      name: 'owner',
+      middleware: [apiLimiter.middleware, ownerOrKey],
+      security: [...ownerSession, { apiKey: [] }, { bearer: [] }],
+    },
     ownerSettings,
-    ownerSettingsWrite: { name: 'ownerWrite', middleware: [...ownerSettings.middleware, csrf], security: ownerSessionWithCsrf },
+    ownerSettingsWrite: {
+      name: 'ownerWrite',
+      middleware: [...ownerSettings.middleware, csrf],
+      security: ownerSessionWithCsrf,
+    },
     ownerPage: { name: 'owner', middleware: [settingsLimit, ownerPageCheck], security: ownerSession },
     pasteCreate: { name: 'apiKey', middleware: [pasteGate], security: optionalApiKey },
     pasteDelete: { name: 'apiKey', middleware: [deleteLimit], security: optionalApiKey },

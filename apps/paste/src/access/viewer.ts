@@ -14,7 +14,10 @@ export interface Viewer {
 export function viewerLocals(ownerId: string | undefined): RequestHandler {
   return (req, res, next) => {
     if (req.user) {
-      res.locals.viewer = { username: req.user.username, owner: ownerId !== undefined && req.user.id === ownerId } satisfies Viewer;
+      res.locals.viewer = {
+        username: req.user.username,
+        owner: ownerId !== undefined && req.user.id === ownerId,
+      } satisfies Viewer;
       // A page that names who is signed in is theirs alone: no shared or later copy of it.
       if (!req.path.startsWith('/api/')) res.set('Cache-Control', 'private, no-store');
     }

@@ -2,7 +2,10 @@ import type { Queryable } from '@app/db';
 import type { apiKeysTable } from './api-key.table.js';
 
 /** A key as the owner's list shows it: never its hash. */
-export type ApiKeySummary = Pick<typeof apiKeysTable.$inferSelect, 'id' | 'name' | 'prefix' | 'createdAt' | 'lastUsedAt'>;
+export type ApiKeySummary = Pick<
+  typeof apiKeysTable.$inferSelect,
+  'id' | 'name' | 'prefix' | 'createdAt' | 'lastUsedAt'
+>;
 
 const columns = `id, name, prefix, created_at AS "createdAt", last_used_at AS "lastUsedAt"`;
 
@@ -10,7 +13,9 @@ export function createApiKeyRepository(db: Queryable) {
   return {
     async insert(name: string, keyHash: string, prefix: string): Promise<ApiKeySummary> {
       const { rows } = await db.query<ApiKeySummary>(
-        `INSERT INTO api_keys (name, key_hash, prefix) VALUES ($1, $2, $3) RETURNING ${columns}`, [name, keyHash, prefix]);
+        `INSERT INTO api_keys (name, key_hash, prefix) VALUES ($1, $2, $3) RETURNING ${columns}`,
+        [name, keyHash, prefix],
+      );
       return rows[0]!;
     },
 
@@ -35,7 +40,9 @@ export function createApiKeyRepository(db: Queryable) {
               touched AS (UPDATE api_keys SET last_used_at = now() FROM found
                            WHERE api_keys.id = found.id
                              AND (found.last_used_at IS NULL OR found.last_used_at < now() - interval '1 minute'))
-         SELECT count(*)::int AS found FROM found`, [keyHash]);
+         SELECT count(*)::int AS found FROM found`,
+        [keyHash],
+      );
       return (rows[0]?.found ?? 0) > 0;
     },
   };

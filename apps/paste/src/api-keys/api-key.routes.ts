@@ -11,10 +11,17 @@ export function apiKeyRoutes(deps: { service: ApiKeyService; guards: PasteGuards
   const refused = { description: 'Not the owner (or, for changes, no CSRF token)', schema: errorSchema };
   return [
     defineRoute({
-      method: 'post', path: '/api/settings/api-keys', summary: 'Create an API key (its secret is shown once)', tags, guard: guards.ownerWrite,
+      method: 'post',
+      path: '/api/settings/api-keys',
+      summary: 'Create an API key (its secret is shown once)',
+      tags,
+      guard: guards.ownerWrite,
       body: createApiKeySchema,
       responses: {
-        200: { description: 'Created', schema: messageSchema.extend({ apiKey: apiKeySummarySchema.extend({ key: z.string() }) }) },
+        200: {
+          description: 'Created',
+          schema: messageSchema.extend({ apiKey: apiKeySummarySchema.extend({ key: z.string() }) }),
+        },
         400: { description: 'Invalid name', schema: errorSchema },
         403: refused,
       },
@@ -25,17 +32,35 @@ export function apiKeyRoutes(deps: { service: ApiKeyService; guards: PasteGuards
       },
     }),
     defineRoute({
-      method: 'get', path: '/api/settings/api-keys', summary: 'List the API keys', tags, guard: guards.owner,
-      responses: { 200: { description: 'The keys (never their secrets)', schema: z.object({ apiKeys: z.array(apiKeySummarySchema) }) }, 403: refused },
+      method: 'get',
+      path: '/api/settings/api-keys',
+      summary: 'List the API keys',
+      tags,
+      guard: guards.owner,
+      responses: {
+        200: {
+          description: 'The keys (never their secrets)',
+          schema: z.object({ apiKeys: z.array(apiKeySummarySchema) }),
+        },
+        403: refused,
+      },
       handler: async ({ res }) => {
         res.set('Cache-Control', 'no-store');
         return { apiKeys: await service.list() };
       },
     }),
     defineRoute({
-      method: 'delete', path: '/api/settings/api-keys/:id', summary: 'Delete an API key', tags, guard: guards.ownerWrite,
+      method: 'delete',
+      path: '/api/settings/api-keys/:id',
+      summary: 'Delete an API key',
+      tags,
+      guard: guards.ownerWrite,
       params: apiKeyParamsSchema,
-      responses: { 200: { description: 'Deleted', schema: messageSchema }, 403: refused, 404: { description: 'No such key', schema: errorSchema } },
+      responses: {
+        200: { description: 'Deleted', schema: messageSchema },
+        403: refused,
+        404: { description: 'No such key', schema: errorSchema },
+      },
       handler: async ({ params }) => {
         await service.remove(params.id);
         return { success: true, message: 'API key deleted' };

@@ -41,7 +41,9 @@ export async function scheduleAutoDelete(deps: {
   await queue.runNow(DELETE_EXPIRED_JOB);
   return settings.onChange((next, previous) => {
     if (next.autoDeleteInactive !== previous.autoDeleteInactive && next.autoDeleteInactive !== 'never') {
-      queue.runNow(AUTO_DELETE_JOB).catch((error: unknown) => logger.warn({ err: error }, 'could not queue the auto-delete run'));
+      queue
+        .runNow(AUTO_DELETE_JOB)
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not queue the auto-delete run'));
     }
   });
 }

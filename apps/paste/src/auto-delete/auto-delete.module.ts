@@ -6,6 +6,10 @@ import type { PasteSettings } from '../settings/settings.schema.js';
 import { scheduleAutoDelete } from './auto-delete.job.js';
 
 /** Deletes pastes nobody viewed for the configured number of days, and pastes past their time limit. */
-export function autoDeleteModule(deps: { pastes: PasteService; settings: SettingsStore<PasteSettings>; logger: Logger }): FeatureModule {
+export function autoDeleteModule(deps: {
+  pastes: PasteService;
+  settings: SettingsStore<PasteSettings>;
+  logger: Logger;
+}): FeatureModule {
   return { name: 'auto-delete', routes: [], jobs: [(queue) => scheduleAutoDelete({ queue, ...deps })] };
 }

@@ -12,7 +12,10 @@ export const { errorCodes, appError } = defineErrorCodes({
   PASTE_REVEAL_REQUIRED: { status: 405, message: 'This paste is shown only on request: POST to its address' },
   PASTE_CONTENT_EMPTY: { status: 400, message: 'Content cannot be empty' },
   PASTE_CONTENT_TOO_LONG: { status: 400, message: 'Content exceeds the maximum size' },
-  PASTE_NO_FREE_SLUG: { status: 503, message: 'Could not find a free slug; raise slugLength or choose a larger character set' },
+  PASTE_NO_FREE_SLUG: {
+    status: 503,
+    message: 'Could not find a free slug; raise slugLength or choose a larger character set',
+  },
   PASTE_PASSWORD_REQUIRED: { status: 400, message: 'Password is required' },
   PASTE_PASSWORD_INCORRECT: { status: 401, message: 'Incorrect password' },
   PASTE_TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many attempts' },
@@ -27,7 +30,10 @@ export const { errorCodes, appError } = defineErrorCodes({
   PASTE_UPLOAD_INVALID: { status: 400, message: 'Malformed multipart body' },
   // The message names the form field the file belongs in.
   PASTE_NO_FILE_UPLOADED: { status: 400, message: 'No file uploaded' },
-  PASTE_INVALID_FILE_TYPE: { status: 400, message: 'Invalid file type: allowed formats are JPEG, PNG, GIF, SVG and ICO' },
+  PASTE_INVALID_FILE_TYPE: {
+    status: 400,
+    message: 'Invalid file type: allowed formats are JPEG, PNG, GIF, SVG and ICO',
+  },
 });
 
 export type PasteErrorCode = keyof typeof errorCodes;

@@ -27,22 +27,34 @@ export function adminRoutes(deps: {
   guards: PasteGuards;
   now: () => Date;
 }): AnyRoute[] {
-  return [defineRoute({
-    method: 'get', path: '/admin', summary: "The owner's dashboard", tags: ['pages'], guard: deps.guards.ownerPage,
-    query: adminQuerySchema,
-    responses: {
-      200: { description: 'The page', contentType: 'text/html' },
-      302: { description: 'Not signed in: to the sign-in' },
-      403: { description: 'Signed in, but not the owner', contentType: 'text/html' },
-    },
-    handler: async ({ query, res }) => {
-      const q = query.q?.trim() ?? '';
-      const cursor = query.cursor ? decodeListCursor(query.cursor) : undefined;
-      const [stats, keys, list] = await Promise.all([
-        deps.stats.dashboard(), deps.apiKeys.list(), deps.moderation.list({ q, cursor, limit: ADMIN_PAGE_SIZE }),
-      ]);
-      res.set('Cache-Control', 'no-store')
-        .render('admin/dashboard', adminData(deps.settings.get(), stats, keys, { list, q, paged: cursor !== undefined, now: deps.now() }));
-    },
-  })];
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/admin',
+      summary: "The owner's dashboard",
+      tags: ['pages'],
+      guard: deps.guards.ownerPage,
+      query: adminQuerySchema,
+      responses: {
+        200: { description: 'The page', contentType: 'text/html' },
+        302: { description: 'Not signed in: to the sign-in' },
+        403: { description: 'Signed in, but not the owner', contentType: 'text/html' },
+      },
+      handler: async ({ query, res }) => {
+        const q = query.q?.trim() ?? '';
+        const cursor = query.cursor ? decodeListCursor(query.cursor) : undefined;
+        const [stats, keys, list] = await Promise.all([
+          deps.stats.dashboard(),
+          deps.apiKeys.list(),
+          deps.moderation.list({ q, cursor, limit: ADMIN_PAGE_SIZE }),
+        ]);
+        res
+          .set('Cache-Control', 'no-store')
+          .render(
+            'admin/dashboard',
+            adminData(deps.settings.get(), stats, keys, { list, q, paged: cursor !== undefined, now: deps.now() }),
+          );
+      },
+    }),
+  ];
 }

@@ -65,7 +65,10 @@ export function createHighlighter() {
 
   // Code blocks of a Markdown paste, highlighted when they name a language highlight.js knows.
   const renderMarkdown = createMarkdownRenderer((code, language) =>
-    (hljs.getLanguage(language) && !isMarkdownGrammar(language) ? hljs.highlight(code, { language, ignoreIllegals: true }).value : undefined));
+    hljs.getLanguage(language) && !isMarkdownGrammar(language)
+      ? hljs.highlight(code, { language, ignoreIllegals: true }).value
+      : undefined,
+  );
   const renderMarkdownPlain = createMarkdownRenderer(() => undefined);
 
   const render = (content: string, highlight: boolean, language: string): Highlighted => {
@@ -73,7 +76,12 @@ export function createHighlighter() {
     const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
     if (language === 'markdown') {
       if (content.length <= MAX_MARKDOWN_CHARS) {
-        return { html: (highlight ? renderMarkdown : renderMarkdownPlain)(content), language: 'Markdown', lines, markdown: true };
+        return {
+          html: (highlight ? renderMarkdown : renderMarkdownPlain)(content),
+          language: 'Markdown',
+          lines,
+          markdown: true,
+        };
       }
       return { html: escapeHtml(content), language: 'Markdown (too long to render, shown as source)', lines };
     }
@@ -81,11 +89,18 @@ export function createHighlighter() {
     if (!highlight || content.length > MAX_HIGHLIGHT_CHARS) return { html: escapeHtml(content), lines };
     if (language !== DEFAULT_LANGUAGE && hljs.getLanguage(language)) {
       // highlight.js escapes the text it wraps, so its output is safe markup.
-      return { html: hljs.highlight(content, { language, ignoreIllegals: true }).value, language: languageLabel(language), lines };
+      return {
+        html: hljs.highlight(content, { language, ignoreIllegals: true }).value,
+        language: languageLabel(language),
+        lines,
+      };
     }
     const guess = hljs.highlightAuto(content.slice(0, DETECT_SAMPLE), AUTO_DETECT);
     if (guess.language && guess.relevance >= MIN_RELEVANCE) {
-      const highlighted = content.length <= DETECT_SAMPLE ? guess : hljs.highlight(content, { language: guess.language, ignoreIllegals: true });
+      const highlighted =
+        content.length <= DETECT_SAMPLE
+          ? guess
+          : hljs.highlight(content, { language: guess.language, ignoreIllegals: true });
       return { html: highlighted.value, language: guess.language, lines };
     }
     return { html: escapeHtml(content), lines };

@@ -26,7 +26,9 @@ export type CodeHighlighter = (code: string, language: string) => string | undef
 const sanitizeOptions: sanitizeHtml.IOptions = {
   allowedTags: rules.tags,
   allowedAttributes: rules.attributes,
-  allowedStyles: { '*': Object.fromEntries(Object.entries(rules.styles).map(([name, pattern]) => [name, [new RegExp(pattern)]])) },
+  allowedStyles: {
+    '*': Object.fromEntries(Object.entries(rules.styles).map(([name, pattern]) => [name, [new RegExp(pattern)]])),
+  },
   allowedClasses: rules.classes,
   allowedSchemes: rules.schemes,
   allowedSchemesAppliedToAttributes: ['href'],

@@ -16,7 +16,8 @@ const signInErrors: Record<string, string> = {
   auth_failed: 'Sign-in failed. Please try again.',
   rate_limited: 'The sign-in provider is busy (rate limited). Please try again in a moment.',
   no_user: 'The sign-in provider returned no user.',
-  https_required: 'Sign-in failed: the sign-in cookie could not be set over plain http. In production the session cookie is Secure, so browsers keep it only over https: open this site at its https:// address (behind a TLS-terminating proxy, the service needs TRUST_PROXY set).',
+  https_required:
+    'Sign-in failed: the sign-in cookie could not be set over plain http. In production the session cookie is Secure, so browsers keep it only over https: open this site at its https:// address (behind a TLS-terminating proxy, the service needs TRUST_PROXY set).',
 };
 
 function formatSize(megabytes: number): string {
@@ -25,10 +26,16 @@ function formatSize(megabytes: number): string {
 
 export function homeData(settings: PasteSettings, signInError: string | undefined) {
   return {
-    site: siteView(settings), title: '', script: true, modules: ['/static/paste-form.js'],
+    site: siteView(settings),
+    title: '',
+    script: true,
+    modules: ['/static/paste-form.js'],
     notice: signInError && Object.hasOwn(signInErrors, signInError) ? signInErrors[signInError] : undefined,
     maxSize: formatSize(settings.maxPasteSize),
-    expiryOptions: EXPIRY_PRESETS.map(({ seconds, label }) => ({ value: seconds === null ? '' : String(seconds), label })),
+    expiryOptions: EXPIRY_PRESETS.map(({ seconds, label }) => ({
+      value: seconds === null ? '' : String(seconds),
+      label,
+    })),
     languages: languageChoices(),
   };
 }
@@ -40,11 +47,14 @@ function expiryView(expiresAt: Date | null, now: Date) {
 }
 
 export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Highlighted, now: Date = new Date()) {
-  const views = paste.maxViews === null
-    ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
-    : `${paste.viewsCount} of ${paste.maxViews} views`;
+  const views =
+    paste.maxViews === null
+      ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
+      : `${paste.viewsCount} of ${paste.maxViews} views`;
   return {
-    site: siteView(settings), title: paste.title ?? `Paste ${paste.slug}`, script: true,
+    site: siteView(settings),
+    title: paste.title ?? `Paste ${paste.slug}`,
+    script: true,
     paste: {
       slug: paste.slug,
       title: paste.title,
@@ -64,7 +74,11 @@ export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Hig
 }
 
 /** The module scripts of an encrypted paste's page: the format, then the page that decrypts and renders. */
-const decryptScripts = ['/static/vendor/markdown-it/markdown-it.umd.min.js', '/static/vendor/dompurify/purify.min.js', '/static/vendor/highlight/highlight.min.js'];
+const decryptScripts = [
+  '/static/vendor/markdown-it/markdown-it.umd.min.js',
+  '/static/vendor/dompurify/purify.min.js',
+  '/static/vendor/highlight/highlight.min.js',
+];
 
 /**
  * An end-to-end encrypted paste's page: the counts and limits the server knows, and the envelope
@@ -72,12 +86,16 @@ const decryptScripts = ['/static/vendor/markdown-it/markdown-it.umd.min.js', '/s
  * by the same allow-list as the server's, code highlighted) in the browser.
  */
 export function encryptedPasteData(settings: PasteSettings, paste: ViewedPaste, now: Date = new Date()) {
-  const views = paste.maxViews === null
-    ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
-    : `${paste.viewsCount} of ${paste.maxViews} views`;
+  const views =
+    paste.maxViews === null
+      ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
+      : `${paste.viewsCount} of ${paste.maxViews} views`;
   return {
-    site: siteView(settings), title: 'Encrypted paste', script: true,
-    scripts: decryptScripts, modules: ['/static/paste-view.js'],
+    site: siteView(settings),
+    title: 'Encrypted paste',
+    script: true,
+    scripts: decryptScripts,
+    modules: ['/static/paste-view.js'],
     paste: {
       slug: paste.slug,
       views,
@@ -123,14 +141,21 @@ function viewsLeft(paste: PasteSummary): string {
   if (paste.maxViews === null) return '';
   const left = Math.max(0, paste.maxViews - paste.viewsCount);
   if (left === 0) return ': its views are used up';
-  return left === 1 ? ': one view is left for the person you send it to' : `: ${left} views are left for the people you send it to`;
+  return left === 1
+    ? ': one view is left for the person you send it to'
+    : `: ${left} views are left for the people you send it to`;
 }
 
 export function createdData(settings: PasteSettings, input: CreatedPageInput) {
   const { paste } = input;
   return {
-    site: siteView(settings), title: 'Paste created', script: true,
-    link: input.link, deleteUrl: input.deleteUrl, qrSvg: input.qrSvg, availableMinutes: input.availableMinutes,
+    site: siteView(settings),
+    title: 'Paste created',
+    script: true,
+    link: input.link,
+    deleteUrl: input.deleteUrl,
+    qrSvg: input.qrSvg,
+    availableMinutes: input.availableMinutes,
     viewsLeft: viewsLeft(paste),
     allowed: paste.maxViews === null ? 'Unlimited' : `${paste.maxViews} ${paste.maxViews === 1 ? 'view' : 'views'}`,
     viewsCount: paste.viewsCount,
@@ -177,11 +202,34 @@ function expand(color: string): string {
   return /^#[0-9a-fA-F]{3}$/.test(color) ? `#${[...color.slice(1)].map((c) => c + c).join('')}` : color;
 }
 
-const number = (name: keyof PasteSettings, label: string, value: number, min: number, max: number, step = '1') =>
-  ({ kind: 'number', type: 'number', name, label, value, required: true, attributes: { min, max, step } });
-const checkbox = (name: keyof PasteSettings, label: string, checked: boolean) => ({ kind: 'checkbox', name, label, checked });
-const select = (name: keyof PasteSettings, label: string, choices: readonly string[], value: string, text = (o: string) => o) =>
-  ({ kind: 'select', name, label, value, options: choices.map((choice) => ({ value: choice, label: text(choice) })) });
+const number = (name: keyof PasteSettings, label: string, value: number, min: number, max: number, step = '1') => ({
+  kind: 'number',
+  type: 'number',
+  name,
+  label,
+  value,
+  required: true,
+  attributes: { min, max, step },
+});
+const checkbox = (name: keyof PasteSettings, label: string, checked: boolean) => ({
+  kind: 'checkbox',
+  name,
+  label,
+  checked,
+});
+const select = (
+  name: keyof PasteSettings,
+  label: string,
+  choices: readonly string[],
+  value: string,
+  text = (o: string) => o,
+) => ({
+  kind: 'select',
+  name,
+  label,
+  value,
+  options: choices.map((choice) => ({ value: choice, label: text(choice) })),
+});
 
 /** The dashboard's "Pastes" section: one page of the owner's list, its search, and the link to the next page. */
 export interface AdminPastesInput {
@@ -203,7 +251,11 @@ type ListedPaste = PasteList['pastes'][number];
  */
 function stateBadge(paste: ListedPaste, now: Date) {
   if (paste.expiresAt !== null && new Date(paste.expiresAt) <= now) {
-    return { text: 'Expired', tone: 'warning', title: 'Past its time limit: no longer shown, deleted within minutes, not counted in Pastes' };
+    return {
+      text: 'Expired',
+      tone: 'warning',
+      title: 'Past its time limit: no longer shown, deleted within minutes, not counted in Pastes',
+    };
   }
   if (paste.maxViews !== null && paste.viewsCount >= paste.maxViews) {
     return { text: 'Used up', tone: 'warning', title: 'Its views are used up: no longer shown' };
@@ -233,9 +285,19 @@ function adminPastesData({ list, q, paged, now }: AdminPastesInput) {
       cells: [
         { text: paste.slug, href: `/paste/${paste.slug}`, badge: stateBadge(paste, now) },
         // The server cannot read an encrypted paste's title (nor its text): the size is its ciphertext's.
-        paste.encrypted ? 'Encrypted paste' : paste.title ?? '—', humanBytes(paste.size), String(paste.viewsCount), limitsText(paste), shortDate(new Date(paste.createdAt)),
+        paste.encrypted ? 'Encrypted paste' : (paste.title ?? '—'),
+        humanBytes(paste.size),
+        String(paste.viewsCount),
+        limitsText(paste),
+        shortDate(new Date(paste.createdAt)),
       ],
-      actions: [{ label: 'Delete', danger: true, attributes: { 'data-delete-paste': paste.slug, 'aria-label': `Delete paste ${paste.slug}` } }],
+      actions: [
+        {
+          label: 'Delete',
+          danger: true,
+          attributes: { 'data-delete-paste': paste.slug, 'aria-label': `Delete paste ${paste.slug}` },
+        },
+      ],
     })),
     empty: q
       ? { title: 'No paste matches this search.', text: 'The search looks for part of a slug or a title.' }
@@ -245,30 +307,73 @@ function adminPastesData({ list, q, paged, now }: AdminPastesInput) {
   };
 }
 
-export function adminData(settings: PasteSettings, stats: DashboardStatistics, keys: ApiKeySummary[], pastes: AdminPastesInput) {
+export function adminData(
+  settings: PasteSettings,
+  stats: DashboardStatistics,
+  keys: ApiKeySummary[],
+  pastes: AdminPastesInput,
+) {
   return {
-    site: siteView(settings), title: 'Site settings', script: true, bodyClass: 'admin', currentPage: 'admin',
+    site: siteView(settings),
+    title: 'Site settings',
+    script: true,
+    bodyClass: 'admin',
+    currentPage: 'admin',
     pastes: adminPastesData(pastes),
     figures: [
       // The list below also shows expired pastes until the job deletes them, marked "Expired".
       { label: 'Pastes', value: stats.totalPastes, note: 'expired ones not counted' },
       ...[
-        ['Views', stats.totalViews], ['Last 30 days', stats.last30Days],
-        ['API requests', stats.apiUsage], ['Average size', stats.avgPasteSize], ['Most viewed', stats.mostViewed],
-        ['Average views', stats.avgViews], ['Storage', stats.storageUsed], ['Encrypted', stats.encryptedPastes],
+        ['Views', stats.totalViews],
+        ['Last 30 days', stats.last30Days],
+        ['API requests', stats.apiUsage],
+        ['Average size', stats.avgPasteSize],
+        ['Most viewed', stats.mostViewed],
+        ['Average views', stats.avgViews],
+        ['Storage', stats.storageUsed],
+        ['Encrypted', stats.encryptedPastes],
       ].map(([label, value]) => ({ label, value, note: undefined })),
     ],
     forms: [
       {
-        endpoint: '/api/settings/general', title: 'General', fields: [
-          { kind: 'text', name: 'siteName', label: 'Site name', value: settings.siteName, required: true, attributes: { maxlength: 100 } },
-          { kind: 'text', name: 'siteDescription', label: 'Description', value: settings.siteDescription, attributes: { maxlength: 500 } },
-          { kind: 'color', type: 'color', name: 'primaryColor', label: 'Primary colour', value: expand(settings.primaryColor) },
-          { kind: 'color', type: 'color', name: 'secondaryColor', label: 'Secondary colour', value: expand(settings.secondaryColor) },
+        endpoint: '/api/settings/general',
+        title: 'General',
+        fields: [
+          {
+            kind: 'text',
+            name: 'siteName',
+            label: 'Site name',
+            value: settings.siteName,
+            required: true,
+            attributes: { maxlength: 100 },
+          },
+          {
+            kind: 'text',
+            name: 'siteDescription',
+            label: 'Description',
+            value: settings.siteDescription,
+            attributes: { maxlength: 500 },
+          },
+          {
+            kind: 'color',
+            type: 'color',
+            name: 'primaryColor',
+            label: 'Primary colour',
+            value: expand(settings.primaryColor),
+          },
+          {
+            kind: 'color',
+            type: 'color',
+            name: 'secondaryColor',
+            label: 'Secondary colour',
+            value: expand(settings.secondaryColor),
+          },
         ],
       },
       {
-        endpoint: '/api/settings/security', title: 'Security and limits', fields: [
+        endpoint: '/api/settings/security',
+        title: 'Security and limits',
+        fields: [
           number('webRateLimit', 'Web requests per window', settings.webRateLimit, 1, 1_000_000),
           number('webRateLimitWindow', 'Web window (minutes)', settings.webRateLimitWindow, 1, 10_080),
           number('apiRateLimit', 'API requests per window', settings.apiRateLimit, 1, 1_000_000),
@@ -279,8 +384,16 @@ export function adminData(settings: PasteSettings, stats: DashboardStatistics, k
         ],
       },
       {
-        endpoint: '/api/settings/advanced', title: 'Paste settings', fields: [
-          select('autoDeleteInactive', 'Delete pastes inactive for', autoDeleteChoices, settings.autoDeleteInactive, (o) => (o === 'never' ? 'Never' : `${o} days`)),
+        endpoint: '/api/settings/advanced',
+        title: 'Paste settings',
+        fields: [
+          select(
+            'autoDeleteInactive',
+            'Delete pastes inactive for',
+            autoDeleteChoices,
+            settings.autoDeleteInactive,
+            (o) => (o === 'never' ? 'Never' : `${o} days`),
+          ),
           number('slugLength', 'Slug length', settings.slugLength, 4, 64),
           select('slugCharacterSet', 'Slug characters', slugCharacterSets, settings.slugCharacterSet),
           checkbox('syntaxHighlighting', 'Syntax highlighting', settings.syntaxHighlighting),
@@ -292,8 +405,11 @@ export function adminData(settings: PasteSettings, stats: DashboardStatistics, k
       { kind: 'favicon', label: 'Favicon', current: siteView(settings).favicon },
     ],
     keys: keys.map((key) => ({
-      id: key.id, name: key.name, prefix: key.prefix,
-      created: shortDate(key.createdAt), lastUsed: key.lastUsedAt ? shortDate(key.lastUsedAt) : 'never',
+      id: key.id,
+      name: key.name,
+      prefix: key.prefix,
+      created: shortDate(key.createdAt),
+      lastUsed: key.lastUsedAt ? shortDate(key.lastUsedAt) : 'never',
     })),
   };
 }

@@ -26,10 +26,12 @@ const vendorFolders = [
   { path: '/static/vendor/highlight', dir: path.dirname(resolvePackage('@highlightjs/cdn-assets/package.json')) },
 ];
 
-const sendFile = (file: string): RequestHandler => (req, res, next) => {
-  if (req.path !== '/' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
-  res.sendFile(file, { maxAge: '1h' });
-};
+const sendFile =
+  (file: string): RequestHandler =>
+  (req, res, next) => {
+    if (req.path !== '/' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    res.sendFile(file, { maxAge: '1h' });
+  };
 
 /** The home page and the owner's dashboard. */
 export function pagesModule(deps: {
@@ -45,7 +47,10 @@ export function pagesModule(deps: {
     staticFiles: [
       { path: UI_STATIC_PATH, handler: uiStatic() },
       { path: '/static/envelope.js', handler: sendFile(envelopeModule) },
-      ...vendorFolders.map(({ path: at, dir }) => ({ path: at, handler: express.static(dir, { index: false, maxAge: '1h' }) })),
+      ...vendorFolders.map(({ path: at, dir }) => ({
+        path: at,
+        handler: express.static(dir, { index: false, maxAge: '1h' }),
+      })),
       { path: '/static', handler: express.static(publicDir, { index: false, maxAge: '1h' }) },
     ],
     sessionlessRoutes: [faviconRoute(deps.settings)],

@@ -6,7 +6,12 @@ import QRCode from 'qrcode';
  * Always dark on white, also in the dark theme: scanners need the contrast.
  */
 export async function qrCodeSvg(text: string, label: string): Promise<string> {
-  const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2, color: { dark: '#000000', light: '#ffffff' } });
+  const svg = await QRCode.toString(text, {
+    type: 'svg',
+    errorCorrectionLevel: 'M',
+    margin: 2,
+    color: { dark: '#000000', light: '#ffffff' },
+  });
   const safeLabel = label.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
   return svg.replace('<svg ', `<svg class="qr-code" role="img" aria-label="${safeLabel}" `);
 }

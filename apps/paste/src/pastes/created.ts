@@ -18,7 +18,9 @@ export interface CreatedEntry {
 }
 
 declare module 'express-session' {
-  interface SessionData { createdPastes?: CreatedEntry[] }
+  interface SessionData {
+    createdPastes?: CreatedEntry[];
+  }
 }
 
 /** The session, or undefined where the hot path skipped it (no session cookie). */

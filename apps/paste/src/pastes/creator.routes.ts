@@ -34,9 +34,16 @@ export function creatorRoutes(deps: {
   const tags = ['pastes'];
   return [
     defineRoute({
-      method: 'get', path: '/paste/:slug/created', summary: "The creator's page: link, QR code, delete link", tags, guard: guards.web,
+      method: 'get',
+      path: '/paste/:slug/created',
+      summary: "The creator's page: link, QR code, delete link",
+      tags,
+      guard: guards.web,
       params: slugParamsSchema,
-      responses: { 200: page('The page, for the session that created the paste'), 404: page('Not found (also for anyone else)') },
+      responses: {
+        200: page('The page, for the session that created the paste'),
+        404: page('Not found (also for anyone else)'),
+      },
       handler: async ({ params: { slug }, req, res }) => {
         res.set('Cache-Control', 'no-store');
         // Only the session that created the paste: someone who merely knows the slug gets the same
@@ -47,13 +54,25 @@ export function creatorRoutes(deps: {
         const { link, deleteUrl } = service.links(slug, entry.deleteToken);
         // An encrypted paste's link needs the key, which only the creator's browser has: no QR code of it here.
         const qrSvg = paste.encrypted ? '' : await qrCodeSvg(link, `QR code of ${link}`);
-        res.render('pastes/created', createdData(settings.get(), {
-          paste, link, deleteUrl, qrSvg, availableMinutes: CREATED_PAGE_TTL_MS / 60_000, now: deps.now(),
-        }));
+        res.render(
+          'pastes/created',
+          createdData(settings.get(), {
+            paste,
+            link,
+            deleteUrl,
+            qrSvg,
+            availableMinutes: CREATED_PAGE_TTL_MS / 60_000,
+            now: deps.now(),
+          }),
+        );
       },
     }),
     defineRoute({
-      method: 'get', path: '/paste/:slug/delete', summary: 'Asks before deleting a paste', tags, guard: guards.web,
+      method: 'get',
+      path: '/paste/:slug/delete',
+      summary: 'Asks before deleting a paste',
+      tags,
+      guard: guards.web,
       params: slugParamsSchema,
       responses: { 200: page('The confirmation page'), 404: page('Not found') },
       handler: async ({ params: { slug }, res }) => {
@@ -63,7 +82,11 @@ export function creatorRoutes(deps: {
     }),
     // The confirm page's form: the token comes in the body, never in the address.
     defineRoute({
-      method: 'post', path: '/paste/:slug/delete', summary: 'Delete a paste from the confirmation page', tags, guard: guards.web,
+      method: 'post',
+      path: '/paste/:slug/delete',
+      summary: 'Delete a paste from the confirmation page',
+      tags,
+      guard: guards.web,
       params: slugParamsSchema,
       body: deleteFormSchema,
       responses: { 200: page('Deleted'), 403: page('Invalid delete token'), 404: page('Not found') },
@@ -72,7 +95,9 @@ export function creatorRoutes(deps: {
           await service.remove(slug, { token: body.token, owner: await isOwner(req) });
         } catch (failure) {
           if (isHttpError(failure) && failure.code === 'PASTE_INVALID_DELETE_TOKEN') {
-            res.status(failure.status).render('pastes/delete', deleteConfirmData(settings.get(), slug, failure.message));
+            res
+              .status(failure.status)
+              .render('pastes/delete', deleteConfirmData(settings.get(), slug, failure.message));
             return;
           }
           throw failure;
@@ -82,8 +107,13 @@ export function creatorRoutes(deps: {
       },
     }),
     defineRoute({
-      method: 'delete', path: '/api/paste/:slug', summary: 'Delete a paste', tags, guard: guards.pasteDelete,
-      description: 'With the delete token in the X-Delete-Token header, or as the owner (API key, or session with CSRF token).',
+      method: 'delete',
+      path: '/api/paste/:slug',
+      summary: 'Delete a paste',
+      tags,
+      guard: guards.pasteDelete,
+      description:
+        'With the delete token in the X-Delete-Token header, or as the owner (API key, or session with CSRF token).',
       params: slugParamsSchema,
       responses: {
         200: { description: 'Deleted', schema: successSchema },

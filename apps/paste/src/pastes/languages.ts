@@ -11,9 +11,39 @@ export const DEFAULT_LANGUAGE = 'auto';
 
 /** highlight.js's common set: what auto-detection tries, and what the web form offers after the three fixed choices. */
 export const AUTO_DETECT_LANGUAGES = [
-  'bash', 'c', 'cpp', 'csharp', 'css', 'diff', 'dockerfile', 'go', 'graphql', 'ini', 'java', 'javascript', 'json',
-  'kotlin', 'less', 'lua', 'makefile', 'objectivec', 'perl', 'php', 'powershell', 'python', 'r', 'ruby', 'rust',
-  'scss', 'shell', 'sql', 'swift', 'typescript', 'vbnet', 'xml', 'yaml',
+  'bash',
+  'c',
+  'cpp',
+  'csharp',
+  'css',
+  'diff',
+  'dockerfile',
+  'go',
+  'graphql',
+  'ini',
+  'java',
+  'javascript',
+  'json',
+  'kotlin',
+  'less',
+  'lua',
+  'makefile',
+  'objectivec',
+  'perl',
+  'php',
+  'powershell',
+  'python',
+  'r',
+  'ruby',
+  'rust',
+  'scss',
+  'shell',
+  'sql',
+  'swift',
+  'typescript',
+  'vbnet',
+  'xml',
+  'yaml',
 ] as const;
 
 // A language object per canonical name, so an alias finds the name it stands for.
@@ -39,8 +69,9 @@ export function languageLabel(name: string): string {
 
 /** The web form's choices: Auto-detect, Plain text, Markdown, then the common languages by name. */
 export function languageChoices(): Array<{ value: string; label: string }> {
-  const common = AUTO_DETECT_LANGUAGES.map((value) => ({ value, label: languageLabel(value) }))
-    .sort((a, b) => a.label.localeCompare(b.label, 'en'));
+  const common = AUTO_DETECT_LANGUAGES.map((value) => ({ value, label: languageLabel(value) })).sort((a, b) =>
+    a.label.localeCompare(b.label, 'en'),
+  );
   return [
     { value: DEFAULT_LANGUAGE, label: 'Auto-detect' },
     { value: 'plaintext', label: 'Plain text' },

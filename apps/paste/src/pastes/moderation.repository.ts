@@ -47,7 +47,8 @@ export function createModerationRepository(db: Queryable) {
             AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::bigint))
           ORDER BY created_at DESC, id DESC
           LIMIT $4`,
-        [query.search ?? null, query.after?.createdAt ?? null, query.after?.id ?? null, query.limit]);
+        [query.search ?? null, query.after?.createdAt ?? null, query.after?.id ?? null, query.limit],
+      );
       return rows;
     },
   };

@@ -11,19 +11,30 @@ export const listPastesQuerySchema = z.object({
   /** Part of the slug or title, any case. */
   q: z.preprocess(blankToUndefined, z.string().max(200).optional()),
   limit: z.preprocess(numeric, z.number().int().min(1).max(100).optional()),
-  cursor: z.preprocess(blankToUndefined, z.string().max(200).optional().transform((value, context) => {
-    if (value === undefined) return undefined;
-    const decoded = decodeListCursor(value);
-    if (!decoded) context.addIssue({ code: 'custom', message: 'cursor is not valid: pass the nextCursor of an earlier answer' });
-    return decoded;
-  })),
+  cursor: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .max(200)
+      .optional()
+      .transform((value, context) => {
+        if (value === undefined) return undefined;
+        const decoded = decodeListCursor(value);
+        if (!decoded)
+          context.addIssue({
+            code: 'custom',
+            message: 'cursor is not valid: pass the nextCursor of an earlier answer',
+          });
+        return decoded;
+      }),
+  ),
 });
 
 export const pasteListItemSchema = z.object({
   slug: z.string(),
   title: z.string().nullable(),
   createdAt: z.string().describe('ISO 8601'),
-  size: z.number().int().describe('Content size in bytes (UTF-8); of an encrypted paste, its ciphertext\'s'),
+  size: z.number().int().describe("Content size in bytes (UTF-8); of an encrypted paste, its ciphertext's"),
   viewsCount: z.number().int(),
   maxViews: z.number().int().nullable(),
   expiresAt: z.string().nullable().describe('ISO 8601, or null: no time limit'),

@@ -36,7 +36,11 @@ export function createPasswordAttemptsRepository(db: Queryable) {
      * address's; `undefined` for an unknown slug.
      */
     async find(slug: string, address: string, windows: OpenWindows): Promise<PasswordCheck | undefined> {
-      const { rows } = await db.query<{ passwordHash: string | null; pasteFailures: number | null; addressFailures: number | null }>(
+      const { rows } = await db.query<{
+        passwordHash: string | null;
+        pasteFailures: number | null;
+        addressFailures: number | null;
+      }>(
         `SELECT p.password_hash AS "passwordHash",
                 (SELECT failures FROM paste_password_attempts
                   WHERE paste_id = p.id AND window_started_at > $3) AS "pasteFailures",
@@ -44,11 +48,16 @@ export function createPasswordAttemptsRepository(db: Queryable) {
                   WHERE paste_id = p.id AND address = $2 AND window_started_at > $4) AS "addressFailures"
            FROM pastes p
           WHERE p.slug = $1`,
-        [slug, address, windows.pasteOpenedAfter, windows.addressOpenedAfter]);
+        [slug, address, windows.pasteOpenedAfter, windows.addressOpenedAfter],
+      );
       const row = rows[0];
-      return row && {
-        passwordHash: row.passwordHash, pasteFailures: Number(row.pasteFailures ?? 0), addressFailures: Number(row.addressFailures ?? 0),
-      };
+      return (
+        row && {
+          passwordHash: row.passwordHash,
+          pasteFailures: Number(row.pasteFailures ?? 0),
+          addressFailures: Number(row.addressFailures ?? 0),
+        }
+      );
     },
 
     /**
@@ -59,7 +68,13 @@ export function createPasswordAttemptsRepository(db: Queryable) {
      * other on the rows' locks (the address's row first, always), so each gets its own numbers.
      * `undefined` when the paste no longer exists.
      */
-    async recordFailure(slug: string, address: string, now: Date, windows: OpenWindows, maxPerAddress: number): Promise<RecordedFailure | undefined> {
+    async recordFailure(
+      slug: string,
+      address: string,
+      now: Date,
+      windows: OpenWindows,
+      maxPerAddress: number,
+    ): Promise<RecordedFailure | undefined> {
       const { rows } = await db.query<{ addressFailures: number; pasteFailures: number | null }>(
         `WITH by_address AS (
            INSERT INTO paste_password_attempts_by_address AS a (paste_id, address, window_started_at, failures)
@@ -77,14 +92,23 @@ export function createPasswordAttemptsRepository(db: Queryable) {
            RETURNING failures
          )
          SELECT b.failures AS "addressFailures", (SELECT failures FROM per_paste) AS "pasteFailures" FROM by_address b`,
-        [slug, address, now, windows.pasteOpenedAfter, windows.addressOpenedAfter, maxPerAddress]);
+        [slug, address, now, windows.pasteOpenedAfter, windows.addressOpenedAfter, maxPerAddress],
+      );
       const row = rows[0];
-      return row && { addressFailures: Number(row.addressFailures), pasteFailures: row.pasteFailures === null ? null : Number(row.pasteFailures) };
+      return (
+        row && {
+          addressFailures: Number(row.addressFailures),
+          pasteFailures: row.pasteFailures === null ? null : Number(row.pasteFailures),
+        }
+      );
     },
 
     /** Deletes the per-address counts whose window is over (they would only ever start again at 1). */
     async deleteEndedAddressWindows(addressOpenedAfter: Date): Promise<number> {
-      const { rowCount } = await db.query('DELETE FROM paste_password_attempts_by_address WHERE window_started_at <= $1', [addressOpenedAfter]);
+      const { rowCount } = await db.query(
+        'DELETE FROM paste_password_attempts_by_address WHERE window_started_at <= $1',
+        [addressOpenedAfter],
+      );
       return rowCount ?? 0;
     },
   };

@@ -6,7 +6,9 @@ import { pastesTable } from './paste.table.js';
  * attempt). One row per paste that has had one; deleted with its paste.
  */
 export const pastePasswordAttemptsTable = pgTable('paste_password_attempts', {
-  pasteId: bigint('paste_id', { mode: 'number' }).primaryKey().references(() => pastesTable.id, { onDelete: 'cascade' }),
+  pasteId: bigint('paste_id', { mode: 'number' })
+    .primaryKey()
+    .references(() => pastesTable.id, { onDelete: 'cascade' }),
   windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull(),
   failures: integer('failures').notNull(),
 });
@@ -15,12 +17,18 @@ export const pastePasswordAttemptsTable = pgTable('paste_password_attempts', {
  * Wrong passwords per paste and client address in the address's current fixed window
  * (migration 0006). Deleted with its paste, and by the expiry job once the window is over.
  */
-export const pastePasswordAttemptsByAddressTable = pgTable('paste_password_attempts_by_address', {
-  pasteId: bigint('paste_id', { mode: 'number' }).notNull().references(() => pastesTable.id, { onDelete: 'cascade' }),
-  address: text('address').notNull(),
-  windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull(),
-  failures: integer('failures').notNull(),
-}, (table) => [
-  primaryKey({ name: 'paste_password_attempts_by_address_pk', columns: [table.pasteId, table.address] }),
-  index('paste_password_attempts_by_address_window_idx').on(table.windowStartedAt),
-]);
+export const pastePasswordAttemptsByAddressTable = pgTable(
+  'paste_password_attempts_by_address',
+  {
+    pasteId: bigint('paste_id', { mode: 'number' })
+      .notNull()
+      .references(() => pastesTable.id, { onDelete: 'cascade' }),
+    address: text('address').notNull(),
+    windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull(),
+    failures: integer('failures').notNull(),
+  },
+  (table) => [
+    primaryKey({ name: 'paste_password_attempts_by_address_pk', columns: [table.pasteId, table.address] }),
+    index('paste_password_attempts_by_address_window_idx').on(table.windowStartedAt),
+  ],
+);

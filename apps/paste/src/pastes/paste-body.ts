@@ -20,7 +20,11 @@ export function pasteBodyParser(settings: SettingsStore<PasteSettings>): Request
     let found = parsers.get(maxPasteSize);
     if (!found) {
       const limit = Math.ceil(maxPasteSize * MB * 6 + 64 * 1024);
-      found = [jsonBody({ limit }), express.urlencoded({ extended: false, limit }), express.text({ limit, type: 'text/plain' })];
+      found = [
+        jsonBody({ limit }),
+        express.urlencoded({ extended: false, limit }),
+        express.text({ limit, type: 'text/plain' }),
+      ];
       parsers.clear();
       parsers.set(maxPasteSize, found);
     }

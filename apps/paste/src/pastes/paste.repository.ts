@@ -4,21 +4,25 @@ import type { pastesTable } from './paste.table.js';
 
 type PasteRow = typeof pastesTable.$inferSelect;
 
-export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'maxViews'>
-  & Partial<Pick<PasteRow, 'expiresAt' | 'revealOnClick' | 'title' | 'encrypted'>> & {
-  /** Missing or null: the column's default (`auto`). */
-  language?: string | null;
-  /** SHA-256 (hex) of the delete token. */
-  deleteTokenHash: string;
-};
+export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'maxViews'> &
+  Partial<Pick<PasteRow, 'expiresAt' | 'revealOnClick' | 'title' | 'encrypted'>> & {
+    /** Missing or null: the column's default (`auto`). */
+    language?: string | null;
+    /** SHA-256 (hex) of the delete token. */
+    deleteTokenHash: string;
+  };
 
 /** `content` is the envelope (JSON) when `encrypted`. */
-export type ViewedPaste = Pick<PasteRow, 'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt' | 'expiresAt' | 'title' | 'language' | 'encrypted'>
-  & { hasPassword: boolean };
+export type ViewedPaste = Pick<
+  PasteRow,
+  'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt' | 'expiresAt' | 'title' | 'language' | 'encrypted'
+> & { hasPassword: boolean };
 
 /** What the creator's page shows: the limits and the count so far, never the content. */
-export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | 'createdAt' | 'expiresAt' | 'revealOnClick' | 'previewFetches' | 'encrypted'>
-  & { hasPassword: boolean };
+export type PasteSummary = Pick<
+  PasteRow,
+  'slug' | 'maxViews' | 'viewsCount' | 'createdAt' | 'expiresAt' | 'revealOnClick' | 'previewFetches' | 'encrypted'
+> & { hasPassword: boolean };
 
 /**
  * Why a view counted nothing: the paste is missing, used up (views or time), waits for its
@@ -27,15 +31,18 @@ export type PasteSummary = Pick<PasteRow, 'slug' | 'maxViews' | 'viewsCount' | '
 export type MissedView = 'not_found' | 'expired' | 'locked' | 'reveal';
 
 /** Past its view limit or its time limit (`p` is the pastes row). */
-const EXPIRED_SQL = '((p.max_views IS NOT NULL AND p.views_count >= p.max_views) OR (p.expires_at IS NOT NULL AND p.expires_at <= now()))';
+const EXPIRED_SQL =
+  '((p.max_views IS NOT NULL AND p.views_count >= p.max_views) OR (p.expires_at IS NOT NULL AND p.expires_at <= now()))';
 /** Neither: a view may still count. */
-const LIVE_SQL = '(p.max_views IS NULL OR p.views_count < p.max_views) AND (p.expires_at IS NULL OR p.expires_at > now())';
+const LIVE_SQL =
+  '(p.max_views IS NULL OR p.views_count < p.max_views) AND (p.expires_at IS NULL OR p.expires_at > now())';
 
 const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount", p.max_views AS "maxViews",
   p.created_at AS "createdAt", p.expires_at AS "expiresAt", p.password_hash IS NOT NULL AS "hasPassword", p.title, p.language, p.encrypted`;
 
 /** The columns of batchViewColumns, read back from the `viewed` CTE that also counts the views in the statistics. */
-const viewedColumns = 'id, slug, content, "viewsCount", "maxViews", "createdAt", "expiresAt", "hasPassword", title, language, encrypted';
+const viewedColumns =
+  'id, slug, content, "viewsCount", "maxViews", "createdAt", "expiresAt", "hasPassword", title, language, encrypted';
 
 /**
  * A CTE that lets this transaction's commit return before the disk flush
@@ -46,8 +53,14 @@ const viewedColumns = 'id, slug, content, "viewsCount", "maxViews", "createdAt",
  */
 const noFlushWait = "no_flush_wait AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true) AS setting)";
 
-interface ViewRequest { slug: string; unlocked: boolean }
-interface InsertRequest { paste: NewPaste; countApiUsage: boolean }
+interface ViewRequest {
+  slug: string;
+  unlocked: boolean;
+}
+interface InsertRequest {
+  paste: NewPaste;
+  countApiUsage: boolean;
+}
 
 type BatchedViewRow = ViewedPaste & { old: number };
 
@@ -66,7 +79,9 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
   const inspect = async (slug: string) => {
     const { rows } = await db.query<{ expired: boolean; revealOnClick: boolean; hasPassword: boolean }>(
       `SELECT ${EXPIRED_SQL} AS expired, p.reveal_on_click AS "revealOnClick", p.password_hash IS NOT NULL AS "hasPassword"
-         FROM pastes p WHERE p.slug = $1`, [slug]);
+         FROM pastes p WHERE p.slug = $1`,
+      [slug],
+    );
     return rows[0];
   };
   const state = async (slug: string): Promise<'not_found' | 'expired' | 'viewable'> => {
@@ -90,16 +105,23 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     }
     const apiUsage = sent.some((item) => item.countApiUsage);
     const values: unknown[] = [
-      sent.map((item) => item.paste.slug), sent.map((item) => item.paste.content),
-      sent.map((item) => item.paste.passwordHash), sent.map((item) => item.paste.maxViews),
+      sent.map((item) => item.paste.slug),
+      sent.map((item) => item.paste.content),
+      sent.map((item) => item.paste.passwordHash),
+      sent.map((item) => item.paste.maxViews),
       sent.map((item) => item.paste.deleteTokenHash),
-      sent.map((item) => item.paste.expiresAt?.toISOString() ?? null), sent.map((item) => item.paste.revealOnClick ?? false),
-      sent.map((item) => item.paste.title ?? null), sent.map((item) => item.paste.language ?? 'auto'),
+      sent.map((item) => item.paste.expiresAt?.toISOString() ?? null),
+      sent.map((item) => item.paste.revealOnClick ?? false),
+      sent.map((item) => item.paste.title ?? null),
+      sent.map((item) => item.paste.language ?? 'auto'),
       sent.map((item) => item.paste.encrypted ?? false),
     ];
     let usage = '';
     if (apiUsage) {
-      values.push(sent.map((item) => item.countApiUsage), apiUsageShard());
+      values.push(
+        sent.map((item) => item.countApiUsage),
+        apiUsageShard(),
+      );
       usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$11', shard: '$12' })})`;
     }
     const { rows } = await db.query<{ slug: string }>({
@@ -180,7 +202,11 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
          RETURNING l.old, ${batchViewColumns}, p.created_at, p.views_count - l.old AS added),
        counted AS (${countViewsSql({ viewed: 'viewed' })})
        SELECT old, ${viewedColumns} FROM viewed`,
-      values: [counted.map(([slug]) => slug), counted.map(([, counts]) => counts.all), counted.map(([, counts]) => counts.unlocked)],
+      values: [
+        counted.map(([slug]) => slug),
+        counted.map(([, counts]) => counts.all),
+        counted.map(([, counts]) => counts.unlocked),
+      ],
     });
     const bySlug = new Map<string, { row: BatchedViewRow; shown: number }>();
     for (const row of rows) bySlug.set(row.slug, { row, shown: 0 });
@@ -246,7 +272,9 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
             WHERE slug = $1 AND ${LIVE_SQL} AND (password_hash IS NULL OR $2::boolean)
             RETURNING ${batchViewColumns}, p.created_at, 1 AS added),
          counted AS (${countViewsSql({ viewed: 'viewed' })})
-         SELECT ${viewedColumns} FROM viewed`, [slug, unlocked]);
+         SELECT ${viewedColumns} FROM viewed`,
+        [slug, unlocked],
+      );
       return rows[0];
     },
 
@@ -257,7 +285,9 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     async previewFetch(slug: string): Promise<'not_found' | 'expired' | 'viewable'> {
       const { rows } = await db.query<{ expired: boolean }>(
         `UPDATE pastes p SET preview_fetches = preview_fetches + CASE WHEN ${EXPIRED_SQL} THEN 0 ELSE 1 END
-          WHERE slug = $1 RETURNING ${EXPIRED_SQL} AS expired`, [slug]);
+          WHERE slug = $1 RETURNING ${EXPIRED_SQL} AS expired`,
+        [slug],
+      );
       if (!rows[0]) return 'not_found';
       return rows[0].expired ? 'expired' : 'viewable';
     },
@@ -267,13 +297,17 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       const { rows } = await db.query<PasteSummary>(
         `SELECT slug, max_views AS "maxViews", views_count AS "viewsCount", password_hash IS NOT NULL AS "hasPassword",
                 created_at AS "createdAt", expires_at AS "expiresAt", reveal_on_click AS "revealOnClick",
-                preview_fetches AS "previewFetches", encrypted FROM pastes WHERE slug = $1`, [slug]);
+                preview_fetches AS "previewFetches", encrypted FROM pastes WHERE slug = $1`,
+        [slug],
+      );
       return rows[0];
     },
 
     async findDeleteTokenHash(slug: string): Promise<{ id: number; deleteTokenHash: string | null } | undefined> {
       const { rows } = await db.query<{ id: number; deleteTokenHash: string | null }>(
-        'SELECT id, delete_token_hash AS "deleteTokenHash" FROM pastes WHERE slug = $1', [slug]);
+        'SELECT id, delete_token_hash AS "deleteTokenHash" FROM pastes WHERE slug = $1',
+        [slug],
+      );
       return rows[0];
     },
 
@@ -297,7 +331,9 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     /** Deletes pastes whose last view (their creation when never viewed) is older than `days`. */
     async deleteInactive(days: number): Promise<number> {
       const { rowCount } = await db.query(
-        `DELETE FROM pastes WHERE coalesce(last_viewed_at, created_at) < now() - make_interval(days => $1)`, [days]);
+        `DELETE FROM pastes WHERE coalesce(last_viewed_at, created_at) < now() - make_interval(days => $1)`,
+        [days],
+      );
       return rowCount ?? 0;
     },
   };

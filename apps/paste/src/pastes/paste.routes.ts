@@ -9,7 +9,14 @@ import { encryptedPasteData, passwordData, pasteData, previewData, revealData } 
 import type { ViewedPaste } from './paste.repository.js';
 import type { PasteService } from './paste.service.js';
 import {
-  clearedPastesSchema, createdPasteSchema, createPasteSchema, errorSchema, revealFormSchema, slugParamsSchema, successSchema, verifyPasteSchema,
+  clearedPastesSchema,
+  createdPasteSchema,
+  createPasteSchema,
+  errorSchema,
+  revealFormSchema,
+  slugParamsSchema,
+  successSchema,
+  verifyPasteSchema,
 } from './paste.schema.js';
 import { wantsPlainText } from './plain-text.js';
 import { isPreviewAgent } from './preview-agents.js';
@@ -59,14 +66,19 @@ export function pasteRoutes(deps: {
   };
   return [
     defineRoute({
-      method: 'post', path: '/api/paste', summary: 'Create a paste', tags, guard: guards.pasteCreate,
-      description: 'JSON or a form post. From the site\'s own page (with its CSRF token) under the web limit; '
-        + 'any other caller is an API request (API limit, apiAccess, apiKeyProtection). '
-        + 'From the command line: Content-Type text/plain, the body is the content, query parameters maxViews, expiresIn, '
-        + 'title, language, header X-Paste-Password; it answers text/plain (the absolute URL and a newline) with the '
-        + 'delete token in the X-Delete-Token header, and errors as text/plain. '
-        + 'End-to-end encrypted: `encrypted` ({ v: 1, iv, ciphertext, salt with a password }, base64url) in place of content, '
-        + 'title and language; the key stays in the link\'s fragment, and maxPasteSize applies to the ciphertext.',
+      method: 'post',
+      path: '/api/paste',
+      summary: 'Create a paste',
+      tags,
+      guard: guards.pasteCreate,
+      description:
+        "JSON or a form post. From the site's own page (with its CSRF token) under the web limit; " +
+        'any other caller is an API request (API limit, apiAccess, apiKeyProtection). ' +
+        'From the command line: Content-Type text/plain, the body is the content, query parameters maxViews, expiresIn, ' +
+        'title, language, header X-Paste-Password; it answers text/plain (the absolute URL and a newline) with the ' +
+        'delete token in the X-Delete-Token header, and errors as text/plain. ' +
+        'End-to-end encrypted: `encrypted` ({ v: 1, iv, ciphertext, salt with a password }, base64url) in place of content, ' +
+        "title and language; the key stays in the link's fragment, and maxPasteSize applies to the ciphertext.",
       // Paste bodies may be far larger than any other body: their parser is sized by maxPasteSize.
       before: [pasteBodyParser(settings)],
       body: createPasteSchema,
@@ -81,7 +93,10 @@ export function pasteRoutes(deps: {
         const viaApi = res.locals.viaApi === true;
         const created = await service.create(body, viaApi);
         if (wantsPlainText(res)) {
-          res.set('X-Delete-Token', created.deleteToken).type('text/plain; charset=utf-8').send(`${service.links(created.slug, created.deleteToken).link}\n`);
+          res
+            .set('X-Delete-Token', created.deleteToken)
+            .type('text/plain; charset=utf-8')
+            .send(`${service.links(created.slug, created.deleteToken).link}\n`);
           return;
         }
         if (!viaApi) {
@@ -91,38 +106,74 @@ export function pasteRoutes(deps: {
           if (body.password) unlock(req, created.slug);
         }
         return {
-          success: true, slug: created.slug, url: created.url, deleteToken: created.deleteToken, deleteUrl: created.deleteUrl,
+          success: true,
+          slug: created.slug,
+          url: created.url,
+          deleteToken: created.deleteToken,
+          deleteUrl: created.deleteUrl,
           expiresAt: created.expiresAt?.toISOString() ?? null,
-          title: created.title, language: created.language,
+          title: created.title,
+          language: created.language,
         };
       },
     }),
     defineRoute({
-      method: 'post', path: '/api/admin/clear-pastes', summary: 'Delete every paste', tags: ['owner'], guard: guards.ownerWrite,
-      responses: { 200: { description: 'Deleted', schema: clearedPastesSchema }, 403: error('Not the owner, or no CSRF token') },
+      method: 'post',
+      path: '/api/admin/clear-pastes',
+      summary: 'Delete every paste',
+      tags: ['owner'],
+      guard: guards.ownerWrite,
+      responses: {
+        200: { description: 'Deleted', schema: clearedPastesSchema },
+        403: error('Not the owner, or no CSRF token'),
+      },
       handler: async () => {
         const deletedCount = await service.clearAll();
-        return { success: true, message: `Cleared ${deletedCount} ${deletedCount === 1 ? 'paste' : 'pastes'}`, deletedCount };
+        return {
+          success: true,
+          message: `Cleared ${deletedCount} ${deletedCount === 1 ? 'paste' : 'pastes'}`,
+          deletedCount,
+        };
       },
     }),
     // Express would answer HEAD with the GET handler, counting a view: link checkers and `curl -I`
     // must not use up a paste with a view limit. Declared before the GETs for that reason.
-    ...(['/paste/:slug', '/paste/:slug/raw'] as const).map((path) => defineRoute({
-      method: 'head', path, summary: 'Whether the paste exists, without counting a view (counted as a preview fetch)', tags, guard: guards.web,
-      params: slugParamsSchema,
-      responses: { 200: { description: 'It exists' }, 404: { description: 'Not found' }, 410: { description: 'Expired' } },
-      handler: async ({ params, res }) => {
-        await service.peek(params.slug);
-        res.set('Cache-Control', 'no-store').type(path.endsWith('/raw') ? 'text/plain' : 'html').end();
-      },
-    })),
+    ...(['/paste/:slug', '/paste/:slug/raw'] as const).map((path) =>
+      defineRoute({
+        method: 'head',
+        path,
+        summary: 'Whether the paste exists, without counting a view (counted as a preview fetch)',
+        tags,
+        guard: guards.web,
+        params: slugParamsSchema,
+        responses: {
+          200: { description: 'It exists' },
+          404: { description: 'Not found' },
+          410: { description: 'Expired' },
+        },
+        handler: async ({ params, res }) => {
+          await service.peek(params.slug);
+          res
+            .set('Cache-Control', 'no-store')
+            .type(path.endsWith('/raw') ? 'text/plain' : 'html')
+            .end();
+        },
+      }),
+    ),
     defineRoute({
-      method: 'get', path: '/paste/:slug', summary: 'Read a paste (counts a view)', tags, guard: guards.web,
-      description: 'Link-preview agents get a preview page without the content and count no view; '
-        + 'a reveal-on-click paste shows a "Show paste" button (POST /paste/{slug}/reveal) and counts nothing.',
+      method: 'get',
+      path: '/paste/:slug',
+      summary: 'Read a paste (counts a view)',
+      tags,
+      guard: guards.web,
+      description:
+        'Link-preview agents get a preview page without the content and count no view; ' +
+        'a reveal-on-click paste shows a "Show paste" button (POST /paste/{slug}/reveal) and counts nothing.',
       params: slugParamsSchema,
       responses: {
-        200: page('The paste, the password form, the "Show paste" page, or the preview page'), 404: page('Not found'), 410: page('Expired'),
+        200: page('The paste, the password form, the "Show paste" page, or the preview page'),
+        404: page('Not found'),
+        410: page('Expired'),
       },
       handler: async ({ params, req, res }) => {
         res.set('Cache-Control', 'no-store');
@@ -132,18 +183,27 @@ export function pasteRoutes(deps: {
         }
         const result = await service.view(params.slug, isUnlocked(req, params.slug), clientAddress(req));
         if (result.kind === 'locked') return res.render('pastes/password', passwordData(settings.get(), params.slug));
-        if (result.kind === 'reveal') return res.render('pastes/reveal', revealData(settings.get(), result.slug, result.needsPassword));
+        if (result.kind === 'reveal')
+          return res.render('pastes/reveal', revealData(settings.get(), result.slug, result.needsPassword));
         showPaste(res, result.paste);
       },
     }),
     defineRoute({
-      method: 'post', path: '/paste/:slug/reveal', summary: 'Show a reveal-on-click paste (counts a view)', tags, guard: guards.web,
+      method: 'post',
+      path: '/paste/:slug/reveal',
+      summary: 'Show a reveal-on-click paste (counts a view)',
+      tags,
+      guard: guards.web,
       description: 'The "Show paste" form; a password paste takes its password here (unless the session unlocked it).',
       params: slugParamsSchema,
       body: revealFormSchema,
       responses: {
-        200: page('The paste'), 400: page('Password is required'), 401: page('Incorrect password'),
-        404: page('Not found'), 410: page('Expired'), 429: page('Too many attempts'),
+        200: page('The paste'),
+        400: page('Password is required'),
+        401: page('Incorrect password'),
+        404: page('Not found'),
+        410: page('Expired'),
+        429: page('Too many attempts'),
       },
       handler: async ({ params: { slug }, body, req, res }) => {
         res.set('Cache-Control', 'no-store');
@@ -162,11 +222,18 @@ export function pasteRoutes(deps: {
       },
     }),
     defineRoute({
-      method: 'get', path: '/paste/:slug/raw', summary: 'Read a paste as plain text (counts a view)', tags, guard: guards.web,
+      method: 'get',
+      path: '/paste/:slug/raw',
+      summary: 'Read a paste as plain text (counts a view)',
+      tags,
+      guard: guards.web,
       params: slugParamsSchema,
       responses: {
-        200: text('The content; for an encrypted paste its envelope, as application/json'), 401: text('Password required'), 404: text('Not found'),
-        405: text('A reveal-on-click paste: POST /paste/{slug}/raw'), 410: text('Expired'),
+        200: text('The content; for an encrypted paste its envelope, as application/json'),
+        401: text('Password required'),
+        404: text('Not found'),
+        405: text('A reveal-on-click paste: POST /paste/{slug}/raw'),
+        410: text('Expired'),
       },
       // Plain text under the same rules; its errors are plain text too.
       handler: async ({ params: { slug }, req, res }) => {
@@ -183,7 +250,9 @@ export function pasteRoutes(deps: {
           }
           if (result.kind === 'reveal') {
             // Only the button's POST shows a reveal-on-click paste, so no preview can use it up.
-            const refused = appError('PASTE_REVEAL_REQUIRED', { message: `This paste is shown only on request: POST /paste/${slug}/raw` });
+            const refused = appError('PASTE_REVEAL_REQUIRED', {
+              message: `This paste is shown only on request: POST /paste/${slug}/raw`,
+            });
             res.status(refused.status).set('Allow', 'POST').type('text/plain').send(`${refused.message}\n`);
             return;
           }
@@ -195,13 +264,22 @@ export function pasteRoutes(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/paste/:slug/raw', summary: 'Read a reveal-on-click paste as plain text (counts a view)', tags, guard: guards.web,
-      description: 'Any paste, under the same rules as the "Show paste" form: a password paste takes `password` in the body.',
+      method: 'post',
+      path: '/paste/:slug/raw',
+      summary: 'Read a reveal-on-click paste as plain text (counts a view)',
+      tags,
+      guard: guards.web,
+      description:
+        'Any paste, under the same rules as the "Show paste" form: a password paste takes `password` in the body.',
       params: slugParamsSchema,
       body: revealFormSchema,
       responses: {
-        200: text('The content; for an encrypted paste its envelope, as application/json'), 400: text('Password is required'), 401: text('Incorrect password'),
-        404: text('Not found'), 410: text('Expired'), 429: text('Too many attempts'),
+        200: text('The content; for an encrypted paste its envelope, as application/json'),
+        400: text('Password is required'),
+        401: text('Incorrect password'),
+        404: text('Not found'),
+        410: text('Expired'),
+        429: text('Too many attempts'),
       },
       handler: async ({ params: { slug }, body, req, res }) => {
         res.set('Cache-Control', 'no-store');
@@ -215,7 +293,11 @@ export function pasteRoutes(deps: {
       },
     }),
     defineRoute({
-      method: 'post', path: '/paste/:slug/verify', summary: 'Unlock a password-protected paste for this session', tags, guard: guards.web,
+      method: 'post',
+      path: '/paste/:slug/verify',
+      summary: 'Unlock a password-protected paste for this session',
+      tags,
+      guard: guards.web,
       params: slugParamsSchema,
       body: verifyPasteSchema,
       responses: {

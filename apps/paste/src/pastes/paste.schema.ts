@@ -34,9 +34,15 @@ const base64UrlOf = (bytes: number) => new RegExp(`^[A-Za-z0-9_-]{${Math.ceil((b
  */
 export const envelopeSchema = z.object({
   v: z.literal(1, { error: 'encrypted.v must be 1' }),
-  iv: z.string({ error: 'encrypted.iv must be 12 bytes in base64url' }).regex(base64UrlOf(12), 'encrypted.iv must be 12 bytes in base64url'),
-  salt: z.string({ error: 'encrypted.salt must be 16 bytes in base64url' }).regex(base64UrlOf(16), 'encrypted.salt must be 16 bytes in base64url').optional(),
-  ciphertext: z.string({ error: 'encrypted.ciphertext must be base64url' })
+  iv: z
+    .string({ error: 'encrypted.iv must be 12 bytes in base64url' })
+    .regex(base64UrlOf(12), 'encrypted.iv must be 12 bytes in base64url'),
+  salt: z
+    .string({ error: 'encrypted.salt must be 16 bytes in base64url' })
+    .regex(base64UrlOf(16), 'encrypted.salt must be 16 bytes in base64url')
+    .optional(),
+  ciphertext: z
+    .string({ error: 'encrypted.ciphertext must be base64url' })
     .min(22, 'encrypted.ciphertext must hold at least the 16-byte tag')
     .regex(/^[A-Za-z0-9_-]+$/, 'encrypted.ciphertext must be base64url')
     .refine((value) => value.length % 4 !== 1, 'encrypted.ciphertext must be base64url'),
@@ -47,48 +53,80 @@ export type EnvelopeInput = z.infer<typeof envelopeSchema>;
  * POST /api/paste. `content` is checked by the service (its own error texts); forms send
  * maxViews as text, so "3" is accepted like 3.
  */
-export const createPasteSchema = z.object({
-  content: z.preprocess((value) => (value === null ? undefined : value), z.string().optional()),
-  maxViews: z.preprocess(wholeNumberText, z.number().int().min(1).max(1_000_000_000).optional()),
-  password: z.preprocess(blankToUndefined, z.string().max(1000).optional()),
-  /** Seconds from now; the service turns it into expiresAt. */
-  expiresIn: z.preprocess(wholeNumberText, z.number({ error: 'expiresIn must be a whole number of seconds from 1 to 31536000' })
-    .int('expiresIn must be a whole number of seconds from 1 to 31536000')
-    .min(1, 'expiresIn must be a whole number of seconds from 1 to 31536000')
-    .max(MAX_EXPIRY_SECONDS, 'expiresIn must be at most 31536000 seconds (one year)').optional()),
-  /** Checked against the clock by the service: in the future, at most a year ahead. */
-  expiresAt: z.preprocess(blankToUndefined, z.string({ error: 'expiresAt must be a date and time in ISO 8601 format (e.g. 2026-01-31T12:00:00Z)' })
-    .regex(isoDateTime, 'expiresAt must be a date and time in ISO 8601 format (e.g. 2026-01-31T12:00:00Z)')
-    .refine((value) => !Number.isNaN(Date.parse(value)), 'expiresAt must be a real date and time')
-    .optional()),
-  /** The paste page shows a "Show paste" button first: link previews never see the content. */
-  revealOnClick: z.preprocess(booleanText, z.boolean().optional()),
-  title: z.preprocess((value) => blankToUndefined(typeof value === 'string' ? value.trim() : value), z.string().max(200).optional()),
-  /** Stored by its canonical name: `js` becomes `javascript`. */
-  /** In place of content, title and language: the server stores this envelope and never reads it. */
-  encrypted: z.preprocess((value) => (value === null ? undefined : value), envelopeSchema.optional()),
-  language: z.preprocess(blankToUndefined, z.string().max(100)
-    .refine((value) => canonicalLanguage(value) !== undefined, {
-      message: 'language must be auto, plaintext, markdown or a language highlight.js knows (such as javascript, python or bash)',
-    })
-    .transform((value) => canonicalLanguage(value) ?? DEFAULT_LANGUAGE)
-    .optional()),
-}).superRefine((value, context) => {
-  if (value.expiresIn !== undefined && value.expiresAt !== undefined) {
-    context.addIssue({ code: 'custom', path: ['expiresAt'], message: 'Give either expiresIn or expiresAt, not both' });
-  }
-  if (value.encrypted === undefined) return;
-  // The title and language of an encrypted paste travel inside it: sent beside it, they would be stored readable.
-  for (const field of ['content', 'title', 'language'] as const) {
-    if (value[field] !== undefined) {
-      context.addIssue({ code: 'custom', path: [field], message: `An encrypted paste carries its ${field} inside encrypted, not beside it` });
+export const createPasteSchema = z
+  .object({
+    content: z.preprocess((value) => (value === null ? undefined : value), z.string().optional()),
+    maxViews: z.preprocess(wholeNumberText, z.number().int().min(1).max(1_000_000_000).optional()),
+    password: z.preprocess(blankToUndefined, z.string().max(1000).optional()),
+    /** Seconds from now; the service turns it into expiresAt. */
+    expiresIn: z.preprocess(
+      wholeNumberText,
+      z
+        .number({ error: 'expiresIn must be a whole number of seconds from 1 to 31536000' })
+        .int('expiresIn must be a whole number of seconds from 1 to 31536000')
+        .min(1, 'expiresIn must be a whole number of seconds from 1 to 31536000')
+        .max(MAX_EXPIRY_SECONDS, 'expiresIn must be at most 31536000 seconds (one year)')
+        .optional(),
+    ),
+    /** Checked against the clock by the service: in the future, at most a year ahead. */
+    expiresAt: z.preprocess(
+      blankToUndefined,
+      z
+        .string({ error: 'expiresAt must be a date and time in ISO 8601 format (e.g. 2026-01-31T12:00:00Z)' })
+        .regex(isoDateTime, 'expiresAt must be a date and time in ISO 8601 format (e.g. 2026-01-31T12:00:00Z)')
+        .refine((value) => !Number.isNaN(Date.parse(value)), 'expiresAt must be a real date and time')
+        .optional(),
+    ),
+    /** The paste page shows a "Show paste" button first: link previews never see the content. */
+    revealOnClick: z.preprocess(booleanText, z.boolean().optional()),
+    title: z.preprocess(
+      (value) => blankToUndefined(typeof value === 'string' ? value.trim() : value),
+      z.string().max(200).optional(),
+    ),
+    /** Stored by its canonical name: `js` becomes `javascript`. */
+    /** In place of content, title and language: the server stores this envelope and never reads it. */
+    encrypted: z.preprocess((value) => (value === null ? undefined : value), envelopeSchema.optional()),
+    language: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .max(100)
+        .refine((value) => canonicalLanguage(value) !== undefined, {
+          message:
+            'language must be auto, plaintext, markdown or a language highlight.js knows (such as javascript, python or bash)',
+        })
+        .transform((value) => canonicalLanguage(value) ?? DEFAULT_LANGUAGE)
+        .optional(),
+    ),
+  })
+  .superRefine((value, context) => {
+    if (value.expiresIn !== undefined && value.expiresAt !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['expiresAt'],
+        message: 'Give either expiresIn or expiresAt, not both',
+      });
     }
-  }
-  // With a password, the key is derived from the link's key and the password (the salt says so).
-  if ((value.password !== undefined) !== (value.encrypted.salt !== undefined)) {
-    context.addIssue({ code: 'custom', path: ['encrypted', 'salt'], message: 'encrypted.salt comes with a password, and a password with encrypted.salt' });
-  }
-});
+    if (value.encrypted === undefined) return;
+    // The title and language of an encrypted paste travel inside it: sent beside it, they would be stored readable.
+    for (const field of ['content', 'title', 'language'] as const) {
+      if (value[field] !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `An encrypted paste carries its ${field} inside encrypted, not beside it`,
+        });
+      }
+    }
+    // With a password, the key is derived from the link's key and the password (the salt says so).
+    if ((value.password !== undefined) !== (value.encrypted.salt !== undefined)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['encrypted', 'salt'],
+        message: 'encrypted.salt comes with a password, and a password with encrypted.salt',
+      });
+    }
+  });
 export type CreatePasteInput = z.infer<typeof createPasteSchema>;
 
 export const verifyPasteSchema = z.object({
@@ -96,28 +134,43 @@ export const verifyPasteSchema = z.object({
 });
 
 /** The "Show paste" form (POST /paste/:slug/reveal and /raw): a password when the paste has one. */
-export const revealFormSchema = z.preprocess((value) => value ?? {}, z.object({
-  password: z.preprocess(blankToUndefined, z.string().max(1000).optional()),
-}));
+export const revealFormSchema = z.preprocess(
+  (value) => value ?? {},
+  z.object({
+    password: z.preprocess(blankToUndefined, z.string().max(1000).optional()),
+  }),
+);
 
 /** The delete confirmation form (POST /paste/:slug/delete); a post without a body sends no token. */
-export const deleteFormSchema = z.preprocess((value) => value ?? {}, z.object({
-  token: z.preprocess(blankToUndefined, z.string().max(200).optional()),
-}));
+export const deleteFormSchema = z.preprocess(
+  (value) => value ?? {},
+  z.object({
+    token: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+  }),
+);
 
 /** A slug that cannot exist is simply not found (404, as '' is), not a validation error. */
 export const slugParamsSchema = z.object({
-  slug: z.string().min(1).max(64).regex(/^[A-Za-z0-9]+$/).catch(''),
+  slug: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9]+$/)
+    .catch(''),
 });
 
 export const successSchema = z.object({ success: z.literal(true) });
 export const messageSchema = successSchema.extend({ message: z.string() });
 
 export const createdPasteSchema = successSchema.extend({
-  slug: z.string(), url: z.string(), deleteToken: z.string(), deleteUrl: z.string(),
+  slug: z.string(),
+  url: z.string(),
+  deleteToken: z.string(),
+  deleteUrl: z.string(),
   /** ISO 8601; null without a time limit. */
   expiresAt: z.string().nullable(),
-  title: z.string().nullable(), language: z.string(),
+  title: z.string().nullable(),
+  language: z.string(),
 });
 
 export const clearedPastesSchema = messageSchema.extend({ deletedCount: z.number().int() });

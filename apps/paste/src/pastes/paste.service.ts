@@ -113,9 +113,20 @@ export function createPasteService(deps: PasteServiceDeps) {
     }
     // The counts decide, not the check above: of simultaneous wrong guesses from one address
     // exactly the first MAX_WRONG_PASSWORDS_PER_ADDRESS of its window get 401.
-    const recorded = await passwordAttempts.recordFailure(slug, address, now, openWindows(now), MAX_WRONG_PASSWORDS_PER_ADDRESS);
-    if (recorded && (recorded.addressFailures > MAX_WRONG_PASSWORDS_PER_ADDRESS
-      || recorded.pasteFailures === null || recorded.pasteFailures > MAX_WRONG_PASSWORDS_PER_PASTE)) throw tooManyAttempts();
+    const recorded = await passwordAttempts.recordFailure(
+      slug,
+      address,
+      now,
+      openWindows(now),
+      MAX_WRONG_PASSWORDS_PER_ADDRESS,
+    );
+    if (
+      recorded &&
+      (recorded.addressFailures > MAX_WRONG_PASSWORDS_PER_ADDRESS ||
+        recorded.pasteFailures === null ||
+        recorded.pasteFailures > MAX_WRONG_PASSWORDS_PER_PASTE)
+    )
+      throw tooManyAttempts();
     throw appError('PASTE_PASSWORD_INCORRECT');
   };
 
@@ -145,14 +156,31 @@ export function createPasteService(deps: PasteServiceDeps) {
       const language = input.language ?? DEFAULT_LANGUAGE;
       for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
         const slug = generateSlug(slugLength, slugCharacterSet, deps.randomInt);
-        const inserted = await repository.insert({
-          slug, content, passwordHash, maxViews: input.maxViews ?? null, deleteTokenHash,
-          expiresAt, revealOnClick: input.revealOnClick ?? false, title, language, encrypted,
-        }, viaApi);
+        const inserted = await repository.insert(
+          {
+            slug,
+            content,
+            passwordHash,
+            maxViews: input.maxViews ?? null,
+            deleteTokenHash,
+            expiresAt,
+            revealOnClick: input.revealOnClick ?? false,
+            title,
+            language,
+            encrypted,
+          },
+          viaApi,
+        );
         if (inserted) {
           return {
-            slug: inserted.slug, url: `/paste/${inserted.slug}`, deleteToken, deleteUrl: links(inserted.slug, deleteToken).deleteUrl,
-            expiresAt, title, language, encrypted,
+            slug: inserted.slug,
+            url: `/paste/${inserted.slug}`,
+            deleteToken,
+            deleteUrl: links(inserted.slug, deleteToken).deleteUrl,
+            expiresAt,
+            title,
+            language,
+            encrypted,
           };
         }
       }
@@ -172,7 +200,7 @@ export function createPasteService(deps: PasteServiceDeps) {
       if (why === 'reveal') {
         // The button page counts nothing; its password field is needed unless the session unlocked it.
         const needsPassword = !unlocked && (await repository.inspect(slug))?.hasPassword === true;
-        if (needsPassword && await lockedByAttempts(slug, address)) throw tooManyAttempts();
+        if (needsPassword && (await lockedByAttempts(slug, address))) throw tooManyAttempts();
         return { kind: 'reveal', slug, needsPassword };
       }
       // Its password form would only answer 429: say so at once.
@@ -278,7 +306,8 @@ function expiryOf(input: CreatePasteInput, now: Date): Date | null {
   if (input.expiresAt === undefined) return null;
   const at = new Date(input.expiresAt);
   if (at.getTime() <= now.getTime()) throw invalid('expiresAt', 'expiresAt must be in the future');
-  if (at.getTime() > now.getTime() + MAX_EXPIRY_SECONDS * 1000) throw invalid('expiresAt', 'expiresAt must be at most one year ahead');
+  if (at.getTime() > now.getTime() + MAX_EXPIRY_SECONDS * 1000)
+    throw invalid('expiresAt', 'expiresAt must be at most one year ahead');
   return at;
 }
 
@@ -294,7 +323,9 @@ function envelopeText(envelope: EnvelopeInput): string {
 }
 
 export function tooLong(maxPasteSize: number): HttpError {
-  return appError('PASTE_CONTENT_TOO_LONG', { message: `Content exceeds maximum size of ${formatMegabytes(maxPasteSize)} MB` });
+  return appError('PASTE_CONTENT_TOO_LONG', {
+    message: `Content exceeds maximum size of ${formatMegabytes(maxPasteSize)} MB`,
+  });
 }
 
 export type PasteService = ReturnType<typeof createPasteService>;

@@ -28,12 +28,21 @@ export function pastesModule(deps: {
   return {
     name: 'pastes',
     hotRoutes: pasteRouteList.filter(isHot),
-    routes: [...pasteRouteList.filter((route) => !isHot(route)), ...creatorRoutes(deps),
-      ...moderationRoutes({ service: deps.moderation, guards: deps.guards })],
+    routes: [
+      ...pasteRouteList.filter((route) => !isHot(route)),
+      ...creatorRoutes(deps),
+      ...moderationRoutes({ service: deps.moderation, guards: deps.guards }),
+    ],
   };
 }
 
 const routeKey = (route: AnyRoute) => `${route.method} ${route.path}`;
 
 /** Creating a paste and reading one: nearly all of the service's traffic. */
-const hotRoutes = new Set(['post /api/paste', 'head /paste/:slug', 'head /paste/:slug/raw', 'get /paste/:slug', 'get /paste/:slug/raw']);
+const hotRoutes = new Set([
+  'post /api/paste',
+  'head /paste/:slug',
+  'head /paste/:slug/raw',
+  'get /paste/:slug',
+  'get /paste/:slug/raw',
+]);

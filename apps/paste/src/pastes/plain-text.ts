@@ -31,10 +31,17 @@ export function plainTextErrors(logger: Logger): ErrorRequestHandler {
     if (!wantsPlainText(res) || res.headersSent) return next(error);
     const { status, message, details, headers } = describeError(error);
     // Logged as the main error handler logs them: the path without its query string.
-    if (status >= 500) logger.error({ err: error, reqId: requestIdOf(req), method: req.method, path: req.originalUrl.split('?')[0] }, 'request failed');
+    if (status >= 500)
+      logger.error(
+        { err: error, reqId: requestIdOf(req), method: req.method, path: req.originalUrl.split('?')[0] },
+        'request failed',
+      );
     if (headers) res.set(headers);
     // The details name their field already ("maxViews must be ...").
     const lines = [message, ...Object.values(details ?? {}).map((text) => `  ${String(text)}`)];
-    res.status(status).type('text/plain; charset=utf-8').send(`${lines.join('\n')}\n`);
+    res
+      .status(status)
+      .type('text/plain; charset=utf-8')
+      .send(`${lines.join('\n')}\n`);
   };
 }

@@ -16,7 +16,11 @@ export const slugAlphabets: Record<PasteSettings['slugCharacterSet'], string> = 
 export type RandomInt = (maxExclusive: number) => number;
 
 /** A slug drawn with a cryptographic random source (crypto.randomInt by default). */
-export function generateSlug(length: number, set: PasteSettings['slugCharacterSet'], random: RandomInt = randomInt): string {
+export function generateSlug(
+  length: number,
+  set: PasteSettings['slugCharacterSet'],
+  random: RandomInt = randomInt,
+): string {
   const alphabet = slugAlphabets[set];
   let slug = '';
   for (let i = 0; i < length; i += 1) slug += alphabet[random(alphabet.length)];

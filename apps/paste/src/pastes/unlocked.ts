@@ -5,7 +5,9 @@ import type { SessionData } from 'express-session';
 const MAX_UNLOCKED = 200;
 
 declare module 'express-session' {
-  interface SessionData { unlockedPastes?: string[] }
+  interface SessionData {
+    unlockedPastes?: string[];
+  }
 }
 
 /** The session, or undefined where the hot path skipped it (no session cookie). */

@@ -3,7 +3,10 @@ import { z } from 'zod';
 export const DEFAULT_LOGO = '/static/logo.svg';
 export const DEFAULT_FAVICON = '/static/favicon.svg';
 
-const hexColor = z.string().trim().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'Must be a hex colour: #rgb or #rrggbb');
+const hexColor = z
+  .string()
+  .trim()
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'Must be a hex colour: #rgb or #rrggbb');
 const rateLimit = z.number().int().min(1).max(1_000_000);
 const windowMinutes = z.number().int().min(1).max(10_080);
 const maxPasteSize = z.number().min(0.01).max(100);
@@ -37,11 +40,12 @@ export const pasteSettingsSchema = z.object({
 export type PasteSettings = z.infer<typeof pasteSettingsSchema>;
 
 /** Form posts send numbers and booleans as text: accept "5" and "true" as well as 5 and true. */
-const fromText = <S extends z.ZodType>(schema: S) => z.preprocess((value) => {
-  if (typeof value !== 'string' || value.trim() === '') return value;
-  if (value === 'true' || value === 'false') return value === 'true';
-  return Number.isNaN(Number(value)) ? value : Number(value);
-}, schema);
+const fromText = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((value) => {
+    if (typeof value !== 'string' || value.trim() === '') return value;
+    if (value === 'true' || value === 'false') return value === 'true';
+    return Number.isNaN(Number(value)) ? value : Number(value);
+  }, schema);
 
 // The three owner forms. Unknown fields are ignored; every field is optional.
 export const generalSettingsSchema = z.object({
@@ -62,7 +66,9 @@ export const securitySettingsSchema = z.object({
 });
 
 export const advancedSettingsSchema = z.object({
-  autoDeleteInactive: z.preprocess((value) => (typeof value === 'number' ? String(value) : value), z.enum(autoDeleteChoices)).optional(),
+  autoDeleteInactive: z
+    .preprocess((value) => (typeof value === 'number' ? String(value) : value), z.enum(autoDeleteChoices))
+    .optional(),
   syntaxHighlighting: fromText(z.boolean()).optional(),
   slugLength: fromText(slugLength).optional(),
   slugCharacterSet: z.enum(slugCharacterSets).optional(),

@@ -16,7 +16,15 @@ export const INVALID_TYPE = errorCodes.PASTE_INVALID_FILE_TYPE.message;
 const binaryTypes: Record<string, ImageExtension> = { jpg: 'jpg', png: 'png', gif: 'gif', ico: 'ico' };
 
 /** What a file name's extension claims, so a PNG named `.svg` is refused rather than served under a false name. */
-const claimedTypes: Record<string, ImageExtension> = { jpg: 'jpg', jpeg: 'jpg', jpe: 'jpg', png: 'png', gif: 'gif', svg: 'svg', ico: 'ico' };
+const claimedTypes: Record<string, ImageExtension> = {
+  jpg: 'jpg',
+  jpeg: 'jpg',
+  jpe: 'jpg',
+  png: 'png',
+  gif: 'gif',
+  svg: 'svg',
+  ico: 'ico',
+};
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -33,7 +41,9 @@ export async function checkImage(data: Buffer, originalName: string): Promise<Ch
 
   const nameExt = /\.([A-Za-z0-9]+)$/.exec(originalName)?.[1]?.toLowerCase();
   if (nameExt !== undefined && claimedTypes[nameExt] !== ext) {
-    throw appError('PASTE_INVALID_FILE_TYPE', { message: `${INVALID_TYPE} (the file's content does not match its .${nameExt} name)` });
+    throw appError('PASTE_INVALID_FILE_TYPE', {
+      message: `${INVALID_TYPE} (the file's content does not match its .${nameExt} name)`,
+    });
   }
   if (ext !== 'svg') return { ext, data };
   const clean = sanitizeSvg(data.toString('utf8'));
@@ -53,7 +63,11 @@ function isSvg(data: Buffer): boolean {
   try {
     const { document } = new JSDOM(text, { contentType: 'image/svg+xml' }).window;
     const root = document.documentElement;
-    return root.localName === 'svg' && root.namespaceURI === SVG_NS && document.getElementsByTagName('parsererror').length === 0;
+    return (
+      root.localName === 'svg' &&
+      root.namespaceURI === SVG_NS &&
+      document.getElementsByTagName('parsererror').length === 0
+    );
   } catch {
     return false;
   }

@@ -14,7 +14,11 @@ export interface UploadStore {
 }
 
 const contentTypes: Record<ImageExtension, string> = {
-  jpg: 'image/jpeg', png: 'image/png', gif: 'image/gif', svg: 'image/svg+xml', ico: 'image/vnd.microsoft.icon',
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  svg: 'image/svg+xml',
+  ico: 'image/vnd.microsoft.icon',
 };
 
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
@@ -30,7 +34,11 @@ function safetyHeaders(res: Response, name: string): void {
 
 function servedFromFolder(dir: string): RequestHandler {
   return express.static(dir, {
-    index: false, dotfiles: 'deny', fallthrough: true, maxAge: '30d', immutable: true,
+    index: false,
+    dotfiles: 'deny',
+    fallthrough: true,
+    maxAge: '30d',
+    immutable: true,
     setHeaders: (res, filePath) => safetyHeaders(res, filePath),
   });
 }
@@ -64,7 +72,7 @@ export function databaseUploadStore(repository: UploadRepository, legacyDir: str
     put: (name, image) => repository.insert(name, contentTypes[image.ext], image.data),
     remove: (name) => repository.delete(name),
     serve: (req, res, next) => {
-      const match = (req.method === 'GET' || req.method === 'HEAD') ? uploadName.exec(req.path) : null;
+      const match = req.method === 'GET' || req.method === 'HEAD' ? uploadName.exec(req.path) : null;
       if (!match) return next();
       repository.find(match[1]!).then((found) => {
         if (!found) return legacy(req, res, next);

@@ -23,7 +23,8 @@ export function createUploadService(deps: UploadServiceDeps) {
   return {
     /** Stores a logo or favicon, points the setting at it, and deletes the file it replaces. */
     async store(kind: BrandingKind, file: { buffer: Buffer; originalname: string } | undefined): Promise<string> {
-      if (!file) throw appError('PASTE_NO_FILE_UPLOADED', { message: `No file uploaded: send the file in the "${kind}" field` });
+      if (!file)
+        throw appError('PASTE_NO_FILE_UPLOADED', { message: `No file uploaded: send the file in the "${kind}" field` });
       const image = await checkImage(file.buffer, file.originalname);
       const name = `${kind}-${deps.now().getTime()}-${deps.randomInt(1_000_000_000)}.${image.ext}`;
       await deps.store.put(name, image);

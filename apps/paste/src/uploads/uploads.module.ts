@@ -5,7 +5,11 @@ import type { UploadService } from './upload.service.js';
 import type { UploadStore } from './upload-store.js';
 
 /** The owner's logo and favicon: uploads, and the files served back. */
-export function uploadsModule(deps: { service: UploadService; guards: PasteGuards; store: UploadStore }): FeatureModule {
+export function uploadsModule(deps: {
+  service: UploadService;
+  guards: PasteGuards;
+  store: UploadStore;
+}): FeatureModule {
   return {
     name: 'uploads',
     staticFiles: [{ path: '/uploads/images', handler: deps.store.serve }],

@@ -1,3 +1,9 @@
 export { createEmptyEmbeddedDatabase, createTestDatabase, testDatabaseBackend } from './test-database.js';
 export { findTableWrites, sourceFiles, tableDefinitions, writersByTable, type TableWrite } from './table-writes.js';
-export { freePort, NO_POSTGRES_BINARIES, postgresBinaries, startStreamingPair, type StreamingPair } from './streaming-replica.js';
+export {
+  freePort,
+  NO_POSTGRES_BINARIES,
+  postgresBinaries,
+  startStreamingPair,
+  type StreamingPair,
+} from './streaming-replica.js';

@@ -22,13 +22,17 @@ export interface StreamingPair {
 export function postgresBinaries(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
-  return versions.map((version) => path.join(root, version, 'bin'))
+  const versions = readdirSync(root)
+    .filter((name) => /^\d+$/.test(name))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions
+    .map((version) => path.join(root, version, 'bin'))
     .find((bin) => ['initdb', 'pg_ctl', 'pg_basebackup'].every((tool) => existsSync(path.join(bin, tool))));
 }
 
 /** The line a test or the rehearsal prints when it cannot make a replica here. */
-export const NO_POSTGRES_BINARIES = 'skipped: no PostgreSQL binaries (initdb, pg_ctl, pg_basebackup under /usr/lib/postgresql/*/bin) to make a streaming replica';
+export const NO_POSTGRES_BINARIES =
+  'skipped: no PostgreSQL binaries (initdb, pg_ctl, pg_basebackup under /usr/lib/postgresql/*/bin) to make a streaming replica';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -52,27 +56,60 @@ export async function startStreamingPair(options: { bin?: string } = {}): Promis
   const folder = mkdtempSync(path.join(os.tmpdir(), 'pg-replica-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) chownSync(folder, ...postgresIds());
-  const tool = (name: string, args: string[]) => (asRoot
-    ? run('runuser', ['-u', 'postgres', '--', path.join(bin, name), ...args], { cwd: folder })
-    : run(path.join(bin, name), args, { cwd: folder }));
+  const tool = (name: string, args: string[]) =>
+    asRoot
+      ? run('runuser', ['-u', 'postgres', '--', path.join(bin, name), ...args], { cwd: folder })
+      : run(path.join(bin, name), args, { cwd: folder });
   const [primaryPort, replicaPort] = [await freePort(), await freePort()];
   const primaryDir = path.join(folder, 'primary');
   const replicaDir = path.join(folder, 'replica');
-  const settings = (port: number) => [
-    `port = ${port}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${folder}'`,
-    'wal_level = replica', 'max_wal_senders = 5', 'hot_standby = on', 'max_connections = 200',
-    // A throw-away cluster: no need to wait for the disk.
-    'fsync = off', 'synchronous_commit = off', 'full_page_writes = off', 'shared_buffers = 32MB',
-  ].join('\n');
+  const settings = (port: number) =>
+    [
+      `port = ${port}`,
+      "listen_addresses = '127.0.0.1'",
+      `unix_socket_directories = '${folder}'`,
+      'wal_level = replica',
+      'max_wal_senders = 5',
+      'hot_standby = on',
+      'max_connections = 200',
+      // A throw-away cluster: no need to wait for the disk.
+      'fsync = off',
+      'synchronous_commit = off',
+      'full_page_writes = off',
+      'shared_buffers = 32MB',
+    ].join('\n');
   const pgCtl = (dir: string, action: 'start' | 'stop', extra: string[] = []) =>
     tool('pg_ctl', ['-D', dir, '-l', `${dir}.log`, '-w', '-t', '60', action, ...extra]);
   let started: string[] = [];
   try {
-    await tool('initdb', ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+    await tool('initdb', [
+      '-D',
+      primaryDir,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+      '--no-instructions',
+    ]);
     appendFileSync(path.join(primaryDir, 'postgresql.conf'), `\n${settings(primaryPort)}\n`);
     await pgCtl(primaryDir, 'start');
     started = [primaryDir];
-    await tool('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replicaDir, '-R', '-X', 'stream', '--no-sync']);
+    await tool('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primaryPort),
+      '-U',
+      'postgres',
+      '-D',
+      replicaDir,
+      '-R',
+      '-X',
+      'stream',
+      '--no-sync',
+    ]);
     // The copy carries the primary's settings: only the port differs (postgresql.conf's last line wins).
     appendFileSync(path.join(replicaDir, 'postgresql.conf'), `\nport = ${replicaPort}\n`);
     await pgCtl(replicaDir, 'start');

@@ -40,8 +40,12 @@ export function tableDefinitions(files: string[]): Map<string, string> {
   for (const file of files) {
     if (!file.endsWith('.ts')) continue;
     const text = readFileSync(file, 'utf8');
-    const constants = new Map([...text.matchAll(/const\s+(\w+)\s*=\s*['"](\w+)['"]/g)].map((match) => [match[1]!, match[2]!]));
-    for (const match of text.matchAll(/export\s+const\s+(\w+)\s*=\s*(?:pgTable|create\w*Table)\(\s*(?:['"](\w+)['"]|(\w+)\s*\))/g)) {
+    const constants = new Map(
+      [...text.matchAll(/const\s+(\w+)\s*=\s*['"](\w+)['"]/g)].map((match) => [match[1]!, match[2]!]),
+    );
+    for (const match of text.matchAll(
+      /export\s+const\s+(\w+)\s*=\s*(?:pgTable|create\w*Table)\(\s*(?:['"](\w+)['"]|(\w+)\s*\))/g,
+    )) {
       const name = match[2] ?? constants.get(match[3]!);
       if (name) tables.set(match[1]!, name);
     }
@@ -51,18 +55,24 @@ export function tableDefinitions(files: string[]): Map<string, string> {
 
 /** Comment lines blanked (line numbers kept): a comment that quotes a statement writes nothing. */
 function withoutComments(text: string, sql: boolean): string {
-  return text.split('\n').map((line) => {
-    const trimmed = line.trimStart();
-    if (sql) return trimmed.startsWith('--') ? '' : line.replace(/\s--\s.*$/, '');
-    return trimmed.startsWith('//') || trimmed.startsWith('*') || trimmed.startsWith('/*') ? '' : line;
-  }).join('\n');
+  return text
+    .split('\n')
+    .map((line) => {
+      const trimmed = line.trimStart();
+      if (sql) return trimmed.startsWith('--') ? '' : line.replace(/\s--\s.*$/, '');
+      return trimmed.startsWith('//') || trimmed.startsWith('*') || trimmed.startsWith('/*') ? '' : line;
+    })
+    .join('\n');
 }
 
 const name = String.raw`"?([a-z_][a-z0-9_]*)"?`;
 const sqlWrites: Array<[TableWrite['kind'], RegExp]> = [
   ['insert', new RegExp(String.raw`\bINSERT\s+INTO\s+${name}`, 'gi')],
   // `ON CONFLICT ... DO UPDATE SET` updates the table its INSERT names: not a second write.
-  ['update', new RegExp(String.raw`(?<!\bDO\s+)\bUPDATE\s+(?:ONLY\s+)?${name}(?:\s+(?:AS\s+)?[a-z_]\w*)?\s+SET\b`, 'gi')],
+  [
+    'update',
+    new RegExp(String.raw`(?<!\bDO\s+)\bUPDATE\s+(?:ONLY\s+)?${name}(?:\s+(?:AS\s+)?[a-z_]\w*)?\s+SET\b`, 'gi'),
+  ],
   ['delete', new RegExp(String.raw`\bDELETE\s+FROM\s+(?:ONLY\s+)?${name}`, 'gi')],
   ['truncate', new RegExp(String.raw`\bTRUNCATE\s+(?:TABLE\s+)?(?:ONLY\s+)?${name}`, 'gi')],
   ['merge', new RegExp(String.raw`\bMERGE\s+INTO\s+${name}`, 'gi')],

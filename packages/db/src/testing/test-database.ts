@@ -24,7 +24,9 @@ export function testDatabaseBackend(): 'server' | 'embedded' {
 export async function createTestDatabase(migrationsFolder: string): Promise<Database> {
   const hash = migrationsHash(migrationsFolder);
   const serverUrl = process.env.TEST_DATABASE_URL;
-  return serverUrl ? createServerDatabase(serverUrl, migrationsFolder, hash) : createEmbeddedDatabase(migrationsFolder, hash);
+  return serverUrl
+    ? createServerDatabase(serverUrl, migrationsFolder, hash)
+    : createEmbeddedDatabase(migrationsFolder, hash);
 }
 
 function migrationsHash(folder: string): string {
@@ -132,7 +134,9 @@ async function createEmbeddedDatabase(migrationsFolder: string, hash: string): P
  * An empty embedded database in memory, as `openDatabase({})` opens one, but loaded from a cached
  * dump of a fresh cluster: PGlite's initdb costs seconds of CPU that tests need not pay each time.
  */
-export async function createEmptyEmbeddedDatabase(options: Omit<OpenDatabaseOptions, 'url' | 'dataDir' | 'pglite' | 'dumpFile'> = {}): Promise<Database> {
+export async function createEmptyEmbeddedDatabase(
+  options: Omit<OpenDatabaseOptions, 'url' | 'dataDir' | 'pglite' | 'dumpFile'> = {},
+): Promise<Database> {
   const dumpFile = await cachedDump('empty', async () => {});
   return openDatabase({ ...options, dumpFile, wasmModules: await compiledPglite() });
 }

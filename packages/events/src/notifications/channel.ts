@@ -19,12 +19,17 @@ export interface NotificationChannel {
  * bot token) and would put it in any log line or job record that serializes them.
  */
 export function providerError(provider: string, error: unknown, secrets: string[]): Error {
-  const field = (name: string): unknown => (typeof error === 'object' && error !== null ? Reflect.get(error, name) : undefined);
+  const field = (name: string): unknown =>
+    typeof error === 'object' && error !== null ? Reflect.get(error, name) : undefined;
   const given = field('message');
   const status = field('status');
   const code = field('code');
-  let message = typeof given === 'string' && given && given !== 'undefined' ? given
-    : typeof status === 'number' ? `${provider} answered HTTP ${status}` : `${provider} failed`;
+  let message =
+    typeof given === 'string' && given && given !== 'undefined'
+      ? given
+      : typeof status === 'number'
+        ? `${provider} answered HTTP ${status}`
+        : `${provider} failed`;
   for (const secret of secrets.filter(Boolean)) message = message.split(secret).join('[redacted]');
   const clean = new Error(message);
   if (typeof code === 'string' || typeof code === 'number') Object.assign(clean, { code });

@@ -1,6 +1,12 @@
 import type { LookupAddress } from 'node:dns';
 import nodemailer from 'nodemailer';
-import { addressOf, bareHost, OutgoingAddressNotAllowedError, resolveOutgoingHost, type OutgoingAddressPolicy } from '../outgoing-address.js';
+import {
+  addressOf,
+  bareHost,
+  OutgoingAddressNotAllowedError,
+  resolveOutgoingHost,
+  type OutgoingAddressPolicy,
+} from '../outgoing-address.js';
 import { providerError, type NotificationChannel } from './channel.js';
 
 /** The refusal of an SMTP host that is (or resolves to) an address the policy does not allow. */

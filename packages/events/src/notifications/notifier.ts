@@ -6,7 +6,8 @@ export interface NotifierOptions {
    * The channels that are configured; a channel missing here is skipped. A function is asked at
    * each send, so channels changed at run time (settings stored in the database) apply at once.
    */
-  channels: Partial<Record<ChannelName, NotificationChannel>> | (() => Partial<Record<ChannelName, NotificationChannel>>);
+  channels:
+    Partial<Record<ChannelName, NotificationChannel>> | (() => Partial<Record<ChannelName, NotificationChannel>>);
   /** Channels per notification kind (e.g. `anomaly: ['telegram']`); a kind without channels sends nothing. */
   routing: Record<string, ChannelName[]>;
   /** When set, routed notifications are queued in the database and retried; otherwise sent at once. */
@@ -30,7 +31,11 @@ export interface Notifier {
    * With `throttle` (and a queue), at most one message per key and channel is sent in each slot
    * of `seconds`, so a burst of identical alerts (an attack of blocked validations) is one message.
    */
-  notify(kind: string, message: NotificationMessage, throttle?: { key: string; seconds: number }): Promise<ChannelName[]>;
+  notify(
+    kind: string,
+    message: NotificationMessage,
+    throttle?: { key: string; seconds: number },
+  ): Promise<ChannelName[]>;
   /** Sends through one channel now (automated actions report the outcome); throws when it fails or is not configured. */
   sendVia(channel: ChannelName, message: NotificationMessage, recipients?: string[]): Promise<void>;
   /** The channels that are configured. */
@@ -50,20 +55,33 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   return {
     async start() {
-      if (options.queue) await options.queue.work<NotificationJob>(queueName, (job) => sendVia(job.channel, job.message, job.recipients));
+      if (options.queue)
+        await options.queue.work<NotificationJob>(queueName, (job) =>
+          sendVia(job.channel, job.message, job.recipients),
+        );
     },
     async notify(kind, message, throttle) {
       const current = channels();
       const targets = (options.routing[kind] ?? []).filter((name) => current[name]);
       for (const channel of targets) {
         if (options.queue) {
-          await options.queue.send<NotificationJob>(queueName, { channel, message }, {
-            retryLimit: options.retries ?? 3, retryDelay: 5, retryBackoff: true,
-            ...(throttle ? { singletonKey: `${kind}:${throttle.key}:${channel}`, singletonSeconds: throttle.seconds } : {}),
-          });
+          await options.queue.send<NotificationJob>(
+            queueName,
+            { channel, message },
+            {
+              retryLimit: options.retries ?? 3,
+              retryDelay: 5,
+              retryBackoff: true,
+              ...(throttle
+                ? { singletonKey: `${kind}:${throttle.key}:${channel}`, singletonSeconds: throttle.seconds }
+                : {}),
+            },
+          );
         } else {
           // Without a queue one failing channel must not keep the message from the others.
-          await sendVia(channel, message).catch((error: Error) => options.logger?.warn({ err: error, channel, kind }, 'notification failed'));
+          await sendVia(channel, message).catch((error: Error) =>
+            options.logger?.warn({ err: error, channel, kind }, 'notification failed'),
+          );
         }
       }
       return targets;

@@ -31,9 +31,12 @@ function baseUrlClient(twilio: TwilioModule, baseUrl: URL): RequestClient {
 export function createSmsChannel(options: SmsChannelOptions): NotificationChannel {
   // Loaded on first use: the library takes a fifth of a second to import, and most processes never send an SMS.
   let client: Promise<ReturnType<TwilioModule>> | undefined;
-  const twilioClient = () => (client ??= import('twilio').then(({ default: twilio }) => twilio(options.accountSid, options.authToken, {
-    httpClient: options.baseUrl ? baseUrlClient(twilio, new URL(options.baseUrl)) : undefined,
-  })));
+  const twilioClient = () =>
+    (client ??= import('twilio').then(({ default: twilio }) =>
+      twilio(options.accountSid, options.authToken, {
+        httpClient: options.baseUrl ? baseUrlClient(twilio, new URL(options.baseUrl)) : undefined,
+      }),
+    ));
   return {
     name: 'sms',
     async send(message, recipients) {

@@ -12,8 +12,10 @@ export interface TelegramChannelOptions {
 export function createTelegramChannel(options: TelegramChannelOptions): NotificationChannel {
   // Loaded on first use (a quarter of a second to import). No polling: the service only sends.
   let bot: Promise<TelegramBot> | undefined;
-  const telegram = () => (bot ??= import('node-telegram-bot-api').then(({ default: Bot }) =>
-    new Bot(options.token, { polling: false, baseApiUrl: options.baseApiUrl })));
+  const telegram = () =>
+    (bot ??= import('node-telegram-bot-api').then(
+      ({ default: Bot }) => new Bot(options.token, { polling: false, baseApiUrl: options.baseApiUrl }),
+    ));
   return {
     name: 'telegram',
     async send(message, recipients) {

@@ -1,7 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
-export interface ReceivedMail { from: string; to: string[]; raw: string; user?: string }
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+  user?: string;
+}
 
 /**
  * A real local SMTP server that keeps every message it accepts. With `credentials`, it takes
@@ -15,12 +20,15 @@ export async function startSmtpStandIn(options: { credentials?: { username: stri
     allowInsecureAuth: true,
     authOptional: true,
     onAuth(auth, _session, callback) {
-      if (credentials && auth.username === credentials.username && auth.password === credentials.password) callback(null, { user: auth.username });
+      if (credentials && auth.username === credentials.username && auth.password === credentials.password)
+        callback(null, { user: auth.username });
       else callback(new Error('Invalid username or password'));
     },
     onData(stream, session, callback) {
       let raw = '';
-      stream.on('data', (chunk: Buffer) => { raw += chunk.toString('utf8'); });
+      stream.on('data', (chunk: Buffer) => {
+        raw += chunk.toString('utf8');
+      });
       stream.on('end', () => {
         mails.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',

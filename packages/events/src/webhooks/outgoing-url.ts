@@ -1,7 +1,12 @@
 import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
 import {
-  assertHostNotLocal, bareHost, checkOutgoingHost, OutgoingAddressNotAllowedError, resolveOutgoingHost,
-  type OutgoingAddressPolicy, type OutgoingLookup,
+  assertHostNotLocal,
+  bareHost,
+  checkOutgoingHost,
+  OutgoingAddressNotAllowedError,
+  resolveOutgoingHost,
+  type OutgoingAddressPolicy,
+  type OutgoingLookup,
 } from '../outgoing-address.js';
 
 /** The text of every refusal, at save (400) and at delivery (the delivery's last error). */
@@ -30,7 +35,8 @@ export function parseOutgoingUrl(value: string, policy: Pick<OutgoingUrlPolicy, 
   } catch {
     throw new WebhookUrlNotAllowedError('not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebhookUrlNotAllowedError(`scheme ${url.protocol} is not http or https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new WebhookUrlNotAllowedError(`scheme ${url.protocol} is not http or https`);
   // WHATWG parsing already turned 2130706433, 0x7f.1 and 127.1 into 127.0.0.1, and [::127.0.0.1] into [::7f00:1].
   if (!policy.allowPrivate) assertHostNotLocal(url.hostname, refuse);
   return url;
@@ -58,11 +64,14 @@ export function guardedLookup(policy: OutgoingUrlPolicy) {
     const all = typeof options === 'object' && options.all === true;
     const requested = typeof options === 'number' ? options : options.family;
     const family = requested === 4 || requested === 'IPv4' ? 4 : requested === 6 || requested === 'IPv6' ? 6 : 0;
-    resolveOutgoingHost(hostname, policy, refuse).then((found) => {
-      const addresses = found.filter((entry) => family === 0 || entry.family === family);
-      if (!addresses.length) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-      if (all) callback(null, addresses);
-      else callback(null, addresses[0]!.address, addresses[0]!.family);
-    }).catch((error: NodeJS.ErrnoException) => callback(error, all ? [] : ''));
+    resolveOutgoingHost(hostname, policy, refuse)
+      .then((found) => {
+        const addresses = found.filter((entry) => family === 0 || entry.family === family);
+        if (!addresses.length)
+          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+        if (all) callback(null, addresses);
+        else callback(null, addresses[0]!.address, addresses[0]!.family);
+      })
+      .catch((error: NodeJS.ErrnoException) => callback(error, all ? [] : ''));
   };
 }

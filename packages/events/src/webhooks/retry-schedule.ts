@@ -3,7 +3,9 @@
  * `delaysMs[n - 1]`; after the last one the delivery is kept as failed. Deterministic (no
  * jitter), so the README's table is exactly what happens.
  */
-export interface RetrySchedule { delaysMs: readonly number[] }
+export interface RetrySchedule {
+  delaysMs: readonly number[];
+}
 
 const second = 1000;
 const firstDelayMs = 10 * second;

@@ -89,7 +89,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const concurrency = options.concurrency ?? 16;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const probeEveryMs = options.probeEveryMs ?? 60_000;
-  const ownTransport = options.transport ? undefined
+  const ownTransport = options.transport
+    ? undefined
     : createWebhookTransport({ allowPrivate: options.allowPrivate, lookup: options.lookup, maxSockets: concurrency });
   const transport = options.transport ?? ownTransport!;
   const schedule = () => options.schedule ?? webhookRetrySchedule(options.settings().retries);
@@ -108,7 +109,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const id = randomUUID();
     const createdAt = now();
     const payload = JSON.stringify({ event, timestamp: createdAt.toISOString(), data });
-    await store.insert({ id, url, event, payload, createdAt, ...(target?.endpointId ? { endpointId: target.endpointId } : {}) });
+    await store.insert({
+      id,
+      url,
+      event,
+      payload,
+      createdAt,
+      ...(target?.endpointId ? { endpointId: target.endpointId } : {}),
+    });
     wake();
     return id;
   }
@@ -128,9 +136,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const leaseFrom = (at: Date) => new Date(at.getTime() + options.settings().timeoutMs + 30_000);
 
   function startAttempt(delivery: StoredDelivery): void {
-    const attempt = attemptDelivery(delivery).catch((error: unknown) => {
-      options.logger?.error?.({ err: error, webhookId: delivery.id }, 'webhook delivery could not be recorded');
-    }).finally(() => { inFlight.delete(attempt); wake(); });
+    const attempt = attemptDelivery(delivery)
+      .catch((error: unknown) => {
+        options.logger?.error?.({ err: error, webhookId: delivery.id }, 'webhook delivery could not be recorded');
+      })
+      .finally(() => {
+        inFlight.delete(attempt);
+        wake();
+      });
     inFlight.add(attempt);
   }
 
@@ -162,7 +175,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       'X-Webhook-Event': delivery.event,
     };
     // Signed at send time: `t` is the moment of this attempt, the body is the one fixed at enqueue.
-    if (secret) headers[WEBHOOK_SIGNATURE_HEADER] = signWebhookPayload(secret, delivery.payload, Math.floor(now().getTime() / 1000));
+    if (secret)
+      headers[WEBHOOK_SIGNATURE_HEADER] = signWebhookPayload(
+        secret,
+        delivery.payload,
+        Math.floor(now().getTime() / 1000),
+      );
 
     let responseCode: number | null = null;
     let error: string;
@@ -171,13 +189,21 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const response = await transport({ url: delivery.url, headers, body: delivery.payload, timeoutMs });
       responseCode = response.status;
       if (response.status >= 200 && response.status < 300) {
-        await store.markDelivered({ id: delivery.id, attempt: delivery.attempts, at: now(), responseCode, error: null, probe: delivery.probe });
+        await store.markDelivered({
+          id: delivery.id,
+          attempt: delivery.attempts,
+          at: now(),
+          responseCode,
+          error: null,
+          probe: delivery.probe,
+        });
         await releaseBacklog(delivery);
         return;
       }
-      error = response.status >= 300 && response.status < 400
-        ? `Receiver answered ${response.status}; redirects are not followed`
-        : `Receiver answered ${response.status}`;
+      error =
+        response.status >= 300 && response.status < 400
+          ? `Receiver answered ${response.status}; redirects are not followed`
+          : `Receiver answered ${response.status}`;
     } catch (thrown) {
       if (thrown instanceof WebhookUrlNotAllowedError) {
         retry = false;
@@ -196,8 +222,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const delay = retry ? delays[delivery.attempts - 1] : undefined;
     const at = now();
     const nextRetryAt = delay === undefined ? null : new Date(at.getTime() + delay);
-    options.logger?.warn({ webhookId: delivery.id, event: delivery.event, url: delivery.url, attempts: delivery.attempts, responseCode, error, nextRetryAt },
-      nextRetryAt ? 'webhook delivery failed; will retry' : 'webhook delivery failed for good; kept as failed');
+    options.logger?.warn(
+      {
+        webhookId: delivery.id,
+        event: delivery.event,
+        url: delivery.url,
+        attempts: delivery.attempts,
+        responseCode,
+        error,
+        nextRetryAt,
+      },
+      nextRetryAt ? 'webhook delivery failed; will retry' : 'webhook delivery failed for good; kept as failed',
+    );
     await store.markFailed({ id: delivery.id, attempt: delivery.attempts, at, responseCode, error, nextRetryAt });
     // A retry due before the next poll is claimed on time (compressed schedules in tests).
     if (delay !== undefined && delay < pollIntervalMs) setTimeout(wake, delay).unref();

@@ -34,7 +34,9 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): { path: stri
   const configured = env.CHROMIUM_PATH?.trim();
   if (configured === 'none') return { missing: `CHROMIUM_PATH=none: ${CHROMIUM_HINT}` };
   if (configured) {
-    return isExecutable(configured) ? { path: configured } : { missing: `CHROMIUM_PATH=${configured} is not an executable file` };
+    return isExecutable(configured)
+      ? { path: configured }
+      : { missing: `CHROMIUM_PATH=${configured} is not an executable file` };
   }
   const folders = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
   for (const name of ['chromium', 'chromium-browser']) {
@@ -53,7 +55,9 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): { path: stri
  */
 export function chromiumForTests(what = 'browser tests'): string | undefined {
   const found = findChromium();
-  return requireForTests(what, 'missing' in found ? found.missing : undefined) && 'path' in found ? found.path : undefined;
+  return requireForTests(what, 'missing' in found ? found.missing : undefined) && 'path' in found
+    ? found.path
+    : undefined;
 }
 
 function isExecutable(file: string): boolean {

@@ -19,7 +19,12 @@ export type Theme = 'light' | 'dark';
 export const THEMES: Theme[] = ['light', 'dark'];
 
 /** One broken rule on one element: the rule's id, the element's CSS selector, and why. */
-export interface Violation { theme: Theme; rule: string; selector: string; summary: string }
+export interface Violation {
+  theme: Theme;
+  rule: string;
+  selector: string;
+  summary: string;
+}
 
 /** Where each audit leaves a line (git-ignored); the browser suite's teardown sums them up. */
 export const auditFolder = path.resolve(import.meta.dirname, '../../../../artifacts/axe');
@@ -38,11 +43,15 @@ export async function auditPage(page: Page, name: string): Promise<void> {
   const violations = await findViolations(page);
   const ms = Math.round(performance.now() - started);
   mkdirSync(auditFolder, { recursive: true });
-  writeFileSync(path.join(auditFolder, `${name.replace(/[^a-z0-9-]+/gi, '-')}.json`),
-    JSON.stringify({ name, url: page.url(), themes: THEMES, violations: violations.length, ms, at: Date.now() }));
+  writeFileSync(
+    path.join(auditFolder, `${name.replace(/[^a-z0-9-]+/gi, '-')}.json`),
+    JSON.stringify({ name, url: page.url(), themes: THEMES, violations: violations.length, ms, at: Date.now() }),
+  );
   if (violations.length) {
     const lines = violations.map((found) => `  [${found.theme}] ${found.rule} at ${found.selector}: ${found.summary}`);
-    throw new Error(`axe-core: ${violations.length} WCAG 2.1 AA violation(s) on "${name}" (${page.url()}):\n${lines.join('\n')}`);
+    throw new Error(
+      `axe-core: ${violations.length} WCAG 2.1 AA violation(s) on "${name}" (${page.url()}):\n${lines.join('\n')}`,
+    );
   }
 }
 
@@ -60,14 +69,24 @@ export async function findViolations(page: Page): Promise<Violation[]> {
       await page.emulateMedia({ colorScheme: theme });
       // A theme changes colours only: after the first, only the rules about colour run again.
       const runOnly = theme === THEMES[0] ? { type: 'tag', values: WCAG_TAGS } : { type: 'rule', values: COLOUR_RULES };
-      found.push(...await page.evaluate(async ({ theme, runOnly }) => {
-        document.documentElement.setAttribute('data-theme', theme);
-        const axe = (window as unknown as { axe: AxeInPage }).axe;
-        const results = await axe.run(document, { runOnly, resultTypes: ['violations'] });
-        return results.violations.flatMap((rule) => rule.nodes.map((node) => ({
-          theme, rule: rule.id, selector: node.target.join(' '), summary: (node.failureSummary ?? rule.help).replace(/\s+/g, ' '),
-        })));
-      }, { theme, runOnly }));
+      found.push(
+        ...(await page.evaluate(
+          async ({ theme, runOnly }) => {
+            document.documentElement.setAttribute('data-theme', theme);
+            const axe = (window as unknown as { axe: AxeInPage }).axe;
+            const results = await axe.run(document, { runOnly, resultTypes: ['violations'] });
+            return results.violations.flatMap((rule) =>
+              rule.nodes.map((node) => ({
+                theme,
+                rule: rule.id,
+                selector: node.target.join(' '),
+                summary: (node.failureSummary ?? rule.help).replace(/\s+/g, ' '),
+              })),
+            );
+          },
+          { theme, runOnly },
+        )),
+      );
     }
   } finally {
     await page.emulateMedia({ colorScheme: before.dark ? 'dark' : 'light' });
@@ -81,7 +100,10 @@ export async function findViolations(page: Page): Promise<Violation[]> {
 
 /** The little of axe-core's API used in the page (its own types describe the Node side). */
 interface AxeInPage {
-  run(context: Document, options: object): Promise<{
+  run(
+    context: Document,
+    options: object,
+  ): Promise<{
     violations: { id: string; help: string; nodes: { target: string[]; failureSummary?: string }[] }[];
   }>;
 }

@@ -4,7 +4,13 @@ import type { Page } from 'playwright-core';
 // stop that the focused element shows a focus ring.
 
 /** What has the focus: its tag, accessible-ish name, and the ring it draws (outline). */
-export interface Focused { tag: string; name: string; id: string; outline: string; ringed: boolean }
+export interface Focused {
+  tag: string;
+  name: string;
+  id: string;
+  outline: string;
+  ringed: boolean;
+}
 
 /** The focused element, and whether it draws a focus ring of at least 2 px. */
 export function focused(page: Page): Promise<Focused> {
@@ -19,7 +25,9 @@ export function focused(page: Page): Promise<Focused> {
     const label = element.getAttribute('aria-label') ?? labelCopy?.textContent ?? element.textContent ?? '';
     const width = parseFloat(style.outlineWidth);
     return {
-      tag: element.tagName.toLowerCase(), id: element.id, name: label.replace(/\s+/g, ' ').trim(),
+      tag: element.tagName.toLowerCase(),
+      id: element.id,
+      name: label.replace(/\s+/g, ' ').trim(),
       outline: `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}`,
       ringed: style.outlineStyle !== 'none' && width >= 2,
     };
@@ -30,7 +38,11 @@ export function focused(page: Page): Promise<Focused> {
  * Presses Tab (Shift+Tab with `backwards`) until the focused element's name matches, at most
  * `limit` times; every element passed on the way must show its focus ring. Answers the element.
  */
-export async function tabTo(page: Page, name: string | RegExp, options: { backwards?: boolean; limit?: number } = {}): Promise<Focused> {
+export async function tabTo(
+  page: Page,
+  name: string | RegExp,
+  options: { backwards?: boolean; limit?: number } = {},
+): Promise<Focused> {
   const seen: string[] = [];
   for (let step = 0; step < (options.limit ?? 40); step += 1) {
     await page.keyboard.press(options.backwards ? 'Shift+Tab' : 'Tab');

@@ -17,7 +17,11 @@
     }
     const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     let data = {};
-    try { data = await res.json(); } catch { /* not JSON */ }
+    try {
+      data = await res.json();
+    } catch {
+      /* not JSON */
+    }
     if (!res.ok || data.success === false) throw new Error(data.error || 'Request failed (HTTP ' + res.status + ').');
     return data;
   }
@@ -52,7 +56,14 @@
   if (panicButton) {
     panicButton.addEventListener('click', async () => {
       const enable = panicButton.dataset.enabled !== 'true';
-      if (enable && !await confirmDialog('Turn panic mode on? Validation and the customer API will answer 503 until it is turned off.', 'Turn panic mode on')) return;
+      if (
+        enable &&
+        !(await confirmDialog(
+          'Turn panic mode on? Validation and the customer API will answer 503 until it is turned off.',
+          'Turn panic mode on',
+        ))
+      )
+        return;
       busy(panicButton, document.getElementById('panic'), async () => {
         await request('POST', '/api/admin/panic', { enabled: enable });
         window.location.reload();
@@ -75,11 +86,22 @@
       const kind = button.dataset.releaseKind;
       const value = button.dataset.releaseValue;
       const what = kind === 'ip' ? 'IP address' : 'hardware id';
-      if (!await confirmDialog('Release the ' + what + ' ' + value + '? Its place on this license becomes free for another computer.', 'Release')) return;
+      if (
+        !(await confirmDialog(
+          'Release the ' + what + ' ' + value + '? Its place on this license becomes free for another computer.',
+          'Release',
+        ))
+      )
+        return;
       busy(button, button.closest('section') || document.body, async () => {
         await request('POST', button.dataset.releaseUrl, kind === 'ip' ? { ip: value } : { hwid: value });
-        window.sessionStorage.setItem(releasedKey, 'Released: ' + (kind === 'ip' ? 'IP address ' : 'hardware id ') + value
-          + '. Its place on this license is free for another computer.');
+        window.sessionStorage.setItem(
+          releasedKey,
+          'Released: ' +
+            (kind === 'ip' ? 'IP address ' : 'hardware id ') +
+            value +
+            '. Its place on this license is free for another computer.',
+        );
         window.location.reload();
       });
     });
@@ -102,13 +124,15 @@
   const setup = document.getElementById('two-factor-setup');
   if (setup) {
     const start = document.getElementById('two-factor-setup-start');
-    start.addEventListener('click', () => busy(start, setup, async () => {
-      const data = await request('GET', '/api/2fa/setup');
-      document.getElementById('two-factor-qr').src = data.qrCode;
-      document.getElementById('two-factor-secret').textContent = data.secret;
-      document.getElementById('two-factor-setup-secret').hidden = false;
-      start.hidden = true;
-    }));
+    start.addEventListener('click', () =>
+      busy(start, setup, async () => {
+        const data = await request('GET', '/api/2fa/setup');
+        document.getElementById('two-factor-qr').src = data.qrCode;
+        document.getElementById('two-factor-secret').textContent = data.secret;
+        document.getElementById('two-factor-setup-secret').hidden = false;
+        start.hidden = true;
+      }),
+    );
     const enableForm = document.getElementById('two-factor-enable');
     enableForm.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -116,11 +140,13 @@
       busy(enableForm.querySelector('button'), setup, async () => {
         const data = await request('POST', '/api/2fa/enable', { token });
         const list = document.getElementById('two-factor-backup-codes');
-        list.replaceChildren(...data.backupCodes.map((code) => {
-          const item = document.createElement('li');
-          item.textContent = code;
-          return item;
-        }));
+        list.replaceChildren(
+          ...data.backupCodes.map((code) => {
+            const item = document.createElement('li');
+            item.textContent = code;
+            return item;
+          }),
+        );
         document.getElementById('two-factor-setup-secret').hidden = true;
         document.getElementById('two-factor-setup-intro').hidden = true;
         document.getElementById('two-factor-backup').hidden = false;
