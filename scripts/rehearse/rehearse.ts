@@ -173,6 +173,15 @@ async function main(): Promise<number> {
     const ownerCookie = await signInAs(pasteUrl, 'owner-1');
     const token = adminToken(jwtSecret, 'admin-1');
     const auth = { Authorization: `Bearer ${token}` };
+    // The admin's own exports count against the per-person limit (1,000 per 15 minutes): a
+    // vendor who scripts this much raises it, as the console's settings let them.
+    const configured = await fetch(`${licenseUrl}/api/admin/config`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json', ...auth },
+      body: JSON.stringify({ userRateLimit: { max: 1_000_000 } }),
+    });
+    if (!configured.ok)
+      throw new Error(`PUT /api/admin/config answered ${configured.status}: ${await configured.text()}`);
     const product = (await post(`${licenseUrl}/api/products`, { name: 'Rehearsal' }, auth)).product as { _id: string };
     const license = async (limits: Record<string, number>) =>
       ((await post(`${licenseUrl}/api/licenses`, { product: product._id, ...limits }, auth)).license as { key: string })
