@@ -88,61 +88,50 @@ function referencePage(document: JsonSchema): string {
     byTag.set(operation.tag, [...(byTag.get(operation.tag) ?? []), operation]);
   const title = info.title ?? 'API';
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>API reference · ${title}</title>
-        <link rel="stylesheet" href="./swagger-ui.css" />
-        <link rel="stylesheet" href="./reference.css" />
-        <link rel="icon" type="image/png" href="./favicon-32x32.png" sizes="32x32" />
-        <script src="./swagger-ui-bundle.js" defer></script>
-        <script src="./swagger-ui-standalone-preset.js" defer></script>
-        <script src="./swagger-ui-init.js" defer></script>
-      </head>
-      <body>
-        <div class="swagger-ui" id="first-view" aria-busy="true">
-          <div class="wrapper">
-            <section class="information-container">
-              <div class="info">
-                <h2 class="title">
-                  ${title}
-                  <span
-                    ><small><pre class="version">${info.version ?? ''}</pre></small></span
-                  >
-                </h2>
-                <div class="description"><p>${info.description ?? ''}</p></div>
-                <p class="reference-note">
-                  The interactive reference (parameters, answers, Try it out) is loading; every operation is listed
-                  already. <a href="/openapi.json">The OpenAPI document</a>.
-                </p>
-              </div>
-            </section>
-            ${[...byTag].map(
-              ([tag, operations]) => html`
-                <div class="opblock-tag-section is-open">
-                  <h3 class="opblock-tag"><span>${tag}</span></h3>
-                  <div class="operation-tag-content">
-                    ${operations.map(
-                      (operation) => html`
-                        <div class="opblock opblock-${operation.method}" data-operation="${operation.operationId}">
-                          <div class="opblock-summary opblock-summary-${operation.method}">
-                            <span class="opblock-summary-method">${operation.method.toUpperCase()}</span>
-                            <span class="opblock-summary-path"><span>${operation.path}</span></span>
-                            <div class="opblock-summary-description">${operation.summary}</div>
-                          </div>
-                        </div>
-                      `,
-                    )}
-                  </div>
-                </div>
-              `,
-            )}
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>API reference · ${title}</title>
+<link rel="stylesheet" href="./swagger-ui.css">
+<link rel="stylesheet" href="./reference.css">
+<link rel="icon" type="image/png" href="./favicon-32x32.png" sizes="32x32">
+<script src="./swagger-ui-bundle.js" defer></script>
+<script src="./swagger-ui-standalone-preset.js" defer></script>
+<script src="./swagger-ui-init.js" defer></script>
+</head>
+<body>
+<div class="swagger-ui" id="first-view" aria-busy="true">
+  <div class="wrapper">
+    <section class="information-container"><div class="info">
+      <h2 class="title">${title} <span><small><pre class="version">${info.version ?? ''}</pre></small></span></h2>
+      <div class="description"><p>${info.description ?? ''}</p></div>
+      <p class="reference-note">The interactive reference (parameters, answers, Try it out) is loading; every operation is listed already. <a href="/openapi.json">The OpenAPI document</a>.</p>
+    </div></section>
+${[...byTag].map(
+  ([tag, operations]) => html`    <div class="opblock-tag-section is-open">
+      <h3 class="opblock-tag"><span>${tag}</span></h3>
+      <div class="operation-tag-content">
+${operations.map(
+  (
+    operation,
+  ) => html`        <div class="opblock opblock-${operation.method}" data-operation="${operation.operationId}">
+          <div class="opblock-summary opblock-summary-${operation.method}">
+            <span class="opblock-summary-method">${operation.method.toUpperCase()}</span>
+            <span class="opblock-summary-path"><span>${operation.path}</span></span>
+            <div class="opblock-summary-description">${operation.summary}</div>
           </div>
         </div>
-        <div id="swagger-ui"></div>
-      </body>
-    </html> `.html;
+`,
+)}      </div>
+    </div>
+`,
+)}  </div>
+</div>
+<div id="swagger-ui"></div>
+</body>
+</html>
+`.html;
 }
 
 /** Starts Swagger UI on /openapi.json and swaps it in for the first view once it has rendered. */

@@ -11,11 +11,7 @@ describe('html template', () => {
 
   it('composes nested templates and arrays, and renders nothing for false, null and undefined', () => {
     const items = ['a&b', '<i>'].map((item) => html`<li>${item}</li>`);
-    expect(
-      html`<ul>
-        ${items}${false}${null}${undefined}
-      </ul>`.html,
-    ).toBe('<ul><li>a&amp;b</li><li>&lt;i&gt;</li></ul>');
+    expect(html`<ul>${items}${false}${null}${undefined}</ul>`.html).toBe('<ul><li>a&amp;b</li><li>&lt;i&gt;</li></ul>');
   });
 
   it('passes raw markup of our own through unchanged', () => {
