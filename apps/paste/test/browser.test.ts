@@ -41,6 +41,7 @@ describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBack
   it('creates a paste with the CSRF token (a web request) and lands on the created page, not on the paste', async () => {
     await page.fill('#content', 'hello from the browser <b>bold?</b>');
     await page.fill('#maxViews', '3');
+    await page.getByLabel('Encrypt in my browser').uncheck(); // a plain paste: encrypted-browser.test.ts has the other
     await page.click('#submit');
     await page.waitForURL(/\/paste\/[A-Za-z0-9]{8}\/created$/);
     const slug = page.url().split('/').at(-2)!;
@@ -99,6 +100,7 @@ describe.skipIf(!executablePath)(`the home page in a browser (${testDatabaseBack
   it('unlocks a protected paste through the password form (in a browser that did not create it)', async () => {
     await page.fill('#content', 'behind a password');
     await page.fill('#password', 'open');
+    await page.getByLabel('Encrypt in my browser').uncheck();
     await page.click('#submit');
     await page.waitForURL(/\/created$/);
     const link = await page.locator('#paste-link').inputValue();

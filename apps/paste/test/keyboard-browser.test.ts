@@ -62,6 +62,10 @@ describe.skipIf(!executablePath)(`paste pages with the keyboard alone (${testDat
       await tabTo(page, /^Expire after views/);
       await page.keyboard.type('1');
       expect(await page.getByLabel('Reveal on click').isChecked()).toBe(true);
+      // A plain paste (Space unticks encryption): the encrypted flow has its own browser tests.
+      await tabTo(page, 'Encrypt in my browser');
+      await page.keyboard.press('Space');
+      expect(await page.getByLabel('Encrypt in my browser').isChecked()).toBe(false);
       await tabTo(page, 'Create paste');
       await capture(page, 'keyboard-paste-create');
       await Promise.all([page.waitForURL(/\/paste\/[A-Za-z0-9]{8}\/created$/), page.keyboard.press('Enter')]);
