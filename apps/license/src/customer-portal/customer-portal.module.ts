@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
-import type { CustomerRecord } from '../common/request.js';
 import type { FeatureModule } from '../common/feature-module.js';
 import type { LicenseFiles } from '../licenses/license-file.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
@@ -15,10 +14,8 @@ export function customerPortalModule(needs: {
   pool: pg.Pool;
   now: () => Date;
   customer: Guard;
-  public: Guard;
   panicGuard: RequestHandler;
   panicMode: () => boolean;
-  findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
   licenses: LicensesService;
   machines: Pick<MachinesService, 'list' | 'holder'>;
   files: LicenseFiles;
@@ -32,7 +29,7 @@ export function customerPortalModule(needs: {
     files: needs.files,
     releasesPerDay: needs.releasesPerDay,
   });
-  const pages = customerPortalPages({ service, findCustomer: needs.findCustomer, panicMode: needs.panicMode });
+  const pages = customerPortalPages({ service, customer: needs.customer, panicMode: needs.panicMode });
   return {
     name: 'customer-portal',
     routes: [

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import type { CustomerRecord } from '../common/request.js';
 import { notFoundData } from '../dashboard/dashboard.page-data.js';
+import { guardResult } from '../dashboard/dashboard.routes.js';
 import { defaultChartDays, licensePageData, licensesPageData } from './customer-portal.page-data.js';
 import type { createCustomerPortalService } from './customer-portal.service.js';
 
@@ -43,7 +44,8 @@ type Service = ReturnType<typeof createCustomerPortalService>;
 /** The pages, and the list that the front page `/` shows a signed-in customer. */
 export function customerPortalPages(deps: {
   service: Service;
-  findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
+  /** The customer guard of the API (`access/guards.ts`), which the page guard answers as pages. */
+  customer: Guard;
   panicMode: () => boolean;
 }) {
   const { service } = deps;
@@ -60,21 +62,22 @@ export function customerPortalPages(deps: {
   }
 
   /**
-   * The customer guard as the portal's pages answer it: a visitor goes to `/` to sign in, a user
-   * who is not a customer gets the 404 page (a license page of theirs does not exist).
+   * The customer guard as the portal's pages answer it: a visitor (401) goes to `/` to sign in,
+   * a user who is not a customer (403) gets the 404 page (a license page of theirs does not exist).
    */
   const customerPage: Guard = {
-    name: 'customer',
-    security: [{ session: [] }],
+    name: deps.customer.name,
+    security: deps.customer.security,
     middleware: [
       (req, res, next) => {
         res.set('Cache-Control', 'no-store');
-        const user = req.user;
-        if (!user) return res.redirect('/');
-        deps.findCustomer(user.id).then((customer) => {
-          if (!customer) return res.status(404).render('errors/not-found', notFoundData(user.username));
-          req.customer = customer;
-          next();
+        guardResult(deps.customer, req, res).then((error) => {
+          if (!error) return next();
+          if (isHttpError(error) && error.status === 401) return res.redirect('/');
+          if (isHttpError(error) && error.status === 403) {
+            return res.status(404).render('errors/not-found', notFoundData(req.user?.username));
+          }
+          next(error);
         }, next);
       },
     ],
