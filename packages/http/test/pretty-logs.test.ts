@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, wantsPrettyLogs } from '../src/logger.js';
+import { requireForTests } from '../src/testing/prerequisites.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -57,7 +58,12 @@ createLogger({ name: 'paste' }).info({ req: { headers: { authorization: 'Bearer 
     expect(result.status, result.stderr).toBe(0);
     return result.stdout;
   };
-  const hasScript = spawnSync('script', ['--version']).status === 0;
+  const hasScript = requireForTests(
+    'pretty logs in a terminal',
+    spawnSync('script', ['--version']).status === 0
+      ? undefined
+      : 'no util-linux `script` on the PATH: apt-get install util-linux',
+  );
 
   it.skipIf(!hasScript)('npm start in a terminal: readable lines, secrets still redacted', () => {
     const output = run('development', true);
