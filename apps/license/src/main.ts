@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     const database = await openDatabase({
       url: processConfig.LICENSE_DATABASE_URL ?? processConfig.DATABASE_URL,
       dataDir: path.join(processConfig.DATA_DIR, 'license'),
+      sharedBuffers: processConfig.EMBEDDED_SHARED_BUFFERS,
       warn: (message) => logger.warn(message),
       replicaUrl: processConfig.LICENSE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL,
       replicaLog: (message, level) => logger[level](message),

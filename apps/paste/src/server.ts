@@ -54,7 +54,11 @@ export async function startPasteService(
             replicaUrl: processConfig.PASTE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL,
             replicaLog: (message, level) => logger[level](message),
           }
-        : { dataDir: path.join(processConfig.DATA_DIR, 'paste'), warn: (message) => logger.warn(message) },
+        : {
+            dataDir: path.join(processConfig.DATA_DIR, 'paste'),
+            sharedBuffers: processConfig.EMBEDDED_SHARED_BUFFERS,
+            warn: (message) => logger.warn(message),
+          },
     );
     opened.push(() => database.close());
     await runMigrations(database.db, migrationsFolder, 'paste');

@@ -11,6 +11,14 @@ export const sharedSchema = {
    * it while it is up and at most 10 s behind; everything else uses the primary.
    */
   DATABASE_REPLICA_URL: envUrl(),
+  /**
+   * The embedded database's page cache (PostgreSQL's shared_buffers), held for good once filled:
+   * a size like `16MB` or `256MB`. More serves a large database from memory.
+   */
+  EMBEDDED_SHARED_BUFFERS: z
+    .string()
+    .regex(/^[1-9]\d{0,5}(kB|MB|GB)$/, 'Must be a size such as 16MB, 512kB or 1GB')
+    .default('16MB'),
   REDIS_URL: envUrl(),
   /** Express's `trust proxy`: `false`, `true`, a hop count, or a list of addresses. */
   TRUST_PROXY: z.string().default('false'),

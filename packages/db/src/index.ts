@@ -1,4 +1,4 @@
-export { openDatabase, type Database, type OpenDatabaseOptions } from './open-database.js';
+export { defaultSharedBuffers, openDatabase, type Database, type OpenDatabaseOptions } from './open-database.js';
 export { runMigrations } from './migrate.js';
 export { withTransaction, type Queryable } from './transaction.js';
 export { batchConcurrency, createBatcher, type BatcherOptions } from './batcher.js';

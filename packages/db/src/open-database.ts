@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -35,6 +35,11 @@ export interface OpenDatabaseOptions {
    * compiling it costs about a second of CPU, which tests would pay for every database they open.
    */
   wasmModules?: PgliteWasmModules;
+  /**
+   * The embedded database's page cache (PostgreSQL's shared_buffers, e.g. '16MB'); default
+   * 16MB. It is memory the service holds for good once filled.
+   */
+  sharedBuffers?: string;
   /**
    * Hears that a lock left on `dataDir` by a dead process was taken over, or that the embedded
    * database's maintenance failed (default: console.warn).
@@ -111,6 +116,13 @@ function openServer(url: string, max: number, options: OpenDatabaseOptions): Dat
 // client of every failed query) is still being closed when its replacement connects: a server
 // limited to one connection would refuse that replacement.
 const socketConnections = 8;
+
+/**
+ * The embedded page cache: a service's working set (its tables' hot pages and indexes) fits, and
+ * what does not is read again from the system's file cache. 128 MB, PostgreSQL's default, was
+ * most of an idle service's memory (docs/footprint.md).
+ */
+export const defaultSharedBuffers = '16MB';
 
 async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   const warn = options.warn ?? ((message: string) => console.warn(message));
@@ -228,28 +240,24 @@ async function serveOnThisThread(pglite: PGlite, socket: PrivateSocket): Promise
  * thread free, and the two use both cores.
  */
 async function serveInWorker(options: OpenDatabaseOptions, socket: PrivateSocket): Promise<EmbeddedServer> {
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
-    workerData: {
-      dataDir: options.dataDir ? path.resolve(options.dataDir) : undefined,
-      dumpFile: options.dumpFile,
-      wasmModules: options.wasmModules,
-      maxConnections: socketConnections,
-      listen: socket.listen,
-    },
-  });
+  const dataDir = options.dataDir ? path.resolve(options.dataDir) : undefined;
+  const workerData = {
+    dataDir,
+    dumpFile: options.dumpFile,
+    wasmModules: options.wasmModules,
+    sharedBuffers: options.sharedBuffers ?? defaultSharedBuffers,
+    maxConnections: socketConnections,
+    listen: socket.listen,
+  };
+  if (dataDir && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    // A new folder: initdb in a thread of its own, whose memory is given back when it ends.
+    const { worker, next } = startWorker({ ...workerData, initOnly: true });
+    const answer = await next();
+    await worker.terminate();
+    if (!answer.initialized) throw new Error(`The embedded database did not start: ${answer.failed ?? 'no answer'}`);
+  }
+  const { worker, next } = startWorker(workerData);
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  type WorkerMessage = { ready?: string; failed?: string; closed?: boolean };
-  const next = () =>
-    new Promise<WorkerMessage>((resolve, reject) => {
-      const onExit = (code: number) => reject(new Error(`the embedded database's thread stopped (exit code ${code})`));
-      worker.once('error', reject);
-      worker.once('exit', onExit);
-      worker.once('message', (message: WorkerMessage) => {
-        worker.off('error', reject);
-        worker.off('exit', onExit);
-        resolve(message);
-      });
-    });
   const started = await next();
   if (!started.ready) {
     await worker.terminate();
@@ -270,4 +278,23 @@ async function serveInWorker(options: OpenDatabaseOptions, socket: PrivateSocket
       return closing;
     },
   };
+}
+
+type WorkerMessage = { ready?: string; initialized?: boolean; failed?: string; closed?: boolean };
+
+/** Starts pglite-worker.mjs; `next` answers its next message (or rejects when the thread stops first). */
+function startWorker(workerData: Record<string, unknown>) {
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData });
+  const next = () =>
+    new Promise<WorkerMessage>((resolve, reject) => {
+      const onExit = (code: number) => reject(new Error(`the embedded database's thread stopped (exit code ${code})`));
+      worker.once('error', reject);
+      worker.once('exit', onExit);
+      worker.once('message', (message: WorkerMessage) => {
+        worker.off('error', reject);
+        worker.off('exit', onExit);
+        resolve(message);
+      });
+    });
+  return { worker, next };
 }

@@ -10,20 +10,34 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
-/** @type {{ dataDir?: string; dumpFile?: string; wasmModules?: { pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module }; maxConnections: number; listen: { path: string } | { host: string; port: number } }} */
+/** @type {{ dataDir?: string; dumpFile?: string; wasmModules?: { pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module }; sharedBuffers: string; initOnly?: boolean; maxConnections: number; listen: { path: string } | { host: string; port: number } }} */
 const options = workerData;
 // Modules compiled once by the parent (tests open hundreds of databases per process); absent, PGlite compiles its own.
 const compiled = options.wasmModules ?? {};
+
+// PostgreSQL's page cache lives in PGlite's WebAssembly memory, touched page by page as it fills
+// and never given back: its default of 128 MB was most of an idle service's memory. Pages it
+// drops are still in the operating system's file cache, one read away.
+const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`];
 
 let pglite;
 let server;
 try {
   pglite = options.dumpFile
-    ? await PGlite.create({ loadDataDir: new Blob([readFileSync(options.dumpFile)]), ...compiled })
-    : await PGlite.create({ dataDir: options.dataDir, ...compiled });
-  server = new PGLiteSocketServer({ db: pglite, ...options.listen, maxConnections: options.maxConnections });
-  await server.start();
-  parentPort.postMessage({ ready: server.getServerConn() });
+    ? await PGlite.create({ loadDataDir: new Blob([readFileSync(options.dumpFile)]), ...compiled, startParams })
+    : await PGlite.create({ dataDir: options.dataDir, ...compiled, startParams });
+  if (options.initOnly) {
+    // A new data folder: initdb ran in this thread, whose memory (initdb's own WebAssembly, some
+    // 600 MB touched) goes back to the system when the thread ends; the database opens again in
+    // a fresh thread (open-database.ts, serveInWorker).
+    await pglite.close();
+    parentPort.postMessage({ initialized: true });
+    parentPort.close();
+  } else {
+    server = new PGLiteSocketServer({ db: pglite, ...options.listen, maxConnections: options.maxConnections });
+    await server.start();
+    parentPort.postMessage({ ready: server.getServerConn() });
+  }
 } catch (error) {
   parentPort.postMessage({ failed: error instanceof Error ? `${error.message}` : String(error) });
 }

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { openDatabase, runMigrations, withTransaction, type Database } from '../src/index.js';
+import { defaultSharedBuffers, openDatabase, runMigrations, withTransaction, type Database } from '../src/index.js';
 import { createEmptyEmbeddedDatabase, createTestDatabase, testDatabaseBackend } from '../src/testing/index.js';
 
 const migrations = path.join(import.meta.dirname, 'fixtures/migrations');
@@ -91,6 +91,26 @@ describe('embedded database on disk', () => {
       const { rows } = await after.pool.query('SELECT value FROM counters');
       await after.close();
       expect(rows).toEqual([{ value: 7 }]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps a small page cache by default, and the size it is given (docs/footprint.md)', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'pglite-'));
+    try {
+      // A new folder: initdb runs in a thread of its own first; the files it leaves open again.
+      const byDefault = await openDatabase({ dataDir: path.join(folder, 'default') });
+      const { rows: small } = await byDefault.pool.query('SHOW shared_buffers');
+      await byDefault.close();
+      expect(small).toEqual([{ shared_buffers: defaultSharedBuffers }]);
+      expect(defaultSharedBuffers).toBe('16MB');
+      expect(existsSync(path.join(folder, 'default', 'PG_VERSION'))).toBe(true);
+
+      const larger = await openDatabase({ dataDir: path.join(folder, 'default'), sharedBuffers: '48MB' });
+      const { rows } = await larger.pool.query('SHOW shared_buffers');
+      await larger.close();
+      expect(rows).toEqual([{ shared_buffers: '48MB' }]);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
