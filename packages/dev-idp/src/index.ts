@@ -1,13 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { explainListenError } from '@app/config';
-import {
-  OAuth2Issuer,
+import type {
   OAuth2Service,
-  type MutableRedirectUri,
-  type MutableResponse,
-  type MutableToken,
-  type TokenRequestIncomingMessage,
+  MutableRedirectUri,
+  MutableResponse,
+  MutableToken,
+  TokenRequestIncomingMessage,
 } from 'oauth2-mock-server';
 import { renderAuthorizePage } from './authorize-page.js';
 
@@ -77,9 +76,17 @@ let signingKeyOnce: Promise<Record<string, unknown>> | undefined;
  * second, and a test run starts a provider in nearly every file. Nothing outside trusts it.
  */
 function signingKey(): Promise<Record<string, unknown>> {
-  signingKeyOnce ??= new OAuth2Issuer().keys.generate('RS256').then((jwk) => ({ ...jwk }));
+  signingKeyOnce ??= loadMockServer()
+    .then(({ OAuth2Issuer }) => new OAuth2Issuer().keys.generate('RS256'))
+    .then((jwk) => ({ ...jwk }));
   return signingKeyOnce;
 }
+
+/**
+ * oauth2-mock-server, loaded when a provider starts: a service that imports this package but
+ * signs in elsewhere should not hold it (some 15 MB, docs/footprint.md).
+ */
+const loadMockServer = () => import('oauth2-mock-server');
 
 /**
  * A local OAuth 2.0 provider (authorization code flow) for development and tests, built on
@@ -88,6 +95,7 @@ function signingKey(): Promise<Record<string, unknown>> {
  * client credentials checked, and a user-info answer for the user the access token was issued to.
  */
 export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> {
+  const { OAuth2Issuer, OAuth2Service } = await loadMockServer();
   const issuer = new OAuth2Issuer();
   await issuer.keys.add(await signingKey());
   const service = new OAuth2Service(issuer);

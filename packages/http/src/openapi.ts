@@ -1,5 +1,4 @@
 import { Router, type RequestHandler } from 'express';
-import swaggerUi from 'swagger-ui-express';
 import { z } from 'zod';
 import {
   prepareDocument,
@@ -167,6 +166,13 @@ export function openApiRoutes(document: () => JsonSchema): { routes: AnyRoute[];
     if (!file) return next();
     res.type(file[0]).set('Cache-Control', 'no-cache').send(file[1]);
   };
-  const assets = Router().use('/docs', ownFiles, swaggerUi.serve);
+  // Swagger UI's files, loaded at the first request for them: a service whose reference nobody
+  // opens need not hold swagger-ui-express (docs/footprint.md).
+  let swaggerFiles: Promise<Router> | undefined;
+  const swaggerAssets: RequestHandler = (req, res, next) => {
+    swaggerFiles ??= import('swagger-ui-express').then(({ default: swaggerUi }) => Router().use(swaggerUi.serve));
+    swaggerFiles.then((router) => router(req, res, next), next);
+  };
+  const assets = Router().use('/docs', ownFiles, swaggerAssets);
   return { routes, assets };
 }

@@ -94,7 +94,7 @@ export function createExportsService({ pool, reads = pool, now, batchSize }: Exp
 
     async licensesPdf(actor: Actor, filter: LicenseExportFilter, out: ExportOutput): Promise<void> {
       const at = now();
-      const report = new PdfReport('Licenses', out, { landscape: true, now: at });
+      const report = await PdfReport.create('Licenses', out, { landscape: true, now: at });
       report.heading('Licenses');
       report.line(`Generated ${at.toISOString()}`);
       report.line(`Filters: ${describeFilters(filter)}`);
@@ -121,7 +121,7 @@ export function createExportsService({ pool, reads = pool, now, batchSize }: Exp
     async summaryPdf(actor: Actor, out: ExportOutput): Promise<void> {
       const at = now();
       const stats = await summaryStatistics(reads, at);
-      const report = new PdfReport('License service summary', out, { now: at });
+      const report = await PdfReport.create('License service summary', out, { now: at });
       report.heading('License service summary');
       report.line(`Generated ${at.toISOString()}`);
       report.line('Filters: none (all data)');

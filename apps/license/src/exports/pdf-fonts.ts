@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import * as fontkit from 'fontkit';
+import type * as Fontkit from 'fontkit';
 
 // The text is set in DejaVu Sans Condensed (npm `dejavu-fonts-ttf`, free licence): Latin, Greek,
 // Cyrillic, Arabic, Hebrew and many more scripts. It has no CJK glyphs, and pdfkit has no font
@@ -32,7 +32,15 @@ interface LoadedFont {
   ascender: number;
 }
 
+let fontkit: typeof Fontkit | undefined;
+
+/** fontkit, loaded with pdfkit at the first report (PdfReport.create). */
+export async function loadFontkit(): Promise<void> {
+  fontkit ??= await import('fontkit');
+}
+
 function load(bytes: Buffer): LoadedFont {
+  if (!fontkit) throw new Error('loadFontkit() before measuring text');
   const font = fontkit.create(bytes);
   if (!('hasGlyphForCodePoint' in font)) throw new Error('the report font is a collection, not one face');
   return { has: (codePoint) => font.hasGlyphForCodePoint(codePoint), ascender: (font.ascent / font.unitsPerEm) * 1000 };

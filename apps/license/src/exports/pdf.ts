@@ -1,9 +1,10 @@
-import PDFDocument from 'pdfkit';
+import type PDFDocumentClass from 'pdfkit';
 import type { ExportOutput } from './export-output.js';
 import {
   fallbackFontBytes,
   fallbackRise,
   FONT_FILES,
+  loadFontkit,
   runsLength,
   sliceRuns,
   textRuns,
@@ -52,7 +53,19 @@ const MARGIN = 36;
  * the page being drawn is kept in memory. Tables continue over pages with their header repeated;
  * every page carries the title and its number at the bottom.
  */
+let PDFDocument: typeof PDFDocumentClass | undefined;
+
 export class PdfReport {
+  /**
+   * A report; pdfkit and fontkit are loaded at the first one: some 45 MB of memory that a
+   * service which never exports a PDF should not hold (docs/footprint.md).
+   */
+  static async create(title: string, output: ExportOutput, options: { landscape?: boolean; now: Date }) {
+    const [pdfkit] = await Promise.all([import('pdfkit'), loadFontkit()]);
+    const Document = (PDFDocument ??= pdfkit.default);
+    return new PdfReport(title, output, options, Document);
+  }
+
   private readonly doc: PDFKit.PDFDocument;
   private readonly pending: Buffer[] = [];
   private readonly ended: Promise<void>;
@@ -61,12 +74,13 @@ export class PdfReport {
   private tableHeader?: () => void;
   private readonly fallbacksRegistered = new Set<FallbackFont>();
 
-  constructor(
+  private constructor(
     private readonly title: string,
     private readonly output: ExportOutput,
     options: { landscape?: boolean; now: Date },
+    Document: typeof PDFDocumentClass,
   ) {
-    this.doc = new PDFDocument({
+    this.doc = new Document({
       size: 'A4',
       layout: options.landscape ? 'landscape' : 'portrait',
       margin: MARGIN,

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { withTransaction, type Queryable } from '@app/db';
 import { isHttpError, readableIssue, validationDetails, type Logger } from '@app/http';
 import { appError } from '../common/error-codes.js';
@@ -29,6 +29,9 @@ export interface StripeServiceDeps {
 }
 
 type Session = Stripe.Checkout.Session;
+
+/** Stripe's SDK, loaded at the first payment event: a service without payments need not hold it. */
+const loadStripe = async () => (await import('stripe')).default;
 
 interface Outcome {
   transaction?: { id: string; status: TransactionStatus };
@@ -206,7 +209,7 @@ export function createStripeService(deps: StripeServiceDeps) {
       if (!deps.webhookSecret) throw appError('STRIPE_NOT_CONFIGURED');
       let event: Stripe.Event;
       try {
-        event = Stripe.webhooks.constructEvent(rawBody, signature ?? '', deps.webhookSecret);
+        event = (await loadStripe()).webhooks.constructEvent(rawBody, signature ?? '', deps.webhookSecret);
       } catch {
         // Someone other than Stripe (or with an old secret) calls the payment receiver: a security event,
         // reported at most once per address every 10 minutes.

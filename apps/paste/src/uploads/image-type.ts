@@ -1,6 +1,5 @@
 import { fileTypeFromBuffer } from 'file-type';
-import createDOMPurify, { type DOMPurify } from 'dompurify';
-import { JSDOM } from 'jsdom';
+import type { DOMPurify } from 'dompurify';
 import { appError, errorCodes } from '../common/error-codes.js';
 
 export type ImageExtension = 'jpg' | 'png' | 'gif' | 'svg' | 'ico';
@@ -36,7 +35,7 @@ export async function checkImage(data: Buffer, originalName: string): Promise<Ch
   if (data.length === 0) throw appError('PASTE_FILE_EMPTY');
   const detected = await fileTypeFromBuffer(data);
   let ext: ImageExtension | undefined = detected ? binaryTypes[detected.ext] : undefined;
-  if (!ext && (!detected || detected.ext === 'xml') && isSvg(data)) ext = 'svg';
+  if (!ext && (!detected || detected.ext === 'xml') && (await isSvg(data))) ext = 'svg';
   if (!ext) throw appError('PASTE_INVALID_FILE_TYPE');
 
   const nameExt = /\.([A-Za-z0-9]+)$/.exec(originalName)?.[1]?.toLowerCase();
@@ -46,13 +45,19 @@ export async function checkImage(data: Buffer, originalName: string): Promise<Ch
     });
   }
   if (ext !== 'svg') return { ext, data };
-  const clean = sanitizeSvg(data.toString('utf8'));
+  const clean = await sanitizeSvg(data.toString('utf8'));
   if (!clean) throw appError('PASTE_INVALID_FILE_TYPE');
   return { ext, data: Buffer.from(clean, 'utf8') };
 }
 
+/**
+ * jsdom, loaded at the first SVG: it is some 60 MB of memory, which a service that never receives
+ * an SVG logo should not hold (docs/footprint.md).
+ */
+const loadJsdom = () => import('jsdom');
+
 /** A well-formed XML document whose root element is an SVG `<svg>`. */
-function isSvg(data: Buffer): boolean {
+async function isSvg(data: Buffer): Promise<boolean> {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(data);
@@ -60,6 +65,7 @@ function isSvg(data: Buffer): boolean {
     return false;
   }
   if (!/<svg[\s>]/i.test(text)) return false;
+  const { JSDOM } = await loadJsdom();
   try {
     const { document } = new JSDOM(text, { contentType: 'image/svg+xml' }).window;
     const root = document.documentElement;
@@ -76,7 +82,9 @@ function isSvg(data: Buffer): boolean {
 let purifier: DOMPurify | undefined;
 
 /** One DOMPurify on one jsdom window for the process; the hook removes every external reference. */
-function getPurifier(): DOMPurify {
+async function getPurifier(): Promise<DOMPurify> {
+  if (purifier) return purifier;
+  const [{ JSDOM }, { default: createDOMPurify }] = await Promise.all([loadJsdom(), import('dompurify')]);
   if (purifier) return purifier;
   const instance = createDOMPurify(new JSDOM('').window);
   instance.addHook('uponSanitizeAttribute', (_node, data) => {
@@ -93,8 +101,8 @@ function getPurifier(): DOMPurify {
 }
 
 /** The SVG without scripts, event handlers, foreignObject, styles or external references; '' when nothing is left. */
-export function sanitizeSvg(svg: string): string {
-  const clean = getPurifier().sanitize(svg, {
+export async function sanitizeSvg(svg: string): Promise<string> {
+  const clean = (await getPurifier()).sanitize(svg, {
     USE_PROFILES: { svg: true, svgFilters: true },
     FORBID_TAGS: ['script', 'foreignObject', 'style', 'image'],
     FORBID_ATTR: ['style'],

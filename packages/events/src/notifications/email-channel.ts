@@ -1,5 +1,4 @@
 import type { LookupAddress } from 'node:dns';
-import nodemailer from 'nodemailer';
 import {
   addressOf,
   bareHost,
@@ -59,6 +58,8 @@ export function createEmailChannel(options: EmailChannelOptions): NotificationCh
         if (error instanceof SmtpHostNotAllowedError) throw error;
         throw providerError('The SMTP server', error, secrets);
       }
+      // Loaded at the first message: a service that sends no email need not hold nodemailer.
+      const { default: nodemailer } = await import('nodemailer');
       const transport = nodemailer.createTransport({
         host: checked[0]!.address,
         port: options.port,
