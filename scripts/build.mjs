@@ -53,11 +53,16 @@ function npmPackagesExternal(imported) {
   };
 }
 
-export async function buildTarget(name) {
+/**
+ * Builds one target into `<app>/<outDir>` (default `dist`). `npm start` builds into a folder of
+ * its own (`.start-<pid>`, same depth as dist, so the same relative paths hold): two starts at
+ * once never rewrite the files the other one runs.
+ */
+export async function buildTarget(name, { outDir = 'dist' } = {}) {
   const spec = targets[name];
   if (!spec) throw new Error(`Unknown build target "${name}": one of ${Object.keys(targets).join(', ')}`);
   const appDir = path.join(root, spec.dir);
-  const dist = path.join(appDir, 'dist');
+  const dist = path.join(appDir, outDir);
   rmSync(dist, { recursive: true, force: true });
 
   const imported = new Map();
@@ -86,7 +91,9 @@ export async function buildTarget(name) {
     );
   }
 
-  for (const [from, to] of spec.copies) cpSync(path.join(appDir, from), path.join(appDir, to), { recursive: true });
+  for (const [from, to] of spec.copies) {
+    cpSync(path.join(appDir, from), path.join(dist, path.relative('dist', to)), { recursive: true });
+  }
   return path.relative(root, path.join(dist, 'main.js'));
 }
 
