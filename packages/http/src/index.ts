@@ -31,6 +31,18 @@ export {
   type RouteInput,
 } from './routes.js';
 export { createOpenApiDocument, openApiPath, openApiRoutes, type OpenApiInfo, type OpenApiOptions } from './openapi.js';
+export {
+  closeModules,
+  declaredRoutes,
+  modulesAt,
+  mountRouters,
+  mountStage,
+  routesAt,
+  startModules,
+  type FeatureModule,
+  type ModuleRouter,
+  type MountStage,
+} from './feature-module.js';
 export { listMountedRoutes, type MountedRoute } from './route-inventory.js';
 export { appError, defineErrorCodes, errorCodes, type ErrorCatalogue, type ErrorCode } from './error-codes.js';
 export {

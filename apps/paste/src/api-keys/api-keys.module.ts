@@ -1,5 +1,5 @@
 import type { PasteGuards } from '../access/guards.js';
-import type { FeatureModule } from '../feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { apiKeyRoutes } from './api-key.routes.js';
 import type { ApiKeyService } from './api-key.service.js';
 
