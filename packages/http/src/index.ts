@@ -15,6 +15,7 @@ export {
 export { commonMiddleware, apiNotFound, trustsAProxy, type CommonMiddlewareOptions } from './common-middleware.js';
 export { isQuickJsonType, jsonBody } from './json-body.js';
 export { healthRouteDeclarations, healthRoutes } from './health.js';
+export { openedResources, runMain, startUp, type OpenedResources } from './start-up.js';
 export { serveGracefully, type RunningServer, type ServeOptions } from './serve.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
 export {
