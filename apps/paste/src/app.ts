@@ -34,12 +34,14 @@ import { autoDeleteModule } from './auto-delete/auto-delete.module.js';
 import { pagesModules } from './pages/pages.module.js';
 import { errorData } from './pages/page-data.js';
 import { createViews, useViews } from '@app/ui';
-import { createOwnerCheck } from './pastes/delete-access.js';
-import { createModerationRepository } from './pastes/moderation.repository.js';
-import { createModerationService } from './pastes/moderation.service.js';
+import { createOwnerCheck } from './creator/delete-access.js';
+import { createModerationRepository } from './moderation/moderation.repository.js';
+import { createModerationService } from './moderation/moderation.service.js';
 import { createPasteRepository } from './pastes/paste.repository.js';
 import { createPasteService, type PasteService } from './pastes/paste.service.js';
 import { pastesModules } from './pastes/pastes.module.js';
+import { creatorModule } from './creator/creator.module.js';
+import { moderationModule } from './moderation/moderation.module.js';
 import { createPasswordAttemptsRepository } from './pastes/password-attempts.repository.js';
 import { plainTextErrors } from './pastes/plain-text.js';
 import type { PasteSettings } from './settings/settings.schema.js';
@@ -155,10 +157,10 @@ export function createApp(deps: PasteAppDeps): PasteApp {
       service: pastes,
       settings,
       guards,
-      isOwner: createOwnerCheck({ auth, apiKeys, ownerId }),
-      moderation,
       now,
     }),
+    creatorModule({ service: pastes, settings, guards, isOwner: createOwnerCheck({ auth, apiKeys, ownerId }), now }),
+    moderationModule({ service: moderation, guards }),
     { name: 'auth', routes: auth.routeDeclarations },
     ...pagesModules({ settings, stats, apiKeys, moderation, guards, now }),
     settingsModule({ settings, guards }),

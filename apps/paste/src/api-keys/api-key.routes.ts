@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '@app/http';
 import type { PasteGuards } from '../access/guards.js';
-import { errorSchema, messageSchema } from '../pastes/paste.schema.js';
+import { errorSchema, messageSchema } from '../common/responses.js';
 import { apiKeyParamsSchema, apiKeySummarySchema, createApiKeySchema } from './api-key.schema.js';
 import type { ApiKeyService } from './api-key.service.js';
 

@@ -5,8 +5,8 @@ import type { ApiKeyService } from '../api-keys/api-key.service.js';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { StatsService } from '../stats/stats.service.js';
-import { decodeListCursor } from '../pastes/list-cursor.js';
-import type { ModerationService } from '../pastes/moderation.service.js';
+import { decodeListCursor } from '../moderation/list-cursor.js';
+import type { ModerationService } from '../moderation/moderation.service.js';
 import { adminData } from './page-data.js';
 
 /** Pastes per page of the dashboard's list (the API answers up to 100). */

@@ -8,7 +8,7 @@ import type { ApiKeyService } from '../api-keys/api-key.service.js';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { StatsService } from '../stats/stats.service.js';
-import type { ModerationService } from '../pastes/moderation.service.js';
+import type { ModerationService } from '../moderation/moderation.service.js';
 import { adminRoutes } from './admin.routes.js';
 import { envelopeModule, publicDir } from '../paths.js';
 import { faviconRoute, pageRoutes } from './pages.routes.js';

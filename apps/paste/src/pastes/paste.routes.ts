@@ -4,18 +4,17 @@ import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import type { Highlighter } from '../pages/highlight.js';
-import { encryptedPasteData, passwordData, pasteData, previewData, revealData } from '../pages/page-data.js';
+import type { Highlighter } from '../rendering/highlight.js';
+import { errorSchema, successSchema } from '../common/responses.js';
+import { encryptedPasteData, passwordData, pasteData, previewData, revealData } from './paste.page-data.js';
 import type { ViewedPaste } from './paste.repository.js';
 import type { PasteService } from './paste.service.js';
 import {
   clearedPastesSchema,
   createdPasteSchema,
   createPasteSchema,
-  errorSchema,
   revealFormSchema,
   slugParamsSchema,
-  successSchema,
   verifyPasteSchema,
 } from './paste.schema.js';
 import { wantsPlainText } from './plain-text.js';

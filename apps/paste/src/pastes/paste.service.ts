@@ -8,7 +8,7 @@ import type { PasteRepository, PasteSummary, ViewedPaste } from './paste.reposit
 import type { PasswordAttemptsRepository } from './password-attempts.repository.js';
 import { MAX_EXPIRY_SECONDS, type CreatePasteInput, type EnvelopeInput } from './paste.schema.js';
 import { generateSlug, type RandomInt } from './slug.js';
-import { DEFAULT_LANGUAGE } from './languages.js';
+import { DEFAULT_LANGUAGE } from '../rendering/languages.js';
 
 const MB = 1024 * 1024;
 /** Slugs are drawn again on a collision; with the smallest space (4 digits) a few tries suffice until it is nearly full. */

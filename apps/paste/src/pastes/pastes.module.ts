@@ -1,22 +1,19 @@
 import type { AnyRoute, FeatureModule } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
-import { createHighlighter } from '../pages/highlight.js';
+import { createHighlighter } from '../rendering/highlight.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import { creatorRoutes } from './creator.routes.js';
-import { moderationRoutes } from './moderation.routes.js';
-import type { ModerationService } from './moderation.service.js';
-import type { OwnerCheck } from './delete-access.js';
 import { pasteRoutes } from './paste.routes.js';
 import type { PasteService } from './paste.service.js';
 
-/** Pastes: create, read, unlock, what their creator uses (the created page, deleting), and the owner's list. */
+/**
+ * Pastes: create, read, unlock. Creating and reading sit on the hot path (see `hotRoutes`), the
+ * rest after the session.
+ */
 export function pastesModules(deps: {
   service: PasteService;
   settings: SettingsStore<PasteSettings>;
   guards: PasteGuards;
-  isOwner: OwnerCheck;
-  moderation: ModerationService;
   now: () => Date;
 }): FeatureModule[] {
   const pasteRouteList = pasteRoutes({ ...deps, highlight: createHighlighter() });
@@ -28,11 +25,7 @@ export function pastesModules(deps: {
     { name: 'pastes-hot', stage: 'hotPath', routes: pasteRouteList.filter(isHot) },
     {
       name: 'pastes',
-      routes: [
-        ...pasteRouteList.filter((route) => !isHot(route)),
-        ...creatorRoutes(deps),
-        ...moderationRoutes({ service: deps.moderation, guards: deps.guards }),
-      ],
+      routes: pasteRouteList.filter((route) => !isHot(route)),
     },
   ];
 }
