@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createdPasteSchema, clearedPastesSchema } from '../src/pastes/paste.schema.js';
+import { createdPasteSchema, clearedPastesSchema } from '../src/pastes/pastes.schema.js';
 import { clearedPastesAnswer, createdPasteAnswer, unlockedAnswer } from '../src/pastes/pastes.presenter.js';
 
 const created = {

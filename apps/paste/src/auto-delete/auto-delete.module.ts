@@ -1,7 +1,7 @@
 import type { FeatureModule, Logger } from '@app/http';
 import type { JobQueue } from '@app/events';
 import type { SettingsStore } from '@app/settings';
-import type { PasteService } from '../pastes/paste.service.js';
+import type { PasteService } from '../pastes/pastes.service.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { scheduleAutoDelete } from './auto-delete.job.js';
 

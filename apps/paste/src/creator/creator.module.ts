@@ -1,7 +1,7 @@
 import type { FeatureModule } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
-import type { PasteService } from '../pastes/paste.service.js';
+import type { PasteService } from '../pastes/pastes.service.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { creatorRoutes } from './creator.routes.js';
 import type { OwnerCheck } from './delete-access.js';

@@ -8,9 +8,9 @@ import { createdData, deleteConfirmData, deletedData } from './creator.page-data
 import { qrCodeSvg } from './qr.js';
 import { CREATED_PAGE_TTL_MS, createdEntry, forgetCreated } from '../pastes/created.js';
 import type { OwnerCheck } from './delete-access.js';
-import type { PasteService } from '../pastes/paste.service.js';
+import type { PasteService } from '../pastes/pastes.service.js';
 import { errorSchema, successSchema } from '../common/responses.js';
-import { deleteFormSchema, slugParamsSchema } from '../pastes/paste.schema.js';
+import { deleteFormSchema, slugParamsSchema } from '../pastes/pastes.schema.js';
 
 const headerToken = (req: Request) => {
   const value = req.headers['x-delete-token'];

@@ -4,7 +4,7 @@ import express, { type RequestHandler } from 'express';
 import type { SettingsStore } from '@app/settings';
 import type { FeatureModule } from '@app/http';
 import { UI_STATIC_PATH, uiStatic } from '@app/ui';
-import type { ApiKeyService } from '../api-keys/api-key.service.js';
+import type { ApiKeyService } from '../api-keys/api-keys.service.js';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { StatsService } from '../stats/stats.service.js';

@@ -3,8 +3,8 @@ import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
 import { createHighlighter } from '../rendering/highlight.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import { pasteRoutes } from './paste.routes.js';
-import type { PasteService } from './paste.service.js';
+import { pasteRoutes } from './pastes.routes.js';
+import type { PasteService } from './pastes.service.js';
 
 /**
  * Pastes: create, read, unlock. Creating and reading sit on the hot path (see `hotRoutes`), the
@@ -20,7 +20,7 @@ export function pastesModules(deps: {
   const isHot = (route: AnyRoute) => hotRoutes.has(routeKey(route));
   // A renamed path would otherwise leave the hot lane quietly (still served, only slower).
   const missing = [...hotRoutes].filter((key) => !pasteRouteList.some((route) => routeKey(route) === key));
-  if (missing.length > 0) throw new Error(`Hot routes that paste.routes.ts no longer declares: ${missing.join(', ')}`);
+  if (missing.length > 0) throw new Error(`Hot routes that pastes.routes.ts no longer declares: ${missing.join(', ')}`);
   return [
     { name: 'pastes-hot', stage: 'hotPath', routes: pasteRouteList.filter(isHot) },
     {

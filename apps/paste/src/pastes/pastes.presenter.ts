@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { successSchema } from '../common/responses.js';
-import type { clearedPastesSchema, createdPasteSchema } from './paste.schema.js';
-import type { CreatedPaste } from './paste.service.js';
+import type { clearedPastesSchema, createdPasteSchema } from './pastes.schema.js';
+import type { CreatedPaste } from './pastes.service.js';
 
 // The JSON answers of the paste routes, made from what the service returns: pure functions, so a
 // field's name or format is decided here once, and the types hold them to the declared schemas.

@@ -1,7 +1,7 @@
 import type { PasteGuards } from '../access/guards.js';
 import type { FeatureModule } from '@app/http';
-import { uploadRoutes } from './upload.routes.js';
-import type { UploadService } from './upload.service.js';
+import { uploadRoutes } from './uploads.routes.js';
+import type { UploadService } from './uploads.service.js';
 import type { UploadStore } from './upload-store.js';
 
 /** The owner's logo and favicon: uploads, and the files served back. */

@@ -6,9 +6,9 @@ import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { Highlighter } from '../rendering/highlight.js';
 import { errorSchema, successSchema } from '../common/responses.js';
-import { encryptedPasteData, passwordData, pasteData, previewData, revealData } from './paste.page-data.js';
-import type { ViewedPaste } from './paste.repository.js';
-import type { PasteService } from './paste.service.js';
+import { encryptedPasteData, passwordData, pasteData, previewData, revealData } from './pastes.page-data.js';
+import type { ViewedPaste } from './pastes.repository.js';
+import type { PasteService } from './pastes.service.js';
 import {
   clearedPastesSchema,
   createdPasteSchema,
@@ -16,7 +16,7 @@ import {
   revealFormSchema,
   slugParamsSchema,
   verifyPasteSchema,
-} from './paste.schema.js';
+} from './pastes.schema.js';
 import { wantsPlainText } from './plain-text.js';
 import { isPreviewAgent } from './preview-agents.js';
 import { pasteBodyParser } from './paste-body.js';

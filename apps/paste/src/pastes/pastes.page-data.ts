@@ -3,7 +3,7 @@ import { expiryView } from '../rendering/expiry-text.js';
 import type { Highlighted } from '../rendering/highlight.js';
 import { AUTO_DETECT_LANGUAGES } from '../rendering/languages.js';
 import { shortDate, siteView } from '../rendering/site-view.js';
-import type { ViewedPaste } from './paste.repository.js';
+import type { ViewedPaste } from './pastes.repository.js';
 
 // What each paste page's view receives: plain data, every text still unescaped (the views escape it).
 
