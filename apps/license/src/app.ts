@@ -6,15 +6,19 @@ import type { JobQueue, OutgoingLookup } from '@app/events';
 import {
   apiNotFound,
   backLinkOf,
+  closeModules,
   commonMiddleware,
   createErrorHandler,
   wantsHtmlErrorPage,
   createOpenApiDocument,
   healthRouteDeclarations,
   mountRoutes,
+  mountStage,
   openApiRoutes,
   readYourWrites,
+  startModules,
   trustsAProxy,
+  type FeatureModule,
   type Logger,
 } from '@app/http';
 import type { Redis } from '@app/rate-limit';
@@ -32,7 +36,6 @@ import { createJwtService } from './admins/jwt.js';
 import { auditFailedAdminWrites } from './audit/audit-failures.js';
 import { auditModule } from './audit/audit.module.js';
 import { automationsModule } from './automations/automations.module.js';
-import type { FeatureModule, MountStage } from './common/feature-module.js';
 import { customerPortalModule } from './customer-portal/customer-portal.module.js';
 import { customersModule } from './customers/customers.module.js';
 import { createCustomersService } from './customers/customers.service.js';
@@ -311,8 +314,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     },
   );
 
-  for (const module of modules) await module.eventHandlers?.();
-  for (const module of modules) await module.jobs?.();
+  await startModules(modules);
 
   const app = express();
   // Pages are EJS views with the UI kit's partials; routes pass plain data to res.render.
@@ -324,17 +326,10 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.set('trust proxy', trustProxyValue(config.TRUST_PROXY));
   // Tests hold every JSON answer to the schema its route declares (the API description).
   const mountOptions = { checkResponses: config.NODE_ENV === 'test' };
-  const mountStage = (stage: MountStage) => {
-    for (const module of modules.filter((candidate) => (candidate.stage ?? 'app') === stage)) {
-      app.use(mountRoutes(module.routes, mountOptions));
-      for (const router of module.routers ?? []) app.use(router);
-      if (module.errorHandlers) app.use(module.errorHandlers.path, ...module.errorHandlers.handlers);
-    }
-  };
 
   app.use(mountRoutes(health));
-  mountStage('rawBody');
-  mountStage('hotPath');
+  mountStage(app, modules, 'rawBody', mountOptions);
+  mountStage(app, modules, 'hotPath', mountOptions);
   commonMiddleware(app, {
     logger,
     bodyLimit: '1mb',
@@ -353,7 +348,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use((req, res, next) => (req.user ? auth.csrf(req, res, next) : next()));
   // Signed-in people count per user from here on (the public routes above count per IP).
   app.use(rateLimits.signedInLimit);
-  mountStage('app');
+  mountStage(app, modules, 'app', mountOptions);
 
   app.use(apiNotFound);
   app.use(pageNotFound);
@@ -388,7 +383,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     openApiDocument,
     async close() {
       rateLimits.close();
-      for (const module of modules) await module.close?.();
+      await closeModules(modules);
       await auth.close();
     },
   };

@@ -1,15 +1,9 @@
 import path from 'node:path';
 import { resolveIdentityProvider } from '@app/auth';
-import {
-  describeSessionSecret,
-  getConfig,
-  PortInUseError,
-  resolveSessionSecret,
-  resolveSessionSecretInDatabase,
-} from '@app/config';
-import { DataFolderInUseError, keepGeneratedSecret, openDatabase, runMigrations } from '@app/db';
+import { describeSessionSecret, getConfig, resolveSessionSecret, resolveSessionSecretInDatabase } from '@app/config';
+import { keepGeneratedSecret, openDatabase, runMigrations } from '@app/db';
 import { createJobQueue } from '@app/events';
-import { serveGracefully } from '@app/http';
+import { runMain, serveGracefully, startUp } from '@app/http';
 import { createRedisClient } from '@app/rate-limit';
 import { createSettingsStore } from '@app/settings';
 import { createApp } from './app.js';
@@ -26,13 +20,8 @@ async function main(): Promise<void> {
   const port = processConfig.licensePort;
   const publicUrl = processConfig.LICENSE_PUBLIC_URL ?? `http://localhost:${port}`;
 
-  // What is open so far, closed last first at shutdown, and also when start-up fails half-way
-  // (a port in use): the embedded database's socket folder and lock do not outlive the process.
-  const opened: (() => unknown)[] = [];
-  const closeAll = async () => {
-    for (const close of opened.reverse().splice(0)) await close();
-  };
-  try {
+  // What start-up opens is closed last first at shutdown, and when start-up fails half-way.
+  await startUp(logger, async (opened) => {
     // The identity provider first: a development provider whose port is taken stops the start
     // before the database is opened.
     const { oauth, devIdp } = await resolveIdentityProvider(processConfig, logger, publicUrl);
@@ -49,7 +38,7 @@ async function main(): Promise<void> {
     await runMigrations(database.db, migrationsFolder, 'license');
     if (processConfig.MIGRATE_ONLY) {
       logger.info('MIGRATE_ONLY is set: the database is migrated; exiting');
-      await closeAll();
+      await opened.closeAll();
       process.exit(0);
     }
     // On a database server the generated secret lives in the database: any number of instances
@@ -85,16 +74,9 @@ async function main(): Promise<void> {
       timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
       drainMs: config.SHUTDOWN_DRAIN_MS,
       name: 'license service',
-      onClosed: closeAll,
+      onClosed: opened.closeAll,
     });
-  } catch (error) {
-    await closeAll().catch((closing: unknown) => logger.error({ err: closing }, 'closing after a failed start failed'));
-    throw error;
-  }
+  });
 }
 
-main().catch((error: unknown) => {
-  // Another process holds the data folder or the port: its one line says all there is to say.
-  console.error(error instanceof DataFolderInUseError || error instanceof PortInUseError ? error.message : error);
-  process.exit(1);
-});
+runMain(main);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { buildTestApp, testAdminId, type Session, type TestApp } from './helpers.js';
-import { documentOf, textOf } from './dom.js';
+import { documentOf, textOf } from '@app/ui/testing/dom';
 
 const HOSTILE = '<script>alert(1)</script> "><img src=x onerror=alert(1)>';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
-import { documentOf, formToken, textOf } from './dom.js';
+import { documentOf, formToken, textOf } from '@app/ui/testing/dom';
 
 const day = 86_400_000;
 const HOSTILE = '<script>alert(1)</script> "><img src=x onerror=alert(1)>';

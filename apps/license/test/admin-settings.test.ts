@@ -2,7 +2,7 @@ import { authenticator } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { buildTestApp, testAdminId, type Session, type TestApp } from './helpers.js';
-import { documentOf, textOf } from './dom.js';
+import { documentOf, textOf } from '@app/ui/testing/dom';
 
 /** The visible text of a page, spaces collapsed. */
 const JWT_SECRET = 'a-test-secret-for-the-settings-pages-0123456789';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { receivesText } from '../src/notification-channels/notification-channels.page-data.js';
-import { documentOf, textOf } from './dom.js';
+import { documentOf, textOf } from '@app/ui/testing/dom';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 // The console's words for things the API keeps generic: which automation or webhook endpoint an

@@ -1,10 +1,9 @@
-import { JSDOM } from 'jsdom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { barChartSvg, niceCeiling } from '@app/ui';
 import { expiryText } from '../src/customer-portal/customer-portal.page-data.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
-import { documentOf, textOf } from './dom.js';
+import { documentOf, textOf } from '@app/ui/testing/dom';
 
 const day = 86_400_000;
 const SCRIPT = '<script>alert(1)</script>';
@@ -417,7 +416,7 @@ describe('the pieces the pages are made of', () => {
         { name: 'failed', className: 'chart-failure', values: [1, 0] },
       ],
     });
-    const svgElement = new JSDOM(`<body>${svg}</body>`).window.document.querySelector('svg')!;
+    const svgElement = documentOf(`<body>${svg}</body>`).querySelector('svg')!;
     expect(svgElement.getAttribute('aria-labelledby')).toBe('x-title x-desc');
     expect(svgElement.querySelector('title')?.textContent).toBe(SCRIPT);
     expect(svgElement.querySelector('desc')?.textContent).toBe(ATTRIBUTE);

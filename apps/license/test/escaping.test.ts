@@ -1,4 +1,4 @@
-import { JSDOM } from 'jsdom';
+import { documentOf } from '@app/ui/testing/dom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
@@ -17,7 +17,7 @@ const ESCAPED_ATTRIBUTE = '&quot;&gt;&lt;img src=x onerror=alert(1)&gt;';
 function expectEscaped(page: string): void {
   expect(page).not.toContain('<script>alert');
   expect(page).not.toMatch(/<img src=x/i);
-  const { document } = new JSDOM(page).window;
+  const document = documentOf(page);
   const scripts = [...document.querySelectorAll('script')].map((script) => script.getAttribute('src'));
   expect(scripts.every((src) => src === '/static/ui/ui.js' || src === '/dashboard-assets/dashboard.js')).toBe(true);
   const attributes = [...document.querySelectorAll('*')].flatMap((element) => [...element.attributes]);
@@ -31,7 +31,7 @@ function expectEscaped(page: string): void {
 }
 
 /** The page's visible text, as a browser shows it. */
-const visibleText = (page: string) => new JSDOM(page).window.document.body.textContent ?? '';
+const visibleText = (page: string) => documentOf(page).body.textContent ?? '';
 
 describe(`every license page escapes what admins, customers and visitors typed (${testDatabaseBackend()})`, () => {
   let t: TestApp;

@@ -14,7 +14,7 @@ import {
 } from '@app/events/testing';
 import { createLicenseLogger } from '../src/common/logger.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
-import { documentOf, textOf } from './dom.js';
+import { documentOf, textOf } from '@app/ui/testing/dom';
 
 // The notification channels page (/webhooks/channels): settings stored in the database over the
 // environment's, secrets never shown back, a "Send test" that reaches real local servers standing

@@ -3,7 +3,7 @@ import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
 import { verifyWebhookSignature } from '@app/events';
 import { eventually, startHttpRecorder, type HttpRecorder, type RecordedRequest } from '@app/events/testing';
 import { buildTestApp, migrationsFolder, type Session, type TestApp } from './helpers.js';
-import { documentOf, textOf } from './dom.js';
+import { documentOf, textOf } from '@app/ui/testing/dom';
 
 const signedWith = (request: RecordedRequest, secret: string) =>
   verifyWebhookSignature({ header: String(request.headers['x-webhook-signature'] ?? ''), body: request.body, secret });

@@ -30,7 +30,7 @@ import express from 'express';
 import autocannon, { type Result } from 'autocannon';
 import { loadConfig } from '@app/config';
 import { createLogger } from '@app/http';
-import { createPasteRepository } from '../src/pastes/paste.repository.js';
+import { createPasteRepository } from '../src/pastes/pastes.repository.js';
 import { startPasteService } from '../src/server.js';
 import { newKey, seal } from '../../../packages/paste-cli/src/envelope.js';
 import { cpuSeconds, idleShare, machineCpu } from '../../../scripts/bench/cpu-usage.js';

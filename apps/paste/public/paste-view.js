@@ -94,7 +94,7 @@ function createSanitizer(rules) {
   return (html) => purify.sanitize(html, config);
 }
 
-/** markdown-it as the server sets it up (src/pages/markdown.ts). */
+/** markdown-it as the server sets it up (src/rendering/markdown.ts). */
 function createMarkdown(sanitize, highlightCode) {
   const markdown = window.markdownit('default', {
     html: false,
@@ -118,7 +118,7 @@ function createMarkdown(sanitize, highlightCode) {
 
 const isMarkdownGrammar = (name) => window.hljs.getLanguage(name) === window.hljs.getLanguage('markdown');
 
-/** What the server's highlighter (src/pages/highlight.ts) makes of a paste, in the same steps. */
+/** What the server's highlighter (src/rendering/highlight.ts) makes of a paste, in the same steps. */
 async function render(paste, rules) {
   const hljs = window.hljs;
   const highlight = card.dataset.highlight === 'true';

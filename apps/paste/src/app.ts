@@ -8,33 +8,40 @@ import {
   apiNotFound,
   commonMiddleware,
   createErrorHandler,
+  closeModules,
   healthRouteDeclarations,
+  mountRoutes,
+  mountStage,
   readYourWrites,
+  routesAt,
+  startModules,
   trustsAProxy,
   wantsHtmlErrorPage,
+  type FeatureModule,
   type Logger,
+  type MountOptions,
 } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { createGuards } from './access/guards.js';
 import { sessionTableName } from './access/session.table.js';
 import { viewerLocals } from './access/viewer.js';
-import { apiDocsModule } from './api-docs/api-docs.module.js';
-import { createApiKeyRepository } from './api-keys/api-key.repository.js';
-import { createApiKeyService } from './api-keys/api-key.service.js';
+import { apiDocsModules } from './api-docs/api-docs.module.js';
+import { createApiKeyRepository } from './api-keys/api-keys.repository.js';
+import { createApiKeyService } from './api-keys/api-keys.service.js';
 import { apiKeysModule } from './api-keys/api-keys.module.js';
 import { autoDeleteModule } from './auto-delete/auto-delete.module.js';
-import type { FeatureModule } from './feature-module.js';
-import { hotLane, mountModules, startJobs } from './mount-modules.js';
-import { pagesModule } from './pages/pages.module.js';
-import { errorData } from './pages/page-data.js';
+import { pagesModules } from './pages/pages.module.js';
+import { errorData } from './pages/pages.page-data.js';
 import { createViews, useViews } from '@app/ui';
-import { createOwnerCheck } from './pastes/delete-access.js';
-import { createModerationRepository } from './pastes/moderation.repository.js';
-import { createModerationService } from './pastes/moderation.service.js';
-import { createPasteRepository } from './pastes/paste.repository.js';
-import { createPasteService, type PasteService } from './pastes/paste.service.js';
-import { pastesModule } from './pastes/pastes.module.js';
+import { createOwnerCheck } from './creator/delete-access.js';
+import { createModerationRepository } from './moderation/moderation.repository.js';
+import { createModerationService } from './moderation/moderation.service.js';
+import { createPasteRepository } from './pastes/pastes.repository.js';
+import { createPasteService, type PasteService } from './pastes/pastes.service.js';
+import { pastesModules } from './pastes/pastes.module.js';
+import { creatorModule } from './creator/creator.module.js';
+import { moderationModule } from './moderation/moderation.module.js';
 import { createPasswordAttemptsRepository } from './pastes/password-attempts.repository.js';
 import { plainTextErrors } from './pastes/plain-text.js';
 import type { PasteSettings } from './settings/settings.schema.js';
@@ -42,9 +49,9 @@ import { settingsModule } from './settings/settings.module.js';
 import { createStatsRepository } from './stats/stats.repository.js';
 import { createStatsService } from './stats/stats.service.js';
 import { statsModule } from './stats/stats.module.js';
-import { createUploadService } from './uploads/upload.service.js';
-import { uploadsModule } from './uploads/uploads.module.js';
-import { createUploadRepository } from './uploads/upload.repository.js';
+import { createUploadService } from './uploads/uploads.service.js';
+import { uploadsModules } from './uploads/uploads.module.js';
+import { createUploadRepository } from './uploads/uploads.repository.js';
 import { databaseUploadStore, folderUploadStore } from './uploads/upload-store.js';
 
 import { viewsDir } from './paths.js';
@@ -84,9 +91,9 @@ export interface PasteApp {
   auth: Auth;
   pastes: PasteService;
   /** The modules mounted, in order (the API description and the jobs come from them). */
-  modules: readonly FeatureModule[];
+  modules: readonly FeatureModule<JobQueue>[];
   /** Starts the modules' jobs on the queue; answers how to stop them. */
-  startJobs(queue: JobQueue): Promise<() => void>;
+  startJobs(queue: JobQueue): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -144,25 +151,25 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   });
 
   // The paste routes first: they carry nearly all the traffic, and every route passed on the way costs.
-  const features: FeatureModule[] = [
-    { name: 'health', sessionlessRoutes: healthRouteDeclarations(database.pool), routes: [] },
-    pastesModule({
+  const features: FeatureModule<JobQueue>[] = [
+    { name: 'health', stage: 'sessionless', routes: healthRouteDeclarations(database.pool) },
+    ...pastesModules({
       service: pastes,
       settings,
       guards,
-      isOwner: createOwnerCheck({ auth, apiKeys, ownerId }),
-      moderation,
       now,
     }),
+    creatorModule({ service: pastes, settings, guards, isOwner: createOwnerCheck({ auth, apiKeys, ownerId }), now }),
+    moderationModule({ service: moderation, guards }),
     { name: 'auth', routes: auth.routeDeclarations },
-    pagesModule({ settings, stats, apiKeys, moderation, guards, now }),
+    ...pagesModules({ settings, stats, apiKeys, moderation, guards, now }),
     settingsModule({ settings, guards }),
     apiKeysModule({ service: apiKeys, guards }),
     statsModule({ service: stats, guards }),
-    uploadsModule({ service: uploads, guards, store: uploadStore }),
+    ...uploadsModules({ service: uploads, guards, store: uploadStore }),
     autoDeleteModule({ pastes, settings, logger }),
   ];
-  const modules = [...features, apiDocsModule(features)];
+  const modules = [...features, ...apiDocsModules(features)];
 
   const app = express();
   const views = createViews({ folders: [viewsDir] });
@@ -181,7 +188,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     ownBodyParser: isPastePost,
     readYourWrites: readYourWrites({ onPrimary: database.reads.onPrimary, hasSession: hasSessionCookie }),
     // Creating and reading pastes without a session: straight after the headers and the log line.
-    hotLane: hotLane(modules, hasSessionCookie, mountOptions),
+    hotLane: hotLane(modules, mountOptions),
   });
   // The other pages under /paste/ (the creator's, the delete page) need no session for a visitor
   // without a cookie either: the session machinery (a new session id, passport) would be a large
@@ -191,7 +198,12 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     if (req.method === 'GET' && req.path.startsWith('/paste/') && !hasSessionCookie(req)) return next();
     sessions(req, res, next);
   };
-  mountModules(app, modules, session, mountOptions);
+  // Static files and session-free routes first (no session lookup, no rate limit), then the
+  // session, then the routes: the hot ones first (a request with a session cookie), all in one
+  // table so that OPTIONS lists every method a path has.
+  mountStage(app, modules, 'sessionless', mountOptions);
+  app.use(session);
+  app.use(mountRoutes([...routesAt(modules, 'hotPath'), ...routesAt(modules, 'app')], mountOptions));
 
   app.use(apiNotFound);
   // A command-line create (text/plain) gets its errors as plain text.
@@ -219,12 +231,25 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     auth,
     pastes,
     modules,
-    startJobs: (queue) => startJobs(modules, queue),
+    async startJobs(queue) {
+      await startModules(modules, queue);
+      return () => closeModules(modules);
+    },
     async close() {
       guards.close();
       await auth.close();
     },
   };
+}
+
+/**
+ * The hot routes for requests without a session cookie (`commonMiddleware`'s hot lane, right
+ * after the security headers and the request log); any other request, and one they do not
+ * answer, goes on.
+ */
+function hotLane(modules: readonly FeatureModule<JobQueue>[], options: MountOptions): RequestHandler {
+  const table = mountRoutes(routesAt(modules, 'hotPath'), options);
+  return (req, res, next) => (hasSessionCookie(req) ? next() : table(req, res, next));
 }
 
 const isPastePost = (req: Request) => req.method === 'POST' && req.path === '/api/paste';

@@ -3,7 +3,7 @@ import { describeSessionSecret, resolveSessionSecret, resolveSessionSecretInData
 import { keepGeneratedSecret, openDatabase, runMigrations, type Database } from '@app/db';
 import { resolveIdentityProvider } from '@app/auth';
 import { createJobQueue, type JobQueue } from '@app/events';
-import { createLogger, serveGracefully, type Logger, type RunningServer } from '@app/http';
+import { createLogger, serveGracefully, startUp, type Logger, type RunningServer } from '@app/http';
 import { createRedisClient, type Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, migrationsFolder, type PasteApp } from './app.js';
@@ -33,13 +33,8 @@ export async function startPasteService(
   options: { logger?: Logger; handleSignals?: boolean; port?: number } = {},
 ): Promise<StartedPasteService> {
   const logger = options.logger ?? createLogger({ level: processConfig.LOG_LEVEL, name: 'paste' });
-  // What is open so far, closed last first at shutdown, and also when start-up fails half-way
-  // (a port in use): the embedded database's socket folder and lock do not outlive the process.
-  const opened: (() => unknown)[] = [];
-  const closeAll = async () => {
-    for (const close of opened.reverse().splice(0)) await close();
-  };
-  try {
+  // What start-up opens is closed last first at shutdown, and when start-up fails half-way.
+  return startUp(logger, async (opened) => {
     // The identity provider first: a development provider whose port is taken stops the start
     // before the database is opened.
     const port = options.port ?? processConfig.PASTE_PORT;
@@ -64,7 +59,7 @@ export async function startPasteService(
     await runMigrations(database.db, migrationsFolder, 'paste');
     if (processConfig.MIGRATE_ONLY) {
       logger.info('MIGRATE_ONLY is set: the database is migrated; exiting');
-      await closeAll();
+      await opened.closeAll();
       process.exit(0);
     }
     // On a database server the generated secret and the uploads live in the database: any
@@ -112,12 +107,9 @@ export async function startPasteService(
       timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
       drainMs: config.SHUTDOWN_DRAIN_MS,
       name: 'paste service',
-      onClosed: closeAll,
+      onClosed: opened.closeAll,
       handleSignals: options.handleSignals,
     });
     return { url: `http://127.0.0.1:${running.port}`, running, paste, database, settings, stop: () => running.stop() };
-  } catch (error) {
-    await closeAll().catch((closing: unknown) => logger.error({ err: closing }, 'closing after a failed start failed'));
-    throw error;
-  }
+  });
 }

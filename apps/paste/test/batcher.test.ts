@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@app/db';
 import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
 import { migrationsFolder } from '../src/app.js';
-import { createPasteRepository } from '../src/pastes/paste.repository.js';
+import { createPasteRepository } from '../src/pastes/pastes.repository.js';
 
 describe(`batched paste statements (${testDatabaseBackend()})`, () => {
   let database: Database;

@@ -1,4 +1,4 @@
-import { JSDOM } from 'jsdom';
+import { documentOf } from '@app/ui/testing/dom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OWNER_ID, RELAXED_LIMITS, startTestSite, type TestSite } from './helpers.js';
 
@@ -14,7 +14,7 @@ const HOSTILE = `${SCRIPT} ${ATTRIBUTE} ${URL}`;
 function expectEscaped(page: string): void {
   expect(page).not.toContain('<script>alert');
   expect(page).not.toMatch(/<img src=x/i);
-  const { document } = new JSDOM(page).window;
+  const document = documentOf(page);
   const scripts = [...document.querySelectorAll('script')].map((script) => script.getAttribute('src'));
   // The site's own scripts only (the form's encryption module among them), never one from the text.
   const own = ['/static/ui/ui.js', '/static/app.js', '/static/paste-form.js'];

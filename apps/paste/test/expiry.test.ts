@@ -4,7 +4,7 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { createJobQueue } from '@app/events';
 import { createLogger } from '@app/http';
 import { DELETE_EXPIRED_JOB, scheduleAutoDelete } from '../src/auto-delete/auto-delete.job.js';
-import { expiresText } from '../src/pages/expiry-text.js';
+import { expiresText } from '../src/rendering/expiry-text.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 let site: TestSite;

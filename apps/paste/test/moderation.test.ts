@@ -1,4 +1,4 @@
-import { JSDOM } from 'jsdom';
+import { documentOf } from '@app/ui/testing/dom';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, test } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { OTHER_USER_ID, OWNER_ID, startTestSite, type TestSite } from './helpers.js';
@@ -237,7 +237,7 @@ describe(`the owner's page lists, searches and pages pastes (${testDatabaseBacke
   const page = async (query = '') => {
     const response = await site.http.get(`/admin${query}`).set(await asOwner());
     expect(response.status).toBe(200);
-    return new JSDOM(response.text).window.document;
+    return documentOf(response.text);
   };
 
   it('shows a Pastes table with links, a labelled search, Delete buttons and a Next page link', async () => {

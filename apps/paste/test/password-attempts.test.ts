@@ -5,7 +5,7 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { createLogger } from '@app/http';
 import { testRateLimitStore } from '@app/rate-limit/testing';
 import { createApp, type PasteApp } from '../src/app.js';
-import { MAX_WRONG_PASSWORDS_PER_ADDRESS, MAX_WRONG_PASSWORDS_PER_PASTE } from '../src/pastes/paste.service.js';
+import { MAX_WRONG_PASSWORDS_PER_ADDRESS, MAX_WRONG_PASSWORDS_PER_PASTE } from '../src/pastes/pastes.service.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 const MINUTE = 60_000;

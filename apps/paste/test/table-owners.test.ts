@@ -16,20 +16,20 @@ const writes = findTableWrites(files, { base: root, tables });
 
 /** The one file that writes each table. */
 const owners: Record<string, string | null> = {
-  pastes: 'apps/paste/src/pastes/paste.repository.ts',
+  pastes: 'apps/paste/src/pastes/pastes.repository.ts',
   // The paste repository runs the counters' statement (countApiUsageSql) inside its insert, so a
   // batch of API pastes and its count are one statement; the SQL that writes them lives in stats.
   paste_counters: 'apps/paste/src/stats/stats.repository.ts',
   // The statistics: written by the triggers of migration 0005 on insert and delete, and by the
   // views' statement (countViewsSql) that the paste repository runs inside its view statements.
   paste_stats: 'apps/paste/src/stats/stats.repository.ts',
-  api_keys: 'apps/paste/src/api-keys/api-key.repository.ts',
+  api_keys: 'apps/paste/src/api-keys/api-keys.repository.ts',
   paste_password_attempts: 'apps/paste/src/pastes/password-attempts.repository.ts',
   paste_password_attempts_by_address: 'apps/paste/src/pastes/password-attempts.repository.ts',
   // Written by the settings store of @app/settings (packages/settings/src/settings-store.ts),
   // which is given the table's name: no statement here names it.
   paste_settings: null,
-  paste_uploads: 'apps/paste/src/uploads/upload.repository.ts',
+  paste_uploads: 'apps/paste/src/uploads/uploads.repository.ts',
   // Written by keepGeneratedSecret of @app/db (packages/db/src/generated-secrets.ts), given the
   // table's name at start-up (server.ts): no statement here names it.
   paste_generated_secrets: null,

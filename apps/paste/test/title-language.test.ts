@@ -1,4 +1,4 @@
-import { JSDOM } from 'jsdom';
+import { documentOf } from '@app/ui/testing/dom';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, test } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { startTestSite, type TestSite } from './helpers.js';
@@ -13,8 +13,6 @@ afterAll(async () => {
 beforeEach(async () => {
   await site.reset();
 });
-
-const documentOf = (html: string) => new JSDOM(html).window.document;
 
 async function create(body: Record<string, unknown>) {
   const response = await site.http.post('/api/paste').send(body);

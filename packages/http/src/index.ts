@@ -15,6 +15,7 @@ export {
 export { commonMiddleware, apiNotFound, trustsAProxy, type CommonMiddlewareOptions } from './common-middleware.js';
 export { isQuickJsonType, jsonBody } from './json-body.js';
 export { healthRouteDeclarations, healthRoutes } from './health.js';
+export { openedResources, runMain, startUp, type OpenedResources } from './start-up.js';
 export { serveGracefully, type RunningServer, type ServeOptions } from './serve.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
 export {
@@ -31,6 +32,18 @@ export {
   type RouteInput,
 } from './routes.js';
 export { createOpenApiDocument, openApiPath, openApiRoutes, type OpenApiInfo, type OpenApiOptions } from './openapi.js';
+export {
+  closeModules,
+  declaredRoutes,
+  modulesAt,
+  mountRouters,
+  mountStage,
+  routesAt,
+  startModules,
+  type FeatureModule,
+  type ModuleRouter,
+  type MountStage,
+} from './feature-module.js';
 export { listMountedRoutes, type MountedRoute } from './route-inventory.js';
 export { appError, defineErrorCodes, errorCodes, type ErrorCatalogue, type ErrorCode } from './error-codes.js';
 export {

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { createCustomersService } from '../customers/customers.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../licenses/machines.service.js';

@@ -5,7 +5,7 @@ import type { SettingsStore } from '@app/settings';
 import type { AdminTokenService } from '../admins/admin-token.service.js';
 import type { AdminsService } from '../admins/admins.service.js';
 import { recordFailedWrite } from '../audit/audit-failures.js';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
 import { createRuntimeConfigService } from '../runtime-config/runtime-config.service.js';
 import type { TwoFactorService } from '../two-factor/two-factor.service.js';

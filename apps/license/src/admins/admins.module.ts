@@ -1,5 +1,5 @@
 import type { Guard } from '@app/http';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { AdminTokenService } from './admin-token.service.js';
 import { adminTokenRoutes } from './admins.routes.js';
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Guard } from '@app/http';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { auditPages } from './audit.pages.js';
 import { auditRoutes } from './audit.routes.js';
 import { createAuditService } from './audit.service.js';

@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import type { Notifier, WebhookDispatcher, WorkQueue } from '@app/events';
 import type { Guard, Logger } from '@app/http';
 import { recordFailedWrite } from '../audit/audit-failures.js';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { EventBus, LicenseEventName } from '../events/event-bus.js';
 import type { createLicensesService } from '../licenses/licenses.service.js';
 import { createProductsService } from '../products/products.service.js';

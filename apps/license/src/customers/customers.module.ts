@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
 import { recordFailedWrite } from '../audit/audit-failures.js';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { customerPages } from './customers.pages.js';
 import { customerRoutes } from './customers.routes.js';
 import type { createCustomersService } from './customers.service.js';

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import type { Guard } from '@app/http';
 import type { CustomerRecord } from '../common/request.js';
 import type { SettingsStore } from '@app/settings';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { createLicensesService } from '../licenses/licenses.service.js';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
 import { dashboardAssets, dashboardRoutes } from './dashboard.routes.js';

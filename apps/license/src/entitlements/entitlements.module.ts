@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
 import { recordFailedWrite } from '../audit/audit-failures.js';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { entitlementPages } from './entitlements.pages.js';
 import { entitlementRoutes } from './entitlements.routes.js';
 import { createEntitlementsService } from './entitlements.service.js';

@@ -2,7 +2,7 @@ import type { Queryable } from '@app/db';
 import type pg from 'pg';
 import type { Config } from '@app/config';
 import type { Guard } from '@app/http';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { createCustomersService } from '../customers/customers.service.js';
 import { createProductsService } from '../products/products.service.js';
 import { exportPages } from './exports.pages.js';

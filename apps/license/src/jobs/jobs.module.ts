@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Config } from '@app/config';
 import type { JobQueue, Notifier } from '@app/events';
 import type { Logger } from '@app/http';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
 import type { createLicensesService } from '../licenses/licenses.service.js';
 import { createJobsService, scheduleJobs } from './jobs.service.js';

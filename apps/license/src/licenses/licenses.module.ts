@@ -1,5 +1,5 @@
 import type { Guard } from '@app/http';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { LicenseFiles } from './license-file.js';
 import type { MachinesService } from './machines.service.js';
 import { licenseRoutes } from './licenses.routes.js';

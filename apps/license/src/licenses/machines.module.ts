@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { jsonBody, type Guard, type Logger } from '@app/http';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { ResponseSigner } from '../validation/signing.js';
 import { signedValidationErrors } from '../validation/validation.routes.js';
 import { adminMachineRoutes, publicMachineRoutes } from './machines.routes.js';

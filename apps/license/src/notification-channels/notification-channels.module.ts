@@ -5,7 +5,7 @@ import type { ChannelName, NotificationChannel, OutgoingLookup } from '@app/even
 import type { Guard, Logger } from '@app/http';
 import { createSettingsStore } from '@app/settings';
 import { recordFailedWrite } from '../audit/audit-failures.js';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { routingFromConfig } from '../notifications/notifications.service.js';
 import { settingsTableName } from '../runtime-config/settings.table.js';
 import { notificationChannelPages } from './notification-channels.pages.js';

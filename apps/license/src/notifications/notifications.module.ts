@@ -1,7 +1,7 @@
 import type { Config } from '@app/config';
 import type { ChannelName, NotificationChannel, Notifier, WorkQueue } from '@app/events';
 import type { Logger } from '@app/http';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
 import { channelsFromConfig, createLicenseNotifier, subscribeNotifications } from './notifications.service.js';
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Guard } from '@app/http';
 import type { SettingsStore } from '@app/settings';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { runtimeConfigRoutes } from './runtime-config.routes.js';
 import type { LicenseSettings } from './runtime-config.schema.js';
 import { createRuntimeConfigService } from './runtime-config.service.js';

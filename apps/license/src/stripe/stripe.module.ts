@@ -4,7 +4,7 @@ import type { Config } from '@app/config';
 import type { Notifier } from '@app/events';
 import type { Guard, Logger } from '@app/http';
 import type { AutomationEngine } from '../automations/automation-engine.js';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
 import type { createLicensesService } from '../licenses/licenses.service.js';
 import { stripeRoutes } from './stripe.routes.js';

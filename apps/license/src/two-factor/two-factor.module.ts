@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Config } from '@app/config';
 import type { Notifier } from '@app/events';
 import type { Guard } from '@app/http';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { twoFactorRoutes } from './two-factor.routes.js';
 import { createTwoFactorService, type TwoFactorService } from './two-factor.service.js';
 

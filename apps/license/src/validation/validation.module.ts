@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type pg from 'pg';
 import { batchConcurrency } from '@app/db';
 import type { Guard, Logger } from '@app/http';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
 import type { ResponseSigner } from './signing.js';
 import { createValidationRepository } from './validation.repository.js';

@@ -9,7 +9,7 @@ import {
 } from '@app/events';
 import type { Guard, Logger } from '@app/http';
 import { recordFailedWrite } from '../audit/audit-failures.js';
-import type { FeatureModule } from '../common/feature-module.js';
+import type { FeatureModule } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
 import { createSecretBox } from '../two-factor/two-factor.crypto.js';
 import { webhookDeliveryStore } from './webhook-deliveries.repository.js';

@@ -5,8 +5,6 @@ import { HttpError, publicAccess, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { createRateLimiter, type Redis, type RebuildableLimiter } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
-import type { ApiKeyService } from '../api-keys/api-key.service.js';
-import type { PasteSettings } from '../settings/settings.schema.js';
 
 export const RATE_LIMIT_MESSAGE = 'Too many requests, please try again later';
 
@@ -41,6 +39,16 @@ const ownerSessionWithCsrf: Record<string, string[]>[] = [{ session: [], csrf: [
 const optionalApiKey: Record<string, string[]>[] = [{}, { apiKey: [] }, { bearer: [] }];
 
 /** Who may call which route, with the rate limit each counts against. */
+/** The settings the guards read (a subset of the paste settings, named here so access/ needs no settings/). */
+export interface GuardSettings {
+  webRateLimit: number;
+  webRateLimitWindow: number;
+  apiAccess: boolean;
+  apiRateLimit: number;
+  apiRateLimitWindow: number;
+  apiKeyProtection: boolean;
+}
+
 export interface PasteGuards {
   webLimiter: RebuildableLimiter;
   apiLimiter: RebuildableLimiter;
@@ -86,8 +94,10 @@ export interface PasteGuards {
 
 export function createGuards(deps: {
   auth: Auth;
-  settings: SettingsStore<PasteSettings>;
-  apiKeys: ApiKeyService;
+  /** The settings feature's store: the guards read the limits and the API switches from it. */
+  settings: Pick<SettingsStore<GuardSettings>, 'get' | 'onChange'>;
+  /** Rejects a request without a valid API key (the api-keys feature's service). */
+  apiKeys: { authenticate(req: Request): Promise<void> };
   ownerId: string | undefined;
   redis?: Redis;
   /** Prefix of the limiters' names (their Redis keys); tests sharing one Redis use their own. */

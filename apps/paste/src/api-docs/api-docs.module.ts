@@ -1,10 +1,8 @@
-import { createOpenApiDocument, openApiRoutes } from '@app/http';
+import { createOpenApiDocument, declaredRoutes, openApiRoutes, type FeatureModule } from '@app/http';
 import { securitySchemes } from '../access/guards.js';
-import type { FeatureModule } from '../feature-module.js';
-import { declaredRoutes } from '../mount-modules.js';
 
 /** `GET /openapi.json` and the reference page `GET /docs`, made from every module's declarations and their own. */
-export function apiDocsModule(documented: readonly FeatureModule[]): FeatureModule {
+export function apiDocsModules(documented: readonly FeatureModule<never>[]): FeatureModule[] {
   let document: Record<string, unknown> | undefined;
   const docs = openApiRoutes(
     () =>
@@ -17,5 +15,9 @@ export function apiDocsModule(documented: readonly FeatureModule[]): FeatureModu
         securitySchemes,
       })),
   );
-  return { name: 'api-docs', staticFiles: [{ path: '/', handler: docs.assets }], routes: docs.routes };
+  return [
+    // The reference page's script and styles: files, served before the session.
+    { name: 'api-docs-assets', stage: 'sessionless', routes: [], routers: [docs.assets] },
+    { name: 'api-docs', routes: docs.routes },
+  ];
 }

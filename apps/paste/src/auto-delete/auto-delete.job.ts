@@ -1,7 +1,7 @@
 import type { JobQueue } from '@app/events';
 import type { Logger } from '@app/http';
 import type { SettingsStore } from '@app/settings';
-import type { PasteService } from '../pastes/paste.service.js';
+import type { PasteService } from '../pastes/pastes.service.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 
 export const AUTO_DELETE_JOB = 'paste-auto-delete-inactive';

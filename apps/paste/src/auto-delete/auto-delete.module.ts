@@ -1,7 +1,7 @@
-import type { Logger } from '@app/http';
+import type { FeatureModule, Logger } from '@app/http';
+import type { JobQueue } from '@app/events';
 import type { SettingsStore } from '@app/settings';
-import type { FeatureModule } from '../feature-module.js';
-import type { PasteService } from '../pastes/paste.service.js';
+import type { PasteService } from '../pastes/pastes.service.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { scheduleAutoDelete } from './auto-delete.job.js';
 
@@ -10,6 +10,17 @@ export function autoDeleteModule(deps: {
   pastes: PasteService;
   settings: SettingsStore<PasteSettings>;
   logger: Logger;
-}): FeatureModule {
-  return { name: 'auto-delete', routes: [], jobs: [(queue) => scheduleAutoDelete({ queue, ...deps })] };
+}): FeatureModule<JobQueue> {
+  let stop: (() => void) | undefined;
+  return {
+    name: 'auto-delete',
+    routes: [],
+    async jobs(queue) {
+      stop = await scheduleAutoDelete({ queue, ...deps });
+    },
+    close() {
+      stop?.();
+      return Promise.resolve();
+    },
+  };
 }

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '@app/http';
 import type { SettingsStore } from '@app/settings';
-import type { ApiKeyService } from '../api-keys/api-key.service.js';
+import type { ApiKeyService } from '../api-keys/api-keys.service.js';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { StatsService } from '../stats/stats.service.js';
-import { decodeListCursor } from '../pastes/list-cursor.js';
-import type { ModerationService } from '../pastes/moderation.service.js';
-import { adminData } from './page-data.js';
+import { decodeListCursor } from '../moderation/list-cursor.js';
+import type { ModerationService } from '../moderation/moderation.service.js';
+import { adminData } from './pages.page-data.js';
 
 /** Pastes per page of the dashboard's list (the API answers up to 100). */
 const ADMIN_PAGE_SIZE = 20;

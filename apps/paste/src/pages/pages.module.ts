@@ -2,13 +2,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type RequestHandler } from 'express';
 import type { SettingsStore } from '@app/settings';
+import type { FeatureModule } from '@app/http';
 import { UI_STATIC_PATH, uiStatic } from '@app/ui';
-import type { ApiKeyService } from '../api-keys/api-key.service.js';
+import type { ApiKeyService } from '../api-keys/api-keys.service.js';
 import type { PasteGuards } from '../access/guards.js';
-import type { FeatureModule } from '../feature-module.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { StatsService } from '../stats/stats.service.js';
-import type { ModerationService } from '../pastes/moderation.service.js';
+import type { ModerationService } from '../moderation/moderation.service.js';
 import { adminRoutes } from './admin.routes.js';
 import { envelopeModule, publicDir } from '../paths.js';
 import { faviconRoute, pageRoutes } from './pages.routes.js';
@@ -33,18 +33,20 @@ const sendFile =
     res.sendFile(file, { maxAge: '1h' });
   };
 
-/** The home page and the owner's dashboard. */
-export function pagesModule(deps: {
+/** The home page and the owner's dashboard, and the files pages load (served before the session). */
+export function pagesModules(deps: {
   settings: SettingsStore<PasteSettings>;
   stats: StatsService;
   apiKeys: ApiKeyService;
   moderation: ModerationService;
   guards: PasteGuards;
   now: () => Date;
-}): FeatureModule {
-  return {
-    name: 'pages',
-    staticFiles: [
+}): FeatureModule[] {
+  const assets: FeatureModule = {
+    name: 'page-assets',
+    stage: 'sessionless',
+    routes: [faviconRoute(deps.settings)],
+    routers: [
       { path: UI_STATIC_PATH, handler: uiStatic() },
       { path: '/static/envelope.js', handler: sendFile(envelopeModule) },
       ...vendorFolders.map(({ path: at, dir }) => ({
@@ -53,7 +55,6 @@ export function pagesModule(deps: {
       })),
       { path: '/static', handler: express.static(publicDir, { index: false, maxAge: '1h' }) },
     ],
-    sessionlessRoutes: [faviconRoute(deps.settings)],
-    routes: [...pageRoutes(deps), ...adminRoutes(deps)],
   };
+  return [assets, { name: 'pages', routes: [...pageRoutes(deps), ...adminRoutes(deps)] }];
 }

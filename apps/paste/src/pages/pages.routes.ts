@@ -3,7 +3,7 @@ import { defineRoute, type AnyRoute } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import { homeData } from './page-data.js';
+import { homeData } from './pages.page-data.js';
 
 const page = (description: string) => ({ description, contentType: 'text/html' });
 

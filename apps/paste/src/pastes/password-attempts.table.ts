@@ -1,5 +1,5 @@
 import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-import { pastesTable } from './paste.table.js';
+import { pastesTable } from './pastes.table.js';
 
 /**
  * Wrong passwords per paste in the current fixed window (it starts at the window's first wrong

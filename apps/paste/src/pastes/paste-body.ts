@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { isQuickJsonType, jsonBody } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import { tooLong } from './paste.service.js';
+import { tooLong } from './pastes.service.js';
 import { isPlainTextPost, plainTextFields } from './plain-text.js';
 
 const MB = 1024 * 1024;

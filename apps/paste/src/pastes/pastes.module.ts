@@ -1,39 +1,33 @@
-import type { AnyRoute } from '@app/http';
+import type { AnyRoute, FeatureModule } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
-import type { FeatureModule } from '../feature-module.js';
-import { createHighlighter } from '../pages/highlight.js';
+import { createHighlighter } from '../rendering/highlight.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import { creatorRoutes } from './creator.routes.js';
-import { moderationRoutes } from './moderation.routes.js';
-import type { ModerationService } from './moderation.service.js';
-import type { OwnerCheck } from './delete-access.js';
-import { pasteRoutes } from './paste.routes.js';
-import type { PasteService } from './paste.service.js';
+import { pasteRoutes } from './pastes.routes.js';
+import type { PasteService } from './pastes.service.js';
 
-/** Pastes: create, read, unlock, what their creator uses (the created page, deleting), and the owner's list. */
-export function pastesModule(deps: {
+/**
+ * Pastes: create, read, unlock. Creating and reading sit on the hot path (see `hotRoutes`), the
+ * rest after the session.
+ */
+export function pastesModules(deps: {
   service: PasteService;
   settings: SettingsStore<PasteSettings>;
   guards: PasteGuards;
-  isOwner: OwnerCheck;
-  moderation: ModerationService;
   now: () => Date;
-}): FeatureModule {
+}): FeatureModule[] {
   const pasteRouteList = pasteRoutes({ ...deps, highlight: createHighlighter() });
   const isHot = (route: AnyRoute) => hotRoutes.has(routeKey(route));
   // A renamed path would otherwise leave the hot lane quietly (still served, only slower).
   const missing = [...hotRoutes].filter((key) => !pasteRouteList.some((route) => routeKey(route) === key));
-  if (missing.length > 0) throw new Error(`Hot routes that paste.routes.ts no longer declares: ${missing.join(', ')}`);
-  return {
-    name: 'pastes',
-    hotRoutes: pasteRouteList.filter(isHot),
-    routes: [
-      ...pasteRouteList.filter((route) => !isHot(route)),
-      ...creatorRoutes(deps),
-      ...moderationRoutes({ service: deps.moderation, guards: deps.guards }),
-    ],
-  };
+  if (missing.length > 0) throw new Error(`Hot routes that pastes.routes.ts no longer declares: ${missing.join(', ')}`);
+  return [
+    { name: 'pastes-hot', stage: 'hotPath', routes: pasteRouteList.filter(isHot) },
+    {
+      name: 'pastes',
+      routes: pasteRouteList.filter((route) => !isHot(route)),
+    },
+  ];
 }
 
 const routeKey = (route: AnyRoute) => `${route.method} ${route.path}`;

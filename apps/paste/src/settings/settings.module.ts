@@ -1,6 +1,6 @@
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
-import type { FeatureModule } from '../feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { settingsRoutes } from './settings.routes.js';
 import type { PasteSettings } from './settings.schema.js';
 

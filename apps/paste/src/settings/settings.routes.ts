@@ -1,7 +1,7 @@
 import { defineRoute, type AnyRoute } from '@app/http';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
-import { errorSchema, messageSchema } from '../pastes/paste.schema.js';
+import { errorSchema, messageSchema } from '../common/responses.js';
 import {
   advancedSettingsSchema,
   generalSettingsSchema,

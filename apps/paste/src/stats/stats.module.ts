@@ -1,5 +1,5 @@
 import type { PasteGuards } from '../access/guards.js';
-import type { FeatureModule } from '../feature-module.js';
+import type { FeatureModule } from '@app/http';
 import { statsRoutes } from './stats.routes.js';
 import type { StatsService } from './stats.service.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '@app/http';
 import type { PasteGuards } from '../access/guards.js';
-import { errorSchema } from '../pastes/paste.schema.js';
+import { errorSchema } from '../common/responses.js';
 import type { StatsService } from './stats.service.js';
 
 const statisticsSchema = z.object({

@@ -3,7 +3,7 @@ import path from 'node:path';
 import express, { type RequestHandler, type Response } from 'express';
 import type { Logger } from '@app/http';
 import type { CheckedImage, ImageExtension } from './image-type.js';
-import type { UploadRepository } from './upload.repository.js';
+import type { UploadRepository } from './uploads.repository.js';
 
 /** Where uploaded files are kept, and how they are served back under /uploads/images. */
 export interface UploadStore {

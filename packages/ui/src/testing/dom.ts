@@ -1,6 +1,6 @@
 import { JSDOM } from 'jsdom';
 
-// Reading the console's and portal's HTML answers the way the page tests need them.
+// Reading HTML answers the way both apps' page tests need them (no browser: jsdom).
 
 /** The parsed page, for querySelector and friends. */
 export const documentOf = (html: string) => new JSDOM(html).window.document;

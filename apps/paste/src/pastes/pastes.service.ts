@@ -4,11 +4,11 @@ import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { deleteTokenMatches, hashDeleteToken, newDeleteToken } from './delete-token.js';
-import type { PasteRepository, PasteSummary, ViewedPaste } from './paste.repository.js';
+import type { PasteRepository, PasteSummary, ViewedPaste } from './pastes.repository.js';
 import type { PasswordAttemptsRepository } from './password-attempts.repository.js';
-import { MAX_EXPIRY_SECONDS, type CreatePasteInput, type EnvelopeInput } from './paste.schema.js';
+import { MAX_EXPIRY_SECONDS, type CreatePasteInput, type EnvelopeInput } from './pastes.schema.js';
 import { generateSlug, type RandomInt } from './slug.js';
-import { DEFAULT_LANGUAGE } from './languages.js';
+import { DEFAULT_LANGUAGE } from '../rendering/languages.js';
 
 const MB = 1024 * 1024;
 /** Slugs are drawn again on a collision; with the smallest space (4 digits) a few tries suffice until it is nearly full. */

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { carriesApiCredentials, type Auth } from '@app/auth';
-import type { ApiKeyService } from '../api-keys/api-key.service.js';
+import type { ApiKeyService } from '../api-keys/api-keys.service.js';
 
 /**
  * Whether the owner asks to delete a paste: a request with an API key (only the owner makes

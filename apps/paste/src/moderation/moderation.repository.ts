@@ -28,7 +28,7 @@ export interface PasteListQuery {
 }
 
 /**
- * Reads for the owner's moderation list (the table's writes stay in paste.repository.ts).
+ * Reads for the owner's moderation list (the table's writes stay in pastes.repository.ts).
  * Newest first by (created_at, id), which index pastes_created_at_id_idx serves in order, so a
  * page reads about `limit` rows; a search filters while walking that index. octet_length reads
  * the stored size without decompressing the content.

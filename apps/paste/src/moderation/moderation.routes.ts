@@ -1,6 +1,6 @@
 import { defineRoute, type AnyRoute } from '@app/http';
 import type { PasteGuards } from '../access/guards.js';
-import { errorSchema } from './paste.schema.js';
+import { errorSchema } from '../common/responses.js';
 import { listPastesQuerySchema, pasteListSchema } from './moderation.schema.js';
 import type { ModerationService } from './moderation.service.js';
 

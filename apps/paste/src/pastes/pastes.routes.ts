@@ -4,25 +4,25 @@ import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import type { Highlighter } from '../pages/highlight.js';
-import { encryptedPasteData, passwordData, pasteData, previewData, revealData } from '../pages/page-data.js';
-import type { ViewedPaste } from './paste.repository.js';
-import type { PasteService } from './paste.service.js';
+import type { Highlighter } from '../rendering/highlight.js';
+import { errorSchema, successSchema } from '../common/responses.js';
+import { encryptedPasteData, passwordData, pasteData, previewData, revealData } from './pastes.page-data.js';
+import type { ViewedPaste } from './pastes.repository.js';
+import type { PasteService } from './pastes.service.js';
 import {
   clearedPastesSchema,
   createdPasteSchema,
   createPasteSchema,
-  errorSchema,
   revealFormSchema,
   slugParamsSchema,
-  successSchema,
   verifyPasteSchema,
-} from './paste.schema.js';
+} from './pastes.schema.js';
 import { wantsPlainText } from './plain-text.js';
 import { isPreviewAgent } from './preview-agents.js';
 import { pasteBodyParser } from './paste-body.js';
 import { rememberCreated } from './created.js';
 import { isUnlocked, unlock } from './unlocked.js';
+import { clearedPastesAnswer, createdPasteAnswer, unlockedAnswer } from './pastes.presenter.js';
 
 /**
  * A paste's raw answer: its text, or for an encrypted paste its envelope as JSON (only the link's
@@ -105,16 +105,7 @@ export function pasteRoutes(deps: {
           rememberCreated(req, created.slug, created.deleteToken, deps.now().getTime());
           if (body.password) unlock(req, created.slug);
         }
-        return {
-          success: true,
-          slug: created.slug,
-          url: created.url,
-          deleteToken: created.deleteToken,
-          deleteUrl: created.deleteUrl,
-          expiresAt: created.expiresAt?.toISOString() ?? null,
-          title: created.title,
-          language: created.language,
-        };
+        return createdPasteAnswer(created);
       },
     }),
     defineRoute({
@@ -127,14 +118,7 @@ export function pasteRoutes(deps: {
         200: { description: 'Deleted', schema: clearedPastesSchema },
         403: error('Not the owner, or no CSRF token'),
       },
-      handler: async () => {
-        const deletedCount = await service.clearAll();
-        return {
-          success: true,
-          message: `Cleared ${deletedCount} ${deletedCount === 1 ? 'paste' : 'pastes'}`,
-          deletedCount,
-        };
-      },
+      handler: async () => clearedPastesAnswer(await service.clearAll()),
     }),
     // Express would answer HEAD with the GET handler, counting a view: link checkers and `curl -I`
     // must not use up a paste with a view limit. Declared before the GETs for that reason.
@@ -319,7 +303,7 @@ export function pasteRoutes(deps: {
         }
         unlock(req, slug);
         if (wantsHtml(req)) return void res.redirect(303, `/paste/${slug}`);
-        return { success: true };
+        return unlockedAnswer();
       },
     }),
   ];

@@ -1,5 +1,5 @@
 import type { Queryable } from '@app/db';
-import type { apiKeysTable } from './api-key.table.js';
+import type { apiKeysTable } from './api-keys.table.js';
 
 /** A key as the owner's list shows it: never its hash. */
 export type ApiKeySummary = Pick<

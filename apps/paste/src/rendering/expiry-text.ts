@@ -1,3 +1,5 @@
+import { shortDate } from './site-view.js';
+
 /** The web form's time limits (decisions.md: never, 10 minutes, 1 hour, 1 day, 1 week, 1 month). */
 export const EXPIRY_PRESETS = [
   { seconds: null, label: 'Never' },
@@ -24,4 +26,10 @@ export function expiresText(expiresAt: Date, now: Date): string {
   const hours = Math.round(ms / 3_600_000);
   if (hours < 48) return `expires in ${plural(hours, 'hour')}`;
   return `expires in ${plural(Math.round(ms / 86_400_000), 'day')}`;
+}
+
+/** The time limit as people read it: "expires in 3 hours", with the exact UTC time beside it. */
+export function expiryView(expiresAt: Date | null, now: Date) {
+  if (expiresAt === null) return undefined;
+  return { text: expiresText(expiresAt, now), at: expiresAt.toISOString(), atText: shortDate(expiresAt) };
 }

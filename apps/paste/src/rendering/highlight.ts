@@ -1,6 +1,6 @@
 import hljs from 'highlight.js';
 import { escapeHtml } from '@app/http';
-import { AUTO_DETECT_LANGUAGES, DEFAULT_LANGUAGE, languageLabel } from '../pastes/languages.js';
+import { AUTO_DETECT_LANGUAGES, DEFAULT_LANGUAGE, languageLabel } from './languages.js';
 import { createMarkdownRenderer } from './markdown.js';
 
 /**

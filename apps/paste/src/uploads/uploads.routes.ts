@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import type { PasteGuards } from '../access/guards.js';
-import { errorSchema, messageSchema } from '../pastes/paste.schema.js';
-import type { BrandingKind, UploadService } from './upload.service.js';
+import { errorSchema, messageSchema } from '../common/responses.js';
+import type { BrandingKind, UploadService } from './uploads.service.js';
 
 const MAX_BYTES = 2 * 1024 * 1024;
 

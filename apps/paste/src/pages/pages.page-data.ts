@@ -1,13 +1,11 @@
-import type { ApiKeySummary } from '../api-keys/api-key.repository.js';
-import type { PasteSummary, ViewedPaste } from '../pastes/paste.repository.js';
+import type { ApiKeySummary } from '../api-keys/api-keys.repository.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { autoDeleteChoices, slugCharacterSets } from '../settings/settings.schema.js';
-import type { PasteList } from '../pastes/moderation.schema.js';
+import type { PasteList } from '../moderation/moderation.schema.js';
 import { humanBytes, type DashboardStatistics } from '../stats/stats.service.js';
-import { AUTO_DETECT_LANGUAGES, languageChoices } from '../pastes/languages.js';
-import type { Highlighted } from './highlight.js';
-import { shortDate, siteView } from './site-view.js';
-import { expiresText, EXPIRY_PRESETS } from './expiry-text.js';
+import { EXPIRY_PRESETS } from '../rendering/expiry-text.js';
+import { languageChoices } from '../rendering/languages.js';
+import { shortDate, siteView } from '../rendering/site-view.js';
 
 // What each page's view receives: plain data, every text still unescaped (the views escape it).
 
@@ -38,141 +36,6 @@ export function homeData(settings: PasteSettings, signInError: string | undefine
     })),
     languages: languageChoices(),
   };
-}
-
-/** The time limit as people read it: "expires in 3 hours", with the exact UTC time beside it. */
-function expiryView(expiresAt: Date | null, now: Date) {
-  if (expiresAt === null) return undefined;
-  return { text: expiresText(expiresAt, now), at: expiresAt.toISOString(), atText: shortDate(expiresAt) };
-}
-
-export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Highlighted, now: Date = new Date()) {
-  const views =
-    paste.maxViews === null
-      ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
-      : `${paste.viewsCount} of ${paste.maxViews} views`;
-  return {
-    site: siteView(settings),
-    title: paste.title ?? `Paste ${paste.slug}`,
-    script: true,
-    paste: {
-      slug: paste.slug,
-      title: paste.title,
-      markdown: code.markdown === true,
-      // A rendered Markdown page copies its source (the Copy button reads it from a hidden field).
-      source: code.markdown ? paste.content : undefined,
-      views,
-      lastView: paste.maxViews !== null && paste.viewsCount >= paste.maxViews,
-      createdAt: paste.createdAt.toISOString(),
-      createdAtText: shortDate(paste.createdAt),
-      language: code.language,
-      lineNumbers: Array.from({ length: code.lines }, (_, index) => index + 1).join('\n'),
-      codeHtml: code.html,
-      expires: expiryView(paste.expiresAt, now),
-    },
-  };
-}
-
-/** The module scripts of an encrypted paste's page: the format, then the page that decrypts and renders. */
-const decryptScripts = [
-  '/static/vendor/markdown-it/markdown-it.umd.min.js',
-  '/static/vendor/dompurify/purify.min.js',
-  '/static/vendor/highlight/highlight.min.js',
-];
-
-/**
- * An end-to-end encrypted paste's page: the counts and limits the server knows, and the envelope
- * for the page's script, which decrypts it with the link's key and renders it (Markdown sanitised
- * by the same allow-list as the server's, code highlighted) in the browser.
- */
-export function encryptedPasteData(settings: PasteSettings, paste: ViewedPaste, now: Date = new Date()) {
-  const views =
-    paste.maxViews === null
-      ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
-      : `${paste.viewsCount} of ${paste.maxViews} views`;
-  return {
-    site: siteView(settings),
-    title: 'Encrypted paste',
-    script: true,
-    scripts: decryptScripts,
-    modules: ['/static/paste-view.js'],
-    paste: {
-      slug: paste.slug,
-      views,
-      lastView: paste.maxViews !== null && paste.viewsCount >= paste.maxViews,
-      createdAt: paste.createdAt.toISOString(),
-      createdAtText: shortDate(paste.createdAt),
-      expires: expiryView(paste.expiresAt, now),
-      // Base64url and digits only (the server checked every field), so it sits in the page as it is.
-      envelope: paste.content.replace(/</g, '\\u003c'),
-      highlight: settings.syntaxHighlighting,
-      autoDetect: AUTO_DETECT_LANGUAGES.join(' '),
-    },
-  };
-}
-
-/** What a link-preview agent gets: the site's name, never the paste. */
-export function previewData(settings: PasteSettings) {
-  return { site: siteView(settings), title: '' };
-}
-
-/** The "Show paste" page of a reveal-on-click paste: no content, a password field when it needs one. */
-export function revealData(settings: PasteSettings, slug: string, needsPassword: boolean, error?: string) {
-  return { site: siteView(settings), title: 'Show paste', script: true, slug, needsPassword, error };
-}
-
-export function passwordData(settings: PasteSettings, slug: string, error?: string) {
-  return { site: siteView(settings), title: 'Password required', script: true, slug, error };
-}
-
-export interface CreatedPageInput {
-  paste: PasteSummary;
-  /** Absolute link of the paste. */
-  link: string;
-  deleteUrl: string;
-  /** Inline SVG of the link's QR code. */
-  qrSvg: string;
-  /** How long this page stays available to the creator, in minutes. */
-  availableMinutes: number;
-  now: Date;
-}
-
-function viewsLeft(paste: PasteSummary): string {
-  if (paste.maxViews === null) return '';
-  const left = Math.max(0, paste.maxViews - paste.viewsCount);
-  if (left === 0) return ': its views are used up';
-  return left === 1
-    ? ': one view is left for the person you send it to'
-    : `: ${left} views are left for the people you send it to`;
-}
-
-export function createdData(settings: PasteSettings, input: CreatedPageInput) {
-  const { paste } = input;
-  return {
-    site: siteView(settings),
-    title: 'Paste created',
-    script: true,
-    link: input.link,
-    deleteUrl: input.deleteUrl,
-    qrSvg: input.qrSvg,
-    availableMinutes: input.availableMinutes,
-    viewsLeft: viewsLeft(paste),
-    allowed: paste.maxViews === null ? 'Unlimited' : `${paste.maxViews} ${paste.maxViews === 1 ? 'view' : 'views'}`,
-    viewsCount: paste.viewsCount,
-    hasPassword: paste.hasPassword,
-    expires: expiryView(paste.expiresAt, input.now),
-    revealOnClick: paste.revealOnClick,
-    previewFetches: paste.previewFetches,
-    encrypted: paste.encrypted,
-  };
-}
-
-export function deleteConfirmData(settings: PasteSettings, slug: string, error?: string) {
-  return { site: siteView(settings), title: 'Delete paste', script: true, slug, error };
-}
-
-export function deletedData(settings: PasteSettings, slug: string) {
-  return { site: siteView(settings), title: 'Paste deleted', slug };
 }
 
 const errorTitles: Record<number, string> = {

@@ -4,12 +4,13 @@ import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import { createdData, deleteConfirmData, deletedData } from '../pages/page-data.js';
-import { qrCodeSvg } from '../pages/qr.js';
-import { CREATED_PAGE_TTL_MS, createdEntry, forgetCreated } from './created.js';
+import { createdData, deleteConfirmData, deletedData } from './creator.page-data.js';
+import { qrCodeSvg } from './qr.js';
+import { CREATED_PAGE_TTL_MS, createdEntry, forgetCreated } from '../pastes/created.js';
 import type { OwnerCheck } from './delete-access.js';
-import type { PasteService } from './paste.service.js';
-import { deleteFormSchema, errorSchema, slugParamsSchema, successSchema } from './paste.schema.js';
+import type { PasteService } from '../pastes/pastes.service.js';
+import { errorSchema, successSchema } from '../common/responses.js';
+import { deleteFormSchema, slugParamsSchema } from '../pastes/pastes.schema.js';
 
 const headerToken = (req: Request) => {
   const value = req.headers['x-delete-token'];

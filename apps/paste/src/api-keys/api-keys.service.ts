@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Request } from 'express';
 import { uniqueViolation } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import type { ApiKeyRepository, ApiKeySummary } from './api-key.repository.js';
+import type { ApiKeyRepository, ApiKeySummary } from './api-keys.repository.js';
 
 const KEY_PREFIX = 'pk_';
 

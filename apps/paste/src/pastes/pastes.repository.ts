@@ -1,6 +1,6 @@
 import { createBatcher, type Queryable } from '@app/db';
 import { apiUsageShard, countApiUsageSql, countViewsSql } from '../stats/stats.repository.js';
-import type { pastesTable } from './paste.table.js';
+import type { pastesTable } from './pastes.table.js';
 
 type PasteRow = typeof pastesTable.$inferSelect;
 

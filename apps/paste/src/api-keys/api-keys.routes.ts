@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '@app/http';
 import type { PasteGuards } from '../access/guards.js';
-import { errorSchema, messageSchema } from '../pastes/paste.schema.js';
-import { apiKeyParamsSchema, apiKeySummarySchema, createApiKeySchema } from './api-key.schema.js';
-import type { ApiKeyService } from './api-key.service.js';
+import { errorSchema, messageSchema } from '../common/responses.js';
+import { apiKeyParamsSchema, apiKeySummarySchema, createApiKeySchema } from './api-keys.schema.js';
+import type { ApiKeyService } from './api-keys.service.js';
 
 export function apiKeyRoutes(deps: { service: ApiKeyService; guards: PasteGuards }): AnyRoute[] {
   const { service, guards } = deps;

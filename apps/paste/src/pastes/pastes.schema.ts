@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { canonicalLanguage, DEFAULT_LANGUAGE } from './languages.js';
+import { messageSchema, successSchema } from '../common/responses.js';
+import { canonicalLanguage, DEFAULT_LANGUAGE } from '../rendering/languages.js';
 
 const blankToUndefined = (value: unknown) => (value === '' || value === null ? undefined : value);
 
@@ -159,9 +160,6 @@ export const slugParamsSchema = z.object({
     .catch(''),
 });
 
-export const successSchema = z.object({ success: z.literal(true) });
-export const messageSchema = successSchema.extend({ message: z.string() });
-
 export const createdPasteSchema = successSchema.extend({
   slug: z.string(),
   url: z.string(),
@@ -174,6 +172,3 @@ export const createdPasteSchema = successSchema.extend({
 });
 
 export const clearedPastesSchema = messageSchema.extend({ deletedCount: z.number().int() });
-
-/** The error body of the paste service's JSON answers. */
-export const errorSchema = z.object({ error: z.string(), details: z.record(z.string(), z.string()).optional() });

@@ -1,0 +1,87 @@
+import type { PasteSettings } from '../settings/settings.schema.js';
+import { expiryView } from '../rendering/expiry-text.js';
+import type { Highlighted } from '../rendering/highlight.js';
+import { AUTO_DETECT_LANGUAGES } from '../rendering/languages.js';
+import { shortDate, siteView } from '../rendering/site-view.js';
+import type { ViewedPaste } from './pastes.repository.js';
+
+// What each paste page's view receives: plain data, every text still unescaped (the views escape it).
+
+export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Highlighted, now: Date = new Date()) {
+  const views =
+    paste.maxViews === null
+      ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
+      : `${paste.viewsCount} of ${paste.maxViews} views`;
+  return {
+    site: siteView(settings),
+    title: paste.title ?? `Paste ${paste.slug}`,
+    script: true,
+    paste: {
+      slug: paste.slug,
+      title: paste.title,
+      markdown: code.markdown === true,
+      // A rendered Markdown page copies its source (the Copy button reads it from a hidden field).
+      source: code.markdown ? paste.content : undefined,
+      views,
+      lastView: paste.maxViews !== null && paste.viewsCount >= paste.maxViews,
+      createdAt: paste.createdAt.toISOString(),
+      createdAtText: shortDate(paste.createdAt),
+      language: code.language,
+      lineNumbers: Array.from({ length: code.lines }, (_, index) => index + 1).join('\n'),
+      codeHtml: code.html,
+      expires: expiryView(paste.expiresAt, now),
+    },
+  };
+}
+
+/** The module scripts of an encrypted paste's page: the format, then the page that decrypts and renders. */
+const decryptScripts = [
+  '/static/vendor/markdown-it/markdown-it.umd.min.js',
+  '/static/vendor/dompurify/purify.min.js',
+  '/static/vendor/highlight/highlight.min.js',
+];
+
+/**
+ * An end-to-end encrypted paste's page: the counts and limits the server knows, and the envelope
+ * for the page's script, which decrypts it with the link's key and renders it (Markdown sanitised
+ * by the same allow-list as the server's, code highlighted) in the browser.
+ */
+export function encryptedPasteData(settings: PasteSettings, paste: ViewedPaste, now: Date = new Date()) {
+  const views =
+    paste.maxViews === null
+      ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
+      : `${paste.viewsCount} of ${paste.maxViews} views`;
+  return {
+    site: siteView(settings),
+    title: 'Encrypted paste',
+    script: true,
+    scripts: decryptScripts,
+    modules: ['/static/paste-view.js'],
+    paste: {
+      slug: paste.slug,
+      views,
+      lastView: paste.maxViews !== null && paste.viewsCount >= paste.maxViews,
+      createdAt: paste.createdAt.toISOString(),
+      createdAtText: shortDate(paste.createdAt),
+      expires: expiryView(paste.expiresAt, now),
+      // Base64url and digits only (the server checked every field), so it sits in the page as it is.
+      envelope: paste.content.replace(/</g, '\\u003c'),
+      highlight: settings.syntaxHighlighting,
+      autoDetect: AUTO_DETECT_LANGUAGES.join(' '),
+    },
+  };
+}
+
+/** What a link-preview agent gets: the site's name, never the paste. */
+export function previewData(settings: PasteSettings) {
+  return { site: siteView(settings), title: '' };
+}
+
+/** The "Show paste" page of a reveal-on-click paste: no content, a password field when it needs one. */
+export function revealData(settings: PasteSettings, slug: string, needsPassword: boolean, error?: string) {
+  return { site: siteView(settings), title: 'Show paste', script: true, slug, needsPassword, error };
+}
+
+export function passwordData(settings: PasteSettings, slug: string, error?: string) {
+  return { site: siteView(settings), title: 'Password required', script: true, slug, error };
+}
