@@ -44,7 +44,8 @@ RUN pnpm install --prod --frozen-lockfile --filter "./${TARGET}"
 # --- runtime: node, the service's production dependencies and its compiled JavaScript
 FROM node:${NODE_VERSION} AS runtime
 ARG TARGET=apps/paste
-ENV NODE_ENV=production DATA_DIR=/data TARGET=${TARGET}
+# Two malloc arenas: glibc's one per busy thread spread a service's memory (docs/footprint.md).
+ENV NODE_ENV=production DATA_DIR=/data TARGET=${TARGET} MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=production-dependencies /app /app
 COPY --from=build /out/ /app/
