@@ -8,6 +8,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { ConfigError, loadConfig, PortInUseError } from '../packages/config/src/index.js';
 import { startDevIdp, type DevIdp } from '../packages/dev-idp/src/index.js';
 import { applyDevelopmentDefaults } from './development-env.js';
+import { isRunning } from '../packages/db/src/data-folder-lock.js';
 import { buildTarget } from './build.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -38,15 +39,6 @@ function removeStaleBuilds(): void {
       const pid = Number(/^\.start-(\d+)$/.exec(entry)?.[1]);
       if (pid && !isRunning(pid)) removeBuilds(pid);
     }
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

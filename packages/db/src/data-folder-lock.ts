@@ -50,7 +50,8 @@ function startTimeOf(pid: number): string | null {
   }
 }
 
-function isRunning(pid: number): boolean {
+/** Whether a process `pid` runs (also one of another user). */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
