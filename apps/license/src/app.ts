@@ -31,6 +31,7 @@ import { createAdminsService } from './admins/admins.service.js';
 import { createJwtService } from './admins/jwt.js';
 import { auditFailedAdminWrites } from './audit/audit-failures.js';
 import { auditModule } from './audit/audit.module.js';
+import { createAuditService } from './audit/audit.service.js';
 import { automationsModule } from './automations/automations.module.js';
 import type { FeatureModule, MountStage } from './common/feature-module.js';
 import { customerPortalModule } from './customer-portal/customer-portal.module.js';
@@ -54,10 +55,14 @@ import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
 import { viewsDir } from './paths.js';
 import { productsModule } from './products/products.module.js';
+import { createProductsService } from './products/products.service.js';
 import { policiesModule } from './policies/policies.module.js';
+import { createPoliciesService } from './policies/policies.service.js';
 import { entitlementsModule } from './entitlements/entitlements.module.js';
+import { createEntitlementsService } from './entitlements/entitlements.service.js';
 import { createRateLimits } from './rate-limits/rate-limits.js';
 import { runtimeConfigModule } from './runtime-config/runtime-config.module.js';
+import { createRuntimeConfigService } from './runtime-config/runtime-config.service.js';
 import type { LicenseSettings } from './runtime-config/runtime-config.schema.js';
 import { stripeModule } from './stripe/stripe.module.js';
 import { createTwoFactorGate } from './two-factor/two-factor.gate.js';
@@ -145,7 +150,12 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     onSignIn: (user: SessionUser, req: Request) => admins.recordSession('login', user, sessionActor(req)),
     onSignOut: (user: SessionUser, req: Request) => admins.recordSession('logout', user, sessionActor(req)),
   });
+  // Each feature's service is built once, here, and handed to every module that reads through it.
   const customers = createCustomersService({ pool });
+  const products = createProductsService({ pool, now });
+  const policies = createPoliciesService({ pool });
+  const entitlements = createEntitlementsService({ pool });
+  const audit = createAuditService({ pool });
   const licenses = createLicensesService({ pool, events, now });
   const machines = createMachinesService({ pool, events, now });
   // Offline license files are signed with the key that signs validation answers.
@@ -163,6 +173,11 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   // The console's pages answer a failed admin check as a page (sign-in, no access) instead of JSON.
   const adminPage = adminPageGuard(admin);
   const adminTokens = createAdminTokenService({ pool, jwt, now });
+  const runtimeConfig = createRuntimeConfigService({
+    pool,
+    settings,
+    effectiveRateLimit: rateLimits.effectivePublicLimit,
+  });
 
   // The channels an admin configures in the console (the environment's until saved), read at each send.
   const notificationChannels = await notificationChannelsModule({
@@ -198,6 +213,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     logger,
     licenses,
     queue,
+    products,
     checkWebhookUrl: webhooks.checkUrl,
     admin,
     adminPage,
@@ -250,21 +266,33 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       sweep: deps.jobs !== undefined,
     }),
     adminTokenModule({ service: adminTokens, admin }),
-    runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
-    productsModule({ pool, now, admin, adminPage, csrfToken: auth.csrfToken }),
-    policiesModule({ pool, now, admin, adminPage, csrfToken: auth.csrfToken }),
-    entitlementsModule({ pool, admin, adminPage, csrfToken: auth.csrfToken }),
+    runtimeConfigModule({ service: runtimeConfig, admin }),
+    productsModule({ pool, service: products, admin, adminPage, csrfToken: auth.csrfToken }),
+    policiesModule({ pool, service: policies, products, entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
+    entitlementsModule({ pool, service: entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
     customersModule({ pool, service: customers, admin, adminPage, csrfToken: auth.csrfToken }),
     licensesModule({ service: licenses, admin, files, machines }),
     adminMachinesModule({ machines, admin }),
     customerPortal,
-    adminLicensesModule({ pool, now, licenses, machines, admin, adminPage, csrfToken: auth.csrfToken }),
-    auditModule({ pool, admin, adminPage }),
+    adminLicensesModule({
+      pool,
+      now,
+      licenses,
+      machines,
+      products,
+      customers,
+      policies,
+      entitlements,
+      audit,
+      admin,
+      adminPage,
+      csrfToken: auth.csrfToken,
+    }),
+    auditModule({ service: audit, admin, adminPage }),
     adminSettingsModule({
       pool,
       now,
-      settings,
-      effectiveRateLimit: rateLimits.effectivePublicLimit,
+      runtimeConfig,
       admins,
       tokens: adminTokens,
       twoFactor,
@@ -273,7 +301,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       csrfToken: auth.csrfToken,
     }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
-    exportsModule({ config, pool, reads: database.reads, now, admin, adminPage }),
+    exportsModule({ config, pool, reads: database.reads, now, products, customers, admin, adminPage }),
     // Before the webhooks module: /webhooks/channels is not a webhook endpoint's id.
     notificationChannels,
     webhooks,

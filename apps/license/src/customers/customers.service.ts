@@ -86,3 +86,5 @@ export function createCustomersService(deps: { pool: pg.Pool }) {
       }),
   };
 }
+
+export type CustomersService = ReturnType<typeof createCustomersService>;

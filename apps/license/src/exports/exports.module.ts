@@ -3,8 +3,8 @@ import type pg from 'pg';
 import type { Config } from '@app/config';
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '../common/feature-module.js';
-import { createCustomersService } from '../customers/customers.service.js';
-import { createProductsService } from '../products/products.service.js';
+import type { CustomersService } from '../customers/customers.service.js';
+import type { ProductsService } from '../products/products.service.js';
 import { exportPages } from './exports.pages.js';
 import { exportRoutes } from './exports.routes.js';
 import { createExportsService } from './exports.service.js';
@@ -18,6 +18,8 @@ export function exportsModule(needs: {
   pool: pg.Pool;
   reads: Queryable;
   now: () => Date;
+  products: ProductsService;
+  customers: CustomersService;
   admin: Guard;
   adminPage: Guard;
 }): FeatureModule {
@@ -27,9 +29,8 @@ export function exportsModule(needs: {
     now: needs.now,
     batchSize: needs.config.EXPORT_BATCH_SIZE,
   });
-  // The filters' choices are read through the products and customers services (stateless, so built here).
-  const products = createProductsService({ pool: needs.pool, now: needs.now });
-  const customers = createCustomersService({ pool: needs.pool });
+  // The filters' choices are read through the products and customers services.
+  const { products, customers } = needs;
   const choices = async () => {
     const [productList, customerList] = await Promise.all([
       products.list({ includeCounts: false, activeOnly: false }),

@@ -68,3 +68,5 @@ export function createProductsService(deps: { pool: pg.Pool; now: () => Date }) 
       }),
   };
 }
+
+export type ProductsService = ReturnType<typeof createProductsService>;
