@@ -44,8 +44,10 @@ import { pageNotFound } from './dashboard/dashboard.routes.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { inProcessQueue } from './events/in-process-queue.js';
 import { exportsModule } from './exports/exports.module.js';
+import { figureReads as figures } from './figure-reads.js';
 import { jobsModule } from './jobs/jobs.module.js';
 import { licenseFiles } from './licenses/license-file.js';
+import { licenseReads } from './licenses/license-reads.js';
 import { licensesModule } from './licenses/licenses.module.js';
 import { createLicensesService } from './licenses/licenses.service.js';
 import { adminMachinesModule, publicMachinesModule } from './licenses/machines.module.js';
@@ -152,7 +154,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   });
   // Each feature's service is built once, here, and handed to every module that reads through it.
   const customers = createCustomersService({ pool });
-  const products = createProductsService({ pool, now });
+  const products = createProductsService({ pool, now, licenses: licenseReads });
   const policies = createPoliciesService({ pool });
   const entitlements = createEntitlementsService({ pool });
   const audit = createAuditService({ pool });
@@ -301,7 +303,17 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       csrfToken: auth.csrfToken,
     }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
-    exportsModule({ config, pool, reads: database.reads, now, products, customers, admin, adminPage }),
+    exportsModule({
+      config,
+      pool,
+      reads: database.reads,
+      now,
+      products,
+      customers,
+      summaryReads: figures,
+      admin,
+      adminPage,
+    }),
     // Before the webhooks module: /webhooks/channels is not a webhook endpoint's id.
     notificationChannels,
     webhooks,
@@ -315,6 +327,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     { name: 'api-docs', routes: apiDocs.routes, routers: [apiDocs.assets] },
     dashboardModule({
       reads: database.reads,
+      figures,
       settings,
       now,
       licenses,

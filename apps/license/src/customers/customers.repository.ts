@@ -77,3 +77,14 @@ export async function userIdTaken(db: Queryable, userId: string, exceptId?: stri
   ]);
   return (rowCount ?? 0) > 0;
 }
+
+/** Whether the customer exists (a license names its customer). */
+export async function customerExists(db: Queryable, customerId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM customers WHERE id = $1', [customerId]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function countCustomers(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM customers');
+  return Number(rows[0]?.total ?? 0);
+}

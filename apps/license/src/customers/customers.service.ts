@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { uniqueViolation, withTransaction } from '@app/db';
+import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
 import { appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
@@ -20,6 +20,10 @@ async function orUserIdTaken<T>(write: Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/** Whether the customer exists (the licenses service asks in its transaction). */
+export const customerExists = (db: Queryable, customerId: string) => repo.customerExists(db, customerId);
+export const customerCount = (db: Queryable) => repo.countCustomers(db);
 
 export function createCustomersService(deps: { pool: pg.Pool }) {
   const { pool } = deps;

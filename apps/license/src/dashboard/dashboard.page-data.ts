@@ -1,4 +1,4 @@
-import type { DashboardCounts } from './dashboard.repository.js';
+import type { DashboardCounts } from './dashboard-counts.js';
 import type { LicenseRowView } from './dashboard.service.js';
 
 // What each page's view (apps/license/views) receives: plain data, every text still unescaped

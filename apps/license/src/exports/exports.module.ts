@@ -8,6 +8,7 @@ import type { ProductsService } from '../products/products.service.js';
 import { exportPages } from './exports.pages.js';
 import { exportRoutes } from './exports.routes.js';
 import { createExportsService } from './exports.service.js';
+import type { SummaryReads } from './summary-statistics.js';
 
 /** The customer filter is a select: the latest customers, enough for a console, not a directory. */
 const customerChoices = 500;
@@ -20,6 +21,7 @@ export function exportsModule(needs: {
   now: () => Date;
   products: ProductsService;
   customers: CustomersService;
+  summaryReads: SummaryReads;
   admin: Guard;
   adminPage: Guard;
 }): FeatureModule {
@@ -28,6 +30,7 @@ export function exportsModule(needs: {
     reads: needs.reads,
     now: needs.now,
     batchSize: needs.config.EXPORT_BATCH_SIZE,
+    summaryReads: needs.summaryReads,
   });
   // The filters' choices are read through the products and customers services.
   const { products, customers } = needs;

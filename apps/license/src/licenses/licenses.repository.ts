@@ -316,35 +316,8 @@ export async function replaceMembers(db: Queryable, licenseId: string, members: 
   );
 }
 
-export async function findProductForLicense(db: Queryable, productId: string) {
-  const { rows } = await db.query<{ id: string; license_prefix: string; is_active: boolean }>(
-    'SELECT id, license_prefix, is_active FROM products WHERE id = $1',
-    [productId],
-  );
-  return rows[0];
-}
-
-export async function customerExists(db: Queryable, customerId: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM customers WHERE id = $1', [customerId]);
+/** Whether any license belongs to the product (the products feature asks before a delete). */
+export async function productHasLicenses(db: Queryable, productId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM licenses WHERE product_id = $1 LIMIT 1', [productId]);
   return (rowCount ?? 0) > 0;
-}
-
-export interface UsageCounts {
-  total: number;
-  success: number;
-  blocked: number;
-  ips: number;
-  hwids: number;
-  last: Date | null;
-}
-
-export async function usageStats(db: Queryable, licenseId: string): Promise<UsageCounts> {
-  const { rows } = await db.query<UsageCounts>(
-    `SELECT count(*) AS total, count(*) FILTER (WHERE status = 'success') AS success,
-       count(*) FILTER (WHERE status = 'blocked') AS blocked, count(DISTINCT ip) AS ips, count(DISTINCT hwid) AS hwids,
-       max(created_at) AS last
-     FROM usage_records WHERE license_id = $1`,
-    [licenseId],
-  );
-  return rows[0]!;
 }

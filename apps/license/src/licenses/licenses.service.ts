@@ -5,7 +5,9 @@ import { countAuditEntriesSince, recordAudit } from '../audit/audit.repository.j
 import type { Actor } from '../common/actor.js';
 import { isUuid, iso } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
-import { deleteUsageOfLicense } from '../usage/usage.repository.js';
+import { customerExists } from '../customers/customers.service.js';
+import { productForLicense } from '../products/products.service.js';
+import { deleteUsageOfLicense, usageStatsOfLicense } from '../usage/usage.repository.js';
 import { entitlementIdsOf } from '../entitlements/entitlements.service.js';
 import { policyForLicense } from '../policies/policies.service.js';
 import { generateLicenseKey } from './license-key.js';
@@ -105,10 +107,10 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     if (licenseType === 'consumption' && credits === undefined) {
       throw appError('VALIDATION_FAILED', { details: { credits: 'Required for consumption licenses' } });
     }
-    const product = await repo.findProductForLicense(client, policy?.product_id ?? input.product!);
+    const product = await productForLicense(client, policy?.product_id ?? input.product!);
     if (!product) throw appError('PRODUCT_NOT_FOUND');
     if (!product.is_active) throw appError('PRODUCT_NOT_ACTIVE');
-    if (input.customer && !(await repo.customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
+    if (input.customer && !(await customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
     if (input.parent) await checkParent(client, input.parent);
     const entitlementIds = input.entitlements ? await entitlementIdsOf(client, input.entitlements) : [];
     // A trial without an end would never end: default to two weeks.
@@ -177,7 +179,7 @@ export function createLicensesService(deps: LicensesServiceDeps) {
         ...license,
         product: { ...license.product, description: row.product_description },
         members: (await repo.listMembers(pool, id)).map(memberJson),
-        usageStats: usageStatsJson(await repo.usageStats(pool, id)),
+        usageStats: usageStatsJson(await usageStatsOfLicense(pool, id)),
       };
     },
 
@@ -264,8 +266,7 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     update: (actor: Actor, id: string, input: UpdateLicense) =>
       withTransaction(pool, async (client) => {
         const { row, before } = await lockedOrThrow(client, id);
-        if (input.customer && !(await repo.customerExists(client, input.customer)))
-          throw appError('CUSTOMER_NOT_FOUND');
+        if (input.customer && !(await customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
         if (input.parent) await checkParent(client, input.parent, id);
         if (input.policyId) await policyOf(client, input.policyId, row.product_id);
         const entitlementIds = input.entitlements && (await entitlementIdsOf(client, input.entitlements));

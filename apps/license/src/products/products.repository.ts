@@ -1,36 +1,19 @@
 import type { Queryable, RowOf } from '@app/db';
-import { licenseCountsAt, sumLicenseCounts } from '../licenses/license-counts.repository.js';
 import type { products } from './products.table.js';
 import type { CreateProduct, UpdateProduct } from './products.schema.js';
 
 /** A product, with its license counts where the query counts them. */
 export type ProductRow = RowOf<typeof products> & { license_count?: number; active_license_count?: number };
 
-/**
- * Adds each product's license counts ("active": active, not suspended, not revoked, not expired)
- * from the license counters (licenses/license-counts.repository.ts), never by counting licenses.
- */
-async function withCounts(db: Queryable, rows: ProductRow[], now: Date, productId?: string): Promise<ProductRow[]> {
-  if (!rows.length) return rows;
-  const counts = sumLicenseCounts(await licenseCountsAt(db, now, productId), (row) => row.productId);
-  return rows.map((row) => {
-    const found = counts.get(row.id);
-    return { ...row, license_count: found?.total ?? 0, active_license_count: found?.active ?? 0 };
-  });
-}
-
-export async function listProducts(
-  db: Queryable,
-  options: { includeCounts: boolean; activeOnly: boolean; now: Date },
-): Promise<ProductRow[]> {
+export async function listProducts(db: Queryable, options: { activeOnly: boolean }): Promise<ProductRow[]> {
   const { rows } = await db.query<ProductRow>(
     `SELECT p.* FROM products p ${options.activeOnly ? 'WHERE p.is_active' : ''} ORDER BY p.created_at DESC, p.id`,
   );
-  return options.includeCounts ? withCounts(db, rows, options.now) : rows;
+  return rows;
 }
 
-/** A page of products, newest first, whose name contains `q` (any case), with their license counts and the total. */
-export async function searchProducts(db: Queryable, query: { q?: string; limit: number; skip: number; now: Date }) {
+/** A page of products, newest first, whose name contains `q` (any case), and the total. */
+export async function searchProducts(db: Queryable, query: { q?: string; limit: number; skip: number }) {
   const pattern = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::text IS NULL OR p.name ILIKE $1)';
   const [page, total] = await Promise.all([
@@ -41,16 +24,12 @@ export async function searchProducts(db: Queryable, query: { q?: string; limit: 
     ]),
     db.query<{ total: number }>(`SELECT count(*) AS total FROM products p ${where}`, [pattern]),
   ]);
-  return { rows: await withCounts(db, page.rows, query.now), total: Number(total.rows[0]?.total ?? 0) };
+  return { rows: page.rows, total: Number(total.rows[0]?.total ?? 0) };
 }
 
-export async function findProduct(
-  db: Queryable,
-  id: string,
-  options: { includeCounts: boolean; now: Date } = { includeCounts: false, now: new Date() },
-): Promise<ProductRow | undefined> {
+export async function findProduct(db: Queryable, id: string): Promise<ProductRow | undefined> {
   const { rows } = await db.query<ProductRow>('SELECT p.* FROM products p WHERE p.id = $1', [id]);
-  return options.includeCounts ? (await withCounts(db, rows, options.now, id))[0] : rows[0];
+  return rows[0];
 }
 
 export async function insertProduct(db: Queryable, input: CreateProduct): Promise<ProductRow> {
@@ -76,7 +55,24 @@ export async function deleteProduct(db: Queryable, id: string): Promise<boolean>
   return (rowCount ?? 0) > 0;
 }
 
-export async function productHasLicenses(db: Queryable, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM licenses WHERE product_id = $1 LIMIT 1', [id]);
-  return (rowCount ?? 0) > 0;
+/** What a new license needs of its product: the key prefix, and whether it takes licenses. */
+export async function findProductForLicense(db: Queryable, productId: string) {
+  const { rows } = await db.query<{ id: string; license_prefix: string; is_active: boolean }>(
+    'SELECT id, license_prefix, is_active FROM products WHERE id = $1',
+    [productId],
+  );
+  return rows[0];
+}
+
+/** Every product's id, name, prefix and state, by name (for summaries). */
+export async function listProductSummaries(db: Queryable) {
+  const { rows } = await db.query<{ id: string; name: string; prefix: string; active: boolean }>(
+    'SELECT id, name, license_prefix AS prefix, is_active AS active FROM products ORDER BY name, id',
+  );
+  return rows;
+}
+
+export async function countProducts(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM products');
+  return Number(rows[0]?.total ?? 0);
 }

@@ -65,3 +65,11 @@ export async function refundByPaymentIntent(db: Queryable, paymentIntent: string
   );
   return rowCount ?? 0;
 }
+
+/** Transactions per status, with their summed amounts (the summary report's figures). */
+export async function transactionTotalsByStatus(db: Queryable) {
+  const { rows } = await db.query<{ status: string; count: number; amount: number }>(
+    'SELECT status, count(*) AS count, coalesce(sum(amount), 0) AS amount FROM transactions GROUP BY 1',
+  );
+  return rows;
+}

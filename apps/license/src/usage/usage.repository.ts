@@ -128,3 +128,24 @@ export async function recentUsageRecordsOfLicense(
   ]);
   return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
 }
+
+/** A license's validation attempts, all time (the license detail's `usageStats`). */
+export interface LicenseUsageStats {
+  total: number;
+  success: number;
+  blocked: number;
+  ips: number;
+  hwids: number;
+  last: Date | null;
+}
+
+export async function usageStatsOfLicense(db: Queryable, licenseId: string): Promise<LicenseUsageStats> {
+  const { rows } = await db.query<LicenseUsageStats>(
+    `SELECT count(*) AS total, count(*) FILTER (WHERE status = 'success') AS success,
+       count(*) FILTER (WHERE status = 'blocked') AS blocked, count(DISTINCT ip) AS ips, count(DISTINCT hwid) AS hwids,
+       max(created_at) AS last
+     FROM usage_records WHERE license_id = $1`,
+    [licenseId],
+  );
+  return rows[0]!;
+}
