@@ -2,6 +2,8 @@ import type { Queryable, RowOf } from '@app/db';
 import type { CustomerRecord } from '../common/request.js';
 import type { customers } from './customers.table.js';
 import type { CreateCustomer, ListCustomers, UpdateCustomer } from './customers.schema.js';
+import { z } from 'zod';
+import { parseRow } from '../common/rows.js';
 
 /** A customer, with the number of their licenses where the query counts them. */
 export type CustomerRow = RowOf<typeof customers> & { license_count?: number };
@@ -85,6 +87,6 @@ export async function customerExists(db: Queryable, customerId: string): Promise
 }
 
 export async function countCustomers(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM customers');
-  return Number(rows[0]?.total ?? 0);
+  const { rows } = await db.query('SELECT count(*)::int AS total FROM customers');
+  return parseRow(z.object({ total: z.number() }), rows).total;
 }

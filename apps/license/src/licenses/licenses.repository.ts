@@ -1,7 +1,8 @@
-import type { Queryable, RowOf } from '@app/db';
+import { eq, sql } from 'drizzle-orm';
+import { queryBuilder, run, type Queryable, type RowOf } from '@app/db';
 import { licenseCountsAt, totalLicenseCounts } from './license-counts.repository.js';
 import { encodeLicenseCursor, type LicenseListCursor } from './list-cursor.js';
-import type { licenseMembers, licenses } from './licenses.table.js';
+import { licenses, type licenseMembers } from './licenses.table.js';
 import type { LicenseMemberInput, ListLicenses } from './licenses.schema.js';
 
 /** A license with the names the admin views show beside it (`licenseSelect`). */
@@ -168,13 +169,43 @@ export async function insertLicense(db: Queryable, values: LicenseValues): Promi
   return rows[0]!.id;
 }
 
-/** Writes the given columns (snake_case names from the service, never from input). */
-export async function updateLicenseColumns(db: Queryable, id: string, columns: Record<string, unknown>): Promise<void> {
-  const names = Object.keys(columns);
-  if (!names.length) return;
-  const sets = names.map((name, index) => `${name} = $${index + 2}`);
-  const values = names.map((name) => (name === 'metadata' ? JSON.stringify(columns[name]) : columns[name]));
-  await db.query(`UPDATE licenses SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [id, ...values]);
+/** The columns an admin's change (update, suspend, reactivate, revoke) may set; undefined ones are left. */
+export type LicenseChanges = Partial<
+  Pick<
+    typeof licenses.$inferInsert,
+    | 'customerId'
+    | 'parentId'
+    | 'licenseType'
+    | 'active'
+    | 'expiresAt'
+    | 'ipLimit'
+    | 'hwidLimit'
+    | 'heartbeatSeconds'
+    | 'creditsTotal'
+    | 'convertToType'
+    | 'autoConvert'
+    | 'convertDurationDays'
+    | 'metadata'
+    | 'policyId'
+    | 'suspended'
+    | 'suspendReason'
+    | 'suspendedAt'
+    | 'revoked'
+    | 'revokeReason'
+    | 'revokedAt'
+  >
+>;
+
+/** Writes the given changes with Drizzle's typed builder; nothing (not even updated_at) when there are none. */
+export async function updateLicense(db: Queryable, id: string, changes: LicenseChanges): Promise<void> {
+  if (Object.values(changes).every((value) => value === undefined)) return;
+  await run(
+    db,
+    queryBuilder
+      .update(licenses)
+      .set({ ...changes, updatedAt: sql`now()` })
+      .where(eq(licenses.id, id)),
+  );
 }
 
 export async function deleteLicense(db: Queryable, id: string): Promise<void> {

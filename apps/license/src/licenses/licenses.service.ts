@@ -79,11 +79,11 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     actor: Actor,
     id: string,
     action: 'update' | 'suspend' | 'activate' | 'revoke',
-    compute: (row: repo.LicenseRow) => Record<string, unknown>,
+    compute: (row: repo.LicenseRow) => repo.LicenseChanges,
   ) {
     return withTransaction(pool, async (client) => {
       const { row, before } = await lockedOrThrow(client, id);
-      await repo.updateLicenseColumns(client, id, compute(row));
+      await repo.updateLicense(client, id, compute(row));
       const after = await adminView(client, id);
       await recordAudit(client, actor, { action, resourceType: 'license', resourceId: id, before, after });
       return after;
@@ -270,25 +270,22 @@ export function createLicensesService(deps: LicensesServiceDeps) {
         if (input.parent) await checkParent(client, input.parent, id);
         if (input.policyId) await policyOf(client, input.policyId, row.product_id);
         const entitlementIds = input.entitlements && (await entitlementIdsOf(client, input.entitlements));
-        const columns: Record<string, unknown> = {};
-        const set = (column: string, value: unknown) => {
-          if (value !== undefined) columns[column] = value;
-        };
-        set('customer_id', input.customer);
-        set('license_type', input.licenseType);
-        set('expires_at', input.expiresAt);
-        set('ip_limit', input.ipLimit);
-        set('hwid_limit', input.hwidLimit);
-        set('heartbeat_seconds', input.heartbeatSeconds);
-        set('credits_total', input.credits);
-        set('parent_id', input.parent);
-        set('active', input.active);
-        set('convert_to_type', input.convertToType);
-        set('auto_convert', input.autoConvert);
-        set('convert_duration_days', input.convertDurationDays);
-        set('metadata', input.metadata);
-        set('policy_id', input.policyId);
-        await repo.updateLicenseColumns(client, id, columns);
+        await repo.updateLicense(client, id, {
+          customerId: input.customer,
+          licenseType: input.licenseType,
+          expiresAt: input.expiresAt,
+          ipLimit: input.ipLimit,
+          hwidLimit: input.hwidLimit,
+          heartbeatSeconds: input.heartbeatSeconds,
+          creditsTotal: input.credits,
+          parentId: input.parent,
+          active: input.active,
+          convertToType: input.convertToType,
+          autoConvert: input.autoConvert,
+          convertDurationDays: input.convertDurationDays,
+          metadata: input.metadata,
+          policyId: input.policyId,
+        });
         if (input.members) await repo.replaceMembers(client, id, input.members);
         if (entitlementIds) await repo.replaceLicenseEntitlements(client, id, entitlementIds);
         const after = await adminView(client, id);
@@ -297,19 +294,19 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       }),
 
     suspend: (actor: Actor, id: string, reason: string | undefined) =>
-      change(actor, id, 'suspend', () => ({ suspended: true, suspend_reason: reason ?? null, suspended_at: now() })),
+      change(actor, id, 'suspend', () => ({ suspended: true, suspendReason: reason ?? null, suspendedAt: now() })),
 
     reactivate: (actor: Actor, id: string) =>
       change(actor, id, 'activate', (row) => {
         if (row.revoked) throw appError('LICENSE_REVOKED_NOT_REACTIVATED');
-        return { suspended: false, suspend_reason: null, suspended_at: null, active: true };
+        return { suspended: false, suspendReason: null, suspendedAt: null, active: true };
       }),
 
     async revoke(actor: Actor, id: string, reason: string | undefined) {
       const license = await change(actor, id, 'revoke', () => ({
         revoked: true,
-        revoke_reason: reason ?? null,
-        revoked_at: now(),
+        revokeReason: reason ?? null,
+        revokedAt: now(),
       }));
       await events.emit('LICENSE_REVOKED', { licenseKey: license.key, licenseId: license._id, reason: reason ?? null });
       return license;

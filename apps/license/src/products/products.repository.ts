@@ -1,4 +1,6 @@
 import type { Queryable, RowOf } from '@app/db';
+import { z } from 'zod';
+import { parseRow, parseRows } from '../common/rows.js';
 import type { products } from './products.table.js';
 import type { CreateProduct, UpdateProduct } from './products.schema.js';
 
@@ -56,23 +58,24 @@ export async function deleteProduct(db: Queryable, id: string): Promise<boolean>
 }
 
 /** What a new license needs of its product: the key prefix, and whether it takes licenses. */
+const productForLicenseRow = z.object({ id: z.string(), license_prefix: z.string(), is_active: z.boolean() });
+
 export async function findProductForLicense(db: Queryable, productId: string) {
-  const { rows } = await db.query<{ id: string; license_prefix: string; is_active: boolean }>(
-    'SELECT id, license_prefix, is_active FROM products WHERE id = $1',
-    [productId],
-  );
-  return rows[0];
+  const { rows } = await db.query('SELECT id, license_prefix, is_active FROM products WHERE id = $1', [productId]);
+  return parseRows(productForLicenseRow, rows)[0];
 }
 
 /** Every product's id, name, prefix and state, by name (for summaries). */
+const productSummaryRow = z.object({ id: z.string(), name: z.string(), prefix: z.string(), active: z.boolean() });
+
 export async function listProductSummaries(db: Queryable) {
-  const { rows } = await db.query<{ id: string; name: string; prefix: string; active: boolean }>(
+  const { rows } = await db.query(
     'SELECT id, name, license_prefix AS prefix, is_active AS active FROM products ORDER BY name, id',
   );
-  return rows;
+  return parseRows(productSummaryRow, rows);
 }
 
 export async function countProducts(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM products');
-  return Number(rows[0]?.total ?? 0);
+  const { rows } = await db.query('SELECT count(*)::int AS total FROM products');
+  return parseRow(z.object({ total: z.number() }), rows).total;
 }
