@@ -21,6 +21,7 @@ const app = (file: string) => `apps/license/src/${file}`;
 const owners: Record<string, string | null> = {
   licenses: app('licenses/licenses.repository.ts'),
   license_members: app('licenses/licenses.repository.ts'),
+  license_releases: app('licenses/license-releases.repository.ts'),
   // The seat rule in SQL (activation, heartbeat, deactivation, the sweep), called by machines.repository.ts.
   machines: app('licenses/machine-seat.sql'),
   products: app('products/products.repository.ts'),

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import { countAuditEntriesSince, recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid, iso } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -12,6 +12,7 @@ import { entitlementIdsOf } from '../entitlements/entitlements.service.js';
 import { policyForLicense } from '../policies/policies.service.js';
 import { generateLicenseKey } from './license-key.js';
 import { licenseJson, memberJson, usageStatsJson, type LicenseJson } from './licenses.presenter.js';
+import { countReleasesSince, recordRelease } from './license-releases.repository.js';
 import * as repo from './licenses.repository.js';
 import { decodeLicenseCursor } from './list-cursor.js';
 import type { CreateLicense, ListLicenses, UpdateLicense } from './licenses.schema.js';
@@ -154,15 +155,17 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       if (!row || row.customer_id !== customerId) throw notFound();
       const inUse = 'ip' in binding ? row.used_ips.includes(binding.ip) : row.used_hwids.includes(binding.hwid);
       if (!inUse) throw appError('LICENSE_BINDING_NOT_IN_USE');
-      const target = { action: 'release', resourceType: 'license', resourceId: id } as const;
-      const since = new Date(now().getTime() - releaseWindowMs);
-      if ((await countAuditEntriesSince(client, target, since)) >= perDay)
-        throw appError('LICENSE_RELEASE_LIMIT_REACHED');
+      const at = now();
+      const since = new Date(at.getTime() - releaseWindowMs);
+      if ((await countReleasesSince(client, id, since)) >= perDay) throw appError('LICENSE_RELEASE_LIMIT_REACHED');
       await repo.removeBinding(client, id, binding);
+      await recordRelease(client, id, at, since);
       const after = await repo.findLicense(client, id);
       if (!after) throw notFound();
       await recordAudit(client, actor, {
-        ...target,
+        action: 'release',
+        resourceType: 'license',
+        resourceId: id,
         before: { usedIps: row.used_ips, usedHwids: row.used_hwids },
         after: { usedIps: after.used_ips, usedHwids: after.used_hwids, released: binding, customerId },
       });
@@ -342,8 +345,8 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     /**
      * A customer takes one IP or hardware id off their own license, at most `perDay` times per
      * license in any 24 hours. The count and the write happen under the license's row lock, so
-     * simultaneous releases cannot pass the limit. The audit entry (action `release`) is what
-     * the count counts. Answers the license row after the release.
+     * simultaneous releases cannot pass the limit. Each release is a row of license_releases
+     * (the counter), written with its audit entry. Answers the license row after the release.
      */
     async release(actor: Actor, customerId: string, id: string, binding: LicenseBinding, perDay: number) {
       const after = await releaseWithin(actor, customerId, id, binding, perDay);
