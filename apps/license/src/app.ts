@@ -38,9 +38,9 @@ import { customerPortalModule } from './customer-portal/customer-portal.module.j
 import { customersModule } from './customers/customers.module.js';
 import { createCustomersService } from './customers/customers.service.js';
 import { dashboardModule } from './dashboard/dashboard.module.js';
-import { adminPageGuard, recogniseCustomersOnConsolePages } from './dashboard/admin-pages.js';
-import { errorBackLink, errorPageData } from './dashboard/dashboard.page-data.js';
-import { pageNotFound } from './dashboard/dashboard.routes.js';
+import { adminPageGuard, recogniseCustomersOnConsolePages } from './console/admin-pages.js';
+import { errorBackLink, errorPageData } from './console/layout.js';
+import { pageNotFound } from './console/not-found-page.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { inProcessQueue } from './events/in-process-queue.js';
 import { exportsModule } from './exports/exports.module.js';

@@ -2,8 +2,8 @@ import type { Request, Response } from 'express';
 import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { consoleAdminName, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
-import { redirectAfterSaving } from '../dashboard/flash.js';
+import { consoleAdminName, formErrors, redirectWithFlash, takeFlash } from '../console/admin-pages.js';
+import { redirectAfterSaving } from '../console/flash.js';
 import { isSessionVerified, markSessionVerified } from '../two-factor/two-factor.session.js';
 import { tokensPageData, twoFactorPageData, type TwoFactorSetupView } from './admin-settings.page-data.js';
 import {

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { consoleAdminName, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
+import { consoleAdminName, formErrors, redirectWithFlash, takeFlash } from '../console/admin-pages.js';
 import {
   adminsPageData,
   generalPageData,

@@ -10,8 +10,8 @@ import {
   takeFlash,
   type AuditFailure,
   type FlashMessage,
-} from '../dashboard/admin-pages.js';
-import { notFoundData } from '../dashboard/dashboard.page-data.js';
+} from '../console/admin-pages.js';
+import { notFoundData } from '../console/layout.js';
 import { runNeedsLicense } from './automations.catalogue.js';
 import {
   automationFormOf,

@@ -10,8 +10,8 @@ import {
   redirectWithFlash,
   takeFlash,
   type AuditFailure,
-} from '../dashboard/admin-pages.js';
-import { notFoundData } from '../dashboard/dashboard.page-data.js';
+} from '../console/admin-pages.js';
+import { notFoundData } from '../console/layout.js';
 import type { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { createEndpointSchema } from './webhook-endpoints.schema.js';
 import {

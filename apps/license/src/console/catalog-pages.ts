@@ -12,7 +12,7 @@ import {
   type AuditFailure,
   type FlashMessage,
 } from './admin-pages.js';
-import { notFoundData } from './dashboard.page-data.js';
+import { notFoundData } from './layout.js';
 
 // The admin console's pages for a catalogue resource (products, customers): a searchable list
 // with the form for a new one, a page per item with its edit form and a delete button. Plain
