@@ -8,7 +8,7 @@ import { noAccessData } from './layout.js';
 // What the admin console's pages share: the guard as a page answers it, the message shown once
 // after a redirect (post, redirect, get), and readable form errors.
 
-export { redirectWithFlash, takeFlash, type FlashMessage } from './flash.js';
+export { redirectWithFlash, takeFlash, writeThenRedirect, type FlashMessage, type WriteOutcome } from './flash.js';
 
 /**
  * Runs a guard and reports how it ended instead of ending the request: `undefined` when it let
