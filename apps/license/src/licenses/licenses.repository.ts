@@ -1,5 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { queryBuilder, run, type Queryable, type RowOf } from '@app/db';
+import { z } from 'zod';
+import { parseRow, tableRows } from '../common/rows.js';
 import { licenseCountsAt, totalLicenseCounts } from './license-counts.repository.js';
 import { encodeLicenseCursor, type LicenseListCursor } from './list-cursor.js';
 import { licenses, type licenseMembers } from './licenses.table.js';
@@ -19,6 +21,20 @@ export type LicenseRow = RowOf<typeof licenses> & {
 };
 export type MemberRow = RowOf<typeof licenseMembers>;
 
+/** Rows of licenseSelect (and the list's cursor column), checked against the table and the joined names. */
+const licenseRows = tableRows<typeof licenses, Omit<LicenseRow, keyof RowOf<typeof licenses>>>(licenses, {
+  product_name: z.string(),
+  product_description: z.string(),
+  product_prefix: z.string(),
+  customer_name: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  policy_name: z.string().nullable(),
+  policy_entitlements: z.array(z.string()),
+  own_entitlements: z.array(z.string()),
+});
+const listedRows = (rows: unknown[]) =>
+  licenseRows(rows).map((row) => ({ ...row, cursor_at: z.string().parse((row as { cursor_at?: unknown }).cursor_at) }));
+
 export const licenseSelect = `SELECT l.*, p.name AS product_name, p.description AS product_description, p.license_prefix AS product_prefix,
   c.name AS customer_name, c.email AS customer_email, po.name AS policy_name,
   ARRAY(SELECT e.code FROM policy_entitlements pe JOIN entitlements e ON e.id = pe.entitlement_id
@@ -33,11 +49,10 @@ export async function findLicense(
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<LicenseRow | undefined> {
-  const { rows } = await db.query<LicenseRow>(
-    `${licenseSelect} WHERE l.id = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`,
-    [id],
-  );
-  return rows[0];
+  const { rows } = await db.query(`${licenseSelect} WHERE l.id = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`, [
+    id,
+  ]);
+  return licenseRows(rows)[0];
 }
 
 export async function findLicenseByKey(
@@ -45,11 +60,10 @@ export async function findLicenseByKey(
   key: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<LicenseRow | undefined> {
-  const { rows } = await db.query<LicenseRow>(
-    `${licenseSelect} WHERE l.key = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`,
-    [key],
-  );
-  return rows[0];
+  const { rows } = await db.query(`${licenseSelect} WHERE l.key = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`, [
+    key,
+  ]);
+  return licenseRows(rows)[0];
 }
 
 /** created_at with its microseconds, as the list's cursor keeps it. */
@@ -103,7 +117,7 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
       .total;
   };
   const [page, total] = await Promise.all([
-    db.query<LicenseRow & { cursor_at: string }>(
+    db.query(
       `${licenseSelect.replace('SELECT l.*,', `SELECT l.*, ${cursorAt},`)} ${pageClause}
        ORDER BY l.created_at DESC, l.id LIMIT $${pageParams.length + 1} OFFSET $${pageParams.length + 2}`,
       [...pageParams, query.limit, query.skip],
@@ -111,12 +125,13 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
     countable
       ? counted()
       : db
-          .query<{ total: number }>(`SELECT count(*) AS total FROM licenses l ${clause}`, params)
-          .then((result) => result.rows[0]?.total ?? 0),
+          .query(`SELECT count(*) AS total FROM licenses l ${clause}`, params)
+          .then((result) => parseRow(z.object({ total: z.number() }), result.rows).total),
   ]);
-  const last = page.rows.length === query.limit ? page.rows.at(-1) : undefined;
+  const rows = listedRows(page.rows);
+  const last = rows.length === query.limit ? rows.at(-1) : undefined;
   return {
-    rows: page.rows,
+    rows,
     total,
     nextCursor: last ? encodeLicenseCursor({ createdAt: last.cursor_at, id: last.id }) : null,
   };

@@ -1,17 +1,20 @@
 import type { Queryable, RowOf } from '@app/db';
 import { z } from 'zod';
-import { parseRow, parseRows } from '../common/rows.js';
-import type { products } from './products.table.js';
+import { parseRow, parseRows, tableRows } from '../common/rows.js';
+import { products } from './products.table.js';
 import type { CreateProduct, UpdateProduct } from './products.schema.js';
 
 /** A product, with its license counts where the query counts them. */
 export type ProductRow = RowOf<typeof products> & { license_count?: number; active_license_count?: number };
 
+/** Rows of products, checked against the table's definition. */
+const productRows = tableRows(products);
+
 export async function listProducts(db: Queryable, options: { activeOnly: boolean }): Promise<ProductRow[]> {
-  const { rows } = await db.query<ProductRow>(
+  const { rows } = await db.query(
     `SELECT p.* FROM products p ${options.activeOnly ? 'WHERE p.is_active' : ''} ORDER BY p.created_at DESC, p.id`,
   );
-  return rows;
+  return productRows(rows);
 }
 
 /** A page of products, newest first, whose name contains `q` (any case), and the total. */
@@ -19,37 +22,37 @@ export async function searchProducts(db: Queryable, query: { q?: string; limit: 
   const pattern = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::text IS NULL OR p.name ILIKE $1)';
   const [page, total] = await Promise.all([
-    db.query<ProductRow>(`SELECT p.* FROM products p ${where} ORDER BY p.created_at DESC, p.id LIMIT $2 OFFSET $3`, [
+    db.query(`SELECT p.* FROM products p ${where} ORDER BY p.created_at DESC, p.id LIMIT $2 OFFSET $3`, [
       pattern,
       query.limit,
       query.skip,
     ]),
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM products p ${where}`, [pattern]),
+    db.query(`SELECT count(*) AS total FROM products p ${where}`, [pattern]),
   ]);
-  return { rows: page.rows, total: Number(total.rows[0]?.total ?? 0) };
+  return { rows: productRows(page.rows), total: parseRow(z.object({ total: z.number() }), total.rows).total };
 }
 
 export async function findProduct(db: Queryable, id: string): Promise<ProductRow | undefined> {
-  const { rows } = await db.query<ProductRow>('SELECT p.* FROM products p WHERE p.id = $1', [id]);
-  return rows[0];
+  const { rows } = await db.query('SELECT p.* FROM products p WHERE p.id = $1', [id]);
+  return productRows(rows)[0];
 }
 
 export async function insertProduct(db: Queryable, input: CreateProduct): Promise<ProductRow> {
-  const { rows } = await db.query<ProductRow>(
+  const { rows } = await db.query(
     `INSERT INTO products (name, description, is_active, license_prefix) VALUES ($1, $2, $3, $4) RETURNING *`,
     [input.name, input.description, input.isActive, input.licensePrefix],
   );
-  return rows[0]!;
+  return productRows(rows)[0]!;
 }
 
 export async function updateProduct(db: Queryable, id: string, input: UpdateProduct): Promise<ProductRow | undefined> {
-  const { rows } = await db.query<ProductRow>(
+  const { rows } = await db.query(
     `UPDATE products SET name = coalesce($2, name), description = coalesce($3, description),
        is_active = coalesce($4, is_active), license_prefix = coalesce($5, license_prefix), updated_at = now()
      WHERE id = $1 RETURNING *`,
     [id, input.name ?? null, input.description ?? null, input.isActive ?? null, input.licensePrefix ?? null],
   );
-  return rows[0];
+  return productRows(rows)[0];
 }
 
 export async function deleteProduct(db: Queryable, id: string): Promise<boolean> {
