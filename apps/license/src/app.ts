@@ -153,7 +153,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     onSignOut: (user: SessionUser, req: Request) => admins.recordSession('logout', user, sessionActor(req)),
   });
   // Each feature's service is built once, here, and handed to every module that reads through it.
-  const customers = createCustomersService({ pool });
+  const customers = createCustomersService({ pool, licenses: licenseReads });
   const products = createProductsService({ pool, now, licenses: licenseReads });
   const policies = createPoliciesService({ pool });
   const entitlements = createEntitlementsService({ pool });

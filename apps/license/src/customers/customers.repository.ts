@@ -8,23 +8,21 @@ import { parseRow, parseRows, tableRows } from '../common/rows.js';
 /** A customer, with the number of their licenses where the query counts them. */
 export type CustomerRow = RowOf<typeof customers> & { license_count?: number };
 
-/** Rows of customers (and their license count where the query adds it), checked. */
-const customerRows = tableRows<typeof customers, { license_count?: number }>(customers, {
-  license_count: z.number().optional(),
-});
+/** Rows of customers, checked. */
+const customerRows = tableRows(customers);
 const totalRow = z.object({ total: z.number() });
 const choiceRow = z.object({ id: z.string(), name: z.string(), email: z.string() });
-
-const licenseCount = '(SELECT count(*) FROM licenses l WHERE l.customer_id = c.id) AS license_count';
 
 export async function listCustomers(db: Queryable, query: ListCustomers) {
   const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::text IS NULL OR c.name ILIKE $1 OR c.email ILIKE $1 OR c.user_id = $2)';
   const [page, total] = await Promise.all([
-    db.query(
-      `SELECT c.*, ${licenseCount} FROM customers c ${where} ORDER BY c.created_at DESC, c.id LIMIT $3 OFFSET $4`,
-      [search, query.search ?? null, query.limit, query.skip],
-    ),
+    db.query(`SELECT c.* FROM customers c ${where} ORDER BY c.created_at DESC, c.id LIMIT $3 OFFSET $4`, [
+      search,
+      query.search ?? null,
+      query.limit,
+      query.skip,
+    ]),
     db.query(`SELECT count(*) AS total FROM customers c ${where}`, [search, query.search ?? null]),
   ]);
   return { rows: customerRows(page.rows), total: parseRow(totalRow, total.rows).total };
@@ -42,7 +40,7 @@ export async function listCustomerChoices(
 }
 
 export async function findCustomer(db: Queryable, id: string): Promise<CustomerRow | undefined> {
-  const { rows } = await db.query(`SELECT c.*, ${licenseCount} FROM customers c WHERE c.id = $1`, [id]);
+  const { rows } = await db.query('SELECT c.* FROM customers c WHERE c.id = $1', [id]);
   return customerRows(rows)[0];
 }
 
@@ -53,10 +51,11 @@ export async function findCustomerByUserId(db: Queryable, userId: string): Promi
 }
 
 export async function insertCustomer(db: Queryable, input: CreateCustomer): Promise<CustomerRow> {
-  const { rows } = await db.query(
-    'INSERT INTO customers (name, email, user_id) VALUES ($1, $2, $3) RETURNING *, 0::int8 AS license_count',
-    [input.name, input.email, input.userId ?? null],
-  );
+  const { rows } = await db.query('INSERT INTO customers (name, email, user_id) VALUES ($1, $2, $3) RETURNING *', [
+    input.name,
+    input.email,
+    input.userId ?? null,
+  ]);
   return customerRows(rows)[0]!;
 }
 
@@ -68,7 +67,7 @@ export async function updateCustomer(
   const { rows } = await db.query(
     `UPDATE customers c SET name = coalesce($2, name), email = coalesce($3, email),
        user_id = CASE WHEN $4::boolean THEN $5 ELSE user_id END, updated_at = now()
-     WHERE id = $1 RETURNING *, ${licenseCount}`,
+     WHERE id = $1 RETURNING *`,
     [id, input.name ?? null, input.email ?? null, input.userId !== undefined, input.userId ?? null],
   );
   return customerRows(rows)[0];

@@ -362,6 +362,18 @@ export async function replaceMembers(db: Queryable, licenseId: string, members: 
   );
 }
 
+const customerCountRow = z.object({ customer_id: z.string(), n: z.number() });
+
+/** How many licenses each of these customers has (customers without one are absent). */
+export async function countLicensesOfCustomers(db: Queryable, customerIds: string[]): Promise<Map<string, number>> {
+  if (!customerIds.length) return new Map();
+  const { rows } = await db.query(
+    'SELECT customer_id, count(*)::int AS n FROM licenses WHERE customer_id = ANY($1::uuid[]) GROUP BY 1',
+    [customerIds],
+  );
+  return new Map(rows.map((row) => customerCountRow.parse(row)).map((row) => [row.customer_id, row.n]));
+}
+
 /** Whether any license belongs to the product (the products feature asks before a delete). */
 export async function productHasLicenses(db: Queryable, productId: string): Promise<boolean> {
   const { rowCount } = await db.query('SELECT 1 FROM licenses WHERE product_id = $1 LIMIT 1', [productId]);
