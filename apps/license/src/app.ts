@@ -35,19 +35,22 @@ import { createAdminsService } from './admins/admins.service.js';
 import { createJwtService } from './admins/jwt.js';
 import { auditFailedAdminWrites } from './audit/audit-failures.js';
 import { auditModule } from './audit/audit.module.js';
+import { createAuditService } from './audit/audit.service.js';
 import { automationsModule } from './automations/automations.module.js';
 import { customerPortalModule } from './customer-portal/customer-portal.module.js';
 import { customersModule } from './customers/customers.module.js';
 import { createCustomersService } from './customers/customers.service.js';
 import { dashboardModule } from './dashboard/dashboard.module.js';
-import { adminPageGuard, recogniseCustomersOnConsolePages } from './dashboard/admin-pages.js';
-import { errorBackLink, errorPageData } from './dashboard/dashboard.page-data.js';
-import { pageNotFound } from './dashboard/dashboard.routes.js';
+import { adminPageGuard, recogniseCustomersOnConsolePages } from './console/admin-pages.js';
+import { errorBackLink, errorPageData } from './console/layout.js';
+import { pageNotFound } from './console/not-found-page.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { inProcessQueue } from './events/in-process-queue.js';
 import { exportsModule } from './exports/exports.module.js';
+import { figureReads as figures } from './figure-reads.js';
 import { jobsModule } from './jobs/jobs.module.js';
 import { licenseFiles } from './licenses/license-file.js';
+import { licenseReads } from './licenses/license-reads.js';
 import { licensesModule } from './licenses/licenses.module.js';
 import { createLicensesService } from './licenses/licenses.service.js';
 import { adminMachinesModule, publicMachinesModule } from './licenses/machines.module.js';
@@ -57,10 +60,14 @@ import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
 import { viewsDir } from './paths.js';
 import { productsModule } from './products/products.module.js';
+import { createProductsService } from './products/products.service.js';
 import { policiesModule } from './policies/policies.module.js';
+import { createPoliciesService } from './policies/policies.service.js';
 import { entitlementsModule } from './entitlements/entitlements.module.js';
+import { createEntitlementsService } from './entitlements/entitlements.service.js';
 import { createRateLimits } from './rate-limits/rate-limits.js';
 import { runtimeConfigModule } from './runtime-config/runtime-config.module.js';
+import { createRuntimeConfigService } from './runtime-config/runtime-config.service.js';
 import type { LicenseSettings } from './runtime-config/runtime-config.schema.js';
 import { stripeModule } from './stripe/stripe.module.js';
 import { createTwoFactorGate } from './two-factor/two-factor.gate.js';
@@ -148,7 +155,12 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     onSignIn: (user: SessionUser, req: Request) => admins.recordSession('login', user, sessionActor(req)),
     onSignOut: (user: SessionUser, req: Request) => admins.recordSession('logout', user, sessionActor(req)),
   });
-  const customers = createCustomersService({ pool });
+  // Each feature's service is built once, here, and handed to every module that reads through it.
+  const customers = createCustomersService({ pool, licenses: licenseReads });
+  const products = createProductsService({ pool, now, licenses: licenseReads });
+  const policies = createPoliciesService({ pool });
+  const entitlements = createEntitlementsService({ pool });
+  const audit = createAuditService({ pool });
   const licenses = createLicensesService({ pool, events, now });
   const machines = createMachinesService({ pool, events, now });
   // Offline license files are signed with the key that signs validation answers.
@@ -166,6 +178,11 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   // The console's pages answer a failed admin check as a page (sign-in, no access) instead of JSON.
   const adminPage = adminPageGuard(admin);
   const adminTokens = createAdminTokenService({ pool, jwt, now });
+  const runtimeConfig = createRuntimeConfigService({
+    pool,
+    settings,
+    effectiveRateLimit: rateLimits.effectivePublicLimit,
+  });
 
   // The channels an admin configures in the console (the environment's until saved), read at each send.
   const notificationChannels = await notificationChannelsModule({
@@ -201,6 +218,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     logger,
     licenses,
     queue,
+    products,
     checkWebhookUrl: webhooks.checkUrl,
     admin,
     adminPage,
@@ -253,21 +271,33 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       sweep: deps.jobs !== undefined,
     }),
     adminTokenModule({ service: adminTokens, admin }),
-    runtimeConfigModule({ pool, settings, admin, effectiveRateLimit: rateLimits.effectivePublicLimit }),
-    productsModule({ pool, now, admin, adminPage, csrfToken: auth.csrfToken }),
-    policiesModule({ pool, now, admin, adminPage, csrfToken: auth.csrfToken }),
-    entitlementsModule({ pool, admin, adminPage, csrfToken: auth.csrfToken }),
+    runtimeConfigModule({ service: runtimeConfig, admin }),
+    productsModule({ pool, service: products, admin, adminPage, csrfToken: auth.csrfToken }),
+    policiesModule({ pool, service: policies, products, entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
+    entitlementsModule({ pool, service: entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
     customersModule({ pool, service: customers, admin, adminPage, csrfToken: auth.csrfToken }),
     licensesModule({ service: licenses, admin, files, machines }),
     adminMachinesModule({ machines, admin }),
     customerPortal,
-    adminLicensesModule({ pool, now, licenses, machines, admin, adminPage, csrfToken: auth.csrfToken }),
-    auditModule({ pool, admin, adminPage }),
+    adminLicensesModule({
+      pool,
+      now,
+      licenses,
+      machines,
+      products,
+      customers,
+      policies,
+      entitlements,
+      audit,
+      admin,
+      adminPage,
+      csrfToken: auth.csrfToken,
+    }),
+    auditModule({ service: audit, admin, adminPage }),
     adminSettingsModule({
       pool,
       now,
-      settings,
-      effectiveRateLimit: rateLimits.effectivePublicLimit,
+      runtimeConfig,
       admins,
       tokens: adminTokens,
       twoFactor,
@@ -276,7 +306,17 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       csrfToken: auth.csrfToken,
     }),
     twoFactorModule({ service: twoFactor, adminWithoutTwoFactor: guards.adminWithoutTwoFactor, notifier }),
-    exportsModule({ config, pool, reads: database.reads, now, admin, adminPage }),
+    exportsModule({
+      config,
+      pool,
+      reads: database.reads,
+      now,
+      products,
+      customers,
+      summaryReads: figures,
+      admin,
+      adminPage,
+    }),
     // Before the webhooks module: /webhooks/channels is not a webhook endpoint's id.
     notificationChannels,
     webhooks,
@@ -290,6 +330,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     { name: 'api-docs', routes: apiDocs.routes, routers: [apiDocs.assets] },
     dashboardModule({
       reads: database.reads,
+      figures,
       settings,
       now,
       licenses,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
-import { summaryStatistics } from '../src/exports/exports.repository.js';
+import { summaryStatistics } from '../src/exports/summary-statistics.js';
+import { figureReads } from '../src/figure-reads.js';
 import { licenseCountsAt } from '../src/licenses/license-counts.repository.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
@@ -90,7 +91,7 @@ async function expectExact() {
     validations: usage!.day,
   });
 
-  const summary = await summaryStatistics(t.database.pool, new Date());
+  const summary = await summaryStatistics(figureReads, t.database.pool, new Date());
   expect(summary.licenses).toEqual({
     total: all!.total,
     active: all!.active,

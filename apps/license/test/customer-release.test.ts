@@ -157,6 +157,12 @@ describe('POST /api/customer/licenses/:licenseId/release', () => {
       .query({ resourceId: license._id, action: 'release' })
       .set('Cookie', admin.cookie);
     expect(audit.body.total).toBe(3);
+    // The limit's own counter holds one row per release that passed.
+    const counted = await t.database.pool.query(
+      'SELECT count(*)::int AS n FROM license_releases WHERE license_id = $1',
+      [license._id],
+    );
+    expect(counted.rows[0].n).toBe(3);
   });
 
   it('writes an audit record of each release: who, what was released, before and after', async () => {

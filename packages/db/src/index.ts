@@ -6,6 +6,7 @@ export { DataFolderInUseError } from './data-folder-lock.js';
 export { retryTransient, isReadOnlyStatement } from './retry.js';
 export { transientKind, isTransientDatabaseError, uniqueViolation, type TransientKind } from './database-errors.js';
 export type { RowOf } from './rows.js';
+export { queryBuilder, run } from './query-builder.js';
 export { keysetCursor, type KeysetCursor } from './keyset-cursor.js';
 export { createGeneratedSecretsTable, keepGeneratedSecret } from './generated-secrets.js';
 export { createReplicaReads, REPLICA_MAX_LAG_MS, type ReplicaReads, type ReplicaReadsOptions } from './read-replica.js';

@@ -2,12 +2,13 @@ import type { Request } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '@app/http';
-import { createCustomersService } from '../customers/customers.service.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { CustomersService } from '../customers/customers.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../licenses/machines.service.js';
-import { createProductsService } from '../products/products.service.js';
-import { createPoliciesService } from '../policies/policies.service.js';
-import { createEntitlementsService } from '../entitlements/entitlements.service.js';
+import type { ProductsService } from '../products/products.service.js';
+import type { PoliciesService } from '../policies/policies.service.js';
+import type { EntitlementsService } from '../entitlements/entitlements.service.js';
 import { adminLicensesPages } from './admin-licenses.pages.js';
 import { adminLicensesService } from './admin-licenses.service.js';
 
@@ -17,20 +18,26 @@ export function adminLicensesModule(needs: {
   now: () => Date;
   licenses: LicensesService;
   machines: MachinesService;
+  products: ProductsService;
+  customers: CustomersService;
+  policies: PoliciesService;
+  entitlements: EntitlementsService;
+  audit: AuditService;
   admin: Guard;
   adminPage: Guard;
   csrfToken: (req: Request) => string;
 }): FeatureModule {
-  // Products and customers are read through their features' services (stateless, so built here).
+  // Products, customers, the catalogue and the audit trail are read through their features' services.
   const service = adminLicensesService({
     pool: needs.pool,
     now: needs.now,
     licenses: needs.licenses,
     machines: needs.machines,
-    products: createProductsService({ pool: needs.pool, now: needs.now }),
-    customers: createCustomersService({ pool: needs.pool }),
-    policies: createPoliciesService({ pool: needs.pool }),
-    entitlements: createEntitlementsService({ pool: needs.pool }),
+    products: needs.products,
+    customers: needs.customers,
+    policies: needs.policies,
+    entitlements: needs.entitlements,
+    audit: needs.audit,
   });
   return {
     name: 'admin-licenses',

@@ -1,8 +1,8 @@
 import type { AuditLogJson } from '../audit/audit.presenter.js';
 import { expiryText, machineRow, usageChart, utcTime } from '../customer-portal/customer-portal.page-data.js';
-import { adminLayout, licenseTypeLabel } from '../dashboard/dashboard.page-data.js';
+import { adminLayout, licenseTypeLabel } from '../console/layout.js';
 import { licenseState, type LicenseState } from '../dashboard/dashboard.service.js';
-import type { FlashMessage } from '../dashboard/flash.js';
+import type { FlashMessage } from '../console/flash.js';
 import type { LicenseJson } from '../licenses/licenses.presenter.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { MachineJson } from '../licenses/machines.presenter.js';

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { createAuditService } from '../audit/audit.service.js';
-import type { createCustomersService } from '../customers/customers.service.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { CustomersService } from '../customers/customers.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { ListLicenses } from '../licenses/licenses.schema.js';
 import type { MachinesService } from '../licenses/machines.service.js';
-import type { createProductsService } from '../products/products.service.js';
+import type { ProductsService } from '../products/products.service.js';
 import type { PoliciesService } from '../policies/policies.service.js';
 import type { EntitlementsService } from '../entitlements/entitlements.service.js';
 import { dailyOutcomesOfLicense, recentUsageRecordsOfLicense } from '../usage/usage.repository.js';
@@ -28,10 +28,11 @@ export function adminLicensesService(deps: {
   now: () => Date;
   licenses: LicensesService;
   machines: Pick<MachinesService, 'list'>;
-  products: ReturnType<typeof createProductsService>;
-  customers: ReturnType<typeof createCustomersService>;
+  products: ProductsService;
+  customers: CustomersService;
   policies: PoliciesService;
   entitlements: EntitlementsService;
+  audit: Pick<AuditService, 'list'>;
 }) {
   /** The policies (of one product, or all) and entitlements the license forms choose from. */
   const catalogue = async (productId?: string) => {
@@ -50,7 +51,7 @@ export function adminLicensesService(deps: {
     };
   };
   const { pool, now, licenses, products: productsOf, customers: customersOf } = deps;
-  const audit = createAuditService({ pool });
+  const { audit } = deps;
   return {
     /** A page of licenses and the choices of the filters' selects. */
     async listPage(query: ListLicenses) {

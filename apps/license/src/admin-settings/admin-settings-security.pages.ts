@@ -2,8 +2,14 @@ import type { Request, Response } from 'express';
 import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { consoleAdminName, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
-import { redirectAfterSaving } from '../dashboard/flash.js';
+import {
+  consoleAdminName,
+  formErrors,
+  redirectWithFlash,
+  takeFlash,
+  writeThenRedirect,
+} from '../console/admin-pages.js';
+import { redirectAfterSaving } from '../console/flash.js';
 import { isSessionVerified, markSessionVerified } from '../two-factor/two-factor.session.js';
 import { tokensPageData, twoFactorPageData, type TwoFactorSetupView } from './admin-settings.page-data.js';
 import {
@@ -163,22 +169,18 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const code = (body.code ?? '').trim();
-        try {
-          if (!code) throw appError('TWO_FACTOR_INVALID_CODE');
-          await service.disableTwoFactor(actorOf(req), code, body.password || undefined);
-        } catch (error) {
-          return redirectWithFlash(
-            req,
-            res,
-            '/settings/two-factor',
-            failure(`Two-factor is still on: ${refusal(error).message}`),
-          );
-        }
-        return redirectWithFlash(
+        await writeThenRedirect(
           req,
           res,
-          '/settings/two-factor',
-          success('Two-factor is off. Set it up again at any time.'),
+          async () => {
+            if (!code) throw appError('TWO_FACTOR_INVALID_CODE');
+            await service.disableTwoFactor(actorOf(req), code, body.password || undefined);
+            return { to: '/settings/two-factor', message: success('Two-factor is off. Set it up again at any time.') };
+          },
+          (error) => ({
+            to: '/settings/two-factor',
+            message: failure(`Two-factor is still on: ${refusal(error).message}`),
+          }),
         );
       },
     }),
@@ -258,20 +260,22 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       params: tokenParams,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        let label: string;
-        try {
-          const token = await service.revokeToken(actorOf(req), params.id);
-          label = token.label ?? params.id.slice(0, 8);
-        } catch (error) {
-          const { message } = refusal(error);
-          await deps.auditFailure(req, { action: 'revoke', resourceType: 'admin', resourceId: null }, error);
-          return redirectWithFlash(req, res, '/settings/tokens', failure(message));
-        }
-        return redirectWithFlash(
+        await writeThenRedirect(
           req,
           res,
-          '/settings/tokens',
-          success(`Token “${label}” revoked: programs that use it are refused from now on.`),
+          async () => {
+            const token = await service.revokeToken(actorOf(req), params.id);
+            const label = token.label ?? params.id.slice(0, 8);
+            return {
+              to: '/settings/tokens',
+              message: success(`Token “${label}” revoked: programs that use it are refused from now on.`),
+            };
+          },
+          async (error) => {
+            const { message } = refusal(error);
+            await deps.auditFailure(req, { action: 'revoke', resourceType: 'admin', resourceId: null }, error);
+            return { to: '/settings/tokens', message: failure(message) };
+          },
         );
       },
     }),

@@ -1,13 +1,11 @@
 import type { Request } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
-import type { SettingsStore } from '@app/settings';
 import type { AdminTokenService } from '../admins/admin-token.service.js';
 import type { AdminsService } from '../admins/admins.service.js';
 import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '@app/http';
-import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
-import { createRuntimeConfigService } from '../runtime-config/runtime-config.service.js';
+import type { RuntimeConfigService } from '../runtime-config/runtime-config.service.js';
 import type { TwoFactorService } from '../two-factor/two-factor.service.js';
 import { securitySettingsPages } from './admin-settings-security.pages.js';
 import { generalSettingsPages } from './admin-settings.pages.js';
@@ -17,8 +15,7 @@ import { createAdminSettingsService } from './admin-settings.service.js';
 export function adminSettingsModule(needs: {
   pool: pg.Pool;
   now: () => Date;
-  settings: SettingsStore<LicenseSettings>;
-  effectiveRateLimit: () => { enabled: boolean; windowMs: number; max: number };
+  runtimeConfig: RuntimeConfigService;
   admins: AdminsService;
   tokens: AdminTokenService;
   twoFactor: TwoFactorService;
@@ -27,7 +24,7 @@ export function adminSettingsModule(needs: {
   csrfToken: (req: Request) => string;
 }): FeatureModule {
   const service = createAdminSettingsService({
-    runtimeConfig: createRuntimeConfigService(needs),
+    runtimeConfig: needs.runtimeConfig,
     admins: needs.admins,
     tokens: needs.tokens,
     twoFactor: needs.twoFactor,

@@ -1,8 +1,8 @@
 import type { ApiTokenRow } from '../admins/api-tokens.repository.js';
 import type { AdminListRow } from '../admins/admins.repository.js';
 import { utcTime } from '../customer-portal/customer-portal.page-data.js';
-import type { FlashMessage } from '../dashboard/admin-pages.js';
-import { adminLayout } from '../dashboard/dashboard.page-data.js';
+import type { FlashMessage } from '../console/admin-pages.js';
+import { adminLayout } from '../console/layout.js';
 import { tokenLifetimes, type TokenLifetime } from './admin-settings.schema.js';
 
 // What the settings pages' views (views/settings) receive: plain data, texts unescaped (the

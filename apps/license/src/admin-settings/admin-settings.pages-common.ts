@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { isHttpError, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
-import type { AuditFailure, FlashMessage } from '../dashboard/admin-pages.js';
+import type { AuditFailure, FlashMessage } from '../console/admin-pages.js';
 import type { AdminSettingsService } from './admin-settings.service.js';
 
 // What the settings pages' route files share.

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { consoleAdminName, formErrors, redirectWithFlash, takeFlash } from '../dashboard/admin-pages.js';
+import { consoleAdminName, formErrors, takeFlash, writeThenRedirect } from '../console/admin-pages.js';
 import {
   adminsPageData,
   generalPageData,
@@ -101,17 +101,17 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const on = body.enabled === 'on';
-        await service.setPanicMode(actorOf(req), on);
-        return redirectWithFlash(
-          req,
-          res,
-          '/settings',
-          success(
-            on
-              ? 'Panic mode is on: license validation and the customer portal answer 503 until you turn it off.'
-              : 'Panic mode is off: license validation and the customer portal work again.',
-          ),
-        );
+        await writeThenRedirect(req, res, async () => {
+          await service.setPanicMode(actorOf(req), on);
+          return {
+            to: '/settings',
+            message: success(
+              on
+                ? 'Panic mode is on: license validation and the customer portal answer 503 until you turn it off.'
+                : 'Panic mode is off: license validation and the customer portal work again.',
+            ),
+          };
+        });
       },
     }),
     defineRoute({
@@ -149,13 +149,13 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
           );
           return renderGeneral(req, res, username, { values, errors }, 400);
         }
-        await service.saveRateLimits(actorOf(req), parsed.data);
-        return redirectWithFlash(
-          req,
-          res,
-          '/settings',
-          success('Rate limits saved. They apply on every instance within a few seconds.'),
-        );
+        await writeThenRedirect(req, res, async () => {
+          await service.saveRateLimits(actorOf(req), parsed.data);
+          return {
+            to: '/settings',
+            message: success('Rate limits saved. They apply on every instance within a few seconds.'),
+          };
+        });
       },
     }),
     defineRoute({
@@ -196,18 +196,24 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
           );
           return renderAdmins(req, res, username, { userId: entered, errors }, 400);
         }
-        try {
-          await service.addAdmin(actorOf(req), parsed.data);
-        } catch (error) {
-          const { status, message } = refusal(error);
-          await deps.auditFailure(req, { action: 'create', resourceType: 'admin', resourceId: parsed.data }, error);
-          return renderAdmins(req, res, username, { userId: entered, errors: [`${message}.`] }, status);
-        }
-        return redirectWithFlash(
+        await writeThenRedirect(
           req,
           res,
-          '/settings/admins',
-          success(`${parsed.data} is now an admin. They get the admin console the next time they open it.`),
+          async () => {
+            await service.addAdmin(actorOf(req), parsed.data);
+            return {
+              to: '/settings/admins',
+              message: success(
+                `${parsed.data} is now an admin. They get the admin console the next time they open it.`,
+              ),
+            };
+          },
+          async (error) => {
+            const { status, message } = refusal(error);
+            await deps.auditFailure(req, { action: 'create', resourceType: 'admin', resourceId: parsed.data }, error);
+            await renderAdmins(req, res, username, { userId: entered, errors: [`${message}.`] }, status);
+            return undefined;
+          },
         );
       },
     }),
@@ -224,19 +230,26 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       handler: async ({ body, req, res }) => {
         const userId = (body.userId ?? '').trim();
         const self = userId === adminOf(req).userId;
-        try {
-          await service.removeAdmin(actorOf(req), userId);
-        } catch (error) {
-          const { message } = refusal(error);
-          await deps.auditFailure(req, { action: 'delete', resourceType: 'admin', resourceId: userId || null }, error);
-          return redirectWithFlash(req, res, '/settings/admins', failure(message));
-        }
-        // Who removed themself is no admin any more: the front page says so.
-        return redirectWithFlash(
+        await writeThenRedirect(
           req,
           res,
-          self ? '/' : '/settings/admins',
-          success(self ? 'You are no longer an admin.' : `${userId} is no longer an admin.`),
+          async () => {
+            await service.removeAdmin(actorOf(req), userId);
+            // Who removed themself is no admin any more: the front page says so.
+            return {
+              to: self ? '/' : '/settings/admins',
+              message: success(self ? 'You are no longer an admin.' : `${userId} is no longer an admin.`),
+            };
+          },
+          async (error) => {
+            const { message } = refusal(error);
+            await deps.auditFailure(
+              req,
+              { action: 'delete', resourceType: 'admin', resourceId: userId || null },
+              error,
+            );
+            return { to: '/settings/admins', message: failure(message) };
+          },
         );
       },
     }),

@@ -1,5 +1,5 @@
 import { utcTime } from '../customer-portal/customer-portal.page-data.js';
-import { adminLayout } from '../dashboard/dashboard.page-data.js';
+import { adminLayout } from '../console/layout.js';
 import { isUuid } from '../common/schemas.js';
 import { automationHref } from '../automations/automations.page-data.js';
 import { endpointHref } from '../webhooks/webhooks.page-data.js';

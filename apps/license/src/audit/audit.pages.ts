@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
-import { consoleAdminName } from '../dashboard/admin-pages.js';
-import { notFoundData } from '../dashboard/dashboard.page-data.js';
+import { consoleAdminName } from '../console/admin-pages.js';
+import { notFoundData } from '../console/layout.js';
 import { auditCountLimit, auditEntryData, auditListData, auditQueryOf } from './audit.page-data.js';
 import { auditActions, auditResourceTypes } from './audit.table.js';
 import type { createAuditService } from './audit.service.js';

@@ -32,23 +32,6 @@ export async function recordAudit(client: Queryable, actor: Actor, entry: AuditE
   );
 }
 
-/**
- * How many successful entries of `action` a resource has had since `since`. Releases are limited
- * per day by their audit entries: the entry is the record that the release happened.
- */
-export async function countAuditEntriesSince(
-  db: Queryable,
-  target: { action: AuditAction; resourceType: AuditResourceType; resourceId: string },
-  since: Date,
-): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*) AS n FROM audit_logs
-     WHERE resource_type = $1 AND resource_id = $2 AND action = $3 AND success AND created_at > $4`,
-    [target.resourceType, target.resourceId, target.action, since],
-  );
-  return Number(rows[0]?.n ?? 0);
-}
-
 export interface AuditFilter {
   userId?: string;
   resourceType?: string;

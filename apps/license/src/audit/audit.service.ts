@@ -42,3 +42,5 @@ export function createAuditService(deps: { pool: pg.Pool }) {
     },
   };
 }
+
+export type AuditService = ReturnType<typeof createAuditService>;

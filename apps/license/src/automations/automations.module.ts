@@ -7,7 +7,7 @@ import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '@app/http';
 import type { EventBus, LicenseEventName } from '../events/event-bus.js';
 import type { createLicensesService } from '../licenses/licenses.service.js';
-import { createProductsService } from '../products/products.service.js';
+import type { ProductsService } from '../products/products.service.js';
 import { createAutomationEngine, type AutomationEngine } from './automation-engine.js';
 import { automationPages } from './automations.pages.js';
 import { automationRoutes } from './automations.routes.js';
@@ -49,6 +49,7 @@ export function automationsModule(needs: {
   logger: Logger;
   licenses: ReturnType<typeof createLicensesService>;
   queue: WorkQueue;
+  products: ProductsService;
   checkWebhookUrl: (url: string) => Promise<void>;
   admin: Guard;
   /** For the admin console's pages: the guard they are mounted with (each page runs the admin guard itself) and the session's CSRF token. */
@@ -75,7 +76,7 @@ export function automationsModule(needs: {
   };
   const service = createAutomationsService({ pool, now, engine, checkWebhookUrl: needs.checkWebhookUrl });
   // The products a "Create a license" step may name, read through the products feature's service.
-  const products = createProductsService({ pool, now });
+  const { products } = needs;
   return {
     name: 'automations',
     routes: [

@@ -1,6 +1,6 @@
 import { utcTime } from '../customer-portal/customer-portal.page-data.js';
-import type { FlashMessage } from '../dashboard/admin-pages.js';
-import { adminLayout, licenseTypeLabel } from '../dashboard/dashboard.page-data.js';
+import type { FlashMessage } from '../console/admin-pages.js';
+import { adminLayout, licenseTypeLabel } from '../console/layout.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import {
   actionChoice,

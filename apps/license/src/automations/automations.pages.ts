@@ -6,12 +6,12 @@ import { actorOf } from '../common/actor.js';
 import {
   consoleAdminName,
   errorSentence,
-  redirectWithFlash,
   takeFlash,
+  writeThenRedirect,
   type AuditFailure,
   type FlashMessage,
-} from '../dashboard/admin-pages.js';
-import { notFoundData } from '../dashboard/dashboard.page-data.js';
+} from '../console/admin-pages.js';
+import { notFoundData } from '../console/layout.js';
 import { runNeedsLicense } from './automations.catalogue.js';
 import {
   automationFormOf,
@@ -114,18 +114,21 @@ export function automationPages(deps: {
   }
 
   /** Runs a write from the automation's page and goes back to it with the outcome; a missing automation is the 404 page. */
-  async function act(req: Request, res: Response, username: string, id: string, write: () => Promise<FlashMessage>) {
-    let outcome: FlashMessage;
-    try {
-      outcome = await write();
-    } catch (error) {
-      if (!isHttpError(error) || error.status >= 500) throw error;
-      await failed(req, 'update', id, error);
-      if (isMissing(error)) return notFound(res, username);
-      outcome = { type: 'error', text: errorSentence(error) };
-    }
-    return redirectWithFlash(req, res, automationHref(id), outcome);
-  }
+  const act = (req: Request, res: Response, username: string, id: string, write: () => Promise<FlashMessage>) =>
+    writeThenRedirect(
+      req,
+      res,
+      async () => ({ to: automationHref(id), message: await write() }),
+      async (error) => {
+        if (!isHttpError(error) || error.status >= 500) throw error;
+        await failed(req, 'update', id, error);
+        if (isMissing(error)) {
+          notFound(res, username);
+          return undefined;
+        }
+        return { to: automationHref(id), message: { type: 'error', text: errorSentence(error) } };
+      },
+    );
 
   return [
     defineRoute({
@@ -176,19 +179,23 @@ export function automationPages(deps: {
           await failed(req, 'create', null, appError('VALIDATION_FAILED'));
           return renderForm(req, res, username, { values, errors: parsed.errors }, undefined, 400);
         }
-        try {
-          const action = await service.create(actorOf(req), parsed.data);
-          return redirectWithFlash(req, res, automationHref(action._id), {
-            type: 'success',
-            text: `Automation “${action.name}” created.`,
-          });
-        } catch (error) {
-          if (isHttpError(error) && error.status === 400) {
+        await writeThenRedirect(
+          req,
+          res,
+          async () => {
+            const action = await service.create(actorOf(req), parsed.data);
+            return {
+              to: automationHref(action._id),
+              message: { type: 'success', text: `Automation “${action.name}” created.` },
+            };
+          },
+          async (error) => {
+            if (!isHttpError(error) || error.status !== 400) throw error;
             await failed(req, 'create', null, error);
-            return renderForm(req, res, username, { values, errors: [errorSentence(error)] }, undefined, 400);
-          }
-          throw error;
-        }
+            await renderForm(req, res, username, { values, errors: [errorSentence(error)] }, undefined, 400);
+            return undefined;
+          },
+        );
       },
     }),
     defineRoute({
@@ -245,23 +252,29 @@ export function automationPages(deps: {
           await failed(req, 'update', params.id, appError('VALIDATION_FAILED'));
           return renderForm(req, res, username, { values, errors: parsed.errors }, existing, 400);
         }
-        try {
-          const action = await service.update(actorOf(req), params.id, parsed.data);
-          return redirectWithFlash(req, res, automationHref(action._id), {
-            type: 'success',
-            text: `Automation “${action.name}” saved.`,
-          });
-        } catch (error) {
-          if (isMissing(error)) {
-            await failed(req, 'update', params.id, error);
-            return notFound(res, username);
-          }
-          if (isHttpError(error) && error.status === 400) {
-            await failed(req, 'update', params.id, error);
-            return renderForm(req, res, username, { values, errors: [errorSentence(error)] }, existing, 400);
-          }
-          throw error;
-        }
+        await writeThenRedirect(
+          req,
+          res,
+          async () => {
+            const action = await service.update(actorOf(req), params.id, parsed.data);
+            return {
+              to: automationHref(action._id),
+              message: { type: 'success', text: `Automation “${action.name}” saved.` },
+            };
+          },
+          async (error) => {
+            if (isMissing(error)) {
+              await failed(req, 'update', params.id, error);
+              notFound(res, username);
+            } else if (isHttpError(error) && error.status === 400) {
+              await failed(req, 'update', params.id, error);
+              await renderForm(req, res, username, { values, errors: [errorSentence(error)] }, existing, 400);
+            } else {
+              throw error;
+            }
+            return undefined;
+          },
+        );
       },
     }),
     defineRoute({
@@ -351,18 +364,21 @@ export function automationPages(deps: {
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
-        let name: string;
-        try {
-          name = (await service.get(params.id)).name;
-          await service.remove(actorOf(req), params.id);
-        } catch (error) {
-          if (isMissing(error)) {
+        await writeThenRedirect(
+          req,
+          res,
+          async () => {
+            const { name } = await service.get(params.id);
+            await service.remove(actorOf(req), params.id);
+            return { to: '/automations', message: { type: 'success', text: `Automation “${name}” deleted.` } };
+          },
+          async (error) => {
+            if (!isMissing(error)) throw error;
             await failed(req, 'delete', params.id, error);
-            return notFound(res, username);
-          }
-          throw error;
-        }
-        return redirectWithFlash(req, res, '/automations', { type: 'success', text: `Automation “${name}” deleted.` });
+            notFound(res, username);
+            return undefined;
+          },
+        );
       },
     }),
   ];

@@ -1,6 +1,6 @@
 import { barChartSvg } from '@app/ui';
 import { iso } from '../common/schemas.js';
-import { layout } from '../dashboard/dashboard.page-data.js';
+import { layout } from '../console/layout.js';
 import { licenseState } from '../dashboard/dashboard.service.js';
 import { creditsOf } from '../licenses/licenses.presenter.js';
 import type { LicenseRow } from '../licenses/licenses.repository.js';

@@ -2,8 +2,8 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import type { CustomerRecord } from '../common/request.js';
-import { notFoundData } from '../dashboard/dashboard.page-data.js';
-import { guardResult } from '../dashboard/dashboard.routes.js';
+import { notFoundData } from '../console/layout.js';
+import { guardResult } from '../console/admin-pages.js';
 import { defaultChartDays, licensePageData, licensesPageData } from './customer-portal.page-data.js';
 import type { createCustomerPortalService } from './customer-portal.service.js';
 

@@ -4,7 +4,6 @@ import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import type { LicenseFiles } from '../licenses/license-file.js';
 import { creditsOf, usageStatsJson } from '../licenses/licenses.presenter.js';
-import { usageStats } from '../licenses/licenses.repository.js';
 import type { LicenseBinding, LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../licenses/machines.service.js';
 import { customerLicenseJson, customerStatsJson, licenseUsageJson } from './customer-portal.presenter.js';
@@ -64,7 +63,7 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
       return {
         ...license,
         product: { ...license.product, description: row.product_description },
-        usageStats: usageStatsJson(await usageStats(pool, row.id)),
+        usageStats: usageStatsJson(await usage.usageStatsOfLicense(pool, row.id)),
       };
     },
 

@@ -1,5 +1,5 @@
-import { adminLayout } from '../dashboard/dashboard.page-data.js';
-import type { FlashMessage } from '../dashboard/admin-pages.js';
+import { adminLayout } from '../console/layout.js';
+import type { FlashMessage } from '../console/admin-pages.js';
 import { utcTime } from '../customer-portal/customer-portal.page-data.js';
 import type { CustomerJson } from './customers.presenter.js';
 

@@ -1,24 +1,31 @@
 import type { Queryable, RowOf } from '@app/db';
 import type { CustomerRecord } from '../common/request.js';
-import type { customers } from './customers.table.js';
+import { customers } from './customers.table.js';
 import type { CreateCustomer, ListCustomers, UpdateCustomer } from './customers.schema.js';
+import { z } from 'zod';
+import { parseRow, parseRows, tableRows } from '../common/rows.js';
 
 /** A customer, with the number of their licenses where the query counts them. */
 export type CustomerRow = RowOf<typeof customers> & { license_count?: number };
 
-const licenseCount = '(SELECT count(*) FROM licenses l WHERE l.customer_id = c.id) AS license_count';
+/** Rows of customers, checked. */
+const customerRows = tableRows(customers);
+const totalRow = z.object({ total: z.number() });
+const choiceRow = z.object({ id: z.string(), name: z.string(), email: z.string() });
 
 export async function listCustomers(db: Queryable, query: ListCustomers) {
   const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::text IS NULL OR c.name ILIKE $1 OR c.email ILIKE $1 OR c.user_id = $2)';
   const [page, total] = await Promise.all([
-    db.query<CustomerRow>(
-      `SELECT c.*, ${licenseCount} FROM customers c ${where} ORDER BY c.created_at DESC, c.id LIMIT $3 OFFSET $4`,
-      [search, query.search ?? null, query.limit, query.skip],
-    ),
-    db.query<{ total: number }>(`SELECT count(*) AS total FROM customers c ${where}`, [search, query.search ?? null]),
+    db.query(`SELECT c.* FROM customers c ${where} ORDER BY c.created_at DESC, c.id LIMIT $3 OFFSET $4`, [
+      search,
+      query.search ?? null,
+      query.limit,
+      query.skip,
+    ]),
+    db.query(`SELECT count(*) AS total FROM customers c ${where}`, [search, query.search ?? null]),
   ]);
-  return { rows: page.rows, total: total.rows[0]?.total ?? 0 };
+  return { rows: customerRows(page.rows), total: parseRow(totalRow, total.rows).total };
 }
 
 /** The newest customers, names and emails only: the choices of a select (no license counts to make). */
@@ -26,30 +33,30 @@ export async function listCustomerChoices(
   db: Queryable,
   limit: number,
 ): Promise<Array<{ id: string; name: string; email: string }>> {
-  const { rows } = await db.query<{ id: string; name: string; email: string }>(
-    'SELECT id, name, email FROM customers ORDER BY created_at DESC, id LIMIT $1',
-    [limit],
-  );
-  return rows;
+  const { rows } = await db.query('SELECT id, name, email FROM customers ORDER BY created_at DESC, id LIMIT $1', [
+    limit,
+  ]);
+  return parseRows(choiceRow, rows);
 }
 
 export async function findCustomer(db: Queryable, id: string): Promise<CustomerRow | undefined> {
-  const { rows } = await db.query<CustomerRow>(`SELECT c.*, ${licenseCount} FROM customers c WHERE c.id = $1`, [id]);
-  return rows[0];
+  const { rows } = await db.query('SELECT c.* FROM customers c WHERE c.id = $1', [id]);
+  return customerRows(rows)[0];
 }
 
 export async function findCustomerByUserId(db: Queryable, userId: string): Promise<CustomerRecord | undefined> {
-  const { rows } = await db.query<CustomerRow>('SELECT * FROM customers WHERE user_id = $1', [userId]);
-  const row = rows[0];
+  const { rows } = await db.query('SELECT * FROM customers WHERE user_id = $1', [userId]);
+  const row = customerRows(rows)[0];
   return row && { id: row.id, name: row.name, email: row.email, userId: row.user_id };
 }
 
 export async function insertCustomer(db: Queryable, input: CreateCustomer): Promise<CustomerRow> {
-  const { rows } = await db.query<CustomerRow>(
-    'INSERT INTO customers (name, email, user_id) VALUES ($1, $2, $3) RETURNING *, 0::int8 AS license_count',
-    [input.name, input.email, input.userId ?? null],
-  );
-  return rows[0]!;
+  const { rows } = await db.query('INSERT INTO customers (name, email, user_id) VALUES ($1, $2, $3) RETURNING *', [
+    input.name,
+    input.email,
+    input.userId ?? null,
+  ]);
+  return customerRows(rows)[0]!;
 }
 
 export async function updateCustomer(
@@ -57,13 +64,13 @@ export async function updateCustomer(
   id: string,
   input: UpdateCustomer,
 ): Promise<CustomerRow | undefined> {
-  const { rows } = await db.query<CustomerRow>(
+  const { rows } = await db.query(
     `UPDATE customers c SET name = coalesce($2, name), email = coalesce($3, email),
        user_id = CASE WHEN $4::boolean THEN $5 ELSE user_id END, updated_at = now()
-     WHERE id = $1 RETURNING *, ${licenseCount}`,
+     WHERE id = $1 RETURNING *`,
     [id, input.name ?? null, input.email ?? null, input.userId !== undefined, input.userId ?? null],
   );
-  return rows[0];
+  return customerRows(rows)[0];
 }
 
 export async function deleteCustomer(db: Queryable, id: string): Promise<void> {
@@ -76,4 +83,15 @@ export async function userIdTaken(db: Queryable, userId: string, exceptId?: stri
     exceptId ?? null,
   ]);
   return (rowCount ?? 0) > 0;
+}
+
+/** Whether the customer exists (a license names its customer). */
+export async function customerExists(db: Queryable, customerId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM customers WHERE id = $1', [customerId]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function countCustomers(db: Queryable): Promise<number> {
+  const { rows } = await db.query('SELECT count(*)::int AS total FROM customers');
+  return parseRow(z.object({ total: z.number() }), rows).total;
 }

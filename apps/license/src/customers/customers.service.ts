@@ -1,9 +1,10 @@
 import type pg from 'pg';
-import { uniqueViolation, withTransaction } from '@app/db';
+import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
 import { appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
+import type { LicenseReads } from '../licenses/license-reads.js';
 import { customerJson } from './customers.presenter.js';
 import * as repo from './customers.repository.js';
 import type { CreateCustomer, ListCustomers, UpdateCustomer } from './customers.schema.js';
@@ -21,12 +22,32 @@ async function orUserIdTaken<T>(write: Promise<T>): Promise<T> {
   }
 }
 
-export function createCustomersService(deps: { pool: pg.Pool }) {
+/** Whether the customer exists (the licenses service asks in its transaction). */
+export const customerExists = (db: Queryable, customerId: string) => repo.customerExists(db, customerId);
+export const customerCount = (db: Queryable) => repo.countCustomers(db);
+
+export function createCustomersService(deps: {
+  pool: pg.Pool;
+  /** Each customer's license count, read through the licenses feature. */
+  licenses: Pick<LicenseReads, 'countsByCustomer'>;
+}) {
   const { pool } = deps;
+  /** The rows with their license counts (`license_count`), read on `db` (a transaction's client too). */
+  const counted = async (db: Queryable, rows: repo.CustomerRow[]): Promise<repo.CustomerRow[]> => {
+    const counts = await deps.licenses.countsByCustomer(
+      db,
+      rows.map((row) => row.id),
+    );
+    return rows.map((row) => ({ ...row, license_count: counts.get(row.id) ?? 0 }));
+  };
+  const findCounted = async (db: Queryable, id: string) => {
+    const row = isUuid(id) ? await repo.findCustomer(db, id) : undefined;
+    return row && (await counted(db, [row]))[0];
+  };
   return {
     async list(query: ListCustomers) {
       const { rows, total } = await repo.listCustomers(pool, query);
-      return { customers: rows.map(customerJson), total };
+      return { customers: (await counted(pool, rows)).map(customerJson), total };
     },
 
     /** The newest `limit` customers as choices of a select: id, name and email. */
@@ -36,7 +57,7 @@ export function createCustomersService(deps: { pool: pg.Pool }) {
     findByUserId: (userId: string) => repo.findCustomerByUserId(pool, userId),
 
     get: async (id: string) => {
-      const row = isUuid(id) ? await repo.findCustomer(pool, id) : undefined;
+      const row = await findCounted(pool, id);
       if (!row) throw notFound();
       return customerJson(row);
     },
@@ -45,7 +66,7 @@ export function createCustomersService(deps: { pool: pg.Pool }) {
       orUserIdTaken(
         withTransaction(pool, async (client) => {
           if (input.userId && (await repo.userIdTaken(client, input.userId))) throw userIdTaken();
-          const customer = customerJson(await repo.insertCustomer(client, input));
+          const customer = customerJson({ ...(await repo.insertCustomer(client, input)), license_count: 0 });
           await recordAudit(client, actor, {
             action: 'create',
             resourceType: 'customer',
@@ -59,11 +80,11 @@ export function createCustomersService(deps: { pool: pg.Pool }) {
     update: (actor: Actor, id: string, input: UpdateCustomer) =>
       orUserIdTaken(
         withTransaction(pool, async (client) => {
-          const found = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
+          const found = await findCounted(client, id);
           if (!found) throw notFound();
           const before = customerJson(found);
           if (input.userId && (await repo.userIdTaken(client, input.userId, id))) throw userIdTaken();
-          const customer = customerJson((await repo.updateCustomer(client, id, input))!);
+          const customer = customerJson((await counted(client, [(await repo.updateCustomer(client, id, input))!]))[0]!);
           await recordAudit(client, actor, {
             action: 'update',
             resourceType: 'customer',
@@ -77,7 +98,7 @@ export function createCustomersService(deps: { pool: pg.Pool }) {
 
     remove: (actor: Actor, id: string) =>
       withTransaction(pool, async (client) => {
-        const found = isUuid(id) ? await repo.findCustomer(client, id) : undefined;
+        const found = await findCounted(client, id);
         if (!found) throw notFound();
         const before = customerJson(found);
         // Their licenses stay (customer_id set null): an application in the field keeps working.
@@ -86,3 +107,5 @@ export function createCustomersService(deps: { pool: pg.Pool }) {
       }),
   };
 }
+
+export type CustomersService = ReturnType<typeof createCustomersService>;

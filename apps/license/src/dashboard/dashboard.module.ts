@@ -7,12 +7,14 @@ import type { FeatureModule } from '@app/http';
 import type { createLicensesService } from '../licenses/licenses.service.js';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
 import { dashboardAssets, dashboardRoutes } from './dashboard.routes.js';
+import type { DashboardReads } from './dashboard-counts.js';
 import { createDashboardService } from './dashboard.service.js';
 
 /** The web page at `/` and its assets (no panic guard: admins must reach it in panic mode). */
 export function dashboardModule(needs: {
   /** Where the counts are read: the replica when there is one (database.reads). */
   reads: Queryable;
+  figures: DashboardReads;
   settings: SettingsStore<LicenseSettings>;
   now: () => Date;
   licenses: ReturnType<typeof createLicensesService>;
@@ -25,6 +27,7 @@ export function dashboardModule(needs: {
 }): FeatureModule {
   const service = createDashboardService({
     reads: needs.reads,
+    figures: needs.figures,
     settings: needs.settings,
     now: needs.now,
     licenses: needs.licenses,

@@ -1,34 +1,15 @@
 import path from 'node:path';
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import express, { Router, type Response } from 'express';
 import { z } from 'zod';
-import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { UI_STATIC_PATH, uiStatic } from '@app/ui';
-import { adminData, assetsPath, noAccessData, notFoundData, signInData, twoFactorData } from './dashboard.page-data.js';
+import { assetsPath, noAccessData } from '../console/layout.js';
+import { adminData, signInData, twoFactorData } from './dashboard.page-data.js';
+import { guardResult, twoFactorStep } from '../console/admin-pages.js';
 import type { CustomerRecord } from '../common/request.js';
 import type { DashboardService } from './dashboard.service.js';
 
 const assetsDir = path.join(import.meta.dirname, 'assets');
-
-/**
- * Runs a guard and reports how it ended instead of ending the request: `undefined` when it let
- * the request through, else its error. The page reuses the admin guard as is, two-factor gate included.
- */
-export async function guardResult(guard: Guard, req: Request, res: Response): Promise<Error | undefined> {
-  for (const middleware of guard.middleware) {
-    const error = await new Promise<unknown>((resolve) => {
-      Promise.resolve(middleware(req, res, (failure?: unknown) => resolve(failure))).catch(resolve);
-    });
-    if (error) return error instanceof Error ? error : new Error('The guard failed', { cause: error });
-  }
-  return undefined;
-}
-
-/** The two-factor step the gate asks for, when the error is the gate's. */
-export function twoFactorStep(error: unknown): 'verify' | 'setup' | undefined {
-  if (!isHttpError(error)) return undefined;
-  const step = error.extra?.twoFactor;
-  return step === 'verify' || step === 'setup' ? step : undefined;
-}
 
 /** `?error=` carries the sign-in failure's code back to the page; anything else is ignored. */
 const pageQuery = z.object({ error: z.string().optional().catch(undefined) });
@@ -92,11 +73,3 @@ export function dashboardRoutes(deps: {
     }),
   ];
 }
-
-/**
- * 404 with an HTML page for every unknown path outside `/api` (any method; HEAD gets the headers
- * only), instead of Express's "Cannot GET". Mount after every router and after `apiNotFound`.
- */
-export const pageNotFound: RequestHandler = (req, res) => {
-  res.status(404).set('Cache-Control', 'no-store').render('errors/not-found', notFoundData(req.user?.username));
-};

@@ -5,7 +5,7 @@ import type { LicenseJson } from '../licenses/licenses.presenter.js';
 import type { createLicensesService } from '../licenses/licenses.service.js';
 import { isPanicMode } from '../panic/panic.js';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
-import { dashboardCounts } from './dashboard.repository.js';
+import { dashboardCounts, type DashboardReads } from './dashboard-counts.js';
 
 export type LicenseState = 'active' | 'suspended' | 'revoked' | 'expired' | 'inactive';
 
@@ -48,6 +48,8 @@ export type Visitor = { kind: 'admin' } | { kind: 'customer'; customer: Customer
 /** Read-only: what the page at `/` shows admins (a customer's page is the customer portal's). Writes go through the existing APIs from the page script. */
 export function createDashboardService(deps: {
   reads: Queryable;
+  /** The headline figures, read through the features that own them. */
+  figures: DashboardReads;
   settings: SettingsStore<LicenseSettings>;
   now: () => Date;
   licenses: ReturnType<typeof createLicensesService>;
@@ -69,7 +71,7 @@ export function createDashboardService(deps: {
     async adminOverview(recentLimit = 20) {
       const at = now();
       const [counts, recent] = await Promise.all([
-        dashboardCounts(reads, at),
+        dashboardCounts(deps.figures, reads, at),
         deps.licenses.list({
           limit: recentLimit,
           skip: 0,

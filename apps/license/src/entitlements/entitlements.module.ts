@@ -5,16 +5,17 @@ import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '@app/http';
 import { entitlementPages } from './entitlements.pages.js';
 import { entitlementRoutes } from './entitlements.routes.js';
-import { createEntitlementsService } from './entitlements.service.js';
+import type { EntitlementsService } from './entitlements.service.js';
 
 /** The entitlements API and the admin console's entitlement pages. */
 export function entitlementsModule(needs: {
   pool: pg.Pool;
+  service: EntitlementsService;
   admin: Guard;
   adminPage: Guard;
   csrfToken: (req: Request) => string;
 }): FeatureModule {
-  const service = createEntitlementsService(needs);
+  const { service } = needs;
   return {
     name: 'entitlements',
     routes: [

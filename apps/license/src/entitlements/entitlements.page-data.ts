@@ -1,5 +1,5 @@
-import { adminLayout } from '../dashboard/dashboard.page-data.js';
-import type { CatalogPageExtras } from '../dashboard/catalog-pages.js';
+import { adminLayout } from '../console/layout.js';
+import type { CatalogPageExtras } from '../console/catalog-pages.js';
 import { utcTime } from '../customer-portal/customer-portal.page-data.js';
 import type { EntitlementJson } from './entitlements.presenter.js';
 

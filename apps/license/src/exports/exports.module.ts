@@ -3,11 +3,12 @@ import type pg from 'pg';
 import type { Config } from '@app/config';
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '@app/http';
-import { createCustomersService } from '../customers/customers.service.js';
-import { createProductsService } from '../products/products.service.js';
+import type { CustomersService } from '../customers/customers.service.js';
+import type { ProductsService } from '../products/products.service.js';
 import { exportPages } from './exports.pages.js';
 import { exportRoutes } from './exports.routes.js';
 import { createExportsService } from './exports.service.js';
+import type { SummaryReads } from './summary-statistics.js';
 
 /** The customer filter is a select: the latest customers, enough for a console, not a directory. */
 const customerChoices = 500;
@@ -18,6 +19,9 @@ export function exportsModule(needs: {
   pool: pg.Pool;
   reads: Queryable;
   now: () => Date;
+  products: ProductsService;
+  customers: CustomersService;
+  summaryReads: SummaryReads;
   admin: Guard;
   adminPage: Guard;
 }): FeatureModule {
@@ -26,10 +30,10 @@ export function exportsModule(needs: {
     reads: needs.reads,
     now: needs.now,
     batchSize: needs.config.EXPORT_BATCH_SIZE,
+    summaryReads: needs.summaryReads,
   });
-  // The filters' choices are read through the products and customers services (stateless, so built here).
-  const products = createProductsService({ pool: needs.pool, now: needs.now });
-  const customers = createCustomersService({ pool: needs.pool });
+  // The filters' choices are read through the products and customers services.
+  const { products, customers } = needs;
   const choices = async () => {
     const [productList, customerList] = await Promise.all([
       products.list({ includeCounts: false, activeOnly: false }),

@@ -1,4 +1,4 @@
-import { adminLayout, licenseTypeLabel } from '../dashboard/dashboard.page-data.js';
+import { adminLayout, licenseTypeLabel } from '../console/layout.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import { transactionStatuses } from '../transactions/transactions.table.js';
 

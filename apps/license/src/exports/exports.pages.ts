@@ -1,5 +1,5 @@
 import { defineRoute, type AnyRoute, type Guard } from '@app/http';
-import { consoleAdminName } from '../dashboard/admin-pages.js';
+import { consoleAdminName } from '../console/admin-pages.js';
 import { exportsPageData, type ExportChoices } from './exports.page-data.js';
 
 // The admin console's exports page: a GET form per export, submitted straight to the export

@@ -1,6 +1,4 @@
 import type { Queryable } from '@app/db';
-import { licenseCountsAt, sumLicenseCounts, totalLicenseCounts } from '../licenses/license-counts.repository.js';
-import { usageCountsBetween } from '../usage/usage-counts.repository.js';
 import type { LicenseExportFilter, TransactionExportFilter } from './exports.schema.js';
 
 // Exports read in keyset batches on the pool: each batch is one short query, so no client (and,
@@ -139,63 +137,4 @@ export async function* transactionBatches(
     const last = rows[rows.length - 1]!;
     after = { createdAt: last.createdAt, id: last.id };
   }
-}
-
-export interface SummaryStatistics {
-  licenses: { total: number; active: number; inactive: number; suspended: number; revoked: number; expired: number };
-  licensesByType: Record<string, number>;
-  products: { total: number; active: number };
-  customers: { total: number };
-  validations: { total: number; success: number; blocked: number; invalid: number; last30Days: number };
-  transactions: { total: number; byStatus: Record<string, number>; completedAmount: number };
-  licensesByProduct: { name: string; prefix: string; total: number; active: number }[];
-}
-
-/**
- * General statistics: the license and validation figures from the counters
- * (licenses/license-counts.repository.ts, usage/usage-counts.repository.ts), the small tables
- * (products, customers, transactions) by aggregate queries.
- */
-export async function summaryStatistics(db: Queryable, now: Date): Promise<SummaryStatistics> {
-  const licenseRows = await licenseCountsAt(db, now);
-  const l = totalLicenseCounts(licenseRows);
-  const byType = sumLicenseCounts(licenseRows, (row) => row.licenseType);
-  const byProduct = sumLicenseCounts(licenseRows, (row) => row.productId);
-  const products = await db.query<{ id: string; name: string; prefix: string; active: boolean }>(
-    'SELECT id, name, license_prefix AS prefix, is_active AS active FROM products ORDER BY name, id',
-  );
-  const customers = await db.query<{ total: number }>('SELECT count(*) AS total FROM customers');
-  const allValidations = await usageCountsBetween(db, {});
-  const recentValidations = await usageCountsBetween(db, { from: new Date(now.getTime() - 30 * 86_400_000) });
-  const transactions = await db.query<{ status: string; count: number; amount: number }>(
-    'SELECT status, count(*) AS count, coalesce(sum(amount), 0) AS amount FROM transactions GROUP BY 1',
-  );
-  const byStatus = Object.fromEntries(transactions.rows.map((row) => [row.status, row.count]));
-  return {
-    licenses: {
-      total: l.total,
-      active: l.active,
-      inactive: l.inactive,
-      suspended: l.suspendedUnrevoked,
-      revoked: l.revoked,
-      expired: l.expiredUnrevoked,
-    },
-    licensesByType: Object.fromEntries(
-      [...byType].filter(([, counts]) => counts.total > 0).map(([type, counts]) => [type, counts.total]),
-    ),
-    products: { total: products.rows.length, active: products.rows.filter((row) => row.active).length },
-    customers: customers.rows[0]!, // count(*) answers one row
-    validations: { ...allValidations, last30Days: recentValidations.total },
-    transactions: {
-      total: transactions.rows.reduce((sum, row) => sum + row.count, 0),
-      byStatus,
-      completedAmount: transactions.rows.find((row) => row.status === 'completed')?.amount ?? 0,
-    },
-    licensesByProduct: products.rows.map((row) => ({
-      name: row.name,
-      prefix: row.prefix,
-      total: byProduct.get(row.id)?.total ?? 0,
-      active: byProduct.get(row.id)?.active ?? 0,
-    })),
-  };
 }

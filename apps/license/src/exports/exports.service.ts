@@ -12,7 +12,8 @@ import {
   transactionCsvColumns,
 } from './export-columns.js';
 import { PdfReport } from './pdf.js';
-import { licenseBatches, summaryStatistics, transactionBatches } from './exports.repository.js';
+import { licenseBatches, transactionBatches } from './exports.repository.js';
+import { summaryStatistics, type SummaryReads } from './summary-statistics.js';
 import type { LicenseExportFilter, TransactionExportFilter } from './exports.schema.js';
 
 export interface ExportsOptions {
@@ -21,6 +22,8 @@ export interface ExportsOptions {
   reads?: Queryable;
   now: () => Date;
   batchSize: number;
+  /** The summary's figures, read through the features that own them. */
+  summaryReads: SummaryReads;
 }
 export type ExportsService = ReturnType<typeof createExportsService>;
 
@@ -39,7 +42,7 @@ const filtersForAudit = (filter: Record<string, unknown>) =>
       .map(([name, value]) => [name, value instanceof Date ? value.toISOString() : value]),
   );
 
-export function createExportsService({ pool, reads = pool, now, batchSize }: ExportsOptions) {
+export function createExportsService({ pool, reads = pool, now, batchSize, summaryReads }: ExportsOptions) {
   /** One `export` audit entry per export, written before the last byte so the file is never ahead of the log. */
   async function audit(
     actor: Actor,
@@ -120,7 +123,7 @@ export function createExportsService({ pool, reads = pool, now, batchSize }: Exp
 
     async summaryPdf(actor: Actor, out: ExportOutput): Promise<void> {
       const at = now();
-      const stats = await summaryStatistics(reads, at);
+      const stats = await summaryStatistics(summaryReads, reads, at);
       const report = await PdfReport.create('License service summary', out, { now: at });
       report.heading('License service summary');
       report.line(`Generated ${at.toISOString()}`);

@@ -1,21 +1,24 @@
 import type { Queryable } from '@app/db';
+import { z } from 'zod';
+import { parseRows } from '../common/rows.js';
 
 /** Licenses of one product and type, counted at one instant. */
-export interface LicenseCountRow {
-  productId: string;
-  licenseType: string;
-  total: number;
+const licenseCountRow = z.object({
+  productId: z.string(),
+  licenseType: z.string(),
+  total: z.number(),
   /** Active, not suspended, not revoked, not expired. */
-  active: number;
+  active: z.number(),
   /** Not active, not suspended, not revoked. */
-  inactive: number;
-  suspended: number;
-  suspendedUnrevoked: number;
-  revoked: number;
+  inactive: z.number(),
+  suspended: z.number(),
+  suspendedUnrevoked: z.number(),
+  revoked: z.number(),
   /** expires_at <= now, whatever the other flags. */
-  expired: number;
-  expiredUnrevoked: number;
-}
+  expired: z.number(),
+  expiredUnrevoked: z.number(),
+});
+export type LicenseCountRow = z.infer<typeof licenseCountRow>;
 
 /**
  * License counts per product and type at `now`, from license_counts (kept by triggers, see
@@ -25,7 +28,7 @@ export interface LicenseCountRow {
  * Exact at any instant, also under a test's fixed clock. `productId` narrows to one product.
  */
 export async function licenseCountsAt(db: Queryable, now: Date, productId?: string): Promise<LicenseCountRow[]> {
-  const { rows } = await db.query<LicenseCountRow>(
+  const { rows } = await db.query(
     `WITH b AS (SELECT ($1::timestamptz AT TIME ZONE 'UTC')::date AS today,
                        (($1::timestamptz AT TIME ZONE 'UTC')::date)::timestamp AT TIME ZONE 'UTC' AS day_start),
      parts AS (
@@ -52,7 +55,7 @@ export async function licenseCountsAt(db: Queryable, now: Date, productId?: stri
        FROM parts GROUP BY 1, 2`,
     [now, productId ?? null],
   );
-  return rows;
+  return parseRows(licenseCountRow, rows);
 }
 
 export type LicenseTotals = Omit<LicenseCountRow, 'productId' | 'licenseType'>;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { iso } from '../common/schemas.js';
 import { licenseTypes } from './licenses.table.js';
-import type { LicenseRow, MemberRow, UsageCounts } from './licenses.repository.js';
+import type { LicenseUsageStats } from '../usage/usage.repository.js';
+import type { LicenseRow, MemberRow } from './licenses.repository.js';
 
 // Rows → the API's JSON, with the specification's field names (`_id`, camelCase, ISO dates).
 
@@ -63,7 +64,7 @@ export const memberJson = (row: MemberRow) => ({
 export type MemberJson = ReturnType<typeof memberJson>;
 
 /** The `usageStats` of a license detail. */
-export const usageStatsJson = (counts: UsageCounts) => ({
+export const usageStatsJson = (counts: LicenseUsageStats) => ({
   totalRequests: counts.total,
   successfulRequests: counts.success,
   blockedRequests: counts.blocked,

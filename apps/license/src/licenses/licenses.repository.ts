@@ -1,7 +1,10 @@
-import type { Queryable, RowOf } from '@app/db';
+import { eq, sql } from 'drizzle-orm';
+import { queryBuilder, run, type Queryable, type RowOf } from '@app/db';
+import { z } from 'zod';
+import { parseRow, tableRows } from '../common/rows.js';
 import { licenseCountsAt, totalLicenseCounts } from './license-counts.repository.js';
 import { encodeLicenseCursor, type LicenseListCursor } from './list-cursor.js';
-import type { licenseMembers, licenses } from './licenses.table.js';
+import { licenses, type licenseMembers } from './licenses.table.js';
 import type { LicenseMemberInput, ListLicenses } from './licenses.schema.js';
 
 /** A license with the names the admin views show beside it (`licenseSelect`). */
@@ -18,6 +21,20 @@ export type LicenseRow = RowOf<typeof licenses> & {
 };
 export type MemberRow = RowOf<typeof licenseMembers>;
 
+/** Rows of licenseSelect (and the list's cursor column), checked against the table and the joined names. */
+const licenseRows = tableRows<typeof licenses, Omit<LicenseRow, keyof RowOf<typeof licenses>>>(licenses, {
+  product_name: z.string(),
+  product_description: z.string(),
+  product_prefix: z.string(),
+  customer_name: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  policy_name: z.string().nullable(),
+  policy_entitlements: z.array(z.string()),
+  own_entitlements: z.array(z.string()),
+});
+const listedRows = (rows: unknown[]) =>
+  licenseRows(rows).map((row) => ({ ...row, cursor_at: z.string().parse((row as { cursor_at?: unknown }).cursor_at) }));
+
 export const licenseSelect = `SELECT l.*, p.name AS product_name, p.description AS product_description, p.license_prefix AS product_prefix,
   c.name AS customer_name, c.email AS customer_email, po.name AS policy_name,
   ARRAY(SELECT e.code FROM policy_entitlements pe JOIN entitlements e ON e.id = pe.entitlement_id
@@ -32,11 +49,10 @@ export async function findLicense(
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<LicenseRow | undefined> {
-  const { rows } = await db.query<LicenseRow>(
-    `${licenseSelect} WHERE l.id = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`,
-    [id],
-  );
-  return rows[0];
+  const { rows } = await db.query(`${licenseSelect} WHERE l.id = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`, [
+    id,
+  ]);
+  return licenseRows(rows)[0];
 }
 
 export async function findLicenseByKey(
@@ -44,11 +60,10 @@ export async function findLicenseByKey(
   key: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<LicenseRow | undefined> {
-  const { rows } = await db.query<LicenseRow>(
-    `${licenseSelect} WHERE l.key = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`,
-    [key],
-  );
-  return rows[0];
+  const { rows } = await db.query(`${licenseSelect} WHERE l.key = $1 ${options.forUpdate ? 'FOR UPDATE OF l' : ''}`, [
+    key,
+  ]);
+  return licenseRows(rows)[0];
 }
 
 /** created_at with its microseconds, as the list's cursor keeps it. */
@@ -102,7 +117,7 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
       .total;
   };
   const [page, total] = await Promise.all([
-    db.query<LicenseRow & { cursor_at: string }>(
+    db.query(
       `${licenseSelect.replace('SELECT l.*,', `SELECT l.*, ${cursorAt},`)} ${pageClause}
        ORDER BY l.created_at DESC, l.id LIMIT $${pageParams.length + 1} OFFSET $${pageParams.length + 2}`,
       [...pageParams, query.limit, query.skip],
@@ -110,12 +125,13 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
     countable
       ? counted()
       : db
-          .query<{ total: number }>(`SELECT count(*) AS total FROM licenses l ${clause}`, params)
-          .then((result) => result.rows[0]?.total ?? 0),
+          .query(`SELECT count(*) AS total FROM licenses l ${clause}`, params)
+          .then((result) => parseRow(z.object({ total: z.number() }), result.rows).total),
   ]);
-  const last = page.rows.length === query.limit ? page.rows.at(-1) : undefined;
+  const rows = listedRows(page.rows);
+  const last = rows.length === query.limit ? rows.at(-1) : undefined;
   return {
-    rows: page.rows,
+    rows,
     total,
     nextCursor: last ? encodeLicenseCursor({ createdAt: last.cursor_at, id: last.id }) : null,
   };
@@ -168,13 +184,43 @@ export async function insertLicense(db: Queryable, values: LicenseValues): Promi
   return rows[0]!.id;
 }
 
-/** Writes the given columns (snake_case names from the service, never from input). */
-export async function updateLicenseColumns(db: Queryable, id: string, columns: Record<string, unknown>): Promise<void> {
-  const names = Object.keys(columns);
-  if (!names.length) return;
-  const sets = names.map((name, index) => `${name} = $${index + 2}`);
-  const values = names.map((name) => (name === 'metadata' ? JSON.stringify(columns[name]) : columns[name]));
-  await db.query(`UPDATE licenses SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [id, ...values]);
+/** The columns an admin's change (update, suspend, reactivate, revoke) may set; undefined ones are left. */
+export type LicenseChanges = Partial<
+  Pick<
+    typeof licenses.$inferInsert,
+    | 'customerId'
+    | 'parentId'
+    | 'licenseType'
+    | 'active'
+    | 'expiresAt'
+    | 'ipLimit'
+    | 'hwidLimit'
+    | 'heartbeatSeconds'
+    | 'creditsTotal'
+    | 'convertToType'
+    | 'autoConvert'
+    | 'convertDurationDays'
+    | 'metadata'
+    | 'policyId'
+    | 'suspended'
+    | 'suspendReason'
+    | 'suspendedAt'
+    | 'revoked'
+    | 'revokeReason'
+    | 'revokedAt'
+  >
+>;
+
+/** Writes the given changes with Drizzle's typed builder; nothing (not even updated_at) when there are none. */
+export async function updateLicense(db: Queryable, id: string, changes: LicenseChanges): Promise<void> {
+  if (Object.values(changes).every((value) => value === undefined)) return;
+  await run(
+    db,
+    queryBuilder
+      .update(licenses)
+      .set({ ...changes, updatedAt: sql`now()` })
+      .where(eq(licenses.id, id)),
+  );
 }
 
 export async function deleteLicense(db: Queryable, id: string): Promise<void> {
@@ -316,35 +362,20 @@ export async function replaceMembers(db: Queryable, licenseId: string, members: 
   );
 }
 
-export async function findProductForLicense(db: Queryable, productId: string) {
-  const { rows } = await db.query<{ id: string; license_prefix: string; is_active: boolean }>(
-    'SELECT id, license_prefix, is_active FROM products WHERE id = $1',
-    [productId],
+const customerCountRow = z.object({ customer_id: z.string(), n: z.number() });
+
+/** How many licenses each of these customers has (customers without one are absent). */
+export async function countLicensesOfCustomers(db: Queryable, customerIds: string[]): Promise<Map<string, number>> {
+  if (!customerIds.length) return new Map();
+  const { rows } = await db.query(
+    'SELECT customer_id, count(*)::int AS n FROM licenses WHERE customer_id = ANY($1::uuid[]) GROUP BY 1',
+    [customerIds],
   );
-  return rows[0];
+  return new Map(rows.map((row) => customerCountRow.parse(row)).map((row) => [row.customer_id, row.n]));
 }
 
-export async function customerExists(db: Queryable, customerId: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM customers WHERE id = $1', [customerId]);
+/** Whether any license belongs to the product (the products feature asks before a delete). */
+export async function productHasLicenses(db: Queryable, productId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM licenses WHERE product_id = $1 LIMIT 1', [productId]);
   return (rowCount ?? 0) > 0;
-}
-
-export interface UsageCounts {
-  total: number;
-  success: number;
-  blocked: number;
-  ips: number;
-  hwids: number;
-  last: Date | null;
-}
-
-export async function usageStats(db: Queryable, licenseId: string): Promise<UsageCounts> {
-  const { rows } = await db.query<UsageCounts>(
-    `SELECT count(*) AS total, count(*) FILTER (WHERE status = 'success') AS success,
-       count(*) FILTER (WHERE status = 'blocked') AS blocked, count(DISTINCT ip) AS ips, count(DISTINCT hwid) AS hwids,
-       max(created_at) AS last
-     FROM usage_records WHERE license_id = $1`,
-    [licenseId],
-  );
-  return rows[0]!;
 }

@@ -1,15 +1,18 @@
 import type pg from 'pg';
 import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import { countAuditEntriesSince, recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid, iso } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
-import { deleteUsageOfLicense } from '../usage/usage.repository.js';
+import { customerExists } from '../customers/customers.service.js';
+import { productForLicense } from '../products/products.service.js';
+import { deleteUsageOfLicense, usageStatsOfLicense } from '../usage/usage.repository.js';
 import { entitlementIdsOf } from '../entitlements/entitlements.service.js';
 import { policyForLicense } from '../policies/policies.service.js';
 import { generateLicenseKey } from './license-key.js';
 import { licenseJson, memberJson, usageStatsJson, type LicenseJson } from './licenses.presenter.js';
+import { countReleasesSince, recordRelease } from './license-releases.repository.js';
 import * as repo from './licenses.repository.js';
 import { decodeLicenseCursor } from './list-cursor.js';
 import type { CreateLicense, ListLicenses, UpdateLicense } from './licenses.schema.js';
@@ -77,11 +80,11 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     actor: Actor,
     id: string,
     action: 'update' | 'suspend' | 'activate' | 'revoke',
-    compute: (row: repo.LicenseRow) => Record<string, unknown>,
+    compute: (row: repo.LicenseRow) => repo.LicenseChanges,
   ) {
     return withTransaction(pool, async (client) => {
       const { row, before } = await lockedOrThrow(client, id);
-      await repo.updateLicenseColumns(client, id, compute(row));
+      await repo.updateLicense(client, id, compute(row));
       const after = await adminView(client, id);
       await recordAudit(client, actor, { action, resourceType: 'license', resourceId: id, before, after });
       return after;
@@ -105,10 +108,10 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     if (licenseType === 'consumption' && credits === undefined) {
       throw appError('VALIDATION_FAILED', { details: { credits: 'Required for consumption licenses' } });
     }
-    const product = await repo.findProductForLicense(client, policy?.product_id ?? input.product!);
+    const product = await productForLicense(client, policy?.product_id ?? input.product!);
     if (!product) throw appError('PRODUCT_NOT_FOUND');
     if (!product.is_active) throw appError('PRODUCT_NOT_ACTIVE');
-    if (input.customer && !(await repo.customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
+    if (input.customer && !(await customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
     if (input.parent) await checkParent(client, input.parent);
     const entitlementIds = input.entitlements ? await entitlementIdsOf(client, input.entitlements) : [];
     // A trial without an end would never end: default to two weeks.
@@ -152,15 +155,17 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       if (!row || row.customer_id !== customerId) throw notFound();
       const inUse = 'ip' in binding ? row.used_ips.includes(binding.ip) : row.used_hwids.includes(binding.hwid);
       if (!inUse) throw appError('LICENSE_BINDING_NOT_IN_USE');
-      const target = { action: 'release', resourceType: 'license', resourceId: id } as const;
-      const since = new Date(now().getTime() - releaseWindowMs);
-      if ((await countAuditEntriesSince(client, target, since)) >= perDay)
-        throw appError('LICENSE_RELEASE_LIMIT_REACHED');
+      const at = now();
+      const since = new Date(at.getTime() - releaseWindowMs);
+      if ((await countReleasesSince(client, id, since)) >= perDay) throw appError('LICENSE_RELEASE_LIMIT_REACHED');
       await repo.removeBinding(client, id, binding);
+      await recordRelease(client, id, at, since);
       const after = await repo.findLicense(client, id);
       if (!after) throw notFound();
       await recordAudit(client, actor, {
-        ...target,
+        action: 'release',
+        resourceType: 'license',
+        resourceId: id,
         before: { usedIps: row.used_ips, usedHwids: row.used_hwids },
         after: { usedIps: after.used_ips, usedHwids: after.used_hwids, released: binding, customerId },
       });
@@ -177,7 +182,7 @@ export function createLicensesService(deps: LicensesServiceDeps) {
         ...license,
         product: { ...license.product, description: row.product_description },
         members: (await repo.listMembers(pool, id)).map(memberJson),
-        usageStats: usageStatsJson(await repo.usageStats(pool, id)),
+        usageStats: usageStatsJson(await usageStatsOfLicense(pool, id)),
       };
     },
 
@@ -264,30 +269,26 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     update: (actor: Actor, id: string, input: UpdateLicense) =>
       withTransaction(pool, async (client) => {
         const { row, before } = await lockedOrThrow(client, id);
-        if (input.customer && !(await repo.customerExists(client, input.customer)))
-          throw appError('CUSTOMER_NOT_FOUND');
+        if (input.customer && !(await customerExists(client, input.customer))) throw appError('CUSTOMER_NOT_FOUND');
         if (input.parent) await checkParent(client, input.parent, id);
         if (input.policyId) await policyOf(client, input.policyId, row.product_id);
         const entitlementIds = input.entitlements && (await entitlementIdsOf(client, input.entitlements));
-        const columns: Record<string, unknown> = {};
-        const set = (column: string, value: unknown) => {
-          if (value !== undefined) columns[column] = value;
-        };
-        set('customer_id', input.customer);
-        set('license_type', input.licenseType);
-        set('expires_at', input.expiresAt);
-        set('ip_limit', input.ipLimit);
-        set('hwid_limit', input.hwidLimit);
-        set('heartbeat_seconds', input.heartbeatSeconds);
-        set('credits_total', input.credits);
-        set('parent_id', input.parent);
-        set('active', input.active);
-        set('convert_to_type', input.convertToType);
-        set('auto_convert', input.autoConvert);
-        set('convert_duration_days', input.convertDurationDays);
-        set('metadata', input.metadata);
-        set('policy_id', input.policyId);
-        await repo.updateLicenseColumns(client, id, columns);
+        await repo.updateLicense(client, id, {
+          customerId: input.customer,
+          licenseType: input.licenseType,
+          expiresAt: input.expiresAt,
+          ipLimit: input.ipLimit,
+          hwidLimit: input.hwidLimit,
+          heartbeatSeconds: input.heartbeatSeconds,
+          creditsTotal: input.credits,
+          parentId: input.parent,
+          active: input.active,
+          convertToType: input.convertToType,
+          autoConvert: input.autoConvert,
+          convertDurationDays: input.convertDurationDays,
+          metadata: input.metadata,
+          policyId: input.policyId,
+        });
         if (input.members) await repo.replaceMembers(client, id, input.members);
         if (entitlementIds) await repo.replaceLicenseEntitlements(client, id, entitlementIds);
         const after = await adminView(client, id);
@@ -296,19 +297,19 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       }),
 
     suspend: (actor: Actor, id: string, reason: string | undefined) =>
-      change(actor, id, 'suspend', () => ({ suspended: true, suspend_reason: reason ?? null, suspended_at: now() })),
+      change(actor, id, 'suspend', () => ({ suspended: true, suspendReason: reason ?? null, suspendedAt: now() })),
 
     reactivate: (actor: Actor, id: string) =>
       change(actor, id, 'activate', (row) => {
         if (row.revoked) throw appError('LICENSE_REVOKED_NOT_REACTIVATED');
-        return { suspended: false, suspend_reason: null, suspended_at: null, active: true };
+        return { suspended: false, suspendReason: null, suspendedAt: null, active: true };
       }),
 
     async revoke(actor: Actor, id: string, reason: string | undefined) {
       const license = await change(actor, id, 'revoke', () => ({
         revoked: true,
-        revoke_reason: reason ?? null,
-        revoked_at: now(),
+        revokeReason: reason ?? null,
+        revokedAt: now(),
       }));
       await events.emit('LICENSE_REVOKED', { licenseKey: license.key, licenseId: license._id, reason: reason ?? null });
       return license;
@@ -344,8 +345,8 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     /**
      * A customer takes one IP or hardware id off their own license, at most `perDay` times per
      * license in any 24 hours. The count and the write happen under the license's row lock, so
-     * simultaneous releases cannot pass the limit. The audit entry (action `release`) is what
-     * the count counts. Answers the license row after the release.
+     * simultaneous releases cannot pass the limit. Each release is a row of license_releases
+     * (the counter), written with its audit entry. Answers the license row after the release.
      */
     async release(actor: Actor, customerId: string, id: string, binding: LicenseBinding, perDay: number) {
       const after = await releaseWithin(actor, customerId, id, binding, perDay);

@@ -1,6 +1,6 @@
 import type { ChannelName } from '@app/events';
-import type { FlashMessage } from '../dashboard/admin-pages.js';
-import { adminLayout } from '../dashboard/dashboard.page-data.js';
+import type { FlashMessage } from '../console/admin-pages.js';
+import { adminLayout } from '../console/layout.js';
 import type { ChannelSettings, EffectiveChannels } from './notification-channels.schema.js';
 import { webhooksSubnav } from '../webhooks/webhooks.page-data.js';
 

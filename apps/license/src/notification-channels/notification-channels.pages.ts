@@ -4,7 +4,7 @@ import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { NOTIFICATION_CHANNELS, type ChannelName } from '@app/events';
 import { actorOf } from '../common/actor.js';
-import { consoleAdminName, redirectWithFlash, takeFlash, type AuditFailure } from '../dashboard/admin-pages.js';
+import { consoleAdminName, redirectWithFlash, takeFlash, type AuditFailure } from '../console/admin-pages.js';
 import {
   channelsPageData,
   channelsPath,

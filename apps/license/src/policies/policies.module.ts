@@ -3,24 +3,24 @@ import type pg from 'pg';
 import type { Guard } from '@app/http';
 import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '@app/http';
-import { createEntitlementsService } from '../entitlements/entitlements.service.js';
-import { createProductsService } from '../products/products.service.js';
+import type { EntitlementsService } from '../entitlements/entitlements.service.js';
+import type { ProductsService } from '../products/products.service.js';
 import { policyPages } from './policies.pages.js';
 import { policyRoutes } from './policies.routes.js';
-import { createPoliciesService } from './policies.service.js';
+import type { PoliciesService } from './policies.service.js';
 
 /** The policies API and the admin console's policy pages. */
 export function policiesModule(needs: {
   pool: pg.Pool;
-  now: () => Date;
+  service: PoliciesService;
+  products: ProductsService;
+  entitlements: EntitlementsService;
   admin: Guard;
   adminPage: Guard;
   csrfToken: (req: Request) => string;
 }): FeatureModule {
-  const service = createPoliciesService(needs);
+  const { service, products, entitlements } = needs;
   // The forms choose from every product and entitlement (read through their features' services).
-  const products = createProductsService(needs);
-  const entitlements = createEntitlementsService(needs);
   const options = async () => {
     const [productList, { entitlements: codes }] = await Promise.all([
       products.list({ includeCounts: false, activeOnly: false }),

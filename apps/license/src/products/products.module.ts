@@ -5,17 +5,17 @@ import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '@app/http';
 import { productPages } from './products.pages.js';
 import { productRoutes } from './products.routes.js';
-import { createProductsService } from './products.service.js';
+import type { ProductsService } from './products.service.js';
 
 /** The products API and the admin console's product pages (`csrfToken`: the session's, for the pages' forms). */
 export function productsModule(needs: {
   pool: pg.Pool;
-  now: () => Date;
+  service: ProductsService;
   admin: Guard;
   adminPage: Guard;
   csrfToken: (req: Request) => string;
 }): FeatureModule {
-  const service = createProductsService(needs);
+  const { service } = needs;
   return {
     name: 'products',
     routes: [

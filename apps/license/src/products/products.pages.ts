@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { AnyRoute, Guard } from '@app/http';
-import type { AuditFailure } from '../dashboard/admin-pages.js';
-import { catalogPages } from '../dashboard/catalog-pages.js';
+import type { AuditFailure } from '../console/admin-pages.js';
+import { catalogPages } from '../console/catalog-pages.js';
 import {
   emptyProductForm,
   productFormOf,

@@ -4,7 +4,7 @@ import { createRateLimiter, type Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { UI_STATIC_PATH } from '@app/ui';
 import type { JwtService } from '../admins/jwt.js';
-import { assetsPath } from '../dashboard/dashboard.page-data.js';
+import { assetsPath } from '../console/layout.js';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
 
 export const RATE_LIMIT_MESSAGE = 'Too many requests, please try again later';

@@ -49,3 +49,5 @@ export function createRuntimeConfigService(deps: {
     },
   };
 }
+
+export type RuntimeConfigService = ReturnType<typeof createRuntimeConfigService>;

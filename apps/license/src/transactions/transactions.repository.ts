@@ -1,5 +1,7 @@
 import type { Queryable } from '@app/db';
 import type { TransactionStatus } from './transactions.table.js';
+import { z } from 'zod';
+import { parseRows } from '../common/rows.js';
 
 // The payments of the marketplaces (Stripe today). Call these with the transaction's client of
 // the event being processed, so the payment, its license and the event claim commit together.
@@ -64,4 +66,14 @@ export async function refundByPaymentIntent(db: Queryable, paymentIntent: string
     [paymentIntent, now],
   );
   return rowCount ?? 0;
+}
+
+/** Transactions per status, with their summed amounts (the summary report's figures). */
+const totalsRow = z.object({ status: z.string(), count: z.number(), amount: z.number() });
+
+export async function transactionTotalsByStatus(db: Queryable) {
+  const { rows } = await db.query(
+    'SELECT status, count(*) AS count, coalesce(sum(amount), 0) AS amount FROM transactions GROUP BY 1',
+  );
+  return parseRows(totalsRow, rows);
 }

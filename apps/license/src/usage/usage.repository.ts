@@ -1,4 +1,6 @@
 import type { Queryable } from '@app/db';
+import { z } from 'zod';
+import { parseRow } from '../common/rows.js';
 import type { UsageStatus } from './usage.table.js';
 
 // usage_records is written in two places on purpose: validation appends every attempt inside
@@ -127,4 +129,26 @@ export async function recentUsageRecordsOfLicense(
     db.query<{ total: number }>(`SELECT count(*) AS total ${licenseScope}`, [licenseId]),
   ]);
   return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
+}
+
+/** A license's validation attempts, all time (the license detail's `usageStats`). */
+const licenseUsageStatsRow = z.object({
+  total: z.number(),
+  success: z.number(),
+  blocked: z.number(),
+  ips: z.number(),
+  hwids: z.number(),
+  last: z.date().nullable(),
+});
+export type LicenseUsageStats = z.infer<typeof licenseUsageStatsRow>;
+
+export async function usageStatsOfLicense(db: Queryable, licenseId: string): Promise<LicenseUsageStats> {
+  const { rows } = await db.query(
+    `SELECT count(*) AS total, count(*) FILTER (WHERE status = 'success') AS success,
+       count(*) FILTER (WHERE status = 'blocked') AS blocked, count(DISTINCT ip) AS ips, count(DISTINCT hwid) AS hwids,
+       max(created_at) AS last
+     FROM usage_records WHERE license_id = $1`,
+    [licenseId],
+  );
+  return parseRow(licenseUsageStatsRow, rows);
 }

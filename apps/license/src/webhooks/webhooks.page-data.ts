@@ -1,6 +1,6 @@
 import { utcTime } from '../customer-portal/customer-portal.page-data.js';
-import type { FlashMessage } from '../dashboard/admin-pages.js';
-import { adminLayout } from '../dashboard/dashboard.page-data.js';
+import type { FlashMessage } from '../console/admin-pages.js';
+import { adminLayout } from '../console/layout.js';
 import type { WebhookEndpoint } from './webhook-endpoints.presenter.js';
 import { endpointEventNames, WEBHOOK_TEST_EVENT } from './webhook-endpoints.schema.js';
 import type { WebhookDelivery } from './webhooks.presenter.js';

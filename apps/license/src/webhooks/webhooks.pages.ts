@@ -7,11 +7,12 @@ import {
   consoleAdminName,
   errorSentence,
   formErrors,
-  redirectWithFlash,
   takeFlash,
+  writeThenRedirect,
   type AuditFailure,
-} from '../dashboard/admin-pages.js';
-import { notFoundData } from '../dashboard/dashboard.page-data.js';
+  type WriteOutcome,
+} from '../console/admin-pages.js';
+import { notFoundData } from '../console/layout.js';
 import type { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { createEndpointSchema } from './webhook-endpoints.schema.js';
 import {
@@ -86,12 +87,12 @@ export function webhookPages(deps: {
   const notFound = (res: Response, username: string) =>
     res.status(404).render('errors/not-found', notFoundData(username));
 
-  /** Runs an endpoint write; a missing endpoint shows the 404 page (and is audited as failed). */
+  /** Runs an endpoint write and shows its outcome; a missing endpoint shows the 404 page (and is audited as failed). */
   const endpointAction = (
     path: string,
     summary: string,
     action: 'update' | 'delete' | 'create',
-    run: (req: Request, res: Response, id: string) => Promise<void>,
+    write: (req: Request, id: string) => Promise<WriteOutcome>,
   ) =>
     defineRoute({
       method: 'post',
@@ -103,15 +104,17 @@ export function webhookPages(deps: {
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
-        try {
-          await run(req, res, params.id);
-        } catch (error) {
-          if (isHttpError(error) && error.status === 404) {
+        await writeThenRedirect(
+          req,
+          res,
+          () => write(req, params.id),
+          async (error) => {
+            if (!isHttpError(error) || error.status !== 404) throw error;
             await failed(req, action, params.id, error);
-            return notFound(res, username);
-          }
-          throw error;
-        }
+            notFound(res, username);
+            return undefined;
+          },
+        );
       },
     });
 
@@ -175,20 +178,24 @@ export function webhookPages(deps: {
             400,
           );
         }
-        try {
-          const { endpoint, secret } = await endpoints.create(actorOf(req), parsed.data);
-          req.session.oneTimeSecret = { for: endpointHref(endpoint._id), secret };
-          return redirectWithFlash(req, res, `${endpointHref(endpoint._id)}/secret`, {
-            type: 'success',
-            text: `Endpoint ${endpoint.url} added.`,
-          });
-        } catch (error) {
-          if (isHttpError(error) && error.status === 400) {
+        await writeThenRedirect(
+          req,
+          res,
+          async () => {
+            const { endpoint, secret } = await endpoints.create(actorOf(req), parsed.data);
+            req.session.oneTimeSecret = { for: endpointHref(endpoint._id), secret };
+            return {
+              to: `${endpointHref(endpoint._id)}/secret`,
+              message: { type: 'success', text: `Endpoint ${endpoint.url} added.` },
+            };
+          },
+          async (error) => {
+            if (!isHttpError(error) || error.status !== 400) throw error;
             await failed(req, 'create', null, error);
-            return renderNew(req, res, username, stateOf(body, [errorSentence(error)]), 400);
-          }
-          throw error;
-        }
+            renderNew(req, res, username, stateOf(body, [errorSentence(error)]), 400);
+            return undefined;
+          },
+        );
       },
     }),
     defineRoute({
@@ -219,40 +226,37 @@ export function webhookPages(deps: {
       '/webhooks/endpoints/:id/rotate',
       'Make a new secret for an endpoint (form)',
       'update',
-      async (req, res, id) => {
+      async (req, id) => {
         const { endpoint, secret } = await endpoints.rotate(actorOf(req), id);
         req.session.oneTimeSecret = { for: endpointHref(endpoint._id), secret };
-        await redirectWithFlash(req, res, `${endpointHref(endpoint._id)}/secret`, {
-          type: 'success',
-          text: `New secret made for ${endpoint.url}; the old one no longer signs.`,
-        });
+        return {
+          to: `${endpointHref(endpoint._id)}/secret`,
+          message: { type: 'success', text: `New secret made for ${endpoint.url}; the old one no longer signs.` },
+        };
       },
     ),
-    endpointAction('/webhooks/endpoints/:id/enable', 'Enable an endpoint (form)', 'update', async (req, res, id) => {
+    endpointAction('/webhooks/endpoints/:id/enable', 'Enable an endpoint (form)', 'update', async (req, id) => {
       const endpoint = await endpoints.setEnabled(actorOf(req), id, true);
-      await redirectWithFlash(req, res, webhooksHref, { type: 'success', text: `Endpoint ${endpoint.url} enabled.` });
+      return { to: webhooksHref, message: { type: 'success', text: `Endpoint ${endpoint.url} enabled.` } };
     }),
-    endpointAction('/webhooks/endpoints/:id/disable', 'Disable an endpoint (form)', 'update', async (req, res, id) => {
+    endpointAction('/webhooks/endpoints/:id/disable', 'Disable an endpoint (form)', 'update', async (req, id) => {
       const endpoint = await endpoints.setEnabled(actorOf(req), id, false);
-      await redirectWithFlash(req, res, webhooksHref, {
-        type: 'success',
-        text: `Endpoint ${endpoint.url} disabled: it gets no new events.`,
-      });
+      return {
+        to: webhooksHref,
+        message: { type: 'success', text: `Endpoint ${endpoint.url} disabled: it gets no new events.` },
+      };
     }),
-    endpointAction('/webhooks/endpoints/:id/delete', 'Delete an endpoint (form)', 'delete', async (req, res, id) => {
+    endpointAction('/webhooks/endpoints/:id/delete', 'Delete an endpoint (form)', 'delete', async (req, id) => {
       const endpoint = await endpoints.remove(actorOf(req), id);
-      await redirectWithFlash(req, res, webhooksHref, { type: 'success', text: `Endpoint ${endpoint.url} deleted.` });
+      return { to: webhooksHref, message: { type: 'success', text: `Endpoint ${endpoint.url} deleted.` } };
     }),
     endpointAction(
       '/webhooks/endpoints/:id/test',
       'Queue a test delivery to an endpoint (form)',
       'create',
-      async (req, res, id) => {
+      async (req, id) => {
         await endpoints.sendTest(actorOf(req), id);
-        await redirectWithFlash(req, res, deliveriesHref, {
-          type: 'success',
-          text: 'Test delivery queued (event webhook.test).',
-        });
+        return { to: deliveriesHref, message: { type: 'success', text: 'Test delivery queued (event webhook.test).' } };
       },
     ),
     defineRoute({
@@ -303,17 +307,23 @@ export function webhookPages(deps: {
       handler: async ({ params, query, req, res }) => {
         const username = consoleAdminName(req);
         const back = deliveriesAddress(query.status, query.page);
-        try {
-          await deps.deliveries.redeliver(actorOf(req), params.id);
-        } catch (error) {
-          if (isHttpError(error) && (error.status === 404 || error.status === 409)) {
+        await writeThenRedirect(
+          req,
+          res,
+          async () => {
+            await deps.deliveries.redeliver(actorOf(req), params.id);
+            return { to: back, message: { type: 'success', text: 'Delivery queued again.' } };
+          },
+          async (error) => {
+            if (!isHttpError(error) || (error.status !== 404 && error.status !== 409)) throw error;
             await failed(req, 'update', params.id, error);
-            if (error.status === 404) return notFound(res, username);
-            return redirectWithFlash(req, res, back, { type: 'error', text: errorSentence(error) });
-          }
-          throw error;
-        }
-        await redirectWithFlash(req, res, back, { type: 'success', text: 'Delivery queued again.' });
+            if (error.status === 404) {
+              notFound(res, username);
+              return undefined;
+            }
+            return { to: back, message: { type: 'error', text: errorSentence(error) } };
+          },
+        );
       },
     }),
   ];

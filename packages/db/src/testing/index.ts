@@ -1,5 +1,13 @@
 export { createEmptyEmbeddedDatabase, createTestDatabase, testDatabaseBackend } from './test-database.js';
-export { findTableWrites, sourceFiles, tableDefinitions, writersByTable, type TableWrite } from './table-writes.js';
+export {
+  findTableReads,
+  findTableWrites,
+  sourceFiles,
+  tableDefinitions,
+  writersByTable,
+  type TableRead,
+  type TableWrite,
+} from './table-writes.js';
 export {
   freePort,
   NO_POSTGRES_BINARIES,

@@ -108,6 +108,44 @@ export function findTableWrites(files: string[], options: { base: string; tables
   return writes;
 }
 
+/** One statement (or Drizzle call) that reads a table, and where it is. */
+export interface TableRead {
+  table: string;
+  /** Path relative to the scan's base folder. */
+  file: string;
+  line: number;
+}
+
+// `FROM x` and `JOIN x` in SQL text; `DELETE FROM x` is a write, `FROM unnest(...)` no table.
+const sqlReads = new RegExp(String.raw`(?<!\bDELETE\s+)\b(?:FROM|JOIN)\s+(?:ONLY\s+)?${name}(?![\w(])(?!\s*\()`, 'gi');
+
+/**
+ * The reads of the known tables in `files`: `FROM` and `JOIN` in SQL text (strings and `.sql`
+ * files) and Drizzle's `.from(table)` and `.innerJoin(table)`-style calls. Names that are not
+ * tables are ignored.
+ */
+export function findTableReads(files: string[], options: { base: string; tables: Map<string, string> }): TableRead[] {
+  const tableNames = new Set(options.tables.values());
+  const reads: TableRead[] = [];
+  for (const file of files) {
+    const text = withoutComments(readFileSync(file, 'utf8'), file.endsWith('.sql'));
+    const lineOf = (index: number) => text.slice(0, index).split('\n').length;
+    const add = (table: string, index: number) =>
+      reads.push({ table, file: relative(options.base, file), line: lineOf(index) });
+    for (const match of text.matchAll(sqlReads)) {
+      const table = match[1]!.toLowerCase();
+      if (tableNames.has(table)) add(table, match.index);
+    }
+    if (file.endsWith('.ts')) {
+      for (const match of text.matchAll(/\.(?:from|innerJoin|leftJoin|rightJoin|fullJoin)\(\s*(\w+)\s*[,)]/g)) {
+        const table = options.tables.get(match[1]!);
+        if (table) add(table, match.index);
+      }
+    }
+  }
+  return reads;
+}
+
 /** The files that write each table, by table name. */
 export function writersByTable(writes: TableWrite[]): Map<string, string[]> {
   const writers = new Map<string, Set<string>>();

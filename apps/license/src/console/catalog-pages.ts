@@ -7,12 +7,12 @@ import { actorOf } from '../common/actor.js';
 import {
   consoleAdminName,
   formErrors,
-  redirectWithFlash,
   takeFlash,
+  writeThenRedirect,
   type AuditFailure,
   type FlashMessage,
 } from './admin-pages.js';
-import { notFoundData } from './dashboard.page-data.js';
+import { notFoundData } from './layout.js';
 
 // The admin console's pages for a catalogue resource (products, customers): a searchable list
 // with the form for a new one, a page per item with its edit form and a delete button. Plain
@@ -240,24 +240,30 @@ export function catalogPages<
             400,
           );
         }
-        try {
-          const item = await service.create(actorOf(req), parsed.data);
-          return redirectWithFlash(req, res, resource.href(item._id), {
-            type: 'success',
-            text: `${noun} “${item.name}” created.`,
-          });
-        } catch (error) {
-          if (!shownOnForm(error) || !isHttpError(error)) throw error;
-          await failed(req, 'create', null, error);
-          return renderList(
-            req,
-            res,
-            username,
-            { q: '', page: 1 },
-            resource.stateOf(body, [error.message]),
-            error.status,
-          );
-        }
+        await writeThenRedirect(
+          req,
+          res,
+          async () => {
+            const item = await service.create(actorOf(req), parsed.data);
+            return {
+              to: resource.href(item._id),
+              message: { type: 'success', text: `${noun} “${item.name}” created.` },
+            };
+          },
+          async (error) => {
+            if (!shownOnForm(error) || !isHttpError(error)) throw error;
+            await failed(req, 'create', null, error);
+            await renderList(
+              req,
+              res,
+              username,
+              { q: '', page: 1 },
+              resource.stateOf(body, [error.message]),
+              error.status,
+            );
+            return undefined;
+          },
+        );
       },
     }),
     defineRoute({
@@ -298,18 +304,21 @@ export function catalogPages<
             400,
           );
         }
-        try {
-          const item = await service.update(actorOf(req), params.id, parsed.data);
-          return redirectWithFlash(req, res, resource.href(item._id), {
-            type: 'success',
-            text: `${noun} “${item.name}” saved.`,
-          });
-        } catch (error) {
-          if (!isHttpError(error) || (error.status !== 404 && !shownOnForm(error))) throw error;
-          await failed(req, 'update', params.id, error);
-          if (error.status === 404) return notFound(res, username);
-          return renderItem(req, res, username, params.id, resource.stateOf(body, [error.message]), error.status);
-        }
+        await writeThenRedirect(
+          req,
+          res,
+          async () => {
+            const item = await service.update(actorOf(req), params.id, parsed.data);
+            return { to: resource.href(item._id), message: { type: 'success', text: `${noun} “${item.name}” saved.` } };
+          },
+          async (error) => {
+            if (!isHttpError(error) || (error.status !== 404 && !shownOnForm(error))) throw error;
+            await failed(req, 'update', params.id, error);
+            if (error.status === 404) notFound(res, username);
+            else await renderItem(req, res, username, params.id, resource.stateOf(body, [error.message]), error.status);
+            return undefined;
+          },
+        );
       },
     }),
     defineRoute({
@@ -323,22 +332,32 @@ export function catalogPages<
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
-        let name: string;
-        try {
-          name = (await service.get(params.id)).name;
-          await service.remove(actorOf(req), params.id);
-        } catch (error) {
-          if (!isHttpError(error) || (error.status !== 404 && !shownOnForm(error))) throw error;
-          await failed(req, 'delete', params.id, error);
-          // Something depends on it (a product with licenses): its page says why it stays.
-          if (error.status === 404) return notFound(res, username);
-          return redirectWithFlash(req, res, resource.href(params.id), { type: 'error', text: `${error.message}.` });
-        }
-        const deleted = `${noun} “${name}” deleted.`;
-        return redirectWithFlash(req, res, basePath, {
-          type: 'success',
-          text: resource.docs.deleted ? `${deleted} ${resource.docs.deleted}` : deleted,
-        });
+        await writeThenRedirect(
+          req,
+          res,
+          async () => {
+            const { name } = await service.get(params.id);
+            await service.remove(actorOf(req), params.id);
+            const deleted = `${noun} “${name}” deleted.`;
+            return {
+              to: basePath,
+              message: {
+                type: 'success',
+                text: resource.docs.deleted ? `${deleted} ${resource.docs.deleted}` : deleted,
+              },
+            };
+          },
+          async (error) => {
+            if (!isHttpError(error) || (error.status !== 404 && !shownOnForm(error))) throw error;
+            await failed(req, 'delete', params.id, error);
+            if (error.status === 404) {
+              notFound(res, username);
+              return undefined;
+            }
+            // Something depends on it (a product with licenses): its page says why it stays.
+            return { to: resource.href(params.id), message: { type: 'error', text: `${error.message}.` } };
+          },
+        );
       },
     }),
   ];

@@ -3,13 +3,33 @@ import type { ZodError } from 'zod';
 import { isHttpError, type Guard, type HttpError } from '@app/http';
 import type { AuditTarget } from '../audit/audit-failures.js';
 import type { CustomerRecord } from '../common/request.js';
-import { noAccessData } from './dashboard.page-data.js';
-import { guardResult, twoFactorStep } from './dashboard.routes.js';
+import { noAccessData } from './layout.js';
 
 // What the admin console's pages share: the guard as a page answers it, the message shown once
 // after a redirect (post, redirect, get), and readable form errors.
 
-export { redirectWithFlash, takeFlash, type FlashMessage } from './flash.js';
+export { redirectWithFlash, takeFlash, writeThenRedirect, type FlashMessage, type WriteOutcome } from './flash.js';
+
+/**
+ * Runs a guard and reports how it ended instead of ending the request: `undefined` when it let
+ * the request through, else its error. The page reuses the admin guard as is, two-factor gate included.
+ */
+export async function guardResult(guard: Guard, req: Request, res: Response): Promise<Error | undefined> {
+  for (const middleware of guard.middleware) {
+    const error = await new Promise<unknown>((resolve) => {
+      Promise.resolve(middleware(req, res, (failure?: unknown) => resolve(failure))).catch(resolve);
+    });
+    if (error) return error instanceof Error ? error : new Error('The guard failed', { cause: error });
+  }
+  return undefined;
+}
+
+/** The two-factor step the gate asks for, when the error is the gate's. */
+export function twoFactorStep(error: unknown): 'verify' | 'setup' | undefined {
+  if (!isHttpError(error)) return undefined;
+  const step = error.extra?.twoFactor;
+  return step === 'verify' || step === 'setup' ? step : undefined;
+}
 
 type FindCustomer = (userId: string) => Promise<CustomerRecord | undefined>;
 const findCustomerKey = 'findCustomerForConsolePages';
