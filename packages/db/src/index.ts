@@ -5,7 +5,7 @@ export { batchConcurrency, createBatcher, type BatcherOptions } from './batcher.
 export { DataFolderInUseError } from './data-folder-lock.js';
 export { retryTransient, isReadOnlyStatement } from './retry.js';
 export { transientKind, isTransientDatabaseError, uniqueViolation, type TransientKind } from './database-errors.js';
-export type { RowOf } from './rows.js';
+export { parseRow, parseRows, rowSchema, tableRows, type RowOf } from './rows.js';
 export { queryBuilder, run } from './query-builder.js';
 export { keysetCursor, type KeysetCursor } from './keyset-cursor.js';
 export { createGeneratedSecretsTable, keepGeneratedSecret } from './generated-secrets.js';

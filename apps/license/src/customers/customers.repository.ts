@@ -1,9 +1,8 @@
-import type { Queryable, RowOf } from '@app/db';
+import { parseRow, parseRows, type Queryable, type RowOf, tableRows } from '@app/db';
 import type { CustomerRecord } from '../common/request.js';
 import { customers } from './customers.table.js';
 import type { CreateCustomer, ListCustomers, UpdateCustomer } from './customers.schema.js';
 import { z } from 'zod';
-import { parseRow, parseRows, tableRows } from '../common/rows.js';
 
 /** A customer, with the number of their licenses where the query counts them. */
 export type CustomerRow = RowOf<typeof customers> & { license_count?: number };

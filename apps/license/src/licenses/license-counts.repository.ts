@@ -1,6 +1,5 @@
-import type { Queryable } from '@app/db';
+import { parseRows, type Queryable } from '@app/db';
 import { z } from 'zod';
-import { parseRows } from '../common/rows.js';
 
 /** Licenses of one product and type, counted at one instant. */
 const licenseCountRow = z.object({

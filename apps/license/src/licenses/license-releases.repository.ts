@@ -1,6 +1,5 @@
-import type { Queryable } from '@app/db';
+import { parseRow, type Queryable } from '@app/db';
 import { z } from 'zod';
-import { parseRow } from '../common/rows.js';
 
 // The release limit's counter (license-releases.table.ts). Callers hold the license's row lock
 // (SELECT ... FOR UPDATE) around the count and the record, so simultaneous releases of one

@@ -1,7 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import { queryBuilder, run, type Queryable, type RowOf } from '@app/db';
+import { parseRow, type Queryable, queryBuilder, type RowOf, run, tableRows } from '@app/db';
 import { z } from 'zod';
-import { parseRow, tableRows } from '../common/rows.js';
 import { licenseCountsAt, totalLicenseCounts } from './license-counts.repository.js';
 import { encodeLicenseCursor, type LicenseListCursor } from './list-cursor.js';
 import { licenses, type licenseMembers } from './licenses.table.js';

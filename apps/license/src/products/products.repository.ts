@@ -1,6 +1,5 @@
-import type { Queryable, RowOf } from '@app/db';
+import { parseRow, parseRows, type Queryable, type RowOf, tableRows } from '@app/db';
 import { z } from 'zod';
-import { parseRow, parseRows, tableRows } from '../common/rows.js';
 import { products } from './products.table.js';
 import type { CreateProduct, UpdateProduct } from './products.schema.js';
 

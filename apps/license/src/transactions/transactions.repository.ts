@@ -1,7 +1,6 @@
-import type { Queryable } from '@app/db';
+import { parseRows, type Queryable } from '@app/db';
 import type { TransactionStatus } from './transactions.table.js';
 import { z } from 'zod';
-import { parseRows } from '../common/rows.js';
 
 // The payments of the marketplaces (Stripe today). Call these with the transaction's client of
 // the event being processed, so the payment, its license and the event claim commit together.

@@ -1,6 +1,5 @@
-import type { Queryable } from '@app/db';
+import { parseRow, type Queryable } from '@app/db';
 import { z } from 'zod';
-import { parseRow } from '../common/rows.js';
 import type { UsageStatus } from './usage.table.js';
 
 // usage_records is written in two places on purpose: validation appends every attempt inside
