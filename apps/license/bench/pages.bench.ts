@@ -166,7 +166,7 @@ async function main(): Promise<void> {
 
   const adminHeaders = await app.signIn(app.adminId);
   const customerHeaders = await app.signIn(customerUserId(1));
-  const pages = await declaredPages(pool, app.app.openApiDocument);
+  const pages = await declaredPages(pool, app.app.openApiDocument());
   const timings: Timing[] = [];
   const skipped: string[] = pages.filter((page) => page.skipped).map((page) => `${page.path} (${page.skipped})`);
   const time = async (label: string, address: string) => {
