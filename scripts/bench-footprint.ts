@@ -24,6 +24,7 @@ import { loadConfig } from '../packages/config/src/index.js';
 import { startDevIdp, type DevIdp } from '../packages/dev-idp/src/index.js';
 import { buildTarget } from './build.mjs';
 import { applyDevelopmentDefaults } from './development-env.js';
+import { serviceEnv, serviceNodeFlags } from './service-runtime.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 // The PostgreSQL client of the database package (the workspace root declares no pg of its own).
@@ -141,9 +142,9 @@ const compiled = (label: string, extra: (dataDir: string) => NodeJS.ProcessEnv, 
   embedded,
   start: (dataDir) =>
     services.map((service) =>
-      spawn(process.execPath, ['--enable-source-maps', path.join(root, 'apps', service, 'dist/main.js')], {
+      spawn(process.execPath, [...serviceNodeFlags, path.join(root, 'apps', service, 'dist/main.js')], {
         cwd: root,
-        env: { MALLOC_ARENA_MAX: '2', ...providerEnv(baseEnv(dataDir, extra(dataDir))) },
+        env: { ...serviceEnv, ...providerEnv(baseEnv(dataDir, extra(dataDir))) },
         detached: true,
         stdio: ['ignore', logOf(dataDir), logOf(dataDir)],
       }),

@@ -10,6 +10,7 @@ import { startDevIdp, type DevIdp } from '../packages/dev-idp/src/index.js';
 import { applyDevelopmentDefaults } from './development-env.js';
 import { isRunning } from '../packages/db/src/data-folder-lock.js';
 import { buildTarget } from './build.mjs';
+import { serviceEnv, serviceNodeFlags } from './service-runtime.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const services = ['paste', 'license'] as const;
@@ -97,11 +98,11 @@ async function main(): Promise<void> {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
-  // glibc gives each thread that allocates its own 64 MB arena: two arenas keep the memory of the
-  // request thread, the database's thread and libuv's pool from spreading over many.
-  const serviceEnv = { MALLOC_ARENA_MAX: '2', ...env };
   const children = services.map((service) =>
-    spawn(process.execPath, ['--enable-source-maps', bundleOf(service)], { env: serviceEnv, stdio: 'inherit' }),
+    spawn(process.execPath, [...serviceNodeFlags, bundleOf(service)], {
+      env: { ...serviceEnv, ...env },
+      stdio: 'inherit',
+    }),
   );
 
   let stopping = false;

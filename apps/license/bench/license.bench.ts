@@ -27,6 +27,7 @@ import { createSettingsStore } from '@app/settings';
 import { createApp } from '../src/app.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from '../src/runtime-config/runtime-config.schema.js';
 import { cpuSeconds, idleShare, machineCpu } from '../../../scripts/bench/cpu-usage.js';
+import { benchServerFlags } from '../../../scripts/bench/server-flags.js';
 import { settingsTableName } from '../src/runtime-config/settings.table.js';
 
 const connections = 32;
@@ -402,6 +403,7 @@ async function startServers(): Promise<{
   const child = fork(fileURLToPath(import.meta.url), [], {
     env: { ...process.env, BENCH_ROLE: 'server' },
     execArgv: [
+      ...benchServerFlags(),
       '--import',
       'tsx',
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []),

@@ -34,6 +34,7 @@ import { createPasteRepository } from '../src/pastes/pastes.repository.js';
 import { startPasteService } from '../src/server.js';
 import { newKey, seal } from '../../../packages/paste-cli/src/envelope.js';
 import { cpuSeconds, idleShare, machineCpu } from '../../../scripts/bench/cpu-usage.js';
+import { benchServerFlags } from '../../../scripts/bench/server-flags.js';
 
 interface Ports {
   paste: number;
@@ -126,7 +127,7 @@ function startServers(): Promise<{ child: ChildProcess; ports: Ports }> {
   // BENCH_PROFILE=<folder> writes a CPU profile of the servers there.
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const child = fork(import.meta.filename, ['--serve'], {
-    execArgv: ['--import', 'tsx', ...profile],
+    execArgv: [...benchServerFlags(), '--import', 'tsx', ...profile],
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
