@@ -23,6 +23,7 @@ import {
   type ListFilters,
 } from './admin-licenses.page-data.js';
 import type { AdminLicensesService } from './admin-licenses.service.js';
+import { pageNumber } from '../console/paging.js';
 
 // The admin console's license pages. Forms post here (session + CSRF token in `_csrf`), the
 // handlers call the licenses service, so rules and audit entries are those of the API, and
@@ -49,14 +50,7 @@ const listQuery = z.object({
     .optional()
     .catch(undefined)
     .transform((value) => value || undefined),
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .catch(undefined)
-    .transform((value) => value ?? 1),
+  page: pageNumber,
 });
 const idParams = z.object({ id: z.string() });
 const reasonForm = z.object({ reason: z.string().optional() });

@@ -5,6 +5,7 @@ import { notFoundData } from '../console/layout.js';
 import { auditCountLimit, auditEntryData, auditListData, auditQueryOf } from './audit.page-data.js';
 import { auditActions, auditResourceTypes } from './audit.table.js';
 import type { createAuditService } from './audit.service.js';
+import { pageNumber } from '../console/paging.js';
 
 // The admin console's audit log pages (the JSON API is audit.routes.ts): a filtered list, newest
 // first, and one entry with every field. Read only; the filters are a GET form.
@@ -32,14 +33,7 @@ const listQuery = z.object({
   from: dateField,
   to: dateField,
   success: z.enum(['yes', 'no']).optional().catch(undefined),
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .catch(undefined)
-    .transform((value) => value ?? 1),
+  page: pageNumber,
 });
 const idParams = z.object({ id: z.string() });
 

@@ -1,6 +1,7 @@
-import type { Queryable, RowOf } from '@app/db';
+import { parseRow, parseRows, type Queryable, type RowOf, tableRows } from '@app/db';
+import { z } from 'zod';
 import type { Actor } from '../common/actor.js';
-import type { AuditAction, AuditResourceType, auditLogs } from './audit.table.js';
+import { type AuditAction, type AuditResourceType, auditLogs } from './audit.table.js';
 
 export interface AuditEntry {
   action: AuditAction;
@@ -45,6 +46,8 @@ export interface AuditFilter {
 }
 
 export type AuditRow = RowOf<typeof auditLogs>;
+/** Rows of audit_logs, checked against the table. */
+const auditRows = tableRows(auditLogs);
 
 /**
  * A page of entries matching `filter`, newest first, and how many match. With `countLimit`, the
@@ -68,30 +71,31 @@ export async function findAuditLogs(db: Queryable, filter: AuditFilter, countLim
   if (filter.success !== undefined) where.push(filter.success ? 'success' : 'NOT success');
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const [page, total] = await Promise.all([
-    db.query<AuditRow>(
+    db.query(
       `SELECT * FROM audit_logs ${clause} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, filter.limit, filter.skip],
     ),
     countLimit === undefined
-      ? db.query<{ total: number }>(`SELECT count(*) AS total FROM audit_logs ${clause}`, params)
-      : db.query<{ total: number }>(
+      ? db.query(`SELECT count(*) AS total FROM audit_logs ${clause}`, params)
+      : db.query(
           `SELECT count(*) AS total FROM (SELECT 1 FROM audit_logs ${clause} LIMIT $${params.length + 1}) AS capped`,
           [...params, countLimit],
         ),
   ]);
-  return { rows: page.rows, total: Number(total.rows[0]?.total ?? 0) };
+  return { rows: auditRows(page.rows), total: parseRow(z.object({ total: z.number() }), total.rows).total };
 }
 
 export async function findAuditLog(db: Queryable, id: string): Promise<AuditRow | undefined> {
-  const { rows } = await db.query<AuditRow>('SELECT * FROM audit_logs WHERE id = $1', [id]);
-  return rows[0];
+  const { rows } = await db.query('SELECT * FROM audit_logs WHERE id = $1', [id]);
+  return auditRows(rows)[0];
 }
 
-export interface AuditSubjectRow {
-  kind: 'automation' | 'endpoint' | 'delivery';
-  id: string;
-  label: string | null;
-}
+const auditSubjectRow = z.object({
+  kind: z.enum(['automation', 'endpoint', 'delivery']),
+  id: z.string(),
+  label: z.string().nullable(),
+});
+export type AuditSubjectRow = z.infer<typeof auditSubjectRow>;
 
 /**
  * The names the console shows for the resources of audit entries whose type the spec keeps
@@ -104,11 +108,11 @@ export async function findAuditSubjects(
   notificationIds: string[],
 ): Promise<AuditSubjectRow[]> {
   if (systemIds.length === 0 && notificationIds.length === 0) return [];
-  const { rows } = await db.query<AuditSubjectRow>(
+  const { rows } = await db.query(
     `SELECT 'automation' AS kind, id::text AS id, name AS label FROM automated_actions WHERE id = ANY($1::uuid[])
      UNION ALL SELECT 'endpoint', id::text, url FROM webhook_endpoints WHERE id = ANY($2::uuid[])
      UNION ALL SELECT 'delivery', id::text, NULL FROM webhook_deliveries WHERE id = ANY($2::uuid[])`,
     [systemIds, notificationIds],
   );
-  return rows;
+  return parseRows(auditSubjectRow, rows);
 }

@@ -30,6 +30,7 @@ import {
 } from './automations.page-data.js';
 import type { AutomatedAction } from './automations.presenter.js';
 import type { createAutomationsService } from './automations.service.js';
+import { pageNumber } from '../console/paging.js';
 
 // The admin console's automation pages (the JSON API is automations.routes.ts). Plain HTML forms
 // post here with the session's CSRF token in `_csrf`; every write goes through the automations
@@ -38,14 +39,7 @@ import type { createAutomationsService } from './automations.service.js';
 
 const tags = ['pages'];
 const listQuery = z.object({
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .catch(undefined)
-    .transform((value) => value ?? 1),
+  page: pageNumber,
 });
 const idParams = z.object({ id: z.string() });
 /** The form's fields as the browser sends them (see automations.form.ts); a checkbox that is not ticked is not sent. */

@@ -1,41 +1,48 @@
-import type { Queryable, RowOf } from '@app/db';
+import { parseRow, parseRows, type Queryable, type RowOf, rowSchema, tableRows } from '@app/db';
+import { z } from 'zod';
 import type { CreateAction, TriggerEvent, UpdateAction } from './automations.schema.js';
-import type { automatedActionRuns, automatedActions } from './automations.table.js';
+import { automatedActionRuns, automatedActions } from './automations.table.js';
 
 export type ActionRow = RowOf<typeof automatedActions>;
-export type RunRow = RowOf<typeof automatedActionRuns>;
+/** A run as listRuns reads it (its action is the one asked for). */
+export type RunRow = Omit<RowOf<typeof automatedActionRuns>, 'action_id'>;
+
+/** Rows of `columns` (every column of the table), checked. */
+const actionRows = tableRows(automatedActions);
+const runSchema = rowSchema(automatedActionRuns).omit({ action_id: true });
+/** Rows of listRuns, checked against the table; typed as it infers them (its jsonb columns' types). */
+const runRows = (rows: unknown[]) => parseRows(runSchema, rows) as RunRow[];
+const countedRow = z.object({ execution_count: z.number(), last_executed_at: z.date() });
 
 const columns =
   'id, name, description, enabled, trigger_event, trigger, actions, execution_count, last_executed_at, created_at, updated_at';
 
 export async function listActions(db: Queryable): Promise<ActionRow[]> {
-  const { rows } = await db.query<ActionRow>(`SELECT ${columns} FROM automated_actions ORDER BY created_at, id`);
-  return rows;
+  const { rows } = await db.query(`SELECT ${columns} FROM automated_actions ORDER BY created_at, id`);
+  return actionRows(rows);
 }
 
 export async function findAction(db: Queryable, id: string): Promise<ActionRow | undefined> {
-  const { rows } = await db.query<ActionRow>(`SELECT ${columns} FROM automated_actions WHERE id = $1`, [id]);
-  return rows[0];
+  const { rows } = await db.query(`SELECT ${columns} FROM automated_actions WHERE id = $1`, [id]);
+  return actionRows(rows)[0];
 }
 
 export async function findEnabledActions(db: Queryable, event: TriggerEvent): Promise<ActionRow[]> {
-  const { rows } = await db.query<ActionRow>(
+  const { rows } = await db.query(
     `SELECT ${columns} FROM automated_actions WHERE trigger_event = $1 AND enabled ORDER BY created_at, id`,
     [event],
   );
-  return rows;
+  return actionRows(rows);
 }
 
 /** The trigger events that have at least one enabled action. */
 export async function enabledTriggerEvents(db: Queryable): Promise<Set<string>> {
-  const { rows } = await db.query<{ trigger_event: string }>(
-    'SELECT DISTINCT trigger_event FROM automated_actions WHERE enabled',
-  );
-  return new Set(rows.map((row) => row.trigger_event));
+  const { rows } = await db.query('SELECT DISTINCT trigger_event FROM automated_actions WHERE enabled');
+  return new Set(parseRows(z.object({ trigger_event: z.string() }), rows).map((row) => row.trigger_event));
 }
 
 export async function insertAction(db: Queryable, input: CreateAction, now: Date): Promise<ActionRow> {
-  const { rows } = await db.query<ActionRow>(
+  const { rows } = await db.query(
     `INSERT INTO automated_actions (name, description, enabled, trigger_event, trigger, actions, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING ${columns}`,
     [
@@ -48,7 +55,7 @@ export async function insertAction(db: Queryable, input: CreateAction, now: Date
       now,
     ],
   );
-  return rows[0]!;
+  return actionRows(rows)[0]!;
 }
 
 export async function updateAction(
@@ -57,7 +64,7 @@ export async function updateAction(
   input: UpdateAction,
   now: Date,
 ): Promise<ActionRow | undefined> {
-  const { rows } = await db.query<ActionRow>(
+  const { rows } = await db.query(
     `UPDATE automated_actions SET
        name = COALESCE($2, name), description = COALESCE($3, description), enabled = COALESCE($4, enabled),
        trigger_event = COALESCE($5, trigger_event), trigger = COALESCE($6::jsonb, trigger),
@@ -74,7 +81,7 @@ export async function updateAction(
       now,
     ],
   );
-  return rows[0];
+  return actionRows(rows)[0];
 }
 
 export async function deleteAction(db: Queryable, id: string): Promise<boolean> {
@@ -103,7 +110,7 @@ export async function recordRun(
     at: Date;
   },
 ) {
-  const { rows } = await db.query<{ execution_count: number; last_executed_at: Date }>(
+  const { rows } = await db.query(
     `WITH counted AS (
        UPDATE automated_actions SET execution_count = execution_count + 1, last_executed_at = $6
        WHERE id = $1 RETURNING execution_count, last_executed_at
@@ -114,24 +121,31 @@ export async function recordRun(
      SELECT execution_count, last_executed_at FROM counted`,
     [run.actionId, run.triggerEvent, JSON.stringify(run.context), run.success, JSON.stringify(run.results), run.at],
   );
-  return rows[0];
+  // No row: the action was deleted meanwhile.
+  return parseRows(countedRow, rows)[0];
 }
 
 export async function listRuns(db: Queryable, actionId: string, limit = 50): Promise<RunRow[]> {
-  const { rows } = await db.query<RunRow>(
+  const { rows } = await db.query(
     `SELECT id, trigger_event, context, success, results, created_at FROM automated_action_runs
      WHERE action_id = $1 ORDER BY created_at DESC LIMIT $2`,
     [actionId, limit],
   );
-  return rows;
+  return runRows(rows);
 }
 
+/** The columns of an action's latest run (null when it never ran). */
+const lastRunRow = z.object({
+  last_run_at: z.date().nullable(),
+  last_run_success: z.boolean().nullable(),
+  last_run_trigger: z.string().nullable(),
+});
 /** An action with its latest run (null when it never ran), for the admin console's list. */
-export type ActionWithLastRun = ActionRow & {
-  last_run_at: Date | null;
-  last_run_success: boolean | null;
-  last_run_trigger: string | null;
-};
+export type ActionWithLastRun = ActionRow & z.infer<typeof lastRunRow>;
+const actionWithLastRunRows = tableRows<typeof automatedActions, z.infer<typeof lastRunRow>>(
+  automatedActions,
+  lastRunRow.shape,
+);
 
 /** A page of actions (oldest first, as the API lists them), each with its latest run. */
 export async function listActionsPage(
@@ -139,7 +153,7 @@ export async function listActionsPage(
   page: { limit: number; skip: number },
 ): Promise<{ rows: ActionWithLastRun[]; total: number }> {
   const [list, count] = await Promise.all([
-    db.query<ActionWithLastRun>(
+    db.query(
       `SELECT ${columns
         .split(', ')
         .map((column) => `a.${column}`)
@@ -152,7 +166,7 @@ export async function listActionsPage(
        ORDER BY a.created_at, a.id LIMIT $1 OFFSET $2`,
       [page.limit, page.skip],
     ),
-    db.query<{ total: number }>('SELECT count(*)::int AS total FROM automated_actions'),
+    db.query('SELECT count(*)::int AS total FROM automated_actions'),
   ]);
-  return { rows: list.rows, total: count.rows[0]?.total ?? 0 };
+  return { rows: actionWithLastRunRows(list.rows), total: parseRow(z.object({ total: z.number() }), count.rows).total };
 }

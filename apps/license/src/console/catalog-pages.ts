@@ -13,6 +13,7 @@ import {
   type FlashMessage,
 } from './admin-pages.js';
 import { notFoundData } from './layout.js';
+import { pageNumber } from './paging.js';
 
 // The admin console's pages for a catalogue resource (products, customers): a searchable list
 // with the form for a new one, a page per item with its edit form and a delete button. Plain
@@ -30,14 +31,7 @@ const listQuery = z.object({
     .optional()
     .catch(undefined)
     .transform((value) => value ?? ''),
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .catch(undefined)
-    .transform((value) => value ?? 1),
+  page: pageNumber,
   /** Of one product (policies); resources without products ignore it. */
   product: z.uuid().optional().catch(undefined),
 });

@@ -6,6 +6,7 @@ import { notFoundData } from '../console/layout.js';
 import { guardResult } from '../console/admin-pages.js';
 import { defaultChartDays, licensePageData, licensesPageData } from './customer-portal.page-data.js';
 import type { createCustomerPortalService } from './customer-portal.service.js';
+import { pageNumber } from '../console/paging.js';
 
 // The customer portal's web pages (the JSON API is customer-portal.routes.ts). A page never
 // answers an error as JSON: a license that is not the customer's gets the 404 page.
@@ -28,14 +29,7 @@ const licensePageQuery = z.object({
     .transform((value) => (value ? Number(value) : defaultChartDays)),
   from: calendarDate.optional().catch(undefined),
   to: calendarDate.optional().catch(undefined),
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .catch(undefined)
-    .transform((value) => value ?? 1),
+  page: pageNumber,
 });
 const licensePageParams = z.object({ licenseId: z.string() });
 

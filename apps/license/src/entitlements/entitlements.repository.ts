@@ -1,22 +1,26 @@
-import type { Queryable, RowOf } from '@app/db';
-import type { entitlements } from './entitlements.table.js';
+import { parseRow, type Queryable, type RowOf, tableRows } from '@app/db';
+import { z } from 'zod';
+import { entitlements } from './entitlements.table.js';
 import type { CreateEntitlement, UpdateEntitlement } from './entitlements.schema.js';
 
 export type EntitlementRow = RowOf<typeof entitlements>;
+
+/** Rows of entitlements, checked against the table. */
+const entitlementRows = tableRows(entitlements);
 
 /** Entitlements whose code or name contains `q` (any case), by code. */
 export async function listEntitlements(db: Queryable, query: { q?: string; limit?: number; skip?: number } = {}) {
   const pattern = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::text IS NULL OR e.code ILIKE $1 OR e.name ILIKE $1)';
   const [page, total] = await Promise.all([
-    db.query<EntitlementRow>(`SELECT e.* FROM entitlements e ${where} ORDER BY e.code COLLATE "C" LIMIT $2 OFFSET $3`, [
+    db.query(`SELECT e.* FROM entitlements e ${where} ORDER BY e.code COLLATE "C" LIMIT $2 OFFSET $3`, [
       pattern,
       query.limit ?? null,
       query.skip ?? 0,
     ]),
-    db.query<{ total: string }>(`SELECT count(*) AS total FROM entitlements e ${where}`, [pattern]),
+    db.query(`SELECT count(*) AS total FROM entitlements e ${where}`, [pattern]),
   ]);
-  return { rows: page.rows, total: Number(total.rows[0]?.total ?? 0) };
+  return { rows: entitlementRows(page.rows), total: parseRow(z.object({ total: z.number() }), total.rows).total };
 }
 
 /** `lock`: FOR UPDATE, so no policy or license is given it until the caller commits (a delete). */
@@ -25,11 +29,8 @@ export async function findEntitlement(
   id: string,
   options: { lock?: boolean } = {},
 ): Promise<EntitlementRow | undefined> {
-  const { rows } = await db.query<EntitlementRow>(
-    `SELECT * FROM entitlements WHERE id = $1 ${options.lock ? 'FOR UPDATE' : ''}`,
-    [id],
-  );
-  return rows[0];
+  const { rows } = await db.query(`SELECT * FROM entitlements WHERE id = $1 ${options.lock ? 'FOR UPDATE' : ''}`, [id]);
+  return entitlementRows(rows)[0];
 }
 
 /**
@@ -38,19 +39,18 @@ export async function findEntitlement(
  */
 export async function findEntitlementsByCode(db: Queryable, codes: string[]): Promise<EntitlementRow[]> {
   if (!codes.length) return [];
-  const { rows } = await db.query<EntitlementRow>(
-    'SELECT * FROM entitlements WHERE code = ANY($1::text[]) ORDER BY code FOR SHARE',
-    [codes],
-  );
-  return rows;
+  const { rows } = await db.query('SELECT * FROM entitlements WHERE code = ANY($1::text[]) ORDER BY code FOR SHARE', [
+    codes,
+  ]);
+  return entitlementRows(rows);
 }
 
 export async function insertEntitlement(db: Queryable, input: CreateEntitlement): Promise<EntitlementRow> {
-  const { rows } = await db.query<EntitlementRow>('INSERT INTO entitlements (code, name) VALUES ($1, $2) RETURNING *', [
+  const { rows } = await db.query('INSERT INTO entitlements (code, name) VALUES ($1, $2) RETURNING *', [
     input.code,
     input.name,
   ]);
-  return rows[0]!;
+  return entitlementRows(rows)[0]!;
 }
 
 export async function updateEntitlement(
@@ -58,11 +58,11 @@ export async function updateEntitlement(
   id: string,
   input: UpdateEntitlement,
 ): Promise<EntitlementRow | undefined> {
-  const { rows } = await db.query<EntitlementRow>(
+  const { rows } = await db.query(
     'UPDATE entitlements SET code = coalesce($2, code), name = coalesce($3, name), updated_at = now() WHERE id = $1 RETURNING *',
     [id, input.code ?? null, input.name ?? null],
   );
-  return rows[0];
+  return entitlementRows(rows)[0];
 }
 
 export async function deleteEntitlement(db: Queryable, id: string): Promise<void> {
@@ -71,10 +71,10 @@ export async function deleteEntitlement(db: Queryable, id: string): Promise<void
 
 /** Whether a policy or a license still grants it. */
 export async function entitlementInUse(db: Queryable, id: string): Promise<boolean> {
-  const { rows } = await db.query<{ used: boolean }>(
+  const { rows } = await db.query(
     `SELECT EXISTS (SELECT 1 FROM policy_entitlements WHERE entitlement_id = $1)
          OR EXISTS (SELECT 1 FROM license_entitlements WHERE entitlement_id = $1) AS used`,
     [id],
   );
-  return rows[0]?.used ?? false;
+  return parseRow(z.object({ used: z.boolean() }), rows).used;
 }

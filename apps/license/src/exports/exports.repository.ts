@@ -1,4 +1,5 @@
-import type { Queryable } from '@app/db';
+import { parseRows, type Queryable } from '@app/db';
+import { z } from 'zod';
 import type { LicenseExportFilter, TransactionExportFilter } from './exports.schema.js';
 
 // Exports read in keyset batches on the pool: each batch is one short query, so no client (and,
@@ -6,28 +7,29 @@ import type { LicenseExportFilter, TransactionExportFilter } from './exports.sch
 // written. Batches are not one snapshot: a row changed during a long export shows its state
 // at the time its batch was read.
 
-export interface LicenseExportRow {
-  id: string;
-  key: string;
-  productId: string;
-  productName: string;
-  customerId: string | null;
-  customerName: string | null;
-  customerEmail: string | null;
-  licenseType: string;
-  active: boolean;
-  suspended: boolean;
-  revoked: boolean;
-  expiresAt: Date | null;
-  ipLimit: number;
-  hwidLimit: number;
-  usedIps: string[];
-  usedHwids: string[];
-  creditsTotal: number;
-  creditsUsed: number;
-  parentId: string | null;
-  createdAt: Date;
-}
+const licenseExportRow = z.object({
+  id: z.string(),
+  key: z.string(),
+  productId: z.string(),
+  productName: z.string(),
+  customerId: z.string().nullable(),
+  customerName: z.string().nullable(),
+  customerEmail: z.string().nullable(),
+  licenseType: z.string(),
+  active: z.boolean(),
+  suspended: z.boolean(),
+  revoked: z.boolean(),
+  expiresAt: z.date().nullable(),
+  ipLimit: z.number(),
+  hwidLimit: z.number(),
+  usedIps: z.array(z.string()),
+  usedHwids: z.array(z.string()),
+  creditsTotal: z.number(),
+  creditsUsed: z.number(),
+  parentId: z.string().nullable(),
+  createdAt: z.date(),
+});
+export type LicenseExportRow = z.infer<typeof licenseExportRow>;
 
 function licenseWhere(filter: LicenseExportFilter, params: unknown[]): string[] {
   const where: string[] = [];
@@ -57,7 +59,7 @@ export async function* licenseBatches(
       where.push(`l.key > $${params.length}`);
     }
     params.push(batchSize);
-    const { rows } = await db.query<LicenseExportRow>(
+    const result = await db.query(
       `SELECT l.id, l.key, l.product_id AS "productId", p.name AS "productName",
               l.customer_id AS "customerId", c.name AS "customerName", c.email AS "customerEmail",
               l.license_type AS "licenseType", l.active, l.suspended, l.revoked, l.expires_at AS "expiresAt",
@@ -72,27 +74,29 @@ export async function* licenseBatches(
         LIMIT $${params.length}`,
       params,
     );
+    const rows = parseRows(licenseExportRow, result.rows);
     if (rows.length) yield rows;
     if (rows.length < batchSize) return;
     afterKey = rows[rows.length - 1]!.key;
   }
 }
 
-export interface TransactionExportRow {
-  id: string;
-  createdAt: Date;
-  status: string;
-  amount: number;
-  currency: string;
-  customerId: string | null;
-  customerName: string | null;
-  customerEmail: string | null;
-  licenseId: string | null;
-  licenseKey: string | null;
-  productId: string | null;
-  productName: string | null;
-  externalId: string | null;
-}
+const transactionExportRow = z.object({
+  id: z.string(),
+  createdAt: z.date(),
+  status: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  customerId: z.string().nullable(),
+  customerName: z.string().nullable(),
+  customerEmail: z.string().nullable(),
+  licenseId: z.string().nullable(),
+  licenseKey: z.string().nullable(),
+  productId: z.string().nullable(),
+  productName: z.string().nullable(),
+  externalId: z.string().nullable(),
+});
+export type TransactionExportRow = z.infer<typeof transactionExportRow>;
 
 /** Transactions oldest first, keyset on (created_at, id). */
 export async function* transactionBatches(
@@ -118,7 +122,7 @@ export async function* transactionBatches(
     if (filter.endDate) add('t.created_at <= ?', filter.endDate);
     if (after) add('(t.created_at, t.id) > (?, ?)', after.createdAt, after.id);
     params.push(batchSize);
-    const { rows } = await db.query<TransactionExportRow>(
+    const result = await db.query(
       `SELECT t.id, t.created_at AS "createdAt", t.status, t.amount, t.currency,
               t.customer_id AS "customerId", c.name AS "customerName", c.email AS "customerEmail",
               t.license_id AS "licenseId", l.key AS "licenseKey", t.product_id AS "productId", p.name AS "productName",
@@ -132,6 +136,7 @@ export async function* transactionBatches(
         LIMIT $${params.length}`,
       params,
     );
+    const rows = parseRows(transactionExportRow, result.rows);
     if (rows.length) yield rows;
     if (rows.length < batchSize) return;
     const last = rows[rows.length - 1]!;

@@ -1,11 +1,21 @@
-import type { Queryable } from '@app/db';
+import { parseRows, type Queryable, rowSchema } from '@app/db';
+import { z } from 'zod';
 import type { ScannedLicense } from '../licenses/licenses.repository.js';
+import { licenses } from '../licenses/licenses.table.js';
 
 const columns = 'id, key, expires_at, customer_id, product_id, license_type';
+const scannedSchema = rowSchema(licenses).pick({
+  id: true,
+  key: true,
+  expires_at: true,
+  customer_id: true,
+  product_id: true,
+  license_type: true,
+});
 
 /** Licenses expiring within `days` that were not warned about this expiry yet; the insert is the claim. */
 export async function claimExpiryWarnings(db: Queryable, now: Date, days: number): Promise<ScannedLicense[]> {
-  const { rows } = await db.query<ScannedLicense>(
+  const { rows } = await db.query(
     `WITH due AS (
        SELECT ${columns} FROM licenses
        WHERE NOT revoked AND expires_at > $1 AND expires_at <= $1 + make_interval(days => $2::int)
@@ -17,19 +27,21 @@ export async function claimExpiryWarnings(db: Queryable, now: Date, days: number
      SELECT due.* FROM due JOIN claimed ON claimed.license_id = due.id`,
     [now, days],
   );
-  return rows;
+  // Checked against the table's columns; typed as it infers them (`license_type`).
+  return parseRows(scannedSchema, rows) as ScannedLicense[];
 }
 
-export interface ManyIps {
-  license_id: string;
-  key: string;
-  customer_id: string | null;
-  product_id: string;
-  unique_ips: number;
-}
+const manyIpsRow = z.object({
+  license_id: z.string(),
+  key: z.string(),
+  customer_id: z.string().nullable(),
+  product_id: z.string(),
+  unique_ips: z.number(),
+});
+export type ManyIps = z.infer<typeof manyIpsRow>;
 
 export async function licensesWithManyIps(db: Queryable, since: Date, maxIps: number): Promise<ManyIps[]> {
-  const { rows } = await db.query<ManyIps>(
+  const { rows } = await db.query(
     `SELECT u.license_id, l.key, l.customer_id, l.product_id, count(DISTINCT u.ip)::int AS unique_ips
      FROM usage_records u JOIN licenses l ON l.id = u.license_id
      WHERE u.created_at > $1 AND u.ip IS NOT NULL
@@ -37,23 +49,20 @@ export async function licensesWithManyIps(db: Queryable, since: Date, maxIps: nu
      HAVING count(DISTINCT u.ip) > $2`,
     [since, maxIps],
   );
-  return rows;
+  return parseRows(manyIpsRow, rows);
 }
 
-export interface ManyFailures {
-  ip: string;
-  failures: number;
-  licenses: number;
-}
+const manyFailuresRow = z.object({ ip: z.string(), failures: z.number(), licenses: z.number() });
+export type ManyFailures = z.infer<typeof manyFailuresRow>;
 
 export async function ipsWithManyFailures(db: Queryable, since: Date, maxFailures: number): Promise<ManyFailures[]> {
-  const { rows } = await db.query<ManyFailures>(
+  const { rows } = await db.query(
     `SELECT ip, count(*)::int AS failures, count(DISTINCT license_id)::int AS licenses
      FROM usage_records WHERE created_at > $1 AND status <> 'success' AND ip IS NOT NULL
      GROUP BY ip HAVING count(*) > $2`,
     [since, maxFailures],
   );
-  return rows;
+  return parseRows(manyFailuresRow, rows);
 }
 
 /** Claims an anomaly report key; false when it was reported already. */

@@ -1,13 +1,17 @@
-import type { Queryable, RowOf } from '@app/db';
-import type { policies } from './policies.table.js';
+import { parseRow, parseRows, type Queryable, type RowOf, tableRows } from '@app/db';
+import { z } from 'zod';
+import { policies } from './policies.table.js';
 import type { CreatePolicy } from './policies.schema.js';
 
-/** A policy with its product's name, its entitlement codes (sorted) and how many licenses name it. */
-export type PolicyRow = RowOf<typeof policies> & {
-  product_name: string;
-  entitlement_codes: string[];
-  license_count: number;
-};
+/** What policySelect adds to a policy: its product's name, its entitlement codes (sorted) and how many licenses name it. */
+const policyExtraRow = z.object({
+  product_name: z.string(),
+  entitlement_codes: z.array(z.string()),
+  license_count: z.number(),
+});
+export type PolicyRow = RowOf<typeof policies> & z.infer<typeof policyExtraRow>;
+/** Rows of policySelect, checked against the table and the columns it adds. */
+const policyRows = tableRows<typeof policies, z.infer<typeof policyExtraRow>>(policies, policyExtraRow.shape);
 
 const policySelect = `SELECT po.*, p.name AS product_name,
   ARRAY(SELECT e.code FROM policy_entitlements pe JOIN entitlements e ON e.id = pe.entitlement_id
@@ -23,18 +27,15 @@ export async function listPolicies(
   const pattern = query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   const where = 'WHERE ($1::uuid IS NULL OR po.product_id = $1) AND ($2::text IS NULL OR po.name ILIKE $2)';
   const [page, total] = await Promise.all([
-    db.query<PolicyRow>(`${policySelect} ${where} ORDER BY po.created_at DESC, po.id LIMIT $3 OFFSET $4`, [
+    db.query(`${policySelect} ${where} ORDER BY po.created_at DESC, po.id LIMIT $3 OFFSET $4`, [
       query.productId ?? null,
       pattern,
       query.limit ?? null,
       query.skip ?? 0,
     ]),
-    db.query<{ total: string }>(`SELECT count(*) AS total FROM policies po ${where}`, [
-      query.productId ?? null,
-      pattern,
-    ]),
+    db.query(`SELECT count(*) AS total FROM policies po ${where}`, [query.productId ?? null, pattern]),
   ]);
-  return { rows: page.rows, total: Number(total.rows[0]?.total ?? 0) };
+  return { rows: policyRows(page.rows), total: parseRow(z.object({ total: z.number() }), total.rows).total };
 }
 
 /**
@@ -47,14 +48,14 @@ export async function findPolicy(
   options: { lock?: 'update' | 'share' } = {},
 ): Promise<PolicyRow | undefined> {
   const lock = options.lock === 'update' ? 'FOR UPDATE OF po' : options.lock === 'share' ? 'FOR KEY SHARE OF po' : '';
-  const { rows } = await db.query<PolicyRow>(`${policySelect} WHERE po.id = $1 ${lock}`, [id]);
-  return rows[0];
+  const { rows } = await db.query(`${policySelect} WHERE po.id = $1 ${lock}`, [id]);
+  return policyRows(rows)[0];
 }
 
 type PolicyColumns = Omit<CreatePolicy, 'entitlements'>;
 
 export async function insertPolicy(db: Queryable, input: PolicyColumns): Promise<string> {
-  const { rows } = await db.query<{ id: string }>(
+  const { rows } = await db.query(
     `INSERT INTO policies (product_id, name, license_type, duration_days, ip_limit, hwid_limit, heartbeat_seconds, credits)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
     [
@@ -68,7 +69,7 @@ export async function insertPolicy(db: Queryable, input: PolicyColumns): Promise
       input.credits,
     ],
   );
-  return rows[0]!.id;
+  return parseRow(z.object({ id: z.string() }), rows).id;
 }
 
 const columnOf: Record<keyof PolicyColumns, string> = {
@@ -113,6 +114,6 @@ export async function deletePolicy(db: Queryable, id: string): Promise<void> {
 }
 
 export async function productName(db: Queryable, productId: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ name: string }>('SELECT name FROM products WHERE id = $1', [productId]);
-  return rows[0]?.name;
+  const { rows } = await db.query('SELECT name FROM products WHERE id = $1', [productId]);
+  return parseRows(z.object({ name: z.string() }), rows)[0]?.name;
 }

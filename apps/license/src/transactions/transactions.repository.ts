@@ -1,5 +1,5 @@
-import { parseRows, type Queryable } from '@app/db';
-import type { TransactionStatus } from './transactions.table.js';
+import { parseRow, parseRows, type Queryable } from '@app/db';
+import { type TransactionStatus, transactionStatuses } from './transactions.table.js';
 import { z } from 'zod';
 
 // The payments of the marketplaces (Stripe today). Call these with the transaction's client of
@@ -20,7 +20,7 @@ export async function upsertTransaction(
     now: Date;
   },
 ): Promise<{ id: string; status: TransactionStatus }> {
-  const { rows } = await db.query<{ id: string; status: TransactionStatus }>(
+  const { rows } = await db.query(
     `INSERT INTO transactions (external_id, status, amount, currency, customer_id, license_id, product_id, metadata, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
      ON CONFLICT (external_id) DO UPDATE SET
@@ -42,7 +42,7 @@ export async function upsertTransaction(
       input.now,
     ],
   );
-  return rows[0]!;
+  return parseRow(z.object({ id: z.string(), status: z.enum(transactionStatuses) }), rows);
 }
 
 export async function setTransactionStatus(

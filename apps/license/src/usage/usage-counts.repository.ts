@@ -1,4 +1,5 @@
-import type { Queryable } from '@app/db';
+import { parseRows, type Queryable } from '@app/db';
+import { z } from 'zod';
 
 export interface UsageCounts {
   total: number;
@@ -6,6 +7,9 @@ export interface UsageCounts {
   blocked: number;
   invalid: number;
 }
+
+/** Attempts of one status (`sum(...)::bigint`, a number as @app/db reads int8). */
+const statusCountRow = z.object({ status: z.string(), n: z.number() });
 
 const HOUR = 3_600_000;
 const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / HOUR) * HOUR);
@@ -37,7 +41,7 @@ export async function usageCountsBetween(db: Queryable, window: { from?: Date; t
     if (from) range('created_at > ?1', 'created_at < ?2', [from, fullFrom]);
     if (to) range('created_at >= ?1', 'created_at <= ?2', [fullTo, to]);
   }
-  const { rows } = await db.query<{ status: string; n: number }>(
+  const { rows } = await db.query(
     `SELECT status, sum(n)::bigint AS n FROM (
        SELECT status, sum(records) AS n FROM usage_counts
         WHERE ($1::timestamptz IS NULL OR hour >= $1) AND ($2::timestamptz IS NULL OR hour < $2) GROUP BY status
@@ -46,10 +50,9 @@ export async function usageCountsBetween(db: Queryable, window: { from?: Date; t
     params,
   );
   const counts: UsageCounts = { total: 0, success: 0, blocked: 0, invalid: 0 };
-  for (const row of rows) {
-    const n = Number(row.n);
+  for (const { status, n } of parseRows(statusCountRow, rows)) {
     counts.total += n;
-    if (row.status === 'success' || row.status === 'blocked' || row.status === 'invalid') counts[row.status] += n;
+    if (status === 'success' || status === 'blocked' || status === 'invalid') counts[status] += n;
   }
   return counts;
 }

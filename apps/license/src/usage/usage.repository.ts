@@ -1,6 +1,6 @@
-import { parseRow, type Queryable } from '@app/db';
+import { parseRow, parseRows, type Queryable } from '@app/db';
 import { z } from 'zod';
-import type { UsageStatus } from './usage.table.js';
+import { usageStatuses } from './usage.table.js';
 
 // usage_records is written in two places on purpose: validation appends every attempt inside
 // `license_validate_batch` (validation/validate-batch.sql, one statement per batch for speed),
@@ -17,11 +17,9 @@ export async function deleteUsageOfLicense(db: Queryable, licenseId: string): Pr
 const customerScope = `FROM usage_records u JOIN licenses l ON l.id = u.license_id WHERE l.customer_id = $1 AND u.license_id = $2`;
 
 /** Validations per UTC day in [from, to), split into successes and failures (blocked or invalid). */
-export interface DailyOutcome {
-  day: string;
-  success: number;
-  failure: number;
-}
+const dailyOutcomeRow = z.object({ day: z.string(), success: z.number(), failure: z.number() });
+export type DailyOutcome = z.infer<typeof dailyOutcomeRow>;
+const totalRow = z.object({ total: z.number() });
 
 export async function dailyOutcomesOfCustomerLicense(
   db: Queryable,
@@ -29,24 +27,25 @@ export async function dailyOutcomesOfCustomerLicense(
   licenseId: string,
   range: { from: Date; to: Date },
 ): Promise<DailyOutcome[]> {
-  const { rows } = await db.query<DailyOutcome>(
+  const { rows } = await db.query(
     `SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
        count(*) FILTER (WHERE u.status = 'success') AS success, count(*) FILTER (WHERE u.status <> 'success') AS failure
      ${customerScope} AND u.created_at >= $3 AND u.created_at < $4
      GROUP BY 1 ORDER BY 1`,
     [customerId, licenseId, range.from, range.to],
   );
-  return rows.map((row) => ({ day: row.day, success: Number(row.success), failure: Number(row.failure) }));
+  return parseRows(dailyOutcomeRow, rows);
 }
 
-export interface UsageRecordRow {
-  id: number;
-  ip: string | null;
-  hwid: string | null;
-  status: UsageStatus;
-  reason: string | null;
-  created_at: Date;
-}
+const usageRecordRow = z.object({
+  id: z.number(),
+  ip: z.string().nullable(),
+  hwid: z.string().nullable(),
+  status: z.enum(usageStatuses),
+  reason: z.string().nullable(),
+  created_at: z.date(),
+});
+export type UsageRecordRow = z.infer<typeof usageRecordRow>;
 
 /** One page of a license's records, newest first, within optional [from, to) bounds, and how many there are in all. */
 export async function usageRecordsOfCustomerLicense(
@@ -60,30 +59,31 @@ export async function usageRecordsOfCustomerLicense(
   if (query.from) bounds += ` AND u.created_at >= $${params.push(query.from)}`;
   if (query.to) bounds += ` AND u.created_at < $${params.push(query.to)}`;
   const [page, count] = await Promise.all([
-    db.query<UsageRecordRow>(
+    db.query(
       `SELECT u.id, u.ip, u.hwid, u.status, u.reason, u.created_at ${customerScope}${bounds}
        ORDER BY u.created_at DESC, u.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, query.limit, query.offset],
     ),
-    db.query<{ total: number }>(`SELECT count(*) AS total ${customerScope}${bounds}`, params),
+    db.query(`SELECT count(*) AS total ${customerScope}${bounds}`, params),
   ]);
-  return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
+  return { rows: parseRows(usageRecordRow, page.rows), total: parseRow(totalRow, count.rows).total };
 }
 
 /** When each IP and hardware id the license holds now was first and last seen in its records. */
-export interface DeviceSighting {
-  kind: 'ip' | 'hwid';
-  value: string;
-  first_seen: Date;
-  last_seen: Date;
-}
+const deviceSightingRow = z.object({
+  kind: z.enum(['ip', 'hwid']),
+  value: z.string(),
+  first_seen: z.date(),
+  last_seen: z.date(),
+});
+export type DeviceSighting = z.infer<typeof deviceSightingRow>;
 
 export async function deviceSightingsOfCustomerLicense(
   db: Queryable,
   customerId: string,
   licenseId: string,
 ): Promise<DeviceSighting[]> {
-  const { rows } = await db.query<DeviceSighting>(
+  const { rows } = await db.query(
     `SELECT 'ip' AS kind, u.ip AS value, min(u.created_at) AS first_seen, max(u.created_at) AS last_seen
        ${customerScope} AND u.ip = ANY(l.used_ips) GROUP BY u.ip
      UNION ALL
@@ -91,7 +91,7 @@ export async function deviceSightingsOfCustomerLicense(
        ${customerScope} AND u.hwid = ANY(l.used_hwids) GROUP BY u.hwid`,
     [customerId, licenseId],
   );
-  return rows;
+  return parseRows(deviceSightingRow, rows);
 }
 
 // The same reads for the admin console, which sees every license: scoped by the license alone.
@@ -104,14 +104,14 @@ export async function dailyOutcomesOfLicense(
   licenseId: string,
   range: { from: Date; to: Date },
 ): Promise<DailyOutcome[]> {
-  const { rows } = await db.query<DailyOutcome>(
+  const { rows } = await db.query(
     `SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
        count(*) FILTER (WHERE u.status = 'success') AS success, count(*) FILTER (WHERE u.status <> 'success') AS failure
      ${licenseScope} AND u.created_at >= $2 AND u.created_at < $3
      GROUP BY 1 ORDER BY 1`,
     [licenseId, range.from, range.to],
   );
-  return rows.map((row) => ({ day: row.day, success: Number(row.success), failure: Number(row.failure) }));
+  return parseRows(dailyOutcomeRow, rows);
 }
 
 /** The latest `limit` records of one license, newest first, and how many it has in all. */
@@ -121,13 +121,13 @@ export async function recentUsageRecordsOfLicense(
   limit: number,
 ): Promise<{ rows: UsageRecordRow[]; total: number }> {
   const [page, count] = await Promise.all([
-    db.query<UsageRecordRow>(
+    db.query(
       `SELECT u.id, u.ip, u.hwid, u.status, u.reason, u.created_at ${licenseScope} ORDER BY u.created_at DESC, u.id DESC LIMIT $2`,
       [licenseId, limit],
     ),
-    db.query<{ total: number }>(`SELECT count(*) AS total ${licenseScope}`, [licenseId]),
+    db.query(`SELECT count(*) AS total ${licenseScope}`, [licenseId]),
   ]);
-  return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
+  return { rows: parseRows(usageRecordRow, page.rows), total: parseRow(totalRow, count.rows).total };
 }
 
 /** A license's validation attempts, all time (the license detail's `usageStats`). */

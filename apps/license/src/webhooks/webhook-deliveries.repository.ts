@@ -1,6 +1,7 @@
-import type { Queryable, RowOf } from '@app/db';
+import { parseRow, parseRows, type Queryable, type RowOf, rowSchema } from '@app/db';
 import type { NewDelivery, StoredDelivery, WebhookDeliveryStore } from '@app/events';
-import type { webhookDeliveries } from './webhook-deliveries.table.js';
+import { z } from 'zod';
+import { webhookDeliveries } from './webhook-deliveries.table.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -8,8 +9,21 @@ export type DeliveryRow = Omit<RowOf<typeof webhookDeliveries>, 'claimed_until'>
 
 const columns =
   'id, url, endpoint_id, event, payload, status, attempts, last_response_code, last_error, next_retry_at, last_attempt_at, created_at, delivered_at';
+const deliverySchema = rowSchema(webhookDeliveries).omit({ claimed_until: true });
+/** Rows of `columns` (all but the lease), checked against the table; typed as it infers them (`status`). */
+const deliveryRows = (rows: unknown[]) => parseRows(deliverySchema, rows) as DeliveryRow[];
 
-type ClaimedRow = Omit<StoredDelivery, 'secret'> & { endpoint_id: string | null; secret_sealed: string | null };
+/** A claimed delivery, with its endpoint's sealed secret (checked for probes; claimDue, per attempt, asserts it). */
+const claimedRow = z.object({
+  id: z.string(),
+  url: z.string(),
+  event: z.string(),
+  payload: z.string(),
+  attempts: z.number(),
+  endpoint_id: z.string().nullable(),
+  secret_sealed: z.string().nullable(),
+});
+type ClaimedRow = z.infer<typeof claimedRow>;
 const claimedColumns = `d.id, d.url, d.event, d.payload, d.attempts, d.endpoint_id,
   (SELECT e.secret_sealed FROM webhook_endpoints e WHERE e.id = d.endpoint_id) AS secret_sealed`;
 
@@ -39,6 +53,7 @@ export function webhookDeliveryStore(
     async claimDue(now, limit, leaseUntil) {
       // SKIP LOCKED: instances claiming at the same moment take different rows. The lease keeps a
       // claimed row from being claimed again until its attempt is recorded (or its instance died).
+      // row-check: hot path, asserted for speed
       const { rows } = await db.query<ClaimedRow>(
         `UPDATE webhook_deliveries d SET attempts = d.attempts + 1, claimed_until = $3, last_attempt_at = $1
          FROM (
@@ -91,7 +106,7 @@ export function webhookDeliveryStore(
     async claimProbes(now, quietMs, leaseUntil) {
       // Only the claimed row changes (its lease and when it was tried): its attempts and
       // next_retry_at stay, so the schedule is the same as if no probe had been made.
-      const { rows } = await db.query<ClaimedRow>(
+      const { rows } = await db.query(
         `UPDATE webhook_deliveries d SET claimed_until = $3, last_attempt_at = $1
          FROM (
            SELECT DISTINCT ON (url) id, url FROM webhook_deliveries
@@ -109,7 +124,7 @@ export function webhookDeliveryStore(
          RETURNING ${claimedColumns}`,
         [now, quietMs, leaseUntil],
       );
-      return rows.map((row) => ({ ...toStoredDelivery(row), probe: true }));
+      return parseRows(claimedRow, rows).map((row) => ({ ...toStoredDelivery(row), probe: true }));
     },
   };
 }
@@ -124,43 +139,51 @@ export async function failPendingOfEndpoint(db: Queryable, endpointId: string): 
   return rowCount ?? 0;
 }
 
+/** A row of latestDeliveryByEndpoint (endpoint_id is never null there: it is one of those asked for). */
+const latestDeliveryRow = z.object({
+  endpoint_id: z.string(),
+  status: z.enum(webhookDeliveries.status.enumValues),
+  last_response_code: z.number().nullable(),
+  created_at: z.date(),
+});
+
 /** Each endpoint's latest delivery: its status and response code. */
 export async function latestDeliveryByEndpoint(db: Queryable, endpointIds: string[]) {
   if (endpointIds.length === 0)
     return new Map<string, Pick<DeliveryRow, 'status' | 'last_response_code' | 'created_at'>>();
-  const { rows } = await db.query<Pick<DeliveryRow, 'endpoint_id' | 'status' | 'last_response_code' | 'created_at'>>(
+  const { rows } = await db.query(
     `SELECT DISTINCT ON (endpoint_id) endpoint_id, status, last_response_code, created_at FROM webhook_deliveries
      WHERE endpoint_id = ANY($1::uuid[]) ORDER BY endpoint_id, created_at DESC`,
     [endpointIds],
   );
-  return new Map(rows.map(({ endpoint_id, ...rest }) => [endpoint_id!, rest]));
+  return new Map(parseRows(latestDeliveryRow, rows).map(({ endpoint_id, ...rest }) => [endpoint_id, rest]));
 }
 
 export async function listDeliveries(db: Queryable, filter: { status?: DeliveryStatus; limit: number; skip: number }) {
   const where = filter.status ? 'WHERE status = $1' : '';
   const values = filter.status ? [filter.status] : [];
   const [page, count] = await Promise.all([
-    db.query<DeliveryRow>(
+    db.query(
       `SELECT ${columns} FROM webhook_deliveries ${where} ORDER BY created_at DESC, id DESC
        LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
       [...values, filter.limit, filter.skip],
     ),
-    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM webhook_deliveries ${where}`, values),
+    db.query(`SELECT count(*)::int AS total FROM webhook_deliveries ${where}`, values),
   ]);
-  return { rows: page.rows, total: count.rows[0]!.total };
+  return { rows: deliveryRows(page.rows), total: parseRow(z.object({ total: z.number() }), count.rows).total };
 }
 
 export async function findDelivery(db: Queryable, id: string): Promise<DeliveryRow | undefined> {
-  const { rows } = await db.query<DeliveryRow>(`SELECT ${columns} FROM webhook_deliveries WHERE id = $1`, [id]);
-  return rows[0];
+  const { rows } = await db.query(`SELECT ${columns} FROM webhook_deliveries WHERE id = $1`, [id]);
+  return deliveryRows(rows)[0];
 }
 
 /** A delivered or failed delivery becomes pending again, due now, with a fresh retry schedule. */
 export async function requeueDelivery(db: Queryable, id: string, now: Date): Promise<DeliveryRow | undefined> {
-  const { rows } = await db.query<DeliveryRow>(
+  const { rows } = await db.query(
     `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_retry_at = $2, delivered_at = NULL, claimed_until = NULL
      WHERE id = $1 AND status <> 'pending' RETURNING ${columns}`,
     [id, now],
   );
-  return rows[0];
+  return deliveryRows(rows)[0];
 }

@@ -29,6 +29,7 @@ import {
   type EndpointFormState,
 } from './webhooks.page-data.js';
 import type { createWebhooksService } from './webhooks.service.js';
+import { pageNumber } from '../console/paging.js';
 
 // The admin console's webhook pages (the JSON API is webhooks.routes.ts): endpoints, their
 // one-time secrets, and the delivery log. Forms post with the session's CSRF token in `_csrf`;
@@ -44,14 +45,7 @@ const endpointForm = z.object({
 type EndpointForm = z.infer<typeof endpointForm>;
 const deliveriesQuery = z.object({
   status: z.enum(['pending', 'delivered', 'failed']).optional().catch(undefined),
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .catch(undefined)
-    .transform((value) => value ?? 1),
+  page: pageNumber,
 });
 
 const eventsOf = (form: EndpointForm) =>
