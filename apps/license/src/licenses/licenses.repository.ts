@@ -138,25 +138,27 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
   };
 }
 
-export type LicenseValues = Pick<typeof licenses.$inferInsert, 'key' | 'productId' | 'metadata'> &
-  Required<
-    Pick<
-      typeof licenses.$inferInsert,
-      | 'customerId'
-      | 'parentId'
-      | 'licenseType'
-      | 'active'
-      | 'expiresAt'
-      | 'ipLimit'
-      | 'hwidLimit'
-      | 'heartbeatSeconds'
-      | 'creditsTotal'
-      | 'convertToType'
-      | 'autoConvert'
-      | 'convertDurationDays'
-      | 'policyId'
-    >
-  >;
+type LicenseInsert = typeof licenses.$inferInsert;
+
+/** The columns an admin sets on a license: all of them at its creation, any of them in a change. */
+type EditableColumns =
+  | 'customerId'
+  | 'parentId'
+  | 'licenseType'
+  | 'active'
+  | 'expiresAt'
+  | 'ipLimit'
+  | 'hwidLimit'
+  | 'heartbeatSeconds'
+  | 'creditsTotal'
+  | 'convertToType'
+  | 'autoConvert'
+  | 'convertDurationDays'
+  | 'policyId';
+
+/** A new license's columns (its key, product and metadata besides the editable ones). */
+export type LicenseValues = Pick<LicenseInsert, 'key' | 'productId' | 'metadata'> &
+  Required<Pick<LicenseInsert, EditableColumns>>;
 
 export async function insertLicense(db: Queryable, values: LicenseValues): Promise<string> {
   const { rows } = await db.query(
@@ -188,21 +190,9 @@ export async function insertLicense(db: Queryable, values: LicenseValues): Promi
 /** The columns an admin's change (update, suspend, reactivate, revoke) may set; undefined ones are left. */
 export type LicenseChanges = Partial<
   Pick<
-    typeof licenses.$inferInsert,
-    | 'customerId'
-    | 'parentId'
-    | 'licenseType'
-    | 'active'
-    | 'expiresAt'
-    | 'ipLimit'
-    | 'hwidLimit'
-    | 'heartbeatSeconds'
-    | 'creditsTotal'
-    | 'convertToType'
-    | 'autoConvert'
-    | 'convertDurationDays'
+    LicenseInsert,
+    | EditableColumns
     | 'metadata'
-    | 'policyId'
     | 'suspended'
     | 'suspendReason'
     | 'suspendedAt'
