@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import { z } from 'zod';
+import { parseRows } from './rows.js';
 
 /**
  * PGlite runs PostgreSQL in single-user mode, which has no autovacuum: without this, every
@@ -17,12 +19,14 @@ import type pg from 'pg';
  * PGlite has one session: a VACUUM holds every other statement until it ends. The thresholds
  * keep that rare on large tables (a fifth of a table has to change first), as autovacuum does.
  */
-export interface VacuumAction {
+const vacuumActionRow = z.object({
   /** The table, schema-qualified and quoted as needed. */
-  table: string;
-  vacuum: boolean;
-  analyze: boolean;
-}
+  table: z.string(),
+  vacuum: z.boolean(),
+  analyze: z.boolean(),
+});
+export type VacuumAction = z.infer<typeof vacuumActionRow>;
+const wraparoundRow = z.object({ due: z.boolean() });
 
 const candidatesSql = `
 WITH settings AS (
@@ -67,17 +71,15 @@ const command = ({ table, vacuum, analyze }: VacuumAction) => {
 
 /** Vacuums and analyzes every table that autovacuum would; answers what it did. */
 export async function vacuumWhereNeeded(pool: pg.Pool): Promise<VacuumAction[]> {
-  const {
-    rows: [database],
-  } = await pool.query<{ due: boolean }>(wraparoundSql);
+  const [database] = parseRows(wraparoundRow, (await pool.query(wraparoundSql)).rows);
   if (database?.due) {
     // Every table, the system catalogs too: what the database's oldest transaction id waits for.
     await pool.query('VACUUM');
     return [{ table: '*', vacuum: true, analyze: false }];
   }
-  const { rows } = await pool.query<VacuumAction>(candidatesSql);
-  for (const action of rows) await pool.query(command(action));
-  return rows;
+  const actions = parseRows(vacuumActionRow, (await pool.query(candidatesSql)).rows);
+  for (const action of actions) await pool.query(command(action));
+  return actions;
 }
 
 export interface EmbeddedVacuum {

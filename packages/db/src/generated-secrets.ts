@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
+import { parseRows } from './rows.js';
 
 /**
  * A table of secrets a service made itself (its session secret), under the name the service
@@ -14,6 +16,8 @@ export function createGeneratedSecretsTable<Name extends string>(name: Name) {
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   });
 }
+
+const secretRow = z.object({ value: z.string() });
 
 /**
  * The secret stored under `name`, made by `generate` and stored when there is none. Instances
@@ -31,8 +35,8 @@ export async function keepGeneratedSecret(
     `INSERT INTO "${table}" (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
     [name, offered],
   );
-  const { rows } = await pool.query<{ value: string }>(`SELECT value FROM "${table}" WHERE name = $1`, [name]);
-  const value = rows[0]?.value;
+  const { rows } = await pool.query(`SELECT value FROM "${table}" WHERE name = $1`, [name]);
+  const value = parseRows(secretRow, rows)[0]?.value;
   if (!value) throw new Error(`the generated secret "${name}" could not be stored in ${table}`);
   return { value, created: inserted.rowCount === 1 };
 }

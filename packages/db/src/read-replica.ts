@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { z } from 'zod';
 import { isTransientDatabaseError } from './database-errors.js';
+import { parseRow } from './rows.js';
 
 /** How far behind the primary a replica may be and still serve reads. */
 export const REPLICA_MAX_LAG_MS = 10_000;
@@ -45,6 +47,7 @@ const primaryOnly = new AsyncLocalStorage<true>();
 const lagSql = `SELECT pg_is_in_recovery() AS standby,
   CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
        ELSE coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000, 0) END::float8 AS lag_ms`;
+const lagRow = z.object({ standby: z.boolean(), lag_ms: z.number() });
 
 export function createReplicaReads(options: ReplicaReadsOptions): ReplicaReads {
   const { primary } = options;
@@ -76,8 +79,8 @@ export function createReplicaReads(options: ReplicaReadsOptions): ReplicaReads {
   const check = async () => {
     if (!replica) return;
     try {
-      const { rows } = await replica.query<{ standby: boolean; lag_ms: number }>(lagSql);
-      const row = rows[0]!;
+      const { rows } = await replica.query(lagSql);
+      const row = parseRow(lagRow, rows);
       if (!row.standby) setState(false, 'the replica URL points to a server that is not in recovery (not a replica)');
       else if (row.lag_ms > maxLagMs)
         setState(false, `it is ${Math.round(row.lag_ms / 1000)} s behind (more than ${maxLagMs / 1000} s)`);

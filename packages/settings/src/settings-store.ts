@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type pg from 'pg';
-import type { z } from 'zod';
-import { withTransaction } from '@app/db';
+import { z } from 'zod';
+import { parseRow, parseRows, withTransaction } from '@app/db';
 import type { SettingsPatch } from './patch-schema.js';
 import { deepFreeze, deepMerge, isPlainObject, resolveStored } from './merge.js';
 
@@ -33,6 +33,11 @@ export interface SettingsStore<T> {
 
 type Listener<T> = (next: T, previous: T) => void;
 
+/** A namespace's row of the settings table: the keys set so far (jsonb) and its version. */
+const storedRow = z.object({ value: z.unknown(), version: z.number() });
+const versionRow = storedRow.pick({ version: true });
+const valueRow = storedRow.pick({ value: true });
+
 export async function createSettingsStore<T extends object>(
   options: SettingsStoreOptions<T>,
 ): Promise<SettingsStore<T>> {
@@ -62,11 +67,9 @@ export async function createSettingsStore<T extends object>(
   };
 
   const load = async (): Promise<void> => {
-    const { rows } = await pool.query<{ value: unknown; version: number }>(
-      `SELECT value, version FROM ${table} WHERE namespace = $1`,
-      [namespace],
-    );
-    apply(rows[0]?.value ?? {}, rows[0]?.version ?? 0);
+    const { rows } = await pool.query(`SELECT value, version FROM ${table} WHERE namespace = $1`, [namespace]);
+    const row = parseRows(storedRow, rows)[0];
+    apply(row?.value ?? {}, row?.version ?? 0);
   };
   await load();
 
@@ -76,10 +79,9 @@ export async function createSettingsStore<T extends object>(
   let inFlight: Promise<void> | undefined;
   const poll = async (): Promise<void> => {
     try {
-      const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${table} WHERE namespace = $1`, [
-        namespace,
-      ]);
-      if (rows[0] && rows[0].version > cache.version) await load();
+      const { rows } = await pool.query(`SELECT version FROM ${table} WHERE namespace = $1`, [namespace]);
+      const row = parseRows(versionRow, rows)[0];
+      if (row && row.version > cache.version) await load();
     } catch {
       // The database is briefly unreachable: keep the cached settings and try again next time.
     }
@@ -105,11 +107,9 @@ export async function createSettingsStore<T extends object>(
           `INSERT INTO ${table} (namespace, value) VALUES ($1, '{}'::jsonb) ON CONFLICT (namespace) DO NOTHING`,
           [namespace],
         );
-        const { rows } = await client.query<{ value: unknown }>(
-          `SELECT value FROM ${table} WHERE namespace = $1 FOR UPDATE`,
-          [namespace],
-        );
-        const stored = isPlainObject(rows[0]?.value) ? rows[0].value : {};
+        const { rows } = await client.query(`SELECT value FROM ${table} WHERE namespace = $1 FOR UPDATE`, [namespace]);
+        const { value } = parseRow(valueRow, rows);
+        const stored = isPlainObject(value) ? value : {};
         // Nested objects merge too, so a patch may name only the nested keys it changes;
         // undefined leaves a key as it is.
         const merged = deepMerge(resolveStored(schema, defaults, stored), patch);
@@ -122,12 +122,12 @@ export async function createSettingsStore<T extends object>(
             .filter((key) => key in stored || patched(key))
             .map((key) => [key, valid[key]]),
         );
-        const result = await client.query<{ value: unknown; version: number }>(
+        const result = await client.query(
           `UPDATE ${table} SET value = $2::jsonb, version = version + 1, updated_at = now()
             WHERE namespace = $1 RETURNING value, version`,
           [namespace, JSON.stringify(toStore)],
         );
-        return result.rows[0]!;
+        return parseRow(storedRow, result.rows);
       });
       return apply(written.value, written.version);
     },

@@ -1,22 +1,27 @@
-import type { Queryable, RowOf } from '@app/db';
+import { parseRows, type Queryable, type RowOf } from '@app/db';
+import { z } from 'zod';
 import type { admins } from './admins.table.js';
 
 export type AdminRow = Pick<RowOf<typeof admins>, 'id' | 'user_id' | 'username'>;
+const adminRow = z.object({ id: z.string(), user_id: z.string(), username: z.string().nullable() });
+const adminTokenRow = adminRow.extend({ revoked: z.boolean() });
 
 /** An admin as the console lists them. */
-export interface AdminListRow {
-  userId: string;
-  username: string | null;
-  createdAt: Date;
-  lastSignInAt: Date | null;
-}
+const adminListRow = z.object({
+  userId: z.string(),
+  username: z.string().nullable(),
+  createdAt: z.date(),
+  lastSignInAt: z.date().nullable(),
+});
+export type AdminListRow = z.infer<typeof adminListRow>;
+const userIdRow = z.object({ user_id: z.string() });
 
 export async function findAdminByUserId(db: Queryable, userId: string): Promise<AdminRow | undefined> {
-  const { rows } = await db.query<AdminRow>(
+  const { rows } = await db.query(
     'SELECT id, user_id, username FROM admins WHERE user_id = $1 AND removed_at IS NULL',
     [userId],
   );
-  return rows[0];
+  return parseRows(adminRow, rows)[0];
 }
 
 /**
@@ -28,13 +33,13 @@ export async function findAdminForToken(
   userId: string,
   tokenId: string | undefined,
 ): Promise<(AdminRow & { revoked: boolean }) | undefined> {
-  const { rows } = await db.query<AdminRow & { revoked: boolean }>(
+  const { rows } = await db.query(
     `SELECT id, user_id, username,
             EXISTS (SELECT 1 FROM api_tokens WHERE id = $2 AND revoked_at IS NOT NULL) AS revoked
        FROM admins WHERE user_id = $1 AND removed_at IS NULL`,
     [userId, tokenId ?? null],
   );
-  return rows[0];
+  return parseRows(adminTokenRow, rows)[0];
 }
 
 /** Registers admins by provider user id; ids already known, removed ones included, are left as they are. */
@@ -56,11 +61,11 @@ export async function recordAdminSignIn(db: Queryable, userId: string, username:
 }
 
 export async function listAdmins(db: Queryable): Promise<AdminListRow[]> {
-  const { rows } = await db.query<AdminListRow>(
+  const { rows } = await db.query(
     `SELECT user_id AS "userId", username, created_at AS "createdAt", last_sign_in_at AS "lastSignInAt"
        FROM admins WHERE removed_at IS NULL ORDER BY created_at, user_id`,
   );
-  return rows;
+  return parseRows(adminListRow, rows);
 }
 
 /**
@@ -83,10 +88,8 @@ export async function addAdmin(db: Queryable, userId: string, at: Date): Promise
  * skipped by FOR UPDATE's re-check), so they cannot both pass the "another admin remains" check.
  */
 export async function lockCurrentAdmins(db: Queryable): Promise<string[]> {
-  const { rows } = await db.query<{ user_id: string }>(
-    'SELECT user_id FROM admins WHERE removed_at IS NULL ORDER BY user_id FOR UPDATE',
-  );
-  return rows.map((row) => row.user_id);
+  const { rows } = await db.query('SELECT user_id FROM admins WHERE removed_at IS NULL ORDER BY user_id FOR UPDATE');
+  return parseRows(userIdRow, rows).map((row) => row.user_id);
 }
 
 export async function markAdminRemoved(db: Queryable, userId: string, at: Date): Promise<boolean> {

@@ -1,14 +1,16 @@
-import type { Queryable } from '@app/db';
+import { parseRows, type Queryable } from '@app/db';
+import { z } from 'zod';
 
 /** A token as the console lists it (the token itself is never stored). */
-export interface ApiTokenRow {
-  id: string;
-  adminUserId: string;
-  label: string | null;
-  createdAt: Date;
-  expiresAt: Date;
-  revokedAt: Date | null;
-}
+const apiTokenRow = z.object({
+  id: z.string(),
+  adminUserId: z.string(),
+  label: z.string().nullable(),
+  createdAt: z.date(),
+  expiresAt: z.date(),
+  revokedAt: z.date().nullable(),
+});
+export type ApiTokenRow = z.infer<typeof apiTokenRow>;
 
 const columns =
   'id, admin_user_id AS "adminUserId", label, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt"';
@@ -25,16 +27,13 @@ export async function insertApiToken(
 
 /** The newest tokens first. */
 export async function listApiTokens(db: Queryable, limit: number): Promise<ApiTokenRow[]> {
-  const { rows } = await db.query<ApiTokenRow>(
-    `SELECT ${columns} FROM api_tokens ORDER BY created_at DESC, id LIMIT $1`,
-    [limit],
-  );
-  return rows;
+  const { rows } = await db.query(`SELECT ${columns} FROM api_tokens ORDER BY created_at DESC, id LIMIT $1`, [limit]);
+  return parseRows(apiTokenRow, rows);
 }
 
 export async function findApiToken(db: Queryable, id: string): Promise<ApiTokenRow | undefined> {
-  const { rows } = await db.query<ApiTokenRow>(`SELECT ${columns} FROM api_tokens WHERE id = $1`, [id]);
-  return rows[0];
+  const { rows } = await db.query(`SELECT ${columns} FROM api_tokens WHERE id = $1`, [id]);
+  return parseRows(apiTokenRow, rows)[0];
 }
 
 /** Revokes a token; false when there is none or it was already revoked. */

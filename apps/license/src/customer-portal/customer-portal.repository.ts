@@ -1,6 +1,7 @@
-import type { Queryable, RowOf } from '@app/db';
-import { licenseSelect, type LicenseRow } from '../licenses/licenses.repository.js';
-import type { usageRecords } from '../usage/usage.table.js';
+import { parseRow, parseRows, type Queryable, type RowOf } from '@app/db';
+import { z } from 'zod';
+import { licenseRows, licenseSelect, type LicenseRow } from '../licenses/licenses.repository.js';
+import { type usageRecords, usageStatuses } from '../usage/usage.table.js';
 
 // Every query takes the signed-in customer's id: a license of another customer is never read.
 
@@ -9,11 +10,8 @@ export async function findCustomerLicense(
   customerId: string,
   licenseId: string,
 ): Promise<LicenseRow | undefined> {
-  const { rows } = await db.query<LicenseRow>(`${licenseSelect} WHERE l.customer_id = $1 AND l.id = $2`, [
-    customerId,
-    licenseId,
-  ]);
-  return rows[0];
+  const { rows } = await db.query(`${licenseSelect} WHERE l.customer_id = $1 AND l.id = $2`, [customerId, licenseId]);
+  return licenseRows(rows)[0];
 }
 
 /** Whether the license exists and belongs to someone other than this customer. */
@@ -26,28 +24,28 @@ export async function isOtherCustomersLicense(db: Queryable, customerId: string,
 }
 
 export async function listCustomerLicenses(db: Queryable, customerId: string): Promise<LicenseRow[]> {
-  const { rows } = await db.query<LicenseRow>(
-    `${licenseSelect} WHERE l.customer_id = $1 ORDER BY l.created_at DESC, l.id`,
-    [customerId],
-  );
-  return rows;
+  const { rows } = await db.query(`${licenseSelect} WHERE l.customer_id = $1 ORDER BY l.created_at DESC, l.id`, [
+    customerId,
+  ]);
+  return licenseRows(rows);
 }
 
-export interface CustomerCounts {
-  total: number;
-  active: number;
-  expired: number;
-  suspended: number;
-  fixed: number;
-  trial: number;
-  consumption: number;
-  enterprise: number;
-  requests: number;
-  successful: number;
-}
+const customerCountsRow = z.object({
+  total: z.number(),
+  active: z.number(),
+  expired: z.number(),
+  suspended: z.number(),
+  fixed: z.number(),
+  trial: z.number(),
+  consumption: z.number(),
+  enterprise: z.number(),
+  requests: z.number(),
+  successful: z.number(),
+});
+export type CustomerCounts = z.infer<typeof customerCountsRow>;
 
 export async function customerStats(db: Queryable, customerId: string, now: Date): Promise<CustomerCounts> {
-  const { rows } = await db.query<CustomerCounts>(
+  const { rows } = await db.query(
     `SELECT count(*) AS total,
        count(*) FILTER (WHERE active AND NOT suspended AND NOT revoked AND (expires_at IS NULL OR expires_at > $2)) AS active,
        count(*) FILTER (WHERE expires_at IS NOT NULL AND expires_at <= $2) AS expired,
@@ -62,7 +60,7 @@ export async function customerStats(db: Queryable, customerId: string, now: Date
      FROM licenses WHERE customer_id = $1`,
     [customerId, now],
   );
-  return rows[0]!;
+  return parseRow(customerCountsRow, rows);
 }
 
 export interface UsageRange {
@@ -71,15 +69,20 @@ export interface UsageRange {
   maxRequests: number;
 }
 
-export interface DailyUsage {
-  day: string;
-  status: RowOf<typeof usageRecords>['status'];
-  n: number;
-}
+const dailyUsageRow = z.object({ day: z.string(), status: z.enum(usageStatuses), n: z.number() });
+export type DailyUsage = z.infer<typeof dailyUsageRow>;
 export type UsageRequestRow = Pick<
   RowOf<typeof usageRecords>,
   'id' | 'ip' | 'hwid' | 'status' | 'reason' | 'created_at'
 >;
+const usageRequestRow: z.ZodType<UsageRequestRow> = z.object({
+  id: z.number(),
+  ip: z.string().nullable(),
+  hwid: z.string().nullable(),
+  status: z.enum(usageStatuses),
+  reason: z.string().nullable(),
+  created_at: z.date(),
+});
 
 /** Attempts per day and status in the range, and the latest `maxRequests` attempts themselves. */
 export async function licenseUsage(
@@ -93,15 +96,15 @@ export async function licenseUsage(
     WHERE l.customer_id = $1 AND u.license_id = $2 AND u.created_at >= $3 AND u.created_at <= $4`;
   const params = [customerId, licenseId, range.start, range.end];
   const [daily, requests] = await Promise.all([
-    db.query<DailyUsage>(
+    db.query(
       `SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, u.status, count(*) AS n ${scope}
        GROUP BY 1, 2 ORDER BY 1`,
       params,
     ),
-    db.query<UsageRequestRow>(
+    db.query(
       `SELECT u.id, u.ip, u.hwid, u.status, u.reason, u.created_at ${scope} ORDER BY u.created_at DESC, u.id DESC LIMIT $5`,
       [...params, range.maxRequests],
     ),
   ]);
-  return { daily: daily.rows, requests: requests.rows };
+  return { daily: parseRows(dailyUsageRow, daily.rows), requests: parseRows(usageRequestRow, requests.rows) };
 }

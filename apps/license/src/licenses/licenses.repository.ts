@@ -1,9 +1,9 @@
 import { eq, sql } from 'drizzle-orm';
-import { parseRow, type Queryable, queryBuilder, type RowOf, run, tableRows } from '@app/db';
+import { parseRow, parseRows, type Queryable, queryBuilder, type RowOf, run, tableRows } from '@app/db';
 import { z } from 'zod';
 import { licenseCountsAt, totalLicenseCounts } from './license-counts.repository.js';
 import { encodeLicenseCursor, type LicenseListCursor } from './list-cursor.js';
-import { licenses, type licenseMembers } from './licenses.table.js';
+import { licenseMembers, licenses, licenseTypes } from './licenses.table.js';
 import type { LicenseMemberInput, ListLicenses } from './licenses.schema.js';
 
 /** A license with the names the admin views show beside it (`licenseSelect`). */
@@ -21,7 +21,7 @@ export type LicenseRow = RowOf<typeof licenses> & {
 export type MemberRow = RowOf<typeof licenseMembers>;
 
 /** Rows of licenseSelect (and the list's cursor column), checked against the table and the joined names. */
-const licenseRows = tableRows<typeof licenses, Omit<LicenseRow, keyof RowOf<typeof licenses>>>(licenses, {
+export const licenseRows = tableRows<typeof licenses, Omit<LicenseRow, keyof RowOf<typeof licenses>>>(licenses, {
   product_name: z.string(),
   product_description: z.string(),
   product_prefix: z.string(),
@@ -31,6 +31,8 @@ const licenseRows = tableRows<typeof licenses, Omit<LicenseRow, keyof RowOf<type
   policy_entitlements: z.array(z.string()),
   own_entitlements: z.array(z.string()),
 });
+const memberRows = tableRows(licenseMembers);
+const idRow = z.object({ id: z.string() });
 const listedRows = (rows: unknown[]) =>
   licenseRows(rows).map((row) => ({ ...row, cursor_at: z.string().parse((row as { cursor_at?: unknown }).cursor_at) }));
 
@@ -136,28 +138,30 @@ export async function listLicenses(db: Queryable, query: ListLicenses, now: Date
   };
 }
 
-export type LicenseValues = Pick<typeof licenses.$inferInsert, 'key' | 'productId' | 'metadata'> &
-  Required<
-    Pick<
-      typeof licenses.$inferInsert,
-      | 'customerId'
-      | 'parentId'
-      | 'licenseType'
-      | 'active'
-      | 'expiresAt'
-      | 'ipLimit'
-      | 'hwidLimit'
-      | 'heartbeatSeconds'
-      | 'creditsTotal'
-      | 'convertToType'
-      | 'autoConvert'
-      | 'convertDurationDays'
-      | 'policyId'
-    >
-  >;
+type LicenseInsert = typeof licenses.$inferInsert;
+
+/** The columns an admin sets on a license: all of them at its creation, any of them in a change. */
+type EditableColumns =
+  | 'customerId'
+  | 'parentId'
+  | 'licenseType'
+  | 'active'
+  | 'expiresAt'
+  | 'ipLimit'
+  | 'hwidLimit'
+  | 'heartbeatSeconds'
+  | 'creditsTotal'
+  | 'convertToType'
+  | 'autoConvert'
+  | 'convertDurationDays'
+  | 'policyId';
+
+/** A new license's columns (its key, product and metadata besides the editable ones). */
+export type LicenseValues = Pick<LicenseInsert, 'key' | 'productId' | 'metadata'> &
+  Required<Pick<LicenseInsert, EditableColumns>>;
 
 export async function insertLicense(db: Queryable, values: LicenseValues): Promise<string> {
-  const { rows } = await db.query<{ id: string }>(
+  const { rows } = await db.query(
     `INSERT INTO licenses (key, product_id, customer_id, parent_id, license_type, active, expires_at, ip_limit, hwid_limit,
        credits_total, convert_to_type, auto_convert, convert_duration_days, metadata, heartbeat_seconds, policy_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
@@ -180,27 +184,15 @@ export async function insertLicense(db: Queryable, values: LicenseValues): Promi
       values.policyId,
     ],
   );
-  return rows[0]!.id;
+  return parseRow(idRow, rows).id;
 }
 
 /** The columns an admin's change (update, suspend, reactivate, revoke) may set; undefined ones are left. */
 export type LicenseChanges = Partial<
   Pick<
-    typeof licenses.$inferInsert,
-    | 'customerId'
-    | 'parentId'
-    | 'licenseType'
-    | 'active'
-    | 'expiresAt'
-    | 'ipLimit'
-    | 'hwidLimit'
-    | 'heartbeatSeconds'
-    | 'creditsTotal'
-    | 'convertToType'
-    | 'autoConvert'
-    | 'convertDurationDays'
+    LicenseInsert,
+    | EditableColumns
     | 'metadata'
-    | 'policyId'
     | 'suspended'
     | 'suspendReason'
     | 'suspendedAt'
@@ -252,10 +244,18 @@ export type ScannedLicense = Pick<
   'id' | 'key' | 'expires_at' | 'customer_id' | 'product_id' | 'license_type'
 >;
 const scannedColumns = 'id, key, expires_at, customer_id, product_id, license_type';
+const scannedRow: z.ZodType<ScannedLicense> = z.object({
+  id: z.string(),
+  key: z.string(),
+  expires_at: z.date().nullable(),
+  customer_id: z.string().nullable(),
+  product_id: z.string(),
+  license_type: z.enum(licenseTypes),
+});
 
 /** Trials past their end with automatic conversion on become their full type; each converts once. */
 export async function convertDueTrials(db: Queryable, now: Date): Promise<ScannedLicense[]> {
-  const { rows } = await db.query<ScannedLicense>(
+  const { rows } = await db.query(
     `UPDATE licenses SET
        license_type = COALESCE(convert_to_type, 'fixed'), converted_at = $1, updated_at = $1, expired_notified_at = NULL,
        expires_at = CASE WHEN convert_duration_days IS NULL THEN NULL ELSE $1 + make_interval(days => convert_duration_days) END
@@ -264,7 +264,7 @@ export async function convertDueTrials(db: Queryable, now: Date): Promise<Scanne
      RETURNING ${scannedColumns}`,
     [now],
   );
-  return rows;
+  return parseRows(scannedRow, rows);
 }
 
 /**
@@ -274,7 +274,7 @@ export async function convertDueTrials(db: Queryable, now: Date): Promise<Scanne
  * is announced too.
  */
 export async function claimExpiredLicenses(db: Queryable, now: Date, limit: number): Promise<ScannedLicense[]> {
-  const { rows } = await db.query<ScannedLicense>(
+  const { rows } = await db.query(
     `UPDATE licenses SET expired_notified_at = $1
      WHERE id IN (
        SELECT id FROM licenses WHERE expires_at <= $1 AND (expired_notified_at IS NULL OR expired_notified_at < expires_at) AND NOT revoked
@@ -282,28 +282,28 @@ export async function claimExpiredLicenses(db: Queryable, now: Date, limit: numb
      RETURNING ${scannedColumns}`,
     [now, limit],
   );
-  return rows;
+  return parseRows(scannedRow, rows);
 }
 
 export async function rotateKey(db: Queryable, oldKey: string, newKey: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ id: string }>(
-    'UPDATE licenses SET key = $2, updated_at = now() WHERE key = $1 RETURNING id',
-    [oldKey, newKey],
-  );
-  return rows[0]?.id;
+  const { rows } = await db.query('UPDATE licenses SET key = $2, updated_at = now() WHERE key = $1 RETURNING id', [
+    oldKey,
+    newKey,
+  ]);
+  return parseRows(idRow, rows)[0]?.id;
 }
 
-export async function clearRestrictions(
-  db: Queryable,
-  key: string,
-): Promise<{ id: string; used_ips: string[]; used_hwids: string[] } | undefined> {
-  const { rows } = await db.query<{ id: string; used_ips: string[]; used_hwids: string[] }>(
+/** A license's id and the IPs and hardware ids it had before they were cleared. */
+const clearedRow = z.object({ id: z.string(), used_ips: z.array(z.string()), used_hwids: z.array(z.string()) });
+
+export async function clearRestrictions(db: Queryable, key: string): Promise<z.infer<typeof clearedRow> | undefined> {
+  const { rows } = await db.query(
     `WITH old AS (SELECT id, used_ips, used_hwids FROM licenses WHERE key = $1 FOR UPDATE)
      UPDATE licenses l SET used_ips = '{}', used_hwids = '{}', updated_at = now()
      FROM old WHERE l.id = old.id RETURNING l.id, old.used_ips, old.used_hwids`,
     [key],
   );
-  return rows[0];
+  return parseRows(clearedRow, rows)[0];
 }
 
 /** Takes one IP or hardware id off the license's recorded ones; answers whether it was there. */
@@ -338,11 +338,10 @@ export async function replaceLicenseEntitlements(
 }
 
 export async function listMembers(db: Queryable, licenseId: string): Promise<MemberRow[]> {
-  const { rows } = await db.query<MemberRow>(
-    'SELECT * FROM license_members WHERE license_id = $1 ORDER BY created_at, email',
-    [licenseId],
-  );
-  return rows;
+  const { rows } = await db.query('SELECT * FROM license_members WHERE license_id = $1 ORDER BY created_at, email', [
+    licenseId,
+  ]);
+  return memberRows(rows);
 }
 
 export async function replaceMembers(db: Queryable, licenseId: string, members: LicenseMemberInput[]): Promise<void> {

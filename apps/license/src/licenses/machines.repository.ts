@@ -1,9 +1,25 @@
-import type { Queryable, RowOf } from '@app/db';
-import type { machines } from './machines.table.js';
+import { parseRows, type Queryable, type RowOf, tableRows } from '@app/db';
+import { z } from 'zod';
+import { machines } from './machines.table.js';
 
 export type MachineRow = RowOf<typeof machines>;
 /** A machine as `to_jsonb` answers it from the seat functions (timestamps as text). */
 export type MachineRecord = Record<keyof MachineRow, string | null>;
+
+const machineRows = tableRows(machines);
+const machineRecord: z.ZodType<MachineRecord> = z.object({
+  id: z.string().nullable(),
+  license_id: z.string().nullable(),
+  fingerprint: z.string().nullable(),
+  name: z.string().nullable(),
+  platform: z.string().nullable(),
+  last_ip: z.string().nullable(),
+  activated_at: z.string().nullable(),
+  last_seen_at: z.string().nullable(),
+  lease_expires_at: z.string().nullable(),
+});
+/** A machine the sweep removed, with its license. */
+const sweptRow = z.object({ license_id: z.string(), license_key: z.string(), machine: machineRecord });
 
 export type SeatOperation = 'activate' | 'heartbeat' | 'deactivate';
 export interface SeatRequest {
@@ -32,6 +48,7 @@ export async function takeOrReleaseSeat(
   request: SeatRequest,
   now: Date,
 ): Promise<SeatAnswer> {
+  // row-check: hot path, asserted for speed
   const { rows } = await db.query<SeatAnswer>({
     name: 'license-machine-seat',
     text: 'SELECT * FROM license_machine_seat($1, $2, $3, $4, $5, $6, $7::timestamptz)',
@@ -42,21 +59,18 @@ export async function takeOrReleaseSeat(
 
 /** Removes the lapsed machines of one license (see machine-seat.sql); none answered when nothing is due. */
 export async function sweepOneLicense(db: Queryable, now: Date) {
-  const { rows } = await db.query<{ license_id: string; license_key: string; machine: MachineRecord }>(
-    'SELECT * FROM license_machines_sweep($1::timestamptz)',
-    [now],
-  );
-  return rows;
+  const { rows } = await db.query('SELECT * FROM license_machines_sweep($1::timestamptz)', [now]);
+  return parseRows(sweptRow, rows);
 }
 
 /** A license's machines in the order of its hardware ids: oldest first. */
 export async function listMachines(db: Queryable, licenseId: string): Promise<MachineRow[]> {
-  const { rows } = await db.query<MachineRow>(
+  const { rows } = await db.query(
     `SELECT m.* FROM machines m JOIN licenses l ON l.id = m.license_id
      WHERE m.license_id = $1 ORDER BY array_position(l.used_hwids, m.fingerprint), m.activated_at`,
     [licenseId],
   );
-  return rows;
+  return machineRows(rows);
 }
 
 export async function findMachine(
@@ -64,9 +78,6 @@ export async function findMachine(
   licenseId: string,
   machineId: string,
 ): Promise<MachineRow | undefined> {
-  const { rows } = await db.query<MachineRow>('SELECT * FROM machines WHERE license_id = $1 AND id = $2', [
-    licenseId,
-    machineId,
-  ]);
-  return rows[0];
+  const { rows } = await db.query('SELECT * FROM machines WHERE license_id = $1 AND id = $2', [licenseId, machineId]);
+  return machineRows(rows)[0];
 }

@@ -1,4 +1,5 @@
-import type { Queryable } from '@app/db';
+import { parseRows, type Queryable } from '@app/db';
+import { z } from 'zod';
 import type { adminTwoFactor } from './two-factor.table.js';
 
 /** The columns the checks need (selected with their schema names). */
@@ -6,14 +7,23 @@ export type TwoFactorRow = Pick<
   typeof adminTwoFactor.$inferSelect,
   'enabled' | 'secret' | 'pendingSecret' | 'lastUsedStep'
 >;
+const twoFactorRow: z.ZodType<TwoFactorRow> = z.object({
+  enabled: z.boolean(),
+  secret: z.string().nullable(),
+  pendingSecret: z.string().nullable(),
+  lastUsedStep: z.number().nullable(),
+});
+const attemptsRow = z.object({ attempts: z.number() });
+const backupCodeRow = z.object({ id: z.string(), codeHash: z.string() });
+const countRow = z.object({ count: z.number() });
 
 export async function findTwoFactor(db: Queryable, userId: string): Promise<TwoFactorRow | undefined> {
-  const { rows } = await db.query<TwoFactorRow>(
+  const { rows } = await db.query(
     `SELECT enabled, secret, pending_secret AS "pendingSecret", last_used_step AS "lastUsedStep"
        FROM admin_two_factor WHERE user_id = $1`,
     [userId],
   );
-  return rows[0];
+  return parseRows(twoFactorRow, rows)[0];
 }
 
 /** Stores the secret handed out by setup; refused (false) once two-factor is enabled. */
@@ -32,7 +42,7 @@ export async function savePendingSecret(db: Queryable, userId: string, sealedSec
  * the code is checked (in one statement) means parallel guesses cannot slip past the limit.
  */
 export async function countAttempt(db: Queryable, userId: string, now: Date, windowMs: number): Promise<number> {
-  const { rows } = await db.query<{ attempts: number }>(
+  const { rows } = await db.query(
     `INSERT INTO admin_two_factor (user_id, attempts, attempts_window_start) VALUES ($1, 1, $2)
      ON CONFLICT (user_id) DO UPDATE SET
        attempts = CASE WHEN admin_two_factor.attempts_window_start IS NULL
@@ -44,7 +54,7 @@ export async function countAttempt(db: Queryable, userId: string, now: Date, win
      RETURNING attempts`,
     [userId, now, windowMs],
   );
-  return rows[0]?.attempts ?? 1;
+  return parseRows(attemptsRow, rows)[0]?.attempts ?? 1;
 }
 
 export async function resetAttempts(db: Queryable, userId: string): Promise<void> {
@@ -96,11 +106,11 @@ export async function useTimeStep(db: Queryable, userId: string, step: number): 
 }
 
 export async function unusedBackupCodes(db: Queryable, userId: string): Promise<{ id: string; codeHash: string }[]> {
-  const { rows } = await db.query<{ id: string; codeHash: string }>(
+  const { rows } = await db.query(
     'SELECT id, code_hash AS "codeHash" FROM admin_backup_codes WHERE user_id = $1 AND used_at IS NULL',
     [userId],
   );
-  return rows;
+  return parseRows(backupCodeRow, rows);
 }
 
 /** Spends a backup code; false when a parallel request spent it first. */
@@ -113,9 +123,9 @@ export async function spendBackupCode(db: Queryable, userId: string, id: string,
 }
 
 export async function countUnusedBackupCodes(db: Queryable, userId: string): Promise<number> {
-  const { rows } = await db.query<{ count: number }>(
+  const { rows } = await db.query(
     'SELECT count(*) AS count FROM admin_backup_codes WHERE user_id = $1 AND used_at IS NULL',
     [userId],
   );
-  return rows[0]?.count ?? 0;
+  return parseRows(countRow, rows)[0]?.count ?? 0;
 }

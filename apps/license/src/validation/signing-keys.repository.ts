@@ -1,9 +1,8 @@
-import type { Queryable } from '@app/db';
+import { parseRow, type Queryable } from '@app/db';
+import { z } from 'zod';
 
-export interface SigningKeyPem {
-  public_key_pem: string;
-  private_key_pem: string;
-}
+const signingKeyPemRow = z.object({ public_key_pem: z.string(), private_key_pem: z.string() });
+export type SigningKeyPem = z.infer<typeof signingKeyPemRow>;
 
 /**
  * Stores the key pair under `id` unless one is stored already, and answers the stored one.
@@ -19,9 +18,6 @@ export async function ensureSigningKey(
      ON CONFLICT (id) DO NOTHING`,
     [id, pair.publicKeyPem, pair.privateKeyPem],
   );
-  const { rows } = await db.query<SigningKeyPem>(
-    'SELECT public_key_pem, private_key_pem FROM signing_keys WHERE id = $1',
-    [id],
-  );
-  return rows[0]!;
+  const { rows } = await db.query('SELECT public_key_pem, private_key_pem FROM signing_keys WHERE id = $1', [id]);
+  return parseRow(signingKeyPemRow, rows);
 }

@@ -61,6 +61,7 @@ export function createValidationRepository(deps: {
   const runBatch = async (items: ValidationRequest[]): Promise<Array<ValidationRow | undefined | Error>> => {
     let rows: Array<ValidationRow & { n: number }>;
     try {
+      // row-check: hot path, asserted for speed
       ({ rows } = await deps.db.query<ValidationRow & { n: number }>({
         name: 'license-validate-batch',
         text: 'SELECT * FROM license_validate_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz)',
@@ -92,6 +93,7 @@ export function createValidationRepository(deps: {
    * hot path (and the batch function) stays as it is; a reactivation in between reads null.
    */
   const suspendReason = async (licenseId: string): Promise<string | null> => {
+    // row-check: hot path, asserted for speed
     const { rows } = await deps.db.query<{ reason: string | null }>({
       name: 'license-suspend-reason',
       text: `SELECT COALESCE(CASE WHEN l.suspended THEN l.suspend_reason END, CASE WHEN m.suspended THEN m.suspend_reason END) AS reason

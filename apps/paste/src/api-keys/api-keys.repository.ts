@@ -1,4 +1,5 @@
-import type { Queryable } from '@app/db';
+import { parseRow, parseRows, type Queryable } from '@app/db';
+import { z } from 'zod';
 import type { apiKeysTable } from './api-keys.table.js';
 
 /** A key as the owner's list shows it: never its hash. */
@@ -6,22 +7,29 @@ export type ApiKeySummary = Pick<
   typeof apiKeysTable.$inferSelect,
   'id' | 'name' | 'prefix' | 'createdAt' | 'lastUsedAt'
 >;
+const apiKeySummaryRow: z.ZodType<ApiKeySummary> = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: z.date(),
+  lastUsedAt: z.date().nullable(),
+});
 
 const columns = `id, name, prefix, created_at AS "createdAt", last_used_at AS "lastUsedAt"`;
 
 export function createApiKeyRepository(db: Queryable) {
   return {
     async insert(name: string, keyHash: string, prefix: string): Promise<ApiKeySummary> {
-      const { rows } = await db.query<ApiKeySummary>(
+      const { rows } = await db.query(
         `INSERT INTO api_keys (name, key_hash, prefix) VALUES ($1, $2, $3) RETURNING ${columns}`,
         [name, keyHash, prefix],
       );
-      return rows[0]!;
+      return parseRow(apiKeySummaryRow, rows);
     },
 
     async list(): Promise<ApiKeySummary[]> {
-      const { rows } = await db.query<ApiKeySummary>(`SELECT ${columns} FROM api_keys ORDER BY created_at DESC, id`);
-      return rows;
+      const { rows } = await db.query(`SELECT ${columns} FROM api_keys ORDER BY created_at DESC, id`);
+      return parseRows(apiKeySummaryRow, rows);
     },
 
     async remove(id: string): Promise<boolean> {
@@ -35,6 +43,7 @@ export function createApiKeyRepository(db: Queryable) {
      * that key's row lock.
      */
     async use(keyHash: string): Promise<boolean> {
+      // row-check: hot path, asserted for speed
       const { rows } = await db.query<{ found: number }>(
         `WITH found AS (SELECT id, last_used_at FROM api_keys WHERE key_hash = $1),
               touched AS (UPDATE api_keys SET last_used_at = now() FROM found

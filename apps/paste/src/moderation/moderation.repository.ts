@@ -1,23 +1,25 @@
-import type { Queryable } from '@app/db';
+import { parseRows, type Queryable } from '@app/db';
+import { z } from 'zod';
 import type { ListCursor } from './list-cursor.js';
 
 /** One row of the owner's list: what a paste is, never its content or password hash. */
-export interface PasteListRow {
-  id: number;
-  slug: string;
-  title: string | null;
-  createdAt: Date;
+const pasteListRow = z.object({
+  id: z.number(),
+  slug: z.string(),
+  title: z.string().nullable(),
+  createdAt: z.date(),
   /** UTF-8 bytes of the content; of an encrypted paste, of its ciphertext. */
-  size: number;
-  viewsCount: number;
-  maxViews: number | null;
-  expiresAt: Date | null;
-  passwordProtected: boolean;
+  size: z.number(),
+  viewsCount: z.number(),
+  maxViews: z.number().nullable(),
+  expiresAt: z.date().nullable(),
+  passwordProtected: z.boolean(),
   /** End-to-end encrypted: the title is inside the ciphertext, unknown here (null). */
-  encrypted: boolean;
+  encrypted: z.boolean(),
   /** created_at with its microseconds, as the cursor keeps it. */
-  cursorAt: string;
-}
+  cursorAt: z.string(),
+});
+export type PasteListRow = z.infer<typeof pasteListRow>;
 
 export interface PasteListQuery {
   /** Part of the slug or title, any case. */
@@ -36,7 +38,7 @@ export interface PasteListQuery {
 export function createModerationRepository(db: Queryable) {
   return {
     async list(query: PasteListQuery): Promise<PasteListRow[]> {
-      const { rows } = await db.query<PasteListRow>(
+      const { rows } = await db.query(
         `SELECT id, slug, title, created_at AS "createdAt", views_count AS "viewsCount",
                 -- An envelope's ciphertext is unpadded base64url: 3 bytes per 4 characters.
                 CASE WHEN encrypted THEN length(content::json->>'ciphertext') * 3 / 4 ELSE octet_length(content) END AS size,
@@ -49,7 +51,7 @@ export function createModerationRepository(db: Queryable) {
           LIMIT $4`,
         [query.search ?? null, query.after?.createdAt ?? null, query.after?.id ?? null, query.limit],
       );
-      return rows;
+      return parseRows(pasteListRow, rows);
     },
   };
 }

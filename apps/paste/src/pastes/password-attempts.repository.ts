@@ -1,4 +1,5 @@
-import type { Queryable } from '@app/db';
+import { parseRows, type Queryable } from '@app/db';
+import { z } from 'zod';
 
 export interface PasswordCheck {
   passwordHash: string | null;
@@ -14,15 +15,16 @@ export interface OpenWindows {
   addressOpenedAfter: Date;
 }
 
-export interface RecordedFailure {
+const recordedFailureRow = z.object({
   /** The address's wrong passwords of its open window, this one included. */
-  addressFailures: number;
+  addressFailures: z.number(),
   /**
    * The paste's wrong passwords of its open window, this one included; null when this one was
    * not counted against the paste because the address was already over its own limit.
    */
-  pasteFailures: number | null;
-}
+  pasteFailures: z.number().nullable(),
+});
+export type RecordedFailure = z.infer<typeof recordedFailureRow>;
 
 /**
  * Wrong paste passwords, counted in the database per paste and per (paste, client address):
@@ -36,6 +38,7 @@ export function createPasswordAttemptsRepository(db: Queryable) {
      * address's; `undefined` for an unknown slug.
      */
     async find(slug: string, address: string, windows: OpenWindows): Promise<PasswordCheck | undefined> {
+      // row-check: hot path, asserted for speed
       const { rows } = await db.query<{
         passwordHash: string | null;
         pasteFailures: number | null;
@@ -75,7 +78,7 @@ export function createPasswordAttemptsRepository(db: Queryable) {
       windows: OpenWindows,
       maxPerAddress: number,
     ): Promise<RecordedFailure | undefined> {
-      const { rows } = await db.query<{ addressFailures: number; pasteFailures: number | null }>(
+      const { rows } = await db.query(
         `WITH by_address AS (
            INSERT INTO paste_password_attempts_by_address AS a (paste_id, address, window_started_at, failures)
            SELECT id, $2, $3, 1 FROM pastes WHERE slug = $1
@@ -94,13 +97,7 @@ export function createPasswordAttemptsRepository(db: Queryable) {
          SELECT b.failures AS "addressFailures", (SELECT failures FROM per_paste) AS "pasteFailures" FROM by_address b`,
         [slug, address, now, windows.pasteOpenedAfter, windows.addressOpenedAfter, maxPerAddress],
       );
-      const row = rows[0];
-      return (
-        row && {
-          addressFailures: Number(row.addressFailures),
-          pasteFailures: row.pasteFailures === null ? null : Number(row.pasteFailures),
-        }
-      );
+      return parseRows(recordedFailureRow, rows)[0];
     },
 
     /** Deletes the per-address counts whose window is over (they would only ever start again at 1). */

@@ -1,4 +1,5 @@
-import { createBatcher, type Queryable } from '@app/db';
+import { createBatcher, parseRows, type Queryable } from '@app/db';
+import { z } from 'zod';
 import { apiUsageShard, countApiUsageSql, countViewsSql } from '../stats/stats.repository.js';
 import type { pastesTable } from './pastes.table.js';
 
@@ -17,12 +18,41 @@ export type ViewedPaste = Pick<
   PasteRow,
   'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt' | 'expiresAt' | 'title' | 'language' | 'encrypted'
 > & { hasPassword: boolean };
+const viewedPasteRow: z.ZodType<ViewedPaste> = z.object({
+  id: z.number(),
+  slug: z.string(),
+  content: z.string(),
+  viewsCount: z.number(),
+  maxViews: z.number().nullable(),
+  createdAt: z.date(),
+  expiresAt: z.date().nullable(),
+  title: z.string().nullable(),
+  language: z.string(),
+  encrypted: z.boolean(),
+  hasPassword: z.boolean(),
+});
 
 /** What the creator's page shows: the limits and the count so far, never the content. */
 export type PasteSummary = Pick<
   PasteRow,
   'slug' | 'maxViews' | 'viewsCount' | 'createdAt' | 'expiresAt' | 'revealOnClick' | 'previewFetches' | 'encrypted'
 > & { hasPassword: boolean };
+const pasteSummaryRow: z.ZodType<PasteSummary> = z.object({
+  slug: z.string(),
+  maxViews: z.number().nullable(),
+  viewsCount: z.number(),
+  hasPassword: z.boolean(),
+  createdAt: z.date(),
+  expiresAt: z.date().nullable(),
+  revealOnClick: z.boolean(),
+  previewFetches: z.number(),
+  encrypted: z.boolean(),
+});
+
+/** A paste's state without counting a view. */
+const inspectedRow = z.object({ expired: z.boolean(), revealOnClick: z.boolean(), hasPassword: z.boolean() });
+const expiredRow = z.object({ expired: z.boolean() });
+const deleteTokenRow = z.object({ id: z.number(), deleteTokenHash: z.string().nullable() });
 
 /**
  * Why a view counted nothing: the paste is missing, used up (views or time), waits for its
@@ -77,12 +107,12 @@ export interface PasteRepositoryOptions {
 export function createPasteRepository(db: Queryable, options: PasteRepositoryOptions = {}) {
   /** The paste's state without counting a view. */
   const inspect = async (slug: string) => {
-    const { rows } = await db.query<{ expired: boolean; revealOnClick: boolean; hasPassword: boolean }>(
+    const { rows } = await db.query(
       `SELECT ${EXPIRED_SQL} AS expired, p.reveal_on_click AS "revealOnClick", p.password_hash IS NOT NULL AS "hasPassword"
          FROM pastes p WHERE p.slug = $1`,
       [slug],
     );
-    return rows[0];
+    return parseRows(inspectedRow, rows)[0];
   };
   const state = async (slug: string): Promise<'not_found' | 'expired' | 'viewable'> => {
     const found = await inspect(slug);
@@ -124,6 +154,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       );
       usage = `, usage AS (${countApiUsageSql({ inserted: 'inserted', slugs: '$1', counted: '$11', shard: '$12' })})`;
     }
+    // row-check: hot path, asserted for speed
     const { rows } = await db.query<{ slug: string }>({
       // Named: parsed and planned once per connection (see `viewBatch`).
       name: apiUsage ? 'paste-insert-batch-api' : 'paste-insert-batch',
@@ -147,6 +178,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
 
   /** A batch of one (a quiet moment): the plain conditional increment, lighter than locking first. */
   const viewOne = async ({ slug, unlocked }: ViewRequest): Promise<ViewedPaste | undefined> => {
+    // row-check: hot path, asserted for speed
     const { rows } = await db.query<ViewedPaste>({
       name: 'paste-view-one',
       text: `WITH ${noFlushWait},
@@ -186,6 +218,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       perSlug.set(slug, counts);
     }
     const counted = [...perSlug];
+    // row-check: hot path, asserted for speed
     const { rows } = await db.query<BatchedViewRow>({
       name: 'paste-view-batch',
       text: `WITH ${noFlushWait},
@@ -266,7 +299,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
      * batched: a button press is rare, and the row lock keeps it exact beside the batches.
      */
     async reveal(slug: string, unlocked: boolean): Promise<ViewedPaste | undefined> {
-      const { rows } = await db.query<ViewedPaste>(
+      const { rows } = await db.query(
         `WITH viewed AS (
            UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
             WHERE slug = $1 AND ${LIVE_SQL} AND (password_hash IS NULL OR $2::boolean)
@@ -275,7 +308,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
          SELECT ${viewedColumns} FROM viewed`,
         [slug, unlocked],
       );
-      return rows[0];
+      return parseRows(viewedPasteRow, rows)[0];
     },
 
     /**
@@ -283,32 +316,32 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
      * preview_fetches while the paste is live; answers its state.
      */
     async previewFetch(slug: string): Promise<'not_found' | 'expired' | 'viewable'> {
-      const { rows } = await db.query<{ expired: boolean }>(
+      const { rows } = await db.query(
         `UPDATE pastes p SET preview_fetches = preview_fetches + CASE WHEN ${EXPIRED_SQL} THEN 0 ELSE 1 END
           WHERE slug = $1 RETURNING ${EXPIRED_SQL} AS expired`,
         [slug],
       );
-      if (!rows[0]) return 'not_found';
-      return rows[0].expired ? 'expired' : 'viewable';
+      const found = parseRows(expiredRow, rows)[0];
+      if (!found) return 'not_found';
+      return found.expired ? 'expired' : 'viewable';
     },
 
     /** The limits and count of a paste, without counting a view. */
     async summary(slug: string): Promise<PasteSummary | undefined> {
-      const { rows } = await db.query<PasteSummary>(
+      const { rows } = await db.query(
         `SELECT slug, max_views AS "maxViews", views_count AS "viewsCount", password_hash IS NOT NULL AS "hasPassword",
                 created_at AS "createdAt", expires_at AS "expiresAt", reveal_on_click AS "revealOnClick",
                 preview_fetches AS "previewFetches", encrypted FROM pastes WHERE slug = $1`,
         [slug],
       );
-      return rows[0];
+      return parseRows(pasteSummaryRow, rows)[0];
     },
 
     async findDeleteTokenHash(slug: string): Promise<{ id: number; deleteTokenHash: string | null } | undefined> {
-      const { rows } = await db.query<{ id: number; deleteTokenHash: string | null }>(
-        'SELECT id, delete_token_hash AS "deleteTokenHash" FROM pastes WHERE slug = $1',
-        [slug],
-      );
-      return rows[0];
+      const { rows } = await db.query('SELECT id, delete_token_hash AS "deleteTokenHash" FROM pastes WHERE slug = $1', [
+        slug,
+      ]);
+      return parseRows(deleteTokenRow, rows)[0];
     },
 
     /** By id, not slug: a paste made later under the same slug is never the one deleted. */

@@ -1,4 +1,5 @@
-import type { Queryable } from '@app/db';
+import { parseRow, type Queryable } from '@app/db';
+import { z } from 'zod';
 
 /** API usage is counted over this many rows, so concurrent API requests rarely wait on one row's lock. */
 export const API_USAGE_SHARDS = 16;
@@ -35,16 +36,17 @@ export function countViewsSql(refs: { viewed: string }): string {
              ON CONFLICT (day, shard) DO UPDATE SET views = s.views + EXCLUDED.views`;
 }
 
-export interface PasteAggregates {
-  totalPastes: number;
-  totalViews: number;
-  last30Days: number;
-  avgChars: number;
-  mostViewed: number;
-  bytes: number;
-  apiUsage: number;
-  encrypted: number;
-}
+const pasteAggregatesRow = z.object({
+  totalPastes: z.number(),
+  totalViews: z.number(),
+  last30Days: z.number(),
+  avgChars: z.number(),
+  mostViewed: z.number(),
+  bytes: z.number(),
+  apiUsage: z.number(),
+  encrypted: z.number(),
+});
+export type PasteAggregates = z.infer<typeof pasteAggregatesRow>;
 
 export function createStatsRepository(db: Queryable) {
   return {
@@ -58,7 +60,7 @@ export function createStatsRepository(db: Queryable) {
      * never goes down.
      */
     async aggregates(): Promise<PasteAggregates> {
-      const { rows } = await db.query<PasteAggregates>(`
+      const { rows } = await db.query(`
         WITH bound AS (
           SELECT now() - interval '30 days' AS since,
                  (((now() - interval '30 days') AT TIME ZONE 'UTC')::date + 1)::timestamp AT TIME ZONE 'UTC' AS next_day,
@@ -91,7 +93,7 @@ export function createStatsRepository(db: Queryable) {
                (kept.encrypted - gone.encrypted)::int AS "encrypted",
                coalesce((SELECT sum(value) FROM paste_counters WHERE name LIKE 'api\\_usage:%'), 0)::bigint AS "apiUsage"
           FROM kept, gone, edge`);
-      return rows[0]!;
+      return parseRow(pasteAggregatesRow, rows);
     },
   };
 }

@@ -1,9 +1,13 @@
+import { parseRows } from '@app/db';
 import type pg from 'pg';
+import { z } from 'zod';
 
 export interface StoredUpload {
   contentType: string;
   data: Buffer;
 }
+
+const uploadRow = z.object({ content_type: z.string(), data: z.instanceof(Buffer) });
 
 /** Uploaded files kept in the database (a database server: every instance serves them). */
 export function createUploadRepository(pool: Pick<pg.Pool, 'query'>) {
@@ -19,11 +23,8 @@ export function createUploadRepository(pool: Pick<pg.Pool, 'query'>) {
       await pool.query('DELETE FROM paste_uploads WHERE name = $1', [name]);
     },
     async find(name: string): Promise<StoredUpload | undefined> {
-      const { rows } = await pool.query<{ content_type: string; data: Buffer }>(
-        'SELECT content_type, data FROM paste_uploads WHERE name = $1',
-        [name],
-      );
-      const row = rows[0];
+      const { rows } = await pool.query('SELECT content_type, data FROM paste_uploads WHERE name = $1', [name]);
+      const row = parseRows(uploadRow, rows)[0];
       return row ? { contentType: row.content_type, data: row.data } : undefined;
     },
   };
