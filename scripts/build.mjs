@@ -21,12 +21,13 @@ const root = path.resolve(import.meta.dirname, '..');
  * What is built: the folder holding src/main.ts, and folders read at run time relative to a
  * module deeper inside src/, copied to where the bundle looks for them.
  */
-// The embedded database's worker thread is a file of its own, loaded beside the bundle.
+// The embedded database's worker thread and its initdb process are files of their own, beside the bundle.
 const pgliteWorker = ['../../packages/db/src/pglite-worker.mjs', 'dist/pglite-worker.mjs'];
+const pgliteInitdb = ['../../packages/db/src/pglite-initdb.mjs', 'dist/pglite-initdb.mjs'];
 
 const targets = {
-  paste: { dir: 'apps/paste', copies: [pgliteWorker] },
-  license: { dir: 'apps/license', copies: [['src/dashboard/assets', 'dist/assets'], pgliteWorker] },
+  paste: { dir: 'apps/paste', copies: [pgliteWorker, pgliteInitdb] },
+  license: { dir: 'apps/license', copies: [['src/dashboard/assets', 'dist/assets'], pgliteWorker, pgliteInitdb] },
   'dev-idp': { dir: 'packages/dev-idp', copies: [] },
 };
 

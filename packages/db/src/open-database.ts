@@ -2,6 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
@@ -250,13 +253,7 @@ async function serveInWorker(options: OpenDatabaseOptions, socket: PrivateSocket
     maxConnections: socketConnections,
     listen: socket.listen,
   };
-  if (dataDir && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    // A new folder: initdb in a thread of its own, whose memory is given back when it ends.
-    const { worker, next } = startWorker({ ...workerData, initOnly: true });
-    const answer = await next();
-    await worker.terminate();
-    if (!answer.initialized) throw new Error(`The embedded database did not start: ${answer.failed ?? 'no answer'}`);
-  }
+  if (dataDir && !existsSync(path.join(dataDir, 'PG_VERSION'))) await initdb(dataDir, workerData.sharedBuffers);
   const { worker, next } = startWorker(workerData);
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const started = await next();
@@ -296,7 +293,20 @@ function raiseWasmTieringBudget(): void {
   setFlagsFromString(`--wasm-tiering-budget=${wasmTieringBudget}`);
 }
 
-type WorkerMessage = { ready?: string; initialized?: boolean; failed?: string; closed?: boolean };
+/** A new data folder's initdb, in a process of its own whose memory is the system's again when it ends (pglite-initdb.mjs). */
+async function initdb(dataDir: string, sharedBuffers: string): Promise<void> {
+  const script = fileURLToPath(new URL('./pglite-initdb.mjs', import.meta.url));
+  try {
+    await execFileAsync(process.execPath, [script, dataDir, sharedBuffers]);
+  } catch (error) {
+    const said = (error as { stderr?: string }).stderr?.trim();
+    throw new Error(`The embedded database did not start: ${said || String(error)}`, { cause: error });
+  }
+}
+
+const execFileAsync = promisify(execFile);
+
+type WorkerMessage = { ready?: string; failed?: string; closed?: boolean };
 
 /** Starts pglite-worker.mjs; `next` answers its next message (or rejects when the thread stops first). */
 function startWorker(workerData: Record<string, unknown>) {

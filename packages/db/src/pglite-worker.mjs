@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
-/** @type {{ dataDir?: string; dumpFile?: string; wasmModules?: { pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module }; sharedBuffers: string; initOnly?: boolean; maxConnections: number; listen: { path: string } | { host: string; port: number } }} */
+/** @type {{ dataDir?: string; dumpFile?: string; wasmModules?: { pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module }; sharedBuffers: string; maxConnections: number; listen: { path: string } | { host: string; port: number } }} */
 const options = workerData;
 // Modules compiled once by the parent (tests open hundreds of databases per process); absent, PGlite compiles its own.
 const compiled = options.wasmModules ?? {};
@@ -26,18 +26,9 @@ try {
   pglite = options.dumpFile
     ? await PGlite.create({ loadDataDir: new Blob([readFileSync(options.dumpFile)]), ...compiled, startParams })
     : await PGlite.create({ dataDir: options.dataDir, ...compiled, startParams });
-  if (options.initOnly) {
-    // A new data folder: initdb ran in this thread, whose memory (initdb's own WebAssembly, some
-    // 600 MB touched) goes back to the system when the thread ends; the database opens again in
-    // a fresh thread (open-database.ts, serveInWorker).
-    await pglite.close();
-    parentPort.postMessage({ initialized: true });
-    parentPort.close();
-  } else {
-    server = new PGLiteSocketServer({ db: pglite, ...options.listen, maxConnections: options.maxConnections });
-    await server.start();
-    parentPort.postMessage({ ready: server.getServerConn() });
-  }
+  server = new PGLiteSocketServer({ db: pglite, ...options.listen, maxConnections: options.maxConnections });
+  await server.start();
+  parentPort.postMessage({ ready: server.getServerConn() });
 } catch (error) {
   parentPort.postMessage({ failed: error instanceof Error ? `${error.message}` : String(error) });
 }
