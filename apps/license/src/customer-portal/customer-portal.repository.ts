@@ -1,7 +1,8 @@
-import { parseRow, parseRows, type Queryable, type RowOf } from '@app/db';
+import { parseRow, parseRows, type Queryable } from '@app/db';
 import { z } from 'zod';
 import { licenseRows, licenseSelect, type LicenseRow } from '../licenses/licenses.repository.js';
-import { type usageRecords, usageStatuses } from '../usage/usage.table.js';
+import { usageRecordRow, type UsageRecordRow } from '../usage/usage.repository.js';
+import { usageStatuses } from '../usage/usage.table.js';
 
 // Every query takes the signed-in customer's id: a license of another customer is never read.
 
@@ -71,18 +72,8 @@ export interface UsageRange {
 
 const dailyUsageRow = z.object({ day: z.string(), status: z.enum(usageStatuses), n: z.number() });
 export type DailyUsage = z.infer<typeof dailyUsageRow>;
-export type UsageRequestRow = Pick<
-  RowOf<typeof usageRecords>,
-  'id' | 'ip' | 'hwid' | 'status' | 'reason' | 'created_at'
->;
-const usageRequestRow: z.ZodType<UsageRequestRow> = z.object({
-  id: z.number(),
-  ip: z.string().nullable(),
-  hwid: z.string().nullable(),
-  status: z.enum(usageStatuses),
-  reason: z.string().nullable(),
-  created_at: z.date(),
-});
+/** The latest attempts: rows of the usage feature's shape. */
+export type UsageRequestRow = UsageRecordRow;
 
 /** Attempts per day and status in the range, and the latest `maxRequests` attempts themselves. */
 export async function licenseUsage(
@@ -106,5 +97,5 @@ export async function licenseUsage(
       [...params, range.maxRequests],
     ),
   ]);
-  return { daily: parseRows(dailyUsageRow, daily.rows), requests: parseRows(usageRequestRow, requests.rows) };
+  return { daily: parseRows(dailyUsageRow, daily.rows), requests: parseRows(usageRecordRow, requests.rows) };
 }

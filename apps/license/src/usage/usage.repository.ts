@@ -37,7 +37,8 @@ export async function dailyOutcomesOfCustomerLicense(
   return parseRows(dailyOutcomeRow, rows);
 }
 
-const usageRecordRow = z.object({
+/** A usage record as the lists show it (the customer portal's latest attempts too). */
+export const usageRecordRow = z.object({
   id: z.number(),
   ip: z.string().nullable(),
   hwid: z.string().nullable(),
