@@ -99,7 +99,7 @@ describe('embedded database on disk', () => {
   it('keeps a small page cache by default, and the size it is given (docs/footprint.md)', async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'pglite-'));
     try {
-      // A new folder: initdb runs in a thread of its own first; the files it leaves open again.
+      // A new folder: initdb runs in a process of its own first; the files it leaves open again.
       const byDefault = await openDatabase({ dataDir: path.join(folder, 'default') });
       const { rows: small } = await byDefault.pool.query('SHOW shared_buffers');
       await byDefault.close();
