@@ -93,6 +93,11 @@ describe(`migrations under an advisory lock (${testDatabaseBackend()})`, () => {
     }
   });
 
+  if (!serverUrl) {
+    process.stderr.write(
+      'skipped: a migration waiting for another connection (the embedded database has one connection; set TEST_DATABASE_URL to run it)\n',
+    );
+  }
   it.skipIf(!serverUrl)('waits while another connection migrates this database, and runs once it is done', async () => {
     const empty = await emptyDatabase();
     const other = new pg.Client({ connectionString: empty.url });
