@@ -72,12 +72,13 @@ interface IssuedToken {
 let signingKeyOnce: Promise<Record<string, unknown>> | undefined;
 
 /**
- * The provider's RS256 key, made once per process: an RSA key pair costs a noticeable part of a
- * second, and a test run starts a provider in nearly every file. Nothing outside trusts it.
+ * The provider's signing key, made once per process. ES256: an RSA key pair cost 150–400 ms of
+ * every `npm start` and of nearly every test file, an EC key under a millisecond; the services
+ * read the user from the user-info answer and never check a token's signature.
  */
 function signingKey(): Promise<Record<string, unknown>> {
   signingKeyOnce ??= loadMockServer()
-    .then(({ OAuth2Issuer }) => new OAuth2Issuer().keys.generate('RS256'))
+    .then(({ OAuth2Issuer }) => new OAuth2Issuer().keys.generate('ES256'))
     .then((jwk) => ({ ...jwk }));
   return signingKeyOnce;
 }
