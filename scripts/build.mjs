@@ -1,4 +1,4 @@
-// `npm run build`: compiles each app to one JavaScript file, apps/<app>/dist/main.js, that
+// `npm run build`: compiles each app to apps/<app>/dist/main.js (and the chunks it loads), that
 // `node apps/<app>/dist/main.js` runs without TypeScript tooling (and the development identity
 // provider to packages/dev-idp/dist/main.js, for the docker compose demo).
 //
@@ -68,9 +68,13 @@ export async function buildTarget(name, { outDir = 'dist' } = {}) {
 
   const imported = new Map();
   await build({
-    entryPoints: [path.join(appDir, 'src/main.ts')],
-    outfile: path.join(dist, 'main.js'),
+    entryPoints: { main: path.join(appDir, 'src/main.ts') },
+    outdir: dist,
     bundle: true,
+    // What main.ts imports later (`await import`) goes to chunks of its own, beside main.js, so
+    // that the entry runs before the service's modules load (it starts the embedded database).
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     platform: 'node',
     format: 'esm',
     target: 'node20.19',

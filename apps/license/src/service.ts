@@ -1,34 +1,48 @@
 import path from 'node:path';
 import { resolveIdentityProvider } from '@app/auth';
-import { describeSessionSecret, getConfig, resolveSessionSecret, resolveSessionSecretInDatabase } from '@app/config';
-import { keepGeneratedSecret, openDatabase, runMigrations } from '@app/db';
+import { describeSessionSecret, resolveSessionSecret, resolveSessionSecretInDatabase, type Config } from '@app/config';
+import { keepGeneratedSecret, openDatabase, runMigrations, type EmbeddedServer } from '@app/db';
 import { createJobQueue } from '@app/events';
-import { runMain, serveGracefully, startUp } from '@app/http';
+import { runMain, serveGracefully, startUp, type Logger } from '@app/http';
 import { createRedisClient } from '@app/rate-limit';
 import { createSettingsStore } from '@app/settings';
 import { createApp } from './app.js';
-import { createLicenseLogger } from './common/logger.js';
+import { databaseDirOf } from './database-dir.js';
 import { generatedSecretsTableName } from './common/generated-secrets.table.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from './runtime-config/runtime-config.schema.js';
 import { settingsTableName } from './runtime-config/settings.table.js';
 
 const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 
-async function main(): Promise<void> {
-  const processConfig = getConfig();
-  const logger = createLicenseLogger({ level: processConfig.LOG_LEVEL });
+/**
+ * Runs the license service; prints why and exits with 1 when the start fails. `embedded` is the
+ * embedded database when main.ts has started it already (in databaseDirOf).
+ */
+export function runLicenseService(processConfig: Config, logger: Logger, embedded?: Promise<EmbeddedServer>): void {
+  runMain(() => main(processConfig, logger, embedded));
+}
+
+async function main(processConfig: Config, logger: Logger, embedded?: Promise<EmbeddedServer>): Promise<void> {
   const port = processConfig.licensePort;
   const publicUrl = processConfig.LICENSE_PUBLIC_URL ?? `http://localhost:${port}`;
 
   // What start-up opens is closed last first at shutdown, and when start-up fails half-way.
   await startUp(logger, async (opened) => {
+    // A start that fails before the database is opened below still closes the one already started.
+    opened.push(() =>
+      embedded?.then(
+        (server) => server.close(),
+        () => undefined,
+      ),
+    );
     // The identity provider first: a development provider whose port is taken stops the start
     // before the database is opened.
     const { oauth, devIdp } = await resolveIdentityProvider(processConfig, logger, publicUrl);
     opened.push(() => devIdp?.stop());
     const database = await openDatabase({
       url: processConfig.LICENSE_DATABASE_URL ?? processConfig.DATABASE_URL,
-      dataDir: path.join(processConfig.DATA_DIR, 'license'),
+      dataDir: databaseDirOf(processConfig),
+      started: embedded,
       sharedBuffers: processConfig.EMBEDDED_SHARED_BUFFERS,
       warn: (message) => logger.warn(message),
       replicaUrl: processConfig.LICENSE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL,
@@ -78,5 +92,3 @@ async function main(): Promise<void> {
     });
   });
 }
-
-runMain(main);

@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { describeSessionSecret, resolveSessionSecret, resolveSessionSecretInDatabase, type Config } from '@app/config';
-import { keepGeneratedSecret, openDatabase, runMigrations, type Database } from '@app/db';
+import { keepGeneratedSecret, openDatabase, runMigrations, type Database, type EmbeddedServer } from '@app/db';
 import { resolveIdentityProvider } from '@app/auth';
 import { createJobQueue, type JobQueue } from '@app/events';
 import { createLogger, serveGracefully, startUp, type Logger, type RunningServer } from '@app/http';
 import { createRedisClient, type Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, migrationsFolder, type PasteApp } from './app.js';
+import { databaseDirOf } from './database-dir.js';
 import { generatedSecretsTableName } from './common/generated-secrets.table.js';
 import { pasteSettingsSchema, type PasteSettings } from './settings/settings.schema.js';
 import { settingsTableName } from './settings/settings.table.js';
@@ -30,11 +31,24 @@ export function uploadDirOf(config: Config): string {
  */
 export async function startPasteService(
   processConfig: Config,
-  options: { logger?: Logger; handleSignals?: boolean; port?: number } = {},
+  options: {
+    logger?: Logger;
+    handleSignals?: boolean;
+    port?: number;
+    /** The embedded database, started already by main.ts (databaseDirOf), when no URL is configured. */
+    embedded?: Promise<EmbeddedServer>;
+  } = {},
 ): Promise<StartedPasteService> {
   const logger = options.logger ?? createLogger({ level: processConfig.LOG_LEVEL, name: 'paste' });
   // What start-up opens is closed last first at shutdown, and when start-up fails half-way.
   return startUp(logger, async (opened) => {
+    // A start that fails before the database is opened below still closes the one already started.
+    opened.push(() =>
+      options.embedded?.then(
+        (server) => server.close(),
+        () => undefined,
+      ),
+    );
     // The identity provider first: a development provider whose port is taken stops the start
     // before the database is opened.
     const port = options.port ?? processConfig.PASTE_PORT;
@@ -50,7 +64,8 @@ export async function startPasteService(
             replicaLog: (message, level) => logger[level](message),
           }
         : {
-            dataDir: path.join(processConfig.DATA_DIR, 'paste'),
+            dataDir: databaseDirOf(processConfig),
+            started: options.embedded,
             sharedBuffers: processConfig.EMBEDDED_SHARED_BUFFERS,
             warn: (message) => logger.warn(message),
           },

@@ -1,4 +1,4 @@
-import { oauthSettingsOf, signInSetupHint, OAUTH_VARIABLES, type Config } from '@app/config';
+import { oauthSettingsOf, signInSetupHint, startsDevelopmentProvider, OAUTH_VARIABLES, type Config } from '@app/config';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
 import type { Logger } from '@app/http';
 import { callbackUrlOf } from './create-auth.js';
@@ -22,7 +22,7 @@ export async function resolveIdentityProvider(
 ): Promise<IdentityProvider> {
   const configured = oauthSettingsOf(config);
   if (configured) return { oauth: configured };
-  if (config.NODE_ENV !== 'production' && config.DEV_IDP_ENABLED) {
+  if (startsDevelopmentProvider(config)) {
     const devIdp = await startDevIdp({ port: config.DEV_IDP_PORT });
     logger.warn(
       { url: devIdp.url },

@@ -7,5 +7,11 @@ export {
   sessionSecretFile,
   type SessionSecret,
 } from './session-secret.js';
-export { oauthSettingsOf, signInSetupHint, OAUTH_VARIABLES, type OAuthConfig } from './oauth.js';
+export {
+  oauthSettingsOf,
+  signInSetupHint,
+  startsDevelopmentProvider,
+  OAUTH_VARIABLES,
+  type OAuthConfig,
+} from './oauth.js';
 export { PortInUseError, explainListenError } from './port-in-use.js';

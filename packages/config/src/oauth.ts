@@ -45,6 +45,14 @@ export function oauthSettingsOf(config: OAuthConfig) {
   };
 }
 
+/**
+ * Whether a service started alone runs the local development provider itself: no provider is
+ * configured, outside production, and DEV_IDP_ENABLED (`npm start` configures one it started).
+ */
+export function startsDevelopmentProvider(config: Config): boolean {
+  return !oauthSettingsOf(config) && config.NODE_ENV !== 'production' && config.DEV_IDP_ENABLED;
+}
+
 /** What to do when no identity provider is configured: said in the start-up log and by every sign-in route. */
 export function signInSetupHint(callbackUrl: string): string {
   return (

@@ -1,4 +1,5 @@
-export { defaultSharedBuffers, openDatabase, type Database, type OpenDatabaseOptions } from './open-database.js';
+export { openDatabase, type Database, type OpenDatabaseOptions } from './open-database.js';
+export { defaultSharedBuffers, startEmbeddedServer, type EmbeddedServer } from './embedded-server.js';
 export { runMigrations } from './migrate.js';
 export { withTransaction, type Queryable } from './transaction.js';
 export { batchConcurrency, createBatcher, type BatcherOptions } from './batcher.js';

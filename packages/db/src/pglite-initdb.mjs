@@ -1,4 +1,4 @@
-// initdb of a new embedded data folder, run by open-database.ts in a process of its own: what
+// initdb of a new embedded data folder, run by embedded-server.ts in a process of its own: what
 // initdb's WebAssembly touched, and what malloc kept of it, goes back to the system when the
 // process ends. Run in a thread, the service held some 60 MB of it for its whole life.
 // Arguments: the data folder, then shared_buffers (as pglite-worker.mjs starts PostgreSQL).

@@ -1,7 +1,7 @@
 // The embedded database's own thread: PGlite (PostgreSQL compiled to WebAssembly) and the socket
 // server that speaks the PostgreSQL protocol for it. Every statement runs here, so the request
 // thread only does HTTP and the pg client's work; it connects to the socket posted back
-// (a Unix socket in a private folder; see privateSocket in open-database.ts).
+// (a Unix socket in a private folder; see privateSocket in embedded-server.ts).
 //
 // Plain JavaScript on purpose: a worker thread does not inherit the TypeScript loader of vitest
 // (or the bundle of `npm run build`), and this file is copied beside each app's bundle as is.

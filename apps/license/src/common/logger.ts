@@ -1,4 +1,4 @@
-import { createLogger, type Logger, type LoggerOptions } from '@app/http';
+import { createLogger, type Logger, type LoggerOptions } from '@app/http/logger';
 import { maskLicenseKeys } from '../licenses/license-key.js';
 
 /** The license service's logger: a license key in any line is masked to its prefix and last 4 characters. */

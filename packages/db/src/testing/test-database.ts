@@ -4,7 +4,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { fileURLToPath } from 'node:url';
-import { openDatabase, type Database, type OpenDatabaseOptions, type PgliteWasmModules } from '../open-database.js';
+import { openDatabase, type Database, type OpenDatabaseOptions } from '../open-database.js';
+import type { PgliteWasmModules } from '../embedded-server.js';
 import { runMigrations } from '../migrate.js';
 
 /**
