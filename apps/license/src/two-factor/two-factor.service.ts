@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import { authenticator } from 'otplib';
-import QRCode from 'qrcode';
 import { type LicenseErrorCode, appError } from '../common/error-codes.js';
 import { withTransaction } from '@app/db';
 import type { Actor } from '../common/actor.js';
@@ -14,6 +13,9 @@ import {
   matchBackupCode,
 } from './two-factor.crypto.js';
 import * as repo from './two-factor.repository.js';
+
+/** qrcode (57 files with pngjs) loads at the first two-factor setup, not at every start (docs/footprint.md). */
+const loadQrCode = () => import('qrcode');
 
 export interface TwoFactorOptions {
   pool: pg.Pool;
@@ -93,7 +95,7 @@ export function createTwoFactorService(options: TwoFactorOptions) {
 
   const setupOf = async (secret: string, label: string) => {
     const otpauthUrl = authenticator.keyuri(label, options.issuer, secret);
-    return { secret, otpauthUrl, qrCode: await QRCode.toDataURL(otpauthUrl) };
+    return { secret, otpauthUrl, qrCode: await (await loadQrCode()).default.toDataURL(otpauthUrl) };
   };
 
   return {

@@ -1,4 +1,5 @@
-import QRCode from 'qrcode';
+/** qrcode (57 files with pngjs) loads at the first QR code, not at every start (docs/footprint.md). */
+const loadQrCode = () => import('qrcode');
 
 /**
  * A QR code of `text` as inline SVG markup (the CSP allows no inline scripts, but inline SVG
@@ -6,6 +7,7 @@ import QRCode from 'qrcode';
  * Always dark on white, also in the dark theme: scanners need the contrast.
  */
 export async function qrCodeSvg(text: string, label: string): Promise<string> {
+  const { default: QRCode } = await loadQrCode();
   const svg = await QRCode.toString(text, {
     type: 'svg',
     errorCorrectionLevel: 'M',
