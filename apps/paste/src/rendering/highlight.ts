@@ -46,10 +46,13 @@ export interface Highlighted {
  * markup is cached by paste id (an LRU bounded by entries and characters): repeated views
  * skip highlight.js's language detection, which costs far more than the database round trip.
  */
+const WARM_UP_AFTER_MS = 2000;
+
 export function createHighlighter() {
   // highlight.js compiles each language's grammar on first use (about a second for all of them):
-  // done once at start-up rather than in the first visitor's request.
-  setImmediate(() => hljs.highlightAuto('const warmUp = true;', AUTO_DETECT));
+  // done once, soon after start-up, rather than in the first visitor's request. Not during
+  // start-up: there it held the request thread 0.2 s while the migrations and the job queue waited.
+  setTimeout(() => hljs.highlightAuto('const warmUp = true;', AUTO_DETECT), WARM_UP_AFTER_MS).unref();
   const cache = new Map<string, Highlighted>();
   let cachedChars = 0;
 
