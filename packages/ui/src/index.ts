@@ -5,6 +5,7 @@ import { tokenizer, tokTypes, type TokenType } from 'acorn';
 import ejs from 'ejs';
 import express, { type Express, type RequestHandler } from 'express';
 import { escapeHtml as escapeText } from '@app/http';
+import { sendPagesDirectly } from './send-page.js';
 
 // Found through the package's own name, not this file's folder: an app's build bundles this
 // code into the app's dist/main.js, from where `@app/ui` still resolves to this package.
@@ -171,5 +172,7 @@ export function useViews(app: Express, views: Views): void {
   app.set('views', views.folders);
   // Express otherwise looks the file up on disk for every render outside production.
   app.enable('view cache');
+  sendPagesDirectly(app);
 }
+export { sendPage } from './send-page.js';
 export { barChartSvg, niceCeiling, type BarChartOptions, type ChartSeries } from './chart.js';
