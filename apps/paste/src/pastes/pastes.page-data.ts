@@ -7,6 +7,13 @@ import type { ViewedPaste } from './pastes.repository.js';
 
 // What each paste page's view receives: plain data, every text still unescaped (the views escape it).
 
+/** "1\n2\n…\nlines" (empty for none), built in one loop: Array.from with a map function and a join cost a page far more. */
+function lineNumbers(lines: number): string {
+  let text = lines >= 1 ? '1' : '';
+  for (let line = 2; line <= lines; line++) text += `\n${line}`;
+  return text;
+}
+
 export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Highlighted, now: Date = new Date()) {
   const views =
     paste.maxViews === null
@@ -27,7 +34,7 @@ export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Hig
       createdAt: paste.createdAt.toISOString(),
       createdAtText: shortDate(paste.createdAt),
       language: code.language,
-      lineNumbers: Array.from({ length: code.lines }, (_, index) => index + 1).join('\n'),
+      lineNumbers: lineNumbers(code.lines),
       codeHtml: code.html,
       expires: expiryView(paste.expiresAt, now),
     },
