@@ -96,6 +96,69 @@ const loadMockServer = () => import('oauth2-mock-server');
  * client credentials checked, and a user-info answer for the user the access token was issued to.
  */
 export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> {
+  return (await listenDevIdp(options)).started;
+}
+
+/** A provider whose port is bound; `started` answers once it serves (its mock server loaded). */
+export interface ListeningDevIdp {
+  url: string;
+  oauth: DevIdpOAuthSettings;
+  started: Promise<DevIdp>;
+}
+
+/**
+ * Binds the provider's port first, so that a port in use fails at once, then loads the mock
+ * server (a few hundred milliseconds) while the caller goes on: `npm start` starts the services
+ * meanwhile. A request that arrives before the mock server is loaded waits for it.
+ */
+export async function listenDevIdp(options: DevIdpOptions = {}): Promise<ListeningDevIdp> {
+  let serve: http.RequestListener | undefined;
+  const waiting: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    if (serve) serve(req, res);
+    else waiting.push(() => serve!(req, res));
+  });
+  const wanted = options.port ?? 9000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(explainListenError(error, wanted, 'DEV_IDP_PORT')));
+    server.listen(wanted, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${urlHost(options.host ?? '127.0.0.1')}:${port}`;
+  const publicUrl = (options.publicUrl ?? url).replace(/\/$/, '');
+  const oauth: DevIdpOAuthSettings = {
+    authorizationURL: `${publicUrl}/authorize`,
+    tokenURL: `${url}/token`,
+    userInfoURL: `${url}/userinfo`,
+    clientID: DEV_CLIENT_ID,
+    clientSecret: DEV_CLIENT_SECRET,
+    scope: 'openid profile',
+    idField: 'id',
+    usernameField: 'username',
+  };
+  const stop = async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  };
+  const started = mockProvider(url).then(
+    ({ service, handle }) => {
+      serve = handle;
+      for (const run of waiting.splice(0)) run();
+      return { url, service, oauth, stop };
+    },
+    async (error: unknown) => {
+      await stop();
+      throw error;
+    },
+  );
+  // The caller awaits it; meanwhile a failure is not an unhandled rejection.
+  started.catch(() => {});
+  return { url, oauth, started };
+}
+
+/** The mock server, with this provider's rules on top, and the request handler serving both. */
+async function mockProvider(url: string): Promise<{ service: OAuth2Service; handle: http.RequestListener }> {
   const { OAuth2Issuer, OAuth2Service } = await loadMockServer();
   const issuer = new OAuth2Issuer();
   await issuer.keys.add(await signingKey());
@@ -159,39 +222,12 @@ export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> 
     response.body = { sub: id, id, username: id, preferred_username: id };
   });
 
-  const server = http.createServer((req, res) => {
+  issuer.url = url;
+  const handle: http.RequestListener = (req, res) => {
     if (interceptAuthorize(req, res)) return;
     service.requestHandler(req, res);
-  });
-  const wanted = options.port ?? 9000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(explainListenError(error, wanted, 'DEV_IDP_PORT')));
-    server.listen(wanted, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${urlHost(options.host ?? '127.0.0.1')}:${port}`;
-  issuer.url = url;
-  const publicUrl = (options.publicUrl ?? url).replace(/\/$/, '');
-
-  return {
-    url,
-    service,
-    oauth: {
-      authorizationURL: `${publicUrl}/authorize`,
-      tokenURL: `${url}/token`,
-      userInfoURL: `${url}/userinfo`,
-      clientID: DEV_CLIENT_ID,
-      clientSecret: DEV_CLIENT_SECRET,
-      scope: 'openid profile',
-      idField: 'id',
-      usernameField: 'username',
-    },
-    async stop() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-    },
   };
+  return { service, handle };
 }
 
 /**
