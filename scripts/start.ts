@@ -3,44 +3,24 @@
 // development provider and points both services at it, so a person can sign in at once, and
 // sets the development defaults of ./development-env.ts (owner, admin, a JWT secret).
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { readdirSync, rmSync } from 'node:fs';
 import { ConfigError, loadConfig, PortInUseError } from '../packages/config/src/index.js';
-import { startDevIdp, type DevIdp } from '../packages/dev-idp/src/index.js';
+import { listenDevIdp, type ListeningDevIdp } from '../packages/dev-idp/src/index.js';
 import { applyDevelopmentDefaults } from './development-env.js';
-import { isRunning } from '../packages/db/src/data-folder-lock.js';
-import { buildTarget } from './build.mjs';
+import { removeUnusedBundles, startBundle } from './start-build.js';
 import { serviceEnv, serviceNodeFlags } from './service-runtime.js';
 
-const root = path.resolve(import.meta.dirname, '..');
 const services = ['paste', 'license'] as const;
+type Service = (typeof services)[number];
 
 /**
- * Each service runs as its compiled bundle (esbuild, under half a second for both), not through tsx: the
- * TypeScript loader cost each service some 50 MB of memory and seconds of start-up
- * (docs/footprint.md). The bundles go to a folder of this start's own, removed when it stops.
+ * Each service runs as its compiled bundle (esbuild), not through tsx: the TypeScript loader cost
+ * each service some 50 MB of memory and seconds of start-up (docs/footprint.md). A bundle is
+ * built again only when a source changed (start-build.ts).
  */
-const buildFolder = `.start-${process.pid}`;
-const bundleOf = (service: string) => path.join(root, 'apps', service, buildFolder, 'main.js');
-
-async function buildServices(): Promise<void> {
-  removeStaleBuilds();
-  await Promise.all(services.map((service) => buildTarget(service, { outDir: buildFolder })));
-}
-
-function removeBuilds(pid: number): void {
-  for (const service of services)
-    rmSync(path.join(root, 'apps', service, `.start-${pid}`), { recursive: true, force: true });
-}
-
-/** Folders of starts that ended without removing theirs (killed). */
-function removeStaleBuilds(): void {
-  for (const service of services) {
-    for (const entry of readdirSync(path.join(root, 'apps', service))) {
-      const pid = Number(/^\.start-(\d+)$/.exec(entry)?.[1]);
-      if (pid && !isRunning(pid)) removeBuilds(pid);
-    }
-  }
+async function buildServices(): Promise<Record<Service, string>> {
+  const bundles = await Promise.all(services.map(async (service) => [service, await startBundle(service)] as const));
+  for (const [service, bundle] of bundles) removeUnusedBundles(service, bundle);
+  return Object.fromEntries(bundles) as Record<Service, string>;
 }
 
 async function main(): Promise<void> {
@@ -57,15 +37,13 @@ async function main(): Promise<void> {
   }
 
   // Built while the development provider starts; a failure is reported after it (below).
-  const building = buildServices().then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+  const building = buildServices().catch((error: unknown) => error);
 
-  let devIdp: DevIdp | undefined;
+  let devIdp: ListeningDevIdp | undefined;
   if (!config.OAUTH_CLIENT_ID && config.NODE_ENV !== 'production' && config.DEV_IDP_ENABLED) {
     try {
-      devIdp = await startDevIdp({ port: config.DEV_IDP_PORT });
+      // Its port bound; the services start while it loads its mock server (they ask it nothing before a sign-in).
+      devIdp = await listenDevIdp({ port: config.DEV_IDP_PORT });
     } catch (error) {
       // Nothing else has started yet: one line, and no service left half-started.
       if (error instanceof PortInUseError) {
@@ -96,15 +74,19 @@ async function main(): Promise<void> {
     console.log(banner.join('\n'));
   }
 
-  const buildFailed = await building;
-  if (buildFailed) {
-    removeBuilds(process.pid);
-    await devIdp?.stop();
-    console.error(buildFailed instanceof Error ? buildFailed.message : buildFailed);
+  const stopDevIdp = () =>
+    devIdp?.started.then(
+      (started) => started.stop(),
+      () => undefined,
+    );
+  const built = await building;
+  if (!isBuilt(built)) {
+    await stopDevIdp();
+    console.error(built instanceof Error ? built.message : built);
     process.exit(1);
   }
   const children = services.map((service) =>
-    spawn(process.execPath, [...serviceNodeFlags, bundleOf(service)], {
+    spawn(process.execPath, [...serviceNodeFlags, built[service]], {
       env: { ...serviceEnv, ...env },
       stdio: 'inherit',
     }),
@@ -118,12 +100,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stopAll('SIGINT'));
   process.on('SIGTERM', () => stopAll('SIGTERM'));
+  devIdp?.started.catch((error: unknown) => {
+    console.error('The development identity provider did not start:', error);
+    stopAll('SIGTERM');
+  });
 
   const codes = await Promise.all(children.map((child) => exitCodeOf(child, () => stopAll('SIGTERM'))));
-  await devIdp?.stop();
-  removeBuilds(process.pid);
+  await stopDevIdp();
   process.exit(codes.find((code) => code !== 0) ?? 0);
 }
+
+const isBuilt = (value: unknown): value is Record<Service, string> =>
+  typeof value === 'object' && value !== null && !(value instanceof Error);
 
 /** Resolves with the child's exit code; a child that dies on its own takes the other one down. */
 function exitCodeOf(child: ChildProcess, onUnexpectedExit: () => void): Promise<number> {
