@@ -194,8 +194,20 @@ async function stop(children: ChildProcess[]): Promise<void> {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       process.kill(-child.pid!, 'SIGTERM');
       await exited;
+      // npm may exit before the processes below it (the launcher still stops the development
+      // provider): the next run needs their ports, so wait for the whole process group.
+      while (groupAlive(child.pid!)) await new Promise((resolve) => setTimeout(resolve, 50));
     }),
   );
+}
+
+function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** An admin token through the development provider (as `npm run dev-token` gets one), then a product and a license. */
