@@ -104,7 +104,10 @@ describe.runIf(withRedis)('with Redis, two app instances', () => {
       expect(reset).toBeGreaterThanOrEqual(Math.floor(startedSeconds + 60) - 1);
       expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000 + 60));
     }
-    expect(new Set(answers.map((a) => a.reset)).size).toBe(1);
+    // One window for both instances. Each answer's reset is its own clock plus Redis's PTTL,
+    // rounded up to a second: a few milliseconds of jitter can cross a second's boundary.
+    const resets = answers.map((a) => Number(a.reset));
+    expect(Math.max(...resets) - Math.min(...resets)).toBeLessThanOrEqual(1);
   });
 
   it('let exactly 10 of 50 simultaneous requests through a limit of 10', async () => {
