@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isRunning } from '../packages/db/src/data-folder-lock.js';
 import { buildTarget } from './build.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -62,12 +63,11 @@ export async function startBundle(service: 'paste' | 'license'): Promise<string>
 }
 
 /**
- * Removes the bundles no running process uses, but the current one: older sources', and
- * folders of starts killed while building. A process's use shows in its command line (/proc);
- * where there is no /proc, nothing is removed.
+ * Removes the bundles no running process uses, but the current ones (`keep`): older sources',
+ * and folders of starts killed while building. A process's use shows in its command line
+ * (/proc, read once); where there is no /proc, nothing is removed.
  */
-export function removeUnusedBundles(service: string, keep: string): void {
-  const appDir = path.join(root, 'apps', service);
+export function removeUnusedBundles(keep: Record<string, string>): void {
   if (!existsSync('/proc')) return;
   const commandLines = readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
@@ -78,12 +78,16 @@ export function removeUnusedBundles(service: string, keep: string): void {
         return '';
       }
     });
-  for (const entry of readdirSync(appDir)) {
-    if (!entry.startsWith('.start-') || path.join(appDir, entry) === path.dirname(keep)) continue;
-    const building = /^\.start-building-(\d+)$/.exec(entry);
-    const inUse = building
-      ? existsSync(`/proc/${building[1]}`)
-      : commandLines.some((line) => line.includes(path.join(appDir, entry) + path.sep));
-    if (!inUse) rmSync(path.join(appDir, entry), { recursive: true, force: true });
+  for (const [service, bundle] of Object.entries(keep)) {
+    const appDir = path.join(root, 'apps', service);
+    for (const entry of readdirSync(appDir)) {
+      const folder = path.join(appDir, entry);
+      if (!entry.startsWith('.start-') || folder === path.dirname(bundle)) continue;
+      const builder = /^\.start-building-(\d+)$/.exec(entry)?.[1];
+      const inUse = builder
+        ? isRunning(Number(builder))
+        : commandLines.some((line) => line.includes(folder + path.sep));
+      if (!inUse) rmSync(folder, { recursive: true, force: true });
+    }
   }
 }

@@ -19,8 +19,9 @@ type Service = (typeof services)[number];
  */
 async function buildServices(): Promise<Record<Service, string>> {
   const bundles = await Promise.all(services.map(async (service) => [service, await startBundle(service)] as const));
-  for (const [service, bundle] of bundles) removeUnusedBundles(service, bundle);
-  return Object.fromEntries(bundles) as Record<Service, string>;
+  const built = Object.fromEntries(bundles) as Record<Service, string>;
+  removeUnusedBundles(built);
+  return built;
 }
 
 async function main(): Promise<void> {
