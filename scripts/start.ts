@@ -3,7 +3,7 @@
 // development provider and points both services at it, so a person can sign in at once, and
 // sets the development defaults of ./development-env.ts (owner, admin, a JWT secret).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ConfigError, loadConfig, PortInUseError } from '../packages/config/src/index.js';
+import { ConfigError, loadConfig, PortInUseError, startsDevelopmentProvider } from '../packages/config/src/index.js';
 import { listenDevIdp, type ListeningDevIdp } from '../packages/dev-idp/src/index.js';
 import { applyDevelopmentDefaults } from './development-env.js';
 import { removeUnusedBundles, startBundle } from './start-build.js';
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const building = buildServices().catch((error: unknown) => error);
 
   let devIdp: ListeningDevIdp | undefined;
-  if (!config.OAUTH_CLIENT_ID && config.NODE_ENV !== 'production' && config.DEV_IDP_ENABLED) {
+  if (startsDevelopmentProvider(config)) {
     try {
       // Its port bound; the services start while it loads its mock server (they ask it nothing before a sign-in).
       devIdp = await listenDevIdp({ port: config.DEV_IDP_PORT });
