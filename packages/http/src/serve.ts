@@ -1,6 +1,7 @@
 import http, { type Server } from 'node:http';
 import type { Express } from 'express';
 import { explainListenError } from '@app/config';
+import { releaseFreedMemory } from './freed-memory.js';
 import type { Logger } from './logger.js';
 
 /** How long a client may take to send a request's headers, and the whole request, in ms. */
@@ -62,12 +63,15 @@ export async function serveGracefully(app: Express, options: ServeOptions): Prom
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   options.logger.info({ port }, `${options.name} listening on port ${port}`);
+  // What start-up's compiling freed goes back to the system once it is over (freed-memory.ts).
+  const freedMemory = releaseFreedMemory(options.logger);
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       // Not ready from now on; answers ask their clients (the balancer) not to reuse the connection.
       app.locals.draining = true;
+      freedMemory.stop();
       server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
         res.setHeader('Connection', 'close');
       });

@@ -1,0 +1,97 @@
+// Gives the system back the memory a service has freed but glibc's malloc still holds.
+//
+// malloc keeps freed memory for reuse, and returns only what lies at the top of its heap: the
+// memory V8's compilers and parser use while a service starts (tens of MB on each thread, freed
+// once start-up is done) stays in the middle of it, and an idle service held 40 MB of it
+// (docs/footprint.md). `malloc_trim(0)` hands such free pages back; Node has no binding for it,
+// so it is called through koffi, a foreign-function library that ships prebuilt binaries.
+import { performance } from 'node:perf_hooks';
+import type { Logger } from './logger.js';
+
+export interface FreedMemoryOptions {
+  /** The first trim, once start-up's compiling is done (ms after the call; default 5 s). */
+  firstAfterMs?: number;
+  /** How often to look again (default 30 s). */
+  everyMs?: number;
+}
+
+/** What one trim did: the process's resident memory before and after, in MB, and its cost. */
+export interface Trimmed {
+  beforeMb: number;
+  afterMb: number;
+  ms: number;
+}
+
+export interface FreedMemoryRelease {
+  /** Trims now; `undefined` where malloc_trim is not at hand (not glibc, or koffi missing). */
+  trimNow(): Promise<Trimmed | undefined>;
+  stop(): void;
+}
+
+/** Beyond this share of the last interval busy, the process is under load, and trimming waits. */
+const busyUtilization = 0.2;
+/** A later trim waits until the process has grown this much since the last one. */
+const regrowthBytes = 16 * 1024 * 1024;
+
+/**
+ * Trims once start-up is over, then after each busy spell that grew the process: every
+ * `everyMs`, when the event loop was mostly idle in the interval and resident memory has grown
+ * 16 MB since the last trim. A trim takes a few ms with malloc's locks held, so it waits for
+ * a quiet moment rather than pausing requests under load. The timers do not hold the process.
+ */
+export function releaseFreedMemory(logger: Logger, options: FreedMemoryOptions = {}): FreedMemoryRelease {
+  let mallocTrim: Promise<((pad: number) => number) | undefined> | undefined;
+  let afterLastTrim = 0;
+  let lastUtilization = performance.eventLoopUtilization();
+
+  const trimNow = async (): Promise<Trimmed | undefined> => {
+    const trim = await (mallocTrim ??= loadMallocTrim(logger));
+    if (!trim) return undefined;
+    const before = process.memoryUsage.rss();
+    const started = performance.now();
+    trim(0);
+    const ms = performance.now() - started;
+    afterLastTrim = process.memoryUsage.rss();
+    const trimmed = { beforeMb: toMb(before), afterMb: toMb(afterLastTrim), ms: Math.round(ms * 10) / 10 };
+    logger.debug(trimmed, 'freed memory given back to the system');
+    return trimmed;
+  };
+
+  const look = () => {
+    const utilization = performance.eventLoopUtilization(lastUtilization);
+    lastUtilization = performance.eventLoopUtilization();
+    if (utilization.utilization > busyUtilization) return;
+    if (process.memoryUsage.rss() < afterLastTrim + regrowthBytes) return;
+    void trimNow();
+  };
+
+  let interval: NodeJS.Timeout | undefined;
+  const first = setTimeout(() => {
+    void trimNow();
+    lastUtilization = performance.eventLoopUtilization();
+    interval = setInterval(look, options.everyMs ?? 30_000).unref();
+  }, options.firstAfterMs ?? 5_000).unref();
+
+  return {
+    trimNow,
+    stop() {
+      clearTimeout(first);
+      clearInterval(interval);
+    },
+  };
+}
+
+/** glibc's `malloc_trim`, or `undefined` (another C library, another system, koffi not installed). */
+async function loadMallocTrim(logger: Logger): Promise<((pad: number) => number) | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const { default: koffi } = await import('koffi');
+    const libc = koffi.load('libc.so.6');
+    return libc.func('int malloc_trim(size_t pad)') as (pad: number) => number;
+  } catch (error) {
+    logger.debug({ err: error }, 'malloc_trim is not available: freed memory stays with malloc');
+    return undefined;
+  }
+}
+
+const toMb = (bytes: number) => Math.round(bytes / 1024 / 1024);
