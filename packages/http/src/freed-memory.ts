@@ -9,9 +9,11 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from './logger.js';
 
 export interface FreedMemoryOptions {
-  /** The first trim, once start-up's compiling is done (ms after the call; default 5 s). */
+  /** The first trim, once start-up's own work is done (ms after the call; default 3 s). */
   firstAfterMs?: number;
-  /** How often to look again (default 30 s). */
+  /** How often to look again while the service settles, its first minute (default 2 s). */
+  settlingEveryMs?: number;
+  /** How often to look again after that (default 30 s). */
   everyMs?: number;
 }
 
@@ -31,13 +33,18 @@ export interface FreedMemoryRelease {
 /** Beyond this share of the last interval busy, the process is under load, and trimming waits. */
 const busyUtilization = 0.2;
 /** A later trim waits until the process has grown this much since the last one. */
-const regrowthBytes = 16 * 1024 * 1024;
+const regrowthBytes = 8 * 1024 * 1024;
+/** How long a service settles: its database optimises the code start-up ran most (below). */
+const settlingMs = 60_000;
 
 /**
- * Trims once start-up is over, then after each busy spell that grew the process: every
- * `everyMs`, when the event loop was mostly idle in the interval and resident memory has grown
- * 16 MB since the last trim. A trim takes a few ms with malloc's locks held, so it waits for
- * a quiet moment rather than pausing requests under load. The timers do not hold the process.
+ * Trims once start-up is over, then after each spell of work that grew the process: at each look,
+ * when the event loop was mostly idle since the last one and resident memory has grown 8 MB
+ * since the last trim. A trim takes a few ms with malloc's locks held, so it waits for a quiet
+ * moment rather than pausing requests under load. The first minute is looked at every 2 s: in
+ * it the embedded database optimises the WebAssembly functions that start-up ran most, and
+ * V8's optimising compiler takes up to 35 MB for one function (measured with
+ * --trace-wasm-compilation-times), freed when it is done. The timers do not hold the process.
  */
 export function releaseFreedMemory(logger: Logger, options: FreedMemoryOptions = {}): FreedMemoryRelease {
   let mallocTrim: Promise<((pad: number) => number) | undefined> | undefined;
@@ -65,18 +72,30 @@ export function releaseFreedMemory(logger: Logger, options: FreedMemoryOptions =
     void trimNow();
   };
 
-  let interval: NodeJS.Timeout | undefined;
-  const first = setTimeout(() => {
+  const startedAt = performance.now();
+  const settlingEveryMs = options.settlingEveryMs ?? 2_000;
+  const everyMs = options.everyMs ?? 30_000;
+  let timer: NodeJS.Timeout;
+  const next = () => {
+    const settling = performance.now() - startedAt < settlingMs;
+    timer = setTimeout(
+      () => {
+        look();
+        next();
+      },
+      settling ? settlingEveryMs : everyMs,
+    ).unref();
+  };
+  timer = setTimeout(() => {
     void trimNow();
     lastUtilization = performance.eventLoopUtilization();
-    interval = setInterval(look, options.everyMs ?? 30_000).unref();
-  }, options.firstAfterMs ?? 5_000).unref();
+    next();
+  }, options.firstAfterMs ?? 3_000).unref();
 
   return {
     trimNow,
     stop() {
-      clearTimeout(first);
-      clearInterval(interval);
+      clearTimeout(timer);
     },
   };
 }
