@@ -1,5 +1,5 @@
-import hljs from 'highlight.js';
 import { escapeHtml } from '@app/http';
+import { highlightJs } from './highlight-js.js';
 import { AUTO_DETECT_LANGUAGES, DEFAULT_LANGUAGE, languageLabel } from './languages.js';
 import { createMarkdownRenderer } from './markdown.js';
 
@@ -28,7 +28,7 @@ const MAX_MARKDOWN_CHARS = 50_000;
  */
 const AUTO_DETECT: string[] = [...AUTO_DETECT_LANGUAGES];
 /** The grammar above, never run on a paste's text (a Markdown paste is rendered, or shown plain). */
-const isMarkdownGrammar = (name: string) => hljs.getLanguage(name) === hljs.getLanguage('markdown');
+const isMarkdownGrammar = (name: string) => highlightJs().getLanguage(name) === highlightJs().getLanguage('markdown');
 const CACHE_ENTRIES = 500;
 const CACHE_CHARS = 20_000_000;
 
@@ -46,13 +46,7 @@ export interface Highlighted {
  * markup is cached by paste id (an LRU bounded by entries and characters): repeated views
  * skip highlight.js's language detection, which costs far more than the database round trip.
  */
-const WARM_UP_AFTER_MS = 2000;
-
 export function createHighlighter() {
-  // highlight.js compiles each language's grammar on first use (about a second for all of them):
-  // done once, soon after start-up, rather than in the first visitor's request. Not during
-  // start-up: there it held the request thread 0.2 s while the migrations and the job queue waited.
-  setTimeout(() => hljs.highlightAuto('const warmUp = true;', AUTO_DETECT), WARM_UP_AFTER_MS).unref();
   const cache = new Map<string, Highlighted>();
   let cachedChars = 0;
 
@@ -68,8 +62,8 @@ export function createHighlighter() {
 
   // Code blocks of a Markdown paste, highlighted when they name a language highlight.js knows.
   const renderMarkdown = createMarkdownRenderer((code, language) =>
-    hljs.getLanguage(language) && !isMarkdownGrammar(language)
-      ? hljs.highlight(code, { language, ignoreIllegals: true }).value
+    highlightJs().getLanguage(language) && !isMarkdownGrammar(language)
+      ? highlightJs().highlight(code, { language, ignoreIllegals: true }).value
       : undefined,
   );
   const renderMarkdownPlain = createMarkdownRenderer(() => undefined);
@@ -90,6 +84,7 @@ export function createHighlighter() {
     }
     if (language === 'plaintext') return { html: escapeHtml(content), language: languageLabel(language), lines };
     if (!highlight || content.length > MAX_HIGHLIGHT_CHARS) return { html: escapeHtml(content), lines };
+    const hljs = highlightJs();
     if (language !== DEFAULT_LANGUAGE && hljs.getLanguage(language)) {
       // highlight.js escapes the text it wraps, so its output is safe markup.
       return {

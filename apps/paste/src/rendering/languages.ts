@@ -1,4 +1,4 @@
-import hljs from 'highlight.js';
+import { highlightJs } from './highlight-js.js';
 
 /**
  * The languages a paste may name: `auto` (detect), `plaintext`, `markdown` (rendered), or any
@@ -46,15 +46,17 @@ export const AUTO_DETECT_LANGUAGES = [
   'yaml',
 ] as const;
 
-// A language object per canonical name, so an alias finds the name it stands for.
-const canonicalByLanguage = new Map(hljs.listLanguages().map((name) => [hljs.getLanguage(name), name] as const));
+// A language object per canonical name, so an alias finds the name it stands for (made at first use).
+let canonicalByLanguage: Map<unknown, string> | undefined;
 
 /** The stored name for what a creator typed (any case, alias or name); undefined when nobody knows it. */
 export function canonicalLanguage(value: string): string | undefined {
   const name = value.trim().toLowerCase();
   if (name === DEFAULT_LANGUAGE) return DEFAULT_LANGUAGE;
   // highlight.js's own lookup lower-cases and follows aliases; `getLanguage('')` is undefined.
+  const hljs = highlightJs();
   const language = hljs.getLanguage(name);
+  canonicalByLanguage ??= new Map(hljs.listLanguages().map((known) => [hljs.getLanguage(known), known] as const));
   return language ? canonicalByLanguage.get(language) : undefined;
 }
 
@@ -64,7 +66,7 @@ const labelOverrides: Record<string, string> = { php: 'PHP', ini: 'TOML/INI' };
 /** A language's name for people ("C#", "HTML, XML"). */
 export function languageLabel(name: string): string {
   if (name === DEFAULT_LANGUAGE) return 'Auto-detect';
-  return labelOverrides[name] ?? hljs.getLanguage(name)?.name ?? name;
+  return labelOverrides[name] ?? highlightJs().getLanguage(name)?.name ?? name;
 }
 
 /** The web form's choices: Auto-detect, Plain text, Markdown, then the common languages by name. */
