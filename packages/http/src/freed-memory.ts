@@ -13,7 +13,7 @@ export interface FreedMemoryOptions {
   firstAfterMs?: number;
   /** How often to look again while the service settles, its first minute (default 2 s). */
   settlingEveryMs?: number;
-  /** How often to look again after that (default 30 s). */
+  /** How often to look again after that (default 10 s): a burst of load is given back soon after it ends. */
   everyMs?: number;
 }
 
@@ -74,7 +74,7 @@ export function releaseFreedMemory(logger: Logger, options: FreedMemoryOptions =
 
   const startedAt = performance.now();
   const settlingEveryMs = options.settlingEveryMs ?? 2_000;
-  const everyMs = options.everyMs ?? 30_000;
+  const everyMs = options.everyMs ?? 10_000;
   let timer: NodeJS.Timeout;
   const next = () => {
     const settling = performance.now() - startedAt < settlingMs;
