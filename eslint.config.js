@@ -12,6 +12,7 @@ const nodeGlobals = {
   Blob: 'readonly',
   fetch: 'readonly',
   AbortSignal: 'readonly',
+  WebAssembly: 'readonly',
 };
 const browserGlobals = {
   window: 'readonly',
