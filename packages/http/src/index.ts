@@ -16,6 +16,7 @@ export { commonMiddleware, apiNotFound, trustsAProxy, type CommonMiddlewareOptio
 export { isQuickJsonType, jsonBody } from './json-body.js';
 export { healthRouteDeclarations, healthRoutes } from './health.js';
 export { openedResources, runMain, startUp, type OpenedResources } from './start-up.js';
+export { createExpressServer } from './express-server.js';
 export { serveGracefully, type RunningServer, type ServeOptions } from './serve.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
 export {

@@ -1,6 +1,7 @@
-import http, { type Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import { explainListenError } from '@app/config';
+import { createExpressServer } from './express-server.js';
 import { releaseFreedMemory } from './freed-memory.js';
 import type { Logger } from './logger.js';
 
@@ -51,7 +52,7 @@ export async function serveGracefully(app: Express, options: ServeOptions): Prom
     10,
     Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)),
   );
-  const server = http.createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval }, app);
+  const server = createExpressServer(app, { headersTimeout, requestTimeout, connectionsCheckingInterval });
   await new Promise<void>((resolve, reject) => {
     const failed = (error: Error) => reject(explainListenError(error, options.port, options.portVariable ?? 'PORT'));
     server.once('error', failed);
@@ -72,7 +73,7 @@ export async function serveGracefully(app: Express, options: ServeOptions): Prom
       // Not ready from now on; answers ask their clients (the balancer) not to reuse the connection.
       app.locals.draining = true;
       freedMemory.stop();
-      server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+      server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
         res.setHeader('Connection', 'close');
       });
       if (options.drainMs) await new Promise((resolve) => setTimeout(resolve, options.drainMs));
