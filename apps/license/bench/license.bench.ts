@@ -22,7 +22,7 @@ import express from 'express';
 import pg from 'pg';
 import { loadConfig } from '@app/config';
 import { openDatabase, runMigrations, type Database } from '@app/db';
-import { createLogger } from '@app/http';
+import { createExpressServer, createLogger } from '@app/http';
 import { createSettingsStore } from '@app/settings';
 import { createApp } from '../src/app.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from '../src/runtime-config/runtime-config.schema.js';
@@ -59,8 +59,7 @@ async function freshDatabase(): Promise<Database> {
   return database;
 }
 
-async function listen(handler: http.RequestListener): Promise<{ url: string; server: http.Server }> {
-  const server = http.createServer(handler);
+async function listen(server: http.Server): Promise<{ url: string; server: http.Server }> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
@@ -372,14 +371,17 @@ async function serve(): Promise<void> {
     publicUrl: 'http://127.0.0.1',
     logger: createLogger({ level: 'warn' }),
   });
-  const service = await listen(licenseApp.app);
+  // The app is served as serveGracefully serves it; the bare route as Express's own app.listen would.
+  const service = await listen(createExpressServer(licenseApp.app));
   const bare = express();
   bare.use(express.json());
   bare.post('/bare', (req, res) => {
     res.json({ success: true, valid: true, echo: req.body.key });
   });
-  const bareServer = await listen(bare);
-  process.send!({ service: service.url, bare: bareServer.url, databaseUrl: database.url });
+  const bareServer = await listen(http.createServer(bare));
+  // The same bare route served as the app is (a reference row: what serving alone is worth).
+  const servedBare = await listen(createExpressServer(bare));
+  process.send!({ service: service.url, bare: bareServer.url, servedBare: servedBare.url, databaseUrl: database.url });
   process.once('disconnect', () => {
     if (!dataDir) return void setTimeout(() => process.exit(0), 100);
     // The app first: its webhook dispatcher would otherwise claim deliveries on a closed pool.
@@ -396,6 +398,7 @@ async function serve(): Promise<void> {
 async function startServers(): Promise<{
   service: string;
   bare: string;
+  servedBare: string;
   databaseUrl: string;
   pid: number;
   stop(): void;
@@ -409,7 +412,9 @@ async function startServers(): Promise<{
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []),
     ],
   });
-  const [urls] = (await once(child, 'message')) as [{ service: string; bare: string; databaseUrl: string }];
+  const [urls] = (await once(child, 'message')) as [
+    { service: string; bare: string; servedBare: string; databaseUrl: string },
+  ];
   return {
     ...urls,
     pid: child.pid!,
@@ -490,6 +495,17 @@ async function main(): Promise<void> {
     );
     return result;
   };
+
+  // Reference: the bare route served as the services serve their apps, against the bare route.
+  const reference = await compare(pool, servers.pid, bareUrl, `${servers.servedBare}/bare`, bodies);
+  console.log('\n0) reference: the bare route served as the services are (createExpressServer)');
+  console.log(
+    `  bare Express route          ${fmt(reference.bare.measured)}   (runs: ${reference.bare.all.join(', ')})`,
+  );
+  console.log(
+    `  the same, served so         ${fmt(reference.validate.measured)}   (runs: ${reference.validate.all.join(', ')})`,
+  );
+  console.log(`  ratio ${(reference.validate.measured.rps / reference.bare.measured.rps).toFixed(2)}`);
 
   const small = await run(`1) ${hotLicenses.toLocaleString('en')} licenses`, bodies);
   await entitlementRow(pool, keys, (makeBody) =>

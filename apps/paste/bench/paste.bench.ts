@@ -17,9 +17,9 @@
  * fails the benchmark.
  *
  * Environment: BENCH_DURATION (seconds per run, default 10), BENCH_CONNECTIONS (default 32),
- * BENCH_ROUNDS (default 3), BENCH_ROUTES (subset of post,get,raw,epost,eraw,floor; epost and eraw
- * are the same two routes with an end-to-end encrypted paste's envelope), BENCH_PROFILE (folder
- * for a CPU profile of the servers).
+ * BENCH_ROUNDS (default 3), BENCH_ROUTES (subset of post,get,raw,epost,eraw,served,floor; epost
+ * and eraw are the same two routes with an end-to-end encrypted paste's envelope, served is the
+ * bare route served as the services are), BENCH_PROFILE (folder for a CPU profile of the servers).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +29,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import autocannon, { type Result } from 'autocannon';
 import { loadConfig } from '@app/config';
-import { createLogger } from '@app/http';
+import { createExpressServer, createLogger } from '@app/http';
 import { createPasteRepository } from '../src/pastes/pastes.repository.js';
 import { startPasteService } from '../src/server.js';
 import { newKey, seal } from '../../../packages/paste-cli/src/envelope.js';
@@ -39,6 +39,8 @@ import { benchServerFlags } from '../../../scripts/bench/server-flags.js';
 interface Ports {
   paste: number;
   bare: number;
+  /** The bare app served as the services serve theirs (createExpressServer): a reference row. */
+  servedBare: number;
   backend: string;
   slug: string;
 }
@@ -87,6 +89,11 @@ async function serve(): Promise<void> {
   const barePort = await new Promise<number>((resolve) => {
     const server = bare.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
+  const servedBarePort = await new Promise<number>((resolve) => {
+    const server = createExpressServer(bare).listen(0, '127.0.0.1', () =>
+      resolve((server.address() as AddressInfo).port),
+    );
+  });
 
   // One paste to view; its content is a typical snippet with highlighting on (the default).
   const content =
@@ -114,7 +121,13 @@ async function serve(): Promise<void> {
       )
       .then(({ rows }) => process.send?.({ counts: rows[0] }));
   });
-  process.send?.({ paste: service.running.port, bare: barePort, backend: database.mode, slug } satisfies Ports);
+  process.send?.({
+    paste: service.running.port,
+    bare: barePort,
+    servedBare: servedBarePort,
+    backend: database.mode,
+    slug,
+  } satisfies Ports);
   process.on('disconnect', () => {
     void service.stop().finally(() => {
       rmSync(dataDir, { recursive: true, force: true });
@@ -238,8 +251,8 @@ async function main(): Promise<void> {
     );
     const bareOptions = { url: `http://127.0.0.1:${ports.bare}/` };
     await autocannon({ ...bareOptions, connections: CONNECTIONS, duration: 2 });
-    // BENCH_ROUTES=post,get,raw,floor (default all) picks routes, e.g. to profile one.
-    const only = (process.env.BENCH_ROUTES ?? 'post,get,raw,epost,eraw,floor').split(',');
+    // BENCH_ROUTES=post,get,raw,served,floor (default all) picks routes, e.g. to profile one.
+    const only = (process.env.BENCH_ROUTES ?? 'post,get,raw,epost,eraw,served,floor').split(',');
     const rows: Compared[] = [];
     let exact = true;
     if (only.includes('post')) {
@@ -308,6 +321,13 @@ async function main(): Promise<void> {
       );
       rows.push(row);
       exact = report('encrypted raw views counted', row) && exact;
+    }
+    if (only.includes('served')) {
+      rows.push(
+        await compare(pid, '(reference) bare Express, served as the services are', bareOptions, {
+          url: `http://127.0.0.1:${ports.servedBare}/`,
+        }),
+      );
     }
     if (only.includes('floor')) {
       rows.push(
