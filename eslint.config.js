@@ -1,5 +1,8 @@
 // ESLint (flat config): the recommended JavaScript rules plus typescript-eslint's type-checked
 // rules over every TypeScript file tsconfig.json includes (`npm run lint`, zero warnings allowed).
+// `npm run lint` caches each file's result by content in node_modules/.cache/eslint: a first run
+// takes about a minute on 2 cores, a re-run lints only the files that changed (2 s). A cached file
+// is not linted again when only a type it imports changed; CI lints a fresh clone, all of it.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
