@@ -14,6 +14,10 @@ const ruleFile = path.resolve(import.meta.dirname, '../src/validation/validate-b
 const source = readFileSync(ruleFile, 'utf8');
 /** What PostgreSQL keeps as the function's source: the text between the dollar quotes. */
 const body = /\bAS \$\$([\s\S]*)\$\$;\s*$/.exec(source)?.[1];
+/** The settings of its SET clauses, as PostgreSQL lists them (`name=value`). */
+const settings = [
+  ...(/\bLANGUAGE plpgsql ([^$]*)\bAS \$\$/.exec(source)?.[1] ?? '').matchAll(/\bSET (\w+) = (\w+)/g),
+].map(([, name, value]) => `${name}=${value}`);
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 beforeAll(async () => {
@@ -24,13 +28,14 @@ afterAll(async () => {
 });
 
 describe(`the validation rule in SQL (${testDatabaseBackend()})`, () => {
-  it('the license_validate_batch function of a migrated database is exactly the body of validate-batch.sql', async () => {
+  it('the license_validate_batch function of a migrated database is exactly the body and settings of validate-batch.sql', async () => {
     expect(body).toBeDefined();
-    const { rows } = await database.pool.query<{ prosrc: string; args: string }>(
-      `SELECT prosrc, pg_get_function_identity_arguments(oid) AS args FROM pg_proc WHERE proname = 'license_validate_batch'`,
+    const { rows } = await database.pool.query<{ prosrc: string; proconfig: string[] | null; args: string }>(
+      `SELECT prosrc, proconfig, pg_get_function_identity_arguments(oid) AS args FROM pg_proc WHERE proname = 'license_validate_batch'`,
     );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.prosrc).toBe(body);
+    expect(rows[0]!.proconfig).toEqual(settings);
     expect(source).toContain(
       `license_validate_batch(${rows[0]!.args.replace(/timestamp with time zone/g, 'timestamptz')})`,
     );
