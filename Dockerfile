@@ -55,4 +55,4 @@ USER node
 VOLUME ["/data"]
 EXPOSE 8080 3000 9000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=120s --retries=4 CMD ["node", "/app/healthcheck.mjs"]
-CMD ["sh", "-c", "exec node --enable-source-maps --max-semi-space-size=2 \"${TARGET}/dist/main.js\""]
+CMD ["sh", "-c", "exec node --enable-source-maps --expose-gc \"${TARGET}/dist/main.js\""]

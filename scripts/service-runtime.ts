@@ -2,11 +2,12 @@
 // the Docker image (its ENV and CMD say the same; service-runtime.test.ts holds them together).
 
 /**
- * `--max-semi-space-size=2`: V8 lets the young generation grow to 16 MB per semi-space, room it
- * keeps once grown; at 2 MB an idle service holds 15–25 MB less, for more frequent (short)
- * scavenges under load (docs/footprint.md, bench:footprint).
+ * `--expose-gc`: an idle service runs a minor collection, so that V8 shrinks the young generation
+ * it grew under load (packages/http/src/freed-memory.ts). It had been held at 2 MB per
+ * semi-space (`--max-semi-space-size=2`) to keep an idle service small, which cost a third of
+ * the app's CPU per validation in collections (docs/footprint.md).
  */
-export const serviceNodeFlags = ['--enable-source-maps', '--max-semi-space-size=2'];
+export const serviceNodeFlags = ['--enable-source-maps', '--expose-gc'];
 
 /**
  * glibc gives each thread that allocates its own 64 MB arena: two arenas keep the memory of the

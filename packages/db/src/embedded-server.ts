@@ -195,10 +195,18 @@ const execFileAsync = promisify(execFile);
 
 type WorkerMessage = { ready?: string; failed?: string; closed?: boolean };
 
+/** Two 2 MB semi-spaces and V8's equal room for large young objects. */
+const databaseYoungGenerationMb = 6;
+
 /** Starts pglite-worker.mjs; `next` answers its next message (or rejects when the thread stops first). */
 function startWorker(workerData: Record<string, unknown>) {
   raiseWasmTieringBudget();
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData });
+  // The database's thread keeps a small young generation (2 MB semi-spaces): its JavaScript is
+  // the protocol's messages, and a grown one would stay grown, no one there to shrink it.
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), {
+    workerData,
+    resourceLimits: { maxYoungGenerationSizeMb: databaseYoungGenerationMb },
+  });
   const next = () =>
     new Promise<WorkerMessage>((resolve, reject) => {
       const onExit = (code: number) => reject(new Error(`the embedded database's thread stopped (exit code ${code})`));

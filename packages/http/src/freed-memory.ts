@@ -1,4 +1,5 @@
-// Gives the system back the memory a service has freed but glibc's malloc still holds.
+// Gives the system back the memory a service has freed but glibc's malloc still holds, and the
+// room V8's young generation grew to under load.
 //
 // malloc keeps freed memory for reuse, and returns only what lies at the top of its heap: the
 // memory V8's compilers and parser use while a service starts (tens of MB on each thread, freed
@@ -6,12 +7,13 @@
 // (docs/footprint.md). `malloc_trim(0)` hands such free pages back; Node has no binding for it,
 // so it is called through koffi, a foreign-function library that ships prebuilt binaries.
 import { performance } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { Logger } from './logger.js';
 
 export interface FreedMemoryOptions {
   /** The first trim, once start-up's own work is done (ms after the call; default 3 s). */
   firstAfterMs?: number;
-  /** How often to look again while the service settles, its first minute (default 2 s). */
+  /** How often to look again while the service settles, its first minute (default 1 s). */
   settlingEveryMs?: number;
   /** How often to look again after that (default 10 s): a burst of load is given back soon after it ends. */
   everyMs?: number;
@@ -36,12 +38,20 @@ const busyUtilization = 0.2;
 const regrowthBytes = 8 * 1024 * 1024;
 /** How long a service settles: its database optimises the code start-up ran most (below). */
 const settlingMs = 60_000;
+/** Beyond this, the young generation (two semi-spaces, 1 MB at least) has grown under load. */
+const grownYoungBytes = 4 * 1024 * 1024;
+
+/** V8's `gc()`, there when node runs with `--expose-gc`, as the services do (scripts/service-runtime.ts). */
+const collectGarbage = (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc;
+
+const youngGenerationBytes = () =>
+  getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
 
 /**
  * Trims once start-up is over, then after each spell of work that grew the process: at each look,
  * when the event loop was mostly idle since the last one and resident memory has grown 8 MB
  * since the last trim. A trim takes a few ms with malloc's locks held, so it waits for a quiet
- * moment rather than pausing requests under load. The first minute is looked at every 2 s: in
+ * moment rather than pausing requests under load. The first minute is looked at every second: in
  * it the embedded database optimises the WebAssembly functions that start-up ran most, and
  * V8's optimising compiler takes up to 35 MB for one function (measured with
  * --trace-wasm-compilation-times), freed when it is done. The timers do not hold the process.
@@ -64,16 +74,31 @@ export function releaseFreedMemory(logger: Logger, options: FreedMemoryOptions =
     return trimmed;
   };
 
+  /**
+   * V8 grows the young generation under load (to 16 MB per semi-space) and keeps the room, and
+   * shrinks it back at a collection only when little has been allocated for some seconds: an
+   * idle service has no collection to do it. A minor one (well under a millisecond on an idle
+   * heap) lets it happen.
+   */
+  const shrinkYoungGeneration = () => {
+    const before = youngGenerationBytes();
+    if (!collectGarbage || before <= grownYoungBytes) return;
+    collectGarbage({ type: 'minor' });
+    const after = youngGenerationBytes();
+    if (after < before) logger.debug({ beforeMb: toMb(before), afterMb: toMb(after) }, 'young generation shrunk');
+  };
+
   const look = () => {
     const utilization = performance.eventLoopUtilization(lastUtilization);
     lastUtilization = performance.eventLoopUtilization();
     if (utilization.utilization > busyUtilization) return;
+    shrinkYoungGeneration();
     if (process.memoryUsage.rss() < afterLastTrim + regrowthBytes) return;
     void trimNow();
   };
 
   const startedAt = performance.now();
-  const settlingEveryMs = options.settlingEveryMs ?? 2_000;
+  const settlingEveryMs = options.settlingEveryMs ?? 1_000;
   const everyMs = options.everyMs ?? 10_000;
   let timer: NodeJS.Timeout;
   const next = () => {
@@ -87,6 +112,7 @@ export function releaseFreedMemory(logger: Logger, options: FreedMemoryOptions =
     ).unref();
   };
   timer = setTimeout(() => {
+    shrinkYoungGeneration();
     void trimNow();
     lastUtilization = performance.eventLoopUtilization();
     next();

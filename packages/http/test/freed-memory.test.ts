@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const fixture = path.join(import.meta.dirname, 'fixtures/freed-memory-process.ts');
+const youngFixture = path.join(import.meta.dirname, 'fixtures/young-generation-process.ts');
 const tsxLoader = pathToFileURL(path.resolve(import.meta.dirname, '../../../node_modules/tsx/dist/loader.mjs')).href;
 const linux = process.platform === 'linux';
 if (!linux) console.log('skipped: freed-memory.test.ts needs Linux with glibc (malloc_trim)');
@@ -26,5 +27,28 @@ describe.skipIf(!linux)('releaseFreedMemory (a process of its own)', () => {
     // About 60 MB were freed in holes malloc keeps; at least 30 MB of it must leave the process.
     expect(trims[0]!.beforeMb! - trims[0]!.afterMb!).toBeGreaterThanOrEqual(30);
     expect(lines.at(-1)).toEqual({ done: true, kept: 4_000 });
+  });
+
+  it('shrinks the young generation V8 grew under load once the process idles', async () => {
+    // Node's default young generation (16 MB per semi-space), as the services run it.
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--expose-gc',
+      '--import',
+      tsxLoader,
+      youngFixture,
+    ]);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { msg?: string; beforeMb?: number; afterMb?: number; grownMb?: number; idleMb?: number },
+      );
+    const last = lines.at(-1)!;
+    expect(last.grownMb).toBeGreaterThanOrEqual(16);
+    expect(last.idleMb).toBeLessThanOrEqual(2);
+    const shrunk = lines.filter((line) => line.msg === 'young generation shrunk');
+    expect(shrunk).toHaveLength(1);
+    expect(shrunk[0]).toMatchObject({ beforeMb: last.grownMb, afterMb: last.idleMb });
   });
 });
