@@ -4,8 +4,8 @@
 /**
  * `--expose-gc`: an idle service runs a minor collection, so that V8 shrinks the young generation
  * it grew under load (packages/http/src/freed-memory.ts). It had been held at 2 MB per
- * semi-space (`--max-semi-space-size=2`) to keep an idle service small, which cost a third of
- * the app's CPU per validation in collections (docs/footprint.md).
+ * semi-space (`--max-semi-space-size=2`) to keep an idle service small, at which a validation
+ * cost half as much CPU again, most of it collecting (docs/footprint.md).
  */
 export const serviceNodeFlags = ['--enable-source-maps', '--expose-gc'];
 
