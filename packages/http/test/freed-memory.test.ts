@@ -10,18 +10,28 @@ const tsxLoader = pathToFileURL(path.resolve(import.meta.dirname, '../../../node
 const linux = process.platform === 'linux';
 if (!linux) console.log('skipped: freed-memory.test.ts needs Linux with glibc (malloc_trim)');
 
+interface Line {
+  msg?: string;
+  beforeMb?: number;
+  afterMb?: number;
+  done?: boolean;
+  kept?: number;
+  grownMb?: number;
+  idleMb?: number;
+}
+
+/** Runs a fixture in a process of its own; answers the JSON lines it printed (its log and its result). */
+async function runFixture(file: string, nodeFlags: string[] = [], env: NodeJS.ProcessEnv = process.env) {
+  const { stdout } = await promisify(execFile)(process.execPath, [...nodeFlags, '--import', tsxLoader, file], { env });
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Line);
+}
+
 describe.skipIf(!linux)('releaseFreedMemory (a process of its own)', () => {
   it('gives the memory freed between live buffers back to the system at its first trim', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', tsxLoader, fixture], {
-      env: { ...process.env, MALLOC_ARENA_MAX: '2' },
-    });
-    const lines = stdout
-      .trim()
-      .split('\n')
-      .map(
-        (line) =>
-          JSON.parse(line) as { msg?: string; beforeMb?: number; afterMb?: number; done?: boolean; kept?: number },
-      );
+    const lines = await runFixture(fixture, [], { ...process.env, MALLOC_ARENA_MAX: '2' });
     const trims = lines.filter((line) => line.msg === 'freed memory given back to the system');
     expect(trims).toHaveLength(1);
     // About 60 MB were freed in holes malloc keeps; at least 30 MB of it must leave the process.
@@ -31,19 +41,7 @@ describe.skipIf(!linux)('releaseFreedMemory (a process of its own)', () => {
 
   it('shrinks the young generation V8 grew under load once the process idles', async () => {
     // Node's default young generation (16 MB per semi-space), as the services run it.
-    const { stdout } = await promisify(execFile)(process.execPath, [
-      '--expose-gc',
-      '--import',
-      tsxLoader,
-      youngFixture,
-    ]);
-    const lines = stdout
-      .trim()
-      .split('\n')
-      .map(
-        (line) =>
-          JSON.parse(line) as { msg?: string; beforeMb?: number; afterMb?: number; grownMb?: number; idleMb?: number },
-      );
+    const lines = await runFixture(youngFixture, ['--expose-gc']);
     const last = lines.at(-1)!;
     expect(last.grownMb).toBeGreaterThanOrEqual(16);
     expect(last.idleMb).toBeLessThanOrEqual(2);
