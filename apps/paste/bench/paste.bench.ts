@@ -22,7 +22,9 @@
  * bare route served as the services are), BENCH_PROFILE (folder for a CPU profile of the servers).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -48,6 +50,13 @@ interface Ports {
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+/** Listens on a free local port and answers it. */
+async function portOf(server: http.Server): Promise<number> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
 
 async function serve(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'paste-bench-'));
@@ -86,14 +95,9 @@ async function serve(): Promise<void> {
   bare.get('/view-only', async (_req, res) => {
     res.json({ shown: Boolean(await views.view('floor', false)) });
   });
-  const barePort = await new Promise<number>((resolve) => {
-    const server = bare.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-  });
-  const servedBarePort = await new Promise<number>((resolve) => {
-    const server = createExpressServer(bare).listen(0, '127.0.0.1', () =>
-      resolve((server.address() as AddressInfo).port),
-    );
-  });
+  // As Express's own app.listen serves it, and as the services serve theirs (the reference row).
+  const barePort = await portOf(http.createServer(bare));
+  const servedBarePort = await portOf(createExpressServer(bare));
 
   // One paste to view; its content is a typical snippet with highlighting on (the default).
   const content =
