@@ -229,6 +229,33 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     expect((await activate({ key: license.key, fingerprint: 'other' })).status).toBe(403);
   });
 
+  it("validate refreshes a known machine's last sighting and address once a minute, and a floating seat's lease every time", async () => {
+    const machineOf = async (licenseId: string) =>
+      (
+        await t.database.pool.query<{ last_seen_at: Date; last_ip: string | null; lease_expires_at: Date | null }>(
+          'SELECT last_seen_at, last_ip, lease_expires_at FROM machines WHERE license_id = $1',
+          [licenseId],
+        )
+      ).rows[0]!;
+    const fixed = await t.createLicense({ hwidLimit: 2, ipLimit: 0 });
+    expect((await validate({ key: fixed.key, hwid: 'desk', ip: '10.9.0.1' })).status).toBe(200);
+    await age(fixed._id, 30);
+    const aged = await machineOf(fixed._id);
+    expect((await validate({ key: fixed.key, hwid: 'desk', ip: '10.9.0.2' })).status).toBe(200);
+    expect(await machineOf(fixed._id)).toEqual(aged);
+    await age(fixed._id, 40);
+    expect((await validate({ key: fixed.key, hwid: 'desk', ip: '10.9.0.2' })).status).toBe(200);
+    const seen = await machineOf(fixed._id);
+    expect(Date.now() - seen.last_seen_at.getTime()).toBeLessThan(10_000);
+    expect(seen.last_ip).toBe('10.9.0.2');
+
+    const floating = await t.createLicense({ hwidLimit: 1, heartbeatSeconds: 60 });
+    expect((await validate({ key: floating.key, hwid: 'lap' })).status).toBe(200);
+    await age(floating._id, 20);
+    expect((await validate({ key: floating.key, hwid: 'lap' })).status).toBe(200);
+    expect((await machineOf(floating._id)).lease_expires_at!.getTime()).toBeGreaterThan(Date.now() + 50_000);
+  });
+
   it('the sweep removes lapsed machines (MACHINE_LEASE_EXPIRED) and leaves the others', async () => {
     const floating = await t.createLicense({ hwidLimit: 3, heartbeatSeconds: 10 });
     const fixed = await t.createLicense({ hwidLimit: 3 });
