@@ -33,6 +33,14 @@ DECLARE
   effective text[];
   effective_policy text;
   missing text[];
+  dirty boolean;
+  last integer;
+  pending_id uuid[] := '{}';
+  pending_ips text[] := '{}';
+  pending_hwids text[] := '{}';
+  pending_credits integer[] := '{}';
+  pending_violations integer[] := '{}';
+  pending_validated boolean[] := '{}';
 BEGIN
   -- One statement reads, for every item, its license, its machine and its effective
   -- entitlements; statements inside the loop run only on the locking path.
@@ -136,13 +144,14 @@ BEGIN
     END IF;
     -- Floating seats: lapsed machines give their seats back before the limit is checked.
     lapsed := '{}';
+    dirty := false;
     IF verdict IS NULL AND locked AND lic.heartbeat_seconds IS NOT NULL AND item.hwid IS NOT NULL THEN
       WITH gone AS (DELETE FROM machines m WHERE m.license_id = lic.id AND m.lease_expires_at < p_now RETURNING m.fingerprint)
       SELECT coalesce(array_agg(gone.fingerprint), '{}') INTO lapsed FROM gone;
       IF cardinality(lapsed) > 0 THEN
-        UPDATE licenses t SET used_hwids = ARRAY(
-          SELECT u.h FROM unnest(t.used_hwids) WITH ORDINALITY AS u(h, o) WHERE NOT (u.h = ANY (lapsed)) ORDER BY u.o)
-        WHERE t.id = lic.id RETURNING t.used_hwids INTO lic.used_hwids;
+        lic.used_hwids := ARRAY(
+          SELECT u.h FROM unnest(lic.used_hwids) WITH ORDINALITY AS u(h, o) WHERE NOT (u.h = ANY (lapsed)) ORDER BY u.o);
+        dirty := true;
       END IF;
     END IF;
     IF verdict IS NULL THEN
@@ -167,19 +176,33 @@ BEGIN
       seen_ip := seen_ip || item.ip; seen_heartbeat := seen_heartbeat || lic.heartbeat_seconds;
     END IF;
     lapsed_hwids := lapsed;
-    -- Only a locked row is written: its values are the ones the verdict saw.
+    -- Only a locked row changes: its values are the ones the verdict saw. The batch writes each
+    -- changed row once, at its end (it holds their locks): an UPDATE per item cost an executor
+    -- start-up and a fresh parse of the table's CHECK constraints each time.
     IF locked AND (verdict IS NULL OR verdict IN ('IP limit exceeded', 'HWID limit exceeded')) THEN
-      UPDATE licenses t SET
-        used_ips = CASE WHEN verdict IS NULL AND item.ip IS NOT NULL AND NOT (item.ip = ANY (t.used_ips))
-          THEN array_append(t.used_ips, item.ip) ELSE t.used_ips END,
-        used_hwids = CASE WHEN verdict IS NULL AND item.hwid IS NOT NULL AND NOT (item.hwid = ANY (t.used_hwids))
-          THEN array_append(t.used_hwids, item.hwid) ELSE t.used_hwids END,
-        credits_used = t.credits_used + CASE WHEN verdict IS NULL AND t.license_type = 'consumption' THEN 1 ELSE 0 END,
-        violation_count = t.violation_count + CASE WHEN verdict IS NULL THEN 0 ELSE 1 END,
-        last_validated_at = CASE WHEN verdict IS NULL THEN p_now ELSE t.last_validated_at END
-      WHERE t.id = lic.id
-      RETURNING t.used_ips, t.used_hwids, t.credits_used, t.violation_count
-      INTO lic.used_ips, lic.used_hwids, lic.credits_used, violation_count;
+      IF verdict IS NULL AND item.ip IS NOT NULL AND NOT (item.ip = ANY (lic.used_ips)) THEN
+        lic.used_ips := lic.used_ips || item.ip;
+      END IF;
+      IF machine_added THEN
+        lic.used_hwids := lic.used_hwids || item.hwid;
+      END IF;
+      IF verdict IS NULL AND lic.license_type = 'consumption' THEN
+        lic.credits_used := lic.credits_used + 1;
+      END IF;
+      IF verdict IS NOT NULL THEN
+        lic.violation_count := lic.violation_count + 1;
+      END IF;
+      violation_count := lic.violation_count;
+      dirty := true;
+    END IF;
+    IF dirty THEN
+      IF pending_id[cardinality(pending_id)] IS DISTINCT FROM lic.id THEN
+        pending_id := pending_id || lic.id; pending_validated := pending_validated || false;
+      END IF;
+      last := cardinality(pending_id);
+      pending_ips[last] := lic.used_ips::text; pending_hwids[last] := lic.used_hwids::text;
+      pending_credits[last] := lic.credits_used; pending_violations[last] := lic.violation_count;
+      pending_validated[last] := pending_validated[last] OR verdict IS NULL;
     END IF;
 
     n := item.ord; id := lic.id; key := lic.key; active := lic.active; expires_at := lic.expires_at;
@@ -196,6 +219,15 @@ BEGIN
     prev_found := true;
     RETURN NEXT;
   END LOOP;
+
+  -- The lists travel as array literals: an array of arrays must be rectangular.
+  IF cardinality(pending_id) > 0 THEN
+    UPDATE licenses t SET used_ips = p.ips::text[], used_hwids = p.hwids::text[], credits_used = p.credits,
+      violation_count = p.violations, last_validated_at = CASE WHEN p.validated THEN p_now ELSE t.last_validated_at END
+    FROM unnest(pending_id, pending_ips, pending_hwids, pending_credits, pending_violations, pending_validated)
+      AS p(id, ips, hwids, credits, violations, validated)
+    WHERE t.id = p.id;
+  END IF;
 
   INSERT INTO usage_records (license_id, ip, hwid, status, reason, created_at)
   SELECT r.license_id, p_ips[r.ord], p_hwids[r.ord], r.status, r.reason, p_now

@@ -219,6 +219,25 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     expect(await usedHwids(license._id)).toEqual(['third']);
   });
 
+  it('a lapsed seat is given back even when the validation that found it is refused for its credits', async () => {
+    const license = await t.createLicense({
+      licenseType: 'consumption',
+      credits: 1,
+      hwidLimit: 1,
+      heartbeatSeconds: 10,
+    });
+    expect((await validate({ key: license.key, hwid: 'first' })).status).toBe(200);
+    await age(license._id, 20);
+    const refused = await validate({ key: license.key, hwid: 'second' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe('No credits remaining');
+    expect(await usedHwids(license._id)).toEqual([]);
+    const { rows } = await t.database.pool.query('SELECT fingerprint FROM machines WHERE license_id = $1', [
+      license._id,
+    ]);
+    expect(rows).toEqual([]);
+  });
+
   it('a heartbeat renews the lease, so a machine that keeps beating keeps its seat', async () => {
     const license = await t.createLicense({ hwidLimit: 1, heartbeatSeconds: 10 });
     await activate({ key: license.key, fingerprint: 'busy' });

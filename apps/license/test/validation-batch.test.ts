@@ -102,6 +102,22 @@ describe(`batched validation (${testDatabaseBackend()})`, () => {
     ]);
   });
 
+  it('writes what a batch changed on a license: its lists, credits, refusals and last validation, also when its last item was refused', async () => {
+    const license = await t.createLicense({ licenseType: 'consumption', credits: 5, ipLimit: 1 });
+    const repo = repository();
+    const started = Date.now();
+    const rows = await together(repo, [
+      { key: license.key, ip: '10.9.1.1', hwid: null },
+      { key: license.key, ip: '10.9.1.1', hwid: null },
+      { key: license.key, ip: '10.9.1.2', hwid: null },
+    ]);
+    expect(rows.map(outcome)).toEqual(['success', 'success', 'IP limit exceeded']);
+    expect(rows[2]!.violation_count).toBe(1);
+    const detail = await t.context.services.licenses.detail(license._id);
+    expect(detail).toMatchObject({ usedIps: ['10.9.1.1'], credits: { used: 2, remaining: 3 }, violationCount: 1 });
+    expect(Date.parse(detail.lastValidatedAt!)).toBeGreaterThanOrEqual(started - 1_000);
+  });
+
   it('answers unknown keys, several licenses and every failure in one batch, and records each attempt once', async () => {
     const valid = await t.createLicense();
     const suspended = await t.createLicense();
