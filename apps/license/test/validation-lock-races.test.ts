@@ -29,6 +29,7 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: object) => t.http.post(path).set(admin.headers).send(body);
+const repository = () => createValidationRepository({ db: t.database.pool, now: () => new Date() });
 
 /**
  * Runs `change` in a transaction of its own connection, starts the validations while that
@@ -40,13 +41,13 @@ async function validateWhileChanged(
   change: (client: pg.Client) => Promise<unknown>,
   items: Array<{ key: string; ip: string }>,
 ) {
-  const repository = createValidationRepository({ db: t.database.pool, now: () => new Date() });
+  const validations = repository();
   const holder = new pg.Client({ connectionString: t.database.url });
   await holder.connect();
   try {
     await holder.query('BEGIN');
     await change(holder);
-    const answers = Promise.all(items.map((item) => repository.validateAndRecord({ ...item, hwid: null })));
+    const answers = Promise.all(items.map((item) => validations.validateAndRecord({ ...item, hwid: null })));
     for (let waited = 0; ; waited += 20) {
       const { rows } = await holder.query<{ waiting: number }>(
         `SELECT count(*)::int AS waiting FROM pg_stat_activity
@@ -70,8 +71,7 @@ describe(`a license changed while a validation waits for its row lock (${testDat
     'a key rotated meanwhile is not found, for the waiting item and the known IP after it',
     async () => {
       const license = await t.createLicense({ ipLimit: 3 });
-      const repository = createValidationRepository({ db: t.database.pool, now: () => new Date() });
-      expect(outcome(await repository.validateAndRecord({ key: license.key, ip: '10.7.0.1', hwid: null }))).toBe(
+      expect(outcome(await repository().validateAndRecord({ key: license.key, ip: '10.7.0.1', hwid: null }))).toBe(
         'success',
       );
       const rows = await validateWhileChanged(
@@ -102,8 +102,7 @@ describe(`a license changed while a validation waits for its row lock (${testDat
       expect(created.status).toBe(201);
       const policyId = (created.body.policy as { _id: string })._id;
       const license = await t.createLicense({ ipLimit: 0, product: product._id });
-      const repository = createValidationRepository({ db: t.database.pool, now: () => new Date() });
-      expect(await repository.validateAndRecord({ key: license.key, ip: '10.8.0.1', hwid: null })).toMatchObject({
+      expect(await repository().validateAndRecord({ key: license.key, ip: '10.8.0.1', hwid: null })).toMatchObject({
         entitlements: [],
         policy_id: null,
       });

@@ -100,8 +100,6 @@ DECLARE
   verdict text;
   prev_key text;
   prev_locked boolean := false;
-  prev_found boolean := false;
-  retired_key text;
   record_n integer[] := '{}';
   record_license uuid[] := '{}';
   record_status text[] := '{}';
@@ -143,8 +141,9 @@ BEGIN
       WHERE m.license_id = l.id AND m.fingerprint = i.hwid LIMIT 1) m ON true
     ORDER BY i.k, i.ord
   LOOP
-    -- An item of the key before it sees the row as that item left it.
-    carried := prev_found AND item.k = prev_key;
+    -- An item of the key before it sees the row as that item left it: none for a key not found,
+    -- or found retired under the lock (the locked read found no row), so it answers the same.
+    carried := coalesce(item.k = prev_key, false);
     IF NOT carried THEN
       lic := item;
       effective := item.effective;
@@ -155,7 +154,7 @@ BEGIN
 
     locked := false;
     needs_lock := false;
-    IF lic.id IS NOT NULL AND item.k IS DISTINCT FROM retired_key THEN
+    IF lic.id IS NOT NULL THEN
       needs_lock := (item.ip IS NOT NULL AND NOT (item.ip = ANY (lic.used_ips)))
         OR (item.hwid IS NOT NULL AND NOT (item.hwid = ANY (lic.used_hwids)))
         OR lic.license_type = 'consumption';
@@ -187,16 +186,13 @@ BEGIN
       END IF;
     END IF;
 
-    IF lic.id IS NULL OR item.k = retired_key OR (needs_lock AND NOT locked) THEN
+    IF lic.id IS NULL OR (needs_lock AND NOT locked) THEN
       n := item.ord; id := NULL; key := NULL; active := NULL; expires_at := NULL; license_type := NULL;
       ip_limit := NULL; hwid_limit := NULL; used_ips := NULL; used_hwids := NULL; credits_total := NULL;
       credits_used := NULL; error := 'License not found'; violation_count := NULL; machine_added := NULL; lapsed_hwids := NULL;
       entitlements := NULL; policy_id := NULL; policy_name := NULL; missing_entitlements := NULL;
       record_n := record_n || item.ord; record_license := record_license || NULL::uuid;
       record_status := record_status || 'invalid'::text; record_reason := record_reason || 'License not found'::text;
-      -- A key found retired under the lock answers so for the rest of the batch.
-      IF needs_lock AND NOT locked THEN retired_key := item.k; END IF;
-      prev_found := false;
       RETURN NEXT;
       CONTINUE;
     END IF;
@@ -297,7 +293,6 @@ BEGIN
     record_status := record_status || CASE WHEN verdict IS NULL THEN 'success'
       WHEN verdict IN ('IP limit exceeded', 'HWID limit exceeded') THEN 'blocked' ELSE 'invalid' END;
     record_reason := record_reason || verdict;
-    prev_found := true;
     RETURN NEXT;
   END LOOP;
 
