@@ -33,16 +33,26 @@ afterAll(async () => {
 
 describe(`a generated secret kept in the database (${testDatabaseBackend()})`, () => {
   it('when eight instances start at once, one secret is stored and all of them use it', async () => {
-    // Separate pools on a server, as separate processes would be; the embedded database has one connection.
-    const pools =
+    // A connection each on a server, as separate processes would have; the embedded database has
+    // one. Clients rather than pools: a client's end() waits until its connection is closed, where
+    // a pool's end() returns while its client is still closing, and the DROP DATABASE of afterAll
+    // would then terminate that connection under it.
+    const clients =
       database.mode === 'server'
-        ? Array.from({ length: 8 }, () => new pg.Pool({ connectionString: database.url, max: 1 }))
-        : Array.from({ length: 8 }, () => database.pool);
+        ? await Promise.all(
+            Array.from({ length: 8 }, async () => {
+              const client = new pg.Client({ connectionString: database.url });
+              await client.connect();
+              return client;
+            }),
+          )
+        : [];
+    const connections = database.mode === 'server' ? clients : Array.from({ length: 8 }, () => database.pool);
     try {
       let made = 0;
       const answers = await Promise.all(
-        pools.map((pool) =>
-          keepGeneratedSecret(pool, 'demo_generated_secrets', 'session-secret', () => `secret-${++made}`),
+        connections.map((connection) =>
+          keepGeneratedSecret(connection, 'demo_generated_secrets', 'session-secret', () => `secret-${++made}`),
         ),
       );
       expect(new Set(answers.map((answer) => answer.value)).size).toBe(1);
@@ -55,7 +65,7 @@ describe(`a generated secret kept in the database (${testDatabaseBackend()})`, (
       );
       expect(again).toEqual({ value: answers[0]!.value, created: false });
     } finally {
-      if (database.mode === 'server') await Promise.all(pools.map((pool) => pool.end()));
+      await Promise.all(clients.map((client) => client.end()));
     }
   });
 });
