@@ -315,6 +315,47 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
     );
   });
 
+  it("lists what a license grants as its Features: each entitlement's name beside its code, escaped", async () => {
+    const admin = await t.admin();
+    const post = async (path: string, body: object) => {
+      const res = await t.http.post(path).set(admin.headers).send(body);
+      expect(res.status, `${path} answered ${res.status}`).toBe(201);
+      return res.body as Record<string, { _id: string }>;
+    };
+    const code = (name: string) => `${name}_${process.pid}_${Date.now()}`;
+    const [sso, hostile] = [code('SSO'), code('RAW')];
+    await post('/api/entitlements', { code: sso, name: 'Single sign-on' });
+    await post('/api/entitlements', { code: hostile, name: HOSTILE });
+    const product = await t.createProduct({ name: 'Studio' });
+    const { policy } = await post('/api/policies', {
+      name: 'Studio yearly',
+      productId: product._id,
+      entitlements: [sso],
+    });
+    const { customer, session } = await t.customer();
+    const license = await t.createLicense({ policyId: policy!._id, customer: customer._id, entitlements: [hostile] });
+
+    const document = documentOf(await get(`/my-licenses/${license._id}`, session));
+    const features = [...document.querySelectorAll('ul[aria-label="Features of this license"] li')];
+    // Sorted by code, the policy's and the license's own together.
+    expect(
+      features.map((item) => [
+        item.querySelector('.feature-name')?.textContent,
+        item.querySelector('code')?.textContent,
+      ]),
+    ).toEqual([
+      [HOSTILE, hostile],
+      ['Single sign-on', sso],
+    ]);
+    expect(document.querySelector('#features img')).toBeNull();
+
+    // A license that grants nothing says so.
+    const plain = await t.createLicense({ customer: customer._id });
+    const empty = documentOf(await get(`/my-licenses/${plain._id}`, session));
+    expect(empty.querySelector('ul[aria-label="Features of this license"]')).toBeNull();
+    expect(textOf(empty.querySelector('#features')!.outerHTML)).toContain('No features listed');
+  });
+
   it("answers the 404 page for another customer's license, an unknown id and a malformed one; visitors go to sign in", async () => {
     const { session } = await t.customer();
     const other = await t.customer();

@@ -125,7 +125,10 @@ describe.skipIf(!executablePath)(`policies and entitlements in a browser (${test
     await portal.goto(`${t.baseUrl}/my-licenses/${licenseId}`);
     const features = portal.getByRole('list', { name: 'Features of this license' });
     await features.waitFor();
-    expect(await features.getByRole('listitem').allTextContents()).toEqual(['EXPORT_PDF', 'SSO']);
+    expect(await features.getByRole('listitem').allTextContents()).toEqual([
+      'Export to PDF EXPORT_PDF',
+      'Single sign-on SSO',
+    ]);
     await portal.locator('#features').scrollIntoViewIfNeeded();
     widths.portal = await capture(portal, 'customer-features');
 

@@ -96,8 +96,6 @@ function licenseView(row: LicenseRow, now: Date) {
           empty: credits.remaining === 0,
         }
       : null,
-    // What it grants (its own entitlements and its policy's), as the portal's "Features".
-    features: [...new Set([...row.own_entitlements, ...row.policy_entitlements])].sort(),
     href: licenseHref(row.id),
   };
 }
@@ -157,6 +155,8 @@ export interface LicensePage {
   records: { rows: UsageRecordRow[]; total: number; page: number; pages: number };
   devices: DeviceSighting[];
   machines: MachineJson[];
+  /** Entitlement names by code: a customer reads "Export to PDF", the code is for their developers. */
+  featureNames: Map<string, string>;
 }
 
 const statusLabels: Record<UsageRecordRow['status'], string> = {
@@ -195,6 +195,10 @@ export function licensePageData(
       description: row.product_description,
       createdAt: utcTime(row.created_at),
       lastValidatedAt: row.last_validated_at ? utcTime(row.last_validated_at) : null,
+      // What it grants (its own entitlements and its policy's), as the portal's "Features".
+      features: [...new Set([...row.own_entitlements, ...row.policy_entitlements])]
+        .sort()
+        .map((code) => ({ code, name: page.featureNames.get(code) ?? code })),
     },
     chart: {
       svg,

@@ -7,6 +7,7 @@ import { creditsOf, usageStatsJson } from '../licenses/licenses.presenter.js';
 import type { LicenseBinding, LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../licenses/machines.service.js';
 import { customerLicenseJson, customerStatsJson, licenseUsageJson } from './customer-portal.presenter.js';
+import { entitlementNames } from '../entitlements/entitlements.repository.js';
 import * as usage from '../usage/usage.repository.js';
 import * as repo from './customer-portal.repository.js';
 
@@ -83,7 +84,7 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
     /**
      * The license page: the license, validations per day for the chart (the last `days` UTC days,
      * today included), one page of its records within the date filter, when each IP and
-     * hardware id it holds was first and last seen, and its machines.
+     * hardware id it holds was first and last seen, its machines, and the names of what it grants.
      */
     async licensePage(customerId: string, licenseId: string, query: LicensePageQuery) {
       const license = await ownLicense(customerId, licenseId);
@@ -93,7 +94,7 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
       const from = query.from ? new Date(`${query.from}T00:00:00Z`) : undefined;
       // `to` is a whole day: records up to its end.
       const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + day) : undefined;
-      const [daily, firstPage, devices, machines] = await Promise.all([
+      const [daily, firstPage, devices, machines, featureNames] = await Promise.all([
         usage.dailyOutcomesOfCustomerLicense(pool, customerId, licenseId, { from: chartStart, to: chartEnd }),
         usage.usageRecordsOfCustomerLicense(pool, customerId, licenseId, {
           from,
@@ -103,6 +104,7 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
         }),
         usage.deviceSightingsOfCustomerLicense(pool, customerId, licenseId),
         deps.machines.list(license.id, customerId),
+        entitlementNames(pool, [...license.own_entitlements, ...license.policy_entitlements]),
       ]);
       const pages = Math.max(1, Math.ceil(firstPage.total / recordsPerPage));
       // A page past the end (the filter narrowed, say) shows the last one instead of nothing.
@@ -121,6 +123,7 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
         now: at,
         devices,
         machines,
+        featureNames,
         chart: { start: chartStart, days: query.days, daily },
         records: { rows: records.rows, total: records.total, page, pages },
       };

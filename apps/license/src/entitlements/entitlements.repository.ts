@@ -1,4 +1,4 @@
-import { parseRow, type Queryable, type RowOf, tableRows } from '@app/db';
+import { parseRow, parseRows, type Queryable, type RowOf, tableRows } from '@app/db';
 import { z } from 'zod';
 import { entitlements } from './entitlements.table.js';
 import type { CreateEntitlement, UpdateEntitlement } from './entitlements.schema.js';
@@ -21,6 +21,15 @@ export async function listEntitlements(db: Queryable, query: { q?: string; limit
     db.query(`SELECT count(*) AS total FROM entitlements e ${where}`, [pattern]),
   ]);
   return { rows: entitlementRows(page.rows), total: parseRow(z.object({ total: z.number() }), total.rows).total };
+}
+
+const codeAndName = z.object({ code: z.string(), name: z.string() });
+
+/** The name of each of these codes that exists, for pages that show what a license grants. */
+export async function entitlementNames(db: Queryable, codes: string[]): Promise<Map<string, string>> {
+  if (!codes.length) return new Map();
+  const { rows } = await db.query('SELECT code, name FROM entitlements WHERE code = ANY($1::text[])', [codes]);
+  return new Map(parseRows(codeAndName, rows).map((row) => [row.code, row.name]));
 }
 
 /** `lock`: FOR UPDATE, so no policy or license is given it until the caller commits (a delete). */
