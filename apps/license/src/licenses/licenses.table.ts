@@ -20,6 +20,8 @@ import { policies } from '../policies/policies.table.js';
 
 export const licenseTypes = ['fixed', 'trial', 'consumption', 'enterprise'] as const;
 export type LicenseType = (typeof licenseTypes)[number];
+export const expirationStrategies = ['revoke', 'maintain'] as const;
+export type ExpirationStrategy = (typeof expirationStrategies)[number];
 
 export const licenses = pgTable(
   'licenses',
@@ -56,6 +58,12 @@ export const licenses = pgTable(
       .default(sql`'{}'::text[]`),
     /** Floating seats: a machine not seen for more than this many seconds holds no seat. Null: seats are kept until released. */
     heartbeatSeconds: integer('heartbeat_seconds'),
+    /** Days after `expiresAt` during which validation still succeeds (with `graceEndsAt`); 0–90. */
+    graceDays: integer('grace_days').notNull().default(0),
+    /** `revoke`: expiry refuses (the specification); `maintain`: validation goes on with `expired: true`. */
+    expirationStrategy: text('expiration_strategy').$type<ExpirationStrategy>().notNull().default('revoke'),
+    /** Floating seats: an offline file borrows its machine's seat for this many hours (0: no files); 0–720. */
+    borrowHours: integer('borrow_hours').notNull().default(0),
     /** Consumption licenses: one credit per successful validation. */
     creditsTotal: integer('credits_total').notNull().default(0),
     creditsUsed: integer('credits_used').notNull().default(0),
@@ -95,6 +103,9 @@ export const licenses = pgTable(
       .where(sql`${table.policyId} IS NOT NULL`),
     check('licenses_type_check', sql`${table.licenseType} in ('fixed', 'trial', 'consumption', 'enterprise')`),
     check('licenses_heartbeat_check', sql`${table.heartbeatSeconds} BETWEEN 10 AND 86400`),
+    check('licenses_grace_check', sql`${table.graceDays} BETWEEN 0 AND 90`),
+    check('licenses_strategy_check', sql`${table.expirationStrategy} in ('revoke', 'maintain')`),
+    check('licenses_borrow_check', sql`${table.borrowHours} BETWEEN 0 AND 720`),
     check(
       'licenses_limits_check',
       sql`${table.ipLimit} >= 0 and ${table.hwidLimit} >= 0 and ${table.creditsTotal} >= 0 and ${table.creditsUsed} >= 0`,

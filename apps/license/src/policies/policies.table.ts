@@ -23,6 +23,10 @@ export const policies = pgTable(
     hwidLimit: integer('hwid_limit'),
     heartbeatSeconds: integer('heartbeat_seconds'),
     credits: integer('credits'),
+    graceDays: integer('grace_days'),
+    // licenses.table.ts's ExpirationStrategy (not imported, as above).
+    expirationStrategy: text('expiration_strategy').$type<'revoke' | 'maintain'>(),
+    borrowHours: integer('borrow_hours'),
     createdAt: timestamp('created_at', { withTimezone: true })
       .notNull()
       .default(sql`now()`),
@@ -34,6 +38,9 @@ export const policies = pgTable(
     index('policies_product_idx').on(table.productId, table.createdAt.desc()),
     check('policies_type_check', sql`${table.licenseType} in ('fixed', 'trial', 'consumption', 'enterprise')`),
     check('policies_heartbeat_check', sql`${table.heartbeatSeconds} BETWEEN 10 AND 86400`),
+    check('policies_grace_check', sql`${table.graceDays} BETWEEN 0 AND 90`),
+    check('policies_strategy_check', sql`${table.expirationStrategy} in ('revoke', 'maintain')`),
+    check('policies_borrow_check', sql`${table.borrowHours} BETWEEN 0 AND 720`),
     check(
       'policies_limits_check',
       sql`${table.durationDays} >= 1 and ${table.ipLimit} >= 0 and ${table.hwidLimit} >= 0 and ${table.credits} >= 0`,
