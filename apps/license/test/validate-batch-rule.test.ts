@@ -28,17 +28,27 @@ afterAll(async () => {
 });
 
 describe(`the validation rule in SQL (${testDatabaseBackend()})`, () => {
-  it('the license_validate_batch function of a migrated database is exactly the body and settings of validate-batch.sql', async () => {
+  it('the license_validate_batch_v2 function of a migrated database is exactly the body and settings of validate-batch.sql', async () => {
     expect(body).toBeDefined();
     const { rows } = await database.pool.query<{ prosrc: string; proconfig: string[] | null; args: string }>(
-      `SELECT prosrc, proconfig, pg_get_function_identity_arguments(oid) AS args FROM pg_proc WHERE proname = 'license_validate_batch'`,
+      `SELECT prosrc, proconfig, pg_get_function_identity_arguments(oid) AS args FROM pg_proc WHERE proname = 'license_validate_batch_v2'`,
     );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.prosrc).toBe(body);
     expect(rows[0]!.proconfig).toEqual(settings);
     expect(source).toContain(
-      `license_validate_batch(${rows[0]!.args.replace(/timestamp with time zone/g, 'timestamptz')})`,
+      `license_validate_batch_v2(${rows[0]!.args.replace(/timestamp with time zone/g, 'timestamptz')})`,
     );
+  });
+
+  it('the previous release\'s license_validate_batch stays in the database and still answers its own columns', async () => {
+    // Instances of the previous release call it during a rolling upgrade (validate-batch.sql).
+    const { rows } = await database.pool.query<{ n: number; error: string | null }>(
+      'SELECT * FROM license_validate_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz)',
+      [['NO-SUCH-KEY'], [null], [null], [null], new Date()],
+    );
+    expect(rows).toEqual([expect.objectContaining({ n: 1, error: 'License not found' })]);
+    expect(Object.keys(rows[0]!)).not.toContain('product_id');
   });
 
   it('every verdict the function answers is an error of the catalogue with the same text', () => {

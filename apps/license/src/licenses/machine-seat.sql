@@ -2,15 +2,21 @@
 -- the license under its row lock, decides and writes, so seats are exact under concurrency
 -- across any number of instances (machines.test.ts "50 simultaneous activations ...").
 --
--- This file is the readable source of the function; migration 0011_machines.sql created it with
--- exactly this text (test/validate-batch-rule.test.ts compares them). To change it, edit this
--- file and add a migration with a copy of the statement.
+-- This file is the readable source of the functions (test/machines.test.ts compares them with the
+-- database): migration 0011_machines.sql created `license_machines_sweep` and the first
+-- `license_machine_seat`; 0018_validate_grace.sql created `license_machine_seat_v2` with this
+-- text, which adds `product_id` and honours grace and the expiration strategy. The older function
+-- stays in the database untouched for the instances of the previous release during a rolling
+-- upgrade (validate-batch.sql says more). To change one, edit this file and add a migration with a
+-- copy of the statement (a new versioned name when its answer or rule changes).
 --
 -- p_op: 'activate' takes a seat for p_fingerprint (or refreshes the one it holds: name and
 -- platform updated when given); 'heartbeat' refreshes a held seat; 'deactivate' gives it back.
 -- Failures, first match wins: the key's state with validation's texts ('License not found',
 -- revoked, suspended, not active, expired, a child's master), then 'Machine not found' (heartbeat
 -- and deactivate of a fingerprint without a seat) or 'HWID limit exceeded' (activate, no free seat).
+-- Expiry is validation's: `grace_days` after `expires_at` a `revoke` license answers 'License
+-- expired', a `maintain` one never does (its own or its master's, for a child).
 --
 -- Floating seats (heartbeat_seconds set): a machine whose lease ran out holds no seat. Every call
 -- first removes the license's lapsed machines (under the lock, so a seat is taken and given in
@@ -18,8 +24,8 @@
 --
 -- Writes licenses.used_hwids together with the machine row, oldest first: the trigger of
 -- migration 0011 then finds both the same and has nothing to do.
-CREATE OR REPLACE FUNCTION license_machine_seat(p_op text, p_key text, p_fingerprint text, p_name text, p_platform text, p_ip text, p_now timestamptz)
-RETURNS TABLE (error text, created boolean, license_id uuid, license_key text, machine jsonb, lapsed_hwids text[])
+CREATE OR REPLACE FUNCTION license_machine_seat_v2(p_op text, p_key text, p_fingerprint text, p_name text, p_platform text, p_ip text, p_now timestamptz)
+RETURNS TABLE (error text, created boolean, license_id uuid, license_key text, machine jsonb, lapsed_hwids text[], product_id uuid)
 LANGUAGE plpgsql VOLATILE AS $$
 #variable_conflict use_column
 DECLARE
@@ -28,27 +34,30 @@ DECLARE
   lapsed text[] := '{}';
   held machines%ROWTYPE;
 BEGIN
-  SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.parent_id, l.hwid_limit, l.used_hwids, l.heartbeat_seconds
+  SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.parent_id, l.hwid_limit, l.used_hwids, l.heartbeat_seconds,
+         l.product_id, l.grace_days, l.expiration_strategy
   INTO lic FROM licenses l WHERE l.key = p_key FOR UPDATE;
   IF NOT FOUND THEN
     error := 'License not found'; created := false; lapsed_hwids := '{}';
     RETURN NEXT;
     RETURN;
   END IF;
-  license_id := lic.id; license_key := lic.key; created := false;
+  license_id := lic.id; license_key := lic.key; product_id := lic.product_id; created := false;
 
   verdict := CASE
     WHEN lic.revoked THEN 'License revoked'
     WHEN lic.suspended THEN 'License suspended'
     WHEN NOT lic.active THEN 'License not active'
-    WHEN lic.expires_at IS NOT NULL AND lic.expires_at <= p_now THEN 'License expired'
+    WHEN lic.expires_at + make_interval(hours => 24 * lic.grace_days) <= p_now AND lic.expiration_strategy = 'revoke'
+      THEN 'License expired'
   END;
   IF verdict IS NULL AND lic.parent_id IS NOT NULL THEN
     SELECT CASE
       WHEN m.id IS NULL OR NOT m.active THEN 'License not active'
       WHEN m.revoked THEN 'License revoked'
       WHEN m.suspended THEN 'License suspended'
-      WHEN m.expires_at IS NOT NULL AND m.expires_at <= p_now THEN 'License expired'
+      WHEN m.expires_at + make_interval(hours => 24 * m.grace_days) <= p_now AND m.expiration_strategy = 'revoke'
+        THEN 'License expired'
     END INTO verdict
     FROM (SELECT lic.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id;
   END IF;

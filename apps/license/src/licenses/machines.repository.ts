@@ -36,10 +36,11 @@ export interface SeatAnswer {
   license_key: string | null;
   machine: MachineRecord | null;
   lapsed_hwids: string[];
+  product_id: string | null;
 }
 
 /**
- * One call of `license_machine_seat` (machine-seat.sql, migration 0011): reads the license
+ * One call of `license_machine_seat_v2` (machine-seat.sql, migration 0018): reads the license
  * under its row lock, decides and writes the machine and the license's hardware ids at once.
  */
 export async function takeOrReleaseSeat(
@@ -50,8 +51,8 @@ export async function takeOrReleaseSeat(
 ): Promise<SeatAnswer> {
   // row-check: hot path, asserted for speed
   const { rows } = await db.query<SeatAnswer>({
-    name: 'license-machine-seat',
-    text: 'SELECT * FROM license_machine_seat($1, $2, $3, $4, $5, $6, $7::timestamptz)',
+    name: 'license-machine-seat-v2',
+    text: 'SELECT * FROM license_machine_seat_v2($1, $2, $3, $4, $5, $6, $7::timestamptz)',
     values: [op, request.key, request.fingerprint, request.name, request.platform, request.ip, now],
   });
   return rows[0]!;

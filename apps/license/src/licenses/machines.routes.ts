@@ -11,8 +11,10 @@ import { activateMachineSchema, machineParams, machineSeatSchema } from './machi
 import type { MachinesService } from './machines.service.js';
 
 const tags = ['machines'];
-const machineAnswer = one('machine', machineJsonSchema).extend({ nonce: z.string().optional() });
-const seatFreedAnswer = successSchema.extend({ nonce: z.string().optional() });
+/** The license a machine answer is about: its key and product, for the client to compare. */
+const seatLicense = z.object({ key: z.string(), productId: z.string() });
+const machineAnswer = one('machine', machineJsonSchema).extend({ license: seatLicense, nonce: z.string().optional() });
+const seatFreedAnswer = successSchema.extend({ license: seatLicense, nonce: z.string().optional() });
 const machinesAnswer = z.object({ success: z.literal(true), machines: z.array(machineJsonSchema) });
 /** Validation's failures: the key's state, the rate limit and panic mode. */
 const keyFailures = {
@@ -55,8 +57,8 @@ export function publicMachineRoutes(deps: {
         },
       },
       handler: async ({ body, req, res }) => {
-        const { created, machine } = await machines.activate(body, callerIp(req.ip));
-        sendSigned(res, signer, created ? 201 : 200, { success: true, machine, ...nonceOf(req.body) });
+        const { created, machine, license } = await machines.activate(body, callerIp(req.ip));
+        sendSigned(res, signer, created ? 201 : 200, { success: true, machine, license, ...nonceOf(req.body) });
       },
     }),
     defineRoute({
@@ -74,8 +76,8 @@ export function publicMachineRoutes(deps: {
         ...notFound('Machine'),
       },
       handler: async ({ body, req, res }) => {
-        const machine = await machines.heartbeat(body, callerIp(req.ip));
-        sendSigned(res, signer, 200, { success: true, machine, ...nonceOf(req.body) });
+        const { machine, license } = await machines.heartbeat(body, callerIp(req.ip));
+        sendSigned(res, signer, 200, { success: true, machine, license, ...nonceOf(req.body) });
       },
     }),
     defineRoute({
@@ -93,8 +95,8 @@ export function publicMachineRoutes(deps: {
         ...notFound('Machine'),
       },
       handler: async ({ body, req, res }) => {
-        await machines.deactivate(body, callerIp(req.ip));
-        sendSigned(res, signer, 200, { success: true, ...nonceOf(req.body) });
+        const { license } = await machines.deactivate(body, callerIp(req.ip));
+        sendSigned(res, signer, 200, { success: true, license, ...nonceOf(req.body) });
       },
     }),
   ];

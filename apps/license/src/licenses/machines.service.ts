@@ -28,7 +28,7 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
     }
   }
 
-  /** Runs one seat operation; throws its failure, announces what changed, answers the machine. */
+  /** Runs one seat operation; throws its failure, announces what changed, answers the machine and its license. */
   async function seat(op: repo.SeatOperation, request: repo.SeatRequest) {
     const answer = await repo.takeOrReleaseSeat(pool, op, request, now());
     if (answer.license_id && answer.license_key)
@@ -49,7 +49,9 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
         ip: request.ip,
       });
     if (op === 'deactivate') await events.emit('MACHINE_DEACTIVATED', { ...payload, by: 'client' });
-    return { created: answer.created, machine };
+    // The license it answers for, so a client can check the product (wave 4, signed answers).
+    const license = { key: answer.license_key!, productId: answer.product_id! };
+    return { created: answer.created, machine, license };
   }
 
   async function machinesOf(licenseId: string, customerId?: string): Promise<MachineJson[]> {
@@ -73,11 +75,25 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
         platform: input.platform ?? null,
         ip,
       }),
-    heartbeat: async (input: MachineSeat, ip: string | null) =>
-      (await seat('heartbeat', { key: input.key, fingerprint: input.fingerprint, name: null, platform: null, ip }))
-        .machine,
+    heartbeat: async (input: MachineSeat, ip: string | null) => {
+      const { machine, license } = await seat('heartbeat', {
+        key: input.key,
+        fingerprint: input.fingerprint,
+        name: null,
+        platform: null,
+        ip,
+      });
+      return { machine, license };
+    },
     deactivate: async (input: MachineSeat, ip: string | null) => {
-      await seat('deactivate', { key: input.key, fingerprint: input.fingerprint, name: null, platform: null, ip });
+      const { license } = await seat('deactivate', {
+        key: input.key,
+        fingerprint: input.fingerprint,
+        name: null,
+        platform: null,
+        ip,
+      });
+      return { license };
     },
 
     /** A license's machines, oldest first; `customerId` limits it to that customer's licenses (another's reads as missing). */

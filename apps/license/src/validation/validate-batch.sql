@@ -3,12 +3,18 @@
 -- deciding, updating the license and recording the attempt in one round trip and one commit.
 --
 -- This file is the readable source of the function. Migrations are immutable history: migration
--- 0001_validate_batch.sql created it, 0015_validate_batch_generic_plans.sql added its SET clause,
--- and 0016_validate_batch_one_read.sql has this text. To change the rule, edit this file
--- and add a migration that runs the new CREATE OR REPLACE FUNCTION (a copy of this statement):
--- test/validate-batch-rule.test.ts fails while the function in the database differs from this
--- file (its body and its SET clause), and while a verdict text below is missing from the error
--- catalogue (@app/http).
+-- 0001_validate_batch.sql created `license_validate_batch`, 0015 and 0016 changed it, and
+-- 0018_validate_grace.sql created `license_validate_batch_v2` with this text. To change the rule,
+-- edit this file and add a migration that runs the new CREATE OR REPLACE FUNCTION (a copy of this
+-- statement): test/validate-batch-rule.test.ts fails while the function in the database differs
+-- from this file (its body and its SET clause), and while a verdict text below is missing from the
+-- error catalogue (@app/http).
+--
+-- Versioned names: a change of the answer's columns (or of the rule an older instance must not
+-- apply) gets a new name (`_v2`, `_v3` ...) instead of replacing the function in place, and the
+-- older one stays in the database untouched. During a rolling upgrade the instances of the
+-- previous release keep calling theirs (its columns unchanged) while the new ones call this one;
+-- a later migration may drop the old name once no release calls it.
 --
 -- SET plan_cache_mode = force_generic_plan: each statement below is planned once per connection
 -- and that plan is kept. Left to choose, PostgreSQL planned some of them afresh at every call
@@ -36,6 +42,14 @@
 --   one credit per successful validation of a consumption license", validation-batch.test.ts
 --   "uses credits one by one within a batch; a blocked item uses none", concurrency.test.ts
 --   "when a consumption license with 50 credits is validated 80 times at once ...").
+-- * Grace and expiry strategies (wave 4, migration 0017): a license's own `grace_days` and
+--   `expiration_strategy`, read with the row. The end of its term is `expires_at` plus
+--   `grace_days` (whole 24-hour days). Between `expires_at` and that end the license validates
+--   and `grace_ends_at` answers the end; after it `revoke` (the default) answers `License
+--   expired`, `maintain` keeps validating with `expired` true. A child answers with its master's
+--   state, so the master's grace and strategy count too: the earlier grace end, and `expired`
+--   when either is kept working past its term. No grace and `revoke` answer exactly as before.
+--   validation-grace.test.ts.
 -- * Every attempt is recorded in usage_records, unknown keys too (license_id null), in arrival
 --   order (validation-batch.test.ts "answers unknown keys, several licenses and every failure in
 --   one batch, and records each attempt once").
@@ -81,13 +95,14 @@
 -- Failure checks run in the order a user expects: not found, revoked, suspended, not active,
 -- expired, master, entitlements, credits, IP limit, HWID limit. Every attempt is recorded in usage_records,
 -- unknown keys too (license_id null), with one insert for the batch, in arrival order.
-CREATE OR REPLACE FUNCTION license_validate_batch(p_keys text[], p_ips text[], p_hwids text[], p_entitlements text[], p_now timestamptz)
+CREATE OR REPLACE FUNCTION license_validate_batch_v2(p_keys text[], p_ips text[], p_hwids text[], p_entitlements text[], p_now timestamptz)
 RETURNS TABLE (
   n integer, id uuid, key text, active boolean, expires_at timestamptz, license_type text,
   ip_limit integer, hwid_limit integer, used_ips text[], used_hwids text[],
   credits_total integer, credits_used integer, error text, violation_count integer,
   machine_added boolean, lapsed_hwids text[],
-  entitlements text[], policy_id uuid, policy_name text, missing_entitlements text[]
+  entitlements text[], policy_id uuid, policy_name text, missing_entitlements text[],
+  product_id uuid, grace_ends_at timestamptz, expired boolean
 )
 LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
@@ -112,6 +127,9 @@ DECLARE
   effective text[];
   effective_policy text;
   missing text[];
+  term_end timestamptz;
+  master_grace timestamptz;
+  master_expired boolean;
   dirty boolean;
   last integer;
   pending_id uuid[] := '{}';
@@ -134,7 +152,7 @@ BEGIN
     LEFT JOIN LATERAL (
       SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.license_type, l.ip_limit, l.hwid_limit,
              l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count, l.heartbeat_seconds,
-             l.policy_id
+             l.policy_id, l.product_id, l.grace_days, l.expiration_strategy
       FROM licenses l WHERE l.key = i.k LIMIT 1) l ON true
     LEFT JOIN LATERAL (
       SELECT m.last_seen_at, m.lease_expires_at FROM machines m
@@ -171,7 +189,7 @@ BEGIN
         -- The key is checked again: a rotation committed while we waited retires the old key.
         SELECT l.id, l.key, l.active, l.suspended, l.revoked, l.expires_at, l.license_type, l.ip_limit, l.hwid_limit,
                l.used_ips, l.used_hwids, l.credits_total, l.credits_used, l.parent_id, l.violation_count, l.heartbeat_seconds,
-               l.policy_id
+               l.policy_id, l.product_id, l.grace_days, l.expiration_strategy
         INTO lic FROM licenses l WHERE l.id = lic.id AND l.key = item.k FOR UPDATE;
         locked := FOUND;
         prev_locked := locked;
@@ -191,27 +209,39 @@ BEGIN
       ip_limit := NULL; hwid_limit := NULL; used_ips := NULL; used_hwids := NULL; credits_total := NULL;
       credits_used := NULL; error := 'License not found'; violation_count := NULL; machine_added := NULL; lapsed_hwids := NULL;
       entitlements := NULL; policy_id := NULL; policy_name := NULL; missing_entitlements := NULL;
+      product_id := NULL; grace_ends_at := NULL; expired := NULL;
       record_n := record_n || item.ord; record_license := record_license || NULL::uuid;
       record_status := record_status || 'invalid'::text; record_reason := record_reason || 'License not found'::text;
       RETURN NEXT;
       CONTINUE;
     END IF;
 
+    -- The term ends `grace_days` after `expires_at` (null: never); `maintain` outlives it.
+    term_end := lic.expires_at + make_interval(hours => 24 * lic.grace_days);
     verdict := CASE
       WHEN lic.revoked THEN 'License revoked'
       WHEN lic.suspended THEN 'License suspended'
       WHEN NOT lic.active THEN 'License not active'
-      WHEN lic.expires_at IS NOT NULL AND lic.expires_at <= p_now THEN 'License expired'
+      WHEN term_end <= p_now AND lic.expiration_strategy = 'revoke' THEN 'License expired'
     END;
+    grace_ends_at := CASE WHEN lic.expires_at <= p_now AND term_end > p_now THEN term_end END;
+    expired := coalesce(term_end <= p_now, false);
     -- A child is valid only while its master is: it answers with the master's own state.
     IF verdict IS NULL AND lic.parent_id IS NOT NULL THEN
       SELECT CASE
         WHEN m.id IS NULL OR NOT m.active THEN 'License not active'
         WHEN m.revoked THEN 'License revoked'
         WHEN m.suspended THEN 'License suspended'
-        WHEN m.expires_at IS NOT NULL AND m.expires_at <= p_now THEN 'License expired'
-      END INTO verdict
+        WHEN m.expires_at + make_interval(hours => 24 * m.grace_days) <= p_now AND m.expiration_strategy = 'revoke'
+          THEN 'License expired'
+      END,
+      CASE WHEN m.expires_at <= p_now AND m.expires_at + make_interval(hours => 24 * m.grace_days) > p_now
+        THEN m.expires_at + make_interval(hours => 24 * m.grace_days) END,
+      coalesce(m.expires_at + make_interval(hours => 24 * m.grace_days) <= p_now, false)
+      INTO verdict, master_grace, master_expired
       FROM (SELECT lic.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id;
+      grace_ends_at := least(grace_ends_at, master_grace);
+      expired := expired OR master_expired;
     END IF;
     missing := NULL;
     IF verdict IS NULL AND item.wanted IS NOT NULL THEN
@@ -289,6 +319,7 @@ BEGIN
     entitlements := CASE WHEN verdict IS NULL OR verdict = 'Entitlement missing' THEN effective END;
     policy_id := lic.policy_id; policy_name := effective_policy;
     missing_entitlements := missing;
+    product_id := lic.product_id;
     record_n := record_n || item.ord; record_license := record_license || lic.id;
     record_status := record_status || CASE WHEN verdict IS NULL THEN 'success'
       WHEN verdict IN ('IP limit exceeded', 'HWID limit exceeded') THEN 'blocked' ELSE 'invalid' END;

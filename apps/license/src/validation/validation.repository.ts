@@ -23,6 +23,11 @@ export interface ValidationRow {
   policy_id: string | null;
   policy_name: string | null;
   missing_entitlements: string[] | null;
+  product_id: string;
+  /** Set while the license (or a child's master) validates in its grace days: when they end. */
+  grace_ends_at: Date | null;
+  /** True when a `maintain` license (or a child's master) validates past the end of its term. */
+  expired: boolean;
 }
 
 /** `entitlements`: the codes the application asks for (each must be effective), when it asks. */
@@ -37,7 +42,7 @@ export const limitErrors = ['IP limit exceeded', 'HWID limit exceeded'];
 
 /**
  * Validations that arrive together go to the database together: one call of
- * `license_validate_batch` (migration 0001) reads, decides, updates the lists and credits and
+ * `license_validate_batch_v2` (validate-batch.sql, migration 0018) reads, decides, updates the lists and credits and
  * records every attempt for the whole batch in one round trip and one commit. Each item is
  * decided exactly as if it were alone, in arrival order per license, so limits stay exact.
  * No row back (undefined) means the key is unknown.
@@ -63,8 +68,8 @@ export function createValidationRepository(deps: {
     try {
       // row-check: hot path, asserted for speed
       ({ rows } = await deps.db.query<ValidationRow & { n: number }>({
-        name: 'license-validate-batch',
-        text: 'SELECT * FROM license_validate_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz)',
+        name: 'license-validate-batch-v2',
+        text: 'SELECT * FROM license_validate_batch_v2($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz)',
         // Codes hold no comma (entitlement codes are letters, digits, `_`, `.`, `-`): one text per item.
         values: [
           items.map((item) => item.key),

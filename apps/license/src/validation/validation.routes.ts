@@ -50,6 +50,7 @@ const validAnswerSchema = z.object({
   nonce: z.string().optional(),
   license: z.object({
     key: z.string(),
+    productId: z.string(),
     active: z.boolean(),
     expiresAt: z.iso.datetime().nullable(),
     ipLimit: count,
@@ -60,6 +61,10 @@ const validAnswerSchema = z.object({
     credits: z.object({ total: count, used: count, remaining: count }).optional(),
     entitlements: z.array(z.string()),
     policy: z.object({ _id: z.string(), name: z.string() }).nullable(),
+    /** Present only while the license validates in its grace days after `expiresAt`: when they end. */
+    graceEndsAt: z.iso.datetime().optional(),
+    /** Present only for a `maintain` license validating past its expiry. */
+    expired: z.literal(true).optional(),
   }),
 });
 /** `reason`: the admin's reason, only on `License suspended` and only when one was given. */

@@ -3,7 +3,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { iso } from '../common/schemas.js';
 import { limitErrors, type ValidationRepository, type ValidationRequest } from './validation.repository.js';
 
-/** The verdicts of `license_validate_batch` (validate-batch.sql) and their error codes, same texts. */
+/** The verdicts of `license_validate_batch_v2` (validate-batch.sql) and their error codes, same texts. */
 export const verdictCodes: Record<string, LicenseErrorCode> = {
   'License revoked': 'LICENSE_REVOKED',
   'License suspended': 'LICENSE_SUSPENDED',
@@ -58,6 +58,7 @@ export function createValidationService(deps: { repository: ValidationRepository
     }
     return {
       key: row.key,
+      productId: row.product_id,
       active: row.active,
       expiresAt: iso(row.expires_at),
       ipLimit: row.ip_limit,
@@ -76,6 +77,9 @@ export function createValidationService(deps: { repository: ValidationRepository
         : {}),
       entitlements: row.entitlements ?? [],
       policy: row.policy_id ? { _id: row.policy_id, name: row.policy_name ?? '' } : null,
+      // Only when they apply: a license that sets no grace and no strategy answers as before.
+      ...(row.grace_ends_at ? { graceEndsAt: iso(row.grace_ends_at)! } : {}),
+      ...(row.expired ? { expired: true as const } : {}),
     };
   };
 }
