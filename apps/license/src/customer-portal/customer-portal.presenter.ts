@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { iso } from '../common/schemas.js';
-import { licenseTypes } from '../licenses/licenses.table.js';
+import { expirationStrategies, licenseTypes } from '../licenses/licenses.table.js';
 import { licenseJson } from '../licenses/licenses.presenter.js';
 import type { LicenseRow } from '../licenses/licenses.repository.js';
 import type { CustomerCounts, DailyUsage, UsageRequestRow } from './customer-portal.repository.js';
@@ -16,6 +16,8 @@ export function customerLicenseJson(row: LicenseRow) {
     suspended: full.suspended,
     revoked: full.revoked,
     expiresAt: full.expiresAt,
+    graceDays: full.graceDays,
+    expirationStrategy: full.expirationStrategy,
     licenseType: full.licenseType,
     ipLimit: full.ipLimit,
     hwidLimit: full.hwidLimit,
@@ -72,6 +74,8 @@ export const customerLicenseJsonSchema = z.object({
   suspended: z.boolean(),
   revoked: z.boolean(),
   expiresAt: z.iso.datetime().nullable(),
+  graceDays: count,
+  expirationStrategy: z.enum(expirationStrategies),
   licenseType: z.enum(licenseTypes),
   ipLimit: count,
   hwidLimit: count,

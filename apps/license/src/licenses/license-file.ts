@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { appError } from '../common/error-codes.js';
 import type { ResponseSigner } from '../validation/signing.js';
+import { licenseTerm, type LicenseTermSource } from './license-term.js';
 
 export const licenseFileFormat = 'license-file/1';
 const dayMs = 86_400_000;
 
 /** The license fields a file carries (admin and customer JSON both have them). */
-export interface LicenseFileSource {
+export interface LicenseFileSource extends LicenseTermSource {
   key: string;
   product: { _id: string; name: string };
   licenseType: string;
@@ -38,6 +39,10 @@ export interface LicenseFilePayload {
   validUntil: string;
   /** The machine the file is bound to (`?fingerprint=`): the client refuses it on another one. */
   fingerprint?: string;
+  /** Issued in the license's grace days: when they end (`validUntil` is no later). */
+  graceEndsAt?: string;
+  /** Issued to a `maintain` license past its term: it keeps working (`validUntil` is not capped by the expiry). */
+  expired?: true;
 }
 
 /** `?fingerprint=F` binds a file to the machine F, which must hold a seat of the license. */
@@ -64,7 +69,9 @@ export interface LicenseFile {
 /**
  * Offline license files, signed with the key that signs validation answers. A file is a
  * validation done ahead of time, so a license that would not validate now (revoked, suspended,
- * inactive, expired) gets no file: the same 403 answers as validation.
+ * inactive, expired past its grace under `revoke`) gets no file: the same 403 answers as validation.
+ * In grace the file lasts until the grace ends at most; a `maintain` license past its term gets
+ * files as long as the offline period, marked `expired`.
  */
 export function licenseFiles(deps: {
   signer: Pick<ResponseSigner, 'sign' | 'keyId'>;
@@ -80,10 +87,11 @@ export function licenseFiles(deps: {
       const reason = license.suspendReason?.trim();
       if (license.suspended) throw appError('LICENSE_SUSPENDED', reason ? { extra: { reason } } : {});
       if (!license.active) throw appError('LICENSE_NOT_ACTIVE');
-      const expiresAt = license.expiresAt === null ? null : new Date(license.expiresAt);
-      if (expiresAt && expiresAt <= issuedAt) throw appError('LICENSE_EXPIRED');
+      const term = licenseTerm(license, issuedAt);
+      if (term.refused) throw appError('LICENSE_EXPIRED');
       const offlineEnd = new Date(issuedAt.getTime() + validDays * dayMs);
-      const validUntil = expiresAt && expiresAt < offlineEnd ? expiresAt : offlineEnd;
+      const end = term.expired ? null : (term.graceEndsAt ?? term.expiresAt);
+      const validUntil = end && end < offlineEnd ? end : offlineEnd;
       const payload: LicenseFilePayload = {
         key: license.key,
         product: { _id: license.product._id, name: license.product.name },
@@ -96,6 +104,8 @@ export function licenseFiles(deps: {
         issuedAt: issuedAt.toISOString(),
         validUntil: validUntil.toISOString(),
         ...(fingerprint !== undefined ? { fingerprint } : {}),
+        ...(term.graceEndsAt ? { graceEndsAt: term.graceEndsAt.toISOString() } : {}),
+        ...(term.expired ? { expired: true as const } : {}),
       };
       const bytes = Buffer.from(JSON.stringify(payload), 'utf8');
       return {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { iso } from '../common/schemas.js';
-import { licenseTypes } from './licenses.table.js';
+import { expirationStrategies, licenseTypes } from './licenses.table.js';
 import type { LicenseUsageStats } from '../usage/usage.repository.js';
 import type { LicenseRow, MemberRow } from './licenses.repository.js';
 
@@ -34,6 +34,8 @@ export function licenseJson(row: LicenseRow) {
     ipLimit: row.ip_limit,
     hwidLimit: row.hwid_limit,
     heartbeatSeconds: row.heartbeat_seconds,
+    graceDays: row.grace_days,
+    expirationStrategy: row.expiration_strategy,
     usedIps: row.used_ips,
     usedHwids: row.used_hwids,
     credits: row.license_type === 'consumption' ? creditsOf(row) : null,
@@ -93,6 +95,8 @@ export const licenseJsonSchema = z.object({
   ipLimit: z.number().int(),
   hwidLimit: z.number().int(),
   heartbeatSeconds: z.number().int().nullable(),
+  graceDays: z.number().int(),
+  expirationStrategy: z.enum(expirationStrategies),
   usedIps: z.array(z.string()),
   usedHwids: z.array(z.string()),
   credits: creditsJsonSchema.nullable(),

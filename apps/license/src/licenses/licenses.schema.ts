@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoDate, paging, queryFilterBoolean, uuidString } from '../common/schemas.js';
 import { entitlementCodes } from '../entitlements/entitlements.schema.js';
-import { licenseTypes, memberRoles } from './licenses.table.js';
+import { expirationStrategies, licenseTypes, memberRoles } from './licenses.table.js';
 
 const limit = z.number().int().min(0).max(1_000_000);
 const member = z.object({
@@ -12,6 +12,9 @@ const member = z.object({
 const expiresAt = z.union([isoDate(), z.null()]);
 /** Floating seats: a machine not seen for more than this many whole seconds holds no seat. */
 const heartbeatSeconds = z.number().int().min(10).max(86_400).nullable();
+/** Days after `expiresAt` that validation still succeeds; what happens after it (wave 4). */
+export const graceDays = z.number().int().min(0).max(90);
+export const expirationStrategy = z.enum(expirationStrategies);
 // Members are keyed by email (case-insensitively) per license: one entry per email.
 const members = z
   .array(member)
@@ -22,7 +25,7 @@ const members = z
   );
 
 /**
- * Left out, `licenseType`, the limits, `heartbeatSeconds`, `credits` and `expiresAt` come from the
+ * Left out, `licenseType`, the limits, `heartbeatSeconds`, `graceDays`, `expirationStrategy`, `credits` and `expiresAt` come from the
  * policy (`policyId`) when it sets them, else from the defaults (fixed, unlimited, no expiry).
  * `product` may be left out with a policy: it is the policy's.
  */
@@ -36,6 +39,8 @@ export const createLicenseSchema = z
     ipLimit: limit.optional(),
     hwidLimit: limit.optional(),
     heartbeatSeconds: heartbeatSeconds.optional(),
+    graceDays: graceDays.optional(),
+    expirationStrategy: expirationStrategy.optional(),
     credits: z.number().int().min(0).max(1_000_000_000).optional(),
     parent: uuidString().optional(),
     active: z.boolean().default(true),
@@ -60,6 +65,8 @@ export const updateLicenseSchema = z
     ipLimit: limit.optional(),
     hwidLimit: limit.optional(),
     heartbeatSeconds: heartbeatSeconds.optional(),
+    graceDays: graceDays.optional(),
+    expirationStrategy: expirationStrategy.optional(),
     credits: z.number().int().min(0).max(1_000_000_000).optional(),
     parent: uuidString().nullable().optional(),
     active: z.boolean().optional(),

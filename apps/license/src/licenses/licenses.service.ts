@@ -135,6 +135,8 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       hwidLimit: input.hwidLimit ?? policy?.hwid_limit ?? 0,
       heartbeatSeconds:
         input.heartbeatSeconds !== undefined ? input.heartbeatSeconds : (policy?.heartbeat_seconds ?? null),
+      graceDays: input.graceDays ?? policy?.grace_days ?? 0,
+      expirationStrategy: input.expirationStrategy ?? policy?.expiration_strategy ?? 'revoke',
       creditsTotal: credits ?? 0,
       convertToType: input.convertToType ?? (input.autoConvert ? 'fixed' : null),
       autoConvert: input.autoConvert,
@@ -280,6 +282,8 @@ export function createLicensesService(deps: LicensesServiceDeps) {
           ipLimit: input.ipLimit,
           hwidLimit: input.hwidLimit,
           heartbeatSeconds: input.heartbeatSeconds,
+          graceDays: input.graceDays,
+          expirationStrategy: input.expirationStrategy,
           creditsTotal: input.credits,
           parentId: input.parent,
           active: input.active,

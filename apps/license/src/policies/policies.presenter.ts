@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { iso } from '../common/schemas.js';
-import { licenseTypes } from '../licenses/licenses.table.js';
+import { expirationStrategies, licenseTypes } from '../licenses/licenses.table.js';
 import type { PolicyRow } from './policies.repository.js';
 
 /** The Policy resource: null fields leave the license's own value (or its default). */
@@ -14,6 +14,8 @@ export const policyJson = (row: PolicyRow) => ({
   ipLimit: row.ip_limit,
   hwidLimit: row.hwid_limit,
   heartbeatSeconds: row.heartbeat_seconds,
+  graceDays: row.grace_days,
+  expirationStrategy: row.expiration_strategy,
   credits: row.credits,
   entitlements: row.entitlement_codes,
   licenseCount: row.license_count,
@@ -33,6 +35,8 @@ export const policyJsonSchema = z.object({
   ipLimit: count,
   hwidLimit: count,
   heartbeatSeconds: count,
+  graceDays: count,
+  expirationStrategy: z.enum(expirationStrategies).nullable(),
   credits: count,
   entitlements: z.array(z.string()),
   licenseCount: z.number().int(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { entitlementCodes } from '../entitlements/entitlements.schema.js';
-import { licenseTypes } from '../licenses/licenses.table.js';
+import { expirationStrategies, licenseTypes } from '../licenses/licenses.table.js';
 import { uuidString } from '../common/schemas.js';
 
 // Every template field may be null: the policy then leaves it to the license (or its default).
@@ -13,6 +13,8 @@ const policyFields = {
   ipLimit: limit,
   hwidLimit: limit,
   heartbeatSeconds: z.number().int().min(10).max(86_400).nullable(),
+  graceDays: z.number().int().min(0).max(90).nullable(),
+  expirationStrategy: z.enum(expirationStrategies).nullable(),
   credits: z.number().int().min(0).max(1_000_000_000).nullable(),
   entitlements: entitlementCodes,
 };
@@ -24,6 +26,8 @@ export const createPolicySchema = z.object({
   ipLimit: policyFields.ipLimit.default(null),
   hwidLimit: policyFields.hwidLimit.default(null),
   heartbeatSeconds: policyFields.heartbeatSeconds.default(null),
+  graceDays: policyFields.graceDays.default(null),
+  expirationStrategy: policyFields.expirationStrategy.default(null),
   credits: policyFields.credits.default(null),
   entitlements: policyFields.entitlements.default([]),
 });
@@ -38,6 +42,8 @@ export const updatePolicySchema = z
     ipLimit: policyFields.ipLimit.optional(),
     hwidLimit: policyFields.hwidLimit.optional(),
     heartbeatSeconds: policyFields.heartbeatSeconds.optional(),
+    graceDays: policyFields.graceDays.optional(),
+    expirationStrategy: policyFields.expirationStrategy.optional(),
     credits: policyFields.credits.optional(),
     entitlements: policyFields.entitlements.optional(),
   })
