@@ -1,5 +1,5 @@
 import type { AuditLogJson } from '../audit/audit.presenter.js';
-import { expiryText, machineRow, usageChart, utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { expiryText, machineRow, termText, usageChart, utcTime } from '../customer-portal/customer-portal.page-data.js';
 import { adminLayout, licenseTypeLabel } from '../console/layout.js';
 import { licenseState, type LicenseState } from '../dashboard/dashboard.service.js';
 import type { FlashMessage } from '../console/flash.js';
@@ -217,6 +217,9 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       ipLimit: license.ipLimit === 0 ? 'unlimited' : number(license.ipLimit),
       hwidLimit: license.hwidLimit === 0 ? 'unlimited' : number(license.hwidLimit),
       heartbeatSeconds: license.heartbeatSeconds,
+      graceDays: license.graceDays,
+      expirationStrategy: license.expirationStrategy,
+      term: termText(license, now),
       usedIps: license.usedIps,
       credits: license.credits
         ? {
@@ -299,6 +302,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       rotate: `${href}/rotate`,
       clear: `${href}/clear`,
       seats: `${href}/seats`,
+      expiry: `${href}/expiry`,
       entitlements: `${href}/entitlements`,
       file: `/api/licenses/${encodeURIComponent(license._id)}/file`,
     },

@@ -64,15 +64,19 @@ const newLicenseForm = z.object({
   ipLimit: field,
   hwidLimit: field,
   heartbeatSeconds: field,
+  graceDays: field,
+  expirationStrategy: field,
   credits: field,
   policyId: field,
   entitlements: checkedCodes,
 });
 const grantsForm = z.object({ policyId: field, entitlements: checkedCodes });
 const seatsForm = z.object({ heartbeatSeconds: field });
+const expiryForm = z.object({ graceDays: field, expirationStrategy: field });
 const machineParams = z.object({ id: z.string(), machineId: z.string() });
 /** Said next to "Check these fields" when the floating-seats field is the one to correct. */
 const heartbeatProblem = 'Floating seats: a whole number of seconds from 10 to 86,400, or empty.';
+const expiryProblem = 'Grace period: a whole number of days from 0 to 90; after expiry: revoke or maintain.';
 
 const blankToUndefined = (value: string | undefined) =>
   value === undefined || value.trim() === '' ? undefined : value.trim();
@@ -246,6 +250,8 @@ export function adminLicensesPages(deps: {
           ipLimit: whole(body.ipLimit),
           hwidLimit: whole(body.hwidLimit),
           heartbeatSeconds: whole(body.heartbeatSeconds),
+          graceDays: whole(body.graceDays),
+          expirationStrategy: blankToUndefined(body.expirationStrategy),
           credits: whole(body.credits),
         });
         const { entitlements: checked, ...fields } = body;
@@ -254,7 +260,10 @@ export function adminLicensesPages(deps: {
         if (!parsed.success) {
           const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? 'form')))];
           res.status(400);
-          const extra = fields.includes('heartbeatSeconds') ? ` ${heartbeatProblem}` : '';
+          const extra = [
+            ...(fields.includes('heartbeatSeconds') ? [` ${heartbeatProblem}`] : []),
+            ...(fields.some((name) => name === 'graceDays' || name === 'expirationStrategy') ? [` ${expiryProblem}`] : []),
+          ].join('');
           return renderNew(
             req,
             res,
@@ -402,6 +411,31 @@ export function adminLicensesPages(deps: {
           heartbeatSeconds === null
             ? 'Floating seats off: seats are kept until released.'
             : `Floating seats saved: heartbeat every ${heartbeatSeconds.toLocaleString('en-US')} seconds.`;
+        await act(req, res, params.id, saved, () => licenses.update(actorOf(req), params.id, parsed.data));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/licenses/:id/expiry',
+      summary: "Set a license's grace period and what happens after its expiry, from its page",
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: expiryForm,
+      audit: { action: 'update', resource: 'license' },
+      responses: redirected,
+      handler: async ({ params, body, req, res }) => {
+        const parsed = updateLicenseSchema.safeParse({
+          graceDays: whole(body.graceDays) ?? 0,
+          expirationStrategy: blankToUndefined(body.expirationStrategy) ?? 'revoke',
+        });
+        if (!parsed.success) {
+          const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0])))];
+          setFlash(req, { type: 'error', text: `Check these fields: ${fields.join(', ')}. ${expiryProblem}` });
+          return redirectAfterSaving(req, res, licenseHref(params.id));
+        }
+        const { graceDays, expirationStrategy } = parsed.data;
+        const saved = `Grace and expiry saved: ${graceDays} day${graceDays === 1 ? '' : 's'} of grace, then ${expirationStrategy}.`;
         await act(req, res, params.id, saved, () => licenses.update(actorOf(req), params.id, parsed.data));
       },
     }),

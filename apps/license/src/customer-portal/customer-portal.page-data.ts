@@ -5,6 +5,7 @@ import { licenseState } from '../dashboard/dashboard.service.js';
 import { creditsOf } from '../licenses/licenses.presenter.js';
 import type { LicenseRow } from '../licenses/licenses.repository.js';
 import type { MachineJson } from '../licenses/machines.presenter.js';
+import { licenseTerm, type LicenseTermSource } from '../licenses/license-term.js';
 import type { DailyOutcome, DeviceSighting, UsageRecordRow } from '../usage/usage.repository.js';
 
 // What the customer portal's views (views/customer-portal) receive: plain data, texts unescaped
@@ -65,6 +66,16 @@ export const defaultChartDays = 30;
 
 const licenseHref = (id: string) => `/my-licenses/${encodeURIComponent(id)}`;
 
+/**
+ * Where a license stands past its expiry, in words: "Grace until …" while validation still
+ * succeeds in its grace days, "Expired, kept working (maintain)" past its term; null otherwise.
+ */
+export function termText(license: LicenseTermSource, now: Date): string | null {
+  const term = licenseTerm(license, now);
+  if (term.graceEndsAt) return `Grace until ${utcTime(term.graceEndsAt)}`;
+  return term.expired ? 'Expired, kept working (maintain)' : null;
+}
+
 /** A license as both pages show it. */
 function licenseView(row: LicenseRow, now: Date) {
   const state = licenseState(
@@ -86,6 +97,10 @@ function licenseView(row: LicenseRow, now: Date) {
           past: state === 'expired',
         }
       : null,
+    term: termText(
+      { expiresAt: iso(row.expires_at), graceDays: row.grace_days, expirationStrategy: row.expiration_strategy },
+      now,
+    ),
     ips: { used: row.used_ips.length, limit: row.ip_limit },
     hwids: { used: row.used_hwids.length, limit: row.hwid_limit },
     credits: credits

@@ -18,6 +18,8 @@ export interface PolicyFormValues {
   ipLimit: string;
   hwidLimit: string;
   heartbeatSeconds: string;
+  graceDays: string;
+  expirationStrategy: string;
   credits: string;
   entitlements: string[];
 }
@@ -42,6 +44,8 @@ export const emptyPolicyForm = (): PolicyFormState => ({
     ipLimit: '',
     hwidLimit: '',
     heartbeatSeconds: '',
+    graceDays: '',
+    expirationStrategy: '',
     credits: '',
     entitlements: [],
   },
@@ -56,6 +60,8 @@ export const policyFormOf = (policy: PolicyJson): PolicyFormState => ({
     ipLimit: text(policy.ipLimit),
     hwidLimit: text(policy.hwidLimit),
     heartbeatSeconds: text(policy.heartbeatSeconds),
+    graceDays: text(policy.graceDays),
+    expirationStrategy: policy.expirationStrategy ?? '',
     credits: text(policy.credits),
     entitlements: policy.entitlements,
   },
@@ -102,6 +108,8 @@ function policyView(policy: PolicyJson) {
     ipLimit: shown(policy.ipLimit),
     hwidLimit: shown(policy.hwidLimit),
     heartbeat: shown(policy.heartbeatSeconds, ' s'),
+    grace: policy.graceDays === null ? '—' : `${number(policy.graceDays)} day${policy.graceDays === 1 ? '' : 's'}`,
+    strategy: policy.expirationStrategy ?? '—',
     credits: policy.credits === null ? '—' : number(policy.credits),
     entitlements: policy.entitlements,
     licenses: number(policy.licenseCount),
