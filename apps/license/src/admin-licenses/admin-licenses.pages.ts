@@ -262,7 +262,9 @@ export function adminLicensesPages(deps: {
           res.status(400);
           const extra = [
             ...(fields.includes('heartbeatSeconds') ? [` ${heartbeatProblem}`] : []),
-            ...(fields.some((name) => name === 'graceDays' || name === 'expirationStrategy') ? [` ${expiryProblem}`] : []),
+            ...(fields.some((name) => name === 'graceDays' || name === 'expirationStrategy')
+              ? [` ${expiryProblem}`]
+              : []),
           ].join('');
           return renderNew(
             req,
