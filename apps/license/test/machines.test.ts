@@ -144,7 +144,9 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     expect(beat.status).toBe(200);
     expect(beat.body.machine.fingerprint).toBe('fp');
     const gone = await deactivate({ key: license.key, fingerprint: 'fp' });
-    expect([gone.status, gone.body]).toEqual([200, { success: true }]);
+    // Machine successes name their license (wave 4): its key and product.
+    const named = { key: license.key, productId: license.product._id };
+    expect([gone.status, gone.body]).toEqual([200, { success: true, license: named }]);
     expect(await usedHwids(license._id)).toEqual([]);
     expect((await deactivate({ key: license.key, fingerprint: 'fp' })).status).toBe(404);
     expect((await heartbeat({ key: license.key, fingerprint: 'fp' })).status).toBe(404);

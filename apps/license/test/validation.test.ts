@@ -39,6 +39,8 @@ describe('POST /api/license/validate', () => {
       valid: true,
       license: {
         key: license.key,
+        // Wave 4: the product it belongs to, for the client to compare.
+        productId: license.product._id,
         active: true,
         expiresAt: license.expiresAt,
         ipLimit: 2,
