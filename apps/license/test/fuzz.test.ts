@@ -362,6 +362,13 @@ const routes: Route[] = [
   },
   {
     method: 'post',
+    path: (ids) => `/licenses/${ids.license}/expiry`,
+    auth: 'admin',
+    fields: ['graceDays', 'expirationStrategy'],
+    valid: () => ({ graceDays: '7', expirationStrategy: 'maintain' }),
+  },
+  {
+    method: 'post',
     path: (ids) => `/licenses/${ids.license}/entitlements`,
     auth: 'admin',
     fields: ['policyId', 'entitlements'],
