@@ -132,15 +132,16 @@ describe(`validation with grace and expiry strategies (${testDatabaseBackend()})
 });
 
 describe(`machines with grace and expiry strategies (${testDatabaseBackend()})`, () => {
-  it.each([
-    { name: 'in grace: activates', term: { expiredDaysAgo: 1, graceDays: 3 } as Term, status: 201 },
-    { name: 'after grace: License expired', term: { expiredDaysAgo: 4, graceDays: 3 } as Term, status: 403 },
+  const machineCases: Array<{ name: string; term: Term; status: number }> = [
+    { name: 'in grace: activates', term: { expiredDaysAgo: 1, graceDays: 3 }, status: 201 },
+    { name: 'after grace: License expired', term: { expiredDaysAgo: 4, graceDays: 3 }, status: 403 },
     {
       name: 'maintain past expiry: activates',
-      term: { expiredDaysAgo: 40, expirationStrategy: 'maintain' } as Term,
+      term: { expiredDaysAgo: 40, expirationStrategy: 'maintain' },
       status: 201,
     },
-  ])('$name', async ({ term, status }) => {
+  ];
+  it.each(machineCases)('$name', async ({ term, status }) => {
     const license = await licenseWith(term);
     const res = await machine('activate', { key: license.key, fingerprint: 'fp-1' });
     expect(res.status).toBe(status);
