@@ -41,7 +41,7 @@ describe(`the validation rule in SQL (${testDatabaseBackend()})`, () => {
     );
   });
 
-  it('the previous release\'s license_validate_batch stays in the database and still answers its own columns', async () => {
+  it("the previous release's license_validate_batch stays in the database and still answers its own columns", async () => {
     // Instances of the previous release call it during a rolling upgrade (validate-batch.sql).
     const { rows } = await database.pool.query<{ n: number; error: string | null }>(
       'SELECT * FROM license_validate_batch($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz)',
