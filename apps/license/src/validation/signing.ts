@@ -112,7 +112,8 @@ export async function loadSigningKeys(deps: {
     } catch (error) {
       // The database is briefly unreachable, or the new key cannot be opened here: keep signing
       // with the key in hand (clients still hold its public key) and try again next time.
-      if (!warned) logger.warn({ err: error }, 'the current signing key could not be read; signing with the previous one');
+      if (!warned)
+        logger.warn({ err: error }, 'the current signing key could not be read; signing with the previous one');
       warned = true;
     }
   };
