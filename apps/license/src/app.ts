@@ -70,12 +70,12 @@ import { runtimeConfigModule } from './runtime-config/runtime-config.module.js';
 import { createRuntimeConfigService } from './runtime-config/runtime-config.service.js';
 import type { LicenseSettings } from './runtime-config/runtime-config.schema.js';
 import { stripeModule } from './stripe/stripe.module.js';
+import { createSecretBox } from './two-factor/two-factor.crypto.js';
 import { createTwoFactorGate } from './two-factor/two-factor.gate.js';
 import { twoFactorModule, twoFactorServiceFrom } from './two-factor/two-factor.module.js';
 import { signingKeysModule } from './validation/signing-keys.module.js';
 import { createSigningKeysService } from './validation/signing-keys.service.js';
 import { loadSigningKeys } from './validation/signing.js';
-import { createSecretBox } from './two-factor/two-factor.crypto.js';
 import { validationModule } from './validation/validation.module.js';
 import { webhooksModule, type WebhookDeliveryDeps } from './webhooks/webhooks.module.js';
 
