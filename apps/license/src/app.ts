@@ -70,9 +70,12 @@ import { runtimeConfigModule } from './runtime-config/runtime-config.module.js';
 import { createRuntimeConfigService } from './runtime-config/runtime-config.service.js';
 import type { LicenseSettings } from './runtime-config/runtime-config.schema.js';
 import { stripeModule } from './stripe/stripe.module.js';
+import { createSecretBox } from './two-factor/two-factor.crypto.js';
 import { createTwoFactorGate } from './two-factor/two-factor.gate.js';
 import { twoFactorModule, twoFactorServiceFrom } from './two-factor/two-factor.module.js';
-import { loadResponseSigner } from './validation/signing.js';
+import { signingKeysModule } from './validation/signing-keys.module.js';
+import { createSigningKeysService } from './validation/signing-keys.service.js';
+import { loadSigningKeys } from './validation/signing.js';
 import { validationModule } from './validation/validation.module.js';
 import { webhooksModule, type WebhookDeliveryDeps } from './webhooks/webhooks.module.js';
 
@@ -97,6 +100,8 @@ export interface AppDeps {
   webhookDelivery?: WebhookDeliveryDeps;
   /** DNS for the SMTP hosts of notification channels (tests inject their own). */
   smtpLookup?: OutgoingLookup;
+  /** How often an instance looks for a signing key rotated by another one (default 1 s). */
+  signingKeyRefreshMs?: number;
 }
 
 export interface LicenseApp {
@@ -133,7 +138,18 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const admins = createAdminsService({ pool, now });
   await admins.register(config.ADMIN_IDS);
   await applyPanicModeFromEnvironment(settings, config.PANIC_MODE);
-  const signer = await loadResponseSigner(pool);
+  // The signing key is sealed under a key of its own, derived from SESSION_SECRET; loading it
+  // seals a key an older version stored in clear (this runs after the migrations).
+  const signingKeyBox = createSecretBox(sessionSecretOf(config), 'signing-key');
+  const keyring = await loadSigningKeys({
+    db: pool,
+    box: signingKeyBox,
+    now,
+    logger,
+    refreshMs: deps.signingKeyRefreshMs,
+  });
+  const { signer } = keyring;
+  const signingKeys = createSigningKeysService({ pool, now, box: signingKeyBox, keyring });
   const jwt = createJwtService({
     secret: config.JWT_SECRET,
     publicKey: config.JWT_PUBLIC_KEY,
@@ -271,6 +287,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       sweep: deps.jobs !== undefined,
     }),
     adminTokenModule({ service: adminTokens, admin }),
+    signingKeysModule({ service: signingKeys, keyring, admin }),
     runtimeConfigModule({ service: runtimeConfig, admin }),
     productsModule({ pool, service: products, admin, adminPage, csrfToken: auth.csrfToken }),
     policiesModule({ pool, service: policies, products, entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
@@ -301,6 +318,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       admins,
       tokens: adminTokens,
       twoFactor,
+      signingKeys,
       admin,
       adminPage,
       csrfToken: auth.csrfToken,

@@ -42,9 +42,10 @@ describe('offline license files', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.headers['content-disposition']).toBe(`attachment; filename="${license.key}.lic.json"`);
-    expect(Object.keys(res.body).sort()).toEqual(['format', 'keyId', 'payload', 'signature']);
+    expect(Object.keys(res.body).sort()).toEqual(['format', 'keyId', 'kid', 'payload', 'signature']);
     expect(res.body.format).toBe('license-file/1');
     expect(res.body.keyId).toBe(key.keyId);
+    expect(res.body.kid).toBe(key.keyId);
     expect(key.keyId).toBe(
       createHash('sha256').update(Buffer.from(key.publicKeyBase64, 'base64')).digest('hex').slice(0, 16),
     );

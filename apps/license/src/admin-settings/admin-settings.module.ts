@@ -7,6 +7,8 @@ import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '@app/http';
 import type { RuntimeConfigService } from '../runtime-config/runtime-config.service.js';
 import type { TwoFactorService } from '../two-factor/two-factor.service.js';
+import type { SigningKeysService } from '../validation/signing-keys.service.js';
+import { signingKeysSettingsPages } from './admin-settings-signing-keys.pages.js';
 import { securitySettingsPages } from './admin-settings-security.pages.js';
 import { generalSettingsPages } from './admin-settings.pages.js';
 import { createAdminSettingsService } from './admin-settings.service.js';
@@ -19,6 +21,7 @@ export function adminSettingsModule(needs: {
   admins: AdminsService;
   tokens: AdminTokenService;
   twoFactor: TwoFactorService;
+  signingKeys: SigningKeysService;
   admin: Guard;
   adminPage: Guard;
   csrfToken: (req: Request) => string;
@@ -28,6 +31,7 @@ export function adminSettingsModule(needs: {
     admins: needs.admins,
     tokens: needs.tokens,
     twoFactor: needs.twoFactor,
+    signingKeys: needs.signingKeys,
   });
   const deps = {
     service,
@@ -37,5 +41,8 @@ export function adminSettingsModule(needs: {
     auditFailure: (req: Request, target: Parameters<typeof recordFailedWrite>[2], error: unknown) =>
       recordFailedWrite(needs.pool, req, target, error),
   };
-  return { name: 'admin-settings', routes: [...generalSettingsPages(deps), ...securitySettingsPages(deps)] };
+  return {
+    name: 'admin-settings',
+    routes: [...generalSettingsPages(deps), ...securitySettingsPages(deps), ...signingKeysSettingsPages(deps)],
+  };
 }

@@ -2,6 +2,7 @@ import type { ApiTokenRow } from '../admins/api-tokens.repository.js';
 import type { AdminListRow } from '../admins/admins.repository.js';
 import { utcTime } from '../customer-portal/customer-portal.page-data.js';
 import type { FlashMessage } from '../console/admin-pages.js';
+import type { PublicSigningKey } from '../validation/signing.js';
 import { adminLayout } from '../console/layout.js';
 import { tokenLifetimes, type TokenLifetime } from './admin-settings.schema.js';
 
@@ -16,6 +17,7 @@ export const settingsTabs = [
   { id: 'admins', href: '/settings/admins', label: 'Admins' },
   { id: 'two-factor', href: '/settings/two-factor', label: 'Two-factor' },
   { id: 'tokens', href: '/settings/tokens', label: 'API tokens' },
+  { id: 'signing-keys', href: '/settings/signing-keys', label: 'Signing keys' },
 ] as const;
 type Tab = (typeof settingsTabs)[number]['id'];
 
@@ -183,5 +185,21 @@ export function tokensPageData(
         question: `Revoke the token “${token.label ?? token.id.slice(0, 8)}”? Programs that use it are refused from now on. This cannot be undone.`,
       };
     }),
+  };
+}
+
+/** `/settings/signing-keys`: every key, newest first, the current one marked; the rotate button. */
+export function signingKeysPageData(common: Common, keys: PublicSigningKey[]) {
+  const current = keys.find((key) => key.retiredAt === null);
+  return {
+    ...page('Signing keys', 'signing-keys', common),
+    currentKid: current?.kid ?? null,
+    keys: keys.map((key) => ({
+      kid: key.kid,
+      created: utcTime(key.createdAt),
+      retired: key.retiredAt ? utcTime(key.retiredAt) : null,
+      current: key.retiredAt === null,
+    })),
+    question: `Rotate the signing key? A new key signs every answer and offline file from now on; the current key ${current?.kid ?? ''} is retired. Applications that hold only its public key refuse new answers until they get the new one from /api/license/public-key.`,
   };
 }

@@ -4,19 +4,21 @@ import type { AdminsService } from '../admins/admins.service.js';
 import type { Actor } from '../common/actor.js';
 import type { createRuntimeConfigService } from '../runtime-config/runtime-config.service.js';
 import type { TwoFactorService } from '../two-factor/two-factor.service.js';
+import type { SigningKeysService } from '../validation/signing-keys.service.js';
 import { tokenLifetimes, type RateLimitInput, type TokenInput } from './admin-settings.schema.js';
 
 /**
  * What the settings pages do, each through the service the API uses (runtime configuration,
- * admins, API tokens, two-factor), so the rules and the audit are the API's.
+ * admins, API tokens, two-factor, signing keys), so the rules and the audit are the API's.
  */
 export function createAdminSettingsService(deps: {
   runtimeConfig: ReturnType<typeof createRuntimeConfigService>;
   admins: AdminsService;
   tokens: AdminTokenService;
   twoFactor: TwoFactorService;
+  signingKeys: SigningKeysService;
 }) {
-  const { runtimeConfig, admins, tokens, twoFactor } = deps;
+  const { runtimeConfig, admins, tokens, twoFactor, signingKeys } = deps;
   return {
     config: () => runtimeConfig.view(),
     setPanicMode: (actor: Actor, enabled: boolean) => runtimeConfig.setPanicMode(actor, enabled),
@@ -34,6 +36,9 @@ export function createAdminSettingsService(deps: {
     issueToken: (actor: Actor, input: TokenInput) =>
       tokens.issue(actor, { label: input.label, ttlSeconds: tokenLifetimes[input.lifetime].seconds }),
     revokeToken: (actor: Actor, tokenId: string) => tokens.revoke(actor, tokenId),
+
+    signingKeys: () => signingKeys.list(),
+    rotateSigningKey: (actor: Actor) => signingKeys.rotate(actor),
 
     twoFactorStatus: async (userId: string, verified: boolean) => ({
       ...(await twoFactor.status(userId, verified)),

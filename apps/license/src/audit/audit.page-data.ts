@@ -101,6 +101,7 @@ function subjectOf(entry: AuditLogJson, subjects: AuditSubjects): { label: strin
   const found = subjects.get(entry.resourceId);
   if (entry.resourceType === 'system') {
     if (entry.resourceId === 'config') return { label: 'Settings', href: '/settings' };
+    if (entry.resourceId === 'signing-keys') return { label: 'Signing keys', href: '/settings/signing-keys' };
     if (isUuid(entry.resourceId)) {
       const name = found?.kind === 'automation' ? found.label : recorded(entry, 'name');
       return { label: `Automation: ${name ?? 'deleted'}`, href: found ? automationHref(entry.resourceId) : null };

@@ -54,6 +54,7 @@ export const licenseFileJsonSchema = z.object({
   payload: z.string(),
   signature: z.string(),
   keyId: z.string(),
+  kid: z.string(),
 });
 
 export interface LicenseFile {
@@ -64,6 +65,8 @@ export interface LicenseFile {
   signature: string;
   /** The signing key's id, as GET /api/license/public-key gives it. */
   keyId: string;
+  /** The same id under the name `keys[].kid` of GET /api/license/public-key uses (wave 4). */
+  kid: string;
 }
 
 /**
@@ -111,8 +114,10 @@ export function licenseFiles(deps: {
       return {
         format: licenseFileFormat,
         payload: bytes.toString('base64'),
+        // Read together with the signature: both name the current key.
         signature: signer.sign(bytes),
         keyId: signer.keyId,
+        kid: signer.keyId,
       };
     },
 

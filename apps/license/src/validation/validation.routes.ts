@@ -22,6 +22,7 @@ export function sendSigned(res: Response, signer: ResponseSigner, status: number
     .status(status)
     .set({
       'X-License-Signature': signer.sign(bytes),
+      'X-License-Key-Id': signer.keyId,
       // An answer about a license must never come from a cache.
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
@@ -79,6 +80,14 @@ const publicKeyAnswerSchema = z.object({
   keyId: z.string(),
   publicKey: z.string(),
   publicKeyBase64: z.string(),
+  keys: z.array(
+    z.object({
+      kid: z.string(),
+      publicKey: z.string(),
+      createdAt: z.iso.datetime(),
+      retiredAt: z.iso.datetime().nullable(),
+    }),
+  ),
 });
 
 export interface ValidationRoutesDeps {
@@ -106,7 +115,7 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
       before: [deps.panicGuard, deps.limiter, json],
       body: validateBodySchema,
       description:
-        'Every answer, failures included, carries `X-License-Signature`: the Ed25519 signature of the body bytes (see `/api/license/public-key`).',
+        'Every answer, failures included, carries `X-License-Signature`: the Ed25519 signature of the body bytes, and `X-License-Key-Id`: the kid of the key that made it (see `/api/license/public-key`).',
       responses: {
         200: { description: 'The license is valid', schema: validAnswerSchema },
         400: { description: 'Validation failed, or no such license', schema: refusedAnswerSchema },
@@ -136,7 +145,11 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
       guard: deps.public,
       before: [deps.panicGuard, deps.limiter],
       responses: {
-        200: { description: 'The Ed25519 public key (PEM and base64)', schema: publicKeyAnswerSchema },
+        200: {
+          description:
+            'The current Ed25519 public key (PEM and base64) and `keys`: every key, newest first, retired ones included (`retiredAt`), so what they signed still verifies',
+          schema: publicKeyAnswerSchema,
+        },
         429: { description: 'Too many requests', schema: errorSchema },
         503: { description: 'Panic mode is on', schema: errorSchema },
       },
@@ -146,6 +159,7 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
         keyId: signer.keyId,
         publicKey: signer.publicKeyPem,
         publicKeyBase64: signer.publicKeyBase64,
+        keys: signer.keys(),
       }),
     }),
   ];
