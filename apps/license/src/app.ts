@@ -264,6 +264,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     publicMachinesModule({
       machines,
       signer,
+      now,
       logger,
       public: guards.public,
       panicGuard,

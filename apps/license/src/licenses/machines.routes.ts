@@ -2,24 +2,23 @@ import type { RequestHandler } from 'express';
 import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { z } from 'zod';
 import { actorOf } from '../common/actor.js';
-import { adminFailures, errorSchema, notFound, one, successSchema, validationFailure } from '../common/responses.js';
+import { adminFailures, notFound, one, successSchema, validationFailure } from '../common/responses.js';
 import { idParams } from '../common/schemas.js';
-import type { ResponseSigner } from '../validation/signing.js';
-import { callerIp, nonceOf, sendSigned } from '../validation/validation.routes.js';
+import { callerIp, signedAnswerFields, signedErrorSchema, type SendSigned } from '../validation/validation.routes.js';
 import { machineJsonSchema } from './machines.presenter.js';
 import { activateMachineSchema, machineParams, machineSeatSchema } from './machines.schema.js';
 import type { MachinesService } from './machines.service.js';
 
 const tags = ['machines'];
-const machineAnswer = one('machine', machineJsonSchema).extend({ nonce: z.string().optional() });
-const seatFreedAnswer = successSchema.extend({ nonce: z.string().optional() });
+const machineAnswer = one('machine', machineJsonSchema).extend(signedAnswerFields);
+const seatFreedAnswer = successSchema.extend(signedAnswerFields);
 const machinesAnswer = z.object({ success: z.literal(true), machines: z.array(machineJsonSchema) });
 /** Validation's failures: the key's state, the rate limit and panic mode. */
 const keyFailures = {
-  400: { description: 'Validation failed, or no such license', schema: errorSchema },
-  403: { description: 'Expired, suspended, revoked or inactive', schema: errorSchema },
-  429: { description: 'Too many requests from this address', schema: errorSchema },
-  503: { description: 'Panic mode is on', schema: errorSchema },
+  400: { description: 'Validation failed, or no such license', schema: signedErrorSchema },
+  403: { description: 'Expired, suspended, revoked or inactive', schema: signedErrorSchema },
+  429: { description: 'Too many requests from this address', schema: signedErrorSchema },
+  503: { description: 'Panic mode is on', schema: signedErrorSchema },
 };
 const signedNote =
   'No sign-in, like validate: the same rate limit and panic mode, and every answer carries `X-License-Signature` (see `/api/license/public-key`).';
@@ -27,13 +26,13 @@ const signedNote =
 /** Activation, heartbeat and deactivation: applications call them like validate. */
 export function publicMachineRoutes(deps: {
   machines: MachinesService;
-  signer: ResponseSigner;
+  sendSigned: SendSigned;
   public: Guard;
   panicGuard: RequestHandler;
   limiter: RequestHandler;
   json: RequestHandler;
 }): AnyRoute[] {
-  const { machines, signer } = deps;
+  const { machines, sendSigned } = deps;
   const before = [deps.panicGuard, deps.limiter, deps.json];
   return [
     defineRoute({
@@ -51,12 +50,12 @@ export function publicMachineRoutes(deps: {
         ...keyFailures,
         403: {
           description: 'No free seat (HWID limit exceeded), or expired, suspended, revoked or inactive',
-          schema: errorSchema,
+          schema: signedErrorSchema,
         },
       },
       handler: async ({ body, req, res }) => {
         const { created, machine } = await machines.activate(body, callerIp(req.ip));
-        sendSigned(res, signer, created ? 201 : 200, { success: true, machine, ...nonceOf(req.body) });
+        sendSigned(req, res, created ? 201 : 200, { success: true, machine });
       },
     }),
     defineRoute({
@@ -71,11 +70,11 @@ export function publicMachineRoutes(deps: {
       responses: {
         200: { description: 'The machine with its new leaseExpiresAt', schema: machineAnswer },
         ...keyFailures,
-        ...notFound('Machine'),
+        404: { description: 'Machine not found', schema: signedErrorSchema },
       },
       handler: async ({ body, req, res }) => {
         const machine = await machines.heartbeat(body, callerIp(req.ip));
-        sendSigned(res, signer, 200, { success: true, machine, ...nonceOf(req.body) });
+        sendSigned(req, res, 200, { success: true, machine });
       },
     }),
     defineRoute({
@@ -90,11 +89,11 @@ export function publicMachineRoutes(deps: {
       responses: {
         200: { description: 'The seat is free', schema: seatFreedAnswer },
         ...keyFailures,
-        ...notFound('Machine'),
+        404: { description: 'Machine not found', schema: signedErrorSchema },
       },
       handler: async ({ body, req, res }) => {
         await machines.deactivate(body, callerIp(req.ip));
-        sendSigned(res, signer, 200, { success: true, ...nonceOf(req.body) });
+        sendSigned(req, res, 200, { success: true });
       },
     }),
   ];
