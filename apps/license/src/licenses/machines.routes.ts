@@ -10,8 +10,8 @@ import { activateMachineSchema, machineParams, machineSeatSchema } from './machi
 import type { MachinesService } from './machines.service.js';
 
 const tags = ['machines'];
-const machineAnswer = one('machine', machineJsonSchema).extend(signedAnswerFields);
-const seatFreedAnswer = successSchema.extend(signedAnswerFields);
+export const machineAnswer = one('machine', machineJsonSchema).extend(signedAnswerFields);
+export const seatFreedAnswer = successSchema.extend(signedAnswerFields);
 const machinesAnswer = z.object({ success: z.literal(true), machines: z.array(machineJsonSchema) });
 /** Validation's failures: the key's state, the rate limit and panic mode. */
 const keyFailures = {

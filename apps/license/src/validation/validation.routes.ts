@@ -112,7 +112,7 @@ export const signedAnswerFields = {
 /** A signed refusal: the error of every other answer, and what every signed answer carries. */
 export const signedErrorSchema = errorSchema.extend(signedAnswerFields);
 /** `valid: true` with the license's limits and what it has used; the nonce echoed when one was sent. */
-const validAnswerSchema = z.object({
+export const validAnswerSchema = z.object({
   success: z.literal(true),
   valid: z.literal(true),
   ...signedAnswerFields,
@@ -131,7 +131,7 @@ const validAnswerSchema = z.object({
   }),
 });
 /** `reason`: the admin's reason, only on `License suspended` and only when one was given. */
-const refusedAnswerSchema = signedErrorSchema.extend({
+export const refusedAnswerSchema = signedErrorSchema.extend({
   valid: z.literal(false),
   reason: z.string().optional(),
 });
@@ -225,18 +225,28 @@ export function signedValidationErrors(deps: {
   validFlag?: boolean;
 }): ErrorRequestHandler[] {
   const valid = deps.validFlag === false ? {} : { valid: false };
+  // The panic guard and the rate limit refuse before the body is read: it is read now, under
+  // the routes' own limit, so that these refusals too state the request they answer.
+  const readBody = jsonBody({ limit: '16kb' });
   const signedErrors: ErrorRequestHandler = (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const failure = describeError(error);
     if (failure.status === 500) return next(error);
-    if (failure.headers) res.set(failure.headers);
-    const reason = failure.extra?.reason;
-    deps.sendSigned(req, res, failure.status, {
-      success: false,
-      ...valid,
-      error: failure.message,
-      ...(typeof reason === 'string' ? { reason } : {}),
-      ...(failure.details ? { details: failure.details } : {}),
+    const answer = () => {
+      if (failure.headers) res.set(failure.headers);
+      const reason = failure.extra?.reason;
+      deps.sendSigned(req, res, failure.status, {
+        success: false,
+        ...valid,
+        error: failure.message,
+        ...(typeof reason === 'string' ? { reason } : {}),
+        ...(failure.details ? { details: failure.details } : {}),
+      });
+    };
+    if (req.body !== undefined || req.complete) return answer();
+    readBody(req, res, (unreadable?: unknown) => {
+      if (unreadable) req.body = undefined; // not JSON: the request states nothing
+      answer();
     });
   };
   return [signedErrors, createErrorHandler({ successFlag: true, logger: deps.logger })];
