@@ -21,6 +21,12 @@ export interface ClockStore {
   save(issuedAt: string): void | Promise<void>;
 }
 
+/** A store that answers at once, as the synchronous checks need. */
+export interface SyncClockStore extends ClockStore {
+  load(): string | undefined;
+  save(issuedAt: string): void;
+}
+
 /**
  * The default file: `.license-client/latest-issued-at` in the user's home folder, so it
  * outlives restarts and temporary-folder cleanups, and every application of the user on this
@@ -32,10 +38,7 @@ export const defaultClockFile = () => path.join(os.homedir(), '.license-client',
  * A store in one small file (created with its folder on first save; written whole, then
  * renamed, so a crash never leaves half a date). Synchronous, so it serves every check.
  */
-export function createFileClockStore(file: string = defaultClockFile()): ClockStore & {
-  load(): string | undefined;
-  save(issuedAt: string): void;
-} {
+export function createFileClockStore(file: string = defaultClockFile()): SyncClockStore {
   return {
     load() {
       let text: string;

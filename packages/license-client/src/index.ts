@@ -18,7 +18,13 @@ import {
 // Machines (activation, heartbeats, floating seats): machines.ts. Clock rollback: clock.ts.
 
 export * from './machines.js';
-export { clockToleranceMs, createFileClockStore, defaultClockFile, type ClockStore } from './clock.js';
+export {
+  clockToleranceMs,
+  createFileClockStore,
+  defaultClockFile,
+  type ClockStore,
+  type SyncClockStore,
+} from './clock.js';
 export { keyIdOf, type AnsweredRequest, type PublicKeyInput, type PublicKeys, type SentRequest } from './signed.js';
 
 export const licenseFileFormat = 'license-file/1';

@@ -43,8 +43,12 @@ async function withHome<T>(home: string, run: () => T | Promise<T>): Promise<T> 
 }
 
 /** Listens on 127.0.0.1; answers the base URL and a close function. */
-async function listen(handler: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer(handler);
+async function listen(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    handler(req, res).catch(() => res.writeHead(502).end());
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -528,8 +532,9 @@ describe('clock rollback', () => {
     let saved: string | undefined = later(100).toISOString();
     const remote: ClockStore = {
       load: () => Promise.resolve(saved),
-      save: async (iso) => {
+      save: (iso) => {
         saved = iso;
+        return Promise.resolve();
       },
     };
     const { bytes, signature } = answer(validAnswer());

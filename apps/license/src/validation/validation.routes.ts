@@ -79,7 +79,7 @@ export function signedRequestOf(body: unknown, hwidField: 'hwid' | 'fingerprint'
     hwid: trimmedString(fields[hwidField]),
     entitlements:
       Array.isArray(entitlements) && entitlements.every((code) => typeof code === 'string')
-        ? [...(entitlements as string[])].sort(byCodePoint)
+        ? [...entitlements].sort(byCodePoint)
         : null,
     nonce: typeof nonce === 'string' ? nonce : null,
   };
