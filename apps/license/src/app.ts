@@ -280,6 +280,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     publicMachinesModule({
       machines,
       signer,
+      now,
       logger,
       public: guards.public,
       panicGuard,

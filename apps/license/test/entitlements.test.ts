@@ -382,6 +382,9 @@ describe(`validation with entitlements (${testDatabaseBackend()})`, () => {
       error: 'Entitlement missing',
       details: { missing: ['AAA', 'ZZZ'] },
       nonce: 'n-7',
+      // What the service read: the codes asked, sorted, duplicates kept.
+      request: { key: license.key, hwid: 'box-1', entitlements: ['AAA', has.code, 'ZZZ', 'ZZZ'].sort(), nonce: 'n-7' },
+      issuedAt: expect.any(String),
     });
     const { publicKey } = (await t.http.get('/api/license/public-key')).body;
     expect(verifyResponse(publicKey, res.text, String(res.headers['x-license-signature']))).toBe(true);

@@ -88,7 +88,13 @@ describe('error answers for browsers and for programs', () => {
     expect(unauthorized.body).toEqual({ success: false, error: 'Unauthorized' });
     const validate = await t.http.post('/api/license/validate').set(navigation).send({ key: 'NO-SUCH-KEY' });
     expect(validate.status).toBe(400);
-    expect(validate.body).toEqual({ success: false, valid: false, error: 'License not found' });
+    expect(validate.body).toEqual({
+      success: false,
+      valid: false,
+      error: 'License not found',
+      request: { key: 'NO-SUCH-KEY', hwid: null, entitlements: null, nonce: null },
+      issuedAt: expect.any(String),
+    });
     const missing = await t.http.get('/api/no-such-thing');
     expect(missing.body).toMatchObject({ success: false, error: 'Not found' });
   });

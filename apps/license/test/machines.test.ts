@@ -66,7 +66,12 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     expect((await activate({ key: license.key, fingerprint: 'fp-a' })).status).toBe(201);
     const refused = await activate({ key: license.key, fingerprint: 'fp-b' });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ success: false, error: 'HWID limit exceeded' });
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'HWID limit exceeded',
+      request: { key: license.key, hwid: 'fp-b', entitlements: null, nonce: null },
+      issuedAt: expect.any(String),
+    });
     expect(verifyResponse(publicKey, refused.text, String(refused.headers['x-license-signature']))).toBe(true);
     expect((await validate({ key: license.key, hwid: 'fp-b' })).body.error).toBe('HWID limit exceeded');
     expect(await usedHwids(license._id)).toEqual(['by-validate', 'fp-a']);
@@ -96,7 +101,15 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     for (const [key, status, error] of cases) {
       for (const send of [activate, heartbeat, deactivate]) {
         const res = await send({ key, fingerprint: 'fp' });
-        expect([res.status, res.body]).toEqual([status, { success: false, error }]);
+        expect([res.status, res.body]).toEqual([
+          status,
+          {
+            success: false,
+            error,
+            request: { key, hwid: 'fp', entitlements: null, nonce: null },
+            issuedAt: expect.any(String),
+          },
+        ]);
         expect(res.headers['x-license-signature']).toBeTruthy();
       }
     }
@@ -138,6 +151,8 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     expect((await heartbeat({ key: license.key, fingerprint: 'never' })).body).toEqual({
       success: false,
       error: 'Machine not found',
+      request: { key: license.key, hwid: 'never', entitlements: null, nonce: null },
+      issuedAt: expect.any(String),
     });
     await activate({ key: license.key, fingerprint: 'fp' });
     const beat = await heartbeat({ key: license.key, fingerprint: 'fp' });
@@ -146,7 +161,15 @@ describe(`machines (${testDatabaseBackend()})`, () => {
     const gone = await deactivate({ key: license.key, fingerprint: 'fp' });
     // Machine successes name their license (wave 4): its key and product.
     const named = { key: license.key, productId: license.product._id };
-    expect([gone.status, gone.body]).toEqual([200, { success: true, license: named }]);
+    expect([gone.status, gone.body]).toEqual([
+      200,
+      {
+        success: true,
+        license: named,
+        request: { key: license.key, hwid: 'fp', entitlements: null, nonce: null },
+        issuedAt: expect.any(String),
+      },
+    ]);
     expect(await usedHwids(license._id)).toEqual([]);
     expect((await deactivate({ key: license.key, fingerprint: 'fp' })).status).toBe(404);
     expect((await heartbeat({ key: license.key, fingerprint: 'fp' })).status).toBe(404);

@@ -15,6 +15,11 @@ afterAll(async () => {
 });
 
 const validate = (body: Record<string, unknown>) => t.http.post('/api/license/validate').send(body);
+/** What every signed answer adds: the request as the service read it, and its clock. */
+const answered = (request: { key?: string; hwid?: string; nonce?: string } = {}) => ({
+  request: { key: null, hwid: null, entitlements: null, nonce: null, ...request },
+  issuedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+});
 const day = 86_400_000;
 
 async function usageOf(licenseId: string | null) {
@@ -52,6 +57,7 @@ describe('POST /api/license/validate', () => {
         entitlements: [],
         policy: null,
       },
+      ...answered({ key: license.key, hwid: 'machine-1' }),
     });
     expect(await usageOf(license._id)).toEqual([
       { status: 'success', reason: null, ip: '10.0.0.1', hwid: 'machine-1' },
@@ -73,7 +79,7 @@ describe('POST /api/license/validate', () => {
     for (const key of ['TEST-doesnotexist', license.key.toLowerCase(), license.key.toUpperCase()]) {
       const res = await validate({ key, ip: '10.0.0.9' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, valid: false, error: 'License not found' });
+      expect(res.body).toEqual({ success: false, valid: false, error: 'License not found', ...answered({ key }) });
     }
     const unknown = await usageOf(null);
     expect(unknown.at(-1)).toMatchObject({ status: 'invalid', reason: 'License not found' });
@@ -181,7 +187,7 @@ describe('POST /api/license/validate', () => {
       const { key, id } = await setup();
       const res = await validate({ key, ip: '10.2.0.2', hwid: 'second' });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ success: false, valid: false, error });
+      expect(res.body).toEqual({ success: false, valid: false, error, ...answered({ key, hwid: 'second' }) });
       expect((await usageOf(id)).at(-1)).toMatchObject({ status, reason: error });
     },
   );
@@ -205,6 +211,7 @@ describe('POST /api/license/validate', () => {
       error: 'License suspended',
       reason: 'Invoice 2024-117 is unpaid',
       nonce: 'n-1',
+      ...answered({ key: l.key, nonce: 'n-1' }),
     });
     const { publicKey } = (await t.http.get('/api/license/public-key')).body;
     expect(verifyResponse(publicKey, res.text, String(res.headers['x-license-signature']))).toBe(true);
@@ -217,6 +224,7 @@ describe('POST /api/license/validate', () => {
       valid: false,
       error: 'License suspended',
       reason: 'Reseller contract paused',
+      ...answered({ key: child.key }),
     });
     // Blank reasons are no reason; other refusals never carry one.
     const blank = await t.createLicense({});
@@ -225,12 +233,14 @@ describe('POST /api/license/validate', () => {
       success: false,
       valid: false,
       error: 'License suspended',
+      ...answered({ key: blank.key }),
     });
     await t.context.services.licenses.revoke(systemActor, l._id, 'fraud');
     expect((await validate({ key: l.key, ip: '10.3.1.1' })).body).toEqual({
       success: false,
       valid: false,
       error: 'License revoked',
+      ...answered({ key: l.key }),
     });
   });
 
@@ -337,7 +347,7 @@ describe('malformed requests', () => {
   it('answers a body that is not JSON with a signed 400', async () => {
     const res = await t.http.post('/api/license/validate').set('Content-Type', 'application/json').send('{"key": ');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, valid: false, error: 'Invalid JSON body' });
+    expect(res.body).toEqual({ success: false, valid: false, error: 'Invalid JSON body', ...answered() });
     expect(res.headers['x-license-signature']).toBeTruthy();
     expect(res.headers['cache-control']).toBe('no-store');
   });

@@ -1,9 +1,20 @@
-import { randomUUID, type KeyObject } from 'node:crypto';
-import { isRecord, isString, verifySignedBody, type SignedBodyFailure } from './signed.js';
+import { randomUUID } from 'node:crypto';
+import { clockRolledBack, createFileClockStore, type ClockStore } from './clock.js';
+import {
+  answersRequest,
+  expectedRequest,
+  isRecord,
+  isString,
+  verifySignedBody,
+  type PublicKeys,
+  type SignedBodyFailure,
+} from './signed.js';
 
 // Machines: an application takes a seat of its license (activate), keeps a floating seat with
-// heartbeats, and gives it back (deactivate). Every answer is signed like validation's, and echoes
-// the random nonce the request carried: a recorded answer (to this machine or another) is refused.
+// heartbeats, and gives it back (deactivate). Every answer is signed like validation's, echoes
+// the random nonce the request carried (a recorded answer, to this machine or another, is
+// refused) and states the key and fingerprint it answers (an answer to a request a proxy changed
+// on the way is refused).
 
 /** A machine as the service answers it. */
 export interface Machine {
@@ -25,8 +36,17 @@ export interface MachineRequestOptions {
   key: string;
   /** This machine's hardware id (1–200 characters). */
   fingerprint: string;
-  /** The service's public key (PEM or KeyObject), shipped with the application. */
-  publicKey: string | KeyObject;
+  /** The service's public key (PEM or KeyObject), shipped with the application; or several, after a key rotation. */
+  publicKey: PublicKeys;
+  /** The application's product: an answer about another product's license is refused (`wrong-product`). */
+  productId?: string;
+  /**
+   * Where the latest verified issuedAt is kept, for the clock rollback check (default: the file
+   * of `createFileClockStore()`); `false`: no check.
+   */
+  clock?: ClockStore | false;
+  /** The local clock (default: the system's), for the rollback check. */
+  now?: () => Date;
   /** Gives up on a request after this long (default 10,000 ms): `reason: 'unreachable'`. */
   timeoutMs?: number;
   /** Default: the global fetch. */
@@ -39,10 +59,13 @@ export interface ActivateMachineOptions extends MachineRequestOptions {
 }
 
 export type MachineFailureReason =
-  | SignedBodyFailure // missing-signature, bad-signature (not the service's key), malformed
+  | SignedBodyFailure // missing-signature, bad-signature (not the service's key), unknown-key, malformed
   | 'unreachable' // no answer: network error or timeout (`error` has the message)
   | 'nonce-mismatch' // an authentic answer to another request (a replay)
+  | 'wrong-request' // an authentic answer about another key or fingerprint than the request sent (a proxy changed it)
   | 'wrong-machine' // an authentic answer about another fingerprint
+  | 'wrong-product' // an authentic answer about a license of another product than `productId`
+  | 'clock-rolled-back' // the local clock is more than 24 h earlier than the latest issuedAt verified
   | 'refused'; // authentic, and the service said no: `status` and `error` (e.g. 403 HWID limit exceeded, 404 Machine not found)
 
 export interface MachineFailure {
@@ -79,6 +102,7 @@ async function post(
   let status: number;
   let signature: string | null;
   let bytes: Buffer;
+  let keyId: string | null;
   const nonce = randomUUID();
   try {
     const res = await send(`${options.baseUrl.replace(/\/+$/, '')}/api/license/machines/${action}`, {
@@ -89,17 +113,26 @@ async function post(
     });
     status = res.status;
     signature = res.headers.get('x-license-signature');
+    keyId = res.headers.get('x-license-key-id');
     bytes = Buffer.from(await res.arrayBuffer()); // the signature covers these bytes
   } catch (error) {
     return { ok: false, reason: 'unreachable', error: messageOf(error) };
   }
-  const signed = verifySignedBody(bytes, signature, options.publicKey);
+  const signed = verifySignedBody(bytes, signature, options.publicKey, keyId);
   if (!signed.ok) return { ok: false, reason: signed.reason, status };
   const { body } = signed;
   if (body.nonce !== nonce) return { ok: false, reason: 'nonce-mismatch', status };
+  const sent = { key: options.key, hwid: options.fingerprint };
+  if (!answersRequest(body, expectedRequest(sent, nonce))) return { ok: false, reason: 'wrong-request', status };
+  const store = options.clock === undefined ? createFileClockStore() : options.clock;
+  const now = options.now?.() ?? new Date();
+  if (store && (await clockRolledBack(store, body.issuedAt, now)))
+    return { ok: false, reason: 'clock-rolled-back', status };
   if (status < 200 || status > 299 || body.success !== true) {
     return { ok: false, reason: 'refused', status, ...(isString(body.error) ? { error: body.error } : {}) };
   }
+  if (options.productId !== undefined && (!isRecord(body.license) || body.license.productId !== options.productId))
+    return { ok: false, reason: 'wrong-product', status };
   return { ok: true, status, body };
 }
 

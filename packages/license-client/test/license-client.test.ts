@@ -43,11 +43,9 @@ function fileOf(content: unknown, signer: { privateKey: KeyObject; publicKeyPem:
 describe('verifyLicenseFile', () => {
   it('accepts a file signed by the key, as an object or as its text, and answers the license', () => {
     const file = fileOf(payload);
-    expect(verifyLicenseFile(file, service.publicKeyPem, { now: inside })).toEqual({ valid: true, license: payload });
-    expect(verifyLicenseFile(JSON.stringify(file), service.publicKeyPem, { now: inside, hwid: 'pc-1' })).toEqual({
-      valid: true,
-      license: payload,
-    });
+    const good = { valid: true, license: payload, inGrace: false, expired: false };
+    expect(verifyLicenseFile(file, service.publicKeyPem, { now: inside })).toEqual(good);
+    expect(verifyLicenseFile(JSON.stringify(file), service.publicKeyPem, { now: inside, hwid: 'pc-1' })).toEqual(good);
   });
 
   it('refuses a payload with one byte changed, and a changed signature', () => {
@@ -125,6 +123,8 @@ describe('verifySignedValidation', () => {
     expect(verifySignedValidation(bytes, signature, service.publicKeyPem, { nonce: 'n-1' })).toEqual({
       valid: true,
       body: { success: true, valid: true, license: { key: 'K' }, nonce: 'n-1' },
+      inGrace: false,
+      expired: false,
     });
     expect(verifySignedValidation(bytes.toString(), signature, service.publicKeyPem).valid).toBe(true);
   });
@@ -209,7 +209,7 @@ describe('hasEntitlement', () => {
     expect(hasEntitlement(verifySignedValidation(bytes, 'forged', service.publicKeyPem), 'SSO')).toBe(false);
     const { entitlements: _none, ...older } = payload;
     const oldFile = verifyLicenseFile(fileOf(older), service.publicKeyPem, { now: inside });
-    expect(oldFile).toEqual({ valid: true, license: { ...older, entitlements: [] } });
+    expect(oldFile).toEqual({ valid: true, license: { ...older, entitlements: [] }, inGrace: false, expired: false });
     expect(hasEntitlement(oldFile, 'SSO')).toBe(false);
     expect(hasEntitlement(undefined, 'SSO')).toBe(false);
     expect(hasEntitlement(null, 'SSO')).toBe(false);

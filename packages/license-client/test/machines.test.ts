@@ -1,11 +1,15 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // The license service as its own tests build it: a real server on a test database.
 import { buildTestApp, type TestApp } from '../../../apps/license/test/helpers.js';
 import {
   activateMachine,
+  createFileClockStore,
   deactivateMachine,
   heartbeat,
   heartbeatDelayMs,
@@ -30,10 +34,14 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.close();
+  rmSync(clockDir, { recursive: true, force: true });
 });
 
 const floating = () => t.createLicense({ hwidLimit: 1, heartbeatSeconds: 10 });
-const options = (key: string, fingerprint: string) => ({ baseUrl: t.baseUrl, key, fingerprint, publicKey });
+// The clock rollback check keeps the service's latest issuedAt in a file of this test's own.
+const clockDir = mkdtempSync(path.join(os.tmpdir(), 'license-client-clock-'));
+const clock = createFileClockStore(path.join(clockDir, 'latest-issued-at'));
+const options = (key: string, fingerprint: string) => ({ baseUrl: t.baseUrl, key, fingerprint, publicKey, clock });
 const fingerprints = async (licenseId: string) => {
   const admin = await t.admin();
   const res = await t.http.get(`/api/licenses/${licenseId}/machines`).set('Cookie', admin.cookie).expect(200);

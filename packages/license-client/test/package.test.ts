@@ -35,7 +35,12 @@ function run(file: string, args: string[], options: { cwd: string; env?: Record<
     execFile(
       file,
       args,
-      { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: 120_000 },
+      {
+        cwd: options.cwd,
+        // The examples keep the clock's latest issuedAt in ~/.license-client: here, in the folder they run in.
+        env: { ...process.env, ...(file === 'node' ? { HOME: options.cwd } : {}), ...options.env },
+        timeout: 120_000,
+      },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
       },
@@ -92,6 +97,7 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
   let consumer: string;
   let packed: { filename: string; files: { path: string }[] };
   let license: Awaited<ReturnType<TestApp['createLicense']>>;
+  let product: { _id: string };
   let fakeServer: http.Server | undefined;
 
   beforeAll(async () => {
@@ -116,7 +122,7 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     });
     for (const [name, code] of readmeExamples()) writeFileSync(path.join(consumer, name), code);
 
-    const product = await t.createProduct({ name: 'Acme Editor' });
+    product = await t.createProduct({ name: 'Acme Editor' });
     const admin = await t.admin();
     await t.http
       .post('/api/entitlements')
@@ -185,6 +191,17 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     }
   });
 
+  it("refuses another product's license file, and keeps the service's clock in ~/.license-client", async () => {
+    for (const script of ['verify-file.mjs', 'verify-file.cjs']) {
+      const mine = await run('node', [script], { cwd: consumer, env: { LICENSE_PRODUCT_ID: product._id } });
+      expect(mine, script).toMatchObject({ code: 0, stderr: '' });
+      const other = await run('node', [script], { cwd: consumer, env: { LICENSE_PRODUCT_ID: 'another-product' } });
+      expect(other, script).toMatchObject({ code: 1, stdout: '', stderr: 'License file refused: wrong-product\n' });
+    }
+    const kept = readFileSync(path.join(consumer, '.license-client', 'latest-issued-at'), 'utf8').trim();
+    expect(Date.now() - Date.parse(kept)).toBeLessThan(10 * 60_000);
+  });
+
   it('reads an entitlement from the checked license file', async () => {
     const result = await run('node', ['entitlements.mjs'], { cwd: consumer });
     expect(result).toMatchObject({ code: 0, stderr: '', stdout: 'PDF export: on; single sign-on: off\n' });
@@ -210,6 +227,36 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
         code: 1,
         stderr: 'License refused: license-invalid (License not found)\n',
       });
+    }
+  });
+
+  it('verifies with a list of keys (a rotated service), and refuses a license of another product', async () => {
+    // The service's key shipped as the previous one, beside a newer key: the answer still verifies.
+    const rotated = path.join(consumer, 'rotated');
+    mkdirSync(rotated);
+    writeFileSync(
+      path.join(rotated, 'license-public-key.pem'),
+      generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }),
+    );
+    writeFileSync(
+      path.join(rotated, 'license-public-key-previous.pem'),
+      readFileSync(path.join(consumer, 'license-public-key.pem')),
+    );
+    for (const script of ['validate.mjs', 'validate.cjs']) {
+      const result = await run('node', [path.join(consumer, script)], {
+        cwd: rotated,
+        env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: license.key },
+      });
+      expect(result, script).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: `Licensed online: key ${license.key}, expires never\n`,
+      });
+      const other = await run('node', [path.join(consumer, script)], {
+        cwd: rotated,
+        env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: license.key, LICENSE_PRODUCT_ID: 'another-product' },
+      });
+      expect(other, script).toMatchObject({ code: 1, stdout: '', stderr: 'License refused: wrong-product\n' });
     }
   });
 

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { jsonBody, type Guard, type Logger } from '@app/http';
 import type { FeatureModule } from '@app/http';
 import type { ResponseSigner } from '../validation/signing.js';
-import { signedValidationErrors } from '../validation/validation.routes.js';
+import { signedSender, signedValidationErrors } from '../validation/validation.routes.js';
 import { adminMachineRoutes, publicMachineRoutes } from './machines.routes.js';
 import type { MachinesService } from './machines.service.js';
 
@@ -17,6 +17,7 @@ export const machineSweepEveryMs = 30_000;
 export function publicMachinesModule(needs: {
   machines: MachinesService;
   signer: ResponseSigner;
+  now: () => Date;
   logger: Logger;
   public: Guard;
   panicGuard: RequestHandler;
@@ -24,6 +25,8 @@ export function publicMachinesModule(needs: {
   /** Sweeps only in a real start (with a job queue); tests call the sweep themselves. */
   sweep: boolean;
 }): FeatureModule {
+  // A machine request's hwid is its fingerprint.
+  const sendSigned = signedSender({ signer: needs.signer, now: needs.now, hwidField: 'fingerprint' });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   const sweepOnce = () => {
@@ -34,10 +37,10 @@ export function publicMachinesModule(needs: {
   return {
     name: 'machines',
     stage: 'hotPath',
-    routes: publicMachineRoutes({ ...needs, json: jsonBody({ limit: '16kb' }) }),
+    routes: publicMachineRoutes({ ...needs, sendSigned, json: jsonBody({ limit: '16kb' }) }),
     errorHandlers: {
       path: '/api/license/machines',
-      handlers: signedValidationErrors({ signer: needs.signer, logger: needs.logger, validFlag: false }),
+      handlers: signedValidationErrors({ sendSigned, logger: needs.logger, validFlag: false }),
     },
     jobs: () => {
       if (needs.sweep) {

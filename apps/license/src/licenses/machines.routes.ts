@@ -2,10 +2,9 @@ import type { RequestHandler } from 'express';
 import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { z } from 'zod';
 import { actorOf } from '../common/actor.js';
-import { adminFailures, errorSchema, notFound, one, successSchema, validationFailure } from '../common/responses.js';
+import { adminFailures, notFound, one, successSchema, validationFailure } from '../common/responses.js';
 import { idParams } from '../common/schemas.js';
-import type { ResponseSigner } from '../validation/signing.js';
-import { callerIp, nonceOf, sendSigned } from '../validation/validation.routes.js';
+import { callerIp, signedAnswerFields, signedErrorSchema, type SendSigned } from '../validation/validation.routes.js';
 import { machineJsonSchema } from './machines.presenter.js';
 import { activateMachineSchema, machineParams, machineSeatSchema } from './machines.schema.js';
 import type { MachinesService } from './machines.service.js';
@@ -13,15 +12,15 @@ import type { MachinesService } from './machines.service.js';
 const tags = ['machines'];
 /** The license a machine answer is about: its key and product, for the client to compare. */
 const seatLicense = z.object({ key: z.string(), productId: z.string() });
-const machineAnswer = one('machine', machineJsonSchema).extend({ license: seatLicense, nonce: z.string().optional() });
-const seatFreedAnswer = successSchema.extend({ license: seatLicense, nonce: z.string().optional() });
+export const machineAnswer = one('machine', machineJsonSchema).extend({ license: seatLicense, ...signedAnswerFields });
+export const seatFreedAnswer = successSchema.extend({ license: seatLicense, ...signedAnswerFields });
 const machinesAnswer = z.object({ success: z.literal(true), machines: z.array(machineJsonSchema) });
 /** Validation's failures: the key's state, the rate limit and panic mode. */
 const keyFailures = {
-  400: { description: 'Validation failed, or no such license', schema: errorSchema },
-  403: { description: 'Expired, suspended, revoked or inactive', schema: errorSchema },
-  429: { description: 'Too many requests from this address', schema: errorSchema },
-  503: { description: 'Panic mode is on', schema: errorSchema },
+  400: { description: 'Validation failed, or no such license', schema: signedErrorSchema },
+  403: { description: 'Expired, suspended, revoked or inactive', schema: signedErrorSchema },
+  429: { description: 'Too many requests from this address', schema: signedErrorSchema },
+  503: { description: 'Panic mode is on', schema: signedErrorSchema },
 };
 const signedNote =
   'No sign-in, like validate: the same rate limit and panic mode, and every answer carries `X-License-Signature` (see `/api/license/public-key`).';
@@ -29,13 +28,13 @@ const signedNote =
 /** Activation, heartbeat and deactivation: applications call them like validate. */
 export function publicMachineRoutes(deps: {
   machines: MachinesService;
-  signer: ResponseSigner;
+  sendSigned: SendSigned;
   public: Guard;
   panicGuard: RequestHandler;
   limiter: RequestHandler;
   json: RequestHandler;
 }): AnyRoute[] {
-  const { machines, signer } = deps;
+  const { machines, sendSigned } = deps;
   const before = [deps.panicGuard, deps.limiter, deps.json];
   return [
     defineRoute({
@@ -53,12 +52,12 @@ export function publicMachineRoutes(deps: {
         ...keyFailures,
         403: {
           description: 'No free seat (HWID limit exceeded), or expired, suspended, revoked or inactive',
-          schema: errorSchema,
+          schema: signedErrorSchema,
         },
       },
       handler: async ({ body, req, res }) => {
         const { created, machine, license } = await machines.activate(body, callerIp(req.ip));
-        sendSigned(res, signer, created ? 201 : 200, { success: true, machine, license, ...nonceOf(req.body) });
+        sendSigned(req, res, created ? 201 : 200, { success: true, machine, license });
       },
     }),
     defineRoute({
@@ -73,11 +72,11 @@ export function publicMachineRoutes(deps: {
       responses: {
         200: { description: 'The machine with its new leaseExpiresAt', schema: machineAnswer },
         ...keyFailures,
-        ...notFound('Machine'),
+        404: { description: 'Machine not found', schema: signedErrorSchema },
       },
       handler: async ({ body, req, res }) => {
         const { machine, license } = await machines.heartbeat(body, callerIp(req.ip));
-        sendSigned(res, signer, 200, { success: true, machine, license, ...nonceOf(req.body) });
+        sendSigned(req, res, 200, { success: true, machine, license });
       },
     }),
     defineRoute({
@@ -92,11 +91,11 @@ export function publicMachineRoutes(deps: {
       responses: {
         200: { description: 'The seat is free', schema: seatFreedAnswer },
         ...keyFailures,
-        ...notFound('Machine'),
+        404: { description: 'Machine not found', schema: signedErrorSchema },
       },
       handler: async ({ body, req, res }) => {
         const { license } = await machines.deactivate(body, callerIp(req.ip));
-        sendSigned(res, signer, 200, { success: true, license, ...nonceOf(req.body) });
+        sendSigned(req, res, 200, { success: true, license });
       },
     }),
   ];

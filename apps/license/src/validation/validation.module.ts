@@ -6,7 +6,7 @@ import type { FeatureModule } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
 import type { ResponseSigner } from './signing.js';
 import { createValidationRepository } from './validation.repository.js';
-import { signedValidationErrors, validationRoutes } from './validation.routes.js';
+import { signedSender, signedValidationErrors, validationRoutes } from './validation.routes.js';
 import { createValidationService } from './validation.service.js';
 
 /**
@@ -30,19 +30,21 @@ export function validationModule(needs: {
     concurrency: batchConcurrency(needs.pool),
   });
   const validate = createValidationService({ repository, events: needs.events });
+  const sendSigned = signedSender({ signer: needs.signer, now: needs.now, hwidField: 'hwid' });
   return {
     name: 'validation',
     stage: 'hotPath',
     routes: validationRoutes({
       validate,
       signer: needs.signer,
+      sendSigned,
       public: needs.public,
       panicGuard: needs.panicGuard,
       limiter: needs.limiter,
     }),
     errorHandlers: {
       path: '/api/license/validate',
-      handlers: signedValidationErrors({ signer: needs.signer, logger: needs.logger }),
+      handlers: signedValidationErrors({ sendSigned, logger: needs.logger }),
     },
   };
 }
