@@ -7,6 +7,7 @@ import { isRecord, isString, publicKeyOf, strictBase64, verifySignedBody } from 
 // Machines (activation, heartbeats, floating seats): machines.ts.
 
 export * from './machines.js';
+export * from './offline-activation.js';
 
 export const licenseFileFormat = 'license-file/1';
 

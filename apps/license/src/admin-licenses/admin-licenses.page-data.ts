@@ -217,6 +217,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       ipLimit: license.ipLimit === 0 ? 'unlimited' : number(license.ipLimit),
       hwidLimit: license.hwidLimit === 0 ? 'unlimited' : number(license.hwidLimit),
       heartbeatSeconds: license.heartbeatSeconds,
+      borrowHours: license.borrowHours,
       usedIps: license.usedIps,
       credits: license.credits
         ? {
@@ -246,7 +247,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       },
     },
     machines: page.machines.map((machine) => ({
-      ...machineRow(machine, now),
+      ...machineRow(machine, now, license.heartbeatSeconds),
       deactivate: machineDeactivateHref(license._id, machine._id),
     })),
     grants: {
@@ -299,6 +300,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       rotate: `${href}/rotate`,
       clear: `${href}/clear`,
       seats: `${href}/seats`,
+      offline: `${href}/machines/offline`,
       entitlements: `${href}/entitlements`,
       file: `/api/licenses/${encodeURIComponent(license._id)}/file`,
     },

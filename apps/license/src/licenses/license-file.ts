@@ -38,6 +38,8 @@ export interface LicenseFilePayload {
   validUntil: string;
   /** The machine the file is bound to (`?fingerprint=`): the client refuses it on another one. */
   fingerprint?: string;
+  /** A floating seat borrowed for this file: its lease ends here, and `validUntil` is not later. */
+  borrowedUntil?: string;
 }
 
 /** `?fingerprint=F` binds a file to the machine F, which must hold a seat of the license. */
@@ -72,18 +74,29 @@ export function licenseFiles(deps: {
   validDays: number;
 }) {
   const { signer, now, validDays } = deps;
+  /** Refuses a license that would not validate now, with validation's answers. */
+  function check(license: LicenseFileSource): void {
+    if (license.revoked) throw appError('LICENSE_REVOKED');
+    const reason = license.suspendReason?.trim();
+    if (license.suspended) throw appError('LICENSE_SUSPENDED', reason ? { extra: { reason } } : {});
+    if (!license.active) throw appError('LICENSE_NOT_ACTIVE');
+    if (license.expiresAt !== null && new Date(license.expiresAt) <= now()) throw appError('LICENSE_EXPIRED');
+  }
   return {
-    /** `fingerprint`: the file is bound to that machine (the caller has checked that it holds a seat). */
-    build(license: LicenseFileSource, fingerprint?: string): LicenseFile {
+    check,
+
+    /**
+     * `fingerprint`: the file is bound to that machine (the caller has checked that it holds a
+     * seat). `borrowedUntil`: the seat's lease after borrowing; the file is valid no longer.
+     */
+    build(license: LicenseFileSource, fingerprint?: string, borrowedUntil?: string): LicenseFile {
       const issuedAt = now();
-      if (license.revoked) throw appError('LICENSE_REVOKED');
-      const reason = license.suspendReason?.trim();
-      if (license.suspended) throw appError('LICENSE_SUSPENDED', reason ? { extra: { reason } } : {});
-      if (!license.active) throw appError('LICENSE_NOT_ACTIVE');
+      check(license);
       const expiresAt = license.expiresAt === null ? null : new Date(license.expiresAt);
-      if (expiresAt && expiresAt <= issuedAt) throw appError('LICENSE_EXPIRED');
-      const offlineEnd = new Date(issuedAt.getTime() + validDays * dayMs);
-      const validUntil = expiresAt && expiresAt < offlineEnd ? expiresAt : offlineEnd;
+      const ends = [new Date(issuedAt.getTime() + validDays * dayMs)];
+      if (expiresAt) ends.push(expiresAt);
+      if (borrowedUntil !== undefined) ends.push(new Date(borrowedUntil));
+      const validUntil = new Date(Math.min(...ends.map((end) => end.getTime())));
       const payload: LicenseFilePayload = {
         key: license.key,
         product: { _id: license.product._id, name: license.product.name },
@@ -96,6 +109,7 @@ export function licenseFiles(deps: {
         issuedAt: issuedAt.toISOString(),
         validUntil: validUntil.toISOString(),
         ...(fingerprint !== undefined ? { fingerprint } : {}),
+        ...(borrowedUntil !== undefined ? { borrowedUntil } : {}),
       };
       const bytes = Buffer.from(JSON.stringify(payload), 'utf8');
       return {

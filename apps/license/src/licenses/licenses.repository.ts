@@ -150,6 +150,7 @@ type EditableColumns =
   | 'ipLimit'
   | 'hwidLimit'
   | 'heartbeatSeconds'
+  | 'borrowHours'
   | 'creditsTotal'
   | 'convertToType'
   | 'autoConvert'
@@ -163,8 +164,9 @@ export type LicenseValues = Pick<LicenseInsert, 'key' | 'productId' | 'metadata'
 export async function insertLicense(db: Queryable, values: LicenseValues): Promise<string> {
   const { rows } = await db.query(
     `INSERT INTO licenses (key, product_id, customer_id, parent_id, license_type, active, expires_at, ip_limit, hwid_limit,
-       credits_total, convert_to_type, auto_convert, convert_duration_days, metadata, heartbeat_seconds, policy_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
+       credits_total, convert_to_type, auto_convert, convert_duration_days, metadata, heartbeat_seconds, policy_id,
+       borrow_hours)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id`,
     [
       values.key,
       values.productId,
@@ -182,6 +184,7 @@ export async function insertLicense(db: Queryable, values: LicenseValues): Promi
       JSON.stringify(values.metadata),
       values.heartbeatSeconds,
       values.policyId,
+      values.borrowHours,
     ],
   );
   return parseRow(idRow, rows).id;

@@ -12,6 +12,8 @@ const member = z.object({
 const expiresAt = z.union([isoDate(), z.null()]);
 /** Floating seats: a machine not seen for more than this many whole seconds holds no seat. */
 const heartbeatSeconds = z.number().int().min(10).max(86_400).nullable();
+/** Floating seats: an offline file borrows its machine's seat for this many hours (0: no files). */
+const borrowHours = z.number().int().min(0).max(720);
 // Members are keyed by email (case-insensitively) per license: one entry per email.
 const members = z
   .array(member)
@@ -36,6 +38,7 @@ export const createLicenseSchema = z
     ipLimit: limit.optional(),
     hwidLimit: limit.optional(),
     heartbeatSeconds: heartbeatSeconds.optional(),
+    borrowHours: borrowHours.optional(),
     credits: z.number().int().min(0).max(1_000_000_000).optional(),
     parent: uuidString().optional(),
     active: z.boolean().default(true),
@@ -60,6 +63,7 @@ export const updateLicenseSchema = z
     ipLimit: limit.optional(),
     hwidLimit: limit.optional(),
     heartbeatSeconds: heartbeatSeconds.optional(),
+    borrowHours: borrowHours.optional(),
     credits: z.number().int().min(0).max(1_000_000_000).optional(),
     parent: uuidString().nullable().optional(),
     active: z.boolean().optional(),

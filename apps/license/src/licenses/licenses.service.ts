@@ -135,6 +135,7 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       hwidLimit: input.hwidLimit ?? policy?.hwid_limit ?? 0,
       heartbeatSeconds:
         input.heartbeatSeconds !== undefined ? input.heartbeatSeconds : (policy?.heartbeat_seconds ?? null),
+      borrowHours: input.borrowHours ?? policy?.borrow_hours ?? 0,
       creditsTotal: credits ?? 0,
       convertToType: input.convertToType ?? (input.autoConvert ? 'fixed' : null),
       autoConvert: input.autoConvert,
@@ -280,6 +281,7 @@ export function createLicensesService(deps: LicensesServiceDeps) {
           ipLimit: input.ipLimit,
           hwidLimit: input.hwidLimit,
           heartbeatSeconds: input.heartbeatSeconds,
+          borrowHours: input.borrowHours,
           creditsTotal: input.credits,
           parentId: input.parent,
           active: input.active,

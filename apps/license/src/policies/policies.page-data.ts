@@ -18,6 +18,7 @@ export interface PolicyFormValues {
   ipLimit: string;
   hwidLimit: string;
   heartbeatSeconds: string;
+  borrowHours: string;
   credits: string;
   entitlements: string[];
 }
@@ -42,6 +43,7 @@ export const emptyPolicyForm = (): PolicyFormState => ({
     ipLimit: '',
     hwidLimit: '',
     heartbeatSeconds: '',
+    borrowHours: '',
     credits: '',
     entitlements: [],
   },
@@ -56,6 +58,7 @@ export const policyFormOf = (policy: PolicyJson): PolicyFormState => ({
     ipLimit: text(policy.ipLimit),
     hwidLimit: text(policy.hwidLimit),
     heartbeatSeconds: text(policy.heartbeatSeconds),
+    borrowHours: text(policy.borrowHours),
     credits: text(policy.credits),
     entitlements: policy.entitlements,
   },
@@ -102,6 +105,7 @@ function policyView(policy: PolicyJson) {
     ipLimit: shown(policy.ipLimit),
     hwidLimit: shown(policy.hwidLimit),
     heartbeat: shown(policy.heartbeatSeconds, ' s'),
+    borrow: shown(policy.borrowHours, ' h'),
     credits: policy.credits === null ? '—' : number(policy.credits),
     entitlements: policy.entitlements,
     licenses: number(policy.licenseCount),

@@ -56,8 +56,8 @@ type PolicyColumns = Omit<CreatePolicy, 'entitlements'>;
 
 export async function insertPolicy(db: Queryable, input: PolicyColumns): Promise<string> {
   const { rows } = await db.query(
-    `INSERT INTO policies (product_id, name, license_type, duration_days, ip_limit, hwid_limit, heartbeat_seconds, credits)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+    `INSERT INTO policies (product_id, name, license_type, duration_days, ip_limit, hwid_limit, heartbeat_seconds, credits, borrow_hours)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
     [
       input.productId,
       input.name,
@@ -67,6 +67,7 @@ export async function insertPolicy(db: Queryable, input: PolicyColumns): Promise
       input.hwidLimit,
       input.heartbeatSeconds,
       input.credits,
+      input.borrowHours,
     ],
   );
   return parseRow(z.object({ id: z.string() }), rows).id;
@@ -80,6 +81,7 @@ const columnOf: Record<keyof PolicyColumns, string> = {
   ipLimit: 'ip_limit',
   hwidLimit: 'hwid_limit',
   heartbeatSeconds: 'heartbeat_seconds',
+  borrowHours: 'borrow_hours',
   credits: 'credits',
 };
 

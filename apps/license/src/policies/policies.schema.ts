@@ -13,6 +13,7 @@ const policyFields = {
   ipLimit: limit,
   hwidLimit: limit,
   heartbeatSeconds: z.number().int().min(10).max(86_400).nullable(),
+  borrowHours: z.number().int().min(0).max(720).nullable(),
   credits: z.number().int().min(0).max(1_000_000_000).nullable(),
   entitlements: entitlementCodes,
 };
@@ -24,6 +25,7 @@ export const createPolicySchema = z.object({
   ipLimit: policyFields.ipLimit.default(null),
   hwidLimit: policyFields.hwidLimit.default(null),
   heartbeatSeconds: policyFields.heartbeatSeconds.default(null),
+  borrowHours: policyFields.borrowHours.default(null),
   credits: policyFields.credits.default(null),
   entitlements: policyFields.entitlements.default([]),
 });
@@ -38,6 +40,7 @@ export const updatePolicySchema = z
     ipLimit: policyFields.ipLimit.optional(),
     hwidLimit: policyFields.hwidLimit.optional(),
     heartbeatSeconds: policyFields.heartbeatSeconds.optional(),
+    borrowHours: policyFields.borrowHours.optional(),
     credits: policyFields.credits.optional(),
     entitlements: policyFields.entitlements.optional(),
   })
