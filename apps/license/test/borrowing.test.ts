@@ -159,6 +159,11 @@ describe(`borrowing floating seats for offline files (${testDatabaseBackend()})`
     expect([suspended.status, suspended.body.error]).toEqual([403, 'License suspended']);
   });
 
+  // The seat functions (machine-seat.sql, validate-batch.sql) renew a lease to now + heartbeatSeconds,
+  // so a heartbeat or validation of a borrowed machine shortens its lease below its file's validUntil.
+  // Fixing it takes a migration (GREATEST(lease_expires_at, now + heartbeat) in both functions).
+  it.todo('a heartbeat or validation of a machine that borrowed its seat keeps the longer lease');
+
   it('licenses without floating seats behave as before; their borrow answers a bound file valid as usual', async () => {
     const license = await t.createLicense({ hwidLimit: 2 });
     await activate(license.key, 'fp-fixed').expect(201);

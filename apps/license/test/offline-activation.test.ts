@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { createActivationRequest, verifyLicenseFile } from '../../../packages/license-client/src/index.js';
+import { fileQrSvg } from '../src/console/offline-activation-page.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 // Air-gapped machines (decisions, wave 4): the client package's request code, pasted by the
@@ -145,5 +146,37 @@ describe(`offline activation (${testDatabaseBackend()})`, () => {
     const refused = await console_(closed._id, createActivationRequest({ key: closed.key, fingerprint: 'air-g' }));
     expect([refused.status, refused.body.error]).toEqual([400, 'Borrowing not allowed']);
     expect((await t.context.services.licenses.detail(closed._id)).usedHwids).toEqual([]);
+  });
+
+  it('the console page shows the file as a QR code, or says it is too long for one and offers the download only', async () => {
+    const pagePost = (id: string, requestCode: string) =>
+      t.http
+        .post(`/licenses/${id}/machines/offline`)
+        .set('Cookie', admin.cookie)
+        .type('form')
+        .send({ _csrf: admin.csrfToken, requestCode });
+    const small = await t.createLicense({ hwidLimit: 3 });
+    const shown = await pagePost(small._id, createActivationRequest({ key: small.key, fingerprint: 'air-qr' }));
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('aria-label="QR code of the license file"');
+    expect(shown.text).toContain('download="');
+
+    // Forty machines with long fingerprints: the file lists them all, too much for one QR code.
+    const crowded = await t.createLicense({ hwidLimit: 0 });
+    for (let index = 0; index < 40; index += 1) {
+      await t.http
+        .post('/api/license/machines/activate')
+        .send({ key: crowded.key, fingerprint: `${String(index).padStart(3, '0')}${'f'.repeat(120)}` })
+        .expect(201);
+    }
+    const long = await pagePost(crowded._id, createActivationRequest({ key: crowded.key, fingerprint: 'air-long' }));
+    expect(long.status).toBe(200);
+    expect(long.text).toContain('too long for one QR code');
+    expect(long.text).not.toContain('aria-label="QR code of the license file"');
+    expect(long.text).toContain('Download the license file');
+    expect(await fileQrSvg('x'.repeat(3000), 'too much')).toBeNull();
+
+    const refused = await pagePost(small._id, 'nonsense!');
+    expect([refused.status, refused.text.includes('Activation request code is not valid.')]).toEqual([400, true]);
   });
 });

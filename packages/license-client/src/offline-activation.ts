@@ -51,6 +51,8 @@ export function createActivationRequest(input: ActivationRequestInput): string {
     result = code();
   }
   if (result.length >= activationRequestMaxLength)
-    throw new RangeError(`createActivationRequest: the key and fingerprint are too long for a ${activationRequestMaxLength}-character code`);
+    throw new RangeError(
+      `createActivationRequest: the key and fingerprint are too long for a ${activationRequestMaxLength}-character code`,
+    );
   return result;
 }

@@ -264,7 +264,10 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     const air = path.join(consumer, 'air-gapped');
     mkdirSync(air);
     writeFileSync(path.join(air, 'license.lic.json'), JSON.stringify(res.body.file));
-    writeFileSync(path.join(air, 'license-public-key.pem'), readFileSync(path.join(consumer, 'license-public-key.pem')));
+    writeFileSync(
+      path.join(air, 'license-public-key.pem'),
+      readFileSync(path.join(consumer, 'license-public-key.pem')),
+    );
     const elsewhere = await run('node', [path.join(consumer, 'verify-file.mjs')], { cwd: air });
     expect(elsewhere).toMatchObject({ code: 1, stderr: 'License file refused: wrong-machine\n' });
   }, 30_000);

@@ -476,7 +476,11 @@ export function adminLicensesPages(deps: {
           ...adminLayout(`Offline activation · ${key}`, username, 'licenses'),
           key,
           back: licenseHref(params.id),
-          form: { action: `${licenseHref(params.id)}/machines/offline`, csrfToken: deps.csrfToken(req), value: requestCode },
+          form: {
+            action: `${licenseHref(params.id)}/machines/offline`,
+            csrfToken: deps.csrfToken(req),
+            value: requestCode,
+          },
         };
         try {
           const result = await deps.offline.activateOffline(actorOf(req), { admin: true }, params.id, requestCode);

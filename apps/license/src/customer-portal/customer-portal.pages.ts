@@ -110,10 +110,10 @@ export function customerPortalPages(deps: {
         if (deps.panicMode()) return home(res, username, customer);
         try {
           const page = await service.licensePage(customer.id, params.licenseId, query);
-          res.render(
-            'customer-portal/license',
-            { ...licensePageData(username, { customerName: customer.name, ...page }, query), csrfToken: deps.csrfToken(req) },
-          );
+          res.render('customer-portal/license', {
+            ...licensePageData(username, { customerName: customer.name, ...page }, query),
+            csrfToken: deps.csrfToken(req),
+          });
         } catch (error) {
           if (isHttpError(error) && error.status === 404) return notFound();
           throw error;

@@ -235,7 +235,10 @@ export function customerPortalRoutes(deps: {
           body.requestCode,
         );
         // 201 for a new machine, 200 when it held a seat already, as activation answers.
-        res.status(created ? 201 : 200).set('Cache-Control', 'no-store').json({ success: true, machine, file });
+        res
+          .status(created ? 201 : 200)
+          .set('Cache-Control', 'no-store')
+          .json({ success: true, machine, file });
       },
     }),
   ];

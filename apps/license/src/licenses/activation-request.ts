@@ -47,5 +47,10 @@ export function decodeActivationRequest(code: string): ActivationRequest {
   const parsed = requestJson.safeParse(json);
   if (!parsed.success) throw invalid();
   const { k, f, n, p } = parsed.data;
-  return { key: k, fingerprint: f, ...(n !== undefined ? { name: n } : {}), ...(p !== undefined ? { platform: p } : {}) };
+  return {
+    key: k,
+    fingerprint: f,
+    ...(n !== undefined ? { name: n } : {}),
+    ...(p !== undefined ? { platform: p } : {}),
+  };
 }

@@ -1,7 +1,15 @@
 import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { actorOf } from '../common/actor.js';
 import { z } from 'zod';
-import { adminFailures, errorSchema, notFound, one, page, successSchema, validationFailure } from '../common/responses.js';
+import {
+  adminFailures,
+  errorSchema,
+  notFound,
+  one,
+  page,
+  successSchema,
+  validationFailure,
+} from '../common/responses.js';
 import { licenseDetailJsonSchema, licenseJsonSchema } from './licenses.presenter.js';
 import { idParams } from '../common/schemas.js';
 import { licenseFileJsonSchema, licenseFileQuery } from './license-file.js';
@@ -123,7 +131,9 @@ export function licenseRoutes(deps: {
         },
         ...adminFailures,
         ...notFound('License'),
-        403: { description: 'Not an admin, HWID limit exceeded, or the license is revoked, suspended, inactive or expired' },
+        403: {
+          description: 'Not an admin, HWID limit exceeded, or the license is revoked, suspended, inactive or expired',
+        },
       },
       handler: async ({ params, body, req, res }) => {
         const { created, machine, file } = await offline.activateOffline(
@@ -133,7 +143,10 @@ export function licenseRoutes(deps: {
           body.requestCode,
         );
         // 201 for a new machine, 200 when it held a seat already, as activation answers.
-        res.status(created ? 201 : 200).set('Cache-Control', 'no-store').json({ success: true, machine, file });
+        res
+          .status(created ? 201 : 200)
+          .set('Cache-Control', 'no-store')
+          .json({ success: true, machine, file });
       },
     }),
     defineRoute({

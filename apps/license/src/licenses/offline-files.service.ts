@@ -40,7 +40,8 @@ export function createOfflineFilesService(deps: {
   /** The refusal of a borrow answer, if any, in the order the rules are read. */
   function refusal(answer: BorrowAnswer | undefined, hours: number | 'all') {
     if (!answer?.license_id) return appError('LICENSE_VALIDATION_NOT_FOUND');
-    if (answer.verdict) return appError(verdictCodes[answer.verdict] ?? 'LICENSE_NOT_ACTIVE', { message: answer.verdict });
+    if (answer.verdict)
+      return appError(verdictCodes[answer.verdict] ?? 'LICENSE_NOT_ACTIVE', { message: answer.verdict });
     if (answer.heartbeat_seconds !== null) {
       if (answer.borrow_hours === 0) return appError('BORROWING_NOT_ALLOWED');
       if (hours !== 'all' && hours > answer.borrow_hours)
@@ -144,7 +145,11 @@ export function createOfflineFilesService(deps: {
         resourceId: row.id,
         before: { usedHwids: row.used_hwids },
         after: {
-          offlineActivation: { fingerprint: request.fingerprint, name: request.name ?? null, by: 'customerId' in asker ? 'customer' : 'admin' },
+          offlineActivation: {
+            fingerprint: request.fingerprint,
+            name: request.name ?? null,
+            by: 'customerId' in asker ? 'customer' : 'admin',
+          },
           machine: lent.machine,
           created: activated.created,
         },
