@@ -55,6 +55,7 @@ import { licensesModule } from './licenses/licenses.module.js';
 import { createLicensesService } from './licenses/licenses.service.js';
 import { adminMachinesModule, publicMachinesModule } from './licenses/machines.module.js';
 import { createMachinesService, type MachinesService } from './licenses/machines.service.js';
+import { createOfflineFilesService } from './licenses/offline-files.service.js';
 import { notificationChannelsModule } from './notification-channels/notification-channels.module.js';
 import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
@@ -181,6 +182,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   const machines = createMachinesService({ pool, events, now });
   // Offline license files are signed with the key that signs validation answers.
   const files = licenseFiles({ signer, now, validDays: config.OFFLINE_FILE_DAYS });
+  const offline = createOfflineFilesService({ pool, now, files, machines });
   const twoFactor = twoFactorServiceFrom({ config, pool, now, sessionSecret: sessionSecretOf(config) });
   const guards = createGuards({
     pool,
@@ -249,7 +251,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     panicMode: () => isPanicMode(settings),
     licenses,
     machines,
-    files,
+    offline,
+    csrfToken: auth.csrfToken,
     releasesPerDay: config.CUSTOMER_RELEASES_PER_DAY,
   });
 
@@ -279,6 +282,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     }),
     publicMachinesModule({
       machines,
+      offline,
       signer,
       now,
       logger,
@@ -294,7 +298,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     policiesModule({ pool, service: policies, products, entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
     entitlementsModule({ pool, service: entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
     customersModule({ pool, service: customers, admin, adminPage, csrfToken: auth.csrfToken }),
-    licensesModule({ service: licenses, admin, files, machines }),
+    licensesModule({ service: licenses, admin, offline }),
     adminMachinesModule({ machines, admin }),
     customerPortal,
     adminLicensesModule({
@@ -302,6 +306,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       now,
       licenses,
       machines,
+      offline,
       products,
       customers,
       policies,

@@ -24,6 +24,7 @@ const publicOperations = [
   'get /openapi.json',
   'get /readyz',
   'post /api/license/machines/activate',
+  'post /api/license/machines/borrow',
   'post /api/license/machines/deactivate',
   'post /api/license/machines/heartbeat',
   'post /api/license/validate',

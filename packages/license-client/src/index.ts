@@ -26,6 +26,7 @@ export {
   type SyncClockStore,
 } from './clock.js';
 export { keyIdOf, type AnsweredRequest, type PublicKeyInput, type PublicKeys, type SentRequest } from './signed.js';
+export * from './offline-activation.js';
 
 export const licenseFileFormat = 'license-file/1';
 

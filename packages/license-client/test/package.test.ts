@@ -293,6 +293,32 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     expect(refused).toMatchObject({ code: 1, stdout: '', stderr: 'Activation refused: refused (License not found)\n' });
   }, 30_000);
 
+  it("makes an air-gapped machine's request code with plain node; the console's offline activation answers a file it verifies", async () => {
+    const airGapped = await t.createLicense({ hwidLimit: 1 });
+    const made = await run('node', ['offline-request.mjs'], { cwd: consumer, env: { LICENSE_KEY: airGapped.key } });
+    expect(made).toMatchObject({ code: 0, stderr: '' });
+    const code = made.stdout.trim();
+    expect(code).toMatch(/^[A-Za-z0-9_-]{1,599}$/);
+    const admin = await t.admin();
+    const res = await t.http
+      .post(`/api/licenses/${airGapped._id}/machines/offline`)
+      .set(admin.headers)
+      .send({ requestCode: code })
+      .expect(201);
+    expect(res.body.machine).toMatchObject({ fingerprint: 'pc-air-1', name: 'Lab PC', platform: process.platform });
+    // The file carried over: verify-file.mjs checks it with its own hwid (pc-1234), where a file
+    // bound to pc-air-1 must be refused (test/offline-activation.test.ts verifies it on pc-air-1).
+    const air = path.join(consumer, 'air-gapped');
+    mkdirSync(air);
+    writeFileSync(path.join(air, 'license.lic.json'), JSON.stringify(res.body.file));
+    writeFileSync(
+      path.join(air, 'license-public-key.pem'),
+      readFileSync(path.join(consumer, 'license-public-key.pem')),
+    );
+    const elsewhere = await run('node', [path.join(consumer, 'verify-file.mjs')], { cwd: air });
+    expect(elsewhere).toMatchObject({ code: 1, stderr: 'License file refused: wrong-machine\n' });
+  }, 30_000);
+
   it('refuses a "valid" answer from a server that does not hold the service\'s key', async () => {
     const impostor = generateKeyPairSync('ed25519').privateKey;
     fakeServer = http.createServer((req, res) => {

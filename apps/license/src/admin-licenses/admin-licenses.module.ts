@@ -6,6 +6,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { CustomersService } from '../customers/customers.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../licenses/machines.service.js';
+import type { OfflineFilesService } from '../licenses/offline-files.service.js';
 import type { ProductsService } from '../products/products.service.js';
 import type { PoliciesService } from '../policies/policies.service.js';
 import type { EntitlementsService } from '../entitlements/entitlements.service.js';
@@ -18,6 +19,7 @@ export function adminLicensesModule(needs: {
   now: () => Date;
   licenses: LicensesService;
   machines: MachinesService;
+  offline: OfflineFilesService;
   products: ProductsService;
   customers: CustomersService;
   policies: PoliciesService;
@@ -46,6 +48,7 @@ export function adminLicensesModule(needs: {
       service,
       licenses: needs.licenses,
       machines: needs.machines,
+      offline: needs.offline,
       adminPage: needs.adminPage,
       csrfToken: needs.csrfToken,
     }),

@@ -220,6 +220,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       graceDays: license.graceDays,
       expirationStrategy: license.expirationStrategy,
       term: termText(license, now),
+      borrowHours: license.borrowHours,
       usedIps: license.usedIps,
       credits: license.credits
         ? {
@@ -249,7 +250,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       },
     },
     machines: page.machines.map((machine) => ({
-      ...machineRow(machine, now),
+      ...machineRow(machine, now, license.heartbeatSeconds),
       deactivate: machineDeactivateHref(license._id, machine._id),
     })),
     grants: {
@@ -303,6 +304,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       clear: `${href}/clear`,
       seats: `${href}/seats`,
       expiry: `${href}/expiry`,
+      offline: `${href}/machines/offline`,
       entitlements: `${href}/entitlements`,
       file: `/api/licenses/${encodeURIComponent(license._id)}/file`,
     },

@@ -4,12 +4,14 @@ import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import type pg from 'pg';
 import { recordFailedAdminWrite } from '../audit/audit-failures.js';
 import { actorOf } from '../common/actor.js';
-import { notFoundData } from '../console/layout.js';
+import { adminLayout, notFoundData } from '../console/layout.js';
 import { consoleAdminName } from '../console/admin-pages.js';
 import { redirectAfterSaving, setFlash, takeFlash } from '../console/flash.js';
 import { createLicenseSchema, updateLicenseSchema } from '../licenses/licenses.schema.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../licenses/machines.service.js';
+import type { OfflineFilesService } from '../licenses/offline-files.service.js';
+import { offlineResultData } from '../console/offline-activation-page.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import { checkedCodes } from '../policies/policies.pages.js';
 import {
@@ -66,16 +68,19 @@ const newLicenseForm = z.object({
   heartbeatSeconds: field,
   graceDays: field,
   expirationStrategy: field,
+  borrowHours: field,
   credits: field,
   policyId: field,
   entitlements: checkedCodes,
 });
 const grantsForm = z.object({ policyId: field, entitlements: checkedCodes });
-const seatsForm = z.object({ heartbeatSeconds: field });
+const offlineForm = z.object({ requestCode: z.string().max(10_000).optional() });
+const seatsForm = z.object({ heartbeatSeconds: field, borrowHours: field });
 const expiryForm = z.object({ graceDays: field, expirationStrategy: field });
 const machineParams = z.object({ id: z.string(), machineId: z.string() });
 /** Said next to "Check these fields" when the floating-seats field is the one to correct. */
 const heartbeatProblem = 'Floating seats: a whole number of seconds from 10 to 86,400, or empty.';
+const borrowProblem = 'Borrowing: a whole number of hours from 0 to 720.';
 const expiryProblem = 'Grace period: a whole number of days from 0 to 90; after expiry: revoke or maintain.';
 
 const blankToUndefined = (value: string | undefined) =>
@@ -98,6 +103,7 @@ export function adminLicensesPages(deps: {
   service: AdminLicensesService;
   licenses: LicensesService;
   machines: Pick<MachinesService, 'list' | 'remove'>;
+  offline: Pick<OfflineFilesService, 'activateOffline'>;
   adminPage: Guard;
   csrfToken: (req: Request) => string;
 }) {
@@ -252,6 +258,7 @@ export function adminLicensesPages(deps: {
           heartbeatSeconds: whole(body.heartbeatSeconds),
           graceDays: whole(body.graceDays),
           expirationStrategy: blankToUndefined(body.expirationStrategy),
+          borrowHours: whole(body.borrowHours),
           credits: whole(body.credits),
         });
         const { entitlements: checked, ...fields } = body;
@@ -265,6 +272,7 @@ export function adminLicensesPages(deps: {
             ...(fields.some((name) => name === 'graceDays' || name === 'expirationStrategy')
               ? [` ${expiryProblem}`]
               : []),
+            ...(fields.includes('borrowHours') ? [` ${borrowProblem}`] : []),
           ].join('');
           return renderNew(
             req,
@@ -404,15 +412,20 @@ export function adminLicensesPages(deps: {
       responses: redirected,
       handler: async ({ params, body, req, res }) => {
         const heartbeatSeconds = whole(body.heartbeatSeconds) ?? null;
-        const parsed = updateLicenseSchema.safeParse({ heartbeatSeconds });
+        // An emptied borrowing field lends nothing (0), as a new license without one.
+        const borrowHours = whole(body.borrowHours) ?? 0;
+        const parsed = updateLicenseSchema.safeParse({ heartbeatSeconds, borrowHours });
         if (!parsed.success) {
-          setFlash(req, { type: 'error', text: `Check these fields: heartbeatSeconds. ${heartbeatProblem}` });
+          const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0])))];
+          const problems = fields.map((name) => (name === 'borrowHours' ? borrowProblem : heartbeatProblem));
+          setFlash(req, { type: 'error', text: `Check these fields: ${fields.join(', ')}. ${problems.join(' ')}` });
           return redirectAfterSaving(req, res, licenseHref(params.id));
         }
+        const borrowing = borrowHours ? ` Offline files borrow a seat for up to ${borrowHours} hours.` : '';
         const saved =
           heartbeatSeconds === null
             ? 'Floating seats off: seats are kept until released.'
-            : `Floating seats saved: heartbeat every ${heartbeatSeconds.toLocaleString('en-US')} seconds.`;
+            : `Floating seats saved: heartbeat every ${heartbeatSeconds.toLocaleString('en-US')} seconds.${borrowing}`;
         await act(req, res, params.id, saved, () => licenses.update(actorOf(req), params.id, parsed.data));
       },
     }),
@@ -463,6 +476,56 @@ export function adminLicensesPages(deps: {
         await act(req, res, params.id, 'Policy and entitlements saved.', () =>
           licenses.update(actorOf(req), params.id, parsed.data),
         );
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/licenses/:id/machines/offline',
+      summary: 'Activate an air-gapped machine from its request code (form); the page shows its file',
+      tags,
+      guard: deps.adminPage,
+      params: idParams,
+      body: offlineForm,
+      audit: { action: 'update', resource: 'license' },
+      description:
+        'The same rules as `POST /api/licenses/:id/machines/offline`; the answer is a page with the file as a QR code and a download, or the refusal beside the form.',
+      responses: {
+        200: { description: 'The file, as a QR code and a download', contentType: 'text/html' },
+        400: { description: 'Refused: the reason, and the form again', contentType: 'text/html' },
+        403: { description: 'HWID limit exceeded, or the license cannot be used', contentType: 'text/html' },
+        404: { description: 'No such license', contentType: 'text/html' },
+      },
+      handler: async ({ params, body, req, res }) => {
+        const username = consoleAdminName(req);
+        const requestCode = (body.requestCode ?? '').replace(/\s+/g, '');
+        let key: string;
+        try {
+          key = (await licenses.detail(params.id)).key;
+        } catch (error) {
+          if (isHttpError(error) && error.status === 404)
+            return res.status(404).render('errors/not-found', notFoundData(username));
+          throw error;
+        }
+        const page = {
+          ...adminLayout(`Offline activation · ${key}`, username, 'licenses'),
+          key,
+          back: licenseHref(params.id),
+          form: {
+            action: `${licenseHref(params.id)}/machines/offline`,
+            csrfToken: deps.csrfToken(req),
+            value: requestCode,
+          },
+        };
+        try {
+          const result = await deps.offline.activateOffline(actorOf(req), { admin: true }, params.id, requestCode);
+          res.set('Cache-Control', 'no-store');
+          res.render('admin-licenses/offline', { ...page, error: null, result: await offlineResultData(key, result) });
+        } catch (error) {
+          if (!isHttpError(error) || error.status >= 500) throw error;
+          await recordFailedAdminWrite(deps.pool, req, res, error);
+          res.status(error.status === 404 ? 404 : error.status);
+          res.render('admin-licenses/offline', { ...page, error: `${error.message}.`, result: null });
+        }
       },
     }),
     defineRoute({

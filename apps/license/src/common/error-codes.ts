@@ -24,6 +24,16 @@ export const { errorCodes, appError } = defineErrorCodes({
   LICENSE_RELEASE_LIMIT_REACHED: { status: 429, message: 'Release limit reached' },
   // A fingerprint that holds no seat of the license (never activated, deactivated, or its lease ran out).
   MACHINE_NOT_FOUND: { status: 404, message: 'Machine not found' },
+  // Offline files of floating licenses borrow a seat (decisions, wave 4): borrowHours 0 gives none.
+  BORROWING_NOT_ALLOWED: { status: 400, message: 'Borrowing not allowed' },
+  BORROW_HOURS_TOO_LONG: { status: 400, message: 'Borrowing period too long' },
+  LICENSE_FILE_NOT_BOUND: {
+    status: 400,
+    message: 'This license has floating seats: a file must be bound to a machine that holds a seat (fingerprint)',
+  },
+  // Air-gapped activation: a request code that cannot be read, or names another license's key.
+  ACTIVATION_REQUEST_INVALID: { status: 400, message: 'Activation request code is not valid' },
+  ACTIVATION_REQUEST_OTHER_LICENSE: { status: 400, message: 'Activation request code is for another license' },
   // Validation asked for a code the license does not grant (`details.missing` names them).
   ENTITLEMENT_MISSING: { status: 403, message: 'Entitlement missing' },
   ENTITLEMENT_NOT_FOUND: { status: 404, message: 'Entitlement not found' },

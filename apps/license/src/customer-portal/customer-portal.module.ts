@@ -1,8 +1,8 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type pg from 'pg';
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '@app/http';
-import type { LicenseFiles } from '../licenses/license-file.js';
+import type { OfflineFilesService } from '../licenses/offline-files.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../licenses/machines.service.js';
 import { customerPortalPages, type CustomerPortalPages } from './customer-portal.pages.js';
@@ -17,8 +17,9 @@ export function customerPortalModule(needs: {
   panicGuard: RequestHandler;
   panicMode: () => boolean;
   licenses: LicensesService;
-  machines: Pick<MachinesService, 'list' | 'holder'>;
-  files: LicenseFiles;
+  machines: Pick<MachinesService, 'list'>;
+  offline: OfflineFilesService;
+  csrfToken: (req: Request) => string;
   releasesPerDay: number;
 }): FeatureModule & { home: CustomerPortalPages['home'] } {
   const service = createCustomerPortalService({
@@ -26,10 +27,15 @@ export function customerPortalModule(needs: {
     now: needs.now,
     licenses: needs.licenses,
     machines: needs.machines,
-    files: needs.files,
+    offline: needs.offline,
     releasesPerDay: needs.releasesPerDay,
   });
-  const pages = customerPortalPages({ service, customer: needs.customer, panicMode: needs.panicMode });
+  const pages = customerPortalPages({
+    service,
+    customer: needs.customer,
+    panicMode: needs.panicMode,
+    csrfToken: needs.csrfToken,
+  });
   return {
     name: 'customer-portal',
     routes: [

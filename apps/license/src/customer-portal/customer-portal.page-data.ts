@@ -34,10 +34,18 @@ export function relativeTime(at: Date | string, now: Date): string {
   return seconds > 0 ? `in ${text}` : `${text} ago`;
 }
 
-/** A machine as both license pages list it: its name (or fingerprint when unnamed), and its times relative and exact. */
-export function machineRow(machine: MachineJson, now: Date) {
+/**
+ * A machine as both license pages list it: its name (or fingerprint when unnamed), and its times
+ * relative and exact. `heartbeatSeconds` (floating seats): a lease beyond the next heartbeat's
+ * reach was lent to an offline file, so the row says "Borrowed until …".
+ */
+export function machineRow(machine: MachineJson, now: Date, heartbeatSeconds: number | null = null) {
   const moment = (value: string) => ({ iso: value, exact: utcTime(value), relative: relativeTime(value, now) });
+  const lease = machine.leaseExpiresAt;
+  const borrowed =
+    heartbeatSeconds !== null && lease !== null && Date.parse(lease) > now.getTime() + heartbeatSeconds * 1000;
   return {
+    borrowedUntil: borrowed && lease ? moment(lease) : null,
     id: machine._id,
     label: machine.name ?? machine.fingerprint,
     name: machine.name,
@@ -252,9 +260,10 @@ export function licensePageData(
       pageHref: (number: number) => `${addressWith(row.id, current, { page: number })}#records`,
     },
     devices: { ips: row.used_ips.map(device('ip')) },
-    machines: page.machines.map((machine) => machineRow(machine, now)),
+    machines: page.machines.map((machine) => machineRow(machine, now, row.heartbeat_seconds)),
     releaseUrl: `/api/customer/licenses/${encodeURIComponent(row.id)}/release`,
     fileUrl: `/api/customer/licenses/${encodeURIComponent(row.id)}/file`,
+    offlineUrl: `/my-licenses/${encodeURIComponent(row.id)}/machines/offline`,
   };
 }
 

@@ -2,7 +2,9 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import type { CustomerRecord } from '../common/request.js';
-import { notFoundData } from '../console/layout.js';
+import { layout, notFoundData } from '../console/layout.js';
+import { offlineResultData } from '../console/offline-activation-page.js';
+import { actorOf } from '../common/actor.js';
 import { guardResult } from '../console/admin-pages.js';
 import { defaultChartDays, licensePageData, licensesPageData } from './customer-portal.page-data.js';
 import type { createCustomerPortalService } from './customer-portal.service.js';
@@ -32,6 +34,7 @@ const licensePageQuery = z.object({
   page: pageNumber,
 });
 const licensePageParams = z.object({ licenseId: z.string() });
+const offlineForm = z.object({ requestCode: z.string().max(10_000).optional() });
 
 type Service = ReturnType<typeof createCustomerPortalService>;
 
@@ -41,6 +44,7 @@ export function customerPortalPages(deps: {
   /** The customer guard of the API (`access/guards.ts`), which the page guard answers as pages. */
   customer: Guard;
   panicMode: () => boolean;
+  csrfToken: (req: Request) => string;
 }) {
   const { service } = deps;
 
@@ -106,13 +110,65 @@ export function customerPortalPages(deps: {
         if (deps.panicMode()) return home(res, username, customer);
         try {
           const page = await service.licensePage(customer.id, params.licenseId, query);
-          res.render(
-            'customer-portal/license',
-            licensePageData(username, { customerName: customer.name, ...page }, query),
-          );
+          res.render('customer-portal/license', {
+            ...licensePageData(username, { customerName: customer.name, ...page }, query),
+            csrfToken: deps.csrfToken(req),
+          });
         } catch (error) {
           if (isHttpError(error) && error.status === 404) return notFound();
           throw error;
+        }
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/my-licenses/:licenseId/machines/offline',
+      summary: 'Activate an air-gapped machine of my license from its request code (form)',
+      tags: ['pages'],
+      guard: customerPage,
+      params: licensePageParams,
+      body: offlineForm,
+      description:
+        'The same rules as `POST /api/customer/licenses/:licenseId/machines/offline`; the answer is a page with the file as a QR code and a download, or the refusal beside the form.',
+      responses: {
+        200: { description: 'The file, as a QR code and a download', contentType: 'text/html' },
+        302: { description: 'Not signed in: to the sign-in page' },
+        400: { description: 'Refused: the reason, and the form again', contentType: 'text/html' },
+        403: { description: 'HWID limit exceeded, or the license cannot be used', contentType: 'text/html' },
+        404: { description: 'Not a license of the signed-in customer', contentType: 'text/html' },
+      },
+      handler: async ({ params, body, req, res }) => {
+        const customer = signedInCustomer(req);
+        const username = req.user?.username ?? customer.name;
+        const notFound = () => res.status(404).render('errors/not-found', notFoundData(username));
+        if (deps.panicMode()) return home(res, username, customer);
+        const requestCode = (body.requestCode ?? '').replace(/\s+/g, '');
+        let license: Awaited<ReturnType<Service['detail']>>;
+        try {
+          license = await service.detail(customer.id, params.licenseId);
+        } catch (error) {
+          if (isHttpError(error) && error.status === 404) return notFound();
+          throw error;
+        }
+        const back = `/my-licenses/${encodeURIComponent(license._id)}`;
+        const page = {
+          ...layout(`Offline activation · ${license.product.name}`, username),
+          product: license.product.name,
+          back,
+          form: { action: `${back}/machines/offline`, csrfToken: deps.csrfToken(req), value: requestCode },
+        };
+        try {
+          const result = await service.activateOffline(actorOf(req), customer.id, license._id, requestCode);
+          res.render('customer-portal/offline', {
+            ...page,
+            error: null,
+            result: await offlineResultData(license.key, result),
+          });
+        } catch (error) {
+          if (!isHttpError(error) || error.status >= 500) throw error;
+          if (error.status === 404 && error.message === 'License not found') return notFound();
+          res.status(error.status);
+          res.render('customer-portal/offline', { ...page, error: `${error.message}.`, result: null });
         }
       },
     }),

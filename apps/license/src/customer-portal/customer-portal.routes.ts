@@ -6,6 +6,8 @@ import { actorOf } from '../common/actor.js';
 import { isoDate } from '../common/schemas.js';
 import { errorSchema, notFound, one, validationFailure } from '../common/responses.js';
 import { licenseFileJsonSchema, licenseFileQuery } from '../licenses/license-file.js';
+import { offlineActivationSchema } from '../licenses/activation-request.js';
+import { offlineActivationAnswer } from '../licenses/licenses.routes.js';
 import { machineJsonSchema } from '../licenses/machines.presenter.js';
 import type { MachinesService } from '../licenses/machines.service.js';
 import {
@@ -197,6 +199,46 @@ export function customerPortalRoutes(deps: {
         const { file, contentDisposition } = await service.file(me(req), params.licenseId, query.fingerprint);
         res.set({ 'Content-Disposition': contentDisposition, 'Cache-Control': 'no-store' });
         return file;
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/customer/licenses/:licenseId/machines/offline',
+      summary: 'Activate an air-gapped machine of a license of mine from its request code',
+      tags,
+      guard,
+      before,
+      params: licenseParams,
+      body: offlineActivationSchema,
+      description:
+        "`requestCode` is what the client package's `createActivationRequest` made on the machine. The machine takes a seat under the usual limits; the answer carries a file bound to it (on a license with floating seats, the file borrows the seat). Audited.",
+      responses: {
+        201: { description: 'A new machine holds a seat', schema: offlineActivationAnswer },
+        200: { description: 'The machine already held a seat', schema: offlineActivationAnswer },
+        400: {
+          description:
+            'Validation failed, a request code that cannot be read or is for another license, or Borrowing not allowed',
+          schema: errorSchema,
+        },
+        ...customerFailures,
+        ...notFound('License'),
+        403: {
+          description: 'Not a customer, HWID limit exceeded, or the license is revoked, suspended, inactive or expired',
+          schema: errorSchema,
+        },
+      },
+      handler: async ({ params, body, req, res }) => {
+        const { created, machine, file } = await service.activateOffline(
+          actorOf(req),
+          me(req),
+          params.licenseId,
+          body.requestCode,
+        );
+        // 201 for a new machine, 200 when it held a seat already, as activation answers.
+        res
+          .status(created ? 201 : 200)
+          .set('Cache-Control', 'no-store')
+          .json({ success: true, machine, file });
       },
     }),
   ];

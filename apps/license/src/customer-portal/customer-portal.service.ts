@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { appError } from '../common/error-codes.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
-import type { LicenseFiles } from '../licenses/license-file.js';
+import type { OfflineFilesService } from '../licenses/offline-files.service.js';
 import { creditsOf, usageStatsJson } from '../licenses/licenses.presenter.js';
 import type { LicenseBinding, LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../licenses/machines.service.js';
@@ -34,8 +34,9 @@ export interface CustomerPortalServiceDeps {
   /** Releases change the license through the licenses feature (its repository writes the table). */
   licenses: LicensesService;
   /** A license's machines (the license page lists them, the customer's own licenses only). */
-  machines: Pick<MachinesService, 'list' | 'holder'>;
-  files: LicenseFiles;
+  machines: Pick<MachinesService, 'list'>;
+  /** Offline files and air-gapped activation, under the floating-seat rules. */
+  offline: Pick<OfflineFilesService, 'download' | 'activateOffline'>;
   releasesPerDay: number;
 }
 
@@ -142,15 +143,11 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
       customerLicenseJson(await deps.licenses.release(actor, customerId, licenseId, binding, deps.releasesPerDay)),
 
     /** A signed offline file of a license of mine, and its Content-Disposition. */
-    async file(customerId: string, licenseId: string, fingerprint?: string) {
-      const row = await ownLicense(customerId, licenseId);
-      const license = customerLicenseJson(row);
-      const file = deps.files.build(
-        { ...license, suspendReason: row.suspend_reason, effectiveEntitlements: license.entitlements },
-        fingerprint,
-      );
-      if (fingerprint !== undefined) await deps.machines.holder(licenseId, fingerprint, customerId);
-      return { file, contentDisposition: deps.files.contentDisposition(license) };
-    },
+    file: (customerId: string, licenseId: string, fingerprint?: string) =>
+      deps.offline.download({ customerId }, licenseId, fingerprint),
+
+    /** An air-gapped machine of a license of mine takes a seat from its request code; audited. */
+    activateOffline: (actor: Actor, customerId: string, licenseId: string, requestCode: string) =>
+      deps.offline.activateOffline(actor, { customerId }, licenseId, requestCode),
   };
 }

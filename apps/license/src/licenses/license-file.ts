@@ -43,6 +43,8 @@ export interface LicenseFilePayload {
   graceEndsAt?: string;
   /** Issued to a `maintain` license past its term: it keeps working (`validUntil` is not capped by the expiry). */
   expired?: true;
+  /** A floating seat borrowed for this file: its lease ends here, and `validUntil` is not later. */
+  borrowedUntil?: string;
 }
 
 /** `?fingerprint=F` binds a file to the machine F, which must hold a seat of the license. */
@@ -82,19 +84,31 @@ export function licenseFiles(deps: {
   validDays: number;
 }) {
   const { signer, now, validDays } = deps;
+  /** Refuses a license that would not validate now, with validation's answers. */
+  function check(license: LicenseFileSource): void {
+    if (license.revoked) throw appError('LICENSE_REVOKED');
+    const reason = license.suspendReason?.trim();
+    if (license.suspended) throw appError('LICENSE_SUSPENDED', reason ? { extra: { reason } } : {});
+    if (!license.active) throw appError('LICENSE_NOT_ACTIVE');
+    if (licenseTerm(license, now()).refused) throw appError('LICENSE_EXPIRED');
+  }
   return {
-    /** `fingerprint`: the file is bound to that machine (the caller has checked that it holds a seat). */
-    build(license: LicenseFileSource, fingerprint?: string): LicenseFile {
+    check,
+
+    /**
+     * `fingerprint`: the file is bound to that machine (the caller has checked that it holds a
+     * seat). `borrowedUntil`: the seat's lease after borrowing; the file is valid no longer.
+     */
+    build(license: LicenseFileSource, fingerprint?: string, borrowedUntil?: string): LicenseFile {
       const issuedAt = now();
-      if (license.revoked) throw appError('LICENSE_REVOKED');
-      const reason = license.suspendReason?.trim();
-      if (license.suspended) throw appError('LICENSE_SUSPENDED', reason ? { extra: { reason } } : {});
-      if (!license.active) throw appError('LICENSE_NOT_ACTIVE');
+      check(license);
       const term = licenseTerm(license, issuedAt);
-      if (term.refused) throw appError('LICENSE_EXPIRED');
-      const offlineEnd = new Date(issuedAt.getTime() + validDays * dayMs);
-      const end = term.expired ? null : (term.graceEndsAt ?? term.expiresAt);
-      const validUntil = end && end < offlineEnd ? end : offlineEnd;
+      const ends = [new Date(issuedAt.getTime() + validDays * dayMs)];
+      // In grace the file ends with the grace; a `maintain` license past its term is not capped by it.
+      const termEnd = term.expired ? null : (term.graceEndsAt ?? term.expiresAt);
+      if (termEnd) ends.push(termEnd);
+      if (borrowedUntil !== undefined) ends.push(new Date(borrowedUntil));
+      const validUntil = new Date(Math.min(...ends.map((end) => end.getTime())));
       const payload: LicenseFilePayload = {
         key: license.key,
         product: { _id: license.product._id, name: license.product.name },
@@ -109,6 +123,7 @@ export function licenseFiles(deps: {
         ...(fingerprint !== undefined ? { fingerprint } : {}),
         ...(term.graceEndsAt ? { graceEndsAt: term.graceEndsAt.toISOString() } : {}),
         ...(term.expired ? { expired: true as const } : {}),
+        ...(borrowedUntil !== undefined ? { borrowedUntil } : {}),
       };
       const bytes = Buffer.from(JSON.stringify(payload), 'utf8');
       return {

@@ -1,7 +1,6 @@
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '@app/http';
-import type { LicenseFiles } from './license-file.js';
-import type { MachinesService } from './machines.service.js';
+import type { OfflineFilesService } from './offline-files.service.js';
 import { licenseRoutes } from './licenses.routes.js';
 import type { createLicensesService } from './licenses.service.js';
 
@@ -9,8 +8,7 @@ import type { createLicensesService } from './licenses.service.js';
 export function licensesModule(needs: {
   service: ReturnType<typeof createLicensesService>;
   admin: Guard;
-  files: LicenseFiles;
-  machines: Pick<MachinesService, 'holder'>;
+  offline: OfflineFilesService;
 }): FeatureModule {
   return { name: 'licenses', routes: licenseRoutes(needs) };
 }

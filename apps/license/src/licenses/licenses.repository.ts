@@ -152,6 +152,7 @@ type EditableColumns =
   | 'heartbeatSeconds'
   | 'graceDays'
   | 'expirationStrategy'
+  | 'borrowHours'
   | 'creditsTotal'
   | 'convertToType'
   | 'autoConvert'
@@ -166,8 +167,8 @@ export async function insertLicense(db: Queryable, values: LicenseValues): Promi
   const { rows } = await db.query(
     `INSERT INTO licenses (key, product_id, customer_id, parent_id, license_type, active, expires_at, ip_limit, hwid_limit,
        credits_total, convert_to_type, auto_convert, convert_duration_days, metadata, heartbeat_seconds, policy_id,
-       grace_days, expiration_strategy)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id`,
+       grace_days, expiration_strategy, borrow_hours)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id`,
     [
       values.key,
       values.productId,
@@ -187,6 +188,7 @@ export async function insertLicense(db: Queryable, values: LicenseValues): Promi
       values.policyId,
       values.graceDays,
       values.expirationStrategy,
+      values.borrowHours,
     ],
   );
   return parseRow(idRow, rows).id;

@@ -15,6 +15,8 @@ const heartbeatSeconds = z.number().int().min(10).max(86_400).nullable();
 /** Days after `expiresAt` that validation still succeeds; what happens after it (wave 4). */
 export const graceDays = z.number().int().min(0).max(90);
 export const expirationStrategy = z.enum(expirationStrategies);
+/** Floating seats: an offline file borrows its machine's seat for this many hours (0: no files). */
+const borrowHours = z.number().int().min(0).max(720);
 // Members are keyed by email (case-insensitively) per license: one entry per email.
 const members = z
   .array(member)
@@ -41,6 +43,7 @@ export const createLicenseSchema = z
     heartbeatSeconds: heartbeatSeconds.optional(),
     graceDays: graceDays.optional(),
     expirationStrategy: expirationStrategy.optional(),
+    borrowHours: borrowHours.optional(),
     credits: z.number().int().min(0).max(1_000_000_000).optional(),
     parent: uuidString().optional(),
     active: z.boolean().default(true),
@@ -67,6 +70,7 @@ export const updateLicenseSchema = z
     heartbeatSeconds: heartbeatSeconds.optional(),
     graceDays: graceDays.optional(),
     expirationStrategy: expirationStrategy.optional(),
+    borrowHours: borrowHours.optional(),
     credits: z.number().int().min(0).max(1_000_000_000).optional(),
     parent: uuidString().nullable().optional(),
     active: z.boolean().optional(),

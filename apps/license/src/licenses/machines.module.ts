@@ -5,6 +5,7 @@ import type { ResponseSigner } from '../validation/signing.js';
 import { signedSender, signedValidationErrors } from '../validation/validation.routes.js';
 import { adminMachineRoutes, publicMachineRoutes } from './machines.routes.js';
 import type { MachinesService } from './machines.service.js';
+import type { OfflineFilesService } from './offline-files.service.js';
 
 /** How often the sweep looks for lapsed floating seats: a lapsed machine is gone within this and one sweep's time. */
 export const machineSweepEveryMs = 30_000;
@@ -16,6 +17,7 @@ export const machineSweepEveryMs = 30_000;
  */
 export function publicMachinesModule(needs: {
   machines: MachinesService;
+  offline: Pick<OfflineFilesService, 'borrowByKey'>;
   signer: ResponseSigner;
   now: () => Date;
   logger: Logger;

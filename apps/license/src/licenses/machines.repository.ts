@@ -82,3 +82,67 @@ export async function findMachine(
   const { rows } = await db.query('SELECT * FROM machines WHERE license_id = $1 AND id = $2', [licenseId, machineId]);
   return machineRows(rows)[0];
 }
+
+/** What `borrowSeat` read and wrote: null `license_id` when no license has that id or key. */
+export interface BorrowAnswer {
+  license_id: string | null;
+  /** Validation's refusal text for the key's state (revoked, suspended, not active, expired, its master's), or null. */
+  verdict: string | null;
+  heartbeat_seconds: number | null;
+  borrow_hours: number;
+  /** The machine after the statement: its lease extended on a floating license; null when it holds no seat or nothing was written. */
+  machine: MachineRecord | null;
+}
+
+/**
+ * Borrowing (decisions, wave 4): extends the lease of the seat `fingerprint` holds to now +
+ * `hours` (never shortened), in one statement under the license's row lock, as the seat
+ * functions take and give seats: a machine whose lease ran out (`< now`, their rule) holds no
+ * seat, and one with a future lease keeps it against any other fingerprint until then. Nothing
+ * is written unless the license is in a valid state and, when floating, lends at least `hours`
+ * (`borrow_hours`). A license without floating seats keeps its lease (null): the machine is only
+ * checked. The answer says which rule refused, so the caller answers the right text.
+ */
+export async function borrowSeat(
+  db: Queryable,
+  license: { id: string } | { key: string },
+  fingerprint: string,
+  hours: number | 'all',
+  now: Date,
+): Promise<BorrowAnswer | undefined> {
+  const [column, value] = 'id' in license ? ['l.id', license.id] : ['l.key', license.key];
+  const { rows } = await db.query<BorrowAnswer>({
+    text: `WITH lic AS MATERIALIZED (
+        SELECT l.id, l.heartbeat_seconds, l.borrow_hours,
+          CASE
+            WHEN l.revoked THEN 'License revoked'
+            WHEN l.suspended THEN 'License suspended'
+            WHEN NOT l.active THEN 'License not active'
+            WHEN l.expires_at IS NOT NULL AND l.expires_at <= $3 THEN 'License expired'
+            WHEN l.parent_id IS NOT NULL THEN (
+              SELECT CASE
+                WHEN m.id IS NULL OR NOT m.active THEN 'License not active'
+                WHEN m.revoked THEN 'License revoked'
+                WHEN m.suspended THEN 'License suspended'
+                WHEN m.expires_at IS NOT NULL AND m.expires_at <= $3 THEN 'License expired'
+              END
+              FROM (SELECT l.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id)
+          END AS verdict,
+          coalesce($4::int, l.borrow_hours) AS hours
+        FROM licenses l WHERE ${column} = $1 FOR UPDATE OF l
+      ), borrowed AS (
+        UPDATE machines mc SET lease_expires_at = CASE
+            WHEN lic.heartbeat_seconds IS NULL THEN mc.lease_expires_at
+            ELSE GREATEST(mc.lease_expires_at, $3::timestamptz + make_interval(hours => lic.hours)) END
+        FROM lic
+        WHERE mc.license_id = lic.id AND mc.fingerprint = $2 AND lic.verdict IS NULL
+          AND (lic.heartbeat_seconds IS NULL OR (lic.hours BETWEEN 1 AND lic.borrow_hours AND mc.lease_expires_at >= $3))
+        RETURNING mc.*
+      )
+      SELECT lic.id AS license_id, lic.verdict, lic.heartbeat_seconds, lic.borrow_hours,
+        (SELECT to_jsonb(b) FROM borrowed b) AS machine
+      FROM lic`,
+    values: [value, fingerprint, now, hours === 'all' ? null : hours],
+  });
+  return rows[0];
+}

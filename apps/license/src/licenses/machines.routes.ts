@@ -6,13 +6,16 @@ import { adminFailures, notFound, one, successSchema, validationFailure } from '
 import { idParams } from '../common/schemas.js';
 import { callerIp, signedAnswerFields, signedErrorSchema, type SendSigned } from '../validation/validation.routes.js';
 import { machineJsonSchema } from './machines.presenter.js';
-import { activateMachineSchema, machineParams, machineSeatSchema } from './machines.schema.js';
+import { licenseFileJsonSchema } from './license-file.js';
+import { activateMachineSchema, borrowMachineSchema, machineParams, machineSeatSchema } from './machines.schema.js';
 import type { MachinesService } from './machines.service.js';
+import type { OfflineFilesService } from './offline-files.service.js';
 
 const tags = ['machines'];
 /** The license a machine answer is about: its key and product, for the client to compare. */
 const seatLicense = z.object({ key: z.string(), productId: z.string() });
 export const machineAnswer = one('machine', machineJsonSchema).extend({ license: seatLicense, ...signedAnswerFields });
+const borrowAnswer = machineAnswer.extend({ file: licenseFileJsonSchema });
 export const seatFreedAnswer = successSchema.extend({ license: seatLicense, ...signedAnswerFields });
 const machinesAnswer = z.object({ success: z.literal(true), machines: z.array(machineJsonSchema) });
 /** Validation's failures: the key's state, the rate limit and panic mode. */
@@ -25,10 +28,11 @@ const keyFailures = {
 const signedNote =
   'No sign-in, like validate: the same rate limit and panic mode, and every answer carries `X-License-Signature` (see `/api/license/public-key`).';
 
-/** Activation, heartbeat and deactivation: applications call them like validate. */
+/** Activation, heartbeat, deactivation and borrowing: applications call them like validate. */
 export function publicMachineRoutes(deps: {
   machines: MachinesService;
   sendSigned: SendSigned;
+  offline: Pick<OfflineFilesService, 'borrowByKey'>;
   public: Guard;
   panicGuard: RequestHandler;
   limiter: RequestHandler;
@@ -77,6 +81,30 @@ export function publicMachineRoutes(deps: {
       handler: async ({ body, req, res }) => {
         const { machine, license } = await machines.heartbeat(body, callerIp(req.ip));
         sendSigned(req, res, 200, { success: true, machine, license });
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/license/machines/borrow',
+      summary: 'Borrow a floating seat for an offline file (signed answer)',
+      tags,
+      guard: deps.public,
+      before,
+      body: borrowMachineSchema,
+      description: `${signedNote} The machine must hold a seat. On a license with floating seats its lease is extended to now + \`hours\` (never shortened; at most the license's borrowHours), and the file is bound to it and valid no longer than the lease (\`borrowedUntil\`). Without floating seats the file is bound to the machine and valid as any offline file.`,
+      responses: {
+        200: { description: 'The machine with its lease, and the signed file', schema: borrowAnswer },
+        ...keyFailures,
+        400: {
+          description:
+            'Validation failed, no such license, Borrowing not allowed (borrowHours 0), or Borrowing period too long (hours above borrowHours)',
+          schema: signedErrorSchema,
+        },
+        404: { description: 'Machine not found', schema: signedErrorSchema },
+      },
+      handler: async ({ body, req, res }) => {
+        const { machine, file, license } = await deps.offline.borrowByKey(body);
+        sendSigned(req, res, 200, { success: true, machine, file, license });
       },
     }),
     defineRoute({

@@ -20,6 +20,7 @@ export interface PolicyFormValues {
   heartbeatSeconds: string;
   graceDays: string;
   expirationStrategy: string;
+  borrowHours: string;
   credits: string;
   entitlements: string[];
 }
@@ -46,6 +47,7 @@ export const emptyPolicyForm = (): PolicyFormState => ({
     heartbeatSeconds: '',
     graceDays: '',
     expirationStrategy: '',
+    borrowHours: '',
     credits: '',
     entitlements: [],
   },
@@ -62,6 +64,7 @@ export const policyFormOf = (policy: PolicyJson): PolicyFormState => ({
     heartbeatSeconds: text(policy.heartbeatSeconds),
     graceDays: text(policy.graceDays),
     expirationStrategy: policy.expirationStrategy ?? '',
+    borrowHours: text(policy.borrowHours),
     credits: text(policy.credits),
     entitlements: policy.entitlements,
   },
@@ -110,6 +113,7 @@ function policyView(policy: PolicyJson) {
     heartbeat: shown(policy.heartbeatSeconds, ' s'),
     grace: policy.graceDays === null ? '—' : `${number(policy.graceDays)} day${policy.graceDays === 1 ? '' : 's'}`,
     strategy: policy.expirationStrategy ?? '—',
+    borrow: shown(policy.borrowHours, ' h'),
     credits: policy.credits === null ? '—' : number(policy.credits),
     entitlements: policy.entitlements,
     licenses: number(policy.licenseCount),

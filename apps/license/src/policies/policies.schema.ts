@@ -15,6 +15,7 @@ const policyFields = {
   heartbeatSeconds: z.number().int().min(10).max(86_400).nullable(),
   graceDays: z.number().int().min(0).max(90).nullable(),
   expirationStrategy: z.enum(expirationStrategies).nullable(),
+  borrowHours: z.number().int().min(0).max(720).nullable(),
   credits: z.number().int().min(0).max(1_000_000_000).nullable(),
   entitlements: entitlementCodes,
 };
@@ -28,6 +29,7 @@ export const createPolicySchema = z.object({
   heartbeatSeconds: policyFields.heartbeatSeconds.default(null),
   graceDays: policyFields.graceDays.default(null),
   expirationStrategy: policyFields.expirationStrategy.default(null),
+  borrowHours: policyFields.borrowHours.default(null),
   credits: policyFields.credits.default(null),
   entitlements: policyFields.entitlements.default([]),
 });
@@ -44,6 +46,7 @@ export const updatePolicySchema = z
     heartbeatSeconds: policyFields.heartbeatSeconds.optional(),
     graceDays: policyFields.graceDays.optional(),
     expirationStrategy: policyFields.expirationStrategy.optional(),
+    borrowHours: policyFields.borrowHours.optional(),
     credits: policyFields.credits.optional(),
     entitlements: policyFields.entitlements.optional(),
   })
