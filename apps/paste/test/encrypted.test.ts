@@ -115,10 +115,12 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
     const { slug, check } = await encryptedPaste('three views', { maxViews: 3 });
     const statuses = await Promise.all(
       Array.from({ length: 20 }, () =>
-        fetch(`${site.baseUrl}/paste/${slug}/raw`, { headers: { 'X-Paste-Key-Check': check } }).then(async (response) => {
-          await response.arrayBuffer();
-          return response.status;
-        }),
+        fetch(`${site.baseUrl}/paste/${slug}/raw`, { headers: { 'X-Paste-Key-Check': check } }).then(
+          async (response) => {
+            await response.arrayBuffer();
+            return response.status;
+          },
+        ),
       ),
     );
     expect(statuses.filter((status) => status === 200)).toHaveLength(3);

@@ -84,9 +84,10 @@ const linkOf = (run: Run) => run.stdout.toString('utf8').trim();
 const tokenOf = (run: Run) => /^Delete token: (\S+)$/m.exec(run.stderr)?.[1] ?? '';
 const stored = async (link: string) =>
   (
-    await site.database.pool.query('SELECT content, encrypted, max_views, expires_at, views_count FROM pastes WHERE slug = $1', [
-      new URL(link).pathname.split('/').at(-1),
-    ])
+    await site.database.pool.query(
+      'SELECT content, encrypted, max_views, expires_at, views_count FROM pastes WHERE slug = $1',
+      [new URL(link).pathname.split('/').at(-1)],
+    )
   ).rows[0];
 
 // Each scenario starts a few Node processes: seconds apiece on a busy machine.

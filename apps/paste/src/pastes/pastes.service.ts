@@ -382,7 +382,13 @@ function ciphertextBytes(envelope: EnvelopeInput): number {
  */
 function envelopeText(envelope: EnvelopeInput): string {
   const { v, keyHash, iv, salt, ciphertext } = envelope;
-  return JSON.stringify({ v, ...(keyHash === undefined ? {} : { keyHash }), iv, ...(salt === undefined ? {} : { salt }), ciphertext });
+  return JSON.stringify({
+    v,
+    ...(keyHash === undefined ? {} : { keyHash }),
+    iv,
+    ...(salt === undefined ? {} : { salt }),
+    ciphertext,
+  });
 }
 
 export function tooLong(maxPasteSize: number): HttpError {
