@@ -131,11 +131,6 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     );
     return parseRows(inspectedRow, rows)[0];
   };
-  const state = async (slug: string): Promise<'not_found' | 'expired' | 'viewable'> => {
-    const found = await inspect(slug);
-    if (!found) return 'not_found';
-    return found.expired ? 'expired' : 'viewable';
-  };
 
   /**
    * Inserts a batch in one statement; each item gets its slug back, or `undefined` when the slug
@@ -300,7 +295,6 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
   const viewBatched = createBatcher({ run: viewBatch, concurrency, maxBatch: 500 });
 
   return {
-    state,
     /** Expired (views or time), reveal-on-click and password, without counting a view; undefined when missing. */
     inspect,
 
