@@ -1,8 +1,13 @@
 import { parseRows, type Queryable } from '@app/db';
 import { z } from 'zod';
+import { EXPIRED_SQL, KEY_HASH_SQL } from './pastes.repository.js';
 
 export interface PasswordCheck {
   passwordHash: string | null;
+  /** Past its view or time limit. */
+  expired: boolean;
+  /** The keyHash of an encrypted paste with a key check; null otherwise. */
+  keyHash: string | null;
   /** Wrong passwords (and wrong key checks) from the address in its window still open (0 when none is). */
   addressFailures: number;
 }
@@ -23,13 +28,19 @@ export type RecordedFailure = z.infer<typeof recordedFailureRow>;
 export function createPasswordAttemptsRepository(db: Queryable) {
   return {
     /**
-     * The paste's password hash and the address's wrong attempts of its open window (it opened
-     * after `addressOpenedAfter`); `undefined` for an unknown slug.
+     * What a password or key check needs in one round trip: the paste's password hash, whether it
+     * is used up, its keyHash, and the address's wrong attempts of its open window (it opened after
+     * `addressOpenedAfter`); `undefined` for an unknown slug.
      */
     async find(slug: string, address: string, addressOpenedAfter: Date): Promise<PasswordCheck | undefined> {
       // row-check: hot path, asserted for speed
-      const { rows } = await db.query<{ passwordHash: string | null; addressFailures: number | null }>(
-        `SELECT p.password_hash AS "passwordHash",
+      const { rows } = await db.query<{
+        passwordHash: string | null;
+        expired: boolean;
+        keyHash: string | null;
+        addressFailures: number | null;
+      }>(
+        `SELECT p.password_hash AS "passwordHash", ${EXPIRED_SQL} AS expired, ${KEY_HASH_SQL} AS "keyHash",
                 (SELECT failures FROM paste_password_attempts_by_address
                   WHERE paste_id = p.id AND address = $2 AND window_started_at > $3) AS "addressFailures"
            FROM pastes p
@@ -37,7 +48,14 @@ export function createPasswordAttemptsRepository(db: Queryable) {
         [slug, address, addressOpenedAfter],
       );
       const row = rows[0];
-      return row && { passwordHash: row.passwordHash, addressFailures: Number(row.addressFailures ?? 0) };
+      return (
+        row && {
+          passwordHash: row.passwordHash,
+          expired: row.expired,
+          keyHash: row.keyHash,
+          addressFailures: Number(row.addressFailures ?? 0),
+        }
+      );
     },
 
     /**

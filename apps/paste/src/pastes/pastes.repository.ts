@@ -67,7 +67,7 @@ const deleteTokenRow = z.object({ id: z.number(), deleteTokenHash: z.string().nu
 export type MissedView = 'not_found' | 'expired' | 'locked' | 'reveal' | 'key';
 
 /** Past its view limit or its time limit (`p` is the pastes row). */
-const EXPIRED_SQL =
+export const EXPIRED_SQL =
   '((p.max_views IS NOT NULL AND p.views_count >= p.max_views) OR (p.expires_at IS NOT NULL AND p.expires_at <= now()))';
 /**
  * The `keyHash` of an encrypted paste (decisions.md wave 4), read from its stored envelope, or

@@ -146,11 +146,12 @@ export function createPasteService(deps: PasteServiceDeps) {
    * as for any read.
    */
   const checkKey = async (slug: string, keyCheck: string | undefined, address: string): Promise<string | null> => {
-    const found = await repository.inspect(slug);
+    // One round trip: the paste's state and the address's count.
+    const found = await passwordAttempts.find(slug, address, addressOpenedAfter(deps.now()));
     if (!found) throw appError('PASTE_NOT_FOUND');
     if (found.expired) throw appError('PASTE_EXPIRED');
     if (found.keyHash === null) return null;
-    if (await lockedByAttempts(slug, address)) throw tooManyAttempts();
+    if (locked(found)) throw tooManyAttempts();
     if (keyCheck !== undefined && keyCheckMatches(keyCheck, found.keyHash)) return found.keyHash;
     return failAttempt(slug, address, appError('PASTE_WRONG_KEY'));
   };
