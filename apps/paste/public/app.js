@@ -216,8 +216,36 @@
   // The creator's page of an encrypted paste: the key came along in this page's fragment.
   function addKeyToLink(input) {
     var hash = window.location.hash;
-    if (hash && hash !== '#') input.value = input.value + hash;
-    else document.getElementById('key-missing').hidden = false;
+    if (hash && hash !== '#') {
+      input.value = input.value + hash;
+      // qrcode's browser build is a deferred script after this one: it has run by DOMContentLoaded.
+      document.addEventListener('DOMContentLoaded', function () {
+        drawQrCode(input.value);
+      });
+    } else document.getElementById('key-missing').hidden = false;
+  }
+
+  // The QR code of the whole link, key included, drawn here as the server draws plain pastes'
+  // (creator/qr.ts: SVG, level M, margin 2, black on white in both themes), so the key stays in
+  // the browser.
+  function drawQrCode(link) {
+    var figure = document.getElementById('qr-figure');
+    if (!figure || !window.QRCode) return;
+    window.QRCode.toString(
+      link,
+      { type: 'svg', errorCorrectionLevel: 'M', margin: 2, color: { dark: '#000000', light: '#ffffff' } },
+      function (error, markup) {
+        if (error) return;
+        // Path data only: the link is drawn, never written into the markup as text.
+        var svg = new DOMParser().parseFromString(markup, 'image/svg+xml').documentElement;
+        if (svg.nodeName !== 'svg') return;
+        svg.setAttribute('class', 'qr-code');
+        svg.setAttribute('role', 'img');
+        svg.setAttribute('aria-label', 'QR code of ' + link);
+        figure.insertBefore(document.importNode(svg, true), figure.firstChild);
+        figure.hidden = false;
+      },
+    );
   }
 
   function fallbackCopy(text) {

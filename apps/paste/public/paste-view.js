@@ -1,8 +1,16 @@
-// An end-to-end encrypted paste's page: decrypts the envelope the server embedded with the key in
-// the link's fragment (and the password, when the paste has one), then renders it as the server
-// renders plain pastes: markdown-it and highlight.js of the same versions, and DOMPurify with the
-// server's own allow-list (markdown-rules.json) as the second wall. The text never leaves the page.
-import { DECRYPT_ERROR, needsPassword, open } from './envelope.js';
+// An end-to-end encrypted paste's page: decrypts the envelope with the key in the link's fragment
+// (and the password, when the paste has one), then renders it as the server renders plain pastes:
+// markdown-it and highlight.js of the same versions, and DOMPurify with the server's own
+// allow-list (markdown-rules.json) as the second wall. The text never leaves the page.
+// A paste made with a key check (decisions.md wave 4) comes without its envelope: this script
+// fetches it with the key's verifier in X-Paste-Key-Check, the one request that counts a view,
+// and never sends a request without a key, so a link whose fragment was lost spends nothing.
+import { DECRYPT_ERROR, KEY_CHECK_HEADER, keyCheck, needsPassword, open } from './envelope.js';
+
+const MISSING_KEY =
+  'This link is missing its key (the part after “#”), so the paste cannot be opened. No view was counted: ask the sender for the whole link.';
+const WRONG_KEY =
+  'This link has the wrong key (the part after “#”), so the paste cannot be opened. No view was counted: ask the sender for the whole link.';
 
 const DETECT_SAMPLE = 2000;
 const MAX_HIGHLIGHT_CHARS = 100000;
@@ -207,8 +215,61 @@ async function decrypt(envelope, key, password) {
   }
 }
 
-function start() {
-  const envelope = JSON.parse(document.getElementById('paste-envelope').textContent);
+/** The counts of the view just counted, as the raw answer gives them. */
+function showCounts(response) {
+  const views = Number(response.headers.get('X-Paste-Views'));
+  const max = response.headers.get('X-Paste-Max-Views');
+  if (!Number.isInteger(views)) return;
+  document.getElementById('paste-views').textContent =
+    max === null ? `${views} ${views === 1 ? 'view' : 'views'}` : `${views} of ${max} views`;
+  if (max !== null && views >= Number(max)) document.getElementById('last-view').hidden = false;
+}
+
+/**
+ * The envelope of a paste with a key check: one POST to its raw view (it serves reveal-on-click
+ * pastes too) with the key's verifier; the session carries a password unlock. Undefined when
+ * the server refused, after saying why.
+ */
+async function fetchEnvelope(key) {
+  let check;
+  try {
+    check = await keyCheck(key);
+  } catch {
+    // Not a key at all (cut short, mistyped): nothing to ask the server.
+    return failKey(WRONG_KEY);
+  }
+  let response;
+  try {
+    response = await fetch(`/paste/${encodeURIComponent(card.dataset.slug)}/raw`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { [KEY_CHECK_HEADER]: check, 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: '{}',
+    });
+  } catch {
+    say('Could not reach the server. Reload the page to try again.', true);
+    card.dataset.state = 'failed';
+    return undefined;
+  }
+  if (response.status === 403) return failKey(WRONG_KEY);
+  if (!response.ok) {
+    const text = (await response.text()).trim();
+    say(text || `Could not load the paste (status ${response.status}).`, true);
+    card.dataset.state = 'failed';
+    return undefined;
+  }
+  showCounts(response);
+  return response.json();
+}
+
+function failKey(message) {
+  say(message, true);
+  card.dataset.state = 'no-key';
+  return undefined;
+}
+
+async function start() {
+  const embedded = document.getElementById('paste-envelope');
   const key = decodeURIComponent(window.location.hash.replace(/^#/, ''));
   if (!window.isSecureContext || !window.crypto || !window.crypto.subtle) {
     say(
@@ -219,6 +280,7 @@ function start() {
     return;
   }
   if (key === '') {
+    if (!embedded) return failKey(MISSING_KEY);
     say(
       'This link has no key (the part after “#”), so the paste cannot be decrypted. Ask the sender for the whole link.',
       true,
@@ -226,6 +288,9 @@ function start() {
     card.dataset.state = 'failed';
     return;
   }
+  const envelope = embedded ? JSON.parse(embedded.textContent) : await fetchEnvelope(key);
+  if (!envelope) return;
+  say('Decrypting in your browser…', false);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     say('Decrypting in your browser…', false);

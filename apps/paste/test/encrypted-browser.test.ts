@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { chromiumForTests } from '@app/http/testing';
 import { testDatabaseBackend } from '@app/db/testing';
+import { qrCodeSvg } from '../src/creator/qr.js';
 import { capture } from './browser.js';
-import { startTestSite, type TestSite } from './helpers.js';
+import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 // End-to-end encrypted pastes in Debian's chromium: the form encrypts, the page decrypts and
 // renders with the server's rules, and the command line and the browser read each other's pastes.
@@ -77,19 +78,30 @@ describe.skipIf(!executablePath)(
       await withPage(async (page) => {
         await page.goto(`${site.baseUrl}/`);
         // As text: the test runner would rewrite an import() written in the function itself.
-        const results = await page.evaluate<Array<{ sealed: unknown; opened: string }>>(`(async () => {
+        const results = await page.evaluate<
+          Array<{ sealed: unknown; opened: string; check: string; hash: string }>
+        >(`(async () => {
         const format = await import('/static/envelope.js');
         return Promise.all(${JSON.stringify(vectors)}.map(async (v) => {
           const sealed = await format.seal(v.payload, v.key, {
             password: v.password ?? undefined, iv: format.fromBase64Url(v.iv), salt: v.salt ? format.fromBase64Url(v.salt) : undefined,
           });
           const opened = await format.open(v.envelope, v.key, v.password ?? undefined);
-          return { sealed, opened: opened.content };
+          const check = await format.keyCheck(v.key);
+          return { sealed, opened: opened.content, check, hash: await format.keyHashOfCheck(check) };
         }));
       })()`);
         results.forEach((result, index) => {
-          expect(result.sealed).toEqual(vectors[index]!.envelope);
-          expect(result.opened).toBe((vectors[index]!.payload as { content: string }).content);
+          const vector = vectors[index] as {
+            envelope: { keyHash: string };
+            keyCheck: string;
+            payload: { content: string };
+          };
+          expect(result.sealed).toEqual(vector.envelope);
+          expect(result.opened).toBe(vector.payload.content);
+          // The key check the page sends is the one the command line sends (envelope.test.ts).
+          expect(result.check).toBe(vector.keyCheck);
+          expect(result.hash).toBe(vector.envelope.keyHash);
         });
       });
     });
@@ -112,6 +124,15 @@ describe.skipIf(!executablePath)(
         const shared = await page.getByLabel('Link to share').inputValue();
         expect(shared).toBe(`${site.baseUrl}/paste/${page.url().split('/').at(-2)}#${page.url().split('#')[1]}`);
         expect(await page.locator('.limits').innerText()).toMatch(/Encrypted in your browser\s+Yes/);
+        // The copy button and the QR code of the whole link, key included, drawn in the browser
+        // exactly as the server draws a plain paste's (same package, same options).
+        expect(await page.getByRole('button', { name: 'Copy link' }).isVisible()).toBe(true);
+        const qr = page.getByRole('img', { name: `QR code of ${shared}` });
+        await qr.waitFor({ timeout: 5000 });
+        const drawn = await qr.evaluate((svg) => svg.outerHTML);
+        const expected = (await qrCodeSvg(shared, `QR code of ${shared}`)).match(/ d="([^"]+)"/g);
+        expect(drawn.match(/ d="([^"]+)"/g)).toEqual(expected);
+        expect((await qr.boundingBox())!.width).toBeGreaterThan(150);
         await capture(page, 'paste-encrypted-created');
         return shared;
       });
@@ -247,15 +268,60 @@ describe.skipIf(!executablePath)(
       expect([read.code, read.stdout]).toEqual([0, 'the vault code is 0000']);
     });
 
-    it('a wrong key says it cannot decrypt', async () => {
+    const viewsOf = async (link: string) =>
+      (
+        await site.database.pool.query('SELECT views_count AS n FROM pastes WHERE slug = $1', [
+          new URL(link).pathname.split('/').at(-1),
+        ])
+      ).rows[0].n as number;
+
+    it('a link without its key says so and spends no view of a one-view paste; the whole link then opens it', async () => {
+      await site.reset();
+      const put = await paste(['put', '-', '--views', '1'], 'only with the key');
+      const link = put.stdout.trim();
+      const requests: string[] = [];
+      await withPage(async (page) => {
+        page.on('request', (sent) => requests.push(`${sent.method()} ${new URL(sent.url()).pathname}`));
+        // A one-view paste from the CLI has the "Show paste" button: press it, as a reader would.
+        await page.goto(link.split('#')[0]!);
+        await page.getByRole('button', { name: 'Show paste' }).click();
+        await page.locator('#encrypted-paste[data-state="no-key"]').waitFor();
+        expect(await page.locator('#decrypt-status').innerText()).toBe(
+          'This link is missing its key (the part after “#”), so the paste cannot be opened. No view was counted: ask the sender for the whole link.',
+        );
+        expect(await page.locator('#decrypt-status').getAttribute('class')).toContain('alert-error');
+        await capture(page, 'paste-encrypted-missing-key');
+      });
+      // The page never asked for the envelope.
+      expect(requests.filter((request) => request.includes('/raw'))).toEqual([]);
+      expect(await viewsOf(link)).toBe(0);
+      const owner = await site.session(OWNER_ID);
+      const listed = await site.http.get('/api/pastes').set('Cookie', owner.cookie);
+      expect(listed.body.pastes[0]).toMatchObject({ encrypted: true, viewsCount: 0 });
+
+      await withPage(async (page) => {
+        await page.goto(link);
+        await page.getByRole('button', { name: 'Show paste' }).click();
+        await page.locator('#encrypted-paste[data-state="shown"]').waitFor();
+        expect(await page.locator('#paste-code').innerText()).toBe('only with the key');
+        expect(await page.locator('#paste-views').innerText()).toBe('1 of 1 views');
+        expect(await page.locator('#last-view').isVisible()).toBe(true);
+      });
+      expect(await viewsOf(link)).toBe(1);
+    });
+
+    it('a wrong key says so and spends no view', async () => {
       await site.reset();
       const put = await paste(['put', '-'], 'nothing to see');
       await withPage(async (page) => {
         await page.goto(`${put.stdout.trim().split('#')[0]}#${'A'.repeat(43)}`);
-        await page.locator('#encrypted-paste[data-state="failed"]').waitFor();
-        expect(await page.locator('#decrypt-status').innerText()).toBe('Cannot decrypt: wrong key or damaged paste');
+        await page.locator('#encrypted-paste[data-state="no-key"]').waitFor();
+        expect(await page.locator('#decrypt-status').innerText()).toBe(
+          'This link has the wrong key (the part after “#”), so the paste cannot be opened. No view was counted: ask the sender for the whole link.',
+        );
         await capture(page, 'paste-encrypted-wrong-key');
       });
+      expect(await viewsOf(put.stdout.trim())).toBe(0);
     });
 
     it('over plain http on another host the form says encryption needs https and offers a plain paste', async () => {

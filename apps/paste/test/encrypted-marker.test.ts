@@ -5,12 +5,14 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { createLogger } from '@app/http';
-import { newKey, open, seal, type Envelope } from '../../../packages/paste-cli/src/envelope.js';
+import { keyCheck, newKey, open, seal, type Envelope } from '../../../packages/paste-cli/src/envelope.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 // Nothing readable on the server (decisions.md, wave 3): after an encrypted paste holding a unique
 // marker is created and viewed in every way there is, the marker is in no table and no log line,
-// while a plain paste's marker, as a control, is found by the same search.
+// while a plain paste's marker, as a control, is found by the same search. The key check of wave
+// 4 changes nothing: the server gets the key's verifier, never the key, and stores only its hash
+// (the verifier itself is in no table and no log line either).
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
@@ -65,6 +67,7 @@ describe(`an encrypted paste leaves nothing readable on the server (${testDataba
     const marker = `marker-${randomUUID()}`;
     const control = `control-${randomUUID()}`;
     const key = newKey();
+    const check = await keyCheck(key);
 
     // The site's own form: a web request with the session's CSRF token, then the creator's page.
     const page = await site.pageSession();
@@ -87,7 +90,9 @@ describe(`an encrypted paste leaves nothing readable on the server (${testDataba
     await site.http.get(`/paste/${apiSlug}`).set('User-Agent', 'Slackbot-LinkExpanding 1.0');
     await site.http.head(`/paste/${apiSlug}`);
     await site.http.get(`/paste/${apiSlug}`).set('User-Agent', CHROME);
-    const revealed = await site.http.post(`/paste/${apiSlug}/raw`).send({});
+    expect((await site.http.post(`/paste/${apiSlug}/raw`).send({})).status).toBe(403);
+    expect((await site.http.post(`/paste/${apiSlug}/raw`).set('X-Paste-Key-Check', 'wrong').send({})).status).toBe(403);
+    const revealed = await site.http.post(`/paste/${apiSlug}/raw`).set('X-Paste-Key-Check', check).send({});
     expect((await open(revealed.body as Envelope, key)).content).toBe(`api ${marker}`);
 
     // The password paste: a wrong guess, the unlock, the page, the raw view and the reveal path.
@@ -99,9 +104,12 @@ describe(`an encrypted paste leaves nothing readable on the server (${testDataba
     expect(unlocked.status).toBe(200);
     const shown = await site.http.get(`/paste/${slug}`).set('Cookie', page.cookie).set('User-Agent', CHROME);
     expect(shown.status).toBe(200);
-    const raw = await site.http.get(`/paste/${slug}/raw`).set('Cookie', page.cookie);
+    const raw = await site.http.get(`/paste/${slug}/raw`).set('Cookie', page.cookie).set('X-Paste-Key-Check', check);
     expect((await open(raw.body as Envelope, key, `pw-${marker}`)).content).toBe(`secret ${marker}`);
-    const posted = await site.http.post(`/paste/${slug}/raw`).send({ password: `pw-${marker}` });
+    const posted = await site.http
+      .post(`/paste/${slug}/raw`)
+      .set('X-Paste-Key-Check', check)
+      .send({ password: `pw-${marker}` });
     expect(posted.status).toBe(200);
 
     // The owner's list and statistics read it too.
@@ -124,8 +132,12 @@ describe(`an encrypted paste leaves nothing readable on the server (${testDataba
     const log = logText.join('');
     expect(log).toContain(`/paste/${slug}`);
     expect(log).not.toContain(marker);
-    // The key never reaches the server, so it cannot be stored or logged either.
+    // The key never reaches the server, so it cannot be stored or logged either; its verifier
+    // reaches it, and is neither stored (only its hash) nor logged.
     expect(rows).not.toContain(key);
     expect(log).not.toContain(key);
+    expect(rows).not.toContain(check);
+    expect(log).not.toContain(check);
+    expect(log).toContain('[redacted]');
   });
 });

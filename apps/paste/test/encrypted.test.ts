@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
-import { newKey, open, seal, type Envelope } from '../../../packages/paste-cli/src/envelope.js';
+import { keyCheck, newKey, open, seal, type Envelope } from '../../../packages/paste-cli/src/envelope.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 // End-to-end encrypted pastes over HTTP (decisions.md, wave 3): the server stores and answers the
 // envelope only, and every rule of plain pastes (views, expiry, reveal, previews, passwords,
-// delete tokens, limits) holds for it.
+// delete tokens, limits) holds for it. Reads send the key check of wave 4 (its own rules:
+// encrypted-key-check.test.ts); a paste made without one keeps wave 3's page.
 
 let site: TestSite;
 beforeAll(async () => {
@@ -27,7 +28,13 @@ async function encryptedPaste(content: string, fields: Record<string, unknown> =
     .post('/api/paste')
     .send({ encrypted: envelope, ...(password ? { password } : {}), ...fields });
   expect(response.status, JSON.stringify(response.body)).toBe(200);
-  return { slug: response.body.slug as string, key, envelope, deleteToken: response.body.deleteToken as string };
+  return {
+    slug: response.body.slug as string,
+    key,
+    envelope,
+    deleteToken: response.body.deleteToken as string,
+    check: await keyCheck(key),
+  };
 }
 
 const row = async (slug: string) =>
@@ -51,7 +58,10 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
     expect(JSON.parse(stored.content)).toEqual(envelope);
     expect(stored.content).not.toContain('Secret title');
 
-    const raw = await site.http.get(`/paste/${slug}/raw`).set('User-Agent', CHROME);
+    const raw = await site.http
+      .get(`/paste/${slug}/raw`)
+      .set('User-Agent', CHROME)
+      .set('X-Paste-Key-Check', await keyCheck(key));
     expect(raw.status).toBe(200);
     expect(raw.headers['content-type']).toMatch(/^application\/json/);
     expect(raw.body).toEqual(envelope);
@@ -63,8 +73,11 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
     expect((await row(slug)).views).toBe(1);
   });
 
-  it('the page carries the envelope for its script and counts the view; a link preview and HEAD get no envelope and count none', async () => {
-    const { slug, envelope } = await encryptedPaste('page text', { maxViews: 2 });
+  it('a paste made without a key check (wave 3): the page carries the envelope for its script and counts the view; a link preview and HEAD get no envelope and count none', async () => {
+    const key = newKey();
+    const { keyHash: _keyHash, ...envelope } = await seal({ content: 'page text' }, key);
+    const created = await site.http.post('/api/paste').send({ encrypted: envelope, maxViews: 2 });
+    const slug = created.body.slug as string;
     const preview = await site.http.get(`/paste/${slug}`).set('User-Agent', 'Slackbot-LinkExpanding 1.0');
     expect(preview.status).toBe(200);
     expect(preview.text).not.toContain(envelope.ciphertext);
@@ -99,13 +112,15 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
   });
 
   it('keeps view limits exact: of 20 simultaneous raw views of a 3-view paste, 3 get the envelope and 17 get 410', async () => {
-    const { slug } = await encryptedPaste('three views', { maxViews: 3 });
+    const { slug, check } = await encryptedPaste('three views', { maxViews: 3 });
     const statuses = await Promise.all(
       Array.from({ length: 20 }, () =>
-        fetch(`${site.baseUrl}/paste/${slug}/raw`).then(async (response) => {
-          await response.arrayBuffer();
-          return response.status;
-        }),
+        fetch(`${site.baseUrl}/paste/${slug}/raw`, { headers: { 'X-Paste-Key-Check': check } }).then(
+          async (response) => {
+            await response.arrayBuffer();
+            return response.status;
+          },
+        ),
       ),
     );
     expect(statuses.filter((status) => status === 200)).toHaveLength(3);
@@ -113,26 +128,32 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
   });
 
   it('reveal on click: GET /raw answers 405 and counts nothing; POST /raw answers the envelope and counts the view', async () => {
-    const { slug, envelope } = await encryptedPaste('click first', { maxViews: 1, revealOnClick: true });
-    expect((await site.http.get(`/paste/${slug}/raw`)).status).toBe(405);
+    const { slug, envelope, check } = await encryptedPaste('click first', { maxViews: 1, revealOnClick: true });
+    expect((await site.http.get(`/paste/${slug}/raw`).set('X-Paste-Key-Check', check)).status).toBe(405);
     const page = await site.http.get(`/paste/${slug}`).set('User-Agent', CHROME);
     expect(page.text).toContain('Show paste');
     expect(page.text).not.toContain(envelope.ciphertext);
-    const raw = await site.http.post(`/paste/${slug}/raw`).send({});
+    const raw = await site.http.post(`/paste/${slug}/raw`).set('X-Paste-Key-Check', check).send({});
     expect([raw.status, raw.body]).toEqual([200, envelope]);
-    expect((await site.http.post(`/paste/${slug}/raw`).send({})).status).toBe(410);
+    expect((await site.http.post(`/paste/${slug}/raw`).set('X-Paste-Key-Check', check).send({})).status).toBe(410);
   });
 
-  it('with a password the key needs it too, and the server still checks it: 401 without it, 401 wrong, the envelope when right', async () => {
-    const { slug, key, envelope } = await encryptedPaste('guarded', {}, 'hunter2');
+  it('with a password the key needs it too, and the server still checks it: 400 without it, 401 wrong, the envelope when right', async () => {
+    const { slug, key, envelope, check } = await encryptedPaste('guarded', {}, 'hunter2');
     expect(envelope.salt).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    expect((await site.http.get(`/paste/${slug}/raw`)).status).toBe(401);
-    expect((await site.http.post(`/paste/${slug}/raw`).send({ password: 'wrong' })).status).toBe(401);
-    const raw = await site.http.post(`/paste/${slug}/raw`).send({ password: 'hunter2' });
-    expect(raw.status).toBe(200);
-    expect((await open(raw.body as Envelope, key, 'hunter2')).content).toBe('guarded');
-    await expect(open(raw.body as Envelope, key)).rejects.toThrow('Cannot decrypt: wrong key or damaged paste');
-    await expect(open(raw.body as Envelope, key, 'hunter3')).rejects.toThrow(
+    const raw = (password?: string) =>
+      site.http
+        .post(`/paste/${slug}/raw`)
+        .set('X-Paste-Key-Check', check)
+        .send(password === undefined ? {} : { password });
+    expect((await site.http.get(`/paste/${slug}/raw`).set('X-Paste-Key-Check', check)).status).toBe(401);
+    expect((await raw()).status).toBe(400);
+    expect((await raw('wrong')).status).toBe(401);
+    const right = await raw('hunter2');
+    expect(right.status).toBe(200);
+    expect((await open(right.body as Envelope, key, 'hunter2')).content).toBe('guarded');
+    await expect(open(right.body as Envelope, key)).rejects.toThrow('Cannot decrypt: wrong key or damaged paste');
+    await expect(open(right.body as Envelope, key, 'hunter3')).rejects.toThrow(
       'Cannot decrypt: wrong key or damaged paste',
     );
   });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
+import { keyHash } from '../../../packages/paste-cli/src/envelope.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 // The `paste` command line (packages/paste-cli) as people run it: a child process, against the
@@ -83,9 +84,10 @@ const linkOf = (run: Run) => run.stdout.toString('utf8').trim();
 const tokenOf = (run: Run) => /^Delete token: (\S+)$/m.exec(run.stderr)?.[1] ?? '';
 const stored = async (link: string) =>
   (
-    await site.database.pool.query('SELECT content, encrypted, max_views, expires_at FROM pastes WHERE slug = $1', [
-      new URL(link).pathname.split('/').at(-1),
-    ])
+    await site.database.pool.query(
+      'SELECT content, encrypted, max_views, expires_at, views_count FROM pastes WHERE slug = $1',
+      [new URL(link).pathname.split('/').at(-1)],
+    )
   ).rows[0];
 
 // Each scenario starts a few Node processes: seconds apiece on a busy machine.
@@ -103,6 +105,10 @@ describe(`the paste command line against a running service (${testDatabaseBacken
     const row = await stored(link);
     expect(row.encrypted).toBe(true);
     expect(row.content).not.toContain('first line');
+    // The key check (wave 4): put stores the hash of the key's verifier, never the key.
+    const key = link.split('#')[1]!;
+    expect(JSON.parse(row.content).keyHash).toBe(await keyHash(key));
+    expect(row.content).not.toContain(key);
 
     const get = await paste(['get', link]);
     expect(get.code, get.stderr).toBe(0);
@@ -119,17 +125,26 @@ describe(`the paste command line against a running service (${testDatabaseBacken
     expect([again.code, again.stdout.length, again.stderr]).toEqual([1, 0, 'Paste expired\n']);
   });
 
-  it('a wrong or missing key exits 1 with "Cannot decrypt: wrong key or damaged paste"', async () => {
-    const put = await paste(['put', '-'], { input: 'keyed' });
+  it('a wrong, missing or malformed key exits 1 saying so, and spends none of the one view', async () => {
+    const put = await paste(['put', '-', '--views', '1'], { input: 'keyed' });
     const link = linkOf(put);
     const wrong = await paste(['get', `${link.split('#')[0]}#${'A'.repeat(43)}`]);
     expect([wrong.code, wrong.stdout.length, wrong.stderr]).toEqual([
       1,
       0,
-      'Cannot decrypt: wrong key or damaged paste\n',
+      'Wrong key: the key in this link (the part after "#") does not open the paste\n',
     ]);
     const keyless = await paste(['get', link.split('#')[0]!]);
-    expect([keyless.code, keyless.stderr]).toEqual([1, 'Cannot decrypt: wrong key or damaged paste\n']);
+    expect([keyless.code, keyless.stderr]).toEqual([
+      1,
+      'This link is missing its key (the part after "#"): ask the sender for the whole link\n',
+    ]);
+    const malformed = await paste(['get', `${link.split('#')[0]}#short`]);
+    expect([malformed.code, malformed.stderr]).toEqual([1, 'Cannot decrypt: wrong key or damaged paste\n']);
+    expect((await stored(link)).views_count).toBe(0);
+    const right = await paste(['get', link]);
+    expect([right.code, right.stdout.toString()]).toEqual([0, 'keyed']);
+    expect((await stored(link)).views_count).toBe(1);
   });
 
   it('with --password-file the password goes into the key and to the server, which checks it as before', async () => {

@@ -159,6 +159,23 @@ describe(`link previews never use up a paste (${testDatabaseBackend()})`, () => 
       'Samsung Internet',
       'Mozilla/5.0 (Linux; Android 14; SAMSUNG SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/25.0 Chrome/121.0.0.0 Mobile Safari/537.36',
     ],
+    // Phones whose model names hold "bot" (issue 53): the device part of an Android comment is not matched.
+    [
+      'Chrome on a CUBOT P40',
+      'Mozilla/5.0 (Linux; Android 10; CUBOT P40) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.6045.163 Mobile Safari/537.36',
+    ],
+    [
+      'a WebView on a CUBOT X19 S',
+      'Mozilla/5.0 (Linux; Android 9; CUBOT_X19_S Build/PPR1.180610.011; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/88.0.4324.181 Mobile Safari/537.36',
+    ],
+    [
+      'UC Browser on a CUBOT NOTE 7',
+      'Mozilla/5.0 (Linux; U; Android 8.1.0; en-US; CUBOT NOTE 7 Build/O11019) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/57.0.2987.108 UCBrowser/13.4.0.1306 Mobile Safari/537.36',
+    ],
+    [
+      'Samsung Internet on a CUBOT KINGKONG 5 Pro',
+      'Mozilla/5.0 (Linux; Android 11; CUBOT KINGKONG 5 Pro) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36',
+    ],
     ['curl', 'curl/8.8.0'],
     ['Wget', 'Wget/1.24.5'],
     ['python-requests', 'python-requests/2.32.3'],
@@ -171,6 +188,40 @@ describe(`link previews never use up a paste (${testDatabaseBackend()})`, () => 
     expect([first.status, first.text]).toEqual([200, 'read by a person']);
     expect((await site.http.get(`/paste/${slug}`).set('User-Agent', userAgent)).status).toBe(410);
     expect(await counts(slug)).toEqual({ views: 1, previews: 0 });
+  });
+
+  // Crawlers that copy an Android browser's comment (device and all) and name themselves after it:
+  // leaving the device model out of the match still catches them.
+  it.each([
+    [
+      'Googlebot Smartphone',
+      'Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.6478.126 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+    ],
+    [
+      'AdsBot-Google-Mobile',
+      'Mozilla/5.0 (Linux; Android 5.0; SM-G920A) AppleWebKit (KHTML, like Gecko) Chrome Mobile Safari (compatible; AdsBot-Google-Mobile; +http://www.google.com/mobile/adsbot.html)',
+    ],
+    [
+      'Bingbot mobile',
+      'Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/116.0.1938.76 Mobile Safari/537.36 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+    ],
+    [
+      'PetalBot',
+      'Mozilla/5.0 (Linux; Android 7.0;) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; PetalBot;+https://webmaster.petalsearch.com/site/petalbot)',
+    ],
+    [
+      'Applebot',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1 (Applebot/0.1; +http://www.apple.com/go/applebot)',
+    ],
+    ['YandexBot', 'Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)'],
+    ['AhrefsBot', 'Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)'],
+    ['Telegram', 'TelegramBot (like TwitterBot)'],
+  ])('%s (its real User-Agent) is still a preview agent and counts no view', async (_bot, userAgent) => {
+    const slug = await site.createPaste({ content: 'not for crawlers', maxViews: 1 });
+    const preview = await site.http.get(`/paste/${slug}/raw`).set('User-Agent', userAgent);
+    expect(preview.status).toBe(200);
+    expect(preview.text).not.toContain('not for crawlers');
+    expect(await counts(slug)).toEqual({ views: 0, previews: 1 });
   });
 
   it('a preview of an unknown paste is a 404', async () => {

@@ -24,7 +24,8 @@ const owners: Record<string, string | null> = {
   // views' statement (countViewsSql) that the paste repository runs inside its view statements.
   paste_stats: 'apps/paste/src/stats/stats.repository.ts',
   api_keys: 'apps/paste/src/api-keys/api-keys.repository.ts',
-  paste_password_attempts: 'apps/paste/src/pastes/password-attempts.repository.ts',
+  // The wave-3 count per paste: no longer written since wave 4 (only the count per address remains).
+  paste_password_attempts: null,
   paste_password_attempts_by_address: 'apps/paste/src/pastes/password-attempts.repository.ts',
   // Written by the settings store of @app/settings (packages/settings/src/settings-store.ts),
   // which is given the table's name: no statement here names it.

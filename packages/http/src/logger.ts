@@ -72,6 +72,8 @@ export const secretHeaders = [
   'x-csrf-token',
   'x-delete-token',
   'x-paste-password',
+  // The verifier of an encrypted paste's key: not the key, but it spends the paste's views.
+  'x-paste-key-check',
   'stripe-signature',
 ] as const;
 

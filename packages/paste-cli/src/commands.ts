@@ -1,4 +1,13 @@
-import { DecryptError, needsPassword, newKey, open, seal, type Envelope } from './envelope.js';
+import {
+  DecryptError,
+  KEY_CHECK_HEADER,
+  keyCheck,
+  needsPassword,
+  newKey,
+  open,
+  seal,
+  type Envelope,
+} from './envelope.js';
 import { CommandError, type PasteLink } from './options.js';
 
 /** What the commands need from outside: the network and the standard streams. */
@@ -82,18 +91,46 @@ export async function put(io: Io, request: PutRequest): Promise<void> {
   io.stderr(`Delete token: ${created.deleteToken}\n`);
 }
 
+/** What the link's key proves without leaving this machine: its verifier for X-Paste-Key-Check. */
+async function keyCheckHeader(key: string | undefined): Promise<Record<string, string>> {
+  if (key === undefined) return {};
+  try {
+    return { [KEY_CHECK_HEADER]: await keyCheck(key) };
+  } catch (error) {
+    // Not a key at all: no request could open the paste with it.
+    if (error instanceof DecryptError) throw new CommandError(error.message);
+    throw error;
+  }
+}
+
 /**
  * Reads a paste with one counted view: `POST /paste/:slug/raw` serves every paste (reveal on click
- * or not) and takes the password in its body. An encrypted paste answers its envelope as JSON,
- * opened here with the link's key; a plain one its text, written as it came.
+ * or not) and takes the password in its body. With a key in the link, its key check goes along
+ * (the key itself never does), so the server counts the view of an encrypted paste. An encrypted
+ * paste answers its envelope as JSON, opened here with the link's key; a plain one its text,
+ * written as it came.
  */
 export async function get(io: Io, link: PasteLink, password: string | undefined): Promise<void> {
   const response = await send(io, `${link.server}/paste/${link.slug}/raw`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/plain' },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/plain',
+      ...(await keyCheckHeader(link.key)),
+    },
     body: JSON.stringify(password === undefined ? {} : { password }),
   });
-  if (!response.ok) throw await failure(response);
+  if (!response.ok) {
+    const refused = await failure(response);
+    // The key check failed (no view was counted): say what is wrong with the link.
+    if (refused.message === 'Wrong key')
+      throw new CommandError(
+        link.key === undefined
+          ? 'This link is missing its key (the part after "#"): ask the sender for the whole link'
+          : 'Wrong key: the key in this link (the part after "#") does not open the paste',
+      );
+    throw refused;
+  }
   if (!/^application\/json\b/i.test(response.headers.get('content-type') ?? '')) {
     io.stdout(new Uint8Array(await response.arrayBuffer()));
     return;

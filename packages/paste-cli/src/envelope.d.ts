@@ -7,9 +7,13 @@ export interface Payload {
   language?: string | null;
 }
 
-/** What the server stores and answers: version, iv, ciphertext, and salt when a password went in. */
+/**
+ * What the server stores and answers: version, the key's hash (absent from envelopes made before
+ * the key check), iv, ciphertext, and salt when a password went in.
+ */
 export interface Envelope {
   v: 1;
+  keyHash?: string;
   iv: string;
   ciphertext: string;
   salt?: string;
@@ -21,6 +25,8 @@ export declare const KEY_BYTES: number;
 export declare const IV_BYTES: number;
 export declare const SALT_BYTES: number;
 export declare const DECRYPT_ERROR: 'Cannot decrypt: wrong key or damaged paste';
+export declare const KEY_CHECK_INFO: 'paste-key-check';
+export declare const KEY_CHECK_HEADER: 'X-Paste-Key-Check';
 
 export declare class DecryptError extends Error {
   constructor();
@@ -30,6 +36,12 @@ export declare function toBase64Url(bytes: Uint8Array): string;
 export declare function fromBase64Url(text: string): Uint8Array;
 export declare function base64UrlByteLength(text: string): number;
 export declare function newKey(): string;
+/** base64url(HKDF-SHA-256(key, empty salt, info `paste-key-check`, 32 bytes)): sent as X-Paste-Key-Check. */
+export declare function keyCheck(key: string): Promise<string>;
+/** base64url(SHA-256(verifier)). */
+export declare function keyHashOfCheck(check: string): Promise<string>;
+/** The envelope's `keyHash` for `key`. */
+export declare function keyHash(key: string): Promise<string>;
 export declare function seal(
   payload: Payload,
   key: string,

@@ -9,7 +9,13 @@
 // - With a password, the AES key is PBKDF2-SHA-256 (600,000 iterations, OWASP's figure; fixed by
 //   `v: 1`) over the key's 32 bytes followed by the password's UTF-8 bytes, with a random 16-byte
 //   salt: the link alone, or the password alone, opens nothing.
-// - The envelope the server stores: `{ v: 1, iv, ciphertext, salt? }`, every binary value base64url.
+// - The envelope the server stores: `{ v: 1, keyHash, iv, ciphertext, salt? }`, every binary value
+//   base64url.
+// - The key check (wave 4): verifier = HKDF-SHA-256 of the key's 32 bytes (empty salt, info
+//   `paste-key-check`, 32 bytes); `keyHash` = SHA-256(verifier). A reader sends the verifier in
+//   `X-Paste-Key-Check`, and the server counts a view only when its hash is `keyHash`: so a link
+//   whose fragment was lost never spends one. The verifier is not the key (HKDF is one-way), and
+//   the key never reaches the server.
 
 export const ENVELOPE_VERSION = 1;
 export const PBKDF2_ITERATIONS = 600000;
@@ -17,6 +23,9 @@ export const KEY_BYTES = 32;
 export const IV_BYTES = 12;
 export const SALT_BYTES = 16;
 export const DECRYPT_ERROR = 'Cannot decrypt: wrong key or damaged paste';
+export const KEY_CHECK_INFO = 'paste-key-check';
+/** The request header that carries the verifier. */
+export const KEY_CHECK_HEADER = 'X-Paste-Key-Check';
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
@@ -75,6 +84,27 @@ function keyBytes(key) {
   return bytes;
 }
 
+/** The verifier of `key` as the reader sends it (base64url of 32 bytes); DecryptError for a malformed key. */
+export async function keyCheck(key) {
+  const material = await subtle().importKey('raw', keyBytes(key), 'HKDF', false, ['deriveBits']);
+  const bits = await subtle().deriveBits(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode(KEY_CHECK_INFO) },
+    material,
+    256,
+  );
+  return toBase64Url(new Uint8Array(bits));
+}
+
+/** What the server stores to recognise the verifier: base64url(SHA-256(verifier)). */
+export async function keyHashOfCheck(check) {
+  return toBase64Url(new Uint8Array(await subtle().digest('SHA-256', fromBase64Url(check))));
+}
+
+/** The `keyHash` of `key`. */
+export async function keyHash(key) {
+  return keyHashOfCheck(await keyCheck(key));
+}
+
 async function aesKey(rawKey, password, salt) {
   if (password === undefined || password === null || password === '') {
     return subtle().importKey('raw', rawKey, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
@@ -107,7 +137,12 @@ export async function seal(payload, key, options = {}) {
   );
   const cipherKey = await aesKey(keyBytes(key), password, salt);
   const ciphertext = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv }, cipherKey, plaintext));
-  const envelope = { v: ENVELOPE_VERSION, iv: toBase64Url(iv), ciphertext: toBase64Url(ciphertext) };
+  const envelope = {
+    v: ENVELOPE_VERSION,
+    keyHash: await keyHash(key),
+    iv: toBase64Url(iv),
+    ciphertext: toBase64Url(ciphertext),
+  };
   if (salt !== undefined) envelope.salt = toBase64Url(salt);
   return envelope;
 }

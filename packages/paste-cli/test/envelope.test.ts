@@ -1,10 +1,13 @@
-import { createDecipheriv, pbkdf2Sync } from 'node:crypto';
+import { createDecipheriv, createHash, hkdfSync, pbkdf2Sync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   DecryptError,
   fromBase64Url,
+  keyCheck,
+  keyHash,
+  keyHashOfCheck,
   newKey,
   open,
   PBKDF2_ITERATIONS,
@@ -22,6 +25,8 @@ interface Vector {
   iv: string;
   salt: string | null;
   payload: Payload;
+  /** The verifier a reader sends as X-Paste-Key-Check. */
+  keyCheck: string;
   envelope: Envelope;
 }
 const { vectors } = JSON.parse(readFileSync(path.join(import.meta.dirname, 'vectors.json'), 'utf8')) as {
@@ -62,6 +67,30 @@ describe('the encrypted paste format, version 1', () => {
     const plaintext = Buffer.concat([decipher.update(sealed.subarray(0, -16)), decipher.final()]).toString('utf8');
     expect(JSON.parse(plaintext)).toEqual({ title: null, language: null, ...vector.payload });
     expect(PBKDF2_ITERATIONS).toBeGreaterThanOrEqual(600_000);
+  });
+
+  it.each(vectors)("$name: the key check and the key hash are the vector's", async (vector) => {
+    expect(await keyCheck(vector.key)).toBe(vector.keyCheck);
+    expect(await keyHashOfCheck(vector.keyCheck)).toBe(vector.envelope.keyHash);
+    expect(await keyHash(vector.key)).toBe(vector.envelope.keyHash);
+    // The verifier is not the key, nor its hash the verifier.
+    expect(vector.keyCheck).not.toBe(vector.key);
+    expect(vector.envelope.keyHash).not.toBe(vector.keyCheck);
+  });
+
+  it.each(vectors)(
+    '$name: node:crypto derives the same key check as documented (HKDF-SHA-256, empty salt)',
+    (vector) => {
+      const verifier = Buffer.from(
+        hkdfSync('sha256', Buffer.from(vector.key, 'base64url'), Buffer.alloc(0), 'paste-key-check', 32),
+      );
+      expect(verifier.toString('base64url')).toBe(vector.keyCheck);
+      expect(createHash('sha256').update(verifier).digest('base64url')).toBe(vector.envelope.keyHash);
+    },
+  );
+
+  it('a malformed key has no key check: "Cannot decrypt: wrong key or damaged paste"', async () => {
+    await expect(keyCheck('abc')).rejects.toThrow(DecryptError);
   });
 
   it('fresh keys are 32 random bytes and every seal draws a new iv', async () => {

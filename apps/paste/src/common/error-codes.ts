@@ -19,6 +19,7 @@ export const { errorCodes, appError } = defineErrorCodes({
   PASTE_PASSWORD_REQUIRED: { status: 400, message: 'Password is required' },
   PASTE_PASSWORD_INCORRECT: { status: 401, message: 'Incorrect password' },
   PASTE_TOO_MANY_ATTEMPTS: { status: 429, message: 'Too many attempts' },
+  PASTE_WRONG_KEY: { status: 403, message: 'Wrong key' },
   PASTE_INVALID_DELETE_TOKEN: { status: 403, message: 'Invalid delete token' },
   PASTE_API_DISABLED: { status: 403, message: 'API access is disabled' },
   PASTE_API_KEY_REQUIRED: { status: 401, message: 'API key required' },

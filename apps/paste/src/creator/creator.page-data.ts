@@ -32,6 +32,8 @@ export function createdData(settings: PasteSettings, input: CreatedPageInput) {
     site: siteView(settings),
     title: 'Paste created',
     script: true,
+    // An encrypted paste's QR code holds its key: the browser draws it (app.js), never the server.
+    scripts: paste.encrypted ? ['/static/vendor/qrcode/qrcode.js'] : [],
     link: input.link,
     deleteUrl: input.deleteUrl,
     qrSvg: input.qrSvg,

@@ -24,6 +24,11 @@ const vendorFolders = [
   { path: '/static/vendor/markdown-it', dir: path.join(path.dirname(resolvePackage('markdown-it')), 'browser') },
   { path: '/static/vendor/dompurify', dir: path.dirname(resolvePackage('dompurify')) },
   { path: '/static/vendor/highlight', dir: path.dirname(resolvePackage('@highlightjs/cdn-assets/package.json')) },
+  // qrcode's browser build (qrcode.js), which draws the QR code of an encrypted paste's whole link
+  // (its key included) on the creator's page: the key never reaches the server. qrcode is pinned to
+  // 1.5.1, the last release whose package ships build/ (1.5.2 to 1.5.4 leave it out); the server
+  // draws plain pastes' codes with the same package.
+  { path: '/static/vendor/qrcode', dir: path.join(path.dirname(resolvePackage('qrcode/package.json')), 'build') },
 ];
 
 const sendFile =

@@ -1,101 +1,83 @@
 import { parseRows, type Queryable } from '@app/db';
 import { z } from 'zod';
+import { EXPIRED_SQL, KEY_HASH_SQL } from './pastes.repository.js';
 
 export interface PasswordCheck {
   passwordHash: string | null;
-  /** Wrong passwords for the paste in its window still open (0 when none is). */
-  pasteFailures: number;
-  /** Wrong passwords from the address in its window still open (0 when none is). */
+  /** Past its view or time limit. */
+  expired: boolean;
+  /** The keyHash of an encrypted paste with a key check; null otherwise. */
+  keyHash: string | null;
+  /** Wrong passwords (and wrong key checks) from the address in its window still open (0 when none is). */
   addressFailures: number;
 }
 
-/** Where each kind of window stands: a window started at or before its instant is over. */
-export interface OpenWindows {
-  pasteOpenedAfter: Date;
-  addressOpenedAfter: Date;
-}
-
 const recordedFailureRow = z.object({
-  /** The address's wrong passwords of its open window, this one included. */
+  /** The address's wrong attempts of its open window, this one included. */
   addressFailures: z.number(),
-  /**
-   * The paste's wrong passwords of its open window, this one included; null when this one was
-   * not counted against the paste because the address was already over its own limit.
-   */
-  pasteFailures: z.number().nullable(),
 });
 export type RecordedFailure = z.infer<typeof recordedFailureRow>;
 
 /**
- * Wrong paste passwords, counted in the database per paste and per (paste, client address):
- * every instance sees the same counts, and each wrong attempt is one atomic statement over both,
- * so concurrent guesses are counted exactly.
+ * Wrong paste passwords and key checks, counted in the database per (paste, client address):
+ * every instance sees the same counts, and each wrong attempt is one atomic statement, so
+ * concurrent guesses are counted exactly. There is no count per paste (decisions.md wave 4):
+ * strangers at other addresses must never lock out the reader who has the password or the key.
+ * (The wave-3 table paste_password_attempts is no longer read or written.)
  */
 export function createPasswordAttemptsRepository(db: Queryable) {
   return {
     /**
-     * The paste's password hash and the wrong attempts of the open windows, the paste's and the
-     * address's; `undefined` for an unknown slug.
+     * What a password or key check needs in one round trip: the paste's password hash, whether it
+     * is used up, its keyHash, and the address's wrong attempts of its open window (it opened after
+     * `addressOpenedAfter`); `undefined` for an unknown slug.
      */
-    async find(slug: string, address: string, windows: OpenWindows): Promise<PasswordCheck | undefined> {
+    async find(slug: string, address: string, addressOpenedAfter: Date): Promise<PasswordCheck | undefined> {
       // row-check: hot path, asserted for speed
       const { rows } = await db.query<{
         passwordHash: string | null;
-        pasteFailures: number | null;
+        expired: boolean;
+        keyHash: string | null;
         addressFailures: number | null;
       }>(
-        `SELECT p.password_hash AS "passwordHash",
-                (SELECT failures FROM paste_password_attempts
-                  WHERE paste_id = p.id AND window_started_at > $3) AS "pasteFailures",
+        `SELECT p.password_hash AS "passwordHash", ${EXPIRED_SQL} AS expired, ${KEY_HASH_SQL} AS "keyHash",
                 (SELECT failures FROM paste_password_attempts_by_address
-                  WHERE paste_id = p.id AND address = $2 AND window_started_at > $4) AS "addressFailures"
+                  WHERE paste_id = p.id AND address = $2 AND window_started_at > $3) AS "addressFailures"
            FROM pastes p
           WHERE p.slug = $1`,
-        [slug, address, windows.pasteOpenedAfter, windows.addressOpenedAfter],
+        [slug, address, addressOpenedAfter],
       );
       const row = rows[0];
       return (
         row && {
           passwordHash: row.passwordHash,
-          pasteFailures: Number(row.pasteFailures ?? 0),
+          expired: row.expired,
+          keyHash: row.keyHash,
           addressFailures: Number(row.addressFailures ?? 0),
         }
       );
     },
 
     /**
-     * Counts one wrong password from `address`, in one statement: against the address, and
-     * against the paste unless the address was already past `maxPerAddress` (one address never
-     * adds more than its own limit to the paste's count, however many guesses it sends at once).
-     * A window that is over starts again at 1, opening at `now`. Concurrent calls wait for each
-     * other on the rows' locks (the address's row first, always), so each gets its own numbers.
-     * `undefined` when the paste no longer exists.
+     * Counts one wrong attempt from `address`, in one statement. A window that is over (it opened
+     * at or before `addressOpenedAfter`) starts again at 1, opening at `now`. Concurrent calls wait
+     * for each other on the row's lock, so each gets its own number. `undefined` when the paste no
+     * longer exists.
      */
     async recordFailure(
       slug: string,
       address: string,
       now: Date,
-      windows: OpenWindows,
-      maxPerAddress: number,
+      addressOpenedAfter: Date,
     ): Promise<RecordedFailure | undefined> {
       const { rows } = await db.query(
-        `WITH by_address AS (
-           INSERT INTO paste_password_attempts_by_address AS a (paste_id, address, window_started_at, failures)
-           SELECT id, $2, $3, 1 FROM pastes WHERE slug = $1
-           ON CONFLICT (paste_id, address) DO UPDATE SET
-             failures = CASE WHEN a.window_started_at > $5 THEN a.failures + 1 ELSE 1 END,
-             window_started_at = CASE WHEN a.window_started_at > $5 THEN a.window_started_at ELSE $3 END
-           RETURNING paste_id, failures
-         ), per_paste AS (
-           INSERT INTO paste_password_attempts AS p (paste_id, window_started_at, failures)
-           SELECT paste_id, $3, 1 FROM by_address WHERE failures <= $6
-           ON CONFLICT (paste_id) DO UPDATE SET
-             failures = CASE WHEN p.window_started_at > $4 THEN p.failures + 1 ELSE 1 END,
-             window_started_at = CASE WHEN p.window_started_at > $4 THEN p.window_started_at ELSE $3 END
-           RETURNING failures
-         )
-         SELECT b.failures AS "addressFailures", (SELECT failures FROM per_paste) AS "pasteFailures" FROM by_address b`,
-        [slug, address, now, windows.pasteOpenedAfter, windows.addressOpenedAfter, maxPerAddress],
+        `INSERT INTO paste_password_attempts_by_address AS a (paste_id, address, window_started_at, failures)
+         SELECT id, $2, $3, 1 FROM pastes WHERE slug = $1
+         ON CONFLICT (paste_id, address) DO UPDATE SET
+           failures = CASE WHEN a.window_started_at > $4 THEN a.failures + 1 ELSE 1 END,
+           window_started_at = CASE WHEN a.window_started_at > $4 THEN a.window_started_at ELSE $3 END
+         RETURNING failures AS "addressFailures"`,
+        [slug, address, now, addressOpenedAfter],
       );
       return parseRows(recordedFailureRow, rows)[0];
     },

@@ -2,8 +2,8 @@ import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from 'dr
 import { pastesTable } from './pastes.table.js';
 
 /**
- * Wrong passwords per paste in the current fixed window (it starts at the window's first wrong
- * attempt). One row per paste that has had one; deleted with its paste.
+ * Wrong passwords per paste in the current fixed window (wave 3). No longer read or written since
+ * wave 4, where only the count per paste and address remains; kept until a migration drops it.
  */
 export const pastePasswordAttemptsTable = pgTable('paste_password_attempts', {
   pasteId: bigint('paste_id', { mode: 'number' })

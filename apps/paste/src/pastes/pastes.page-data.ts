@@ -3,7 +3,7 @@ import { expiryView } from '../rendering/expiry-text.js';
 import type { Highlighted } from '../rendering/highlight.js';
 import { AUTO_DETECT_LANGUAGES } from '../rendering/languages.js';
 import { shortDate, siteView } from '../rendering/site-view.js';
-import type { ViewedPaste } from './pastes.repository.js';
+import type { PasteSummary, ViewedPaste } from './pastes.repository.js';
 
 // What each paste page's view receives: plain data, every text still unescaped (the views escape it).
 
@@ -48,16 +48,17 @@ const decryptScripts = [
   '/static/vendor/highlight/highlight.min.js',
 ];
 
-/**
- * An end-to-end encrypted paste's page: the counts and limits the server knows, and the envelope
- * for the page's script, which decrypts it with the link's key and renders it (Markdown sanitised
- * by the same allow-list as the server's, code highlighted) in the browser.
- */
-export function encryptedPasteData(settings: PasteSettings, paste: ViewedPaste, now: Date = new Date()) {
-  const views =
-    paste.maxViews === null
-      ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
-      : `${paste.viewsCount} of ${paste.maxViews} views`;
+const viewsText = (paste: { viewsCount: number; maxViews: number | null }) =>
+  paste.maxViews === null
+    ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
+    : `${paste.viewsCount} of ${paste.maxViews} views`;
+
+/** What both kinds of encrypted page show: the counts and limits the server knows, and how the script renders. */
+function encryptedPageData(
+  settings: PasteSettings,
+  paste: Pick<ViewedPaste, 'slug' | 'viewsCount' | 'maxViews' | 'createdAt' | 'expiresAt'>,
+  now: Date,
+) {
   return {
     site: siteView(settings),
     title: 'Encrypted paste',
@@ -66,17 +67,40 @@ export function encryptedPasteData(settings: PasteSettings, paste: ViewedPaste, 
     modules: ['/static/paste-view.js'],
     paste: {
       slug: paste.slug,
-      views,
+      views: viewsText(paste),
       lastView: paste.maxViews !== null && paste.viewsCount >= paste.maxViews,
       createdAt: paste.createdAt.toISOString(),
       createdAtText: shortDate(paste.createdAt),
       expires: expiryView(paste.expiresAt, now),
-      // Base64url and digits only (the server checked every field), so it sits in the page as it is.
-      envelope: paste.content.replace(/</g, '\\u003c'),
       highlight: settings.syntaxHighlighting,
       autoDetect: AUTO_DETECT_LANGUAGES.join(' '),
+      envelope: undefined as string | undefined,
     },
   };
+}
+
+/**
+ * An end-to-end encrypted paste's page (a paste made before the key check: wave 3), its view
+ * counted: the envelope for the page's script, which decrypts it with the link's key and renders
+ * it (Markdown sanitised by the same allow-list as the server's, code highlighted) in the browser.
+ */
+export function encryptedPasteData(settings: PasteSettings, paste: ViewedPaste, now: Date = new Date()) {
+  const data = encryptedPageData(settings, paste, now);
+  // Base64url and digits only (the server checked every field), so it sits in the page as it is.
+  data.paste.envelope = paste.content.replace(/</g, '\\u003c');
+  return data;
+}
+
+/**
+ * The page of an encrypted paste with a key check (decisions.md wave 4), nothing counted: no
+ * envelope; its script sends the link's key check and gets the envelope (and the counts) back,
+ * or says the link is missing its key or has the wrong one.
+ */
+export function keyNeededPasteData(settings: PasteSettings, paste: PasteSummary, now: Date = new Date()) {
+  const data = encryptedPageData(settings, paste, now);
+  // Nothing was counted: a last view has not happened yet.
+  data.paste.lastView = false;
+  return data;
 }
 
 /** What a link-preview agent gets: the site's name, never the paste. */

@@ -50,19 +50,35 @@ const pasteSummaryRow: z.ZodType<PasteSummary> = z.object({
 });
 
 /** A paste's state without counting a view. */
-const inspectedRow = z.object({ expired: z.boolean(), revealOnClick: z.boolean(), hasPassword: z.boolean() });
+const inspectedRow = z.object({
+  expired: z.boolean(),
+  revealOnClick: z.boolean(),
+  hasPassword: z.boolean(),
+  keyHash: z.string().nullable(),
+});
 const expiredRow = z.object({ expired: z.boolean() });
 const deleteTokenRow = z.object({ id: z.number(), deleteTokenHash: z.string().nullable() });
 
 /**
  * Why a view counted nothing: the paste is missing, used up (views or time), waits for its
- * password, or opens only with its "Show paste" button (`reveal`).
+ * password, opens only with its "Show paste" button (`reveal`), or counts only a request that
+ * carries its key check (`key`).
  */
-export type MissedView = 'not_found' | 'expired' | 'locked' | 'reveal';
+export type MissedView = 'not_found' | 'expired' | 'locked' | 'reveal' | 'key';
 
 /** Past its view limit or its time limit (`p` is the pastes row). */
-const EXPIRED_SQL =
+export const EXPIRED_SQL =
   '((p.max_views IS NOT NULL AND p.views_count >= p.max_views) OR (p.expires_at IS NOT NULL AND p.expires_at <= now()))';
+/**
+ * The `keyHash` of an encrypted paste (decisions.md wave 4), read from its stored envelope, or
+ * NULL (plain pastes, envelopes made before the key check). The service writes every envelope as
+ * `{"v":1,"keyHash":"…",…}` (pastes.service.ts, envelopeText), so the hash has a fixed place in
+ * the first characters and `substr` reads only those of a long envelope, never the ciphertext.
+ */
+export const KEY_HASH_SQL = `(CASE WHEN p.encrypted THEN substring(substr(p.content, 1, 80) from '^\\{"v":1,"keyHash":"([A-Za-z0-9_-]{43})"') END)`;
+/** No key check needed: the batched views count only such pastes. */
+const KEYLESS_SQL = `${KEY_HASH_SQL} IS NULL`;
+
 /** Neither: a view may still count. */
 const LIVE_SQL =
   '(p.max_views IS NULL OR p.views_count < p.max_views) AND (p.expires_at IS NULL OR p.expires_at > now())';
@@ -108,16 +124,12 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
   /** The paste's state without counting a view. */
   const inspect = async (slug: string) => {
     const { rows } = await db.query(
-      `SELECT ${EXPIRED_SQL} AS expired, p.reveal_on_click AS "revealOnClick", p.password_hash IS NOT NULL AS "hasPassword"
+      `SELECT ${EXPIRED_SQL} AS expired, p.reveal_on_click AS "revealOnClick", p.password_hash IS NOT NULL AS "hasPassword",
+              ${KEY_HASH_SQL} AS "keyHash"
          FROM pastes p WHERE p.slug = $1`,
       [slug],
     );
     return parseRows(inspectedRow, rows)[0];
-  };
-  const state = async (slug: string): Promise<'not_found' | 'expired' | 'viewable'> => {
-    const found = await inspect(slug);
-    if (!found) return 'not_found';
-    return found.expired ? 'expired' : 'viewable';
   };
 
   /**
@@ -186,6 +198,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
            UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
              FROM no_flush_wait
             WHERE slug = $1 AND ${LIVE_SQL} AND NOT p.reveal_on_click AND (password_hash IS NULL OR $2::boolean)
+              AND ${KEYLESS_SQL}
             RETURNING ${batchViewColumns}, p.created_at, 1 AS added),
          counted AS (${countViewsSql({ viewed: 'viewed' })})
          SELECT ${viewedColumns} FROM viewed`,
@@ -200,7 +213,8 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
    * row is locked first (FOR UPDATE, in id order) so the count added is exact even against
    * another instance's concurrent batch. The first (new - old) eligible requests of a slug, in
    * arrival order, are shown, with the counts old+1, old+2, ...; the others get `undefined`
-   * (the caller then asks why: expired, locked or not found).
+   * (the caller then asks why: expired, locked, key or not found). A paste with a key check is
+   * never counted here: only `viewWithKey`, after the service checked the key, counts its views.
    *
    * The commit does not wait for the disk flush (`no_flush_wait`): a crash may forget the last
    * fraction of a second of view counts.
@@ -226,7 +240,7 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
        l AS (
          SELECT p.id, p.views_count AS old, CASE WHEN p.password_hash IS NULL THEN b.n_all ELSE b.n_unlocked END AS n
            FROM pastes p JOIN b ON p.slug = b.slug
-          WHERE ${LIVE_SQL} AND NOT p.reveal_on_click AND (p.password_hash IS NULL OR b.n_unlocked > 0)
+          WHERE ${LIVE_SQL} AND NOT p.reveal_on_click AND (p.password_hash IS NULL OR b.n_unlocked > 0) AND ${KEYLESS_SQL}
           ORDER BY p.id FOR UPDATE OF p),
        viewed AS (
          UPDATE pastes p SET views_count = CASE WHEN p.max_views IS NULL THEN l.old + l.n ELSE LEAST(p.max_views, l.old + l.n) END,
@@ -255,13 +269,32 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     });
   };
 
+  /** One view counted in one statement (its row lock keeps it exact beside the batches). */
+  const countOne = async (
+    slug: string,
+    unlocked: boolean,
+    keyHash: string | null,
+    revealed: boolean,
+  ): Promise<ViewedPaste | undefined> => {
+    const { rows } = await db.query(
+      `WITH viewed AS (
+         UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
+          WHERE slug = $1 AND ${LIVE_SQL} AND (password_hash IS NULL OR $2::boolean)
+            AND ($4::boolean OR NOT p.reveal_on_click) AND ${KEY_HASH_SQL} IS NOT DISTINCT FROM $3::text
+          RETURNING ${batchViewColumns}, p.created_at, 1 AS added),
+       counted AS (${countViewsSql({ viewed: 'viewed' })})
+       SELECT ${viewedColumns} FROM viewed`,
+      [slug, unlocked, keyHash, revealed],
+    );
+    return parseRows(viewedPasteRow, rows)[0];
+  };
+
   const batching = options.batching ?? true;
   const concurrency = options.batchesInFlight ?? 2;
   const insertBatched = createBatcher({ run: insertBatch, concurrency, maxBatch: 64 });
   const viewBatched = createBatcher({ run: viewBatch, concurrency, maxBatch: 500 });
 
   return {
-    state,
     /** Expired (views or time), reveal-on-click and password, without counting a view; undefined when missing. */
     inspect,
 
@@ -285,30 +318,37 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       return batching ? viewBatched(request) : (await viewBatch([request]))[0];
     },
 
-    /** After a view counted nothing: tells why. Expired wins over reveal, reveal over locked. */
-    async whyNotViewed(slug: string): Promise<MissedView> {
+    /**
+     * After a view counted nothing: tells why. Expired wins over reveal, reveal over locked (a
+     * password the session has not given), locked over key (a paste only a request with its key
+     * check counts).
+     */
+    async whyNotViewed(slug: string, unlocked: boolean): Promise<MissedView> {
       const found = await inspect(slug);
       if (!found) return 'not_found';
       if (found.expired) return 'expired';
-      return found.revealOnClick ? 'reveal' : 'locked';
+      if (found.revealOnClick) return 'reveal';
+      if (found.hasPassword && !unlocked) return 'locked';
+      return found.keyHash === null ? 'locked' : 'key';
     },
 
     /**
      * The view of a paste opened with its "Show paste" button (POST /paste/:slug/reveal): the
      * same conditional increment as any view, as one statement, for reveal pastes too. Not
      * batched: a button press is rare, and the row lock keeps it exact beside the batches.
+     * `keyHash` is the one the service checked the reader's key against (null without a check):
+     * a paste whose own differs is not counted.
      */
-    async reveal(slug: string, unlocked: boolean): Promise<ViewedPaste | undefined> {
-      const { rows } = await db.query(
-        `WITH viewed AS (
-           UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
-            WHERE slug = $1 AND ${LIVE_SQL} AND (password_hash IS NULL OR $2::boolean)
-            RETURNING ${batchViewColumns}, p.created_at, 1 AS added),
-         counted AS (${countViewsSql({ viewed: 'viewed' })})
-         SELECT ${viewedColumns} FROM viewed`,
-        [slug, unlocked],
-      );
-      return parseRows(viewedPasteRow, rows)[0];
+    async reveal(slug: string, unlocked: boolean, keyHash: string | null): Promise<ViewedPaste | undefined> {
+      return countOne(slug, unlocked, keyHash, true);
+    },
+
+    /**
+     * A view by a reader whose key check the service found right (`keyHash`, null for a paste
+     * without one): as `view`, for one request, counting a paste with a key check too.
+     */
+    async viewWithKey(slug: string, unlocked: boolean, keyHash: string | null): Promise<ViewedPaste | undefined> {
+      return countOne(slug, unlocked, keyHash, false);
     },
 
     /**

@@ -6,8 +6,15 @@ import type { PasteGuards } from '../access/guards.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import type { Highlighter } from '../rendering/highlight.js';
 import { errorSchema, successSchema } from '../common/responses.js';
-import { encryptedPasteData, passwordData, pasteData, previewData, revealData } from './pastes.page-data.js';
-import type { ViewedPaste } from './pastes.repository.js';
+import {
+  encryptedPasteData,
+  keyNeededPasteData,
+  passwordData,
+  pasteData,
+  previewData,
+  revealData,
+} from './pastes.page-data.js';
+import type { PasteSummary, ViewedPaste } from './pastes.repository.js';
 import type { PasteService } from './pastes.service.js';
 import {
   clearedPastesSchema,
@@ -26,11 +33,30 @@ import { clearedPastesAnswer, createdPasteAnswer, unlockedAnswer } from './paste
 
 /**
  * A paste's raw answer: its text, or for an encrypted paste its envelope as JSON (only the link's
- * key opens it, so there is nothing else to answer).
+ * key opens it, so there is nothing else to answer). An encrypted paste's page fetches it, and
+ * shows the counts from `X-Paste-Views` (this view included) and `X-Paste-Max-Views`.
  */
 function sendRaw(res: Response, paste: ViewedPaste): void {
+  if (paste.encrypted) {
+    res.set('X-Paste-Views', String(paste.viewsCount));
+    if (paste.maxViews !== null) res.set('X-Paste-Max-Views', String(paste.maxViews));
+  }
   res.type(paste.encrypted ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8').send(paste.content);
 }
+
+/**
+ * X-Paste-Key-Check (decisions.md wave 4): the verifier of an encrypted paste's key, which a
+ * reader sends to count a view; undefined when the request sent none.
+ */
+const keyCheckOf = (req: Request): string | undefined => {
+  const value = req.headers['x-paste-key-check'];
+  return typeof value === 'string' ? value.trim() : undefined;
+};
+
+const KEY_CHECK_DESCRIPTION =
+  'An encrypted paste made with a key check (`encrypted.keyHash`) counts a view only for a request whose ' +
+  'X-Paste-Key-Check header holds the verifier of its key; missing or wrong: 403 `Wrong key`, no view counted, ' +
+  'and counted against the address like a wrong password (429 past 10 in 15 minutes).';
 
 /**
  * The client's address, against which wrong passwords are counted: req.ip, so TRUST_PROXY
@@ -64,6 +90,10 @@ export function pasteRoutes(deps: {
     const code = deps.highlight(paste.id, paste.content, current.syntaxHighlighting, paste.language);
     res.render('pastes/show', pasteData(current, paste, code, deps.now()));
   };
+  // A page cannot send the key check: the page of a paste that needs one carries no envelope,
+  // counts nothing, and its script fetches the envelope with the check (or says the key is missing).
+  const showKeyNeeded = (res: Response, paste: PasteSummary) =>
+    res.render('pastes/encrypted', keyNeededPasteData(settings.get(), paste, deps.now()));
   return [
     defineRoute({
       method: 'post',
@@ -152,7 +182,9 @@ export function pasteRoutes(deps: {
       guard: guards.web,
       description:
         'Link-preview agents get a preview page without the content and count no view; ' +
-        'a reveal-on-click paste shows a "Show paste" button (POST /paste/{slug}/reveal) and counts nothing.',
+        'a reveal-on-click paste shows a "Show paste" button (POST /paste/{slug}/reveal) and counts nothing; ' +
+        'an encrypted paste with a key check gets a page without its envelope that counts nothing: its script ' +
+        'sends the key check (POST /paste/{slug}/raw).',
       params: slugParamsSchema,
       responses: {
         200: page('The paste, the password form, the "Show paste" page, or the preview page'),
@@ -169,6 +201,7 @@ export function pasteRoutes(deps: {
         if (result.kind === 'locked') return res.render('pastes/password', passwordData(settings.get(), params.slug));
         if (result.kind === 'reveal')
           return res.render('pastes/reveal', revealData(settings.get(), result.slug, result.needsPassword));
+        if (result.kind === 'key') return showKeyNeeded(res, result.paste);
         showPaste(res, result.paste);
       },
     }),
@@ -191,9 +224,9 @@ export function pasteRoutes(deps: {
       },
       handler: async ({ params: { slug }, body, req, res }) => {
         res.set('Cache-Control', 'no-store');
-        let paste;
+        let result;
         try {
-          paste = await service.reveal(slug, isUnlocked(req, slug), body.password, clientAddress(req));
+          result = await service.reveal(slug, isUnlocked(req, slug), body.password, clientAddress(req));
         } catch (failure) {
           // A wrong or missing password: the same page again, saying why.
           if (isHttpError(failure) && [400, 401, 429].includes(failure.status) && wantsHtml(req)) {
@@ -202,7 +235,13 @@ export function pasteRoutes(deps: {
           }
           throw failure;
         }
-        showPaste(res, paste);
+        if (result.kind === 'key') {
+          // The page's script fetches the envelope with the key check: the password, right here,
+          // unlocks that request.
+          if (result.passwordChecked) unlock(req, slug);
+          return showKeyNeeded(res, result.paste);
+        }
+        showPaste(res, result.paste);
       },
     }),
     defineRoute({
@@ -211,10 +250,12 @@ export function pasteRoutes(deps: {
       summary: 'Read a paste as plain text (counts a view)',
       tags,
       guard: guards.web,
+      description: KEY_CHECK_DESCRIPTION,
       params: slugParamsSchema,
       responses: {
         200: text('The content; for an encrypted paste its envelope, as application/json'),
         401: text('Password required'),
+        403: text('Wrong key'),
         404: text('Not found'),
         405: text('A reveal-on-click paste: POST /paste/{slug}/raw'),
         410: text('Expired'),
@@ -227,7 +268,8 @@ export function pasteRoutes(deps: {
             await service.peek(slug);
             return res.render('pastes/preview', previewData(settings.get()));
           }
-          const result = await service.view(slug, isUnlocked(req, slug), clientAddress(req));
+          const result = await service.view(slug, isUnlocked(req, slug), clientAddress(req), keyCheckOf(req));
+          if (result.kind === 'key') await service.refuseMissingKey(slug, clientAddress(req));
           if (result.kind === 'locked') {
             res.status(401).type('text/plain').send(`Password required: unlock this paste at /paste/${slug}\n`);
             return;
@@ -240,7 +282,7 @@ export function pasteRoutes(deps: {
             res.status(refused.status).set('Allow', 'POST').type('text/plain').send(`${refused.message}\n`);
             return;
           }
-          sendRaw(res, result.paste);
+          if (result.kind === 'shown') sendRaw(res, result.paste);
         } catch (failure) {
           if (!isHttpError(failure) || failure.status >= 500) throw failure;
           res.status(failure.status).type('text/plain').send(`${failure.message}\n`);
@@ -254,13 +296,15 @@ export function pasteRoutes(deps: {
       tags,
       guard: guards.web,
       description:
-        'Any paste, under the same rules as the "Show paste" form: a password paste takes `password` in the body.',
+        'Any paste, under the same rules as the "Show paste" form: a password paste takes `password` in the body. ' +
+        KEY_CHECK_DESCRIPTION,
       params: slugParamsSchema,
       body: revealFormSchema,
       responses: {
         200: text('The content; for an encrypted paste its envelope, as application/json'),
         400: text('Password is required'),
         401: text('Incorrect password'),
+        403: text('Wrong key'),
         404: text('Not found'),
         410: text('Expired'),
         429: text('Too many attempts'),
@@ -268,8 +312,10 @@ export function pasteRoutes(deps: {
       handler: async ({ params: { slug }, body, req, res }) => {
         res.set('Cache-Control', 'no-store');
         try {
-          const paste = await service.reveal(slug, isUnlocked(req, slug), body.password, clientAddress(req));
-          sendRaw(res, paste);
+          const address = clientAddress(req);
+          const result = await service.reveal(slug, isUnlocked(req, slug), body.password, address, keyCheckOf(req));
+          if (result.kind === 'key') await service.refuseMissingKey(slug, address);
+          else sendRaw(res, result.paste);
         } catch (failure) {
           if (!isHttpError(failure) || failure.status >= 500) throw failure;
           res.status(failure.status).type('text/plain').send(`${failure.message}\n`);

@@ -30,11 +30,17 @@ const base64UrlOf = (bytes: number) => new RegExp(`^[A-Za-z0-9_-]{${Math.ceil((b
 /**
  * An end-to-end encrypted paste as the browser or the command line sends it (the format is
  * packages/paste-cli/src/envelope.js): AES-256-GCM's iv (12 bytes) and ciphertext with its tag
- * (at least 16 bytes), and the PBKDF2 salt (16 bytes) when a password went into the key. Other
- * fields are dropped, so nothing readable rides along into the database.
+ * (at least 16 bytes), the PBKDF2 salt (16 bytes) when a password went into the key, and
+ * `keyHash` (SHA-256 of the key check, 32 bytes; decisions.md wave 4), without which the paste
+ * keeps the wave-3 rule (any reader counts a view). Other fields are dropped, so nothing
+ * readable rides along into the database.
  */
 export const envelopeSchema = z.object({
   v: z.literal(1, { error: 'encrypted.v must be 1' }),
+  keyHash: z
+    .string({ error: 'encrypted.keyHash must be 32 bytes in base64url' })
+    .regex(base64UrlOf(32), 'encrypted.keyHash must be 32 bytes in base64url')
+    .optional(),
   iv: z
     .string({ error: 'encrypted.iv must be 12 bytes in base64url' })
     .regex(base64UrlOf(12), 'encrypted.iv must be 12 bytes in base64url'),

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcrypt';
 import { type HttpError } from '@app/http';
 import { appError } from '../common/error-codes.js';
@@ -14,20 +15,14 @@ const MB = 1024 * 1024;
 /** Slugs are drawn again on a collision; with the smallest space (4 digits) a few tries suffice until it is nearly full. */
 const SLUG_ATTEMPTS = 20;
 /**
- * Wrong passwords one client address may send for one paste in a window of 15 minutes; after
- * that the paste answers 429 to that address only (the right password too) until the window that
- * began with its first wrong one is over. So one person guessing cannot lock out the reader who
- * has the password.
+ * Wrong passwords (and wrong key checks of encrypted pastes) one client address may send for one
+ * paste in a window of 15 minutes; after that the paste answers 429 to that address only (the
+ * right password or key too) until the window that began with its first wrong one is over. There
+ * is no limit per paste (decisions.md wave 4, replacing wave 3's 300 an hour): strangers at other
+ * addresses can never lock out the reader who has the password.
  */
 export const MAX_WRONG_PASSWORDS_PER_ADDRESS = 10;
 export const ADDRESS_WINDOW_MS = 15 * 60_000;
-/**
- * Wrong passwords one paste takes from all addresses together in a window of an hour; after that
- * it answers 429 to everyone until the hour is over: rotating addresses (or forged
- * X-Forwarded-For) buys at most this many guesses.
- */
-export const MAX_WRONG_PASSWORDS_PER_PASTE = 300;
-export const PASTE_WINDOW_MS = 60 * 60_000;
 
 export interface PasteServiceDeps {
   repository: PasteRepository;
@@ -62,11 +57,32 @@ export interface DeleteCredentials {
   owner: boolean;
 }
 
+/**
+ * An encrypted paste with a key check, asked for without one (a page the browser navigated to
+ * cannot send a header): its page's script sends the check; nothing was counted.
+ */
+export type KeyNeeded = { kind: 'key'; paste: PasteSummary };
+
 export type ViewResult =
   | { kind: 'shown'; paste: ViewedPaste }
   | { kind: 'locked'; slug: string }
   /** A reveal-on-click paste: its "Show paste" page, with a password field when `needsPassword`. */
-  | { kind: 'reveal'; slug: string; needsPassword: boolean };
+  | { kind: 'reveal'; slug: string; needsPassword: boolean }
+  | KeyNeeded;
+
+/** What the "Show paste" button gets: the paste, or (`passwordChecked`: the password was right) its key check first. */
+export type RevealResult = { kind: 'shown'; paste: ViewedPaste } | (KeyNeeded & { passwordChecked: boolean });
+
+/** The verifier's 32 bytes as X-Paste-Key-Check carries them (unpadded base64url). */
+const KEY_CHECK_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether the key check a reader sent hashes to the paste's keyHash (compared in constant time). */
+function keyCheckMatches(keyCheck: string, keyHash: string): boolean {
+  if (!KEY_CHECK_PATTERN.test(keyCheck)) return false;
+  const sent = createHash('sha256').update(Buffer.from(keyCheck, 'base64url')).digest();
+  const stored = Buffer.from(keyHash, 'base64url');
+  return stored.length === sent.length && timingSafeEqual(sent, stored);
+}
 
 const invalid = (field: string, message: string) => appError('VALIDATION_FAILED', { details: { [field]: message } });
 
@@ -86,23 +102,30 @@ export function createPasteService(deps: PasteServiceDeps) {
     deleteUrl: `${base}/paste/${slug}/delete#${deleteToken}`,
   });
   const tooManyAttempts = () => appError('PASTE_TOO_MANY_ATTEMPTS');
-  /** Windows that started at or before these instants are over. */
-  const openWindows = (now: Date) => ({
-    pasteOpenedAfter: new Date(now.getTime() - PASTE_WINDOW_MS),
-    addressOpenedAfter: new Date(now.getTime() - ADDRESS_WINDOW_MS),
-  });
-  const locked = (counts: { pasteFailures: number; addressFailures: number }) =>
-    counts.addressFailures >= MAX_WRONG_PASSWORDS_PER_ADDRESS || counts.pasteFailures >= MAX_WRONG_PASSWORDS_PER_PASTE;
-  /** Whether password checks of the paste answer 429 to this address (false for an unknown paste). */
+  /** An address's window that opened at or before this instant is over. */
+  const addressOpenedAfter = (now: Date) => new Date(now.getTime() - ADDRESS_WINDOW_MS);
+  const locked = (counts: { addressFailures: number }) => counts.addressFailures >= MAX_WRONG_PASSWORDS_PER_ADDRESS;
+  /** Whether password and key checks of the paste answer 429 to this address (false for an unknown paste). */
   const lockedByAttempts = async (slug: string, address: string) => {
-    const found = await passwordAttempts.find(slug, address, openWindows(deps.now()));
+    const found = await passwordAttempts.find(slug, address, addressOpenedAfter(deps.now()));
     return found !== undefined && locked(found);
+  };
+  /**
+   * Counts a wrong password or key check from `address` and throws `wrong`, or 429 once the
+   * address is past its limit. The counts decide, not an earlier look: of simultaneous wrong
+   * guesses from one address exactly the first MAX_WRONG_PASSWORDS_PER_ADDRESS of its window get
+   * `wrong`.
+   */
+  const failAttempt = async (slug: string, address: string, wrong: HttpError): Promise<never> => {
+    const now = deps.now();
+    const recorded = await passwordAttempts.recordFailure(slug, address, now, addressOpenedAfter(now));
+    if (recorded && recorded.addressFailures > MAX_WRONG_PASSWORDS_PER_ADDRESS) throw tooManyAttempts();
+    throw wrong;
   };
 
   const checkPassword = async (slug: string, password: string | undefined, address: string): Promise<void> => {
     if (!password) throw appError('PASTE_PASSWORD_REQUIRED');
-    const now = deps.now();
-    const found = await passwordAttempts.find(slug, address, openWindows(now));
+    const found = await passwordAttempts.find(slug, address, addressOpenedAfter(deps.now()));
     if (!found) throw appError('PASTE_NOT_FOUND');
     if (found.passwordHash === null) return;
     if (locked(found)) throw tooManyAttempts();
@@ -111,23 +134,33 @@ export function createPasteService(deps: PasteServiceDeps) {
       if (await lockedByAttempts(slug, address)) throw tooManyAttempts();
       return;
     }
-    // The counts decide, not the check above: of simultaneous wrong guesses from one address
-    // exactly the first MAX_WRONG_PASSWORDS_PER_ADDRESS of its window get 401.
-    const recorded = await passwordAttempts.recordFailure(
-      slug,
-      address,
-      now,
-      openWindows(now),
-      MAX_WRONG_PASSWORDS_PER_ADDRESS,
-    );
-    if (
-      recorded &&
-      (recorded.addressFailures > MAX_WRONG_PASSWORDS_PER_ADDRESS ||
-        recorded.pasteFailures === null ||
-        recorded.pasteFailures > MAX_WRONG_PASSWORDS_PER_PASTE)
-    )
-      throw tooManyAttempts();
-    throw appError('PASTE_PASSWORD_INCORRECT');
+    await failAttempt(slug, address, appError('PASTE_PASSWORD_INCORRECT'));
+  };
+
+  /**
+   * The key check of a read that carries X-Paste-Key-Check (`keyCheck`; undefined: none came),
+   * made before anything is counted (decisions.md wave 4). Answers the keyHash to count the view
+   * under: null for a paste without one (wave 3's rule: any reader counts), the paste's own when
+   * the check matches. Otherwise 403 `Wrong key`, counted against the address like a wrong
+   * password (429 `Too many attempts` past the limit, the right key too). 404 and 410 come first,
+   * as for any read.
+   */
+  const checkKey = async (slug: string, keyCheck: string | undefined, address: string): Promise<string | null> => {
+    // One round trip: the paste's state and the address's count.
+    const found = await passwordAttempts.find(slug, address, addressOpenedAfter(deps.now()));
+    if (!found) throw appError('PASTE_NOT_FOUND');
+    if (found.expired) throw appError('PASTE_EXPIRED');
+    if (found.keyHash === null) return null;
+    if (locked(found)) throw tooManyAttempts();
+    if (keyCheck !== undefined && keyCheckMatches(keyCheck, found.keyHash)) return found.keyHash;
+    return failAttempt(slug, address, appError('PASTE_WRONG_KEY'));
+  };
+
+  /** The page of a paste that waits for its key check: its counts so far, nothing counted. */
+  const keyNeeded = async (slug: string): Promise<KeyNeeded> => {
+    const paste = await repository.summary(slug);
+    if (!paste) throw appError('PASTE_NOT_FOUND');
+    return { kind: 'key', paste };
   };
 
   return {
@@ -188,15 +221,21 @@ export function createPasteService(deps: PasteServiceDeps) {
     },
 
     /**
-     * Counts and returns a view, or says the paste waits for its password; 404 and 410 otherwise.
-     * `address` is the client's: a password form it could only get 429 from answers 429 at once.
+     * Counts and returns a view, or says the paste waits for its password or its key check; 404
+     * and 410 otherwise. `address` is the client's: a password form it could only get 429 from
+     * answers 429 at once. `keyCheck` is X-Paste-Key-Check when the request sent one: an encrypted
+     * paste with a key check counts a view only with the right one (403 `Wrong key` for another).
      */
-    async view(slug: string, unlocked: boolean, address: string): Promise<ViewResult> {
-      const paste = await repository.view(slug, unlocked);
+    async view(slug: string, unlocked: boolean, address: string, keyCheck?: string): Promise<ViewResult> {
+      const paste =
+        keyCheck === undefined
+          ? await repository.view(slug, unlocked)
+          : await repository.viewWithKey(slug, unlocked, await checkKey(slug, keyCheck, address));
       if (paste) return { kind: 'shown', paste };
-      const why = await repository.whyNotViewed(slug);
+      const why = await repository.whyNotViewed(slug, unlocked);
       if (why === 'not_found') throw appError('PASTE_NOT_FOUND');
       if (why === 'expired') throw appError('PASTE_EXPIRED');
+      if (why === 'key') return keyNeeded(slug);
       if (why === 'reveal') {
         // The button page counts nothing; its password field is needed unless the session unlocked it.
         const needsPassword = !unlocked && (await repository.inspect(slug))?.hasPassword === true;
@@ -210,23 +249,46 @@ export function createPasteService(deps: PasteServiceDeps) {
 
     /**
      * The view behind a "Show paste" button (POST /paste/:slug/reveal, POST /paste/:slug/raw):
-     * counts it under the same rules as any view (404, 410, exact under concurrency). A password
-     * paste needs the session's unlock or the right password (checked and counted as by verify).
+     * counts it under the same rules as any view (404, 410, exact under concurrency). The key
+     * check comes first when one was sent (`keyCheck`, as for `view`). A password paste needs
+     * the session's unlock or the right password (checked and counted as by verify). A paste with
+     * a key check asked for without one counts nothing and answers `key`.
      */
-    async reveal(slug: string, unlocked: boolean, password: string | undefined, address: string): Promise<ViewedPaste> {
-      let open = unlocked;
-      if (!open) {
+    async reveal(
+      slug: string,
+      unlocked: boolean,
+      password: string | undefined,
+      address: string,
+      keyCheck?: string,
+    ): Promise<RevealResult> {
+      const keyHash = keyCheck === undefined ? null : await checkKey(slug, keyCheck, address);
+      let passwordChecked = false;
+      if (!unlocked) {
         const found = await repository.inspect(slug);
         if (!found) throw appError('PASTE_NOT_FOUND');
         if (found.expired) throw appError('PASTE_EXPIRED');
-        if (found.hasPassword) await checkPassword(slug, password, address);
-        open = true;
+        if (found.hasPassword) {
+          await checkPassword(slug, password, address);
+          passwordChecked = true;
+        }
       }
-      const paste = await repository.reveal(slug, open);
-      if (paste) return paste;
-      // Used up (or deleted) by a concurrent view since the check above.
-      if ((await repository.state(slug)) === 'not_found') throw appError('PASTE_NOT_FOUND');
+      const paste = await repository.reveal(slug, true, keyHash);
+      if (paste) return { kind: 'shown', paste };
+      const found = await repository.inspect(slug);
+      if (!found) throw appError('PASTE_NOT_FOUND');
+      if (!found.expired && found.keyHash !== null && keyHash === null)
+        return { ...(await keyNeeded(slug)), passwordChecked };
+      // Used up by a concurrent view since the check above.
       throw appError('PASTE_EXPIRED');
+    },
+
+    /**
+     * A raw read of a paste with a key check that sent none (`view` answered `key`): 403 `Wrong
+     * key`, counted against the address like a wrong password.
+     */
+    async refuseMissingKey(slug: string, address: string): Promise<never> {
+      await checkKey(slug, undefined, address);
+      throw appError('PASTE_WRONG_KEY');
     },
 
     /**
@@ -241,10 +303,9 @@ export function createPasteService(deps: PasteServiceDeps) {
 
     /**
      * Checks a paste's password sent from the client `address`; the caller records the unlock in
-     * the session. A wrong one is counted against the address and the paste: after 10 from one
-     * address in its 15 minutes, every attempt from that address (right or wrong) answers 429
-     * `Too many attempts` until those 15 minutes are over; after 300 from all addresses in the
-     * hour, every attempt from anyone does until the hour is over.
+     * the session. A wrong one is counted against the address: after 10 from one address in its
+     * 15 minutes, every attempt from that address (right or wrong) answers 429 `Too many
+     * attempts` until those 15 minutes are over. Other addresses are never refused for it.
      */
     verify: checkPassword,
 
@@ -285,7 +346,7 @@ export function createPasteService(deps: PasteServiceDeps) {
 
     /** Deletes the per-address counts of wrong passwords whose window is over. */
     async forgetEndedAddressWindows(): Promise<number> {
-      return passwordAttempts.deleteEndedAddressWindows(openWindows(deps.now()).addressOpenedAfter);
+      return passwordAttempts.deleteEndedAddressWindows(addressOpenedAfter(deps.now()));
     },
 
     /** Deletes inactive pastes under the autoDeleteInactive setting; 0 when it is `never`. */
@@ -316,10 +377,19 @@ function ciphertextBytes(envelope: EnvelopeInput): number {
   return Math.floor((envelope.ciphertext.length * 3) / 4);
 }
 
-/** The envelope as stored and answered: its known fields only, in one order. */
+/**
+ * The envelope as stored and answered: its known fields only, in one order. `keyHash` comes right
+ * after `v`, where the repository's KEY_HASH_SQL reads it without reading the ciphertext.
+ */
 function envelopeText(envelope: EnvelopeInput): string {
-  const { v, iv, salt, ciphertext } = envelope;
-  return JSON.stringify(salt === undefined ? { v, iv, ciphertext } : { v, iv, salt, ciphertext });
+  const { v, keyHash, iv, salt, ciphertext } = envelope;
+  return JSON.stringify({
+    v,
+    ...(keyHash === undefined ? {} : { keyHash }),
+    iv,
+    ...(salt === undefined ? {} : { salt }),
+    ciphertext,
+  });
 }
 
 export function tooLong(maxPasteSize: number): HttpError {

@@ -55,7 +55,17 @@ export const PREVIEW_AGENTS = [
 
 const pattern = new RegExp(PREVIEW_AGENTS.map((agent) => agent.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|'), 'i');
 
-export function isPreviewAgent(req: Request): boolean {
+/**
+ * The device part of an Android browser's platform comment: `(Linux; Android 13; CUBOT P40
+ * Build/…; wv)`, `(Linux; U; Android 8.1.0; en-us; CUBOT NOTE 7 Build/…)`. Makers name their phones
+ * as they like (CUBOT, KINGKONG, …), so a model may hold a word of the list ("bot"); no preview
+ * agent names itself there (Googlebot's and Bingbot's smartphone agents, which copy an Android
+ * browser's comment, name themselves in a comment of their own), so it is left out of the match.
+ */
+const ANDROID_DEVICE = /(\(Linux;(?: U;)? Android[^;)]*)[^)]*/gi;
+
+/** Whether the request comes from a link-preview agent or a crawler (then it counts no view). */
+export function isPreviewAgent(req: Pick<Request, 'headers'>): boolean {
   const agent = req.headers['user-agent'];
-  return typeof agent === 'string' && pattern.test(agent);
+  return typeof agent === 'string' && pattern.test(agent.replace(ANDROID_DEVICE, '$1'));
 }
