@@ -141,6 +141,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
   const sessionActor = (req: Request) => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
+  const rateLimits = createRateLimits({ config, settings, jwt, redis: deps.redis });
   const auth = createAuth({
     pool,
     sessionSecret: sessionSecretOf(config),
@@ -151,6 +152,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
     trustsProxy: trustsAProxy(config.TRUST_PROXY),
+    sessionStartLimiter: rateLimits.sessionStartLimit,
     warn: (message) => logger.warn(message),
     onSignIn: (user: SessionUser, req: Request) => admins.recordSession('login', user, sessionActor(req)),
     onSignOut: (user: SessionUser, req: Request) => admins.recordSession('logout', user, sessionActor(req)),
@@ -173,7 +175,6 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     findCustomer: customers.findByUserId,
   });
   const panicGuard = createPanicGuard(settings);
-  const rateLimits = createRateLimits({ config, settings, jwt, redis: deps.redis });
   const { admin, customer } = guards;
   // The console's pages answer a failed admin check as a page (sign-in, no access) instead of JSON.
   const adminPage = adminPageGuard(admin);

@@ -112,6 +112,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     LOG_LEVEL: 'silent',
     ADMIN_IDS: testAdminId,
     RATE_LIMIT_MAX: '100000',
+    SESSION_START_LIMIT: '100000',
     ...options.env,
   });
   const settings = await createSettingsStore({

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '@app/config';
+import { SESSION_START_WINDOW_MS } from '@app/auth';
 import { createRateLimiter, type Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import { UI_STATIC_PATH } from '@app/ui';
@@ -29,6 +30,8 @@ export interface RateLimits {
    * without a verified identity pass on to their guard (which answers 401).
    */
   signedInLimit: RequestHandler;
+  /** New anonymous sessions per IP (/auth/idp, a first CSRF token): SESSION_START_LIMIT a minute. */
+  sessionStartLimit: RequestHandler;
   /** The public limit in force (stored values over the environment's). */
   effectivePublicLimit(this: void): { enabled: boolean; windowMs: number; max: number };
   /** Stops listening for settings changes. */
@@ -74,6 +77,12 @@ export function createRateLimits(deps: {
     current: () => ADMIN_SETTINGS_LIMIT,
     message: RATE_LIMIT_MESSAGE,
   });
+  const sessionStartLimiter = createRateLimiter({
+    name: 'license:session-start',
+    redis: deps.redis,
+    current: () => ({ limit: config.SESSION_START_LIMIT, windowMs: SESSION_START_WINDOW_MS }),
+    message: RATE_LIMIT_MESSAGE,
+  });
   const stopWatching = settings.onChange((next, previous) => {
     if (JSON.stringify(next.rateLimit) !== JSON.stringify(previous.rateLimit)) publicLimiter.rebuild();
     if (JSON.stringify(next.userRateLimit) !== JSON.stringify(previous.userRateLimit)) userLimiter.rebuild();
@@ -104,5 +113,8 @@ export function createRateLimits(deps: {
     return (reachesSettings(req) ? settingsLimiter : userLimiter).middleware(req, res, next);
   };
 
-  return { publicLimit: publicLimiter.middleware, signedInLimit, effectivePublicLimit, close: stopWatching };
+  return {
+    publicLimit: publicLimiter.middleware,
+    sessionStartLimit: sessionStartLimiter.middleware,
+    signedInLimit, effectivePublicLimit, close: stopWatching };
 }
