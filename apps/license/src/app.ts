@@ -403,6 +403,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     createErrorHandler({
       successFlag: true,
       logger,
+      // Panic mode refuses every public request: one info line each at most, never an error.
+      refusalCodes: ['PANIC_MODE'],
       // A browser navigation (a download link, sign-in) gets a page with a way back; programs, JSON.
       renderHtml: (req, status, message, answer) =>
         wantsHtmlErrorPage(req)
