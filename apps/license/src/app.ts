@@ -56,6 +56,7 @@ import { createLicensesService } from './licenses/licenses.service.js';
 import { adminMachinesModule, publicMachinesModule } from './licenses/machines.module.js';
 import { createMachinesService, type MachinesService } from './licenses/machines.service.js';
 import { notificationChannelsModule } from './notification-channels/notification-channels.module.js';
+import type { TestEmailTiming } from './notification-channels/notification-channels.service.js';
 import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
 import { viewsDir } from './paths.js';
@@ -97,6 +98,8 @@ export interface AppDeps {
   webhookDelivery?: WebhookDeliveryDeps;
   /** DNS for the SMTP hosts of notification channels (tests inject their own). */
   smtpLookup?: OutgoingLookup;
+  /** How long a test email may take, and when it is answered (TEST_EMAIL_TIMING unless given). */
+  testEmailTiming?: TestEmailTiming;
 }
 
 export interface LicenseApp {
@@ -195,6 +198,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     adminPage,
     csrfToken: auth.csrfToken,
     lookup: deps.smtpLookup,
+    testEmailTiming: deps.testEmailTiming,
   });
   const notifications = notificationsModule({ config, queue, logger, events, channels: notificationChannels.channels });
   const { notifier } = notifications;
