@@ -9,6 +9,8 @@ import { isRecord, isString, publicKeyOf, strictBase64, verifySignedBody } from 
 export * from './machines.js';
 
 export const licenseFileFormat = 'license-file/1';
+/** The longest fingerprint (hwid) the service takes anywhere; longer ones are refused with 400. */
+export const FINGERPRINT_MAX_LENGTH = 200;
 
 /** The downloaded file, `*.lic.json`. */
 export interface LicenseFile {
