@@ -2,7 +2,13 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
-import { eventually, startHttpRecorder, startSmtpStandIn, type HttpRecorder, type SmtpStandIn } from '@app/events/testing';
+import {
+  eventually,
+  startHttpRecorder,
+  startSmtpStandIn,
+  type HttpRecorder,
+  type SmtpStandIn,
+} from '@app/events/testing';
 import { documentOf, textOf } from '@app/ui/testing/dom';
 import { createLicenseLogger } from '../src/common/logger.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';

@@ -18,7 +18,10 @@ async function flood(baseUrl: string, path: string, count: number, address: stri
   const worker = async () => {
     while (next < count) {
       next += 1;
-      const response = await fetch(`${baseUrl}${path}`, { redirect: 'manual', headers: { 'X-Forwarded-For': address } });
+      const response = await fetch(`${baseUrl}${path}`, {
+        redirect: 'manual',
+        headers: { 'X-Forwarded-For': address },
+      });
       statuses.push(response.status);
       if (response.status === 429) last = response;
       else await response.arrayBuffer();

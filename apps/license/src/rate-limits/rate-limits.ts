@@ -140,5 +140,8 @@ export function createRateLimits(deps: {
   return {
     publicLimit: publicLimiter.middleware,
     sessionStartLimit: sessionStartLimiter.middleware,
-    signedInLimit, effectivePublicLimit, close: stopWatching };
+    signedInLimit,
+    effectivePublicLimit,
+    close: stopWatching,
+  };
 }
