@@ -57,6 +57,7 @@ import { adminMachinesModule, publicMachinesModule } from './licenses/machines.m
 import { createMachinesService, type MachinesService } from './licenses/machines.service.js';
 import { createOfflineFilesService } from './licenses/offline-files.service.js';
 import { notificationChannelsModule } from './notification-channels/notification-channels.module.js';
+import type { TestEmailTiming } from './notification-channels/notification-channels.service.js';
 import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
 import { viewsDir } from './paths.js';
@@ -103,6 +104,8 @@ export interface AppDeps {
   smtpLookup?: OutgoingLookup;
   /** How often an instance looks for a signing key rotated by another one (default 1 s). */
   signingKeyRefreshMs?: number;
+  /** How long a test email may take, and when it is answered (TEST_EMAIL_TIMING unless given). */
+  testEmailTiming?: TestEmailTiming;
 }
 
 export interface LicenseApp {
@@ -158,6 +161,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     ttlSeconds: config.JWT_TTL_SECONDS,
   });
   const sessionActor = (req: Request) => ({ ip: req.ip ?? null, userAgent: req.get('user-agent') ?? null });
+  const rateLimits = createRateLimits({ config, settings, jwt, redis: deps.redis });
   const auth = createAuth({
     pool,
     sessionSecret: sessionSecretOf(config),
@@ -168,6 +172,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
     trustsProxy: trustsAProxy(config.TRUST_PROXY),
+    sessionStartLimiter: rateLimits.sessionStartLimit,
     warn: (message) => logger.warn(message),
     onSignIn: (user: SessionUser, req: Request) => admins.recordSession('login', user, sessionActor(req)),
     onSignOut: (user: SessionUser, req: Request) => admins.recordSession('logout', user, sessionActor(req)),
@@ -191,7 +196,6 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     findCustomer: customers.findByUserId,
   });
   const panicGuard = createPanicGuard(settings);
-  const rateLimits = createRateLimits({ config, settings, jwt, redis: deps.redis });
   const { admin, customer } = guards;
   // The console's pages answer a failed admin check as a page (sign-in, no access) instead of JSON.
   const adminPage = adminPageGuard(admin);
@@ -212,6 +216,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     adminPage,
     csrfToken: auth.csrfToken,
     lookup: deps.smtpLookup,
+    testEmailTiming: deps.testEmailTiming,
   });
   const notifications = notificationsModule({ config, queue, logger, events, channels: notificationChannels.channels });
   const { notifier } = notifications;
@@ -426,6 +431,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     createErrorHandler({
       successFlag: true,
       logger,
+      // Panic mode refuses every public request: one info line each at most, never an error.
+      refusalCodes: ['PANIC_MODE'],
       // A browser navigation (a download link, sign-in) gets a page with a way back; programs, JSON.
       renderHtml: (req, status, message, answer) =>
         wantsHtmlErrorPage(req)

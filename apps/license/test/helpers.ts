@@ -26,6 +26,7 @@ import {
   type LicenseSettings,
 } from '../src/runtime-config/runtime-config.schema.js';
 import { settingsTableName } from '../src/runtime-config/settings.table.js';
+import type { TestEmailTiming } from '../src/notification-channels/notification-channels.service.js';
 
 export const migrationsFolder = path.resolve(import.meta.dirname, '../drizzle');
 /** The admin every test app registers through ADMIN_IDS. */
@@ -87,6 +88,8 @@ export interface TestAppOptions {
   webhookDelivery?: WebhookDeliveryDeps;
   /** DNS for the SMTP hosts of notification channels. */
   smtpLookup?: OutgoingLookup;
+  /** A test email's pace; short by default here (TEST_EMAIL_TIMING's 5 s in the service). */
+  testEmailTiming?: TestEmailTiming;
   /** Reuse a database (e.g. a second instance on the same data); the caller closes it. */
   database?: Database;
   /** Rate-limit counts in Redis (see testRateLimitStore); in memory without it. */
@@ -112,6 +115,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     LOG_LEVEL: 'silent',
     ADMIN_IDS: testAdminId,
     RATE_LIMIT_MAX: '100000',
+    SESSION_START_LIMIT: '100000',
     ...options.env,
   });
   const settings = await createSettingsStore({
@@ -134,6 +138,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     redis: options.redis,
     webhookDelivery: options.webhookDelivery,
     smtpLookup: options.smtpLookup,
+    testEmailTiming: options.testEmailTiming ?? { timeoutMs: 2_000, answerAfterMs: 2_500 },
   });
   server.on('request', built.app);
   const context: TestContext = {

@@ -3,7 +3,7 @@ import express, { Router, type Express, type Request, type RequestHandler } from
 import type { Config } from '@app/config';
 import { batchConcurrency, type Database } from '@app/db';
 import type { JobQueue } from '@app/events';
-import { createAuth, type Auth, type OAuthSettings } from '@app/auth';
+import { createAuth, SESSION_START_WINDOW_MS, type Auth, type OAuthSettings } from '@app/auth';
 import {
   apiNotFound,
   commonMiddleware,
@@ -21,9 +21,9 @@ import {
   type Logger,
   type MountOptions,
 } from '@app/http';
-import type { Redis } from '@app/rate-limit';
+import { createRateLimiter, type Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
-import { createGuards } from './access/guards.js';
+import { createGuards, RATE_LIMIT_MESSAGE } from './access/guards.js';
 import { sessionTableName } from './access/session.table.js';
 import { viewerLocals } from './access/viewer.js';
 import { apiDocsModules } from './api-docs/api-docs.module.js';
@@ -139,6 +139,13 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     publicUrl: deps.publicUrl,
     oauth: deps.oauth,
     trustsProxy: trustsAProxy(config.TRUST_PROXY),
+    // New anonymous sessions (sign-in's OAuth state, the paste form's first CSRF token) per IP.
+    sessionStartLimiter: createRateLimiter({
+      name: `${deps.rateLimitName ?? 'paste'}:session-start`,
+      redis: deps.redis,
+      message: RATE_LIMIT_MESSAGE,
+      current: () => ({ limit: config.SESSION_START_LIMIT, windowMs: SESSION_START_WINDOW_MS }),
+    }).middleware,
     warn: (message) => logger.warn(message),
   });
   const guards = createGuards({

@@ -14,7 +14,9 @@ describe(`owner dashboard /admin (${testDatabaseBackend()})`, () => {
   it('sends a visitor who is not signed in to sign in', async () => {
     const response = await site.http.get('/admin');
     expect(response.status).toBe(302);
-    expect(response.headers.location).toBe('/auth/idp');
+    expect(response.headers.location).toBe('/auth/idp?returnTo=%2Fadmin');
+    // The page to come back to travels in the link: a stranger's visit stores no session.
+    expect(response.headers['set-cookie']).toBeUndefined();
   });
 
   it('answers another user 403 with a readable page', async () => {

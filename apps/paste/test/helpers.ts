@@ -68,7 +68,13 @@ export async function startTestSite(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const config = loadConfig({ NODE_ENV: 'test', OWNER_ID, LOG_LEVEL: 'silent', ...options.env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    OWNER_ID,
+    LOG_LEVEL: 'silent',
+    SESSION_START_LIMIT: '100000',
+    ...options.env,
+  });
   const settings = await createSettingsStore({
     pool: database.pool,
     table: settingsTableName,

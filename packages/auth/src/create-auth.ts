@@ -27,8 +27,13 @@ export interface AuthOptions {
   oauth: OAuthSettings | undefined;
   onSignIn?: (user: SessionUser, req: Request) => Promise<void>;
   onSignOut?: (user: SessionUser, req: Request) => Promise<void>;
-  /** Optional limiter in front of /auth/idp and /auth/idp/callback. */
-  signInLimiter?: RequestHandler;
+  /**
+   * Counts, per address, what stores a new session row for an anonymous visitor: every
+   * `GET /auth/idp` (it keeps the OAuth state) and each `GET /api/csrf-token` whose session holds
+   * no token yet. The services build it with `SESSION_START_LIMIT` per `SESSION_START_WINDOW_MS` (a flood of either from one
+   * address then gets 429 instead of filling the session table).
+   */
+  sessionStartLimiter?: RequestHandler;
   /**
    * Whether a proxy is trusted (`TRUST_PROXY`): its `X-Forwarded-Proto: https` then makes a
    * request secure, so a Secure cookie can be set behind a TLS-terminating proxy.
@@ -54,6 +59,13 @@ export interface Auth {
   close(): Promise<void>;
 }
 
+/**
+ * The window of the limit on new anonymous sessions per address (`SESSION_START_LIMIT` of them,
+ * 30 by default). A person needs one session per browser (the cookie is then sent back, and
+ * counts no more), so only floods meet it.
+ */
+export const SESSION_START_WINDOW_MS = 60_000;
+
 export function createAuth(options: AuthOptions): Auth {
   const sessions = createSessionMiddleware(options);
   // Browsers keep a Secure cookie only from https: over plain http the OAuth state never makes it
@@ -73,7 +85,11 @@ export function createAuth(options: AuthOptions): Auth {
   authenticator.serializeUser((user: Express.User, done) => done(null, { id: user.id, username: user.username }));
   authenticator.deserializeUser((stored: unknown, done) => done(null, isSessionUser(stored) ? stored : false));
 
-  const limiter = options.signInLimiter ?? ((_req: Request, _res: Response, next: NextFunction) => next());
+  const limiter = options.sessionStartLimiter ?? ((_req: Request, _res: Response, next: NextFunction) => next());
+  // Only a visitor whose session would be stored for the token counts; a signed-in person, or a
+  // session that holds its token already, passes.
+  const newTokenLimiter: RequestHandler = (req, res, next) =>
+    req.user || req.session?.csrfToken !== undefined ? next() : limiter(req, res, next);
   // Without a provider, sign-in answers 503 naming what to configure, before any limit counts.
   const notConfigured: RequestHandler[] = options.oauth
     ? []
@@ -89,6 +105,7 @@ export function createAuth(options: AuthOptions): Auth {
       ];
   const signInSteps = [...notConfigured, limiter];
   const redirect = { description: 'Redirect (to the identity provider, or back to the site)' };
+  const tooManyAnswer = { description: 'Too many new sessions from this address (30 a minute)' };
   const notConfiguredAnswer = { description: 'Sign-in is not configured: names the OAUTH_* variables to set' };
 
   const routeDeclarations: AnyRoute[] = [
@@ -105,14 +122,20 @@ export function createAuth(options: AuthOptions): Auth {
           .transform((hint) => hint.slice(0, 200))
           .optional()
           .catch(undefined),
+        // The page to come back to (a path on this site): kept with the OAuth state, so a guard
+        // that sends a stranger here stores no session of its own.
+        returnTo: z.string().max(2000).optional().catch(undefined),
       }),
-      responses: { 302: redirect, 503: notConfiguredAnswer },
-      handler: ({ query, req, res }) =>
-        runMiddleware(
+      responses: { 302: redirect, 429: tooManyAnswer, 503: notConfiguredAnswer },
+      handler: ({ query, req, res }) => {
+        const returnTo = localPath(query.returnTo);
+        if (returnTo !== undefined) req.session.returnTo = returnTo;
+        return runMiddleware(
           authenticator.authenticate('oauth2', { loginHint: query.login_hint } as passport.AuthenticateOptions),
           req,
           res,
-        ),
+        );
+      },
     }),
     defineRoute({
       method: 'get',
@@ -120,7 +143,8 @@ export function createAuth(options: AuthOptions): Auth {
       summary: 'Where the identity provider sends people back',
       tags: ['auth'],
       guard: publicAccess,
-      before: signInSteps,
+      // Not counted: without the state that /auth/idp stored (and counted), no session is made.
+      before: notConfigured,
       query: z.object({ code: z.string().optional().catch(undefined), error: z.string().optional().catch(undefined) }),
       responses: { 302: redirect, 503: notConfiguredAnswer },
       handler: ({ query, req, res }) => {
@@ -190,9 +214,16 @@ export function createAuth(options: AuthOptions): Auth {
       method: 'get',
       path: '/api/csrf-token',
       summary: "The session's CSRF token (send it in X-CSRF-Token)",
+      description:
+        'An anonymous visitor gets a token kept in a new session (the cookie comes with it); a new one ' +
+        'counts against the per-address limit of new sessions (30 a minute, shared with /auth/idp).',
       tags: ['auth'],
       guard: publicAccess,
-      responses: { 200: { description: 'The token', schema: z.object({ csrfToken: z.string() }) } },
+      before: [newTokenLimiter],
+      responses: {
+        200: { description: 'The token', schema: z.object({ csrfToken: z.string() }) },
+        429: tooManyAnswer,
+      },
       handler: async ({ req, res }) => {
         const csrfToken = csrf.tokenFor(req);
         // Saved before answering, so an anonymous visitor's next request finds the same token.

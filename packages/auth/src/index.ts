@@ -1,5 +1,5 @@
 export type { SessionUser, OAuthSettings } from './types.js';
-export { createAuth, type Auth, type AuthOptions } from './create-auth.js';
+export { createAuth, SESSION_START_WINDOW_MS, type Auth, type AuthOptions } from './create-auth.js';
 export { requireSignedIn, requireOwner, requireUser } from './guards.js';
 export { carriesApiCredentials } from './csrf.js';
 export { userFromInfo } from './oauth-strategy.js';

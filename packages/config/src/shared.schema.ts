@@ -23,6 +23,8 @@ export const sharedSchema = {
   /** Express's `trust proxy`: `false`, `true`, a hop count, or a list of addresses. */
   TRUST_PROXY: z.string().default('false'),
   SESSION_SECRET: optionalString(),
+  /** New anonymous sessions (a sign-in started, a first CSRF token) per client address per minute; then 429. */
+  SESSION_START_LIMIT: envInt(30, 1),
   OAUTH_AUTHORIZATION_URL: envUrl(),
   OAUTH_TOKEN_URL: envUrl(),
   OAUTH_USERINFO_URL: envUrl(),

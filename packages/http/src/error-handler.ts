@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { isTransientDatabaseError, uniqueViolation } from '@app/db/errors';
-import { requestIdOf, type Logger } from './logger.js';
+import { markRefusal, requestIdOf, type Logger } from './logger.js';
 import { isHttpError } from './http-error.js';
 import { errorCodes, type ErrorCode } from './error-codes.js';
 
@@ -16,6 +16,12 @@ export interface ErrorHandlerOptions {
    * `undefined` to answer JSON.
    */
   renderHtml?: (req: Request, status: number, message: string, answer: ErrorAnswer) => string | undefined;
+  /**
+   * Codes of refusals the service answers with a 5xx on purpose (the license service's panic
+   * mode): no error line with a stack here, and the request log's line at info. Anyone may send
+   * such requests by the thousand; they are no failure of the service.
+   */
+  refusalCodes?: readonly string[];
 }
 
 interface BodyParserError {
@@ -31,7 +37,9 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHa
     const answer = describeError(error);
     const { status, message, details, extra, headers } = answer;
     // The path without its query string (which may carry tokens); the request id ties this line to the request's.
-    if (status >= 500)
+    const refusal = isHttpError(error) && error.code !== undefined && options.refusalCodes?.includes(error.code);
+    if (refusal) markRefusal(res);
+    else if (status >= 500)
       options.logger.error(
         { err: error, reqId: requestIdOf(req), method: req.method, path: req.originalUrl.split('?')[0] },
         'request failed',

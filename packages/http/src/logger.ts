@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
@@ -176,6 +176,20 @@ export interface RequestLogOptions {
 
 const quietPaths = new Set(['/healthz', '/readyz']);
 
+const refusalKey = Symbol('refusal');
+
+/**
+ * Marks an answer as a refusal the service means to give (panic mode's 503): its request line is
+ * written at info, not error, and without a stack, so anonymous clients cannot fill the error log.
+ */
+export function markRefusal(res: ServerResponse): void {
+  (res as ServerResponse & { [refusalKey]?: boolean })[refusalKey] = true;
+}
+
+function isRefusal(res: ServerResponse): boolean {
+  return (res as ServerResponse & { [refusalKey]?: boolean })[refusalKey] === true;
+}
+
 const defaultUserId = (req: Request) => {
   const id = (req as { user?: { id?: unknown } }).user?.id;
   return typeof id === 'string' ? id : undefined;
@@ -186,7 +200,8 @@ const defaultUserId = (req: Request) => {
  * its query string (which may carry tokens), the status, the duration, the request id and the
  * signed-in user; at debug (and trace) also the request's and the answer's headers (credentials
  * redacted, credential-like query values in URL headers masked) and the query keys. 5xx
- * answers are logged at error, 4xx at warn, the rest at info; health probes not at all. No
+ * answers are logged at error, 4xx at warn, the rest (and refusals, see `markRefusal`) at info;
+ * health probes not at all. No
  * request body is ever logged.
  *
  * The work per request before the answer is one listener; everything else happens only when the
@@ -200,7 +215,7 @@ export function requestLogger(logger: Logger, options: RequestLogOptions = {}): 
     res.once('close', () => {
       const status = res.statusCode;
       const aborted = !res.writableFinished;
-      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      const level = isRefusal(res) ? 'info' : status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const url = req.originalUrl ?? req.url;
       const queryAt = url.indexOf('?');

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import {
@@ -8,6 +10,7 @@ import {
   type PreparedDocument,
 } from './api-reference.js';
 import { defineRoute, publicAccess, type AnyRoute } from './routes.js';
+import { compressedFiles } from './compressed-files.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -114,6 +117,13 @@ export function createOpenApiDocument(routes: readonly AnyRoute[], options: Open
   };
 }
 
+/** swagger-ui-dist's folder, as swagger-ui-express (whose dependency it is) finds it. */
+function swaggerUiDistFolder(): string {
+  const fromHere = createRequire(import.meta.url);
+  const fromExpress = createRequire(fromHere.resolve('swagger-ui-express'));
+  return path.dirname(fromExpress.resolve('swagger-ui-dist/package.json'));
+}
+
 /**
  * `GET /openapi.json` and a reference page at `GET /docs` (Swagger UI, served from
  * node_modules: it works offline and under the services' Content-Security-Policy). The two are
@@ -166,6 +176,15 @@ export function openApiRoutes(document: () => JsonSchema): { routes: AnyRoute[];
     if (!file) return next();
     res.type(file[0]).set('Cache-Control', 'no-cache').send(file[1]);
   };
+  // Swagger UI's large files (its bundle is 1.7 MB) go compressed (some 0.4 MB in brotli).
+  const swaggerCompressed = compressedFiles(() => {
+    const dist = swaggerUiDistFolder();
+    return {
+      '/swagger-ui-bundle.js': { path: path.join(dist, 'swagger-ui-bundle.js'), type: 'js' },
+      '/swagger-ui-standalone-preset.js': { path: path.join(dist, 'swagger-ui-standalone-preset.js'), type: 'js' },
+      '/swagger-ui.css': { path: path.join(dist, 'swagger-ui.css'), type: 'css' },
+    };
+  });
   // Swagger UI's files, loaded at the first request for them: a service whose reference nobody
   // opens need not hold swagger-ui-express (docs/footprint.md).
   let swaggerFiles: Promise<Router> | undefined;
@@ -173,6 +192,6 @@ export function openApiRoutes(document: () => JsonSchema): { routes: AnyRoute[];
     swaggerFiles ??= import('swagger-ui-express').then(({ default: swaggerUi }) => Router().use(swaggerUi.serve));
     swaggerFiles.then((router) => router(req, res, next), next);
   };
-  const assets = Router().use('/docs', ownFiles, swaggerAssets);
+  const assets = Router().use('/docs', ownFiles, swaggerCompressed, swaggerAssets);
   return { routes, assets };
 }

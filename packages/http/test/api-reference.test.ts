@@ -86,3 +86,36 @@ describe('GET /docs/', () => {
     await request(app).get('/docs/swagger-ui-bundle.js').expect(200);
   });
 });
+
+describe("Swagger UI's files are served compressed", () => {
+  it.each([
+    { file: 'swagger-ui-bundle.js', type: /javascript/, larger: 1_000_000 },
+    { file: 'swagger-ui-standalone-preset.js', type: /javascript/, larger: 100_000 },
+    { file: 'swagger-ui.css', type: /css/, larger: 100_000 },
+  ])(
+    '$file: brotli and gzip to a third of its size or less, plain to whoever takes no encoding',
+    async ({ file, type, larger }) => {
+      const plain = await rawGet(`/docs/${file}`, 'identity');
+      expect(plain.status).toBe(200);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body.length).toBeGreaterThan(larger);
+      const br = await rawGet(`/docs/${file}`, 'gzip, deflate, br');
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(br.headers['content-type']).toMatch(type);
+      expect(br.headers.vary).toMatch(/Accept-Encoding/);
+      expect(br.body.length).toBeLessThan(plain.body.length / 3);
+      expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+      const gz = await rawGet(`/docs/${file}`, 'gzip');
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(gz.body.length).toBeLessThan(plain.body.length / 3);
+      expect(gunzipSync(gz.body).equals(plain.body)).toBe(true);
+      // Revalidated by its ETag.
+      const again = await request(app).get(`/docs/${file}`).set('If-None-Match', String(br.headers.etag));
+      expect(again.status).toBe(304);
+    },
+  );
+
+  it('the other files of Swagger UI are still served', async () => {
+    await request(app).get('/docs/favicon-32x32.png').expect(200).expect('content-type', /png/);
+  });
+});

@@ -29,6 +29,8 @@ export { keyIdOf, type AnsweredRequest, type PublicKeyInput, type PublicKeys, ty
 export * from './offline-activation.js';
 
 export const licenseFileFormat = 'license-file/1';
+/** The longest fingerprint (hwid) the service takes anywhere; longer ones are refused with 400. */
+export const FINGERPRINT_MAX_LENGTH = 200;
 
 /** The downloaded file, `*.lic.json`. */
 export interface LicenseFile {

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { LicenseBinding } from '../licenses/licenses.service.js';
+import { fingerprintSchema } from '../licenses/machines.schema.js';
 
 /** `{ ip }` or `{ hwid }`: exactly one, as the license recorded it. */
 export const releaseBodySchema = z
   .strictObject({
     ip: z.string().trim().min(1).max(100).optional(),
-    hwid: z.string().trim().min(1).max(256).optional(),
+    hwid: fingerprintSchema.optional(),
   })
   .superRefine((body, context) => {
     if ((body.ip === undefined) === (body.hwid === undefined)) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { appError } from '../common/error-codes.js';
 import type { ResponseSigner } from '../validation/signing.js';
 import { licenseTerm, type LicenseTermSource } from './license-term.js';
+import { fingerprintSchema } from './machines.schema.js';
 
 export const licenseFileFormat = 'license-file/1';
 const dayMs = 86_400_000;
@@ -48,7 +49,7 @@ export interface LicenseFilePayload {
 }
 
 /** `?fingerprint=F` binds a file to the machine F, which must hold a seat of the license. */
-export const licenseFileQuery = z.object({ fingerprint: z.string().trim().min(1).max(200).optional() });
+export const licenseFileQuery = z.object({ fingerprint: fingerprintSchema.optional() });
 
 /** The file as the download answers it. */
 export const licenseFileJsonSchema = z.object({

@@ -10,7 +10,7 @@ import { routingFromConfig } from '../notifications/notifications.service.js';
 import { settingsTableName } from '../runtime-config/settings.table.js';
 import { notificationChannelPages } from './notification-channels.pages.js';
 import { channelSettingsNamespace, channelSettingsSchema } from './notification-channels.schema.js';
-import { createNotificationChannelsService } from './notification-channels.service.js';
+import { createNotificationChannelsService, type TestEmailTiming } from './notification-channels.service.js';
 
 /**
  * The notification channels an admin configures at run time (settings namespace
@@ -28,6 +28,8 @@ export async function notificationChannelsModule(needs: {
   refreshMs?: number;
   /** DNS for SMTP hosts (tests inject their own). */
   lookup?: OutgoingLookup;
+  /** The test email's pace (TEST_EMAIL_TIMING unless given). */
+  testEmailTiming?: TestEmailTiming;
 }): Promise<FeatureModule & { channels: () => Partial<Record<ChannelName, NotificationChannel>> }> {
   const store = await createSettingsStore({
     pool: needs.pool,
@@ -43,6 +45,7 @@ export async function notificationChannelsModule(needs: {
     now: needs.now,
     logger: needs.logger,
     lookup: needs.lookup,
+    testEmailTiming: needs.testEmailTiming,
   });
   return {
     name: 'notification-channels',

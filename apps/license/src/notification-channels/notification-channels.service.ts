@@ -37,6 +37,19 @@ export const smtpHostNotAllowedText =
  * connection or a timeout would tell whoever set the host which ports are open where.
  */
 export const emailNotDeliveredText = 'the message could not be delivered.';
+
+/**
+ * A test email's pace: the attempt is abandoned after `timeoutMs`, and the answer comes
+ * `answerAfterMs` after the request whatever happened (delivered, refused, reset, no answer, a
+ * host refused at send time), so its timing tells no open port from a closed or filtered one.
+ * `answerAfterMs` is longer than `timeoutMs`; queued notifications keep the channel's own,
+ * longer timeouts.
+ */
+export interface TestEmailTiming {
+  timeoutMs: number;
+  answerAfterMs: number;
+}
+export const TEST_EMAIL_TIMING: TestEmailTiming = { timeoutMs: 4_000, answerAfterMs: 5_000 };
 const secretFields = { email: 'pass', sms: 'authToken', telegram: 'botToken' } as const;
 
 /** A stored channel as the audit log records it: every secret replaced by whether it is set. */
@@ -74,6 +87,8 @@ export function createNotificationChannelsService(deps: {
   logger: Pick<Logger, 'warn'>;
   /** DNS for SMTP hosts (tests inject their own). */
   lookup?: OutgoingLookup;
+  /** TEST_EMAIL_TIMING unless given (tests shorten it). */
+  testEmailTiming?: TestEmailTiming;
 }) {
   const { pool, store, config } = deps;
   const effective = (): EffectiveChannels => effectiveChannels(store.get(), config);
@@ -166,15 +181,24 @@ export function createNotificationChannelsService(deps: {
         await audit(false, { error });
         return { ok: false, error };
       }
-      try {
-        await channel.send(
-          {
-            subject: 'Test message from the License Service',
-            text: `This is a test of the ${channelLabels[name]} notification channel, sent from the admin console at ${deps.now().toISOString()}.`,
-          },
-          to,
-        );
-      } catch (error) {
+      const message = {
+        subject: 'Test message from the License Service',
+        text: `This is a test of the ${channelLabels[name]} notification channel, sent from the admin console at ${deps.now().toISOString()}.`,
+      };
+      /** Sends; answers the error, or undefined when it was sent. */
+      const attempt = async (send: () => Promise<void>): Promise<unknown> => {
+        try {
+          await send();
+          return undefined;
+        } catch (error) {
+          return error ?? new Error('failed');
+        }
+      };
+      const settle = async (error: unknown): Promise<TestResult> => {
+        if (error === undefined) {
+          await audit(true, {});
+          return { ok: true, to };
+        }
         const detail = readableError(error, secretsOf(current));
         if (name !== 'email') {
           await audit(false, { error: detail });
@@ -188,9 +212,26 @@ export function createNotificationChannelsService(deps: {
         deps.logger.warn({ channel: name, error: reason }, 'test email failed');
         await audit(false, { error: emailNotDeliveredText });
         return { ok: false, error: emailNotDeliveredText };
-      }
-      await audit(true, {});
-      return { ok: true, to };
+      };
+      if (name !== 'email') return settle(await attempt(() => channel.send(message, to)));
+      // Email: bounded, and answered at a fixed time whatever happened (TEST_EMAIL_TIMING).
+      const timing = deps.testEmailTiming ?? TEST_EMAIL_TIMING;
+      const started = performance.now();
+      const result = await settle(await attempt(() => withDeadline(channel.send(message, to), timing.timeoutMs)));
+      await delay(started + timing.answerAfterMs - performance.now());
+      return result;
     },
   };
 }
+
+/** `promise`, or a failure after `ms` (the abandoned attempt ends by the channel's own timeouts). */
+function withDeadline(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  promise.catch(() => {});
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));

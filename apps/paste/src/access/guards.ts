@@ -160,11 +160,9 @@ export function createGuards(deps: {
   const ownerPageCheck: RequestHandler = (req, res, next) => {
     if (!req.user) {
       if (req.method !== 'GET') return res.redirect(302, '/auth/idp');
-      // Back to this page after signing in (the callback reads it), not to the new-paste form.
-      // Saved before the redirect is sent: express-session would send the headers first and
-      // save after, and the browser's next request could read the session without it.
-      req.session.returnTo = req.originalUrl;
-      return req.session.save((error) => (error ? next(error) : res.redirect(302, '/auth/idp')));
+      // Back to this page after signing in (/auth/idp keeps it with the OAuth state), not to the
+      // new-paste form; a stranger's visit stores no session of its own.
+      return res.redirect(302, `/auth/idp?returnTo=${encodeURIComponent(req.originalUrl)}`);
     }
     next(
       deps.ownerId && req.user.id === deps.ownerId

@@ -5,6 +5,7 @@ export {
   type VerifyWebhookOptions,
 } from './signature.js';
 export {
+  CONNECTION_FAILED,
   createWebhookDispatcher,
   isWebhookEventEnabled,
   WEBHOOK_ID_HEADER,

@@ -7,6 +7,8 @@ import { createWebhookTransport, type WebhookTransport } from './webhook-transpo
 
 /** Header carrying the delivery's id, the same on every attempt, so receivers can drop duplicates. */
 export const WEBHOOK_ID_HEADER = 'X-Webhook-Id';
+/** What a delivery records for any network failure (refused, reset, timed out, DNS): nothing of ports. */
+export const CONNECTION_FAILED = 'connection failed';
 
 export interface WebhookSettings {
   /** Where events go; no URL means webhooks are off. */
@@ -184,6 +186,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
     let responseCode: number | null = null;
     let error: string;
+    // Why a connection failed (refused, reset, timed out, DNS), for the operator's log only.
+    let networkError: string | undefined;
     let retry = true;
     try {
       const response = await transport({ url: delivery.url, headers, body: delivery.payload, timeoutMs });
@@ -209,7 +213,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         retry = false;
         error = `${WEBHOOK_URL_NOT_ALLOWED}: ${thrown.reason}`;
       } else {
-        error = (thrown as Error).message || 'Delivery failed';
+        // One text for every network failure: refused, reset or timed out would tell whoever sets
+        // the URL which ports are open where.
+        error = CONNECTION_FAILED;
+        networkError = (thrown as Error).message || String(thrown);
       }
     }
     failedSinceRelease.add(delivery.url);
@@ -230,6 +237,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         attempts: delivery.attempts,
         responseCode,
         error,
+        ...(networkError ? { networkError } : {}),
         nextRetryAt,
       },
       nextRetryAt ? 'webhook delivery failed; will retry' : 'webhook delivery failed for good; kept as failed',
