@@ -159,10 +159,47 @@ describe(`borrowing floating seats for offline files (${testDatabaseBackend()})`
     expect([suspended.status, suspended.body.error]).toEqual([403, 'License suspended']);
   });
 
-  // The seat functions (machine-seat.sql, validate-batch.sql) renew a lease to now + heartbeatSeconds,
-  // so a heartbeat or validation of a borrowed machine shortens its lease below its file's validUntil.
-  // Fixing it takes a migration (GREATEST(lease_expires_at, now + heartbeat) in both functions).
-  it.todo('a heartbeat or validation of a machine that borrowed its seat keeps the longer lease');
+  it('a heartbeat or validation of a machine that borrowed its seat keeps the longer lease', async () => {
+    const license = await floating();
+    await activate(license.key, 'fp-lent').expect(201);
+    const lease = new Date(clock.getTime() + 24 * hour).toISOString();
+    expect((await borrow({ key: license.key, fingerprint: 'fp-lent', hours: 24 })).body.machine.leaseExpiresAt).toBe(
+      lease,
+    );
+    advance(60_000);
+    const beat = await t.http
+      .post('/api/license/machines/heartbeat')
+      .send({ key: license.key, fingerprint: 'fp-lent' });
+    expect([beat.status, beat.body.machine.leaseExpiresAt]).toEqual([200, lease]);
+    await t.http.post('/api/license/validate').send({ key: license.key, hwid: 'fp-lent' }).expect(200);
+    expect((await machinesOf(license._id))[0]!.leaseExpiresAt).toBe(lease);
+    // A machine that never borrowed still renews to now + heartbeatSeconds.
+    const plain = await floating();
+    await activate(plain.key, 'fp-plain').expect(201);
+    advance(30_000);
+    const renewed = await t.http
+      .post('/api/license/machines/heartbeat')
+      .send({ key: plain.key, fingerprint: 'fp-plain' });
+    expect(renewed.body.machine.leaseExpiresAt).toBe(new Date(clock.getTime() + 60_000).toISOString());
+  });
+
+  it('borrowing follows the license term: allowed in grace and under maintain, refused past a revoke term', async () => {
+    const expiresAt = new Date(clock.getTime() - hour).toISOString();
+    for (const [fields, status] of [
+      [{ graceDays: 3 }, 200],
+      [{ expirationStrategy: 'maintain' }, 200],
+      [{}, 403],
+    ] as const) {
+      const license = await floating({ expiresAt: new Date(clock.getTime() + hour).toISOString(), ...fields });
+      await activate(license.key, 'fp-term').expect(201);
+      await t.context.services.licenses.update({ userId: 'test', ip: null, userAgent: null }, license._id, {
+        expiresAt: new Date(expiresAt),
+      });
+      const res = await borrow({ key: license.key, fingerprint: 'fp-term', hours: 1 });
+      expect([fields, res.status]).toEqual([fields, status]);
+      if (status === 403) expect(res.body.error).toBe('License expired');
+    }
+  });
 
   it('licenses without floating seats behave as before; their borrow answers a bound file valid as usual', async () => {
     const license = await t.createLicense({ hwidLimit: 2 });

@@ -148,6 +148,37 @@ const routes: Route[] = [
     fields: ['key', 'fingerprint'],
     valid: (ids) => ({ key: ids.licenseKey, fingerprint: 'fuzz-fp' }),
   },
+  {
+    method: 'post',
+    path: () => '/api/license/machines/borrow',
+    auth: 'none',
+    fields: ['key', 'fingerprint', 'hours'],
+    valid: (ids) => ({ key: ids.licenseKey, fingerprint: 'fuzz-fp', hours: 1 }),
+  },
+  {
+    method: 'post',
+    path: (ids) => `/api/licenses/${ids.license}/machines/offline`,
+    auth: 'admin',
+    fields: ['requestCode'],
+  },
+  {
+    method: 'post',
+    path: (ids) => `/licenses/${ids.license}/machines/offline`,
+    auth: 'admin',
+    fields: ['requestCode'],
+  },
+  {
+    method: 'post',
+    path: (ids) => `/api/customer/licenses/${ids.customerLicense}/machines/offline`,
+    auth: 'customer',
+    fields: ['requestCode'],
+  },
+  {
+    method: 'post',
+    path: (ids) => `/my-licenses/${ids.customerLicense}/machines/offline`,
+    auth: 'customer',
+    fields: ['requestCode'],
+  },
   { method: 'post', path: () => '/api/stripe', auth: 'none', fields: ['id', 'type', 'data'] },
   {
     method: 'post',

@@ -109,6 +109,9 @@ describe(`validation with grace and expiry strategies (${testDatabaseBackend()})
         entitlements: [],
         policy: null,
       },
+      // What every signed answer states (wave 4): the request as read, and when.
+      request: { key: license.key, hwid: 'pc', entitlements: null, nonce: null },
+      issuedAt: expect.any(String),
     });
   });
 
@@ -157,7 +160,15 @@ describe(`machines with grace and expiry strategies (${testDatabaseBackend()})`,
     const beat = await machine('heartbeat', { key: license.key, fingerprint: 'fp-2' });
     expect([beat.status, beat.body.license, beat.body.machine.fingerprint]).toEqual([200, expected, 'fp-2']);
     const gone = await machine('deactivate', { key: license.key, fingerprint: 'fp-2' });
-    expect([gone.status, gone.body]).toEqual([200, { success: true, license: expected }]);
+    expect([gone.status, gone.body]).toEqual([
+      200,
+      {
+        success: true,
+        license: expected,
+        request: { key: license.key, hwid: 'fp-2', entitlements: null, nonce: null },
+        issuedAt: expect.any(String),
+      },
+    ]);
   });
 });
 

@@ -257,6 +257,16 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
         env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: license.key, LICENSE_PRODUCT_ID: 'another-product' },
       });
       expect(other, script).toMatchObject({ code: 1, stdout: '', stderr: 'License refused: wrong-product\n' });
+      // The service names the license's product in a valid answer, so the right id passes.
+      const mine = await run('node', [path.join(consumer, script)], {
+        cwd: rotated,
+        env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: license.key, LICENSE_PRODUCT_ID: license.product._id },
+      });
+      expect(mine, script).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: `Licensed online: key ${license.key}, expires never\n`,
+      });
     }
   });
 

@@ -192,6 +192,28 @@ describe('a proxy that rewrites the request, in front of the real service', () =
     expect(await deactivateMachine({ ...options, baseUrl: t.baseUrl })).toEqual({ ok: true, status: 200 });
   });
 
+  it("productId: the real service names the license's product, so another product's valid key is wrong-product", async () => {
+    rewrite = () => undefined;
+    const own = await t.createLicense({ hwidLimit: 3 });
+    const sent = { key: own.key, hwid: 'pc-product' };
+    const direct = await validate(t.baseUrl, sent);
+    const options = { nonce: direct.nonce, request: sent };
+    expect(
+      verifySignedValidation(direct.body, direct.signature, publicKey, { ...options, productId: own.product._id }),
+    ).toMatchObject({ valid: true, body: { license: { productId: own.product._id } } });
+    expect(
+      verifySignedValidation(direct.body, direct.signature, publicKey, { ...options, productId: 'another-product' }),
+    ).toMatchObject({ valid: false, reason: 'wrong-product' });
+
+    const machine = { baseUrl: t.baseUrl, key: own.key, fingerprint: 'fp-product', publicKey, clock: freshClock() };
+    expect(await activateMachine({ ...machine, productId: 'another-product' })).toMatchObject({
+      ok: false,
+      reason: 'wrong-product',
+    });
+    expect(await activateMachine({ ...machine, productId: own.product._id })).toMatchObject({ ok: true });
+    expect(await deactivateMachine({ ...machine, productId: own.product._id })).toEqual({ ok: true, status: 200 });
+  });
+
   it('refuses an answer while the local clock is more than 24 h behind the service, and keeps its issuedAt', async () => {
     const clock = freshClock();
     const options = { baseUrl: t.baseUrl, key: mine.key, fingerprint: 'fp-clock', publicKey, clock };

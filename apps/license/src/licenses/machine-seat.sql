@@ -103,7 +103,9 @@ BEGIN
       name = CASE WHEN p_op = 'activate' THEN coalesce(p_name, m.name) ELSE m.name END,
       platform = CASE WHEN p_op = 'activate' THEN coalesce(p_platform, m.platform) ELSE m.platform END,
       last_ip = coalesce(p_ip, m.last_ip), last_seen_at = p_now,
-      lease_expires_at = p_now + make_interval(secs => lic.heartbeat_seconds)
+      -- A borrowed seat (an offline file) keeps its longer lease: renewals never shorten one.
+      lease_expires_at = CASE WHEN lic.heartbeat_seconds IS NOT NULL
+        THEN greatest(m.lease_expires_at, p_now + make_interval(secs => lic.heartbeat_seconds)) END
     WHERE m.id = held.id
     RETURNING * INTO held;
   END IF;

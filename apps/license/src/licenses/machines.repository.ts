@@ -84,15 +84,16 @@ export async function findMachine(
 }
 
 /** What `borrowSeat` read and wrote: null `license_id` when no license has that id or key. */
-export interface BorrowAnswer {
-  license_id: string | null;
+const borrowAnswer = z.object({
+  license_id: z.string().nullable(),
   /** Validation's refusal text for the key's state (revoked, suspended, not active, expired, its master's), or null. */
-  verdict: string | null;
-  heartbeat_seconds: number | null;
-  borrow_hours: number;
+  verdict: z.string().nullable(),
+  heartbeat_seconds: z.number().int().nullable(),
+  borrow_hours: z.number().int(),
   /** The machine after the statement: its lease extended on a floating license; null when it holds no seat or nothing was written. */
-  machine: MachineRecord | null;
-}
+  machine: machineRecord.nullable(),
+});
+export type BorrowAnswer = z.infer<typeof borrowAnswer>;
 
 /**
  * Borrowing (decisions, wave 4): extends the lease of the seat `fingerprint` holds to now +
@@ -111,20 +112,23 @@ export async function borrowSeat(
   now: Date,
 ): Promise<BorrowAnswer | undefined> {
   const [column, value] = 'id' in license ? ['l.id', license.id] : ['l.key', license.key];
-  const { rows } = await db.query<BorrowAnswer>({
+  const { rows } = await db.query({
     text: `WITH lic AS MATERIALIZED (
         SELECT l.id, l.heartbeat_seconds, l.borrow_hours,
           CASE
             WHEN l.revoked THEN 'License revoked'
             WHEN l.suspended THEN 'License suspended'
             WHEN NOT l.active THEN 'License not active'
-            WHEN l.expires_at IS NOT NULL AND l.expires_at <= $3 THEN 'License expired'
+            -- Validation's term (validate-batch.sql): grace days after expiry, then \`revoke\` refuses.
+            WHEN l.expiration_strategy = 'revoke' AND l.expires_at + make_interval(hours => 24 * l.grace_days) <= $3
+              THEN 'License expired'
             WHEN l.parent_id IS NOT NULL THEN (
               SELECT CASE
                 WHEN m.id IS NULL OR NOT m.active THEN 'License not active'
                 WHEN m.revoked THEN 'License revoked'
                 WHEN m.suspended THEN 'License suspended'
-                WHEN m.expires_at IS NOT NULL AND m.expires_at <= $3 THEN 'License expired'
+                WHEN m.expiration_strategy = 'revoke' AND m.expires_at + make_interval(hours => 24 * m.grace_days) <= $3
+                  THEN 'License expired'
               END
               FROM (SELECT l.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id)
           END AS verdict,
@@ -144,5 +148,5 @@ export async function borrowSeat(
       FROM lic`,
     values: [value, fingerprint, now, hours === 'all' ? null : hours],
   });
-  return rows[0];
+  return parseRows(borrowAnswer, rows)[0];
 }

@@ -351,7 +351,9 @@ BEGIN
       ORDER BY m.id FOR UPDATE OF m
     )
     UPDATE machines m SET last_seen_at = p_now, last_ip = coalesce(due.ip, m.last_ip),
-      lease_expires_at = p_now + make_interval(secs => due.heartbeat)
+      -- A borrowed seat (an offline file) keeps its longer lease: renewals never shorten one.
+      lease_expires_at = CASE WHEN due.heartbeat IS NOT NULL
+        THEN greatest(m.lease_expires_at, p_now + make_interval(secs => due.heartbeat)) END
     FROM due WHERE m.id = due.id;
   END IF;
 END
