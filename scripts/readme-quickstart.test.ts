@@ -62,6 +62,9 @@ describe.skipIf(!canRun)("the root README's quick start, pasted into a shell bes
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'quickstart-'));
+    // `npm install -g` goes to a folder of the test's own, whose bin/ comes first on the PATH, as a
+    // user's global npm folder does.
+    const npmPrefix = path.join(dataDir, 'npm-global');
     ports = { paste: await freePort(), license: await freePort(), idp: await freePort() };
     env = freshEnvironment({
       NODE_ENV: 'development',
@@ -70,6 +73,8 @@ describe.skipIf(!canRun)("the root README's quick start, pasted into a shell bes
       PASTE_PORT: String(ports.paste),
       LICENSE_PORT: String(ports.license),
       DEV_IDP_PORT: String(ports.idp),
+      npm_config_prefix: npmPrefix,
+      PATH: `${path.join(npmPrefix, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
     });
     const started = Date.now();
     // `npm start` is `tsx scripts/start.ts` after installing what is missing; its own process group, to stop it whole.
