@@ -130,12 +130,19 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
       .send({ code: 'EXPORT', name: 'Export to PDF' })
       .expect(201);
     license = await t.createLicense({ product: product._id, hwidLimit: 2, entitlements: ['EXPORT'] });
-    // Validated once from this machine, so the license file lists its hardware id.
-    await t.http.post('/api/license/validate').send({ key: license.key, hwid }).expect(200);
     const { publicKey } = (await t.http.get('/api/license/public-key').expect(200)).body;
     writeFileSync(path.join(consumer, 'license-public-key.pem'), publicKey);
-    const file = await t.http.get(`/api/licenses/${license._id}/file`).set('Cookie', admin.cookie).expect(200);
-    writeFileSync(path.join(consumer, 'license.lic.json'), file.text);
+    // The README's own steps: validated once from this machine, so the license file lists its hardware id.
+    // (The test signs in with the admin's session cookie where the README uses a bearer token.)
+    await succeeds('bash', ['get-license-file.sh'], {
+      cwd: consumer,
+      env: {
+        LICENSE_URL: t.baseUrl,
+        LICENSE_KEY: license.key,
+        LICENSE_ID: license._id,
+        AUTH: `Cookie: ${admin.cookie}`,
+      },
+    });
   }, 180_000);
 
   afterAll(async () => {
