@@ -85,6 +85,10 @@ describe.skipIf(!executablePath)(`the admin console's license pages in a browser
     const chart = page.getByRole('img', { name: 'Validations per day, last 30 days' });
     expect(await chart.locator('rect.chart-success').count()).toBeGreaterThan(10);
     widths.detail = await capture(page, 'admin-license');
+    // The key copies as in the portal.
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(seat.key);
 
     const suspend = page.getByRole('form', { name: 'Suspend license' });
     await suspend.getByLabel('Reason').fill('Chargeback under review');
