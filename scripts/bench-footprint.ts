@@ -11,7 +11,7 @@
  * its RSS 15 s after the load. The load is paste creates, views and raw reads, and license
  * validations of a real key, 16 connections each, at once; every answer is counted.
  *
- * Prints one table with the targets of docs/footprint.md and exits 1 when one is missed.
+ * Prints one table with the targets of docs/benchmarks.md and exits 1 when one is missed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -42,7 +42,7 @@ const ports = { paste: 18_480, license: 13_480, idp: 19_480 };
 const services = ['paste', 'license'] as const;
 type Service = (typeof services)[number];
 
-/** The targets (docs/footprint.md); undefined: shown, not judged. */
+/** The targets (docs/benchmarks.md); undefined: shown, not judged. */
 const targets = {
   embeddedIdleMb: 200,
   serverIdleMb: 120,

@@ -3,9 +3,9 @@
 
 /**
  * `--expose-gc`: an idle service runs a minor collection, so that V8 shrinks the young generation
- * it grew under load (packages/http/src/freed-memory.ts). It had been held at 2 MB per
+ * it grew under load (packages/http/src/performance/freed-memory.ts). It had been held at 2 MB per
  * semi-space (`--max-semi-space-size=2`) to keep an idle service small, at which a validation
- * cost half as much CPU again, most of it collecting (docs/footprint.md).
+ * cost half as much CPU again, most of it collecting (docs/performance.md).
  */
 export const serviceNodeFlags = ['--enable-source-maps', '--expose-gc'];
 

@@ -1,7 +1,7 @@
 // The bundles `npm start` runs: built with esbuild (scripts/build.mjs) into a folder named by a
 // fingerprint of the sources, and used again by the next start while no source has changed.
 // Building both took 0.25 s alone and about half a second beside the development provider's
-// start, on the path of every start (docs/footprint.md).
+// start, on the path of every start (docs/performance.md).
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -14,7 +14,7 @@ type Service = (typeof services)[number];
 
 /**
  * Each service runs as its compiled bundle (esbuild), not through tsx: the TypeScript loader cost
- * each service some 50 MB of memory and seconds of start-up (docs/footprint.md). A bundle is
+ * each service some 50 MB of memory and seconds of start-up (docs/performance.md). A bundle is
  * built again only when a source changed (start-build.ts).
  */
 async function buildServices(): Promise<Record<Service, string>> {

@@ -1,7 +1,7 @@
 // The license service's entry; `tsx apps/license/src/main.ts` runs it alone, `npm start` through
 // scripts/start.ts. It loads the configuration, the logger and the embedded database's starter
 // only, starts the database, and then loads the service: PGlite opens in its own thread while
-// this one loads the service's modules, about half a second of each start (docs/footprint.md).
+// this one loads the service's modules, about half a second of each start (docs/performance.md).
 import { getConfig, startsDevelopmentProvider } from '@app/config';
 import { startEmbeddedServer } from '@app/db/embedded';
 import { createLicenseLogger } from './common/logger.js';

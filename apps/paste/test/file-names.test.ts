@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// One naming rule (docs/architecture.md, "Adding a feature"): a feature folder's files of a role
+// One naming rule (docs/conventions.md, "Names"): a feature folder's files of a role
 // are named after the folder (`api-keys/api-keys.service.ts`, not `api-key.service.ts`); a second
 // file of the same role is named for its part (`pastes/password-attempts.repository.ts`).
 // access/, common/ and rendering/ are shared helpers, not features: their files say what they hold.

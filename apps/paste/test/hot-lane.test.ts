@@ -3,7 +3,7 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { RELAXED_LIMITS, startTestSite, type TestSite } from './helpers.js';
 
 // Creating and reading pastes without a session cookie are served by the hot lane, straight after
-// the security headers and the request log (the `hotPath` stage, docs/architecture.md); with a cookie, by the
+// the security headers and the request log (the `hotPath` stage, docs/conventions.md); with a cookie, by the
 // same declarations further down the stack. Both must answer alike, headers included.
 describe(`the hot routes answer alike with and without a session (${testDatabaseBackend()})`, () => {
   let site: TestSite;

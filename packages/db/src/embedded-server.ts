@@ -1,16 +1,16 @@
 // The embedded database's server: PGlite in a thread of its own, behind a private socket that the
 // pg client connects to. Node's built-in modules only (no pg, no PGlite on this thread), so a
 // service's entry can start it before it loads its own modules (`@app/db/embedded`): the database's
-// thread opens PGlite while the request thread loads the rest (docs/footprint.md).
+// thread opens PGlite while the request thread loads the rest (docs/performance.md).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { lockDataFolder } from './data-folder-lock.js';
+import { raiseWasmTieringBudget } from './performance/wasm-tiering.js';
 
 export interface PgliteWasmModules {
   pgliteWasmModule: WebAssembly.Module;
@@ -39,7 +39,7 @@ export interface EmbeddedServer {
 /**
  * The embedded page cache: a service's working set (its tables' hot pages and indexes) fits, and
  * what does not is read again from the system's file cache. 128 MB, PostgreSQL's default, was
- * most of an idle service's memory (docs/footprint.md).
+ * most of an idle service's memory (docs/performance.md).
  */
 export const defaultSharedBuffers = '16MB';
 
@@ -163,21 +163,6 @@ async function startWorkerServer(
       return closing;
     },
   };
-}
-
-/**
- * V8 optimises a WebAssembly function once it has run through a budget of work. With the default
- * budget, start-up and migrations alone optimise much of PostgreSQL, and the compiler's memory
- * stays with the process: an idle embedded service held about 55 MB more than with a budget a
- * hundred times larger. The functions a steady load keeps running still reach the larger budget
- * within seconds (bench:license, bench:paste). The flag is process-wide and only the database runs
- * WebAssembly here; set before the database's thread starts, it applies to its module. A budget
- * given on the command line is left alone.
- */
-const wasmTieringBudget = 180_000_000;
-function raiseWasmTieringBudget(): void {
-  if (process.execArgv.some((flag) => flag.startsWith('--wasm-tiering-budget'))) return;
-  setFlagsFromString(`--wasm-tiering-budget=${wasmTieringBudget}`);
 }
 
 /** A new data folder's initdb, in a process of its own whose memory is the system's again when it ends (pglite-initdb.mjs). */

@@ -96,7 +96,7 @@ describe('embedded database on disk', () => {
     }
   });
 
-  it('keeps a small page cache by default, and the size it is given (docs/footprint.md)', async () => {
+  it('keeps a small page cache by default, and the size it is given (docs/performance.md)', async () => {
     const folder = mkdtempSync(path.join(os.tmpdir(), 'pglite-'));
     try {
       // A new folder: initdb runs in a process of its own first; the files it leaves open again.

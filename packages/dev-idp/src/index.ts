@@ -85,7 +85,7 @@ function signingKey(): Promise<Record<string, unknown>> {
 
 /**
  * oauth2-mock-server, loaded when a provider starts: a service that imports this package but
- * signs in elsewhere should not hold it (some 15 MB, docs/footprint.md).
+ * signs in elsewhere should not hold it (some 15 MB, docs/performance.md).
  */
 const loadMockServer = () => import('oauth2-mock-server');
 

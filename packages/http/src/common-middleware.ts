@@ -1,7 +1,7 @@
 import express, { type Express, type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { appError } from './error-codes.js';
-import { isQuickJsonType, jsonBody } from './json-body.js';
+import { isQuickJsonType, jsonBody } from './performance/json-body.js';
 import { requestLogger, type Logger } from './logger.js';
 
 export interface CommonMiddlewareOptions {

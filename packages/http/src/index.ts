@@ -13,10 +13,10 @@ export {
   type RequestLogOptions,
 } from './logger.js';
 export { commonMiddleware, apiNotFound, trustsAProxy, type CommonMiddlewareOptions } from './common-middleware.js';
-export { isQuickJsonType, jsonBody } from './json-body.js';
+export { isQuickJsonType, jsonBody } from './performance/json-body.js';
 export { healthRouteDeclarations, healthRoutes } from './health.js';
 export { openedResources, runMain, startUp, type OpenedResources } from './start-up.js';
-export { createExpressServer } from './express-server.js';
+export { createExpressServer } from './performance/express-server.js';
 export { serveGracefully, type RunningServer, type ServeOptions } from './serve.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
 export {

@@ -10,7 +10,7 @@ import {
   type PreparedDocument,
 } from './api-reference.js';
 import { defineRoute, publicAccess, type AnyRoute } from './routes.js';
-import { compressedFiles } from './compressed-files.js';
+import { compressedFiles } from './performance/compressed-files.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -186,7 +186,7 @@ export function openApiRoutes(document: () => JsonSchema): { routes: AnyRoute[];
     };
   });
   // Swagger UI's files, loaded at the first request for them: a service whose reference nobody
-  // opens need not hold swagger-ui-express (docs/footprint.md).
+  // opens need not hold swagger-ui-express (docs/performance.md).
   let swaggerFiles: Promise<Router> | undefined;
   const swaggerAssets: RequestHandler = (req, res, next) => {
     swaggerFiles ??= import('swagger-ui-express').then(({ default: swaggerUi }) => Router().use(swaggerUi.serve));

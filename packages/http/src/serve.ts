@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import { explainListenError } from '@app/config';
-import { createExpressServer } from './express-server.js';
-import { releaseFreedMemory } from './freed-memory.js';
+import { createExpressServer } from './performance/express-server.js';
+import { releaseFreedMemory } from './performance/freed-memory.js';
 import type { Logger } from './logger.js';
 
 /** How long a client may take to send a request's headers, and the whole request, in ms. */
@@ -64,7 +64,7 @@ export async function serveGracefully(app: Express, options: ServeOptions): Prom
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   options.logger.info({ port }, `${options.name} listening on port ${port}`);
-  // What start-up's compiling freed goes back to the system once it is over (freed-memory.ts).
+  // What start-up's compiling freed goes back to the system once it is over (performance/freed-memory.ts).
   const freedMemory = releaseFreedMemory(options.logger);
 
   let stopping: Promise<void> | undefined;

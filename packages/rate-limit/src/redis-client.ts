@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 
 // ioredis is loaded by the first client: a service without REDIS_URL need not hold it (some
-// 15 MB, docs/footprint.md). It is a CommonJS package, so `require` keeps this function synchronous.
+// 15 MB, docs/performance.md). It is a CommonJS package, so `require` keeps this function synchronous.
 const require = createRequire(import.meta.url);
 
 /**

@@ -5,7 +5,7 @@ import { utcTime } from '../customer-portal/customer-portal.page-data.js';
 // The result page of an air-gapped activation, in the console and in the portal: the file as a
 // QR code (drawn here, as SVG: the file is not secret to its owner) and as a download.
 
-/** qrcode (57 files with pngjs) loads at the first QR code, not at every start (docs/footprint.md). */
+/** qrcode (57 files with pngjs) loads at the first QR code, not at every start (docs/performance.md). */
 const loadQrCode = () => import('qrcode');
 
 /**

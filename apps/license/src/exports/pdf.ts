@@ -58,7 +58,7 @@ let PDFDocument: typeof PDFDocumentClass | undefined;
 export class PdfReport {
   /**
    * A report; pdfkit and fontkit are loaded at the first one: some 45 MB of memory that a
-   * service which never exports a PDF should not hold (docs/footprint.md).
+   * service which never exports a PDF should not hold (docs/performance.md).
    */
   static async create(title: string, output: ExportOutput, options: { landscape?: boolean; now: Date }) {
     const [pdfkit] = await Promise.all([import('pdfkit'), loadFontkit()]);

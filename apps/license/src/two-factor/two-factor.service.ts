@@ -14,7 +14,7 @@ import {
 } from './two-factor.crypto.js';
 import * as repo from './two-factor.repository.js';
 
-/** qrcode (57 files with pngjs) loads at the first two-factor setup, not at every start (docs/footprint.md). */
+/** qrcode (57 files with pngjs) loads at the first two-factor setup, not at every start (docs/performance.md). */
 const loadQrCode = () => import('qrcode');
 
 export interface TwoFactorOptions {

@@ -1,4 +1,4 @@
-/** qrcode (57 files with pngjs) loads at the first QR code, not at every start (docs/footprint.md). */
+/** qrcode (57 files with pngjs) loads at the first QR code, not at every start (docs/performance.md). */
 const loadQrCode = () => import('qrcode');
 
 /**

@@ -52,7 +52,7 @@ export async function checkImage(data: Buffer, originalName: string): Promise<Ch
 
 /**
  * jsdom, loaded at the first SVG: it is some 60 MB of memory, which a service that never receives
- * an SVG logo should not hold (docs/footprint.md).
+ * an SVG logo should not hold (docs/performance.md).
  */
 const loadJsdom = () => import('jsdom');
 

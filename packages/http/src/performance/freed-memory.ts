@@ -4,11 +4,11 @@
 // malloc keeps freed memory for reuse, and returns only what lies at the top of its heap: the
 // memory V8's compilers and parser use while a service starts (tens of MB on each thread, freed
 // once start-up is done) stays in the middle of it, and an idle service held 40 MB of it
-// (docs/footprint.md). `malloc_trim(0)` hands such free pages back; Node has no binding for it,
+// (docs/performance.md). `malloc_trim(0)` hands such free pages back; Node has no binding for it,
 // so it is called through koffi, a foreign-function library that ships prebuilt binaries.
 import { performance } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 
 export interface FreedMemoryOptions {
   /** The first trim, once start-up's own work is done (ms after the call; default 3 s). */
