@@ -1,5 +1,6 @@
 import type { AuditLogJson } from '../audit/audit.presenter.js';
-import { expiryText, machineRow, termText, usageChart, utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { expiryText, machineRow, termText, usageChart } from '../customer-portal/customer-portal.page-data.js';
+import { utcTime } from '../console/utc-time.js';
 import { adminLayout, licenseTypeLabel } from '../console/layout.js';
 import { licenseState, type LicenseState } from '../dashboard/dashboard.service.js';
 import type { FlashMessage } from '../console/flash.js';

@@ -1,4 +1,4 @@
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { utcTime } from '../console/utc-time.js';
 import { adminLayout } from '../console/layout.js';
 import { isUuid } from '../common/schemas.js';
 import { automationHref } from '../automations/automations.page-data.js';

@@ -1,4 +1,4 @@
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { utcTime } from '../console/utc-time.js';
 import type { FlashMessage } from '../console/admin-pages.js';
 import { adminLayout, licenseTypeLabel } from '../console/layout.js';
 import { licenseTypes } from '../licenses/licenses.table.js';

@@ -1,6 +1,6 @@
 import { adminLayout } from '../console/layout.js';
 import type { CatalogPageExtras } from '../console/catalog-pages.js';
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { utcTime } from '../console/utc-time.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import type { PolicyJson } from './policies.presenter.js';
 
