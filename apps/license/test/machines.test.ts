@@ -364,7 +364,7 @@ describe(`machines (${testDatabaseBackend()})`, () => {
   });
 
   it('the seat functions of a migrated database are exactly the statements of machine-seat.sql', async () => {
-    const source = readFileSync(path.resolve(import.meta.dirname, '../src/licenses/machine-seat.sql'), 'utf8');
+    const source = readFileSync(path.resolve(import.meta.dirname, '../src/machines/machine-seat.sql'), 'utf8');
     const bodies = [...source.matchAll(/^CREATE OR REPLACE FUNCTION (\w+)\([\s\S]*?\bAS \$\$([\s\S]*?)\$\$;/gm)];
     expect(bodies.map((match) => match[1])).toEqual(['license_machine_seat_v2', 'license_machines_sweep']);
     for (const [, name, body] of bodies) {

@@ -2,7 +2,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { testDatabaseBackend } from '@app/db/testing';
-import { machineAnswer, seatFreedAnswer } from '../src/licenses/machines.routes.js';
+import { machineAnswer, seatFreedAnswer } from '../src/machines/machines.routes.js';
 import {
   refusedAnswerSchema,
   signedErrorSchema,

@@ -6,7 +6,7 @@ import { licenseState, type LicenseState } from '../dashboard/dashboard.service.
 import type { FlashMessage } from '../console/flash.js';
 import type { LicenseJson } from '../licenses/licenses.presenter.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
-import type { MachineJson } from '../licenses/machines.presenter.js';
+import type { MachineJson } from '../machines/machines.presenter.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import type { AdminLicensesService } from './admin-licenses.service.js';
 import type { DailyOutcome, UsageRecordRow } from '../usage/usage.repository.js';

@@ -5,7 +5,7 @@ import { utcTime } from '../console/utc-time.js';
 import { licenseState } from '../dashboard/dashboard.service.js';
 import { creditsOf } from '../licenses/licenses.presenter.js';
 import type { LicenseRow } from '../licenses/licenses.repository.js';
-import type { MachineJson } from '../licenses/machines.presenter.js';
+import type { MachineJson } from '../machines/machines.presenter.js';
 import { licenseTerm, type LicenseTermSource } from '../licenses/license-term.js';
 import type { DailyOutcome, DeviceSighting, UsageRecordRow } from '../usage/usage.repository.js';
 

@@ -6,7 +6,7 @@ import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
 import { verdictCodes } from '../validation/validation.service.js';
-import * as licenses from './licenses.repository.js';
+import * as licenses from '../licenses/licenses.repository.js';
 import { machineJson, type MachineJson } from './machines.presenter.js';
 import * as repo from './machines.repository.js';
 import type { ActivateMachine, MachineSeat } from './machines.schema.js';

@@ -6,7 +6,7 @@ import { adminFailures, notFound, one, successSchema, validationFailure } from '
 import { idParams } from '../common/schemas.js';
 import { callerIp, signedAnswerFields, signedErrorSchema, type SendSigned } from '../validation/validation.routes.js';
 import { machineJsonSchema } from './machines.presenter.js';
-import { licenseFileJsonSchema } from './license-file.js';
+import { licenseFileJsonSchema } from '../licenses/license-file.js';
 import { activateMachineSchema, borrowMachineSchema, machineParams, machineSeatSchema } from './machines.schema.js';
 import type { MachinesService } from './machines.service.js';
 import type { OfflineFilesService } from './offline-files.service.js';
