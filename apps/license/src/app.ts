@@ -75,9 +75,9 @@ import { stripeModule } from './stripe/stripe.module.js';
 import { createSecretBox } from './two-factor/two-factor.crypto.js';
 import { createTwoFactorGate } from './two-factor/two-factor.gate.js';
 import { twoFactorModule, twoFactorServiceFrom } from './two-factor/two-factor.module.js';
-import { signingKeysModule } from './validation/signing-keys.module.js';
-import { createSigningKeysService } from './validation/signing-keys.service.js';
-import { loadSigningKeys } from './validation/signing.js';
+import { signingKeysModule } from './signing/signing-keys.module.js';
+import { createSigningKeysService } from './signing/signing-keys.service.js';
+import { loadSigningKeys } from './signing/signing.js';
 import { validationModule } from './validation/validation.module.js';
 import { webhooksModule, type WebhookDeliveryDeps } from './webhooks/webhooks.module.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import type { LicenseEventName } from '../src/events/event-bus.js';
-import { verifyResponse } from '../src/validation/signing.js';
+import { verifyResponse } from '../src/signing/signing.js';
 import { buildTestApp, systemActor, type TestApp } from './helpers.js';
 
 // Machines and floating seats (decisions.md, Wave 3): activation, heartbeat and deactivation like

@@ -33,7 +33,7 @@ const owners: Record<string, string | null> = {
   usage_records: app('usage/usage.repository.ts'),
   transactions: app('transactions/transactions.repository.ts'),
   stripe_events: app('stripe/stripe.repository.ts'),
-  signing_keys: app('validation/signing-keys.repository.ts'),
+  signing_keys: app('signing/signing-keys.repository.ts'),
   admins: app('admins/admins.repository.ts'),
   api_tokens: app('admins/api-tokens.repository.ts'),
   admin_two_factor: app('two-factor/two-factor.repository.ts'),

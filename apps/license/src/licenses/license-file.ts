@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { appError } from '../common/error-codes.js';
-import type { ResponseSigner } from '../validation/signing.js';
+import type { ResponseSigner } from '../signing/signing.js';
 import { licenseTerm, type LicenseTermSource } from './license-term.js';
 import { fingerprintSchema } from '../common/fingerprint.js';
 

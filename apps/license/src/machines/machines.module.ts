@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { jsonBody, type Guard, type Logger } from '@app/http';
 import type { FeatureModule } from '@app/http';
-import type { ResponseSigner } from '../validation/signing.js';
+import type { ResponseSigner } from '../signing/signing.js';
 import { signedSender, signedValidationErrors } from '../validation/validation.routes.js';
 import { adminMachineRoutes, publicMachineRoutes } from './machines.routes.js';
 import { offlineFileRoutes } from './offline-files.routes.js';

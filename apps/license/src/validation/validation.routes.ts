@@ -11,7 +11,7 @@ import {
 import { z } from 'zod';
 import { errorSchema } from '../common/responses.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
-import type { ResponseSigner } from './signing.js';
+import type { ResponseSigner } from '../signing/signing.js';
 import type { createValidationService } from './validation.service.js';
 import { validateBodySchema } from './validation.schema.js';
 
