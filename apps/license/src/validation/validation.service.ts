@@ -3,7 +3,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { iso } from '../common/schemas.js';
 import { limitErrors, type ValidationRepository, type ValidationRequest } from './validation.repository.js';
 
-/** The verdicts of `license_validate_batch_v2` (validate-batch.sql) and their error codes, same texts. */
+/** The verdicts of `license_validate_batch_v3` (validate-batch.sql) and their error codes, same texts. */
 export const verdictCodes: Record<string, LicenseErrorCode> = {
   'License revoked': 'LICENSE_REVOKED',
   'License suspended': 'LICENSE_SUSPENDED',
