@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { jsonBody, type Guard, type Logger } from '@app/http';
 import type { FeatureModule } from '@app/http';
 import type { ResponseSigner } from '../signing/signing.js';
-import { signedSender, signedValidationErrors } from '../validation/validation.routes.js';
+import { signedSender, signedValidationErrors } from '../signing/signed-answers.js';
 import { adminMachineRoutes, publicMachineRoutes } from './machines.routes.js';
 import { offlineFileRoutes } from './offline-files.routes.js';
 import type { MachinesService } from './machines.service.js';

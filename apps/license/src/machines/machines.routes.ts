@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { actorOf } from '../common/actor.js';
 import { adminFailures, notFound, one, successSchema, validationFailure } from '../common/responses.js';
 import { idParams } from '../common/schemas.js';
-import { callerIp, signedAnswerFields, signedErrorSchema, type SendSigned } from '../validation/validation.routes.js';
+import { callerIp, signedAnswerFields, signedErrorSchema, type SendSigned } from '../signing/signed-answers.js';
 import { machineJsonSchema } from './machines.presenter.js';
 import { licenseFileJsonSchema } from '../licenses/license-file.js';
 import { activateMachineSchema, borrowMachineSchema, machineParams, machineSeatSchema } from './machines.schema.js';
