@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCodes } from '../src/common/error-codes.js';
 import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
-import { verdictCodes } from '../src/validation/validation.service.js';
+import { verdictCodes } from '../src/licenses/license-verdicts.js';
 import { migrationsFolder } from './helpers.js';
 
 // validate-batch.sql is the readable source of the validation rule; the migrations are the

@@ -5,7 +5,7 @@ import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
-import { verdictCodes } from '../validation/validation.service.js';
+import { verdictCodes } from '../licenses/license-verdicts.js';
 import * as licenses from '../licenses/licenses.repository.js';
 import { machineJson, type MachineJson } from './machines.presenter.js';
 import * as repo from './machines.repository.js';

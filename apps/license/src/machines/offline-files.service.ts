@@ -3,7 +3,7 @@ import { appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
-import { verdictCodes } from '../validation/validation.service.js';
+import { verdictCodes } from '../licenses/license-verdicts.js';
 import { decodeActivationRequest } from './activation-request.js';
 import type { LicenseFile, LicenseFiles } from '../licenses/license-file.js';
 import { licenseJson } from '../licenses/licenses.presenter.js';
