@@ -53,9 +53,9 @@ import { licenseFiles } from './licenses/license-file.js';
 import { licenseReads } from './licenses/license-reads.js';
 import { licensesModule } from './licenses/licenses.module.js';
 import { createLicensesService } from './licenses/licenses.service.js';
-import { adminMachinesModule, publicMachinesModule } from './licenses/machines.module.js';
-import { createMachinesService, type MachinesService } from './licenses/machines.service.js';
-import { createOfflineFilesService } from './licenses/offline-files.service.js';
+import { adminMachinesModule, publicMachinesModule } from './machines/machines.module.js';
+import { createMachinesService, type MachinesService } from './machines/machines.service.js';
+import { createOfflineFilesService } from './machines/offline-files.service.js';
 import { notificationChannelsModule } from './notification-channels/notification-channels.module.js';
 import type { TestEmailTiming } from './notification-channels/notification-channels.service.js';
 import { notificationsModule } from './notifications/notifications.module.js';
@@ -75,9 +75,9 @@ import { stripeModule } from './stripe/stripe.module.js';
 import { createSecretBox } from './two-factor/two-factor.crypto.js';
 import { createTwoFactorGate } from './two-factor/two-factor.gate.js';
 import { twoFactorModule, twoFactorServiceFrom } from './two-factor/two-factor.module.js';
-import { signingKeysModule } from './validation/signing-keys.module.js';
-import { createSigningKeysService } from './validation/signing-keys.service.js';
-import { loadSigningKeys } from './validation/signing.js';
+import { signingKeysModule } from './signing/signing-keys.module.js';
+import { createSigningKeysService } from './signing/signing-keys.service.js';
+import { loadSigningKeys } from './signing/signing.js';
 import { validationModule } from './validation/validation.module.js';
 import { webhooksModule, type WebhookDeliveryDeps } from './webhooks/webhooks.module.js';
 
@@ -303,8 +303,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     policiesModule({ pool, service: policies, products, entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
     entitlementsModule({ pool, service: entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
     customersModule({ pool, service: customers, admin, adminPage, csrfToken: auth.csrfToken }),
-    licensesModule({ service: licenses, admin, offline }),
-    adminMachinesModule({ machines, admin }),
+    licensesModule({ service: licenses, admin }),
+    adminMachinesModule({ machines, offline, admin }),
     customerPortal,
     adminLicensesModule({
       pool,

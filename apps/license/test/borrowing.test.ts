@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { verifyLicenseFile } from '../../../packages/license-client/src/index.js';
-import { verifyResponse } from '../src/validation/signing.js';
+import { verifyResponse } from '../src/signing/signing.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 // Offline files respect floating seats (decisions, wave 4, borrowing): a file of a floating

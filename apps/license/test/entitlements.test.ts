@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
-import { verifyResponse } from '../src/validation/signing.js';
+import { verifyResponse } from '../src/signing/signing.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 // Policies and entitlements (decisions.md, wave 3): the admin APIs, licenses made from a policy,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { FINGERPRINT_MAX_LENGTH as clientMaxLength } from '../../../packages/license-client/src/index.js';
-import { FINGERPRINT_MAX_LENGTH, fingerprintTooLong } from '../src/licenses/machines.schema.js';
+import { FINGERPRINT_MAX_LENGTH, fingerprintTooLong } from '../src/common/fingerprint.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 // One fingerprint (hwid) length everywhere: each entry point takes FINGERPRINT_MAX_LENGTH

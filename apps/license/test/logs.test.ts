@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { csrfTokenFor, walkSignIn } from '@app/auth/testing';
 import { testDatabaseBackend } from '@app/db/testing';
 import { createLicenseLogger } from '../src/common/logger.js';
-import { maskLicenseKeys } from '../src/licenses/license-key.js';
+import { maskLicenseKeys } from '../src/common/license-key.js';
 import { buildTestApp, testAdminId, type TestApp } from './helpers.js';
 
 /** Everything the app's logger writes, as the text that would reach standard output. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import type { LicenseEventName } from '../src/events/event-bus.js';
-import { verifyResponse } from '../src/validation/signing.js';
+import { verifyResponse } from '../src/signing/signing.js';
 import { buildTestApp, systemActor, type TestApp } from './helpers.js';
 
 // Machines and floating seats (decisions.md, Wave 3): activation, heartbeat and deactivation like
@@ -364,9 +364,9 @@ describe(`machines (${testDatabaseBackend()})`, () => {
   });
 
   it('the seat functions of a migrated database are exactly the statements of machine-seat.sql', async () => {
-    const source = readFileSync(path.resolve(import.meta.dirname, '../src/licenses/machine-seat.sql'), 'utf8');
+    const source = readFileSync(path.resolve(import.meta.dirname, '../src/machines/machine-seat.sql'), 'utf8');
     const bodies = [...source.matchAll(/^CREATE OR REPLACE FUNCTION (\w+)\([\s\S]*?\bAS \$\$([\s\S]*?)\$\$;/gm)];
-    expect(bodies.map((match) => match[1])).toEqual(['license_machine_seat_v2', 'license_machines_sweep']);
+    expect(bodies.map((match) => match[1])).toEqual(['license_machine_seat_v3', 'license_machines_sweep']);
     for (const [, name, body] of bodies) {
       const { rows } = await t.database.pool.query<{ prosrc: string }>(
         'SELECT prosrc FROM pg_proc WHERE proname = $1',
@@ -374,9 +374,11 @@ describe(`machines (${testDatabaseBackend()})`, () => {
       );
       expect(rows.map((row) => row.prosrc)).toEqual([body]);
     }
-    // The previous release's seat function stays for its instances during a rolling upgrade.
-    const { rows: old } = await t.database.pool.query("SELECT 1 FROM pg_proc WHERE proname = 'license_machine_seat'");
-    expect(old).toHaveLength(1);
+    // The previous releases' seat functions stay for their instances during a rolling upgrade.
+    const { rows: old } = await t.database.pool.query(
+      "SELECT proname FROM pg_proc WHERE proname IN ('license_machine_seat', 'license_machine_seat_v2') ORDER BY 1",
+    );
+    expect(old.map((row) => row.proname)).toEqual(['license_machine_seat', 'license_machine_seat_v2']);
   });
 
   it('the three requests are in the API description, like validate', async () => {

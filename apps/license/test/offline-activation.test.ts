@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { createActivationRequest, verifyLicenseFile } from '../../../packages/license-client/src/index.js';
-import { fileQrSvg } from '../src/console/offline-activation-page.js';
+import { fileQrSvg } from '../src/machines/offline-activation.page-data.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 // Air-gapped machines (decisions, wave 4): the client package's request code, pasted by the

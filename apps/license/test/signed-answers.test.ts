@@ -2,13 +2,9 @@ import { createPublicKey, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { testDatabaseBackend } from '@app/db/testing';
-import { machineAnswer, seatFreedAnswer } from '../src/licenses/machines.routes.js';
-import {
-  refusedAnswerSchema,
-  signedErrorSchema,
-  validAnswerSchema,
-  type SignedRequest,
-} from '../src/validation/validation.routes.js';
+import { machineAnswer, seatFreedAnswer } from '../src/machines/machines.routes.js';
+import { signedErrorSchema, type SignedRequest } from '../src/signing/signed-answers.js';
+import { refusedAnswerSchema, validAnswerSchema } from '../src/validation/validation.routes.js';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 // Every signed answer says what it answers: `request` (the key, the hwid or fingerprint, the

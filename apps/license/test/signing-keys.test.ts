@@ -14,7 +14,7 @@ import { createLicenseLogger } from '../src/common/logger.js';
 import { createSecretBox } from '../src/two-factor/two-factor.crypto.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from '../src/runtime-config/runtime-config.schema.js';
 import { settingsTableName } from '../src/runtime-config/settings.table.js';
-import { kidOf, verifyResponse } from '../src/validation/signing.js';
+import { kidOf, verifyResponse } from '../src/signing/signing.js';
 import { buildTestApp, migrationsFolder, type Session, type TestApp } from './helpers.js';
 
 // Wave 4, "Signing keys are sealed and rotate": the private key is sealed at rest, every signed

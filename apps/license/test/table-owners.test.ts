@@ -23,7 +23,7 @@ const owners: Record<string, string | null> = {
   license_members: app('licenses/licenses.repository.ts'),
   license_releases: app('licenses/license-releases.repository.ts'),
   // The seat rule in SQL (activation, heartbeat, deactivation, the sweep), called by machines.repository.ts.
-  machines: app('licenses/machine-seat.sql'),
+  machines: app('machines/machine-seat.sql'),
   products: app('products/products.repository.ts'),
   policies: app('policies/policies.repository.ts'),
   policy_entitlements: app('policies/policies.repository.ts'),
@@ -33,7 +33,7 @@ const owners: Record<string, string | null> = {
   usage_records: app('usage/usage.repository.ts'),
   transactions: app('transactions/transactions.repository.ts'),
   stripe_events: app('stripe/stripe.repository.ts'),
-  signing_keys: app('validation/signing-keys.repository.ts'),
+  signing_keys: app('signing/signing-keys.repository.ts'),
   admins: app('admins/admins.repository.ts'),
   api_tokens: app('admins/api-tokens.repository.ts'),
   admin_two_factor: app('two-factor/two-factor.repository.ts'),
@@ -84,13 +84,13 @@ const exceptions: Array<{ table: string; file: string; reason: string }> = [
   },
   {
     table: 'machines',
-    file: app('licenses/machines.repository.ts'),
+    file: app('machines/machines.repository.ts'),
     reason:
       'borrowing extends a seat lease in the statement that locks the license and checks its state (wave 4, offline files)',
   },
   {
     table: 'licenses',
-    file: app('licenses/machine-seat.sql'),
+    file: app('machines/machine-seat.sql'),
     reason:
       'a seat is a hardware id of the license: taking or giving one writes used_hwids in the statement that decides, under the row lock',
   },
@@ -143,6 +143,18 @@ const crossReads: Array<{ file: string; tables: string[]; reason: string }> = [
     file: app('validation/validate-batch.sql'),
     tables: ['licenses', 'machines', 'policies', 'policy_entitlements', 'entitlements', 'license_entitlements'],
     reason: 'the batched validation decides in one statement per batch, with the policy and entitlements it answers',
+  },
+  {
+    file: app('machines/machine-seat.sql'),
+    tables: ['licenses'],
+    reason:
+      "the seat rule locks the license's row and decides on its state and hardware ids in the statement that takes or gives the seat",
+  },
+  {
+    file: app('machines/machines.repository.ts'),
+    tables: ['licenses'],
+    reason:
+      "a license's machines are listed in the order of its hardware ids, and borrowing locks the license and checks its state in the statement that extends the lease",
   },
   {
     file: app('validation/validation.repository.ts'),

@@ -3,7 +3,7 @@ import { createPrivateKey, generateKeyPairSync, sign } from 'node:crypto';
 import http from 'node:http';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ed25519Signer, verifyResponse } from '../src/validation/signing.js';
+import { ed25519Signer, verifyResponse } from '../src/signing/signing.js';
 import { buildTestApp, systemActor, type TestApp } from './helpers.js';
 
 let t: TestApp;

@@ -1,11 +1,12 @@
 import type { AuditLogJson } from '../audit/audit.presenter.js';
-import { expiryText, machineRow, termText, usageChart, utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { expiryText, machineRow, termText, usageChart } from '../customer-portal/customer-portal.page-data.js';
+import { utcTime } from '../console/utc-time.js';
 import { adminLayout, licenseTypeLabel } from '../console/layout.js';
 import { licenseState, type LicenseState } from '../dashboard/dashboard.service.js';
 import type { FlashMessage } from '../console/flash.js';
 import type { LicenseJson } from '../licenses/licenses.presenter.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
-import type { MachineJson } from '../licenses/machines.presenter.js';
+import type { MachineJson } from '../machines/machines.presenter.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import type { AdminLicensesService } from './admin-licenses.service.js';
 import type { DailyOutcome, UsageRecordRow } from '../usage/usage.repository.js';

@@ -9,9 +9,9 @@ import { consoleAdminName } from '../console/admin-pages.js';
 import { redirectAfterSaving, setFlash, takeFlash } from '../console/flash.js';
 import { createLicenseSchema, updateLicenseSchema } from '../licenses/licenses.schema.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
-import type { MachinesService } from '../licenses/machines.service.js';
-import type { OfflineFilesService } from '../licenses/offline-files.service.js';
-import { offlineResultData } from '../console/offline-activation-page.js';
+import type { MachinesService } from '../machines/machines.service.js';
+import type { OfflineFilesService } from '../machines/offline-files.service.js';
+import { offlineResultData } from '../machines/offline-activation.page-data.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import { checkedCodes } from '../policies/policies.pages.js';
 import {

@@ -3,7 +3,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { CustomersService } from '../customers/customers.service.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { ListLicenses } from '../licenses/licenses.schema.js';
-import type { MachinesService } from '../licenses/machines.service.js';
+import type { MachinesService } from '../machines/machines.service.js';
 import type { ProductsService } from '../products/products.service.js';
 import type { PoliciesService } from '../policies/policies.service.js';
 import type { EntitlementsService } from '../entitlements/entitlements.service.js';

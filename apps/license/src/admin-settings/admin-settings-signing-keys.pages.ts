@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { defineRoute, type AnyRoute } from '@app/http';
 import { actorOf } from '../common/actor.js';
 import { consoleAdminName, takeFlash, writeThenRedirect } from '../console/admin-pages.js';
-import { signingKeysAuditId } from '../validation/signing-keys.service.js';
+import { signingKeysAuditId } from '../signing/signing-keys.service.js';
 import { signingKeysPageData } from './admin-settings.page-data.js';
 import {
   failure,

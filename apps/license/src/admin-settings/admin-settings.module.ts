@@ -7,7 +7,7 @@ import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { FeatureModule } from '@app/http';
 import type { RuntimeConfigService } from '../runtime-config/runtime-config.service.js';
 import type { TwoFactorService } from '../two-factor/two-factor.service.js';
-import type { SigningKeysService } from '../validation/signing-keys.service.js';
+import type { SigningKeysService } from '../signing/signing-keys.service.js';
 import { signingKeysSettingsPages } from './admin-settings-signing-keys.pages.js';
 import { securitySettingsPages } from './admin-settings-security.pages.js';
 import { generalSettingsPages } from './admin-settings.pages.js';

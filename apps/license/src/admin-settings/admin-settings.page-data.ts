@@ -1,8 +1,8 @@
 import type { ApiTokenRow } from '../admins/api-tokens.repository.js';
 import type { AdminListRow } from '../admins/admins.repository.js';
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { utcTime } from '../console/utc-time.js';
 import type { FlashMessage } from '../console/admin-pages.js';
-import type { PublicSigningKey } from '../validation/signing.js';
+import type { PublicSigningKey } from '../signing/signing.js';
 import { adminLayout } from '../console/layout.js';
 import { tokenLifetimes, type TokenLifetime } from './admin-settings.schema.js';
 

@@ -4,7 +4,7 @@ import type { AdminsService } from '../admins/admins.service.js';
 import type { Actor } from '../common/actor.js';
 import type { createRuntimeConfigService } from '../runtime-config/runtime-config.service.js';
 import type { TwoFactorService } from '../two-factor/two-factor.service.js';
-import type { SigningKeysService } from '../validation/signing-keys.service.js';
+import type { SigningKeysService } from '../signing/signing-keys.service.js';
 import { tokenLifetimes, type RateLimitInput, type TokenInput } from './admin-settings.schema.js';
 
 /**

@@ -2,11 +2,10 @@ import type { ErrorRequestHandler, Request, Response } from 'express';
 import type pg from 'pg';
 import { describeError, type Logger } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { recordAudit, type AuditEntry } from './audit.repository.js';
+import type { AuditTarget } from '../common/audit-target.js';
+import { recordAudit } from './audit.repository.js';
 import { auditActions, auditResourceTypes } from './audit.table.js';
 
-/** What a failed write was about. */
-export type AuditTarget = Pick<AuditEntry, 'action' | 'resourceType' | 'resourceId'>;
 type Target = AuditTarget;
 
 /**

@@ -1,8 +1,7 @@
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { utcTime } from '../console/utc-time.js';
 import { adminLayout } from '../console/layout.js';
 import { isUuid } from '../common/schemas.js';
-import { automationHref } from '../automations/automations.page-data.js';
-import { endpointHref } from '../webhooks/webhooks.page-data.js';
+import { automationHref, endpointHref } from '../console/addresses.js';
 import type { AuditLogJson } from './audit.presenter.js';
 import type { AuditSubjects } from './audit.service.js';
 import type { AuditQuery } from './audit.schema.js';

@@ -1,33 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
-export const auditActions = [
-  'create',
-  'update',
-  'delete',
-  'view',
-  'login',
-  'logout',
-  'export',
-  'import',
-  'revoke',
-  'activate',
-  'suspend',
-  'release',
-] as const;
-export const auditResourceTypes = [
-  'license',
-  'customer',
-  'product',
-  'policy',
-  'entitlement',
-  'admin',
-  'transaction',
-  'notification',
-  'system',
-] as const;
-export type AuditAction = (typeof auditActions)[number];
-export type AuditResourceType = (typeof auditResourceTypes)[number];
+import type { AuditAction, AuditResourceType } from '../common/audit-target.js';
+
+export { auditActions, auditResourceTypes, type AuditAction, type AuditResourceType } from '../common/audit-target.js';
 
 export const auditLogs = pgTable(
   'audit_logs',

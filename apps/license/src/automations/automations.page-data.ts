@@ -1,4 +1,5 @@
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { automationHref } from '../console/addresses.js';
+import { utcTime } from '../console/utc-time.js';
 import type { FlashMessage } from '../console/admin-pages.js';
 import { adminLayout, licenseTypeLabel } from '../console/layout.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
@@ -21,7 +22,7 @@ import type { createAutomationsService } from './automations.service.js';
 export const automationsPageSize = 20;
 const number = (value: number) => value.toLocaleString('en-US');
 
-export const automationHref = (id: string) => `/automations/${encodeURIComponent(id)}`;
+export { automationHref };
 const listAddress = (page: number) => (page > 1 ? `/automations?page=${page}` : '/automations');
 
 type Service = ReturnType<typeof createAutomationsService>;

@@ -1,7 +1,7 @@
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { ZodError } from 'zod';
 import { isHttpError, type Guard, type HttpError } from '@app/http';
-import type { AuditTarget } from '../audit/audit-failures.js';
+import type { AuditTarget } from '../common/audit-target.js';
 import type { CustomerRecord } from '../common/request.js';
 import { noAccessData } from './layout.js';
 

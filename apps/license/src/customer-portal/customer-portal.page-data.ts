@@ -1,10 +1,11 @@
 import { barChartSvg } from '@app/ui';
 import { iso } from '../common/schemas.js';
 import { layout } from '../console/layout.js';
+import { utcTime } from '../console/utc-time.js';
 import { licenseState } from '../dashboard/dashboard.service.js';
 import { creditsOf } from '../licenses/licenses.presenter.js';
 import type { LicenseRow } from '../licenses/licenses.repository.js';
-import type { MachineJson } from '../licenses/machines.presenter.js';
+import type { MachineJson } from '../machines/machines.presenter.js';
 import { licenseTerm, type LicenseTermSource } from '../licenses/license-term.js';
 import type { DailyOutcome, DeviceSighting, UsageRecordRow } from '../usage/usage.repository.js';
 
@@ -14,9 +15,6 @@ import type { DailyOutcome, DeviceSighting, UsageRecordRow } from '../usage/usag
 const day = 86_400_000;
 const number = (value: number) => value.toLocaleString('en-US');
 const plural = (count: number, word: string) => `${number(count)} ${word}${count === 1 ? '' : 's'}`;
-
-/** `2026-11-25 14:03 UTC`. */
-export const utcTime = (value: Date | string) => `${new Date(value).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 const units: Array<[seconds: number, word: string]> = [
   [86_400, 'day'],

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import type { CustomerRecord } from '../common/request.js';
 import { layout, notFoundData } from '../console/layout.js';
-import { offlineResultData } from '../console/offline-activation-page.js';
+import { offlineResultData } from '../machines/offline-activation.page-data.js';
 import { actorOf } from '../common/actor.js';
 import { guardResult } from '../console/admin-pages.js';
 import { defaultChartDays, licensePageData, licensesPageData } from './customer-portal.page-data.js';

@@ -6,10 +6,10 @@ import { actorOf } from '../common/actor.js';
 import { isoDate } from '../common/schemas.js';
 import { errorSchema, notFound, one, validationFailure } from '../common/responses.js';
 import { licenseFileJsonSchema, licenseFileQuery } from '../licenses/license-file.js';
-import { offlineActivationSchema } from '../licenses/activation-request.js';
-import { offlineActivationAnswer } from '../licenses/licenses.routes.js';
-import { machineJsonSchema } from '../licenses/machines.presenter.js';
-import type { MachinesService } from '../licenses/machines.service.js';
+import { offlineActivationSchema } from '../machines/activation-request.js';
+import { offlineActivationAnswer } from '../machines/offline-files.routes.js';
+import { machineJsonSchema } from '../machines/machines.presenter.js';
+import type { MachinesService } from '../machines/machines.service.js';
 import {
   creditsJsonSchema,
   customerLicenseJsonSchema,

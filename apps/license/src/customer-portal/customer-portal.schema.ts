@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LicenseBinding } from '../licenses/licenses.service.js';
-import { fingerprintSchema } from '../licenses/machines.schema.js';
+import { fingerprintSchema } from '../common/fingerprint.js';
 
 /** `{ ip }` or `{ hwid }`: exactly one, as the license recorded it. */
 export const releaseBodySchema = z

@@ -1,6 +1,6 @@
 import { adminLayout } from '../console/layout.js';
 import type { FlashMessage } from '../console/admin-pages.js';
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { utcTime } from '../console/utc-time.js';
 import type { CustomerJson } from './customers.presenter.js';
 
 // What the customer pages' views (views/customers) receive: plain data, texts unescaped (the

@@ -4,7 +4,7 @@ import { appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.repository.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
-import type { LicenseReads } from '../licenses/license-reads.js';
+import type { LicenseReads } from '../common/license-reads.js';
 import { customerJson } from './customers.presenter.js';
 import * as repo from './customers.repository.js';
 import type { CreateCustomer, ListCustomers, UpdateCustomer } from './customers.schema.js';

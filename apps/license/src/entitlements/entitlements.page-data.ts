@@ -1,6 +1,6 @@
 import { adminLayout } from '../console/layout.js';
 import type { CatalogPageExtras } from '../console/catalog-pages.js';
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { utcTime } from '../console/utc-time.js';
 import type { EntitlementJson } from './entitlements.presenter.js';
 
 // What the entitlement pages' views (views/entitlements) receive: plain data, texts unescaped.

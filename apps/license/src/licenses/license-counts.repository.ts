@@ -1,8 +1,9 @@
 import { parseRows, type Queryable } from '@app/db';
 import { z } from 'zod';
+import type { LicenseCountRow, LicenseTotals } from '../common/license-reads.js';
 
 /** Licenses of one product and type, counted at one instant. */
-const licenseCountRow = z.object({
+const licenseCountRow: z.ZodType<LicenseCountRow> = z.object({
   productId: z.string(),
   licenseType: z.string(),
   total: z.number(),
@@ -17,7 +18,6 @@ const licenseCountRow = z.object({
   expired: z.number(),
   expiredUnrevoked: z.number(),
 });
-export type LicenseCountRow = z.infer<typeof licenseCountRow>;
 
 /**
  * License counts per product and type at `now`, from license_counts (kept by triggers, see
@@ -56,8 +56,6 @@ export async function licenseCountsAt(db: Queryable, now: Date, productId?: stri
   );
   return parseRows(licenseCountRow, rows);
 }
-
-export type LicenseTotals = Omit<LicenseCountRow, 'productId' | 'licenseType'>;
 
 const zero = (): LicenseTotals => ({
   total: 0,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { appError } from '../common/error-codes.js';
-import type { ResponseSigner } from '../validation/signing.js';
+import type { ResponseSigner } from '../signing/signing.js';
 import { licenseTerm, type LicenseTermSource } from './license-term.js';
-import { fingerprintSchema } from './machines.schema.js';
+import { fingerprintSchema } from '../common/fingerprint.js';
 
 export const licenseFileFormat = 'license-file/1';
 const dayMs = 86_400_000;

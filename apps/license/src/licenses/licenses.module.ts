@@ -1,6 +1,5 @@
 import type { Guard } from '@app/http';
 import type { FeatureModule } from '@app/http';
-import type { OfflineFilesService } from './offline-files.service.js';
 import { licenseRoutes } from './licenses.routes.js';
 import type { createLicensesService } from './licenses.service.js';
 
@@ -8,7 +7,6 @@ import type { createLicensesService } from './licenses.service.js';
 export function licensesModule(needs: {
   service: ReturnType<typeof createLicensesService>;
   admin: Guard;
-  offline: OfflineFilesService;
 }): FeatureModule {
   return { name: 'licenses', routes: licenseRoutes(needs) };
 }

@@ -10,7 +10,7 @@ import { productForLicense } from '../products/products.service.js';
 import { deleteUsageOfLicense, usageStatsOfLicense } from '../usage/usage.repository.js';
 import { entitlementIdsOf } from '../entitlements/entitlements.service.js';
 import { policyForLicense } from '../policies/policies.service.js';
-import { generateLicenseKey } from './license-key.js';
+import { generateLicenseKey } from '../common/license-key.js';
 import { licenseJson, memberJson, usageStatsJson, type LicenseJson } from './licenses.presenter.js';
 import { countReleasesSince, recordRelease } from './license-releases.repository.js';
 import * as repo from './licenses.repository.js';

@@ -18,10 +18,14 @@ import { customers } from '../customers/customers.table.js';
 import { entitlements } from '../entitlements/entitlements.table.js';
 import { policies } from '../policies/policies.table.js';
 
-export const licenseTypes = ['fixed', 'trial', 'consumption', 'enterprise'] as const;
-export type LicenseType = (typeof licenseTypes)[number];
-export const expirationStrategies = ['revoke', 'maintain'] as const;
-export type ExpirationStrategy = (typeof expirationStrategies)[number];
+import type { ExpirationStrategy, LicenseType } from '../common/license-kinds.js';
+
+export {
+  expirationStrategies,
+  licenseTypes,
+  type ExpirationStrategy,
+  type LicenseType,
+} from '../common/license-kinds.js';
 
 export const licenses = pgTable(
   'licenses',

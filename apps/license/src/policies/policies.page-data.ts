@@ -1,7 +1,7 @@
 import { adminLayout } from '../console/layout.js';
 import type { CatalogPageExtras } from '../console/catalog-pages.js';
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
-import { licenseTypes } from '../licenses/licenses.table.js';
+import { utcTime } from '../console/utc-time.js';
+import { licenseTypes } from '../common/license-kinds.js';
 import type { PolicyJson } from './policies.presenter.js';
 
 // What the policy pages' views (views/policies) receive: plain data, texts unescaped (the views

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { iso } from '../common/schemas.js';
-import { expirationStrategies, licenseTypes } from '../licenses/licenses.table.js';
+import { expirationStrategies, licenseTypes } from '../common/license-kinds.js';
 import type { PolicyRow } from './policies.repository.js';
 
 /** The Policy resource: null fields leave the license's own value (or its default). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { entitlementCodes } from '../entitlements/entitlements.schema.js';
-import { expirationStrategies, licenseTypes } from '../licenses/licenses.table.js';
+import { expirationStrategies, licenseTypes } from '../common/license-kinds.js';
 import { uuidString } from '../common/schemas.js';
 
 // Every template field may be null: the policy then leaves it to the license (or its default).

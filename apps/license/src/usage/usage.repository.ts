@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { usageStatuses } from './usage.table.js';
 
 // usage_records is written in two places on purpose: validation appends every attempt inside
-// `license_validate_batch_v2` (validation/validate-batch.sql, one statement per batch for speed),
+// `license_validate_batch_v3` (validation/validate-batch.sql, one statement per batch for speed),
 // and this file removes rows. See test/table-owners.test.ts.
 
 /** usage_records has no foreign key (see usage.table.ts): a deleted license's rows go with it here. */

@@ -3,8 +3,10 @@
 -- deciding, updating the license and recording the attempt in one round trip and one commit.
 --
 -- This file is the readable source of the function. Migrations are immutable history: migration
--- 0001_validate_batch.sql created `license_validate_batch`, 0015 and 0016 changed it, and
--- 0018_validate_grace.sql created `license_validate_batch_v2` with this text. To change the rule,
+-- 0001_validate_batch.sql created `license_validate_batch`, 0015 and 0016 changed it,
+-- 0018_validate_grace.sql created `license_validate_batch_v2`, and 0020_license_state_verdict.sql
+-- created `license_validate_batch_v3` with this text, which reads the license's state through the
+-- functions of licenses/license-state.sql (the seat rule reads the same). To change the rule,
 -- edit this file and add a migration that runs the new CREATE OR REPLACE FUNCTION (a copy of this
 -- statement): test/validate-batch-rule.test.ts fails while the function in the database differs
 -- from this file (its body and its SET clause), and while a verdict text below is missing from the
@@ -95,7 +97,7 @@
 -- Failure checks run in the order a user expects: not found, revoked, suspended, not active,
 -- expired, master, entitlements, credits, IP limit, HWID limit. Every attempt is recorded in usage_records,
 -- unknown keys too (license_id null), with one insert for the batch, in arrival order.
-CREATE OR REPLACE FUNCTION license_validate_batch_v2(p_keys text[], p_ips text[], p_hwids text[], p_entitlements text[], p_now timestamptz)
+CREATE OR REPLACE FUNCTION license_validate_batch_v3(p_keys text[], p_ips text[], p_hwids text[], p_entitlements text[], p_now timestamptz)
 RETURNS TABLE (
   n integer, id uuid, key text, active boolean, expires_at timestamptz, license_type text,
   ip_limit integer, hwid_limit integer, used_ips text[], used_hwids text[],
@@ -216,28 +218,19 @@ BEGIN
       CONTINUE;
     END IF;
 
-    -- The term ends `grace_days` after `expires_at` (null: never); `maintain` outlives it.
-    term_end := lic.expires_at + make_interval(hours => 24 * lic.grace_days);
-    verdict := CASE
-      WHEN lic.revoked THEN 'License revoked'
-      WHEN lic.suspended THEN 'License suspended'
-      WHEN NOT lic.active THEN 'License not active'
-      WHEN term_end <= p_now AND lic.expiration_strategy = 'revoke' THEN 'License expired'
-    END;
+    -- The license's state (license-state.sql); its term ends `grace_days` after `expires_at`.
+    verdict := license_state_verdict(lic.revoked, lic.suspended, lic.active, lic.expires_at, lic.grace_days,
+      lic.expiration_strategy, p_now);
+    term_end := license_term_end(lic.expires_at, lic.grace_days);
     grace_ends_at := CASE WHEN lic.expires_at <= p_now AND term_end > p_now THEN term_end END;
     expired := coalesce(term_end <= p_now, false);
     -- A child is valid only while its master is: it answers with the master's own state.
     IF verdict IS NULL AND lic.parent_id IS NOT NULL THEN
-      SELECT CASE
-        WHEN m.id IS NULL OR NOT m.active THEN 'License not active'
-        WHEN m.revoked THEN 'License revoked'
-        WHEN m.suspended THEN 'License suspended'
-        WHEN m.expires_at + make_interval(hours => 24 * m.grace_days) <= p_now AND m.expiration_strategy = 'revoke'
-          THEN 'License expired'
-      END,
-      CASE WHEN m.expires_at <= p_now AND m.expires_at + make_interval(hours => 24 * m.grace_days) > p_now
-        THEN m.expires_at + make_interval(hours => 24 * m.grace_days) END,
-      coalesce(m.expires_at + make_interval(hours => 24 * m.grace_days) <= p_now, false)
+      SELECT license_master_verdict(m.id IS NOT NULL, m.revoked, m.suspended, m.active, m.expires_at, m.grace_days,
+        m.expiration_strategy, p_now),
+      CASE WHEN m.expires_at <= p_now AND license_term_end(m.expires_at, m.grace_days) > p_now
+        THEN license_term_end(m.expires_at, m.grace_days) END,
+      coalesce(license_term_end(m.expires_at, m.grace_days) <= p_now, false)
       INTO verdict, master_grace, master_expired
       FROM (SELECT lic.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id;
       grace_ends_at := least(grace_ends_at, master_grace);

@@ -4,9 +4,10 @@ import { batchConcurrency } from '@app/db';
 import type { Guard, Logger } from '@app/http';
 import type { FeatureModule } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
-import type { ResponseSigner } from './signing.js';
+import type { ResponseSigner } from '../signing/signing.js';
 import { createValidationRepository } from './validation.repository.js';
-import { signedSender, signedValidationErrors, validationRoutes } from './validation.routes.js';
+import { signedSender, signedValidationErrors } from '../signing/signed-answers.js';
+import { validationRoutes } from './validation.routes.js';
 import { createValidationService } from './validation.service.js';
 
 /**

@@ -42,7 +42,7 @@ export const limitErrors = ['IP limit exceeded', 'HWID limit exceeded'];
 
 /**
  * Validations that arrive together go to the database together: one call of
- * `license_validate_batch_v2` (validate-batch.sql, migration 0018) reads, decides, updates the lists and credits and
+ * `license_validate_batch_v3` (validate-batch.sql, migration 0020) reads, decides, updates the lists and credits and
  * records every attempt for the whole batch in one round trip and one commit. Each item is
  * decided exactly as if it were alone, in arrival order per license, so limits stay exact.
  * No row back (undefined) means the key is unknown.
@@ -68,8 +68,8 @@ export function createValidationRepository(deps: {
     try {
       // row-check: hot path, asserted for speed
       ({ rows } = await deps.db.query<ValidationRow & { n: number }>({
-        name: 'license-validate-batch-v2',
-        text: 'SELECT * FROM license_validate_batch_v2($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz)',
+        name: 'license-validate-batch-v3',
+        text: 'SELECT * FROM license_validate_batch_v3($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz)',
         // Codes hold no comma (entitlement codes are letters, digits, `_`, `.`, `-`): one text per item.
         values: [
           items.map((item) => item.key),

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { fingerprintSchema } from '../licenses/machines.schema.js';
+import { fingerprintSchema } from '../common/fingerprint.js';
 import { entitlementCode } from '../entitlements/entitlements.schema.js';
 
 export const validateBodySchema = z.object({

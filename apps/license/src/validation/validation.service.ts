@@ -1,19 +1,8 @@
-import { type LicenseErrorCode, appError } from '../common/error-codes.js';
+import { appError } from '../common/error-codes.js';
+import { verdictCodes } from '../licenses/license-verdicts.js';
 import type { EventBus } from '../events/event-bus.js';
 import { iso } from '../common/schemas.js';
 import { limitErrors, type ValidationRepository, type ValidationRequest } from './validation.repository.js';
-
-/** The verdicts of `license_validate_batch_v2` (validate-batch.sql) and their error codes, same texts. */
-export const verdictCodes: Record<string, LicenseErrorCode> = {
-  'License revoked': 'LICENSE_REVOKED',
-  'License suspended': 'LICENSE_SUSPENDED',
-  'License not active': 'LICENSE_NOT_ACTIVE',
-  'License expired': 'LICENSE_EXPIRED',
-  'No credits remaining': 'LICENSE_NO_CREDITS',
-  'IP limit exceeded': 'LICENSE_IP_LIMIT',
-  'HWID limit exceeded': 'LICENSE_HWID_LIMIT',
-  'Entitlement missing': 'ENTITLEMENT_MISSING',
-};
 
 /** Validates a key; answers the license on success, throws the failure (400/403, `valid: false`). */
 export function createValidationService(deps: { repository: ValidationRepository; events: EventBus }) {

@@ -1,4 +1,5 @@
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import { endpointHref } from '../console/addresses.js';
+import { utcTime } from '../console/utc-time.js';
 import type { FlashMessage } from '../console/admin-pages.js';
 import { adminLayout } from '../console/layout.js';
 import type { WebhookEndpoint } from './webhook-endpoints.presenter.js';
@@ -11,7 +12,7 @@ import type { WebhookDelivery } from './webhooks.presenter.js';
 export const deliveriesPageSize = 25;
 export const webhooksHref = '/webhooks';
 export const deliveriesHref = '/webhooks/deliveries';
-export const endpointHref = (id: string) => `/webhooks/endpoints/${encodeURIComponent(id)}`;
+export { endpointHref };
 
 /** What each event means, as the form's checkboxes and the lists say it. */
 export const eventLabels: Record<string, string> = {

@@ -4,9 +4,11 @@
 --
 -- This file is the readable source of the functions (test/machines.test.ts compares them with the
 -- database): migration 0011_machines.sql created `license_machines_sweep` and the first
--- `license_machine_seat`; 0018_validate_grace.sql created `license_machine_seat_v2` with this
--- text, which adds `product_id` and honours grace and the expiration strategy. The older function
--- stays in the database untouched for the instances of the previous release during a rolling
+-- `license_machine_seat`; 0018_validate_grace.sql created `license_machine_seat_v2`, which adds
+-- `product_id` and honours grace and the expiration strategy, and 0020_license_state_verdict.sql
+-- created `license_machine_seat_v3` with this text, which reads the license's state through the
+-- functions of licenses/license-state.sql, as validation does. The older functions
+-- stay in the database untouched for the instances of the previous releases during a rolling
 -- upgrade (validate-batch.sql says more). To change one, edit this file and add a migration with a
 -- copy of the statement (a new versioned name when its answer or rule changes).
 --
@@ -24,7 +26,7 @@
 --
 -- Writes licenses.used_hwids together with the machine row, oldest first: the trigger of
 -- migration 0011 then finds both the same and has nothing to do.
-CREATE OR REPLACE FUNCTION license_machine_seat_v2(p_op text, p_key text, p_fingerprint text, p_name text, p_platform text, p_ip text, p_now timestamptz)
+CREATE OR REPLACE FUNCTION license_machine_seat_v3(p_op text, p_key text, p_fingerprint text, p_name text, p_platform text, p_ip text, p_now timestamptz)
 RETURNS TABLE (error text, created boolean, license_id uuid, license_key text, machine jsonb, lapsed_hwids text[], product_id uuid)
 LANGUAGE plpgsql VOLATILE AS $$
 #variable_conflict use_column
@@ -44,21 +46,11 @@ BEGIN
   END IF;
   license_id := lic.id; license_key := lic.key; product_id := lic.product_id; created := false;
 
-  verdict := CASE
-    WHEN lic.revoked THEN 'License revoked'
-    WHEN lic.suspended THEN 'License suspended'
-    WHEN NOT lic.active THEN 'License not active'
-    WHEN lic.expires_at + make_interval(hours => 24 * lic.grace_days) <= p_now AND lic.expiration_strategy = 'revoke'
-      THEN 'License expired'
-  END;
+  verdict := license_state_verdict(lic.revoked, lic.suspended, lic.active, lic.expires_at, lic.grace_days,
+    lic.expiration_strategy, p_now);
   IF verdict IS NULL AND lic.parent_id IS NOT NULL THEN
-    SELECT CASE
-      WHEN m.id IS NULL OR NOT m.active THEN 'License not active'
-      WHEN m.revoked THEN 'License revoked'
-      WHEN m.suspended THEN 'License suspended'
-      WHEN m.expires_at + make_interval(hours => 24 * m.grace_days) <= p_now AND m.expiration_strategy = 'revoke'
-        THEN 'License expired'
-    END INTO verdict
+    SELECT license_master_verdict(m.id IS NOT NULL, m.revoked, m.suspended, m.active, m.expires_at, m.grace_days,
+      m.expiration_strategy, p_now) INTO verdict
     FROM (SELECT lic.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id;
   END IF;
   IF verdict IS NOT NULL THEN

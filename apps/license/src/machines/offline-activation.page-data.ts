@@ -1,6 +1,6 @@
 import type { LicenseFile } from '../licenses/license-file.js';
-import type { MachineJson } from '../licenses/machines.presenter.js';
-import { utcTime } from '../customer-portal/customer-portal.page-data.js';
+import type { MachineJson } from './machines.presenter.js';
+import { utcTime } from '../console/utc-time.js';
 
 // The result page of an air-gapped activation, in the console and in the portal: the file as a
 // QR code (drawn here, as SVG: the file is not secret to its owner) and as a download.

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { licenses } from './licenses.table.js';
+import { licenses } from '../licenses/licenses.table.js';
 
 /**
  * A license's hardware ids with a record each: `licenses.used_hwids` (the list validation reads

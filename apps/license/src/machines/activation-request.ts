@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { appError } from '../common/error-codes.js';
-import { fingerprintSchema } from './machines.schema.js';
+import { fingerprintSchema } from '../common/fingerprint.js';
 
 /**
  * An air-gapped machine's activation request (decisions, wave 4), as the client package's

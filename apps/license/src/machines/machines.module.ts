@@ -1,9 +1,10 @@
 import type { RequestHandler } from 'express';
 import { jsonBody, type Guard, type Logger } from '@app/http';
 import type { FeatureModule } from '@app/http';
-import type { ResponseSigner } from '../validation/signing.js';
-import { signedSender, signedValidationErrors } from '../validation/validation.routes.js';
+import type { ResponseSigner } from '../signing/signing.js';
+import { signedSender, signedValidationErrors } from '../signing/signed-answers.js';
 import { adminMachineRoutes, publicMachineRoutes } from './machines.routes.js';
+import { offlineFileRoutes } from './offline-files.routes.js';
 import type { MachinesService } from './machines.service.js';
 import type { OfflineFilesService } from './offline-files.service.js';
 
@@ -59,6 +60,11 @@ export function publicMachinesModule(needs: {
   };
 }
 
-export function adminMachinesModule(needs: { machines: MachinesService; admin: Guard }): FeatureModule {
-  return { name: 'admin-machines', routes: adminMachineRoutes(needs) };
+/** A license's machines for the admin, and its offline file and air-gapped activation. */
+export function adminMachinesModule(needs: {
+  machines: MachinesService;
+  offline: Pick<OfflineFilesService, 'download' | 'activateOffline'>;
+  admin: Guard;
+}): FeatureModule {
+  return { name: 'admin-machines', routes: [...offlineFileRoutes(needs), ...adminMachineRoutes(needs)] };
 }

@@ -40,7 +40,7 @@ export interface SeatAnswer {
 }
 
 /**
- * One call of `license_machine_seat_v2` (machine-seat.sql, migration 0018): reads the license
+ * One call of `license_machine_seat_v3` (machine-seat.sql, migration 0020): reads the license
  * under its row lock, decides and writes the machine and the license's hardware ids at once.
  */
 export async function takeOrReleaseSeat(
@@ -51,8 +51,8 @@ export async function takeOrReleaseSeat(
 ): Promise<SeatAnswer> {
   // row-check: hot path, asserted for speed
   const { rows } = await db.query<SeatAnswer>({
-    name: 'license-machine-seat-v2',
-    text: 'SELECT * FROM license_machine_seat_v2($1, $2, $3, $4, $5, $6, $7::timestamptz)',
+    name: 'license-machine-seat-v3',
+    text: 'SELECT * FROM license_machine_seat_v3($1, $2, $3, $4, $5, $6, $7::timestamptz)',
     values: [op, request.key, request.fingerprint, request.name, request.platform, request.ip, now],
   });
   return rows[0]!;
@@ -115,23 +115,14 @@ export async function borrowSeat(
   const { rows } = await db.query({
     text: `WITH lic AS MATERIALIZED (
         SELECT l.id, l.heartbeat_seconds, l.borrow_hours,
-          CASE
-            WHEN l.revoked THEN 'License revoked'
-            WHEN l.suspended THEN 'License suspended'
-            WHEN NOT l.active THEN 'License not active'
-            -- Validation's term (validate-batch.sql): grace days after expiry, then \`revoke\` refuses.
-            WHEN l.expiration_strategy = 'revoke' AND l.expires_at + make_interval(hours => 24 * l.grace_days) <= $3
-              THEN 'License expired'
-            WHEN l.parent_id IS NOT NULL THEN (
-              SELECT CASE
-                WHEN m.id IS NULL OR NOT m.active THEN 'License not active'
-                WHEN m.revoked THEN 'License revoked'
-                WHEN m.suspended THEN 'License suspended'
-                WHEN m.expiration_strategy = 'revoke' AND m.expires_at + make_interval(hours => 24 * m.grace_days) <= $3
-                  THEN 'License expired'
-              END
-              FROM (SELECT l.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id)
-          END AS verdict,
+          -- Validation's verdict (licenses/license-state.sql): its own state, then its master's.
+          coalesce(
+            license_state_verdict(l.revoked, l.suspended, l.active, l.expires_at, l.grace_days, l.expiration_strategy, $3),
+            CASE WHEN l.parent_id IS NOT NULL THEN (
+              SELECT license_master_verdict(m.id IS NOT NULL, m.revoked, m.suspended, m.active, m.expires_at,
+                m.grace_days, m.expiration_strategy, $3)
+              FROM (SELECT l.parent_id AS parent_id) parent LEFT JOIN licenses m ON m.id = parent.parent_id) END
+          ) AS verdict,
           coalesce($4::int, l.borrow_hours) AS hours
         FROM licenses l WHERE ${column} = $1 FOR UPDATE OF l
       ), borrowed AS (
