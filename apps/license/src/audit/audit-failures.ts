@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Request, Response } from 'express';
 import type pg from 'pg';
 import { describeError, type Logger } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { recordAudit, type AuditEntry } from './audit.repository.js';
+import { recordAudit, type AuditEntry } from './audit.service.js';
 import { auditActions, auditResourceTypes } from './audit.table.js';
 
 /** What a failed write was about. */
