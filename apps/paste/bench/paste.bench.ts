@@ -33,7 +33,7 @@ import autocannon, { type Result } from 'autocannon';
 import { loadConfig } from '@app/config';
 import { createExpressServer, createLogger } from '@app/http';
 import { createPasteRepository } from '../src/pastes/pastes.repository.js';
-import { startPasteService } from '../src/server.js';
+import { startPasteService } from '../src/service.js';
 import { keyCheck, newKey, seal } from '../../../packages/paste-cli/src/envelope.js';
 import { cpuSeconds, idleShare, machineCpu } from '../../../scripts/bench/cpu-usage.js';
 import { benchServerFlags } from '../../../scripts/bench/server-flags.js';

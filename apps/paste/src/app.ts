@@ -14,7 +14,6 @@ import {
   mountStage,
   readYourWrites,
   routesAt,
-  startModules,
   trustsAProxy,
   wantsHtmlErrorPage,
   type FeatureModule,
@@ -84,16 +83,17 @@ export interface PasteAppDeps {
   randomInt?: (maxExclusive: number) => number;
   /** bcrypt cost of paste passwords (tests lower it). */
   bcryptRounds?: number;
+  /** The job queue the scheduled deletes run on; without it (tests) they are not scheduled. */
+  jobs?: JobQueue;
 }
 
 export interface PasteApp {
   app: Express;
   auth: Auth;
   pastes: PasteService;
-  /** The modules mounted, in order (the API description and the jobs come from them). */
-  modules: readonly FeatureModule<JobQueue>[];
-  /** Starts the modules' jobs on the queue; answers how to stop them. */
-  startJobs(queue: JobQueue): Promise<() => Promise<void>>;
+  /** The modules mounted, in order: `startService` starts their jobs; the API description comes from them. */
+  modules: readonly FeatureModule[];
+  /** Stops the guards' timers, the modules' jobs and the sessions (not the database, queue or settings: the caller's). */
   close(): Promise<void>;
 }
 
@@ -158,7 +158,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   });
 
   // The paste routes first: they carry nearly all the traffic, and every route passed on the way costs.
-  const features: FeatureModule<JobQueue>[] = [
+  const features: FeatureModule[] = [
     { name: 'health', stage: 'sessionless', routes: healthRouteDeclarations(database.pool) },
     ...pastesModules({
       service: pastes,
@@ -174,7 +174,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     apiKeysModule({ service: apiKeys, guards }),
     statsModule({ service: stats, guards }),
     ...uploadsModules({ service: uploads, guards, store: uploadStore }),
-    autoDeleteModule({ pastes, settings, logger }),
+    autoDeleteModule({ pastes, settings, logger, queue: deps.jobs }),
   ];
   const modules = [...features, ...apiDocsModules(features)];
 
@@ -238,12 +238,9 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     auth,
     pastes,
     modules,
-    async startJobs(queue) {
-      await startModules(modules, queue);
-      return () => closeModules(modules);
-    },
     async close() {
       guards.close();
+      await closeModules(modules);
       await auth.close();
     },
   };
@@ -254,7 +251,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
  * after the security headers and the request log); any other request, and one they do not
  * answer, goes on.
  */
-function hotLane(modules: readonly FeatureModule<JobQueue>[], options: MountOptions): RequestHandler {
+function hotLane(modules: readonly FeatureModule[], options: MountOptions): RequestHandler {
   const table = mountRoutes(routesAt(modules, 'hotPath'), options);
   return (req, res, next) => (hasSessionCookie(req) ? next() : table(req, res, next));
 }

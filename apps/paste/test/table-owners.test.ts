@@ -32,7 +32,7 @@ const owners: Record<string, string | null> = {
   paste_settings: null,
   paste_uploads: 'apps/paste/src/uploads/uploads.repository.ts',
   // Written by keepGeneratedSecret of @app/db (packages/db/src/generated-secrets.ts), given the
-  // table's name at start-up (server.ts): no statement here names it.
+  // table's name at start-up (service.ts): no statement here names it.
   paste_generated_secrets: null,
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
   paste_session: null,
