@@ -26,7 +26,6 @@ import { createGuards, RATE_LIMIT_MESSAGE } from './access/guards.js';
 import { sessionTableName } from './access/session.table.js';
 import { viewerLocals } from './access/viewer.js';
 import { apiDocsModules } from './api-docs/api-docs.module.js';
-import { createApiKeyRepository } from './api-keys/api-keys.repository.js';
 import { createApiKeyService } from './api-keys/api-keys.service.js';
 import { apiKeysModule } from './api-keys/api-keys.module.js';
 import { autoDeleteModule } from './auto-delete/auto-delete.module.js';
@@ -34,23 +33,18 @@ import { pagesModules } from './pages/pages.module.js';
 import { errorData } from './pages/pages.page-data.js';
 import { createViews, useViews } from '@app/ui';
 import { createOwnerCheck } from './creator/delete-access.js';
-import { createModerationRepository } from './moderation/moderation.repository.js';
 import { createModerationService } from './moderation/moderation.service.js';
-import { createPasteRepository } from './pastes/pastes.repository.js';
 import { createPasteService, type PasteService } from './pastes/pastes.service.js';
 import { pastesModules } from './pastes/pastes.module.js';
 import { creatorModule } from './creator/creator.module.js';
 import { moderationModule } from './moderation/moderation.module.js';
-import { createPasswordAttemptsRepository } from './pastes/password-attempts.repository.js';
 import { plainTextErrors } from './pastes/plain-text.js';
 import type { PasteSettings } from './settings/settings.schema.js';
 import { settingsModule } from './settings/settings.module.js';
-import { createStatsRepository } from './stats/stats.repository.js';
 import { createStatsService } from './stats/stats.service.js';
 import { statsModule } from './stats/stats.module.js';
 import { createUploadService } from './uploads/uploads.service.js';
 import { uploadsModules } from './uploads/uploads.module.js';
-import { createUploadRepository } from './uploads/uploads.repository.js';
 import { databaseUploadStore, folderUploadStore } from './uploads/upload-store.js';
 
 import { viewsDir } from './paths.js';
@@ -112,8 +106,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const ownerId = config.OWNER_ID;
 
   const pastes = createPasteService({
-    repository: createPasteRepository(database.pool, { batchesInFlight: batchConcurrency(database.pool) }),
-    passwordAttempts: createPasswordAttemptsRepository(database.pool),
+    db: database.pool,
+    batchesInFlight: batchConcurrency(database.pool),
     settings,
     now,
     randomInt: random,
@@ -121,12 +115,12 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     publicUrl: deps.publicUrl,
   });
   // Lists and statistics read from the replica when there is one (database.reads).
-  const moderation = createModerationService({ repository: createModerationRepository(database.reads) });
-  const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
-  const stats = createStatsService(createStatsRepository(database.reads));
+  const moderation = createModerationService({ db: database.reads });
+  const apiKeys = createApiKeyService({ db: database.pool });
+  const stats = createStatsService({ db: database.reads });
   const uploadStore =
     deps.uploadsIn === 'database'
-      ? databaseUploadStore(createUploadRepository(database.pool), deps.uploadDir)
+      ? databaseUploadStore(database.pool, deps.uploadDir)
       : folderUploadStore(deps.uploadDir, logger);
   const uploads = createUploadService({ store: uploadStore, settings, now, randomInt: random });
   const auth = createAuth({
