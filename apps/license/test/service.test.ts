@@ -1,31 +1,42 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@app/config';
-import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
 import { createLogger } from '@app/http';
 import { jobSchedules } from '../src/jobs/jobs.service.js';
 import { startLicenseService } from '../src/service.js';
-import { migrationsFolder } from './helpers.js';
 
 // The service as main.ts starts it (startService of @app/http): the database opened and
 // migrated, the job queue, the app, its modules' event handlers and jobs, the port; and stop()
-// as SIGTERM does it. On PostgreSQL (TEST_DATABASE_URL) it opens a fresh test database by its
-// URL, else the embedded database in a fresh data folder.
+// as SIGTERM does it. On PostgreSQL (TEST_DATABASE_URL) it opens a new empty database by its
+// URL (the service migrates it), else the embedded database in a fresh data folder.
 describe('startLicenseService', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'license-service-'));
   const lines: string[] = [];
-  let testDatabase: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  const databaseName = `service_test_${process.pid}_${Date.now()}`;
+  const onServer = async (statement: string) => {
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(statement).finally(() => admin.end());
+  };
   let started: Awaited<ReturnType<typeof startLicenseService>>;
 
   beforeAll(async () => {
-    if (testDatabaseBackend() === 'server') testDatabase = await createTestDatabase(migrationsFolder);
+    let databaseUrl: string | undefined;
+    if (serverUrl) {
+      await onServer(`CREATE DATABASE ${databaseName}`);
+      const url = new URL(serverUrl);
+      url.pathname = `/${databaseName}`;
+      databaseUrl = url.toString();
+    }
     const unused = 'http://127.0.0.1:9/unused';
     const config = loadConfig({
       NODE_ENV: 'test',
       DATA_DIR: dataDir,
-      ...(testDatabase ? { LICENSE_DATABASE_URL: testDatabase.url } : {}),
+      ...(databaseUrl ? { LICENSE_DATABASE_URL: databaseUrl } : {}),
       OAUTH_CLIENT_ID: 'test',
       OAUTH_CLIENT_SECRET: 'test',
       OAUTH_AUTHORIZATION_URL: unused,
@@ -37,7 +48,7 @@ describe('startLicenseService', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await testDatabase?.close();
+    if (serverUrl) await onServer(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
