@@ -10,7 +10,7 @@ import { signInAs } from '@app/auth/testing';
 import { loadConfig } from '@app/config';
 import { openDatabase, runMigrations, type Database } from '@app/db';
 import { startDevIdp } from '@app/dev-idp';
-import { createLogger } from '@app/http';
+import { createLogger, startModules } from '@app/http';
 import { createSettingsStore } from '@app/settings';
 import { createApp, type LicenseApp } from '../src/app.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from '../src/runtime-config/runtime-config.schema.js';
@@ -58,6 +58,7 @@ export async function startBenchApp(url: string): Promise<BenchApp> {
     publicUrl: baseUrl,
     logger: createLogger({ level: 'error' }),
   });
+  await startModules(app.modules);
   server.on('request', app.app);
   return {
     baseUrl,

@@ -22,7 +22,7 @@ import express from 'express';
 import pg from 'pg';
 import { loadConfig } from '@app/config';
 import { openDatabase, runMigrations, type Database } from '@app/db';
-import { createExpressServer, createLogger } from '@app/http';
+import { createExpressServer, createLogger, startModules } from '@app/http';
 import { createSettingsStore } from '@app/settings';
 import { createApp } from '../src/app.js';
 import { licenseSettingsNamespace, licenseSettingsSchema } from '../src/runtime-config/runtime-config.schema.js';
@@ -371,6 +371,7 @@ async function serve(): Promise<void> {
     publicUrl: 'http://127.0.0.1',
     logger: createLogger({ level: 'warn' }),
   });
+  await startModules(licenseApp.modules);
   // The app is served as serveGracefully serves it; the bare route as Express's own app.listen would.
   const service = await listen(createExpressServer(licenseApp.app));
   const bare = express();

@@ -16,7 +16,6 @@ import {
   mountStage,
   openApiRoutes,
   readYourWrites,
-  startModules,
   trustsAProxy,
   type FeatureModule,
   type Logger,
@@ -116,9 +115,11 @@ export interface LicenseApp {
   licenses: ReturnType<typeof createLicensesService>;
   /** The machines service (tests run its sweep). */
   machines: MachinesService;
+  /** The modules the app is built from: `startService` (a test, with `startModules`) starts their handlers and jobs. */
+  modules: readonly FeatureModule[];
   /** Every route the app declares, as the OpenAPI document describes them; made at the first call. */
   openApiDocument(): Record<string, unknown>;
-  /** Stops timers the app owns (not the database, queue or settings store: the caller's). */
+  /** Stops timers the app owns and the modules' jobs (not the database, queue or settings store: the caller's). */
   close(): Promise<void>;
 }
 
@@ -388,8 +389,6 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       },
     ));
 
-  await startModules(modules);
-
   const app = express();
   // Pages are EJS views with the UI kit's partials; routes pass plain data to res.render.
   const views = createViews({ folders: [viewsDir] });
@@ -456,6 +455,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     events,
     licenses,
     machines,
+    modules,
     openApiDocument,
     async close() {
       rateLimits.close();

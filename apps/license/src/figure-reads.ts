@@ -1,8 +1,8 @@
 import { customerCount } from './customers/customers.service.js';
 import { licenseReads } from './licenses/license-reads.js';
 import { productCount, productSummaries } from './products/products.service.js';
-import { transactionTotalsByStatus } from './transactions/transactions.repository.js';
-import { usageCountsBetween } from './usage/usage-counts.repository.js';
+import { transactionTotalsByStatus } from './transactions/transactions.service.js';
+import { usageCountsBetween } from './usage/usage.service.js';
 
 /**
  * The figures the dashboard and the summary report show, each read through the feature that

@@ -1,7 +1,7 @@
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
-import { recordAudit, type AuditEntry } from '../src/audit/audit.repository.js';
+import { recordAudit, type AuditEntry } from '../src/audit/audit.service.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 import { documentOf, textOf } from '@app/ui/testing/dom';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordAudit } from '../src/audit/audit.repository.js';
+import { recordAudit } from '../src/audit/audit.service.js';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;

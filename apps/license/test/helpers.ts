@@ -9,7 +9,7 @@ import type { Database } from '@app/db';
 import { createTestDatabase } from '@app/db/testing';
 import { startDevIdp, type DevIdp } from '@app/dev-idp';
 import type { JobQueue, OutgoingLookup } from '@app/events';
-import { createLogger, type Logger } from '@app/http';
+import { createLogger, startModules, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { createApp, type LicenseApp, type WebhookDeliveryDeps } from '../src/app.js';
@@ -140,6 +140,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     smtpLookup: options.smtpLookup,
     testEmailTiming: options.testEmailTiming ?? { timeoutMs: 2_000, answerAfterMs: 2_500 },
   });
+  // As startService does: the modules' event handlers subscribed and their jobs started.
+  await startModules(built.modules);
   server.on('request', built.app);
   const context: TestContext = {
     events: built.events,

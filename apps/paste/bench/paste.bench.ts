@@ -32,8 +32,8 @@ import express from 'express';
 import autocannon, { type Result } from 'autocannon';
 import { loadConfig } from '@app/config';
 import { createExpressServer, createLogger } from '@app/http';
-import { createPasteRepository } from '../src/pastes/pastes.repository.js';
-import { startPasteService } from '../src/server.js';
+import { createPasteBatches } from '../src/pastes/pastes.repository.js';
+import { startPasteService } from '../src/service.js';
 import { keyCheck, newKey, seal } from '../../../packages/paste-cli/src/envelope.js';
 import { cpuSeconds, idleShare, machineCpu } from '../../../scripts/bench/cpu-usage.js';
 import { benchServerFlags } from '../../../scripts/bench/server-flags.js';
@@ -93,7 +93,7 @@ async function serve(): Promise<void> {
     res.json({ ok: true });
   });
   // The database's share: the view statement alone behind the bare app (no middleware, no page).
-  const views = createPasteRepository(database.pool, { batching: false });
+  const views = createPasteBatches(database.pool, { batching: false });
   await database.pool.query("INSERT INTO pastes (slug, content) VALUES ('floor', 'x')");
   bare.get('/view-only', async (_req, res) => {
     res.json({ shown: Boolean(await views.view('floor', false)) });

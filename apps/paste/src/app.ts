@@ -14,7 +14,6 @@ import {
   mountStage,
   readYourWrites,
   routesAt,
-  startModules,
   trustsAProxy,
   wantsHtmlErrorPage,
   type FeatureModule,
@@ -27,7 +26,6 @@ import { createGuards, RATE_LIMIT_MESSAGE } from './access/guards.js';
 import { sessionTableName } from './access/session.table.js';
 import { viewerLocals } from './access/viewer.js';
 import { apiDocsModules } from './api-docs/api-docs.module.js';
-import { createApiKeyRepository } from './api-keys/api-keys.repository.js';
 import { createApiKeyService } from './api-keys/api-keys.service.js';
 import { apiKeysModule } from './api-keys/api-keys.module.js';
 import { autoDeleteModule } from './auto-delete/auto-delete.module.js';
@@ -35,23 +33,18 @@ import { pagesModules } from './pages/pages.module.js';
 import { errorData } from './pages/pages.page-data.js';
 import { createViews, useViews } from '@app/ui';
 import { createOwnerCheck } from './creator/delete-access.js';
-import { createModerationRepository } from './moderation/moderation.repository.js';
 import { createModerationService } from './moderation/moderation.service.js';
-import { createPasteRepository } from './pastes/pastes.repository.js';
 import { createPasteService, type PasteService } from './pastes/pastes.service.js';
 import { pastesModules } from './pastes/pastes.module.js';
 import { creatorModule } from './creator/creator.module.js';
 import { moderationModule } from './moderation/moderation.module.js';
-import { createPasswordAttemptsRepository } from './pastes/password-attempts.repository.js';
 import { plainTextErrors } from './pastes/plain-text.js';
 import type { PasteSettings } from './settings/settings.schema.js';
 import { settingsModule } from './settings/settings.module.js';
-import { createStatsRepository } from './stats/stats.repository.js';
 import { createStatsService } from './stats/stats.service.js';
 import { statsModule } from './stats/stats.module.js';
 import { createUploadService } from './uploads/uploads.service.js';
 import { uploadsModules } from './uploads/uploads.module.js';
-import { createUploadRepository } from './uploads/uploads.repository.js';
 import { databaseUploadStore, folderUploadStore } from './uploads/upload-store.js';
 
 import { viewsDir } from './paths.js';
@@ -84,16 +77,17 @@ export interface PasteAppDeps {
   randomInt?: (maxExclusive: number) => number;
   /** bcrypt cost of paste passwords (tests lower it). */
   bcryptRounds?: number;
+  /** The job queue the scheduled deletes run on; without it (tests) they are not scheduled. */
+  jobs?: JobQueue;
 }
 
 export interface PasteApp {
   app: Express;
   auth: Auth;
   pastes: PasteService;
-  /** The modules mounted, in order (the API description and the jobs come from them). */
-  modules: readonly FeatureModule<JobQueue>[];
-  /** Starts the modules' jobs on the queue; answers how to stop them. */
-  startJobs(queue: JobQueue): Promise<() => Promise<void>>;
+  /** The modules mounted, in order: `startService` starts their jobs; the API description comes from them. */
+  modules: readonly FeatureModule[];
+  /** Stops the guards' timers, the modules' jobs and the sessions (not the database, queue or settings: the caller's). */
   close(): Promise<void>;
 }
 
@@ -112,8 +106,8 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const ownerId = config.OWNER_ID;
 
   const pastes = createPasteService({
-    repository: createPasteRepository(database.pool, { batchesInFlight: batchConcurrency(database.pool) }),
-    passwordAttempts: createPasswordAttemptsRepository(database.pool),
+    db: database.pool,
+    batchesInFlight: batchConcurrency(database.pool),
     settings,
     now,
     randomInt: random,
@@ -121,12 +115,12 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     publicUrl: deps.publicUrl,
   });
   // Lists and statistics read from the replica when there is one (database.reads).
-  const moderation = createModerationService({ repository: createModerationRepository(database.reads) });
-  const apiKeys = createApiKeyService(createApiKeyRepository(database.pool));
-  const stats = createStatsService(createStatsRepository(database.reads));
+  const moderation = createModerationService({ db: database.reads });
+  const apiKeys = createApiKeyService({ db: database.pool });
+  const stats = createStatsService({ db: database.reads });
   const uploadStore =
     deps.uploadsIn === 'database'
-      ? databaseUploadStore(createUploadRepository(database.pool), deps.uploadDir)
+      ? databaseUploadStore(database.pool, deps.uploadDir)
       : folderUploadStore(deps.uploadDir, logger);
   const uploads = createUploadService({ store: uploadStore, settings, now, randomInt: random });
   const auth = createAuth({
@@ -158,7 +152,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   });
 
   // The paste routes first: they carry nearly all the traffic, and every route passed on the way costs.
-  const features: FeatureModule<JobQueue>[] = [
+  const features: FeatureModule[] = [
     { name: 'health', stage: 'sessionless', routes: healthRouteDeclarations(database.pool) },
     ...pastesModules({
       service: pastes,
@@ -174,7 +168,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     apiKeysModule({ service: apiKeys, guards }),
     statsModule({ service: stats, guards }),
     ...uploadsModules({ service: uploads, guards, store: uploadStore }),
-    autoDeleteModule({ pastes, settings, logger }),
+    autoDeleteModule({ pastes, settings, logger, queue: deps.jobs }),
   ];
   const modules = [...features, ...apiDocsModules(features)];
 
@@ -238,12 +232,9 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     auth,
     pastes,
     modules,
-    async startJobs(queue) {
-      await startModules(modules, queue);
-      return () => closeModules(modules);
-    },
     async close() {
       guards.close();
+      await closeModules(modules);
       await auth.close();
     },
   };
@@ -254,7 +245,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
  * after the security headers and the request log); any other request, and one they do not
  * answer, goes on.
  */
-function hotLane(modules: readonly FeatureModule<JobQueue>[], options: MountOptions): RequestHandler {
+function hotLane(modules: readonly FeatureModule[], options: MountOptions): RequestHandler {
   const table = mountRoutes(routesAt(modules, 'hotPath'), options);
   return (req, res, next) => (hasSessionCookie(req) ? next() : table(req, res, next));
 }

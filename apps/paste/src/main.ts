@@ -19,5 +19,5 @@ const embedded =
         sharedBuffers: config.EMBEDDED_SHARED_BUFFERS,
         warn: (message) => logger.warn(message),
       });
-const [{ runMain }, { startPasteService }] = await Promise.all([import('@app/http'), import('./server.js')]);
-runMain(() => startPasteService(config, { logger, embedded }));
+const { runPasteService } = await import('./service.js');
+runPasteService(config, logger, embedded);

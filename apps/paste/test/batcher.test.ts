@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '@app/db';
 import { createTestDatabase, testDatabaseBackend } from '@app/db/testing';
 import { migrationsFolder } from '../src/app.js';
-import { createPasteRepository } from '../src/pastes/pastes.repository.js';
+import { createPasteBatches } from '../src/pastes/pastes.repository.js';
 
 describe(`batched paste statements (${testDatabaseBackend()})`, () => {
   let database: Database;
@@ -38,8 +38,8 @@ describe(`batched paste statements (${testDatabaseBackend()})`, () => {
         return database.pool.query(...args);
       }) as typeof database.pool.query,
     };
-    const one = createPasteRepository(counted);
-    const two = createPasteRepository(counted);
+    const one = createPasteBatches(counted);
+    const two = createPasteBatches(counted);
     const views = await Promise.all(
       Array.from({ length: 200 }, (_, index) => {
         const repository = index % 2 === 0 ? one : two;
@@ -70,7 +70,7 @@ describe(`batched paste statements (${testDatabaseBackend()})`, () => {
 
   it('a locked paste counts only its unlocked views, in the same batch', async () => {
     await insert('guarded', 2, 'hash');
-    const repository = createPasteRepository(database.pool);
+    const repository = createPasteBatches(database.pool);
     const results = await Promise.all(
       [false, true, false, true, true].map((unlocked) => repository.view('guarded', unlocked)),
     );
@@ -80,7 +80,7 @@ describe(`batched paste statements (${testDatabaseBackend()})`, () => {
 
   it('inserts concurrent pastes in batches: taken slugs answer undefined, one bad row fails alone, usage counts once per API paste', async () => {
     await insert('taken', null);
-    const repository = createPasteRepository(database.pool);
+    const repository = createPasteBatches(database.pool);
     const paste = (slug: string, content = 'x') => ({
       slug,
       content,

@@ -17,12 +17,13 @@ const writes = findTableWrites(files, { base: root, tables });
 /** The one file that writes each table. */
 const owners: Record<string, string | null> = {
   pastes: 'apps/paste/src/pastes/pastes.repository.ts',
-  // The paste repository runs the counters' statement (countApiUsageSql) inside its insert, so a
-  // batch of API pastes and its count are one statement; the SQL that writes them lives in stats.
-  paste_counters: 'apps/paste/src/stats/stats.repository.ts',
+  // The counters are kept by the statements that change what they count: API usage by the paste
+  // inserts (countApiUsageSql, a CTE of the insert: one statement per batch); the stats feature
+  // only reads them.
+  paste_counters: 'apps/paste/src/pastes/pastes.repository.ts',
   // The statistics: written by the triggers of migration 0005 on insert and delete, and by the
-  // views' statement (countViewsSql) that the paste repository runs inside its view statements.
-  paste_stats: 'apps/paste/src/stats/stats.repository.ts',
+  // views' statement (countViewsSql) inside the paste repository's view statements.
+  paste_stats: 'apps/paste/src/pastes/pastes.repository.ts',
   api_keys: 'apps/paste/src/api-keys/api-keys.repository.ts',
   // The wave-3 count per paste: no longer written since wave 4 (only the count per address remains).
   paste_password_attempts: null,
@@ -32,7 +33,7 @@ const owners: Record<string, string | null> = {
   paste_settings: null,
   paste_uploads: 'apps/paste/src/uploads/uploads.repository.ts',
   // Written by keepGeneratedSecret of @app/db (packages/db/src/generated-secrets.ts), given the
-  // table's name at start-up (server.ts): no statement here names it.
+  // table's name at start-up (service.ts): no statement here names it.
   paste_generated_secrets: null,
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
   paste_session: null,

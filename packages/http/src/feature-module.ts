@@ -21,14 +21,12 @@ export type ModuleRouter = RequestHandler | { path: string; handler: RequestHand
 /**
  * What a feature folder gives the app: its routes as declarations at one stage, and what it
  * runs besides requests. Each feature exports a function that takes exactly what the feature
- * needs and returns its module (a feature whose routes sit at two stages returns one module per
- * stage); `app.ts` lists the modules and mounts them, so a feature is added in one line.
- *
- * `JobContext` is what `jobs` is given when the app starts them (the paste service's job
- * queue); a module that closes over what its jobs need (the license service's) has none, and
- * fits a list of modules that are given one.
+ * needs (the job queue too, when it has jobs) and returns its module (a feature whose routes sit
+ * at two stages returns one module per stage); `app.ts` lists the modules and mounts them, so a
+ * feature is added in one line. `startService` subscribes their event handlers and starts their
+ * jobs before the service listens; the app's `close` closes them.
  */
-export interface FeatureModule<JobContext = never> {
+export interface FeatureModule {
   name: string;
   stage?: MountStage;
   routes: AnyRoute[];
@@ -39,31 +37,29 @@ export interface FeatureModule<JobContext = never> {
   /** Subscribes the feature's handlers to the event bus; called once, before any job starts. */
   eventHandlers?(): void | Promise<void>;
   /** Starts the feature's workers and schedules its jobs; called once, after every subscription. */
-  jobs?(context: JobContext): Promise<void>;
+  jobs?(): Promise<void>;
   /** Stops what `jobs` started. */
   close?(): Promise<void>;
 }
 
-type AnyModule = FeatureModule<never>;
-
 const stages: MountStage[] = ['rawBody', 'hotPath', 'sessionless', 'app'];
 
-const stageOf = (module: AnyModule): MountStage => module.stage ?? 'app';
+const stageOf = (module: FeatureModule): MountStage => module.stage ?? 'app';
 
 /** The modules whose routes sit at `stage`, in the order they are listed. */
-export const modulesAt = <Module extends AnyModule>(modules: readonly Module[], stage: MountStage): Module[] =>
+export const modulesAt = <Module extends FeatureModule>(modules: readonly Module[], stage: MountStage): Module[] =>
   modules.filter((module) => stageOf(module) === stage);
 
 /** Every route declared at `stage`, in the order the modules are listed. */
-export const routesAt = (modules: readonly AnyModule[], stage: MountStage): AnyRoute[] =>
+export const routesAt = (modules: readonly FeatureModule[], stage: MountStage): AnyRoute[] =>
   modulesAt(modules, stage).flatMap((module) => module.routes);
 
 /** Every route the modules declare, stage by stage in pipeline order (the API description lists them). */
-export const declaredRoutes = (modules: readonly AnyModule[]): AnyRoute[] =>
+export const declaredRoutes = (modules: readonly FeatureModule[]): AnyRoute[] =>
   stages.flatMap((stage) => routesAt(modules, stage));
 
 /** Mounts what one module gives beside its routes: its routers, then its error handlers. */
-export function mountRouters(app: Express, module: AnyModule): void {
+export function mountRouters(app: Express, module: FeatureModule): void {
   for (const router of module.routers ?? []) {
     if (typeof router === 'function') app.use(router);
     else app.use(router.path, router.handler);
@@ -77,7 +73,7 @@ export function mountRouters(app: Express, module: AnyModule): void {
  */
 export function mountStage(
   app: Express,
-  modules: readonly AnyModule[],
+  modules: readonly FeatureModule[],
   stage: MountStage,
   options: MountOptions = {},
 ): void {
@@ -88,15 +84,12 @@ export function mountStage(
 }
 
 /** Subscribes every module's event handlers, then starts every module's jobs, in the order listed. */
-export async function startModules<JobContext = never>(
-  modules: readonly FeatureModule<JobContext>[],
-  ...context: [JobContext] extends [never] ? [] : [JobContext]
-): Promise<void> {
+export async function startModules(modules: readonly FeatureModule[]): Promise<void> {
   for (const module of modules) await module.eventHandlers?.();
-  for (const module of modules) await module.jobs?.(...(context as [JobContext]));
+  for (const module of modules) await module.jobs?.();
 }
 
 /** Stops what the modules' jobs started, in the order listed. */
-export async function closeModules(modules: readonly AnyModule[]): Promise<void> {
+export async function closeModules(modules: readonly FeatureModule[]): Promise<void> {
   for (const module of modules) await module.close?.();
 }

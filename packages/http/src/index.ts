@@ -18,6 +18,14 @@ export { healthRouteDeclarations, healthRoutes } from './health.js';
 export { openedResources, runMain, startUp, type OpenedResources } from './start-up.js';
 export { createExpressServer } from './performance/express-server.js';
 export { serveGracefully, type RunningServer, type ServeOptions } from './serve.js';
+export {
+  startService,
+  type OpenedForApp,
+  type ServiceApp,
+  type ServiceDefinition,
+  type ServiceOpeners,
+  type StartedService,
+} from './start-service.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
 export {
   defineRoute,

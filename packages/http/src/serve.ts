@@ -90,11 +90,12 @@ export async function serveGracefully(app: Express, options: ServeOptions): Prom
   if (options.handleSignals !== false) {
     // The handlers stay for the whole shutdown: one Ctrl+C or `kill` of a process group often
     // arrives more than once (from the terminal, and relayed by `npm start` and tsx), and a
-    // signal without a handler would end the process before its database has closed.
+    // signal without a handler would end the process before its database has closed. The
+    // repeats are one stop, so the terminal shows its lines once (the repeats at debug level).
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.on(signal, () => {
         if (stopping) {
-          options.logger.info({ signal }, `${options.name} is already shutting down`);
+          options.logger.debug({ signal }, `${options.name} is already shutting down`);
           return;
         }
         options.logger.info({ signal }, `${options.name} shutting down`);

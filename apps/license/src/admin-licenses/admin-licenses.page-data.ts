@@ -9,7 +9,7 @@ import type { LicensesService } from '../licenses/licenses.service.js';
 import type { MachineJson } from '../machines/machines.presenter.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import type { AdminLicensesService } from './admin-licenses.service.js';
-import type { DailyOutcome, UsageRecordRow } from '../usage/usage.repository.js';
+import type { DailyOutcome, UsageRecordRow } from '../usage/usage.service.js';
 
 // What the admin console's license pages (views/admin-licenses) receive: plain data, texts
 // unescaped (the views escape them), numbers and dates formatted. Times are shown in UTC.

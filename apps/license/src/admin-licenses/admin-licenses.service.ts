@@ -7,7 +7,7 @@ import type { MachinesService } from '../machines/machines.service.js';
 import type { ProductsService } from '../products/products.service.js';
 import type { PoliciesService } from '../policies/policies.service.js';
 import type { EntitlementsService } from '../entitlements/entitlements.service.js';
-import { dailyOutcomesOfLicense, recentUsageRecordsOfLicense } from '../usage/usage.repository.js';
+import { dailyOutcomesOfLicense, recentUsageRecordsOfLicense } from '../usage/usage.service.js';
 
 const day = 86_400_000;
 /** The detail page's chart covers the last 30 UTC days, today included. */

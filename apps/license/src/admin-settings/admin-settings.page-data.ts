@@ -1,5 +1,5 @@
-import type { ApiTokenRow } from '../admins/api-tokens.repository.js';
-import type { AdminListRow } from '../admins/admins.repository.js';
+import type { ApiTokenRow } from '../admins/admin-token.service.js';
+import type { AdminListRow } from '../admins/admins.service.js';
 import { utcTime } from '../console/utc-time.js';
 import type { FlashMessage } from '../console/admin-pages.js';
 import type { PublicSigningKey } from '../signing/signing.js';

@@ -1,10 +1,13 @@
 import type pg from 'pg';
 import { withTransaction } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import { findApiToken, insertApiToken, listApiTokens, revokeApiToken } from './api-tokens.repository.js';
 import type { JwtService } from './jwt.js';
+
+/** A token as the console lists it (the admin settings page shows them). */
+export type { ApiTokenRow } from './api-tokens.repository.js';
 
 /**
  * Bearer tokens for programs, issued to a signed-in admin. Each is recorded by its `jti` (never

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { SessionUser } from '@app/auth';
 import { withTransaction } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import {
   addAdmin,
@@ -13,6 +13,9 @@ import {
   markAdminRemoved,
   recordAdminSignIn,
 } from './admins.repository.js';
+
+/** An admin as the console lists them (the admin settings page shows them). */
+export type { AdminListRow } from './admins.repository.js';
 
 /**
  * The admins: registered by ADMIN_IDS at start (ids it has never seen; one removed in the console

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { describeError, type Logger } from '@app/http';
 import { actorOf } from '../common/actor.js';
 import type { AuditTarget } from '../common/audit-target.js';
-import { recordAudit } from './audit.repository.js';
+import { recordAudit } from './audit.service.js';
 import { auditActions, auditResourceTypes } from './audit.table.js';
 
 type Target = AuditTarget;

@@ -12,11 +12,8 @@ export interface AuditEntry {
   success?: boolean;
 }
 
-/**
- * Writes one audit log row. Call it with the transaction's client, so the entry is committed
- * (or rolled back) together with the change it records.
- */
-export async function recordAudit(client: Queryable, actor: Actor, entry: AuditEntry): Promise<void> {
+/** Writes one audit log row (other features write theirs through the service's `recordAudit`). */
+export async function insertAuditLog(client: Queryable, actor: Actor, entry: AuditEntry): Promise<void> {
   await client.query(
     `INSERT INTO audit_logs (user_id, action, resource_type, resource_id, changes, ip, user_agent, success)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,

@@ -1,7 +1,27 @@
 import type pg from 'pg';
+import type { Queryable } from '@app/db';
+import type { Actor } from '../common/actor.js';
 import { appError } from '../common/error-codes.js';
 import { isUuid } from '../common/schemas.js';
-import { findAuditLog, findAuditLogs, findAuditSubjects, type AuditSubjectRow } from './audit.repository.js';
+import {
+  findAuditLog,
+  findAuditLogs,
+  findAuditSubjects,
+  insertAuditLog,
+  type AuditEntry,
+  type AuditSubjectRow,
+} from './audit.repository.js';
+
+export type { AuditEntry };
+
+/**
+ * Writes one audit entry; every feature records its changes through here. Call it with the
+ * transaction's client, so the entry is committed (or rolled back) together with the change it
+ * records.
+ */
+export function recordAudit(client: Queryable, actor: Actor, entry: AuditEntry): Promise<void> {
+  return insertAuditLog(client, actor, entry);
+}
 import type { AuditQuery } from './audit.schema.js';
 import { auditLogJson, type AuditLogJson } from './audit.presenter.js';
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { withTransaction } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import { iso, isUuid } from '../common/schemas.js';
 import type { AutomationEngine, Context } from './automation-engine.js';

@@ -4,10 +4,10 @@ import { layout } from '../console/layout.js';
 import { utcTime } from '../console/utc-time.js';
 import { licenseState } from '../dashboard/dashboard.service.js';
 import { creditsOf } from '../licenses/licenses.presenter.js';
-import type { LicenseRow } from '../licenses/licenses.repository.js';
+import type { LicenseRow } from '../licenses/licenses.schema.js';
 import type { MachineJson } from '../machines/machines.presenter.js';
 import { licenseTerm, type LicenseTermSource } from '../licenses/license-term.js';
-import type { DailyOutcome, DeviceSighting, UsageRecordRow } from '../usage/usage.repository.js';
+import type { DailyOutcome, DeviceSighting, UsageRecordRow } from '../usage/usage.service.js';
 
 // What the customer portal's views (views/customer-portal) receive: plain data, texts unescaped
 // (the views escape them), numbers and dates already formatted. Times are shown in UTC.

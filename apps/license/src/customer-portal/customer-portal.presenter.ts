@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { iso } from '../common/schemas.js';
 import { expirationStrategies, licenseTypes } from '../licenses/licenses.table.js';
 import { licenseJson } from '../licenses/licenses.presenter.js';
-import type { LicenseRow } from '../licenses/licenses.repository.js';
+import type { LicenseRow } from '../licenses/licenses.schema.js';
 import type { CustomerCounts, DailyUsage, UsageRequestRow } from './customer-portal.repository.js';
 
 /** The License fields a customer sees. */

@@ -1,19 +1,10 @@
 import { parseRow, parseRows, type Queryable } from '@app/db';
 import { z } from 'zod';
-import { licenseRows, licenseSelect, type LicenseRow } from '../licenses/licenses.repository.js';
-import { usageRecordRow, type UsageRecordRow } from '../usage/usage.repository.js';
+import { usageRecordRow, type UsageRecordRow } from '../usage/usage.schema.js';
 import { usageStatuses } from '../usage/usage.table.js';
 
 // Every query takes the signed-in customer's id: a license of another customer is never read.
-
-export async function findCustomerLicense(
-  db: Queryable,
-  customerId: string,
-  licenseId: string,
-): Promise<LicenseRow | undefined> {
-  const { rows } = await db.query(`${licenseSelect} WHERE l.customer_id = $1 AND l.id = $2`, [customerId, licenseId]);
-  return licenseRows(rows)[0];
-}
+// The customer's licenses themselves are read through the licenses feature (licenseOfCustomer).
 
 /** Whether the license exists and belongs to someone other than this customer. */
 export async function isOtherCustomersLicense(db: Queryable, customerId: string, licenseId: string): Promise<boolean> {
@@ -22,13 +13,6 @@ export async function isOtherCustomersLicense(db: Queryable, customerId: string,
     customerId,
   ]);
   return (rowCount ?? 0) > 0;
-}
-
-export async function listCustomerLicenses(db: Queryable, customerId: string): Promise<LicenseRow[]> {
-  const { rows } = await db.query(`${licenseSelect} WHERE l.customer_id = $1 ORDER BY l.created_at DESC, l.id`, [
-    customerId,
-  ]);
-  return licenseRows(rows);
 }
 
 const customerCountsRow = z.object({

@@ -4,11 +4,16 @@ import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import type { OfflineFilesService } from '../machines/offline-files.service.js';
 import { creditsOf, usageStatsJson } from '../licenses/licenses.presenter.js';
-import type { LicenseBinding, LicensesService } from '../licenses/licenses.service.js';
+import {
+  licenseOfCustomer,
+  licensesOfCustomer,
+  type LicenseBinding,
+  type LicensesService,
+} from '../licenses/licenses.service.js';
 import type { MachinesService } from '../machines/machines.service.js';
 import { customerLicenseJson, customerStatsJson, licenseUsageJson } from './customer-portal.presenter.js';
-import { entitlementNames } from '../entitlements/entitlements.repository.js';
-import * as usage from '../usage/usage.repository.js';
+import { entitlementNames } from '../entitlements/entitlements.service.js';
+import * as usage from '../usage/usage.service.js';
 import * as repo from './customer-portal.repository.js';
 
 const notFound = () => appError('LICENSE_NOT_FOUND');
@@ -43,7 +48,7 @@ export interface CustomerPortalServiceDeps {
 export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
   const { pool, now } = deps;
   const ownLicense = async (customerId: string, licenseId: string) => {
-    const row = isUuid(licenseId) ? await repo.findCustomerLicense(pool, customerId, licenseId) : undefined;
+    const row = isUuid(licenseId) ? await licenseOfCustomer(pool, customerId, licenseId) : undefined;
     if (!row) throw notFound();
     return row;
   };
@@ -56,7 +61,7 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
      */
     async list(customerId: string, licenseId: string) {
       if (isUuid(licenseId) && (await repo.isOtherCustomersLicense(pool, customerId, licenseId))) throw notFound();
-      return (await repo.listCustomerLicenses(pool, customerId)).map(customerLicenseJson);
+      return (await licensesOfCustomer(pool, customerId)).map(customerLicenseJson);
     },
 
     async detail(customerId: string, licenseId: string) {
@@ -79,7 +84,7 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
 
     /** The list page: every license of this customer, and the time its expiries are counted from. */
     async licensesPage(customerId: string) {
-      return { licenses: await repo.listCustomerLicenses(pool, customerId), now: now() };
+      return { licenses: await licensesOfCustomer(pool, customerId), now: now() };
     },
 
     /**

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import type { LicenseReads } from '../common/license-reads.js';

@@ -2,7 +2,7 @@ import type { Queryable } from '@app/db';
 import type { customerCount } from '../customers/customers.service.js';
 import type { LicenseReads } from '../common/license-reads.js';
 import type { productCount } from '../products/products.service.js';
-import type { usageCountsBetween } from '../usage/usage-counts.repository.js';
+import type { usageCountsBetween } from '../usage/usage.service.js';
 
 export interface DashboardCounts {
   products: number;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import { entitlementJson } from './entitlements.presenter.js';
@@ -19,6 +19,9 @@ async function orCodeTaken<T>(write: Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/** The names of these codes (the customer portal shows them beside a license's codes). */
+export const entitlementNames = (db: Queryable, codes: string[]) => repo.entitlementNames(db, codes);
 
 /**
  * The ids of these codes, inside the caller's transaction (held until it commits, so none of

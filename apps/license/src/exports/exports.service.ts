@@ -1,7 +1,7 @@
 import type { Queryable } from '@app/db';
 import type pg from 'pg';
 import type { Actor } from '../common/actor.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { AuditResourceType } from '../audit/audit.table.js';
 import { createCsvEncoder } from './csv.js';
 import type { ExportOutput } from './export-output.js';

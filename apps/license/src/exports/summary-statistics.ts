@@ -2,8 +2,8 @@ import type { Queryable } from '@app/db';
 import type { customerCount } from '../customers/customers.service.js';
 import type { LicenseReads } from '../common/license-reads.js';
 import type { productSummaries } from '../products/products.service.js';
-import type { transactionTotalsByStatus } from '../transactions/transactions.repository.js';
-import type { usageCountsBetween } from '../usage/usage-counts.repository.js';
+import type { transactionTotalsByStatus } from '../transactions/transactions.service.js';
+import type { usageCountsBetween } from '../usage/usage.service.js';
 
 export interface SummaryStatistics {
   licenses: { total: number; active: number; inactive: number; suspended: number; revoked: number; expired: number };

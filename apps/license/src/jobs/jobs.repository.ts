@@ -1,6 +1,6 @@
 import { parseRows, type Queryable, rowSchema } from '@app/db';
 import { z } from 'zod';
-import type { ScannedLicense } from '../licenses/licenses.repository.js';
+import type { ScannedLicense } from '../licenses/licenses.schema.js';
 import { licenses } from '../licenses/licenses.table.js';
 
 const columns = 'id, key, expires_at, customer_id, product_id, license_type';

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { iso } from '../common/schemas.js';
 import { expirationStrategies, licenseTypes } from './licenses.table.js';
-import type { LicenseUsageStats } from '../usage/usage.repository.js';
-import type { LicenseRow, MemberRow } from './licenses.repository.js';
+import type { LicenseUsageStats } from '../usage/usage.service.js';
+import type { MemberRow } from './licenses.repository.js';
+import type { LicenseRow } from './licenses.schema.js';
 
 // Rows → the API's JSON, with the specification's field names (`_id`, camelCase, ISO dates).
 

@@ -4,20 +4,11 @@ import { z } from 'zod';
 import { licenseCountsAt, totalLicenseCounts } from './license-counts.repository.js';
 import { encodeLicenseCursor, type LicenseListCursor } from './list-cursor.js';
 import { licenseMembers, licenses, licenseTypes } from './licenses.table.js';
-import type { LicenseMemberInput, ListLicenses } from './licenses.schema.js';
+import type { LicenseMemberInput, LicenseRow, ListLicenses, ScannedLicense } from './licenses.schema.js';
 
-/** A license with the names the admin views show beside it (`licenseSelect`). */
-export type LicenseRow = RowOf<typeof licenses> & {
-  product_name: string;
-  product_description: string;
-  product_prefix: string;
-  customer_name: string | null;
-  customer_email: string | null;
-  /** Its policy's name and entitlement codes; its own codes (each list sorted). */
-  policy_name: string | null;
-  policy_entitlements: string[];
-  own_entitlements: string[];
-};
+// The license row's type is shared with other features through licenses.schema.ts; the
+// licenses feature's own files name it here too.
+export type { LicenseRow };
 export type MemberRow = RowOf<typeof licenseMembers>;
 
 /** Rows of licenseSelect (and the list's cursor column), checked against the table and the joined names. */
@@ -44,6 +35,24 @@ export const licenseSelect = `SELECT l.*, p.name AS product_name, p.description 
         WHERE le.license_id = l.id ORDER BY e.code COLLATE "C") AS own_entitlements
   FROM licenses l JOIN products p ON p.id = l.product_id LEFT JOIN customers c ON c.id = l.customer_id
   LEFT JOIN policies po ON po.id = l.policy_id`;
+
+/** A license of this customer (the customer portal's), or undefined: another customer's is never read. */
+export async function findLicenseOfCustomer(
+  db: Queryable,
+  customerId: string,
+  licenseId: string,
+): Promise<LicenseRow | undefined> {
+  const { rows } = await db.query(`${licenseSelect} WHERE l.customer_id = $1 AND l.id = $2`, [customerId, licenseId]);
+  return licenseRows(rows)[0];
+}
+
+/** Every license of this customer, newest first. */
+export async function listLicensesOfCustomer(db: Queryable, customerId: string): Promise<LicenseRow[]> {
+  const { rows } = await db.query(`${licenseSelect} WHERE l.customer_id = $1 ORDER BY l.created_at DESC, l.id`, [
+    customerId,
+  ]);
+  return licenseRows(rows);
+}
 
 export async function findLicense(
   db: Queryable,
@@ -245,11 +254,6 @@ export async function extendLicense(
   );
 }
 
-/** A license as the scheduled scans see it. */
-export type ScannedLicense = Pick<
-  RowOf<typeof licenses>,
-  'id' | 'key' | 'expires_at' | 'customer_id' | 'product_id' | 'license_type'
->;
 const scannedColumns = 'id, key, expires_at, customer_id, product_id, license_type';
 const scannedRow: z.ZodType<ScannedLicense> = z.object({
   id: z.string(),

@@ -1,7 +1,27 @@
+import type { RowOf } from '@app/db';
 import { z } from 'zod';
 import { isoDate, paging, queryFilterBoolean, uuidString } from '../common/schemas.js';
 import { entitlementCodes } from '../entitlements/entitlements.schema.js';
-import { expirationStrategies, licenseTypes, memberRoles } from './licenses.table.js';
+import { expirationStrategies, licenses, licenseTypes, memberRoles } from './licenses.table.js';
+
+/** A license with the names the admin views show beside it (`licenseSelect`); the customer portal reads them too. */
+export type LicenseRow = RowOf<typeof licenses> & {
+  product_name: string;
+  product_description: string;
+  product_prefix: string;
+  customer_name: string | null;
+  customer_email: string | null;
+  /** Its policy's name and entitlement codes; its own codes (each list sorted). */
+  policy_name: string | null;
+  policy_entitlements: string[];
+  own_entitlements: string[];
+};
+
+/** A license as the scheduled scans see it (the jobs feature claims some itself). */
+export type ScannedLicense = Pick<
+  RowOf<typeof licenses>,
+  'id' | 'key' | 'expires_at' | 'customer_id' | 'product_id' | 'license_type'
+>;
 
 const limit = z.number().int().min(0).max(1_000_000);
 const member = z.object({

@@ -1,13 +1,13 @@
 import type pg from 'pg';
 import { uniqueViolation, withTransaction, type Queryable } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid, iso } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
 import { customerExists } from '../customers/customers.service.js';
 import { productForLicense } from '../products/products.service.js';
-import { deleteUsageOfLicense, usageStatsOfLicense } from '../usage/usage.repository.js';
+import { deleteUsageOfLicense, usageStatsOfLicense } from '../usage/usage.service.js';
 import { entitlementIdsOf } from '../entitlements/entitlements.service.js';
 import { policyForLicense } from '../policies/policies.service.js';
 import { generateLicenseKey } from '../common/license-key.js';
@@ -20,6 +20,12 @@ import type { CreateLicense, ListLicenses, UpdateLicense } from './licenses.sche
 const notFound = () => appError('LICENSE_NOT_FOUND');
 const trialDays = 14;
 const releaseWindowMs = 86_400_000;
+
+/** A license of this customer (the customer portal's reads), or undefined: another customer's is never read. */
+export const licenseOfCustomer = (db: Queryable, customerId: string, licenseId: string) =>
+  repo.findLicenseOfCustomer(db, customerId, licenseId);
+/** Every license of this customer, newest first. */
+export const licensesOfCustomer = (db: Queryable, customerId: string) => repo.listLicensesOfCustomer(db, customerId);
 
 /** One IP or one hardware id recorded on a license. */
 export type LicenseBinding = { ip: string } | { hwid: string };

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { withTransaction } from '@app/db';
 import { type LicenseErrorCode, appError } from '../common/error-codes.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';

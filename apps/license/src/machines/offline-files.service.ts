@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { appError } from '../common/error-codes.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import { verdictCodes } from '../licenses/license-verdicts.js';

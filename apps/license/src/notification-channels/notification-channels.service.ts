@@ -11,7 +11,7 @@ import {
 } from '@app/events';
 import type { Logger } from '@app/http';
 import type { SettingsStore } from '@app/settings';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import {
   buildChannel,

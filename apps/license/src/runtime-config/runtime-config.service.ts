@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { SettingsStore } from '@app/settings';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import type { ConfigPatch, LicenseSettings } from './runtime-config.schema.js';
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { withTransaction } from '@app/db';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import type { SecretBox } from '../two-factor/two-factor.crypto.js';
 import { listSigningKeys, rotateSigningKey } from './signing-keys.repository.js';

@@ -10,7 +10,7 @@ import type { LicenseJson } from '../licenses/licenses.presenter.js';
 import { licenseCreatedEvent, type LicensesService } from '../licenses/licenses.service.js';
 import type { CreateLicense } from '../licenses/licenses.schema.js';
 import type { TransactionStatus } from '../transactions/transactions.table.js';
-import * as transactions from '../transactions/transactions.repository.js';
+import * as transactions from '../transactions/transactions.service.js';
 import type { AutomationEngine } from '../automations/automation-engine.js';
 import { claimStripeEvent } from './stripe.repository.js';
 import { checkoutMetadataSchema, type CheckoutMetadata } from './stripe.schema.js';

@@ -3,7 +3,7 @@ import { authenticator } from 'otplib';
 import { type LicenseErrorCode, appError } from '../common/error-codes.js';
 import { withTransaction } from '@app/db';
 import type { Actor } from '../common/actor.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import {
   checkPassword,
   createSecretBox,

@@ -1,6 +1,6 @@
 import { parseRow, parseRows, type Queryable } from '@app/db';
 import { z } from 'zod';
-import { usageStatuses } from './usage.table.js';
+import { usageRecordRow, type UsageRecordRow } from './usage.schema.js';
 
 // usage_records is written in two places on purpose: validation appends every attempt inside
 // `license_validate_batch_v3` (validation/validate-batch.sql, one statement per batch for speed),
@@ -36,17 +36,6 @@ export async function dailyOutcomesOfCustomerLicense(
   );
   return parseRows(dailyOutcomeRow, rows);
 }
-
-/** A usage record as the lists show it (the customer portal's latest attempts too). */
-export const usageRecordRow = z.object({
-  id: z.number(),
-  ip: z.string().nullable(),
-  hwid: z.string().nullable(),
-  status: z.enum(usageStatuses),
-  reason: z.string().nullable(),
-  created_at: z.date(),
-});
-export type UsageRecordRow = z.infer<typeof usageRecordRow>;
 
 /** One page of a license's records, newest first, within optional [from, to) bounds, and how many there are in all. */
 export async function usageRecordsOfCustomerLicense(

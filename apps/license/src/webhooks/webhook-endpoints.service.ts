@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { withTransaction, type Queryable } from '@app/db';
 import type { WebhookDispatcher } from '@app/events';
 import { appError } from '../common/error-codes.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import type { SecretBox } from '../two-factor/two-factor.crypto.js';

@@ -8,7 +8,7 @@ import {
   type WebhookSettings,
 } from '@app/events';
 import { appError } from '../common/error-codes.js';
-import { recordAudit } from '../audit/audit.repository.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import { licenseEventNames, type EventBus } from '../events/event-bus.js';

@@ -2,7 +2,7 @@ import { createOpenApiDocument, declaredRoutes, openApiRoutes, type FeatureModul
 import { securitySchemes } from '../access/guards.js';
 
 /** `GET /openapi.json` and the reference page `GET /docs`, made from every module's declarations and their own. */
-export function apiDocsModules(documented: readonly FeatureModule<never>[]): FeatureModule[] {
+export function apiDocsModules(documented: readonly FeatureModule[]): FeatureModule[] {
   let document: Record<string, unknown> | undefined;
   const docs = openApiRoutes(
     () =>

@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import { uniqueViolation } from '@app/db';
+import { uniqueViolation, type Queryable } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import type { ApiKeyRepository, ApiKeySummary } from './api-keys.repository.js';
+import { insertApiKey, listApiKeys, removeApiKey, useApiKey, type ApiKeySummary } from './api-keys.repository.js';
+
+/** A key as the owner's list shows it (the owner's pages show them too). */
+export type { ApiKeySummary };
 
 const KEY_PREFIX = 'pk_';
 
@@ -17,13 +20,14 @@ export function keyFromRequest(req: Request): string | undefined {
   return typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
 }
 
-export function createApiKeyService(repository: ApiKeyRepository) {
+export function createApiKeyService(deps: { db: Queryable }) {
+  const { db } = deps;
   return {
     /** Creates a key; the secret is returned here once and only its hash is kept. */
     async create(name: string): Promise<ApiKeySummary & { key: string }> {
       const key = KEY_PREFIX + randomBytes(32).toString('base64url');
       try {
-        const summary = await repository.insert(name, hashKey(key), key.slice(0, KEY_PREFIX.length + 6));
+        const summary = await insertApiKey(db, name, hashKey(key), key.slice(0, KEY_PREFIX.length + 6));
         return { ...summary, key };
       } catch (error) {
         // 256 random bits: a taken key is all but impossible, yet answered as a conflict.
@@ -32,17 +36,17 @@ export function createApiKeyService(repository: ApiKeyRepository) {
       }
     },
 
-    list: () => repository.list(),
+    list: () => listApiKeys(db),
 
     async remove(id: string): Promise<void> {
-      if (!(await repository.remove(id))) throw appError('PASTE_API_KEY_NOT_FOUND');
+      if (!(await removeApiKey(db, id))) throw appError('PASTE_API_KEY_NOT_FOUND');
     },
 
     /** 401 `API key required` / `Invalid API key` unless the request carries a known key. */
     async authenticate(req: Request): Promise<void> {
       const key = keyFromRequest(req);
       if (!key) throw appError('PASTE_API_KEY_REQUIRED');
-      if (!(await repository.use(hashKey(key)))) throw appError('PASTE_API_KEY_INVALID');
+      if (!(await useApiKey(db, hashKey(key)))) throw appError('PASTE_API_KEY_INVALID');
     },
   };
 }

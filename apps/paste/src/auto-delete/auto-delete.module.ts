@@ -5,18 +5,23 @@ import type { PasteService } from '../pastes/pastes.service.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { scheduleAutoDelete } from './auto-delete.job.js';
 
-/** Deletes pastes nobody viewed for the configured number of days, and pastes past their time limit. */
+/**
+ * Deletes pastes nobody viewed for the configured number of days, and pastes past their time
+ * limit; only with a job queue, which runs each once across instances.
+ */
 export function autoDeleteModule(deps: {
   pastes: PasteService;
   settings: SettingsStore<PasteSettings>;
   logger: Logger;
-}): FeatureModule<JobQueue> {
+  queue: JobQueue | undefined;
+}): FeatureModule {
+  const { queue, ...needs } = deps;
   let stop: (() => void) | undefined;
   return {
     name: 'auto-delete',
     routes: [],
-    async jobs(queue) {
-      stop = await scheduleAutoDelete({ queue, ...deps });
+    async jobs() {
+      if (queue) stop = await scheduleAutoDelete({ queue, ...needs });
     },
     close() {
       stop?.();

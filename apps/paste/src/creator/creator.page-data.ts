@@ -1,4 +1,4 @@
-import type { PasteSummary } from '../pastes/pastes.repository.js';
+import type { PasteSummary } from '../pastes/pastes.service.js';
 import { expiryView } from '../rendering/expiry-text.js';
 import { siteView } from '../rendering/site-view.js';
 import type { PasteSettings } from '../settings/settings.schema.js';

@@ -35,11 +35,9 @@ export interface PasteListQuery {
  * page reads about `limit` rows; a search filters while walking that index. octet_length reads
  * the stored size without decompressing the content.
  */
-export function createModerationRepository(db: Queryable) {
-  return {
-    async list(query: PasteListQuery): Promise<PasteListRow[]> {
-      const { rows } = await db.query(
-        `SELECT id, slug, title, created_at AS "createdAt", views_count AS "viewsCount",
+export async function listPastes(db: Queryable, query: PasteListQuery): Promise<PasteListRow[]> {
+  const { rows } = await db.query(
+    `SELECT id, slug, title, created_at AS "createdAt", views_count AS "viewsCount",
                 -- An envelope's ciphertext is unpadded base64url: 3 bytes per 4 characters.
                 CASE WHEN encrypted THEN length(content::json->>'ciphertext') * 3 / 4 ELSE octet_length(content) END AS size,
                 max_views AS "maxViews", expires_at AS "expiresAt", password_hash IS NOT NULL AS "passwordProtected", encrypted,
@@ -49,11 +47,7 @@ export function createModerationRepository(db: Queryable) {
             AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::bigint))
           ORDER BY created_at DESC, id DESC
           LIMIT $4`,
-        [query.search ?? null, query.after?.createdAt ?? null, query.after?.id ?? null, query.limit],
-      );
-      return parseRows(pasteListRow, rows);
-    },
-  };
+    [query.search ?? null, query.after?.createdAt ?? null, query.after?.id ?? null, query.limit],
+  );
+  return parseRows(pasteListRow, rows);
 }
-
-export type ModerationRepository = ReturnType<typeof createModerationRepository>;

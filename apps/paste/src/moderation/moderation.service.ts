@@ -1,5 +1,6 @@
 import { encodeListCursor, type ListCursor } from './list-cursor.js';
-import type { ModerationRepository } from './moderation.repository.js';
+import type { Queryable } from '@app/db';
+import { listPastes } from './moderation.repository.js';
 import { DEFAULT_LIST_LIMIT, type PasteList } from './moderation.schema.js';
 
 export interface ListPastesInput {
@@ -9,14 +10,14 @@ export interface ListPastesInput {
 }
 
 /** The owner's view of every paste: listing and searching (deleting goes through DELETE /api/paste/:slug). */
-export function createModerationService(deps: { repository: ModerationRepository }) {
+export function createModerationService(deps: { db: Queryable }) {
   return {
     /** A page of pastes, newest first; nextCursor is null on the last page. */
     async list(input: ListPastesInput): Promise<PasteList> {
       const limit = input.limit ?? DEFAULT_LIST_LIMIT;
       const search = input.q?.trim() || undefined;
       // One row more than asked tells whether another page follows.
-      const rows = await deps.repository.list({ search, after: input.cursor, limit: limit + 1 });
+      const rows = await listPastes(deps.db, { search, after: input.cursor, limit: limit + 1 });
       const page = rows.slice(0, limit);
       const last = page.at(-1);
       return {

@@ -1,4 +1,4 @@
-import type { ApiKeySummary } from '../api-keys/api-keys.repository.js';
+import type { ApiKeySummary } from '../api-keys/api-keys.service.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { autoDeleteChoices, slugCharacterSets } from '../settings/settings.schema.js';
 import type { PasteList } from '../moderation/moderation.schema.js';

@@ -1,6 +1,5 @@
 import { createBatcher, parseRows, type Queryable } from '@app/db';
 import { z } from 'zod';
-import { apiUsageShard, countApiUsageSql, countViewsSql } from '../stats/stats.repository.js';
 import type { pastesTable } from './pastes.table.js';
 
 type PasteRow = typeof pastesTable.$inferSelect;
@@ -90,6 +89,42 @@ const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount"
 const viewedColumns =
   'id, slug, content, "viewsCount", "maxViews", "createdAt", "expiresAt", "hasPassword", title, language, encrypted';
 
+/** API usage is counted over this many rows, so concurrent API requests rarely wait on one row's lock. */
+export const API_USAGE_SHARDS = 16;
+
+/** The counter row one increment of API usage goes to. */
+const apiUsageShard = () => `api_usage:${Math.floor(Math.random() * API_USAGE_SHARDS)}`;
+
+// The counters the statistics read (stats.repository.ts) are kept by the statements that change
+// what they count: inserts and deletes by the triggers of 0005_paste_stats.sql, API usage and
+// views by the two statements below, run as CTEs of the insert and view statements here, so a
+// batch and its count are one statement (one round trip on the creation and view paths).
+
+/**
+ * Adds the API pastes just inserted to a shard of the API usage counter. `inserted` names the
+ * CTE of inserted rows (with `slug`); `slugs` and `counted` are the parameters of the batch's
+ * slugs and whether each counts; `shard` the parameter of the row name.
+ */
+function countApiUsageSql(refs: { inserted: string; slugs: string; counted: string; shard: string }): string {
+  return `INSERT INTO paste_counters (name, value)
+             SELECT ${refs.shard}::text, count(*) FROM ${refs.inserted} JOIN unnest(${refs.slugs}::text[], ${refs.counted}::boolean[]) AS api(slug, counted) USING (slug)
+              WHERE api.counted HAVING count(*) > 0
+             ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + EXCLUDED.value`;
+}
+
+/**
+ * Adds the views just counted to the statistics (paste_stats). `viewed` names the CTE of updated
+ * rows, with `created_at` and `added`, the views each added. The shard is drawn per statement;
+ * rows go in day order, so two statements never wait on each other's counter rows in opposite
+ * orders.
+ */
+function countViewsSql(refs: { viewed: string }): string {
+  return `INSERT INTO paste_stats AS s (day, shard, views)
+             SELECT (v.created_at AT TIME ZONE 'UTC')::date, floor(random() * 8)::smallint, sum(v.added)
+               FROM ${refs.viewed} v GROUP BY 1 HAVING sum(v.added) <> 0 ORDER BY 1
+             ON CONFLICT (day, shard) DO UPDATE SET views = s.views + EXCLUDED.views`;
+}
+
 /**
  * A CTE that lets this transaction's commit return before the disk flush
  * (`synchronous_commit = off` until the transaction ends), for view counts only: a crash may
@@ -110,7 +145,7 @@ interface InsertRequest {
 
 type BatchedViewRow = ViewedPaste & { old: number };
 
-export interface PasteRepositoryOptions {
+export interface PasteBatchesOptions {
   /**
    * Groups concurrent views (and concurrent inserts) into one statement per batch (default
    * true). False runs one statement per call (the benchmark's reference row).
@@ -120,18 +155,25 @@ export interface PasteRepositoryOptions {
   batchesInFlight?: number;
 }
 
-export function createPasteRepository(db: Queryable, options: PasteRepositoryOptions = {}) {
-  /** The paste's state without counting a view. */
-  const inspect = async (slug: string) => {
-    const { rows } = await db.query(
-      `SELECT ${EXPIRED_SQL} AS expired, p.reveal_on_click AS "revealOnClick", p.password_hash IS NOT NULL AS "hasPassword",
-              ${KEY_HASH_SQL} AS "keyHash"
-         FROM pastes p WHERE p.slug = $1`,
-      [slug],
-    );
-    return parseRows(inspectedRow, rows)[0];
-  };
+/** Expired (views or time), reveal-on-click and password, without counting a view; undefined when missing. */
+export async function inspectPaste(db: Queryable, slug: string) {
+  const { rows } = await db.query(
+    `SELECT ${EXPIRED_SQL} AS expired, p.reveal_on_click AS "revealOnClick", p.password_hash IS NOT NULL AS "hasPassword",
+            ${KEY_HASH_SQL} AS "keyHash"
+       FROM pastes p WHERE p.slug = $1`,
+    [slug],
+  );
+  return parseRows(inspectedRow, rows)[0];
+}
 
+/**
+ * The inserts and views of pastes, grouped: concurrent calls wait for the statement in flight
+ * and go together in the next one (see `viewBatch`). The queues of waiting calls are the one
+ * state the paste statements have, which is why this is made once, by the paste service, and
+ * held for the app's life: every route's creates and views share its queues. Everything else
+ * here is a plain function of the database.
+ */
+export function createPasteBatches(db: Queryable, options: PasteBatchesOptions = {}) {
   /**
    * Inserts a batch in one statement; each item gets its slug back, or `undefined` when the slug
    * is taken (also by an earlier item of the same batch: the caller draws another one). API
@@ -269,35 +311,12 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
     });
   };
 
-  /** One view counted in one statement (its row lock keeps it exact beside the batches). */
-  const countOne = async (
-    slug: string,
-    unlocked: boolean,
-    keyHash: string | null,
-    revealed: boolean,
-  ): Promise<ViewedPaste | undefined> => {
-    const { rows } = await db.query(
-      `WITH viewed AS (
-         UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
-          WHERE slug = $1 AND ${LIVE_SQL} AND (password_hash IS NULL OR $2::boolean)
-            AND ($4::boolean OR NOT p.reveal_on_click) AND ${KEY_HASH_SQL} IS NOT DISTINCT FROM $3::text
-          RETURNING ${batchViewColumns}, p.created_at, 1 AS added),
-       counted AS (${countViewsSql({ viewed: 'viewed' })})
-       SELECT ${viewedColumns} FROM viewed`,
-      [slug, unlocked, keyHash, revealed],
-    );
-    return parseRows(viewedPasteRow, rows)[0];
-  };
-
   const batching = options.batching ?? true;
   const concurrency = options.batchesInFlight ?? 2;
   const insertBatched = createBatcher({ run: insertBatch, concurrency, maxBatch: 64 });
   const viewBatched = createBatcher({ run: viewBatch, concurrency, maxBatch: 500 });
 
   return {
-    /** Expired (views or time), reveal-on-click and password, without counting a view; undefined when missing. */
-    inspect,
-
     /**
      * Inserts unless the slug is taken (then `undefined`, and the caller draws another slug).
      * `countApiUsage` adds one to the API usage counter in the same statement. Concurrent
@@ -317,99 +336,133 @@ export function createPasteRepository(db: Queryable, options: PasteRepositoryOpt
       const request = { slug, unlocked };
       return batching ? viewBatched(request) : (await viewBatch([request]))[0];
     },
-
-    /**
-     * After a view counted nothing: tells why. Expired wins over reveal, reveal over locked (a
-     * password the session has not given), locked over key (a paste only a request with its key
-     * check counts).
-     */
-    async whyNotViewed(slug: string, unlocked: boolean): Promise<MissedView> {
-      const found = await inspect(slug);
-      if (!found) return 'not_found';
-      if (found.expired) return 'expired';
-      if (found.revealOnClick) return 'reveal';
-      if (found.hasPassword && !unlocked) return 'locked';
-      return found.keyHash === null ? 'locked' : 'key';
-    },
-
-    /**
-     * The view of a paste opened with its "Show paste" button (POST /paste/:slug/reveal): the
-     * same conditional increment as any view, as one statement, for reveal pastes too. Not
-     * batched: a button press is rare, and the row lock keeps it exact beside the batches.
-     * `keyHash` is the one the service checked the reader's key against (null without a check):
-     * a paste whose own differs is not counted.
-     */
-    async reveal(slug: string, unlocked: boolean, keyHash: string | null): Promise<ViewedPaste | undefined> {
-      return countOne(slug, unlocked, keyHash, true);
-    },
-
-    /**
-     * A view by a reader whose key check the service found right (`keyHash`, null for a paste
-     * without one): as `view`, for one request, counting a paste with a key check too.
-     */
-    async viewWithKey(slug: string, unlocked: boolean, keyHash: string | null): Promise<ViewedPaste | undefined> {
-      return countOne(slug, unlocked, keyHash, false);
-    },
-
-    /**
-     * A fetch that never counts a view (a link-preview agent, a HEAD request): counted in
-     * preview_fetches while the paste is live; answers its state.
-     */
-    async previewFetch(slug: string): Promise<'not_found' | 'expired' | 'viewable'> {
-      const { rows } = await db.query(
-        `UPDATE pastes p SET preview_fetches = preview_fetches + CASE WHEN ${EXPIRED_SQL} THEN 0 ELSE 1 END
-          WHERE slug = $1 RETURNING ${EXPIRED_SQL} AS expired`,
-        [slug],
-      );
-      const found = parseRows(expiredRow, rows)[0];
-      if (!found) return 'not_found';
-      return found.expired ? 'expired' : 'viewable';
-    },
-
-    /** The limits and count of a paste, without counting a view. */
-    async summary(slug: string): Promise<PasteSummary | undefined> {
-      const { rows } = await db.query(
-        `SELECT slug, max_views AS "maxViews", views_count AS "viewsCount", password_hash IS NOT NULL AS "hasPassword",
-                created_at AS "createdAt", expires_at AS "expiresAt", reveal_on_click AS "revealOnClick",
-                preview_fetches AS "previewFetches", encrypted FROM pastes WHERE slug = $1`,
-        [slug],
-      );
-      return parseRows(pasteSummaryRow, rows)[0];
-    },
-
-    async findDeleteTokenHash(slug: string): Promise<{ id: number; deleteTokenHash: string | null } | undefined> {
-      const { rows } = await db.query('SELECT id, delete_token_hash AS "deleteTokenHash" FROM pastes WHERE slug = $1', [
-        slug,
-      ]);
-      return parseRows(deleteTokenRow, rows)[0];
-    },
-
-    /** By id, not slug: a paste made later under the same slug is never the one deleted. */
-    async deleteById(id: number): Promise<boolean> {
-      const { rowCount } = await db.query('DELETE FROM pastes WHERE id = $1', [id]);
-      return (rowCount ?? 0) > 0;
-    },
-
-    async deleteAll(): Promise<number> {
-      const { rowCount } = await db.query('DELETE FROM pastes');
-      return rowCount ?? 0;
-    },
-
-    /** Deletes pastes past their time limit. */
-    async deleteExpired(): Promise<number> {
-      const { rowCount } = await db.query('DELETE FROM pastes WHERE expires_at <= now()');
-      return rowCount ?? 0;
-    },
-
-    /** Deletes pastes whose last view (their creation when never viewed) is older than `days`. */
-    async deleteInactive(days: number): Promise<number> {
-      const { rowCount } = await db.query(
-        `DELETE FROM pastes WHERE coalesce(last_viewed_at, created_at) < now() - make_interval(days => $1)`,
-        [days],
-      );
-      return rowCount ?? 0;
-    },
   };
 }
 
-export type PasteRepository = ReturnType<typeof createPasteRepository>;
+/** One view counted in one statement (its row lock keeps it exact beside the batches). */
+async function countOne(
+  db: Queryable,
+  slug: string,
+  unlocked: boolean,
+  keyHash: string | null,
+  revealed: boolean,
+): Promise<ViewedPaste | undefined> {
+  const { rows } = await db.query(
+    `WITH viewed AS (
+         UPDATE pastes p SET views_count = views_count + 1, last_viewed_at = now()
+          WHERE slug = $1 AND ${LIVE_SQL} AND (password_hash IS NULL OR $2::boolean)
+            AND ($4::boolean OR NOT p.reveal_on_click) AND ${KEY_HASH_SQL} IS NOT DISTINCT FROM $3::text
+          RETURNING ${batchViewColumns}, p.created_at, 1 AS added),
+       counted AS (${countViewsSql({ viewed: 'viewed' })})
+       SELECT ${viewedColumns} FROM viewed`,
+    [slug, unlocked, keyHash, revealed],
+  );
+  return parseRows(viewedPasteRow, rows)[0];
+}
+
+/**
+ * After a view counted nothing: tells why. Expired wins over reveal, reveal over locked (a
+ * password the session has not given), locked over key (a paste only a request with its key
+ * check counts).
+ */
+export async function whyNotViewed(db: Queryable, slug: string, unlocked: boolean): Promise<MissedView> {
+  const found = await inspectPaste(db, slug);
+  if (!found) return 'not_found';
+  if (found.expired) return 'expired';
+  if (found.revealOnClick) return 'reveal';
+  if (found.hasPassword && !unlocked) return 'locked';
+  return found.keyHash === null ? 'locked' : 'key';
+}
+
+/**
+ * The view of a paste opened with its "Show paste" button (POST /paste/:slug/reveal): the
+ * same conditional increment as any view, as one statement, for reveal pastes too. Not
+ * batched: a button press is rare, and the row lock keeps it exact beside the batches.
+ * `keyHash` is the one the service checked the reader's key against (null without a check):
+ * a paste whose own differs is not counted.
+ */
+export async function revealPaste(
+  db: Queryable,
+  slug: string,
+  unlocked: boolean,
+  keyHash: string | null,
+): Promise<ViewedPaste | undefined> {
+  return countOne(db, slug, unlocked, keyHash, true);
+}
+
+/**
+ * A view by a reader whose key check the service found right (`keyHash`, null for a paste
+ * without one): as `view`, for one request, counting a paste with a key check too.
+ */
+export async function viewPasteWithKey(
+  db: Queryable,
+  slug: string,
+  unlocked: boolean,
+  keyHash: string | null,
+): Promise<ViewedPaste | undefined> {
+  return countOne(db, slug, unlocked, keyHash, false);
+}
+
+/**
+ * A fetch that never counts a view (a link-preview agent, a HEAD request): counted in
+ * preview_fetches while the paste is live; answers its state.
+ */
+export async function previewFetch(db: Queryable, slug: string): Promise<'not_found' | 'expired' | 'viewable'> {
+  const { rows } = await db.query(
+    `UPDATE pastes p SET preview_fetches = preview_fetches + CASE WHEN ${EXPIRED_SQL} THEN 0 ELSE 1 END
+        WHERE slug = $1 RETURNING ${EXPIRED_SQL} AS expired`,
+    [slug],
+  );
+  const found = parseRows(expiredRow, rows)[0];
+  if (!found) return 'not_found';
+  return found.expired ? 'expired' : 'viewable';
+}
+
+/** The limits and count of a paste, without counting a view. */
+export async function pasteSummary(db: Queryable, slug: string): Promise<PasteSummary | undefined> {
+  const { rows } = await db.query(
+    `SELECT slug, max_views AS "maxViews", views_count AS "viewsCount", password_hash IS NOT NULL AS "hasPassword",
+              created_at AS "createdAt", expires_at AS "expiresAt", reveal_on_click AS "revealOnClick",
+              preview_fetches AS "previewFetches", encrypted FROM pastes WHERE slug = $1`,
+    [slug],
+  );
+  return parseRows(pasteSummaryRow, rows)[0];
+}
+
+export async function findDeleteTokenHash(
+  db: Queryable,
+  slug: string,
+): Promise<{ id: number; deleteTokenHash: string | null } | undefined> {
+  const { rows } = await db.query('SELECT id, delete_token_hash AS "deleteTokenHash" FROM pastes WHERE slug = $1', [
+    slug,
+  ]);
+  return parseRows(deleteTokenRow, rows)[0];
+}
+
+/** By id, not slug: a paste made later under the same slug is never the one deleted. */
+export async function deletePasteById(db: Queryable, id: number): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM pastes WHERE id = $1', [id]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function deleteAllPastes(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM pastes');
+  return rowCount ?? 0;
+}
+
+/** Deletes pastes past their time limit. */
+export async function deleteExpiredPastes(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM pastes WHERE expires_at <= now()');
+  return rowCount ?? 0;
+}
+
+/** Deletes pastes whose last view (their creation when never viewed) is older than `days`. */
+export async function deleteInactivePastes(db: Queryable, days: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM pastes WHERE coalesce(last_viewed_at, created_at) < now() - make_interval(days => $1)`,
+    [days],
+  );
+  return rowCount ?? 0;
+}
+
+export type PasteBatches = ReturnType<typeof createPasteBatches>;

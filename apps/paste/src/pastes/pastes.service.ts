@@ -5,8 +5,10 @@ import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import { deleteTokenMatches, hashDeleteToken, newDeleteToken } from './delete-token.js';
-import type { PasteRepository, PasteSummary, ViewedPaste } from './pastes.repository.js';
-import type { PasswordAttemptsRepository } from './password-attempts.repository.js';
+import type { Queryable } from '@app/db';
+import * as repo from './pastes.repository.js';
+import type { PasteSummary, ViewedPaste } from './pastes.repository.js';
+import * as attempts from './password-attempts.repository.js';
 import { MAX_EXPIRY_SECONDS, type CreatePasteInput, type EnvelopeInput } from './pastes.schema.js';
 import { generateSlug, type RandomInt } from './slug.js';
 import { DEFAULT_LANGUAGE } from '../rendering/languages.js';
@@ -24,9 +26,13 @@ const SLUG_ATTEMPTS = 20;
 export const MAX_WRONG_PASSWORDS_PER_ADDRESS = 10;
 export const ADDRESS_WINDOW_MS = 15 * 60_000;
 
+/** What the creator's page shows of a paste (the creator feature reads it through here). */
+export type { PasteSummary };
+
 export interface PasteServiceDeps {
-  repository: PasteRepository;
-  passwordAttempts: PasswordAttemptsRepository;
+  db: Queryable;
+  /** Batches of each kind in flight at once (`batchConcurrency(pool)` of @app/db; default 2). */
+  batchesInFlight?: number;
   settings: SettingsStore<PasteSettings>;
   now: () => Date;
   randomInt: RandomInt;
@@ -91,7 +97,11 @@ export function formatMegabytes(value: number): string {
 }
 
 export function createPasteService(deps: PasteServiceDeps) {
-  const { repository, passwordAttempts, settings } = deps;
+  const { db, settings } = deps;
+  // The one state of the paste statements: the queues of concurrent creates and views waiting
+  // for the statement in flight, shared by every route of this app (pastes.repository.ts).
+  const batches = repo.createPasteBatches(db, { batchesInFlight: deps.batchesInFlight });
+
   const base = deps.publicUrl.replace(/\/+$/, '');
   const makeDeleteToken = deps.deleteToken ?? newDeleteToken;
 
@@ -107,7 +117,7 @@ export function createPasteService(deps: PasteServiceDeps) {
   const locked = (counts: { addressFailures: number }) => counts.addressFailures >= MAX_WRONG_PASSWORDS_PER_ADDRESS;
   /** Whether password and key checks of the paste answer 429 to this address (false for an unknown paste). */
   const lockedByAttempts = async (slug: string, address: string) => {
-    const found = await passwordAttempts.find(slug, address, addressOpenedAfter(deps.now()));
+    const found = await attempts.findPasswordCheck(db, slug, address, addressOpenedAfter(deps.now()));
     return found !== undefined && locked(found);
   };
   /**
@@ -118,14 +128,14 @@ export function createPasteService(deps: PasteServiceDeps) {
    */
   const failAttempt = async (slug: string, address: string, wrong: HttpError): Promise<never> => {
     const now = deps.now();
-    const recorded = await passwordAttempts.recordFailure(slug, address, now, addressOpenedAfter(now));
+    const recorded = await attempts.recordWrongAttempt(db, slug, address, now, addressOpenedAfter(now));
     if (recorded && recorded.addressFailures > MAX_WRONG_PASSWORDS_PER_ADDRESS) throw tooManyAttempts();
     throw wrong;
   };
 
   const checkPassword = async (slug: string, password: string | undefined, address: string): Promise<void> => {
     if (!password) throw appError('PASTE_PASSWORD_REQUIRED');
-    const found = await passwordAttempts.find(slug, address, addressOpenedAfter(deps.now()));
+    const found = await attempts.findPasswordCheck(db, slug, address, addressOpenedAfter(deps.now()));
     if (!found) throw appError('PASTE_NOT_FOUND');
     if (found.passwordHash === null) return;
     if (locked(found)) throw tooManyAttempts();
@@ -147,7 +157,7 @@ export function createPasteService(deps: PasteServiceDeps) {
    */
   const checkKey = async (slug: string, keyCheck: string | undefined, address: string): Promise<string | null> => {
     // One round trip: the paste's state and the address's count.
-    const found = await passwordAttempts.find(slug, address, addressOpenedAfter(deps.now()));
+    const found = await attempts.findPasswordCheck(db, slug, address, addressOpenedAfter(deps.now()));
     if (!found) throw appError('PASTE_NOT_FOUND');
     if (found.expired) throw appError('PASTE_EXPIRED');
     if (found.keyHash === null) return null;
@@ -158,7 +168,7 @@ export function createPasteService(deps: PasteServiceDeps) {
 
   /** The page of a paste that waits for its key check: its counts so far, nothing counted. */
   const keyNeeded = async (slug: string): Promise<KeyNeeded> => {
-    const paste = await repository.summary(slug);
+    const paste = await repo.pasteSummary(db, slug);
     if (!paste) throw appError('PASTE_NOT_FOUND');
     return { kind: 'key', paste };
   };
@@ -189,7 +199,7 @@ export function createPasteService(deps: PasteServiceDeps) {
       const language = input.language ?? DEFAULT_LANGUAGE;
       for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
         const slug = generateSlug(slugLength, slugCharacterSet, deps.randomInt);
-        const inserted = await repository.insert(
+        const inserted = await batches.insert(
           {
             slug,
             content,
@@ -229,16 +239,16 @@ export function createPasteService(deps: PasteServiceDeps) {
     async view(slug: string, unlocked: boolean, address: string, keyCheck?: string): Promise<ViewResult> {
       const paste =
         keyCheck === undefined
-          ? await repository.view(slug, unlocked)
-          : await repository.viewWithKey(slug, unlocked, await checkKey(slug, keyCheck, address));
+          ? await batches.view(slug, unlocked)
+          : await repo.viewPasteWithKey(db, slug, unlocked, await checkKey(slug, keyCheck, address));
       if (paste) return { kind: 'shown', paste };
-      const why = await repository.whyNotViewed(slug, unlocked);
+      const why = await repo.whyNotViewed(db, slug, unlocked);
       if (why === 'not_found') throw appError('PASTE_NOT_FOUND');
       if (why === 'expired') throw appError('PASTE_EXPIRED');
       if (why === 'key') return keyNeeded(slug);
       if (why === 'reveal') {
         // The button page counts nothing; its password field is needed unless the session unlocked it.
-        const needsPassword = !unlocked && (await repository.inspect(slug))?.hasPassword === true;
+        const needsPassword = !unlocked && (await repo.inspectPaste(db, slug))?.hasPassword === true;
         if (needsPassword && (await lockedByAttempts(slug, address))) throw tooManyAttempts();
         return { kind: 'reveal', slug, needsPassword };
       }
@@ -264,7 +274,7 @@ export function createPasteService(deps: PasteServiceDeps) {
       const keyHash = keyCheck === undefined ? null : await checkKey(slug, keyCheck, address);
       let passwordChecked = false;
       if (!unlocked) {
-        const found = await repository.inspect(slug);
+        const found = await repo.inspectPaste(db, slug);
         if (!found) throw appError('PASTE_NOT_FOUND');
         if (found.expired) throw appError('PASTE_EXPIRED');
         if (found.hasPassword) {
@@ -272,9 +282,9 @@ export function createPasteService(deps: PasteServiceDeps) {
           passwordChecked = true;
         }
       }
-      const paste = await repository.reveal(slug, true, keyHash);
+      const paste = await repo.revealPaste(db, slug, true, keyHash);
       if (paste) return { kind: 'shown', paste };
-      const found = await repository.inspect(slug);
+      const found = await repo.inspectPaste(db, slug);
       if (!found) throw appError('PASTE_NOT_FOUND');
       if (!found.expired && found.keyHash !== null && keyHash === null)
         return { ...(await keyNeeded(slug)), passwordChecked };
@@ -296,7 +306,7 @@ export function createPasteService(deps: PasteServiceDeps) {
      * use up a paste. Counted in the paste's preview fetches instead.
      */
     async peek(slug: string): Promise<void> {
-      const state = await repository.previewFetch(slug);
+      const state = await repo.previewFetch(db, slug);
       if (state === 'not_found') throw appError('PASTE_NOT_FOUND');
       if (state === 'expired') throw appError('PASTE_EXPIRED');
     },
@@ -311,14 +321,14 @@ export function createPasteService(deps: PasteServiceDeps) {
 
     /** The limits and count of a paste for its creator's page, counting no view; 404 when gone. */
     async summary(slug: string): Promise<PasteSummary> {
-      const found = await repository.summary(slug);
+      const found = await repo.pasteSummary(db, slug);
       if (!found) throw appError('PASTE_NOT_FOUND');
       return found;
     },
 
     /** 404 when there is no such paste (the delete page asks only about pastes that exist). */
     async requireExists(slug: string): Promise<void> {
-      if (!(await repository.findDeleteTokenHash(slug))) throw appError('PASTE_NOT_FOUND');
+      if (!(await repo.findDeleteTokenHash(db, slug))) throw appError('PASTE_NOT_FOUND');
     },
 
     /**
@@ -326,34 +336,34 @@ export function createPasteService(deps: PasteServiceDeps) {
      * found` for an unknown slug, 403 `Invalid delete token` for a missing or wrong token.
      */
     async remove(slug: string, credentials: DeleteCredentials): Promise<void> {
-      const found = await repository.findDeleteTokenHash(slug);
+      const found = await repo.findDeleteTokenHash(db, slug);
       if (!found) throw appError('PASTE_NOT_FOUND');
       if (!credentials.owner && !deleteTokenMatches(credentials.token, found.deleteTokenHash)) {
         throw appError('PASTE_INVALID_DELETE_TOKEN');
       }
       // A concurrent delete may have won: the paste is gone either way, but this request deleted nothing.
-      if (!(await repository.deleteById(found.id))) throw appError('PASTE_NOT_FOUND');
+      if (!(await repo.deletePasteById(db, found.id))) throw appError('PASTE_NOT_FOUND');
     },
 
     async clearAll(): Promise<number> {
-      return repository.deleteAll();
+      return repo.deleteAllPastes(db);
     },
 
     /** Deletes the pastes past their time limit (they answer 410 from that moment already). */
     async deleteExpired(): Promise<number> {
-      return repository.deleteExpired();
+      return repo.deleteExpiredPastes(db);
     },
 
     /** Deletes the per-address counts of wrong passwords whose window is over. */
     async forgetEndedAddressWindows(): Promise<number> {
-      return passwordAttempts.deleteEndedAddressWindows(addressOpenedAfter(deps.now()));
+      return attempts.deleteEndedAddressWindows(db, addressOpenedAfter(deps.now()));
     },
 
     /** Deletes inactive pastes under the autoDeleteInactive setting; 0 when it is `never`. */
     async deleteInactive(): Promise<number> {
       const { autoDeleteInactive } = settings.get();
       if (autoDeleteInactive === 'never') return 0;
-      return repository.deleteInactive(Number(autoDeleteInactive));
+      return repo.deleteInactivePastes(db, Number(autoDeleteInactive));
     },
   };
 }

@@ -1,40 +1,8 @@
 import { parseRow, type Queryable } from '@app/db';
 import { z } from 'zod';
 
-/** API usage is counted over this many rows, so concurrent API requests rarely wait on one row's lock. */
-export const API_USAGE_SHARDS = 16;
-
-/** The counter row one increment of API usage goes to. */
-export const apiUsageShard = () => `api_usage:${Math.floor(Math.random() * API_USAGE_SHARDS)}`;
-
-/**
- * The statement that adds the API pastes just inserted to a shard of the API usage counter. The
- * paste repository runs it as a CTE of its insert, so a batch of pastes and its count are one
- * statement (one round trip on the creation path); the counters' SQL stays here, with their owner.
- * `inserted` names the CTE of inserted rows (with `slug`); `slugs` and `counted` are the
- * parameters of the batch's slugs and whether each counts; `shard` the parameter of the row name.
- */
-export function countApiUsageSql(refs: { inserted: string; slugs: string; counted: string; shard: string }): string {
-  return `INSERT INTO paste_counters (name, value)
-             SELECT ${refs.shard}::text, count(*) FROM ${refs.inserted} JOIN unnest(${refs.slugs}::text[], ${refs.counted}::boolean[]) AS api(slug, counted) USING (slug)
-              WHERE api.counted HAVING count(*) > 0
-             ON CONFLICT (name) DO UPDATE SET value = paste_counters.value + EXCLUDED.value`;
-}
-
-/**
- * The statement that adds the views just counted to the statistics (paste_stats). The paste
- * repository runs it as a CTE of its view statements, so a batch of views and its count are one
- * statement; inserts and deletes are counted by the table's triggers (0005_paste_stats.sql).
- * `viewed` names the CTE of updated rows, with `created_at` and `added`, the views each added.
- * The shard is drawn per statement; rows go in day order, so two statements never wait on each
- * other's counter rows in opposite orders.
- */
-export function countViewsSql(refs: { viewed: string }): string {
-  return `INSERT INTO paste_stats AS s (day, shard, views)
-             SELECT (v.created_at AT TIME ZONE 'UTC')::date, floor(random() * 8)::smallint, sum(v.added)
-               FROM ${refs.viewed} v GROUP BY 1 HAVING sum(v.added) <> 0 ORDER BY 1
-             ON CONFLICT (day, shard) DO UPDATE SET views = s.views + EXCLUDED.views`;
-}
+// The statistics read counters kept by the statements that change what they count (the paste
+// repository's inserts and views, the triggers of 0005_paste_stats.sql): reads only here.
 
 const pasteAggregatesRow = z.object({
   totalPastes: z.number(),
@@ -48,19 +16,17 @@ const pasteAggregatesRow = z.object({
 });
 export type PasteAggregates = z.infer<typeof pasteAggregatesRow>;
 
-export function createStatsRepository(db: Queryable) {
-  return {
-    /**
-     * Every statistic from the counters, without reading the pastes: the sums of paste_stats;
-     * minus the pastes past their time limit that the job (every minute) has not deleted yet, an
-     * index range over expires_at; plus, for last30Days, the pastes of the day the 30 days begin
-     * in, an index range over created_at. A paste past its time limit is gone for everyone (410):
-     * it counts as gone from the instant it expires, so the figures do not depend on when the
-     * job runs. mostViewed is the top of pastes_views_count_idx. API usage counts creations and
-     * never goes down.
-     */
-    async aggregates(): Promise<PasteAggregates> {
-      const { rows } = await db.query(`
+/**
+ * Every statistic from the counters, without reading the pastes: the sums of paste_stats;
+ * minus the pastes past their time limit that the job (every minute) has not deleted yet, an
+ * index range over expires_at; plus, for last30Days, the pastes of the day the 30 days begin
+ * in, an index range over created_at. A paste past its time limit is gone for everyone (410):
+ * it counts as gone from the instant it expires, so the figures do not depend on when the
+ * job runs. mostViewed is the top of pastes_views_count_idx. API usage counts creations and
+ * never goes down.
+ */
+export async function pasteAggregates(db: Queryable): Promise<PasteAggregates> {
+  const { rows } = await db.query(`
         WITH bound AS (
           SELECT now() - interval '30 days' AS since,
                  (((now() - interval '30 days') AT TIME ZONE 'UTC')::date + 1)::timestamp AT TIME ZONE 'UTC' AS next_day,
@@ -93,9 +59,5 @@ export function createStatsRepository(db: Queryable) {
                (kept.encrypted - gone.encrypted)::int AS "encrypted",
                coalesce((SELECT sum(value) FROM paste_counters WHERE name LIKE 'api\\_usage:%'), 0)::bigint AS "apiUsage"
           FROM kept, gone, edge`);
-      return parseRow(pasteAggregatesRow, rows);
-    },
-  };
+  return parseRow(pasteAggregatesRow, rows);
 }
-
-export type StatsRepository = ReturnType<typeof createStatsRepository>;

@@ -1,4 +1,5 @@
-import type { StatsRepository } from './stats.repository.js';
+import type { Queryable } from '@app/db';
+import { pasteAggregates } from './stats.repository.js';
 
 export interface Statistics {
   totalPastes: number;
@@ -32,9 +33,10 @@ export function humanBytes(bytes: number): string {
   return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
-export function createStatsService(repository: StatsRepository) {
+/** `db` is where the figures are read: the replica when there is one. */
+export function createStatsService(deps: { db: Queryable }) {
   const dashboard = async (): Promise<DashboardStatistics> => {
-    const a = await repository.aggregates();
+    const a = await pasteAggregates(deps.db);
     return {
       totalPastes: a.totalPastes,
       totalViews: a.totalViews,

@@ -3,7 +3,8 @@ import path from 'node:path';
 import express, { type RequestHandler, type Response } from 'express';
 import type { Logger } from '@app/http';
 import type { CheckedImage, ImageExtension } from './image-type.js';
-import type { UploadRepository } from './uploads.repository.js';
+import type { Queryable } from '@app/db';
+import { deleteUpload, findUpload, insertUpload } from './uploads.repository.js';
 
 /** Where uploaded files are kept, and how they are served back under /uploads/images. */
 export interface UploadStore {
@@ -66,15 +67,15 @@ const uploadName = /^\/((?:logo|favicon)-\d+-\d+\.(jpg|png|gif|svg|ico))$/;
  * every instance serves what another stored. A name not found there falls through to the folder
  * (read only), so files uploaded before the move to the database are still served.
  */
-export function databaseUploadStore(repository: UploadRepository, legacyDir: string): UploadStore {
+export function databaseUploadStore(db: Queryable, legacyDir: string): UploadStore {
   const legacy = servedFromFolder(legacyDir);
   return {
-    put: (name, image) => repository.insert(name, contentTypes[image.ext], image.data),
-    remove: (name) => repository.delete(name),
+    put: (name, image) => insertUpload(db, name, contentTypes[image.ext], image.data),
+    remove: (name) => deleteUpload(db, name),
     serve: (req, res, next) => {
       const match = req.method === 'GET' || req.method === 'HEAD' ? uploadName.exec(req.path) : null;
       if (!match) return next();
-      repository.find(match[1]!).then((found) => {
+      findUpload(db, match[1]!).then((found) => {
         if (!found) return legacy(req, res, next);
         safetyHeaders(res, match[1]!);
         res.setHeader('Cache-Control', 'public, max-age=2592000, immutable');
