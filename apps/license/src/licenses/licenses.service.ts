@@ -27,6 +27,14 @@ export const licenseOfCustomer = (db: Queryable, customerId: string, licenseId: 
 /** Every license of this customer, newest first. */
 export const licensesOfCustomer = (db: Queryable, customerId: string) => repo.listLicensesOfCustomer(db, customerId);
 
+/**
+ * The machines feature's reads and writes of a license (its seat rules live in the license row):
+ * a license by id, optionally locked for the caller's transaction, and the removal of one binding.
+ */
+export const findLicenseRow: typeof repo.findLicense = (db, id, options) => repo.findLicense(db, id, options);
+export const removeLicenseBinding: typeof repo.removeBinding = (db, licenseId, binding) =>
+  repo.removeBinding(db, licenseId, binding);
+
 /** One IP or one hardware id recorded on a license. */
 export type LicenseBinding = { ip: string } | { hwid: string };
 

@@ -6,7 +6,7 @@ import type { Actor } from '../common/actor.js';
 import { isUuid } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
 import { verdictCodes } from '../licenses/license-verdicts.js';
-import * as licenses from '../licenses/licenses.repository.js';
+import { findLicenseRow, removeLicenseBinding } from '../licenses/licenses.service.js';
 import { machineJson, type MachineJson } from './machines.presenter.js';
 import * as repo from './machines.repository.js';
 import type { ActivateMachine, MachineSeat } from './machines.schema.js';
@@ -61,7 +61,7 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
   }
 
   async function licenseOrThrow(id: string) {
-    const row = isUuid(id) ? await licenses.findLicense(pool, id) : undefined;
+    const row = isUuid(id) ? await findLicenseRow(pool, id) : undefined;
     if (!row) throw appError('LICENSE_NOT_FOUND');
     return row;
   }
@@ -113,13 +113,11 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
     /** An admin gives a machine's seat back: its hardware id leaves the license (the machine row with it), audited. */
     async remove(actor: Actor, licenseId: string, machineId: string) {
       const removed = await withTransaction(pool, async (client) => {
-        const license = isUuid(licenseId)
-          ? await licenses.findLicense(client, licenseId, { forUpdate: true })
-          : undefined;
+        const license = isUuid(licenseId) ? await findLicenseRow(client, licenseId, { forUpdate: true }) : undefined;
         if (!license) throw appError('LICENSE_NOT_FOUND');
         const machine = isUuid(machineId) ? await repo.findMachine(client, license.id, machineId) : undefined;
         if (!machine) throw appError('MACHINE_NOT_FOUND');
-        await licenses.removeBinding(client, license.id, { hwid: machine.fingerprint });
+        await removeLicenseBinding(client, license.id, { hwid: machine.fingerprint });
         const before = machineJson(machine);
         await recordAudit(client, actor, {
           action: 'delete',

@@ -7,7 +7,8 @@ import { verdictCodes } from '../licenses/license-verdicts.js';
 import { decodeActivationRequest } from './activation-request.js';
 import type { LicenseFile, LicenseFiles } from '../licenses/license-file.js';
 import { licenseJson } from '../licenses/licenses.presenter.js';
-import * as licenses from '../licenses/licenses.repository.js';
+import { findLicenseRow } from '../licenses/licenses.service.js';
+import type { LicenseRow } from '../licenses/licenses.schema.js';
 import { machineJson, type MachineJson } from './machines.presenter.js';
 import { borrowSeat, type BorrowAnswer } from './machines.repository.js';
 import type { MachinesService } from './machines.service.js';
@@ -32,7 +33,7 @@ export function createOfflineFilesService(deps: {
   const { pool, now, files } = deps;
 
   async function licenseOf(licenseId: string, asker: FileAsker) {
-    const row = isUuid(licenseId) ? await licenses.findLicense(pool, licenseId) : undefined;
+    const row = isUuid(licenseId) ? await findLicenseRow(pool, licenseId) : undefined;
     if (!row || ('customerId' in asker && row.customer_id !== asker.customerId)) throw appError('LICENSE_NOT_FOUND');
     return row;
   }
@@ -65,14 +66,14 @@ export function createOfflineFilesService(deps: {
 
   /** The signed file of the license as it is now (read after the borrow: its hardware ids include the machine). */
   async function fileOf(licenseId: string, fingerprint: string, borrowedUntil: string | undefined) {
-    const row = await licenses.findLicense(pool, licenseId);
+    const row = await findLicenseRow(pool, licenseId);
     if (!row) throw appError('LICENSE_NOT_FOUND');
     const license = licenseJson(row);
     return { license, file: files.build(license, fingerprint, borrowedUntil) };
   }
 
   /** Floating seats, before a write: the rules that need no machine. */
-  function floatingRules(row: licenses.LicenseRow, fingerprint: string | undefined) {
+  function floatingRules(row: LicenseRow, fingerprint: string | undefined) {
     if (row.heartbeat_seconds === null) return;
     if (row.borrow_hours === 0) throw appError('BORROWING_NOT_ALLOWED');
     if (fingerprint === undefined) throw appError('LICENSE_FILE_NOT_BOUND');
