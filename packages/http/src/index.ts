@@ -1,5 +1,11 @@
 export { HttpError, isHttpError } from './http-error.js';
-export { createErrorHandler, describeError, type ErrorAnswer, type ErrorHandlerOptions } from './error-handler.js';
+export {
+  createErrorHandler,
+  describeError,
+  plainTextRefusal,
+  type ErrorAnswer,
+  type ErrorHandlerOptions,
+} from './error-handler.js';
 export { backLinkOf, wantsHtmlErrorPage } from './error-page.js';
 export { validate, parseInput, validationDetails, readableIssue } from './validate.js';
 export {
@@ -20,11 +26,17 @@ export { createExpressServer } from './express-server.js';
 export { serveGracefully, type RunningServer, type ServeOptions } from './serve.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
 export {
+  answerKindOf,
   defineRoute,
   mountRoutes,
   publicAccess,
   ResponseMismatchError,
+  StatusAnswer,
+  withStatus,
+  type AnswerKind,
+  type AnswerSigner,
   type MountOptions,
+  type RefusalAnswer,
   type AnyRoute,
   type Guard,
   type HttpMethod,

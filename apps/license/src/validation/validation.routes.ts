@@ -1,9 +1,10 @@
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
 import {
   createErrorHandler,
   defineRoute,
   describeError,
   jsonBody,
+  type AnswerSigner,
   type AnyRoute,
   type Guard,
   type Logger,
@@ -15,43 +16,49 @@ import type { ResponseSigner } from './signing.js';
 import type { createValidationService } from './validation.service.js';
 import { validateBodySchema } from './validation.schema.js';
 
-/** Sends a signed answer: the route's body plus what every signed answer carries. */
-export type SendSigned = (req: Request, res: Response, status: number, body: Record<string, unknown>) => void;
-
 /**
- * The one place that sends signed answers, so that no route can forget what they must carry:
+ * The one place that makes signed answers, so that no route can forget what they must carry:
  * the old `nonce` echo, `request` (what the service read from the request, so a client can tell
  * that a proxy changed the key or hwid on the way while keeping the nonce) and `issuedAt` (the
  * service's clock, for the client's rollback check). It sends exactly the bytes it signs: the
  * signature covers the body as the client receives it. `hwidField` names the body field that is
- * the request's hwid: `hwid` for validate, `fingerprint` for machines.
+ * the request's hwid: `hwid` for validate, `fingerprint` for machines. Routes that answer
+ * `signed` name it as their signer; the route pipeline completes, checks and sends their bodies.
  */
 export function signedSender(deps: {
   signer: ResponseSigner;
   now: () => Date;
   hwidField: 'hwid' | 'fingerprint';
-}): SendSigned {
+  logger: Logger;
+  /** `valid: false` on refusals (validate's); machines' refusals carry no `valid`. */
+  validFlag?: boolean;
+}): AnswerSigner {
   const { signer, now, hwidField } = deps;
-  return (req, res, status, body) => {
-    const answer = {
+  const answerSigner: AnswerSigner = {
+    complete: (req, body) => ({
       ...body,
       ...nonceOf(req.body),
       request: signedRequestOf(req.body, hwidField),
       issuedAt: now().toISOString(),
-    };
-    const bytes = Buffer.from(JSON.stringify(answer), 'utf8');
-    res
-      .status(status)
-      .set({
-        'X-License-Signature': signer.sign(bytes),
-        'X-License-Key-Id': signer.keyId,
-        // An answer about a license must never come from a cache.
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-        'Content-Type': 'application/json; charset=utf-8',
-      })
-      .send(bytes);
+    }),
+    send: (res, status, answer) => {
+      const bytes = Buffer.from(JSON.stringify(answer), 'utf8');
+      res
+        .status(status)
+        .set({
+          'X-License-Signature': signer.sign(bytes),
+          'X-License-Key-Id': signer.keyId,
+          // An answer about a license must never come from a cache.
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Type': 'application/json; charset=utf-8',
+        })
+        .send(bytes);
+    },
+    errors: [],
   };
+  answerSigner.errors = signedErrors({ signed: answerSigner, logger: deps.logger, validFlag: deps.validFlag });
+  return answerSigner;
 }
 
 /** What a signed answer says it answers. */
@@ -160,7 +167,8 @@ const publicKeyAnswerSchema = z.object({
 export interface ValidationRoutesDeps {
   validate: ReturnType<typeof createValidationService>;
   signer: ResponseSigner;
-  sendSigned: SendSigned;
+  /** Signs validate's answers (see signedSender). */
+  signed: AnswerSigner;
   public: Guard;
   panicGuard: RequestHandler;
   limiter: RequestHandler;
@@ -171,7 +179,7 @@ export interface ValidationRoutesDeps {
  * hot path does nothing but parse, validate in one statement, sign and answer.
  */
 export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
-  const { signer, sendSigned } = deps;
+  const { signer } = deps;
   const json = jsonBody({ limit: '16kb' });
   return [
     defineRoute({
@@ -181,6 +189,8 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
       tags,
       guard: deps.public,
       before: [deps.panicGuard, deps.limiter, json],
+      answer: 'signed',
+      signer: deps.signed,
       body: validateBodySchema,
       description:
         'Every answer, failures included, carries `X-License-Signature`: the Ed25519 signature of the body bytes, and `X-License-Key-Id`: the kid of the key that made it (see `/api/license/public-key`).',
@@ -195,15 +205,16 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
         429: { description: 'Too many requests from this address', schema: refusedAnswerSchema },
         503: { description: 'Panic mode is on', schema: refusedAnswerSchema },
       },
-      handler: async ({ body, req, res }) => {
-        const license = await deps.validate({
+      handler: async ({ body, req }) => ({
+        success: true,
+        valid: true,
+        license: await deps.validate({
           key: body.key,
           ip: body.ip ?? callerIp(req.ip),
           hwid: body.hwid ?? null,
           entitlements: body.entitlements,
-        });
-        sendSigned(req, res, 200, { success: true, valid: true, license });
-      },
+        }),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -234,33 +245,30 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
 }
 
 /**
- * Failures of validation (including 429 and 503) are signed as well: a spoofed server must not
- * be able to forge a "valid: false" either. Only an unexpected error (500) goes on to the
- * common handler, which logs it. Mount right after the validation routes.
+ * The error renderer of signed routes: failures of validation (including 429 and 503) are signed
+ * as well, so a spoofed server cannot forge a "valid: false" either. Only an unexpected error
+ * (500) goes on to the common handler, which logs it. Mounted right after the signed routes.
  */
-export function signedValidationErrors(deps: {
-  sendSigned: SendSigned;
-  logger: Logger;
-  validFlag?: boolean;
-}): ErrorRequestHandler[] {
+function signedErrors(deps: { signed: AnswerSigner; logger: Logger; validFlag?: boolean }): ErrorRequestHandler[] {
   const valid = deps.validFlag === false ? {} : { valid: false };
   // The panic guard and the rate limit refuse before the body is read: it is read now, under
   // the routes' own limit, so that these refusals too state the request they answer.
   const readBody = jsonBody({ limit: '16kb' });
-  const signedErrors: ErrorRequestHandler = (error, req, res, next) => {
+  const signedFailure: ErrorRequestHandler = (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const failure = describeError(error);
     if (failure.status === 500) return next(error);
     const answer = () => {
       if (failure.headers) res.set(failure.headers);
       const reason = failure.extra?.reason;
-      deps.sendSigned(req, res, failure.status, {
+      const body = {
         success: false,
         ...valid,
         error: failure.message,
         ...(typeof reason === 'string' ? { reason } : {}),
         ...(failure.details ? { details: failure.details } : {}),
-      });
+      };
+      deps.signed.send(res, failure.status, deps.signed.complete(req, body));
     };
     if (req.body !== undefined || req.complete) return answer();
     readBody(req, res, (unreadable?: unknown) => {
@@ -268,5 +276,5 @@ export function signedValidationErrors(deps: {
       answer();
     });
   };
-  return [signedErrors, createErrorHandler({ successFlag: true, logger: deps.logger })];
+  return [signedFailure, createErrorHandler({ successFlag: true, logger: deps.logger })];
 }
