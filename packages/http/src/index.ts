@@ -44,7 +44,14 @@ export {
   type RouteDeclaration,
   type RouteInput,
 } from './routes.js';
-export { createOpenApiDocument, openApiPath, openApiRoutes, type OpenApiInfo, type OpenApiOptions } from './openapi.js';
+export {
+  createOpenApiDocument,
+  openApiPath,
+  openApiRoutes,
+  publishedDocument,
+  type OpenApiInfo,
+  type OpenApiOptions,
+} from './openapi.js';
 export {
   closeModules,
   declaredRoutes,

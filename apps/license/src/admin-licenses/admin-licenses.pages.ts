@@ -93,7 +93,11 @@ const whole = (value: string | undefined) => {
   return text === undefined ? undefined : /^\d+$/.test(text) ? Number(text) : Number.NaN;
 };
 
-const redirected = { 303: { description: 'Back to the page, with a message' } };
+const redirected = {
+  303: { description: 'Back to the page, with a message' },
+  403: { description: 'Not an admin, or no valid CSRF token', contentType: 'text/html' },
+  404: { description: 'No such license', contentType: 'text/html' },
+};
 const pageAnswers = {
   200: { description: 'The page', contentType: 'text/html' },
   303: { description: 'Not signed in, or two-factor pending: to `/`' },
