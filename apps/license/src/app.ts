@@ -19,6 +19,7 @@ import {
   trustsAProxy,
   type FeatureModule,
   type Logger,
+  type MountOptions,
 } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
@@ -32,7 +33,7 @@ import { createAdminTokenService } from './admins/admin-token.service.js';
 import { adminTokenModule } from './admins/admins.module.js';
 import { createAdminsService } from './admins/admins.service.js';
 import { createJwtService } from './admins/jwt.js';
-import { auditFailedAdminWrites } from './audit/audit-failures.js';
+import { auditFailedAdminWrites, recordFailedAdminWrite } from './audit/audit-failures.js';
 import { auditModule } from './audit/audit.module.js';
 import { createAuditService } from './audit/audit.service.js';
 import { automationsModule } from './automations/automations.module.js';
@@ -42,7 +43,7 @@ import { createCustomersService } from './customers/customers.service.js';
 import { dashboardModule } from './dashboard/dashboard.module.js';
 import { adminPageGuard, recogniseCustomersOnConsolePages } from './console/admin-pages.js';
 import { errorBackLink, errorPageData } from './console/layout.js';
-import { pageNotFound } from './console/not-found-page.js';
+import { missingAsNotFoundPage, pageNotFound } from './console/not-found-page.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { inProcessQueue } from './events/in-process-queue.js';
 import { exportsModule } from './exports/exports.module.js';
@@ -397,8 +398,14 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.set('etag', false);
   // Set here as well as in commonMiddleware: the routes mounted before it read req.ip too.
   app.set('trust proxy', trustProxyValue(config.TRUST_PROXY));
-  // Tests hold every JSON answer to the schema its route declares (the API description).
-  const mountOptions = { checkResponses: config.NODE_ENV === 'test' };
+  // Tests hold every JSON answer to the schema its route declares (the API description). A
+  // page's refusal of a missing thing is the not-found page; a refused admin write answered in
+  // the route pipeline is audited as the error handlers audit the rest.
+  const mountOptions: MountOptions = {
+    checkResponses: config.NODE_ENV === 'test',
+    refusals: { page: missingAsNotFoundPage },
+    onRefusal: (error, req, res) => recordFailedAdminWrite(pool, req, res, error),
+  };
 
   app.use(mountRoutes(health));
   mountStage(app, modules, 'rawBody', mountOptions);

@@ -55,6 +55,8 @@ export interface TestApp {
   baseUrl: string;
   /** supertest against the listening server. */
   http: ReturnType<typeof supertest>;
+  /** Every declared route as the OpenAPI document lists them, the internal pages included (GET /openapi.json leaves those out). */
+  openApiDocument: LicenseApp['openApiDocument'];
   /** Signs `userId` in through the dev identity provider; returns the cookie and its CSRF token. */
   signIn(userId: string): Promise<Session>;
   /** The registered test admin's session. */
@@ -179,6 +181,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 
   return {
     app: built.app,
+    openApiDocument: () => built.openApiDocument(),
     context,
     config,
     database,

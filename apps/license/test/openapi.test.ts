@@ -1,4 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { lintOpenApi } from '@app/http/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { listMountedRoutes, openApiPath } from '@app/http';
@@ -36,9 +37,12 @@ type Paths = Record<string, Record<string, { security?: unknown[]; parameters?: 
 describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
   let t: TestApp;
   let document: { openapi: string; paths: Paths };
+  /** Every declared route, the console's and portal's pages included (marked x-internal). */
+  let inventory: { paths: Paths };
   beforeAll(async () => {
     t = await buildTestApp();
     document = (await t.http.get('/openapi.json').expect(200)).body;
+    inventory = t.openApiDocument() as { paths: Paths };
   });
   afterAll(async () => {
     await t?.close();
@@ -57,7 +61,7 @@ describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
     const mounted = [
       ...new Set(listMountedRoutes(t.app).map(({ method, path }) => `${method} ${openApiPath(path)}`)),
     ].sort();
-    const documented = Object.entries(document.paths)
+    const documented = Object.entries(inventory.paths)
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`))
       .sort();
     expect(mounted).toEqual(documented);
@@ -70,6 +74,11 @@ describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
     ])
       expect(documented).toContain(route);
   });
+
+  it("passes Redocly's recommended lint without an error, as outside tools read it", async () => {
+    const problems = await lintOpenApi(document);
+    expect(problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+  }, 30_000);
 
   it('describes the body of every API answer of success', () => {
     const undescribed: string[] = [];
@@ -89,6 +98,27 @@ describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
     expect(undescribed).toEqual([]);
   });
 
+  it('publishes the API without the pages and form posts, which the inventory marks internal', () => {
+    const operations = (paths: Paths, internal: boolean) =>
+      Object.entries(paths)
+        .flatMap(([path, ops]) =>
+          Object.entries(ops)
+            .filter(([, operation]) => ((operation as { 'x-internal'?: boolean })['x-internal'] === true) === internal)
+            .map(([method]) => `${method} ${path}`),
+        )
+        .sort();
+    expect(operations(document.paths, true)).toEqual([]);
+    expect(operations(document.paths, false)).toEqual(operations(inventory.paths, false));
+    expect(operations(inventory.paths, true)).toEqual(
+      expect.arrayContaining([
+        'get /licenses/{id}',
+        'post /licenses/{id}/suspend',
+        'get /my-licenses/{licenseId}',
+        'get /auth/idp',
+      ]),
+    );
+  });
+
   it("names each route's guard and parameters", () => {
     expect(document.paths['/api/licenses/{id}']!.get!.security).toEqual([{ session: [] }, { bearer: [] }]);
     expect(document.paths['/api/customer/licenses/stats']!.get!.security).toEqual([{ session: [] }]);
@@ -96,12 +126,12 @@ describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
     expect(document.paths['/api/licenses/{id}']!.get!.parameters).toEqual([
       expect.objectContaining({ name: 'id', in: 'path' }),
     ]);
-    expect(document.paths['/licenses/{id}']!.get!.security).toEqual([{ session: [] }, { bearer: [] }]);
-    expect(document.paths['/my-licenses/{licenseId}']!.get!.security).toEqual([{ session: [] }]);
+    expect(inventory.paths['/licenses/{id}']!.get!.security).toEqual([{ session: [] }, { bearer: [] }]);
+    expect(inventory.paths['/my-licenses/{licenseId}']!.get!.security).toEqual([{ session: [] }]);
   });
 
   it('declares who may call each route: the public ones are exactly these, so no page checks access inside its handler', () => {
-    const open = Object.entries(document.paths)
+    const open = Object.entries(inventory.paths)
       .flatMap(([path, operations]) =>
         Object.entries(operations)
           .filter(([method, operation]) => method !== 'head' && (operation.security ?? []).length === 0)

@@ -12,6 +12,7 @@ import {
   healthRouteDeclarations,
   mountRoutes,
   mountStage,
+  plainTextRefusal,
   readYourWrites,
   routesAt,
   trustsAProxy,
@@ -179,8 +180,12 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     views.render('errors/error', errorData(settings.get(), status, message));
   // Pages change with every view (the count) and say no-store; hashing each body for an ETag is wasted work.
   app.set('etag', false);
-  // Tests hold every JSON answer to the schema its route declares (the API description).
-  const mountOptions = { checkResponses: config.NODE_ENV === 'test' };
+  // Tests hold every JSON answer to the schema its route declares (the API description); a
+  // plain-text route's refusals are plain text.
+  const mountOptions: MountOptions = {
+    checkResponses: config.NODE_ENV === 'test',
+    refusals: { text: plainTextRefusal },
+  };
   // POST /api/paste parses its own body, sized by maxPasteSize (in the route's `before`).
   commonMiddleware(app, {
     logger,

@@ -1,16 +1,27 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { lintOpenApi } from '@app/http/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMountedRoutes, openApiPath } from '@app/http';
+import { pasteOpenApiDocument } from '../src/api-docs/api-docs.module.js';
 import { startTestSite, type TestSite } from './helpers.js';
 
 type Operations = Record<string, { security?: unknown[]; parameters?: { name: string; in: string }[] }>;
 
+/** `get /paste/{slug}` as its path and method. */
+const splitOperation = (operation: string): [string, string] => {
+  const [method, path] = operation.split(' ') as [string, string];
+  return [path, method];
+};
+
 describe('the paste service describes its API in OpenAPI 3.1', () => {
   let site: TestSite;
   let document: { openapi: string; paths: Record<string, Operations> };
+  /** Every declared route, the pages included: internal to the API description, so GET /openapi.json leaves them out. */
+  let inventory: { paths: Record<string, Operations> };
   beforeAll(async () => {
     site = await startTestSite();
     document = (await site.http.get('/openapi.json').expect(200).expect('content-type', /json/)).body;
+    inventory = pasteOpenApiDocument(site.paste.modules) as { paths: Record<string, Operations> };
   });
   afterAll(() => site.close());
 
@@ -23,7 +34,7 @@ describe('the paste service describes its API in OpenAPI 3.1', () => {
   });
 
   it('lists the paste routes with their parameters and credentials', () => {
-    expect(Object.keys(document.paths)).toEqual(
+    expect(Object.keys(inventory.paths)).toEqual(
       expect.arrayContaining([
         '/api/paste',
         '/paste/{slug}',
@@ -38,12 +49,17 @@ describe('the paste service describes its API in OpenAPI 3.1', () => {
         '/docs',
       ]),
     );
-    expect(document.paths['/paste/{slug}']!.get!.parameters).toEqual([
+    expect(inventory.paths['/paste/{slug}']!.get!.parameters).toEqual([
       expect.objectContaining({ name: 'slug', in: 'path' }),
     ]);
     expect(document.paths['/api/settings/general']!.post!.security).toEqual([{ session: [], csrf: [] }]);
     expect(document.paths['/api/paste']!.post!.security).toEqual([{}, { apiKey: [] }, { bearer: [] }]);
   });
+
+  it("passes Redocly's recommended lint without an error, as outside tools read it", async () => {
+    const problems = await lintOpenApi(document);
+    expect(problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+  }, 30_000);
 
   it('describes the body of every API answer of success', () => {
     const undescribed: string[] = [];
@@ -67,10 +83,18 @@ describe('the paste service describes its API in OpenAPI 3.1', () => {
     const mounted = listMountedRoutes(site.paste.app)
       .map(({ method, path }) => `${method} ${openApiPath(path)}`)
       .sort();
-    const documented = Object.entries(document.paths)
+    const documented = Object.entries(inventory.paths)
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`))
       .sort();
     expect(mounted).toEqual(documented);
+    // The API as published: every operation the inventory does not mark internal, and no other.
+    const published = Object.entries(document.paths)
+      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`))
+      .sort();
+    const internal = (path: string, method: string) =>
+      (inventory.paths[path]![method] as { 'x-internal'?: boolean })['x-internal'] === true;
+    expect(published).toEqual(documented.filter((operation) => !internal(...splitOperation(operation))));
+    expect(published).not.toContain('get /paste/{slug}');
   });
 
   it('serves the reference page with its assets from this server', async () => {

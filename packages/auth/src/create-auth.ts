@@ -115,6 +115,8 @@ export function createAuth(options: AuthOptions): Auth {
       summary: 'Start signing in with the identity provider',
       tags: ['auth'],
       guard: publicAccess,
+      // A browser's navigation, answered with a redirect: internal to the API description.
+      answer: 'redirect',
       before: signInSteps,
       query: z.object({
         login_hint: z
@@ -143,6 +145,8 @@ export function createAuth(options: AuthOptions): Auth {
       summary: 'Where the identity provider sends people back',
       tags: ['auth'],
       guard: publicAccess,
+      // A browser's navigation, answered with a redirect: internal to the API description.
+      answer: 'redirect',
       // Not counted: without the state that /auth/idp stored (and counted), no session is made.
       before: notConfigured,
       query: z.object({ code: z.string().optional().catch(undefined), error: z.string().optional().catch(undefined) }),
@@ -183,6 +187,8 @@ export function createAuth(options: AuthOptions): Auth {
       summary: 'Sign out',
       tags: ['auth'],
       guard: publicAccess,
+      // A browser's navigation, answered with a redirect: internal to the API description.
+      answer: 'redirect',
       responses: { 302: { description: 'Signed out; back to the site' } },
       handler: async ({ req, res }) => {
         if (req.user) await options.onSignOut?.(req.user, req);

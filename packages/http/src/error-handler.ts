@@ -3,6 +3,14 @@ import { isTransientDatabaseError, uniqueViolation } from '@app/db/errors';
 import { markRefusal, requestIdOf, type Logger } from './logger.js';
 import { isHttpError } from './http-error.js';
 import { errorCodes, type ErrorCode } from './error-codes.js';
+import type { RefusalAnswer } from './routes.js';
+
+/** The `text` answer kind's refusal: its text and a newline, as plain text, with its status. */
+export const plainTextRefusal: RefusalAnswer = {
+  render: (error, { res }) => {
+    res.status(error.status).type('text/plain').send(`${error.message}\n`);
+  },
+};
 
 export interface ErrorHandlerOptions {
   /**

@@ -1,5 +1,11 @@
 export { HttpError, isHttpError } from './http-error.js';
-export { createErrorHandler, describeError, type ErrorAnswer, type ErrorHandlerOptions } from './error-handler.js';
+export {
+  createErrorHandler,
+  describeError,
+  plainTextRefusal,
+  type ErrorAnswer,
+  type ErrorHandlerOptions,
+} from './error-handler.js';
 export { backLinkOf, wantsHtmlErrorPage } from './error-page.js';
 export { validate, parseInput, validationDetails, readableIssue } from './validate.js';
 export {
@@ -28,11 +34,17 @@ export {
 } from './start-service.js';
 export { escapeHtml, html, raw, Raw } from './html.js';
 export {
+  answerKindOf,
   defineRoute,
   mountRoutes,
   publicAccess,
   ResponseMismatchError,
+  StatusAnswer,
+  withStatus,
+  type AnswerKind,
+  type AnswerSigner,
   type MountOptions,
+  type RefusalAnswer,
   type AnyRoute,
   type Guard,
   type HttpMethod,
@@ -40,7 +52,14 @@ export {
   type RouteDeclaration,
   type RouteInput,
 } from './routes.js';
-export { createOpenApiDocument, openApiPath, openApiRoutes, type OpenApiInfo, type OpenApiOptions } from './openapi.js';
+export {
+  createOpenApiDocument,
+  openApiPath,
+  openApiRoutes,
+  publishedDocument,
+  type OpenApiInfo,
+  type OpenApiOptions,
+} from './openapi.js';
 export {
   closeModules,
   declaredRoutes,

@@ -9,7 +9,7 @@ import {
   sendDocument,
   type PreparedDocument,
 } from './api-reference.js';
-import { defineRoute, publicAccess, type AnyRoute } from './routes.js';
+import { answerKindOf, defineRoute, publicAccess, type AnyRoute } from './routes.js';
 import { compressedFiles } from './performance/compressed-files.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -24,6 +24,11 @@ export interface OpenApiOptions {
   info: OpenApiInfo;
   /** Security schemes the guards name (`{ session: { type: 'apiKey', in: 'cookie', name: 'sid' } }`). */
   securitySchemes?: Record<string, JsonSchema>;
+  /**
+   * Where the API is served; by default `/`, the server that serves the document (OpenAPI reads
+   * a relative URL against the document's own address), so one document fits every deployment.
+   */
+  servers?: Array<{ url: string; description?: string }>;
 }
 
 /** Express's `/paste/:slug` as OpenAPI's `/paste/{slug}`. */
@@ -83,9 +88,12 @@ function operationOf(route: AnyRoute): JsonSchema {
         : {}),
     };
   }
+  const kind = answerKindOf(route);
   return {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
+    // Pages and form posts are for browsers, not programs: listed (so every mounted route is), marked internal.
+    ...(kind === 'page' || kind === 'redirect' ? { 'x-internal': true } : {}),
     ...(route.tags ? { tags: route.tags } : {}),
     operationId: `${route.method}${openApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, next: string | undefined) => (next ?? '').toUpperCase())}`,
     security: route.guard.security ?? [],
@@ -112,9 +120,25 @@ export function createOpenApiDocument(routes: readonly AnyRoute[], options: Open
   return {
     openapi: '3.1.0',
     info: options.info,
+    servers: options.servers ?? [{ url: '/', description: 'The server that serves this document' }],
     paths,
     components: { securitySchemes: options.securitySchemes ?? {} },
   };
+}
+
+/**
+ * The document as programs and outside tools read it: without the operations marked internal
+ * (pages and form posts, which are for browsers), as Redocly's `remove-x-internal` leaves a
+ * document it publishes. The full document, internal operations included, is the inventory of
+ * every route (tests compare it with what is mounted).
+ */
+export function publishedDocument(document: JsonSchema): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, JsonSchema>>)) {
+    const kept = Object.entries(operations).filter(([, operation]) => operation['x-internal'] !== true);
+    if (kept.length > 0) paths[path] = Object.fromEntries(kept);
+  }
+  return { ...document, paths };
 }
 
 /** swagger-ui-dist's folder, as swagger-ui-express (whose dependency it is) finds it. */
@@ -125,10 +149,11 @@ function swaggerUiDistFolder(): string {
 }
 
 /**
- * `GET /openapi.json` and a reference page at `GET /docs` (Swagger UI, served from
- * node_modules: it works offline and under the services' Content-Security-Policy). The two are
- * declarations like every other route, so the document lists them too; `assets` serves the
- * page's scripts and styles below `/docs/`.
+ * `GET /openapi.json` (the published document: the API, without the internal pages) and a
+ * reference page at `GET /docs` (Swagger UI, served from node_modules: it works offline and
+ * under the services' Content-Security-Policy). The two are declarations like every other
+ * route, so the inventory lists them too; `assets` serves the page's scripts and styles below
+ * `/docs/`.
  *
  * The document is serialised, compressed (brotli, gzip) and hashed once, and answered with its
  * ETag (304 when unchanged); the page carries a first view of every operation so it reads at
@@ -136,7 +161,7 @@ function swaggerUiDistFolder(): string {
  */
 export function openApiRoutes(document: () => JsonSchema): { routes: AnyRoute[]; assets: Router } {
   let prepared: PreparedDocument | undefined;
-  const ready = () => (prepared ??= prepareDocument(document()));
+  const ready = () => (prepared ??= prepareDocument(publishedDocument(document())));
   const routes = [
     defineRoute({
       method: 'get',
@@ -158,6 +183,7 @@ export function openApiRoutes(document: () => JsonSchema): { routes: AnyRoute[];
       summary: 'Readable API reference',
       tags: ['meta'],
       guard: publicAccess,
+      answer: 'page',
       responses: { 200: { description: 'The reference page', contentType: 'text/html' } },
       // The page's assets are relative to `/docs/`.
       handler: ({ req, res }) => {

@@ -1,6 +1,7 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { match, type MatchFunction, type ParamData } from 'path-to-regexp';
 import type { z } from 'zod';
+import { isHttpError, type HttpError } from './http-error.js';
 import { parseInput } from './validate.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
@@ -28,6 +29,38 @@ export interface ResponseDeclaration {
   contentType?: string;
 }
 
+/**
+ * How a route answers, which decides how its returned value is sent and how its errors are
+ * rendered (one renderer per kind):
+ * - `json` (the default): the handler returns the body; errors as the app's JSON error body;
+ * - `signed`: the handler returns the body; the route's `signer` adds what every signed answer
+ *   carries, signs the bytes and sends them; errors are signed too (`signer.errors`);
+ * - `text`: plain text the handler sends; errors as plain text;
+ * - `page`: an HTML page the handler renders; errors as the app's error page;
+ * - `redirect`: a form post answered with a redirect (post, redirect, get); errors as pages.
+ * Pages and redirects are for browsers: the API description marks them internal.
+ */
+export type AnswerKind = 'json' | 'signed' | 'text' | 'page' | 'redirect';
+
+/**
+ * The fields a signer adds to every signed body (the request as read, the time, the nonce): a
+ * handler's answer leaves them out, the declared schema lists them.
+ */
+export type SignedFields = 'nonce' | 'request' | 'issuedAt';
+
+/**
+ * Signs the answers of `signed` routes. The pipeline asks it to complete a handler's body, holds
+ * the result to the declared schema (in tests), and has it send exactly the bytes it signs.
+ */
+export interface AnswerSigner {
+  /** The body as sent: the handler's fields plus the signed fields, read from the request. */
+  complete(req: Request, body: object): object;
+  /** Serialises, signs and sends the body with its signature headers. */
+  send(res: Response, status: number, body: object): void;
+  /** The signed routes' error renderer (failures are signed as well); mounted below their path. */
+  errors: ErrorRequestHandler[];
+}
+
 /** What a handler receives: the validated input, typed from the route's schemas. */
 export interface RouteInput<P, Q, B> {
   params: P;
@@ -38,6 +71,17 @@ export interface RouteInput<P, Q, B> {
 }
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/**
+ * How a refusal (an HttpError below 500) that a handler throws is answered as something other
+ * than the app's error answer: `when` picks the refusals it takes (all when absent), `render`
+ * answers them. A route declares one to show its form again with the refusal's message; the
+ * app gives one per answer kind (plain text for `text`, the not-found page for `page`).
+ */
+export interface RefusalAnswer<Input = RouteInput<unknown, unknown, unknown>> {
+  when?(error: HttpError, input: Input): boolean;
+  render(error: HttpError, input: Input): void | Promise<void>;
+}
 
 /** A route's documented answers by status. */
 export type ResponseDeclarations = Record<number, ResponseDeclaration>;
@@ -60,23 +104,39 @@ export type Sendable<T> = T extends boolean
           ? { [K in keyof T]: Sendable<T[K]> }
           : T;
 
+/** A declared body as a handler returns it: a signed route's without the fields its signer adds. */
+type Returned<T, Kind extends AnswerKind> = Kind extends 'signed' ? Sendable<Omit<T, SignedFields>> : Sendable<T>;
+
 /** The JSON bodies a route's declared 2xx answers describe (never when it declares none). */
-type DeclaredAnswer<R> = {
+type DeclaredAnswer<R, Kind extends AnswerKind> = {
   [K in keyof R]: `${K & number}` extends `2${string}`
     ? R[K] extends { schema: infer S extends z.ZodType }
-      ? Sendable<z.input<S>>
+      ? Returned<z.input<S>, Kind>
       : never
     : never;
 }[keyof R];
+
+/** A body with the status to send it with, when a route answers with more than one 2xx. */
+export class StatusAnswer<T> {
+  constructor(
+    readonly status: number,
+    readonly body: T,
+  ) {}
+}
+
+/** Answers `body` with `status` (201 for a new machine, 200 for one already known). */
+export const withStatus = <T>(status: number, body: T): StatusAnswer<T> => new StatusAnswer(status, body);
+
+type Answered<R, Kind extends AnswerKind> = DeclaredAnswer<R, Kind> | StatusAnswer<DeclaredAnswer<R, Kind>> | void;
 
 /**
  * What a handler returns: one of the bodies its 2xx answers declare, or nothing when it answers
  * itself (a page, a redirect, a file). Routes whose responses are only known as the wide
  * `ResponseDeclarations` type (shared page answers) are not checked.
  */
-export type HandlerResult<R> = ResponseDeclarations extends R
+export type HandlerResult<R, Kind extends AnswerKind = 'json'> = ResponseDeclarations extends R
   ? unknown
-  : DeclaredAnswer<R> | void | Promise<DeclaredAnswer<R> | void>;
+  : Answered<R, Kind> | Promise<Answered<R, Kind>>;
 
 /**
  * A route as data: the same declaration mounts the handler on Express and describes the route
@@ -87,6 +147,7 @@ export interface RouteDeclaration<
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
   R extends ResponseDeclarations = ResponseDeclarations,
+  Kind extends AnswerKind = AnswerKind,
 > {
   method: HttpMethod;
   /** Express path (`/api/licenses/:id`). */
@@ -100,16 +161,25 @@ export interface RouteDeclaration<
   params?: P;
   query?: Q;
   body?: B;
+  /** How the route answers (default `json`); see AnswerKind. */
+  answer?: Kind;
+  /** Signs the answers of a `signed` route (required for one, refused for any other). */
+  signer?: AnswerSigner;
   /** Status of the JSON answer when the handler returns a value (default 200). */
   status?: number;
   responses: R;
   /** What the audit log calls this route's action and resource (admin writes). */
   audit?: { action: string; resource: string };
   /**
+   * The route's own answer to the refusals its handler throws (the form again, saying what is
+   * wrong), ahead of its answer kind's. The handler itself never catches to render.
+   */
+  refused?: RefusalAnswer<RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>>;
+  /**
    * Returns the JSON body to send, or sends the answer itself (a page, a redirect, a file) and
    * returns nothing. Method syntax on purpose: a list of routes of different shapes stays one type.
    */
-  handler(input: RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>): NoInfer<HandlerResult<R>>;
+  handler(input: RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>): NoInfer<HandlerResult<R, Kind>>;
 }
 
 export type AnyRoute = RouteDeclaration;
@@ -123,9 +193,15 @@ export function defineRoute<
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   const R extends ResponseDeclarations = ResponseDeclarations,
->(route: RouteDeclaration<P, Q, B, R>): AnyRoute {
-  return route as AnyRoute;
+  const Kind extends AnswerKind = 'json',
+>(route: RouteDeclaration<P, Q, B, R, Kind>): AnyRoute {
+  if ((route.answer === 'signed') !== (route.signer !== undefined))
+    throw new Error(`${route.method.toUpperCase()} ${route.path}: a signer goes with answer 'signed', and only there`);
+  return route;
 }
+
+/** How a declared route answers (`json` when it does not say). */
+export const answerKindOf = (route: AnyRoute): AnswerKind => route.answer ?? 'json';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -143,6 +219,14 @@ function parseWith<S extends z.ZodType | undefined>(schema: S, input: unknown): 
 }
 
 export interface MountOptions {
+  /**
+   * The app's answer, per answer kind, to a refusal a handler throws (a 404 as the console's
+   * not-found page, a raw view's refusal as plain text); without one the refusal goes on to the
+   * app's error handlers, as every other error does.
+   */
+  refusals?: Partial<Record<AnswerKind, RefusalAnswer>>;
+  /** Called before a refusal is answered here (the app's audit of failed admin writes). */
+  onRefusal?: (error: HttpError, req: Request, res: Response) => Promise<void>;
   /**
    * Check every JSON answer against the schema its declaration gives for that status, and fail
    * the request when they differ: the declared schemas are the API description, so tests run
@@ -187,13 +271,45 @@ function handlersOf(route: AnyRoute, options: MountOptions): RequestHandler[] {
       req,
       res,
     };
-    const result = await route.handler(input);
+    let result: unknown;
+    try {
+      result = await route.handler(input);
+    } catch (error) {
+      const answer = refusalAnswerOf(route, options, error, input);
+      if (!answer) throw error;
+      await options.onRefusal?.(error as HttpError, req, res);
+      await answer.render(error as HttpError, input);
+      return;
+    }
     if (result === undefined || res.headersSent) return;
-    const status = route.status ?? 200;
-    if (options.checkResponses) checkedAnswer(route, status, result);
-    sendJson(req, res, status, result);
+    let status = route.status ?? 200;
+    let body: unknown = result;
+    if (result instanceof StatusAnswer) ({ status, body } = result as StatusAnswer<unknown>);
+    const signer = route.signer;
+    if (signer) {
+      const signed = signer.complete(req, body as object);
+      if (options.checkResponses) checkedAnswer(route, status, signed);
+      signer.send(res, status, signed);
+      return;
+    }
+    if (options.checkResponses) checkedAnswer(route, status, body);
+    sendJson(req, res, status, body);
   };
   return [remember, ...(route.before ?? []), ...route.guard.middleware, run];
+}
+
+/** Who answers a refusal the handler threw: the route's own answer, else its kind's; none for any other error. */
+function refusalAnswerOf(
+  route: AnyRoute,
+  options: MountOptions,
+  error: unknown,
+  input: RouteInput<unknown, unknown, unknown>,
+): RefusalAnswer | undefined {
+  if (!isHttpError(error) || error.status >= 500 || input.res.headersSent) return undefined;
+  const own = route.refused;
+  if (own && (own.when?.(error, input) ?? true)) return own;
+  const ofKind = options.refusals?.[answerKindOf(route)];
+  return ofKind && (ofKind.when?.(error, input) ?? true) ? ofKind : undefined;
 }
 
 /**

@@ -14,6 +14,10 @@ import {
   openApiPath,
   openApiRoutes,
   publicAccess,
+  publishedDocument,
+  plainTextRefusal,
+  withStatus,
+  type AnswerSigner,
   defineErrorCodes,
   type AnyRoute,
   type Guard,
@@ -131,7 +135,12 @@ describe('routes declared as data', () => {
 
   it('describes every mounted route in a valid OpenAPI 3.1 document, and nothing else', async () => {
     const served = await request(app).get('/openapi.json').expect(200);
-    expect(served.body).toEqual(document);
+    // Published without the internal operations (the reference page); the inventory marks them.
+    expect(served.body).toEqual(publishedDocument(document));
+    expect((document.paths as Record<string, Record<string, unknown>>)['/docs']!.get).toMatchObject({
+      'x-internal': true,
+    });
+    expect(served.body.paths['/docs']).toBeUndefined();
     const validator = new Validator();
     const result = await validator.validate(served.body);
     expect(result.errors ?? []).toEqual([]);
@@ -427,5 +436,125 @@ describe('error codes', () => {
     const answer = await request(app).get('/boom').expect(status);
     expect(answer.body).toEqual({ success: false, error });
     expect(errorCodes[code].status).toBe(status);
+  });
+});
+
+describe('how a route answers (its answer kind)', () => {
+  const signedBody = z.object({ success: z.literal(true), seat: z.string(), issuedAt: z.string() });
+  /** Adds `issuedAt`, signs the bytes by reversing them: enough to see the pipeline use it. */
+  const signer: AnswerSigner = {
+    complete: (_req, body) => ({ ...body, issuedAt: '2026-12-05T00:00:00.000Z' }),
+    send: (res, status, body) => {
+      const bytes = JSON.stringify(body);
+      res
+        .status(status)
+        .set('X-Signature', [...bytes].reverse().join(''))
+        .type('json')
+        .send(bytes);
+    },
+    errors: [],
+  };
+  const seats = new Set<string>();
+  const app = express();
+  app.use(express.json());
+  app.use(
+    mountRoutes(
+      [
+        defineRoute({
+          method: 'post',
+          path: '/seats',
+          summary: 'Take a seat (signed)',
+          guard: publicAccess,
+          answer: 'signed',
+          signer,
+          body: z.object({ seat: z.string() }),
+          responses: {
+            200: { description: 'Held already', schema: signedBody },
+            201: { description: 'Taken', schema: signedBody },
+          },
+          // The handler returns the body without what the signer adds; the status picks the 2xx.
+          handler: ({ body }) => {
+            const known = seats.has(body.seat);
+            seats.add(body.seat);
+            return withStatus(known ? 200 : 201, { success: true, seat: body.seat });
+          },
+        }),
+        defineRoute({
+          method: 'get',
+          path: '/raw/:name',
+          summary: 'Plain text',
+          guard: publicAccess,
+          answer: 'text',
+          params: z.object({ name: z.string() }),
+          responses: { 200: { description: 'Text', contentType: 'text/plain' } },
+          handler: ({ params, res }) => {
+            if (params.name === 'gone') throw new HttpError(410, 'Expired');
+            if (params.name === 'broken') throw new Error('a bug');
+            res.type('text/plain').send(`${params.name}\n`);
+          },
+        }),
+        defineRoute({
+          method: 'post',
+          path: '/form',
+          summary: 'A form shown again when refused',
+          guard: publicAccess,
+          answer: 'page',
+          body: z.object({ name: z.string() }),
+          refused: {
+            when: (error) => error.status === 400,
+            render: (error, { body, res }) => {
+              res.status(error.status).type('html').send(`<p>${error.message}: ${body.name}</p>`);
+            },
+          },
+          responses: { 200: { description: 'Saved', contentType: 'text/html' } },
+          handler: ({ body, res }) => {
+            if (body.name === '') throw new HttpError(400, 'Name is required');
+            if (body.name === 'missing') throw new HttpError(404, 'Not found');
+            res.type('html').send('<p>Saved</p>');
+          },
+        }),
+      ],
+      { checkResponses: true, refusals: { text: plainTextRefusal } },
+    ),
+  );
+  app.use(createErrorHandler({ successFlag: false, logger: createLogger({ level: 'silent' }) }));
+
+  it('signs a signed route answer: the signer completes, checks and sends the body with the status returned', async () => {
+    const taken = await request(app).post('/seats').send({ seat: 'a' }).expect(201);
+    expect(taken.text).toBe('{"success":true,"seat":"a","issuedAt":"2026-12-05T00:00:00.000Z"}');
+    expect(taken.headers['x-signature']).toBe([...taken.text].reverse().join(''));
+    await request(app).post('/seats').send({ seat: 'a' }).expect(200);
+  });
+
+  it("answers a text route's refusals as plain text, and leaves a failure to the error handler", async () => {
+    const gone = await request(app).get('/raw/gone').expect(410);
+    expect(gone.type).toBe('text/plain');
+    expect(gone.text).toBe('Expired\n');
+    expect((await request(app).get('/raw/broken').expect(500)).body).toEqual({ error: 'Internal server error' });
+  });
+
+  it("answers the refusals a route's own answer takes with it, and the others as any error", async () => {
+    const again = await request(app).post('/form').send({ name: '' }).expect(400);
+    expect(again.text).toBe('<p>Name is required: </p>');
+    expect((await request(app).post('/form').send({ name: 'missing' }).expect(404)).body).toEqual({
+      error: 'Not found',
+    });
+  });
+
+  it('refuses a signer on a route that does not answer signed, and a signed route without one', () => {
+    const declare = (answer: 'json' | 'signed', withSigner: boolean) => () =>
+      defineRoute({
+        method: 'get',
+        path: '/x',
+        summary: 'x',
+        guard: publicAccess,
+        answer,
+        ...(withSigner ? { signer } : {}),
+        responses: {},
+        handler: () => undefined,
+      });
+    expect(declare('json', true)).toThrow(/signer/);
+    expect(declare('signed', false)).toThrow(/signer/);
+    expect(declare('signed', true)).not.toThrow();
   });
 });

@@ -10,6 +10,7 @@ import type { MachineJson } from '../machines/machines.presenter.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
 import type { AdminLicensesService } from './admin-licenses.service.js';
 import type { DailyOutcome, UsageRecordRow } from '../usage/usage.service.js';
+import { pageCount } from '../console/paging.js';
 
 // What the admin console's license pages (views/admin-licenses) receive: plain data, texts
 // unescaped (the views escape them), numbers and dates formatted. Times are shown in UTC.
@@ -105,7 +106,7 @@ export function licenseListData(
   pageSize: number,
   flash: FlashMessage[],
 ) {
-  const pages = Math.max(1, Math.ceil(page.total / pageSize));
+  const pages = pageCount(page.total, pageSize);
   const filtered = Boolean(
     filters.product ||
     filters.customer ||

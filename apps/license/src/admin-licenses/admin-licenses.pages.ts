@@ -1,12 +1,14 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import type pg from 'pg';
-import { recordFailedAdminWrite } from '../audit/audit-failures.js';
+import { recordFailedWrite } from '../audit/audit-failures.js';
+import type { AuditAction } from '../audit/audit.table.js';
 import { actorOf } from '../common/actor.js';
-import { adminLayout, notFoundData } from '../console/layout.js';
+import { adminLayout } from '../console/layout.js';
 import { consoleAdminName } from '../console/admin-pages.js';
-import { redirectAfterSaving, setFlash, takeFlash } from '../console/flash.js';
+import { redirectWithFlash, takeFlash } from '../console/flash.js';
+import { consoleWrites } from '../console/write-kit.js';
 import { createLicenseSchema, updateLicenseSchema } from '../licenses/licenses.schema.js';
 import type { LicensesService } from '../licenses/licenses.service.js';
 import type { MachinesService } from '../machines/machines.service.js';
@@ -25,7 +27,7 @@ import {
   type ListFilters,
 } from './admin-licenses.page-data.js';
 import type { AdminLicensesService } from './admin-licenses.service.js';
-import { pageNumber } from '../console/paging.js';
+import { pageCount, pageNumber, pageSlice } from '../console/paging.js';
 
 // The admin console's license pages. Forms post here (session + CSRF token in `_csrf`), the
 // handlers call the licenses service, so rules and audit entries are those of the API, and
@@ -91,7 +93,11 @@ const whole = (value: string | undefined) => {
   return text === undefined ? undefined : /^\d+$/.test(text) ? Number(text) : Number.NaN;
 };
 
-const redirected = { 303: { description: 'Back to the page, with a message' } };
+const redirected = {
+  303: { description: 'Back to the page, with a message' },
+  403: { description: 'Not an admin, or no valid CSRF token', contentType: 'text/html' },
+  404: { description: 'No such license', contentType: 'text/html' },
+};
 const pageAnswers = {
   200: { description: 'The page', contentType: 'text/html' },
   303: { description: 'Not signed in, or two-factor pending: to `/`' },
@@ -108,27 +114,34 @@ export function adminLicensesPages(deps: {
   csrfToken: (req: Request) => string;
 }) {
   const { service, licenses } = deps;
+  const { writeThenRedirect } = consoleWrites((req, target, error) => recordFailedWrite(deps.pool, req, target, error));
 
-  /** Runs a write, then redirects to the license's page with its outcome as the message (`success` may be read after the write). */
-  async function act(
+  /**
+   * Runs a write, then redirects to the license's page with its outcome as the message
+   * (`success` may be read after the write). A refusal is audited and shown there; a missing
+   * license goes on to the not-found page.
+   */
+  const act = (
     req: Request,
     res: Response,
     id: string,
+    action: AuditAction,
     success: string | (() => string),
     write: () => Promise<unknown>,
-  ) {
-    try {
-      await write();
-      setFlash(req, { type: 'success', text: typeof success === 'string' ? success : success() });
-    } catch (error) {
-      if (!isHttpError(error) || error.status >= 500) throw error;
+  ) =>
+    writeThenRedirect(req, res, {
+      write: async () => {
+        await write();
+        return {
+          to: licenseHref(id),
+          message: { type: 'success', text: typeof success === 'string' ? success : success() },
+        };
+      },
       // Refused writes are audited as the API's are (the error middleware never sees these).
-      await recordFailedAdminWrite(deps.pool, req, res, error);
-      if (error.status === 404) return res.status(404).render('errors/not-found', notFoundData(req.user?.username));
-      setFlash(req, { type: 'error', text: error.message });
-    }
-    await redirectAfterSaving(req, res, licenseHref(id));
-  }
+      audit: { action, resourceType: 'license', resourceId: id },
+      back: licenseHref(id),
+      say: (error) => error.message,
+    });
 
   /** A reason the form requires: blank or too long comes back as a message. */
   function reasonOf(
@@ -140,19 +153,33 @@ export function adminLicensesPages(deps: {
   ): string | undefined {
     const text = reason?.trim() ?? '';
     if (text && text.length <= maxReason) return text;
-    setFlash(req, {
+    void redirectWithFlash(req, res, licenseHref(id), {
       type: 'error',
       text: text
         ? `The reason is too long (at most ${maxReason} characters).`
         : `Give a reason to ${what} the license.`,
     });
-    void redirectAfterSaving(req, res, licenseHref(id));
     return undefined;
   }
 
   /** A license's key, read for the services that name a license by key (rotate, clear). */
   async function keyOf(id: string): Promise<string> {
     return (await licenses.detail(id)).key;
+  }
+
+  /** The offline activation page of a license (its key read here: a missing license is a 404), with the code as typed. */
+  async function offlinePage(req: Request, id: string, body: z.infer<typeof offlineForm>) {
+    const { key } = await licenses.detail(id);
+    return {
+      ...adminLayout(`Offline activation · ${key}`, consoleAdminName(req), 'licenses'),
+      key,
+      back: licenseHref(id),
+      form: {
+        action: `${licenseHref(id)}/machines/offline`,
+        csrfToken: deps.csrfToken(req),
+        value: (body.requestCode ?? '').replace(/\s+/g, ''),
+      },
+    };
   }
 
   const renderNew = async (
@@ -167,6 +194,13 @@ export function adminLicensesPages(deps: {
     res.render('admin-licenses/new', newLicenseData(username, choices, deps.csrfToken(req), values, errors, checked));
   };
 
+  /** The new-license form's fields as typed, to show them again. */
+  const formValues = (body: z.infer<typeof newLicenseForm>): Record<string, string> => {
+    const { entitlements: _checked, ...fields } = body;
+    return Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value ?? '']));
+  };
+  const formUsername = (req: Request) => req.user?.username ?? req.admin?.userId ?? '';
+
   const routes: AnyRoute[] = [
     defineRoute({
       method: 'get',
@@ -174,6 +208,7 @@ export function adminLicensesPages(deps: {
       summary: "The admin console's license list",
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       query: listQuery,
       description:
         'Filters: `product`, `customer` (ids), `type`, `state` (active, suspended, revoked, expired, inactive), `expiresWithinDays`, `search` (in the key); `page`.',
@@ -195,11 +230,10 @@ export function adminLicensesPages(deps: {
           revoked: undefined,
           expired: undefined,
           ...stateFlags(query.state),
-          limit: pageSize,
-          skip: (query.page - 1) * pageSize,
+          ...pageSlice(query.page, pageSize),
         });
         // A page past the end (the list shrank, or a typed address) goes to the last page.
-        const last = Math.max(1, Math.ceil(list.total / pageSize));
+        const last = pageCount(list.total, pageSize);
         if (query.page > last) return res.redirect(listAddress(filters, last));
         res.render('admin-licenses/list', licenseListData(username, list, filters, pageSize, takeFlash(req)));
       },
@@ -210,6 +244,7 @@ export function adminLicensesPages(deps: {
       summary: 'The new-license form',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       responses: pageAnswers,
       handler: async ({ req, res }) => {
         const username = consoleAdminName(req);
@@ -232,6 +267,22 @@ export function adminLicensesPages(deps: {
       guard: deps.adminPage,
       body: newLicenseForm,
       audit: { action: 'create', resource: 'license' },
+      answer: 'redirect',
+      // A refused license: the form again, with the refusal and what to correct.
+      refused: {
+        render: (error, { body, req, res }) => {
+          const details = error.details ? ` ${Object.values(error.details).join(' ')}` : '';
+          res.status(400);
+          return renderNew(
+            req,
+            res,
+            formUsername(req),
+            formValues(body),
+            [{ type: 'error', text: `${error.message}.${details}`, fields: Object.keys(error.details ?? {}) }],
+            body.entitlements,
+          );
+        },
+      },
       responses: {
         ...redirected,
         400: { description: 'The form again, with what to correct', contentType: 'text/html' },
@@ -261,9 +312,6 @@ export function adminLicensesPages(deps: {
           borrowHours: whole(body.borrowHours),
           credits: whole(body.credits),
         });
-        const { entitlements: checked, ...fields } = body;
-        const values = Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value ?? '']));
-        const username = req.user?.username ?? req.admin?.userId ?? '';
         if (!parsed.success) {
           const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? 'form')))];
           res.status(400);
@@ -277,30 +325,17 @@ export function adminLicensesPages(deps: {
           return renderNew(
             req,
             res,
-            username,
-            values,
+            formUsername(req),
+            formValues(body),
             [{ type: 'error', text: `Check these fields: ${fields.join(', ')}.${extra}`, fields }],
-            checked,
+            body.entitlements,
           );
         }
-        try {
-          const license = await licenses.create(actorOf(req), parsed.data);
-          setFlash(req, { type: 'success', text: `License ${license.key} created.` });
-          await redirectAfterSaving(req, res, licenseHref(license._id));
-        } catch (error) {
-          if (!isHttpError(error) || error.status >= 500) throw error;
-          await recordFailedAdminWrite(deps.pool, req, res, error);
-          const details = error.details ? ` ${Object.values(error.details).join(' ')}` : '';
-          res.status(400);
-          return renderNew(
-            req,
-            res,
-            username,
-            values,
-            [{ type: 'error', text: `${error.message}.${details}`, fields: Object.keys(error.details ?? {}) }],
-            checked,
-          );
-        }
+        const license = await licenses.create(actorOf(req), parsed.data);
+        await redirectWithFlash(req, res, licenseHref(license._id), {
+          type: 'success',
+          text: `License ${license.key} created.`,
+        });
       },
     }),
     defineRoute({
@@ -312,17 +347,12 @@ export function adminLicensesPages(deps: {
       params: idParams,
       description:
         'Every field, IPs and hardware ids, validations per day (last 30 days), recent usage records, the audit trail, and the action forms.',
+      answer: 'page',
       responses: { ...pageAnswers, 404: { description: 'No such license', contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
-        try {
-          const page = await service.detailPage(params.id);
-          res.render('admin-licenses/detail', licenseDetailData(username, page, deps.csrfToken(req), takeFlash(req)));
-        } catch (error) {
-          if (isHttpError(error) && error.status === 404)
-            return res.status(404).render('errors/not-found', notFoundData(username));
-          throw error;
-        }
+        const page = await service.detailPage(params.id);
+        res.render('admin-licenses/detail', licenseDetailData(username, page, deps.csrfToken(req), takeFlash(req)));
       },
     }),
     defineRoute({
@@ -331,6 +361,7 @@ export function adminLicensesPages(deps: {
       summary: 'Suspend a license from its page (a reason is required)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: reasonForm,
       audit: { action: 'suspend', resource: 'license' },
@@ -338,7 +369,9 @@ export function adminLicensesPages(deps: {
       handler: async ({ params, body, req, res }) => {
         const reason = reasonOf(req, res, params.id, body.reason, 'suspend');
         if (reason === undefined) return;
-        await act(req, res, params.id, 'License suspended.', () => licenses.suspend(actorOf(req), params.id, reason));
+        await act(req, res, params.id, 'suspend', 'License suspended.', () =>
+          licenses.suspend(actorOf(req), params.id, reason),
+        );
       },
     }),
     defineRoute({
@@ -347,12 +380,15 @@ export function adminLicensesPages(deps: {
       summary: 'Reactivate a license from its page',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: emptyForm,
       audit: { action: 'activate', resource: 'license' },
       responses: redirected,
       handler: ({ params, req, res }) =>
-        act(req, res, params.id, 'License reactivated.', () => licenses.reactivate(actorOf(req), params.id)),
+        act(req, res, params.id, 'activate', 'License reactivated.', () =>
+          licenses.reactivate(actorOf(req), params.id),
+        ),
     }),
     defineRoute({
       method: 'post',
@@ -360,6 +396,7 @@ export function adminLicensesPages(deps: {
       summary: 'Revoke a license from its page (a reason is required)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: reasonForm,
       audit: { action: 'revoke', resource: 'license' },
@@ -367,7 +404,9 @@ export function adminLicensesPages(deps: {
       handler: async ({ params, body, req, res }) => {
         const reason = reasonOf(req, res, params.id, body.reason, 'revoke');
         if (reason === undefined) return;
-        await act(req, res, params.id, 'License revoked.', () => licenses.revoke(actorOf(req), params.id, reason));
+        await act(req, res, params.id, 'revoke', 'License revoked.', () =>
+          licenses.revoke(actorOf(req), params.id, reason),
+        );
       },
     }),
     defineRoute({
@@ -376,12 +415,13 @@ export function adminLicensesPages(deps: {
       summary: 'Give a license a new key from its page',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: emptyForm,
       audit: { action: 'update', resource: 'license' },
       responses: redirected,
       handler: ({ params, req, res }) =>
-        act(req, res, params.id, 'New key issued; the old key no longer validates.', async () =>
+        act(req, res, params.id, 'update', 'New key issued; the old key no longer validates.', async () =>
           licenses.rotate(actorOf(req), await keyOf(params.id)),
         ),
     }),
@@ -391,12 +431,13 @@ export function adminLicensesPages(deps: {
       summary: "Clear a license's recorded IPs and hardware ids from its page",
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: emptyForm,
       audit: { action: 'update', resource: 'license' },
       responses: redirected,
       handler: ({ params, req, res }) =>
-        act(req, res, params.id, 'IP addresses and hardware ids cleared.', async () =>
+        act(req, res, params.id, 'update', 'IP addresses and hardware ids cleared.', async () =>
           licenses.clear(actorOf(req), await keyOf(params.id)),
         ),
     }),
@@ -406,6 +447,7 @@ export function adminLicensesPages(deps: {
       summary: "Set a license's floating seats from its page (empty: seats kept until released)",
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: seatsForm,
       audit: { action: 'update', resource: 'license' },
@@ -418,15 +460,17 @@ export function adminLicensesPages(deps: {
         if (!parsed.success) {
           const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0])))];
           const problems = fields.map((name) => (name === 'borrowHours' ? borrowProblem : heartbeatProblem));
-          setFlash(req, { type: 'error', text: `Check these fields: ${fields.join(', ')}. ${problems.join(' ')}` });
-          return redirectAfterSaving(req, res, licenseHref(params.id));
+          return redirectWithFlash(req, res, licenseHref(params.id), {
+            type: 'error',
+            text: `Check these fields: ${fields.join(', ')}. ${problems.join(' ')}`,
+          });
         }
         const borrowing = borrowHours ? ` Offline files borrow a seat for up to ${borrowHours} hours.` : '';
         const saved =
           heartbeatSeconds === null
             ? 'Floating seats off: seats are kept until released.'
             : `Floating seats saved: heartbeat every ${heartbeatSeconds.toLocaleString('en-US')} seconds.${borrowing}`;
-        await act(req, res, params.id, saved, () => licenses.update(actorOf(req), params.id, parsed.data));
+        await act(req, res, params.id, 'update', saved, () => licenses.update(actorOf(req), params.id, parsed.data));
       },
     }),
     defineRoute({
@@ -435,6 +479,7 @@ export function adminLicensesPages(deps: {
       summary: "Set a license's grace period and what happens after its expiry, from its page",
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: expiryForm,
       audit: { action: 'update', resource: 'license' },
@@ -446,12 +491,14 @@ export function adminLicensesPages(deps: {
         });
         if (!parsed.success) {
           const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0])))];
-          setFlash(req, { type: 'error', text: `Check these fields: ${fields.join(', ')}. ${expiryProblem}` });
-          return redirectAfterSaving(req, res, licenseHref(params.id));
+          return redirectWithFlash(req, res, licenseHref(params.id), {
+            type: 'error',
+            text: `Check these fields: ${fields.join(', ')}. ${expiryProblem}`,
+          });
         }
         const { graceDays, expirationStrategy } = parsed.data;
         const saved = `Grace and expiry saved: ${graceDays} day${graceDays === 1 ? '' : 's'} of grace, then ${expirationStrategy}.`;
-        await act(req, res, params.id, saved, () => licenses.update(actorOf(req), params.id, parsed.data));
+        await act(req, res, params.id, 'update', saved, () => licenses.update(actorOf(req), params.id, parsed.data));
       },
     }),
     defineRoute({
@@ -460,6 +507,7 @@ export function adminLicensesPages(deps: {
       summary: "Set a license's policy and own entitlements from its page",
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: grantsForm,
       audit: { action: 'update', resource: 'license' },
@@ -470,10 +518,12 @@ export function adminLicensesPages(deps: {
           entitlements: body.entitlements,
         });
         if (!parsed.success) {
-          setFlash(req, { type: 'error', text: 'Check these fields: policy, entitlements.' });
-          return redirectAfterSaving(req, res, licenseHref(params.id));
+          return redirectWithFlash(req, res, licenseHref(params.id), {
+            type: 'error',
+            text: 'Check these fields: policy, entitlements.',
+          });
         }
-        await act(req, res, params.id, 'Policy and entitlements saved.', () =>
+        await act(req, res, params.id, 'update', 'Policy and entitlements saved.', () =>
           licenses.update(actorOf(req), params.id, parsed.data),
         );
       },
@@ -487,6 +537,17 @@ export function adminLicensesPages(deps: {
       params: idParams,
       body: offlineForm,
       audit: { action: 'update', resource: 'license' },
+      answer: 'page',
+      // Refused: the reason beside the form (a license that is not there is the not-found page).
+      refused: {
+        when: (error) => error.status !== 404,
+        render: async (error, { params, body, req, res }) => {
+          const page = await offlinePage(req, params.id, body);
+          res
+            .status(error.status)
+            .render('admin-licenses/offline', { ...page, error: `${error.message}.`, result: null });
+        },
+      },
       description:
         'The same rules as `POST /api/licenses/:id/machines/offline`; the answer is a page with the file as a QR code and a download, or the refusal beside the form.',
       responses: {
@@ -496,36 +557,14 @@ export function adminLicensesPages(deps: {
         404: { description: 'No such license', contentType: 'text/html' },
       },
       handler: async ({ params, body, req, res }) => {
-        const username = consoleAdminName(req);
-        const requestCode = (body.requestCode ?? '').replace(/\s+/g, '');
-        let key: string;
-        try {
-          key = (await licenses.detail(params.id)).key;
-        } catch (error) {
-          if (isHttpError(error) && error.status === 404)
-            return res.status(404).render('errors/not-found', notFoundData(username));
-          throw error;
-        }
-        const page = {
-          ...adminLayout(`Offline activation · ${key}`, username, 'licenses'),
-          key,
-          back: licenseHref(params.id),
-          form: {
-            action: `${licenseHref(params.id)}/machines/offline`,
-            csrfToken: deps.csrfToken(req),
-            value: requestCode,
-          },
-        };
-        try {
-          const result = await deps.offline.activateOffline(actorOf(req), { admin: true }, params.id, requestCode);
-          res.set('Cache-Control', 'no-store');
-          res.render('admin-licenses/offline', { ...page, error: null, result: await offlineResultData(key, result) });
-        } catch (error) {
-          if (!isHttpError(error) || error.status >= 500) throw error;
-          await recordFailedAdminWrite(deps.pool, req, res, error);
-          res.status(error.status === 404 ? 404 : error.status);
-          res.render('admin-licenses/offline', { ...page, error: `${error.message}.`, result: null });
-        }
+        const page = await offlinePage(req, params.id, body);
+        const result = await deps.offline.activateOffline(actorOf(req), { admin: true }, params.id, page.form.value);
+        res.set('Cache-Control', 'no-store');
+        res.render('admin-licenses/offline', {
+          ...page,
+          error: null,
+          result: await offlineResultData(page.key, result),
+        });
       },
     }),
     defineRoute({
@@ -534,6 +573,7 @@ export function adminLicensesPages(deps: {
       summary: "Deactivate a machine from its license's page",
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: machineParams,
       body: emptyForm,
       audit: { action: 'delete', resource: 'license' },
@@ -544,6 +584,7 @@ export function adminLicensesPages(deps: {
           req,
           res,
           params.id,
+          'delete',
           () => `Machine ${label} deactivated.`,
           async () => {
             // The name (or fingerprint) is read first: the message names a machine that is gone by then.

@@ -4,10 +4,11 @@ import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
 import {
   consoleAdminName,
+  consoleWrites,
   formErrors,
   redirectWithFlash,
+  sentenceOf,
   takeFlash,
-  writeThenRedirect,
 } from '../console/admin-pages.js';
 import { redirectAfterSaving } from '../console/flash.js';
 import { isSessionVerified, markSessionVerified } from '../two-factor/two-factor.session.js';
@@ -16,7 +17,6 @@ import {
   adminOf,
   failure,
   pageResponses,
-  refusal,
   success,
   tags,
   writeResponses,
@@ -35,6 +35,7 @@ const secretResponses = {
 
 export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
   const { service } = deps;
+  const { writeThenRedirect } = consoleWrites(deps.auditFailure);
   const common = (req: Request, username: string) => ({
     username,
     messages: takeFlash(req),
@@ -78,6 +79,20 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
     );
   }
 
+  /** The setup again with what was wrong with the code (back to the two-factor page when none is pending). */
+  async function enableAgain(req: Request, res: Response, message: string, status: number) {
+    const setup = await service.pendingTwoFactorSetup(adminOf(req).userId, labelOf(req));
+    if (!setup) return redirectWithFlash(req, res, '/settings/two-factor', failure(message));
+    return renderTwoFactor(req, res, consoleAdminName(req), { setup, errors: [message] }, status);
+  }
+
+  /** The token form as typed, with what is wrong with it. */
+  function tokenFormOf(body: { label?: string; lifetime?: string }, errors: string[]) {
+    const values = { label: body.label ?? '', lifetime: body.lifetime ?? '' };
+    const parsed = tokenInput.safeParse(values);
+    return { label: values.label, lifetime: parsed.success ? parsed.data.lifetime : ('30d' as const), errors };
+  }
+
   return [
     defineRoute({
       method: 'get',
@@ -85,6 +100,7 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'The two-factor page of the signed-in admin',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       description:
         'Whether two-factor is on, how many backup codes are left, and the buttons to set it up or turn it off.',
       responses: pageResponses,
@@ -99,14 +115,14 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'Start setting up two-factor (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       description: 'A new secret (as `GET /api/2fa/setup`), then to the page that shows its QR code.',
       responses: writeResponses,
+      refused: {
+        render: (error, { req, res }) => redirectWithFlash(req, res, '/settings/two-factor', failure(error.message)),
+      },
       handler: async ({ req, res }) => {
-        try {
-          await service.startTwoFactorSetup(actorOf(req), labelOf(req));
-        } catch (error) {
-          return redirectWithFlash(req, res, '/settings/two-factor', failure(refusal(error).message));
-        }
+        await service.startTwoFactorSetup(actorOf(req), labelOf(req));
         return redirectAfterSaving(req, res, '/settings/two-factor/setup');
       },
     }),
@@ -116,6 +132,7 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'The two-factor setup started: QR code, secret and the code to confirm',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       responses: pageResponses,
       handler: async ({ req, res }) => {
         const username = consoleAdminName(req);
@@ -130,28 +147,27 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'Turn two-factor on with a first code (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       body: twoFactorCodeForm,
       description: 'As `POST /api/2fa/enable`: the answer shows the backup codes, once.',
       responses: secretResponses,
+      refused: {
+        render: (error, { req, res }) =>
+          enableAgain(
+            req,
+            res,
+            error.message === 'Invalid token'
+              ? 'That code is not right: enter the code your app shows now.'
+              : `${error.message}.`,
+            error.status,
+          ),
+      },
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
         const code = (body.code ?? '').trim();
-        const again = async (message: string, status: number) => {
-          const setup = await service.pendingTwoFactorSetup(adminOf(req).userId, labelOf(req));
-          if (!setup) return redirectWithFlash(req, res, '/settings/two-factor', failure(message));
-          return renderTwoFactor(req, res, username, { setup, errors: [message] }, status);
-        };
-        if (!code || code.length > 16) return again('Enter the 6-digit code your authenticator app shows.', 400);
-        let backupCodes: string[];
-        try {
-          backupCodes = await service.enableTwoFactor(actorOf(req), code);
-        } catch (error) {
-          const { message, status } = refusal(error);
-          return again(
-            message === 'Invalid token' ? 'That code is not right: enter the code your app shows now.' : `${message}.`,
-            status,
-          );
-        }
+        if (!code || code.length > 16)
+          return enableAgain(req, res, 'Enter the 6-digit code your authenticator app shows.', 400);
+        const backupCodes = await service.enableTwoFactor(actorOf(req), code);
         // The admin has just proved they hold the authenticator: this session is verified.
         markSessionVerified(req, adminOf(req).userId);
         await renderTwoFactor(req, res, username, { backupCodes });
@@ -163,25 +179,23 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'Turn two-factor off with a current code (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       body: twoFactorCodeForm,
       description:
         'Needs a code from the authenticator (or a backup code), and TWO_FACTOR_DISABLE_PASSWORD when it is set.',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const code = (body.code ?? '').trim();
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
+        await writeThenRedirect(req, res, {
+          write: async () => {
             if (!code) throw appError('TWO_FACTOR_INVALID_CODE');
             await service.disableTwoFactor(actorOf(req), code, body.password || undefined);
             return { to: '/settings/two-factor', message: success('Two-factor is off. Set it up again at any time.') };
           },
-          (error) => ({
-            to: '/settings/two-factor',
-            message: failure(`Two-factor is still on: ${refusal(error).message}`),
-          }),
-        );
+          back: '/settings/two-factor',
+          say: (error) => sentenceOf(`Two-factor is still on: ${error.message}`),
+          notFoundPage: false,
+        });
       },
     }),
     defineRoute({
@@ -190,6 +204,7 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'The API tokens page',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       description: 'The form to issue a bearer token (JWT) and the tokens issued, with a revoke button each.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
@@ -203,6 +218,7 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'Issue an API token (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       body: tokenForm,
       description:
         'The answer shows the token once; it works as `Authorization: Bearer` on the admin API until it expires or is revoked.',
@@ -210,15 +226,26 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
         ...secretResponses,
         501: { description: 'This deployment does not issue tokens', contentType: 'text/html' },
       },
+      // Refused: the form again, saying why (audited as the API audits a refused token).
+      refused: {
+        render: async (error, { body, req, res }) => {
+          await deps.auditFailure(
+            req,
+            { action: 'create', resourceType: 'admin', resourceId: adminOf(req).userId },
+            error,
+          );
+          return renderTokens(
+            req,
+            res,
+            consoleAdminName(req),
+            { form: tokenFormOf(body, [`${error.message}.`]) },
+            error.status,
+          );
+        },
+      },
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
-        const values = { label: body.label ?? '', lifetime: body.lifetime ?? '' };
-        const parsed = tokenInput.safeParse(values);
-        const formOf = (errors: string[]) => ({
-          label: values.label,
-          lifetime: parsed.success ? parsed.data.lifetime : ('30d' as const),
-          errors,
-        });
+        const parsed = tokenInput.safeParse({ label: body.label ?? '', lifetime: body.lifetime ?? '' });
         if (!parsed.success) {
           await deps.auditFailure(
             req,
@@ -229,22 +256,11 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
             req,
             res,
             username,
-            { form: formOf(formErrors(parsed.error, { label: 'Name', lifetime: 'Lifetime' })) },
+            { form: tokenFormOf(body, formErrors(parsed.error, { label: 'Name', lifetime: 'Lifetime' })) },
             400,
           );
         }
-        let issued: Awaited<ReturnType<typeof service.issueToken>>;
-        try {
-          issued = await service.issueToken(actorOf(req), parsed.data);
-        } catch (error) {
-          const { message, status } = refusal(error);
-          await deps.auditFailure(
-            req,
-            { action: 'create', resourceType: 'admin', resourceId: adminOf(req).userId },
-            error,
-          );
-          return renderTokens(req, res, username, { form: formOf([`${message}.`]) }, status);
-        }
+        const issued = await service.issueToken(actorOf(req), parsed.data);
         res.set('Cache-Control', 'no-store');
         await renderTokens(req, res, username, {
           issued: { token: issued.token, label: parsed.data.label, expiresAt: issued.expiresAt },
@@ -257,13 +273,12 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'Revoke an API token (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: tokenParams,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
+        await writeThenRedirect(req, res, {
+          write: async () => {
             const token = await service.revokeToken(actorOf(req), params.id);
             const label = token.label ?? params.id.slice(0, 8);
             return {
@@ -271,12 +286,10 @@ export function securitySettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
               message: success(`Token “${label}” revoked: programs that use it are refused from now on.`),
             };
           },
-          async (error) => {
-            const { message } = refusal(error);
-            await deps.auditFailure(req, { action: 'revoke', resourceType: 'admin', resourceId: null }, error);
-            return { to: '/settings/tokens', message: failure(message) };
-          },
-        );
+          audit: { action: 'revoke', resourceType: 'admin', resourceId: null },
+          back: '/settings/tokens',
+          notFoundPage: false,
+        });
       },
     }),
   ];

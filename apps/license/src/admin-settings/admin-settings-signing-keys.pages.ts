@@ -1,24 +1,17 @@
 import type { Request, Response } from 'express';
 import { defineRoute, type AnyRoute } from '@app/http';
 import { actorOf } from '../common/actor.js';
-import { consoleAdminName, takeFlash, writeThenRedirect } from '../console/admin-pages.js';
+import { consoleAdminName, consoleWrites, takeFlash } from '../console/admin-pages.js';
 import { signingKeysAuditId } from '../signing/signing-keys.service.js';
 import { signingKeysPageData } from './admin-settings.page-data.js';
-import {
-  failure,
-  pageResponses,
-  refusal,
-  success,
-  tags,
-  writeResponses,
-  type SettingsPagesDeps,
-} from './admin-settings.pages-common.js';
+import { pageResponses, success, tags, writeResponses, type SettingsPagesDeps } from './admin-settings.pages-common.js';
 
 // `/settings/signing-keys`: the keys that sign validation answers and offline files, and the
 // button that rotates them (through the service the API uses, so the audit is the API's).
 
 export function signingKeysSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
   const { service } = deps;
+  const { writeThenRedirect } = consoleWrites(deps.auditFailure);
 
   async function render(req: Request, res: Response) {
     const keys = await service.signingKeys();
@@ -38,6 +31,7 @@ export function signingKeysSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'The signing keys page',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       description:
         'Admins: every signing key (kid, created, retired, which is current) and the button that rotates the key.',
       responses: pageResponses,
@@ -49,13 +43,12 @@ export function signingKeysSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'Rotate the signing key (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       description: 'As `POST /api/admin/signing-keys/rotate`, audited the same way.',
       responses: writeResponses,
       handler: async ({ req, res }) => {
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
+        await writeThenRedirect(req, res, {
+          write: async () => {
             const key = await service.rotateSigningKey(actorOf(req));
             return {
               to: '/settings/signing-keys',
@@ -64,16 +57,10 @@ export function signingKeysSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
               ),
             };
           },
-          async (error) => {
-            const { message } = refusal(error);
-            await deps.auditFailure(
-              req,
-              { action: 'create', resourceType: 'system', resourceId: signingKeysAuditId },
-              error,
-            );
-            return { to: '/settings/signing-keys', message: failure(message) };
-          },
-        );
+          audit: { action: 'create', resourceType: 'system', resourceId: signingKeysAuditId },
+          back: '/settings/signing-keys',
+          notFoundPage: false,
+        });
       },
     }),
   ];

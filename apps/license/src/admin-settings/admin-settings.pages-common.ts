@@ -1,7 +1,7 @@
 import type { Request } from 'express';
-import { isHttpError, type Guard } from '@app/http';
+import type { Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
-import type { AuditFailure, FlashMessage } from '../console/admin-pages.js';
+import { sentenceOf, type AuditFailure, type FlashMessage } from '../console/admin-pages.js';
 import type { AdminSettingsService } from './admin-settings.service.js';
 
 // What the settings pages' route files share.
@@ -35,15 +35,5 @@ export const adminOf = (req: Request) => {
   return req.admin;
 };
 
-/** An expected refusal (4xx) of a service: its text for the page; anything else is thrown on. */
-export function refusal(error: unknown): { status: number; message: string } {
-  if (isHttpError(error) && error.status >= 400 && error.status < 500)
-    return { status: error.status, message: error.message };
-  throw error;
-}
-
-export const failure = (text: string): FlashMessage => ({
-  type: 'error',
-  text: /[.!?]$/.test(text) ? text : `${text}.`,
-});
+export const failure = (text: string): FlashMessage => ({ type: 'error', text: sentenceOf(text) });
 export const success = (text: string): FlashMessage => ({ type: 'success', text });

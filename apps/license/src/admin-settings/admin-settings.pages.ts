@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
-import { consoleAdminName, formErrors, takeFlash, writeThenRedirect } from '../console/admin-pages.js';
+import { consoleAdminName, consoleWrites, formErrors, redirectWithFlash, takeFlash } from '../console/admin-pages.js';
 import {
   adminsPageData,
   generalPageData,
@@ -11,9 +11,7 @@ import {
 } from './admin-settings.page-data.js';
 import {
   adminOf,
-  failure,
   pageResponses,
-  refusal,
   success,
   tags,
   writeResponses,
@@ -35,6 +33,7 @@ const rateLimitLabels = {
 
 export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
   const { service } = deps;
+  const { writeThenRedirect } = consoleWrites(deps.auditFailure);
   const common = (req: Request, username: string) => ({
     username,
     messages: takeFlash(req),
@@ -85,6 +84,7 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'The settings page: panic mode and rate limits',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       description: 'Admins: the panic switch and the rate limits in force, with the form to change them.',
       responses: pageResponses,
       handler: ({ req, res }) => renderGeneral(req, res, consoleAdminName(req)),
@@ -95,23 +95,24 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'Turn panic mode on or off (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       body: panicForm,
       description:
         '`enabled=on` turns it on, anything else off; through the runtime configuration (audited as `POST /api/admin/panic`).',
       responses: writeResponses,
       handler: async ({ body, req, res }) => {
         const on = body.enabled === 'on';
-        await writeThenRedirect(req, res, async () => {
-          await service.setPanicMode(actorOf(req), on);
-          return {
-            to: '/settings',
-            message: success(
-              on
-                ? 'Panic mode is on: license validation and the customer portal answer 503 until you turn it off.'
-                : 'Panic mode is off: license validation and the customer portal work again.',
-            ),
-          };
-        });
+        await service.setPanicMode(actorOf(req), on);
+        await redirectWithFlash(
+          req,
+          res,
+          '/settings',
+          success(
+            on
+              ? 'Panic mode is on: license validation and the customer portal answer 503 until you turn it off.'
+              : 'Panic mode is off: license validation and the customer portal work again.',
+          ),
+        );
       },
     }),
     defineRoute({
@@ -120,6 +121,7 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'Change the rate limits (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       body: rateLimitForm,
       description:
         'The public API limit (on/off, requests per window per IP) and the per-person limit of signed-in users; through the runtime configuration.',
@@ -149,13 +151,13 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
           );
           return renderGeneral(req, res, username, { values, errors }, 400);
         }
-        await writeThenRedirect(req, res, async () => {
-          await service.saveRateLimits(actorOf(req), parsed.data);
-          return {
-            to: '/settings',
-            message: success('Rate limits saved. They apply on every instance within a few seconds.'),
-          };
-        });
+        await service.saveRateLimits(actorOf(req), parsed.data);
+        await redirectWithFlash(
+          req,
+          res,
+          '/settings',
+          success('Rate limits saved. They apply on every instance within a few seconds.'),
+        );
       },
     }),
     defineRoute({
@@ -164,6 +166,7 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'The admins page',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       description:
         'Admins: every admin (provider user id, name, added, last sign-in), the form to add one, a remove button each.',
       responses: pageResponses,
@@ -178,10 +181,29 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'Add an admin by provider user id (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       body: adminForm,
       responses: {
         ...writeResponses,
         409: { description: 'Already an admin: the form says so', contentType: 'text/html' },
+      },
+      // Refused (already an admin): the form again, saying so.
+      refused: {
+        render: async (error, { body, req, res }) => {
+          const entered = body.userId ?? '';
+          await deps.auditFailure(
+            req,
+            { action: 'create', resourceType: 'admin', resourceId: providerUserId.parse(entered) },
+            error,
+          );
+          await renderAdmins(
+            req,
+            res,
+            consoleAdminName(req),
+            { userId: entered, errors: [`${error.message}.`] },
+            error.status,
+          );
+        },
       },
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
@@ -196,24 +218,12 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
           );
           return renderAdmins(req, res, username, { userId: entered, errors }, 400);
         }
-        await writeThenRedirect(
+        await service.addAdmin(actorOf(req), parsed.data);
+        await redirectWithFlash(
           req,
           res,
-          async () => {
-            await service.addAdmin(actorOf(req), parsed.data);
-            return {
-              to: '/settings/admins',
-              message: success(
-                `${parsed.data} is now an admin. They get the admin console the next time they open it.`,
-              ),
-            };
-          },
-          async (error) => {
-            const { status, message } = refusal(error);
-            await deps.auditFailure(req, { action: 'create', resourceType: 'admin', resourceId: parsed.data }, error);
-            await renderAdmins(req, res, username, { userId: entered, errors: [`${message}.`] }, status);
-            return undefined;
-          },
+          '/settings/admins',
+          success(`${parsed.data} is now an admin. They get the admin console the next time they open it.`),
         );
       },
     }),
@@ -223,6 +233,7 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       summary: 'Remove an admin (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       body: adminForm,
       description:
         'Never the last admin: the page then says so. The removal is remembered across restarts, even when ADMIN_IDS still lists the id.',
@@ -230,10 +241,8 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
       handler: async ({ body, req, res }) => {
         const userId = (body.userId ?? '').trim();
         const self = userId === adminOf(req).userId;
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
+        await writeThenRedirect(req, res, {
+          write: async () => {
             await service.removeAdmin(actorOf(req), userId);
             // Who removed themself is no admin any more: the front page says so.
             return {
@@ -241,16 +250,10 @@ export function generalSettingsPages(deps: SettingsPagesDeps): AnyRoute[] {
               message: success(self ? 'You are no longer an admin.' : `${userId} is no longer an admin.`),
             };
           },
-          async (error) => {
-            const { message } = refusal(error);
-            await deps.auditFailure(
-              req,
-              { action: 'delete', resourceType: 'admin', resourceId: userId || null },
-              error,
-            );
-            return { to: '/settings/admins', message: failure(message) };
-          },
-        );
+          audit: { action: 'delete', resourceType: 'admin', resourceId: userId || null },
+          back: '/settings/admins',
+          notFoundPage: false,
+        });
       },
     }),
   ];

@@ -6,6 +6,7 @@ import type { AuditLogJson } from './audit.presenter.js';
 import type { AuditSubjects } from './audit.service.js';
 import type { AuditQuery } from './audit.schema.js';
 import { auditActions, auditResourceTypes, type AuditAction, type AuditResourceType } from './audit.table.js';
+import { pageCount, pageSlice } from '../console/paging.js';
 
 // What the audit log pages (views/audit) receive: plain data, texts unescaped (the views escape
 // them), numbers and times formatted. Times are shown in UTC.
@@ -49,8 +50,7 @@ export function auditQueryOf(filters: AuditListFilters): AuditQuery {
     startDate: filters.from ? new Date(`${filters.from}T00:00:00.000Z`) : undefined,
     endDate: filters.to ? new Date(Date.parse(`${filters.to}T00:00:00.000Z`) + day - 1) : undefined,
     success: filters.success === undefined ? undefined : filters.success === 'yes',
-    limit: auditPageSize,
-    skip: (filters.page - 1) * auditPageSize,
+    ...pageSlice(filters.page, auditPageSize),
   };
 }
 
@@ -153,7 +153,7 @@ export function auditListData(
   subjects: AuditSubjects = new Map(),
 ) {
   const capped = list.total >= auditCountLimit;
-  const pages = Math.max(1, Math.ceil(list.total / auditPageSize));
+  const pages = pageCount(list.total, auditPageSize);
   const filtered = Boolean(
     filters.action || filters.type || filters.admin || filters.from || filters.to || filters.success,
   );

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { consoleAdminName } from '../console/admin-pages.js';
-import { notFoundData } from '../console/layout.js';
 import { auditCountLimit, auditEntryData, auditListData, auditQueryOf } from './audit.page-data.js';
 import { auditActions, auditResourceTypes } from './audit.table.js';
 import type { createAuditService } from './audit.service.js';
@@ -52,6 +51,7 @@ export function auditPages(deps: { service: ReturnType<typeof createAuditService
       summary: 'The audit log page',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       query: listQuery,
       description:
         'Admins: audit entries newest first, 25 to a `page`, filtered by `action`, resource `type`, `admin` (provider user id), ' +
@@ -69,19 +69,14 @@ export function auditPages(deps: { service: ReturnType<typeof createAuditService
       summary: "One audit entry's page",
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       params: idParams,
       description: 'Admins: who did what, when, from where, whether it worked, and the resource before and after.',
       responses: { ...pageResponses, 404: { description: 'No such entry', contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
-        try {
-          const entry = await service.get(params.id);
-          res.render('audit/detail', auditEntryData(username, entry, await service.subjects([entry])));
-        } catch (error) {
-          if (isHttpError(error) && error.status === 404)
-            return res.status(404).render('errors/not-found', notFoundData(username));
-          throw error;
-        }
+        const entry = await service.get(params.id);
+        res.render('audit/detail', auditEntryData(username, entry, await service.subjects([entry])));
       },
     }),
   ];

@@ -15,6 +15,7 @@ import {
 import type { AutomationFormState } from './automations.form.js';
 import type { AutomatedAction } from './automations.presenter.js';
 import type { createAutomationsService } from './automations.service.js';
+import { pageCount } from '../console/paging.js';
 
 // What the automation pages' views (views/automations) receive: plain data, texts unescaped
 // (the views escape them), numbers and times formatted (UTC).
@@ -60,7 +61,7 @@ export function automationsListData(username: string, list: ListPage, page: numb
           }
         : null,
     })),
-    pagination: { page, pages: Math.max(1, Math.ceil(list.total / automationsPageSize)), href: listAddress },
+    pagination: { page, pages: pageCount(list.total, automationsPageSize), href: listAddress },
   };
 }
 

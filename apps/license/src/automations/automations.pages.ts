@@ -1,13 +1,14 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
 import {
   consoleAdminName,
+  consoleWrites,
   errorSentence,
+  redirectWithFlash,
   takeFlash,
-  writeThenRedirect,
   type AuditFailure,
   type FlashMessage,
 } from '../console/admin-pages.js';
@@ -30,7 +31,7 @@ import {
 } from './automations.page-data.js';
 import type { AutomatedAction } from './automations.presenter.js';
 import type { createAutomationsService } from './automations.service.js';
-import { pageNumber } from '../console/paging.js';
+import { pageCount, pageNumber, pageSlice } from '../console/paging.js';
 
 // The admin console's automation pages (the JSON API is automations.routes.ts). Plain HTML forms
 // post here with the session's CSRF token in `_csrf`; every write goes through the automations
@@ -74,20 +75,9 @@ export function automationPages(deps: {
   const { service } = deps;
   const failed = (req: Request, action: 'create' | 'update' | 'delete', resourceId: string | null, error: unknown) =>
     deps.auditFailure(req, { action, resourceType: 'system', resourceId }, error);
+  const { writeThenRedirect } = consoleWrites(deps.auditFailure);
   const notFound = (res: Response, username: string) =>
     res.status(404).render('errors/not-found', notFoundData(username));
-  const isMissing = (error: unknown) => isHttpError(error) && error.status === 404;
-
-  /** The automation, or undefined when there is none (the 404 page is sent). */
-  async function found(res: Response, username: string, id: string): Promise<AutomatedAction | undefined> {
-    try {
-      return await service.get(id);
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-      notFound(res, username);
-      return undefined;
-    }
-  }
 
   async function renderForm(
     req: Request,
@@ -108,21 +98,13 @@ export function automationPages(deps: {
   }
 
   /** Runs a write from the automation's page and goes back to it with the outcome; a missing automation is the 404 page. */
-  const act = (req: Request, res: Response, username: string, id: string, write: () => Promise<FlashMessage>) =>
-    writeThenRedirect(
-      req,
-      res,
-      async () => ({ to: automationHref(id), message: await write() }),
-      async (error) => {
-        if (!isHttpError(error) || error.status >= 500) throw error;
-        await failed(req, 'update', id, error);
-        if (isMissing(error)) {
-          notFound(res, username);
-          return undefined;
-        }
-        return { to: automationHref(id), message: { type: 'error', text: errorSentence(error) } };
-      },
-    );
+  const act = (req: Request, res: Response, id: string, write: () => Promise<FlashMessage>) =>
+    writeThenRedirect(req, res, {
+      write: async () => ({ to: automationHref(id), message: await write() }),
+      audit: { action: 'update', resourceType: 'system', resourceId: id },
+      back: automationHref(id),
+      say: errorSentence,
+    });
 
   return [
     defineRoute({
@@ -131,15 +113,16 @@ export function automationPages(deps: {
       summary: 'The automations page',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       query: listQuery,
       description:
         'Admins: the automated actions, 20 to a `page` (past the end: 303 to the last one), each with its trigger, action, state and latest run.',
       responses: pageResponses,
       handler: async ({ query, req, res }) => {
         const username = consoleAdminName(req);
-        const list = await service.page({ limit: automationsPageSize, skip: (query.page - 1) * automationsPageSize });
+        const list = await service.page(pageSlice(query.page, automationsPageSize));
         // A page past the end (the list shrank, or a typed address) goes to the last page.
-        const last = Math.max(1, Math.ceil(list.total / automationsPageSize));
+        const last = pageCount(list.total, automationsPageSize);
         if (query.page > last) return res.redirect(303, last > 1 ? `/automations?page=${last}` : '/automations');
         res.render('automations/list', automationsListData(username, list, query.page, takeFlash(req)));
       },
@@ -150,6 +133,7 @@ export function automationPages(deps: {
       summary: 'The new-automation form',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       description: 'Admins: the form, with each trigger and each action explained.',
       responses: pageResponses,
       handler: async ({ req, res }) => {
@@ -163,8 +147,24 @@ export function automationPages(deps: {
       summary: 'Create an automation (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       body: automationForm,
       responses: writeResponses,
+      // Refused: the form again, saying why (audited).
+      refused: {
+        when: (error) => error.status === 400,
+        render: async (error, { body, req, res }) => {
+          await failed(req, 'create', null, error);
+          await renderForm(
+            req,
+            res,
+            consoleAdminName(req),
+            { values: body, errors: [errorSentence(error)] },
+            undefined,
+            400,
+          );
+        },
+      },
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
         const values: FormValues = body;
@@ -173,23 +173,11 @@ export function automationPages(deps: {
           await failed(req, 'create', null, appError('VALIDATION_FAILED'));
           return renderForm(req, res, username, { values, errors: parsed.errors }, undefined, 400);
         }
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
-            const action = await service.create(actorOf(req), parsed.data);
-            return {
-              to: automationHref(action._id),
-              message: { type: 'success', text: `Automation “${action.name}” created.` },
-            };
-          },
-          async (error) => {
-            if (!isHttpError(error) || error.status !== 400) throw error;
-            await failed(req, 'create', null, error);
-            await renderForm(req, res, username, { values, errors: [errorSentence(error)] }, undefined, 400);
-            return undefined;
-          },
-        );
+        const action = await service.create(actorOf(req), parsed.data);
+        await redirectWithFlash(req, res, automationHref(action._id), {
+          type: 'success',
+          text: `Automation “${action.name}” created.`,
+        });
       },
     }),
     defineRoute({
@@ -198,14 +186,14 @@ export function automationPages(deps: {
       summary: "An automation's page",
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       params: idParams,
       description:
         'Admins: its settings, "Run now", enable or disable, delete, and its latest runs with what each step did.',
       responses: withMissing,
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
-        const action = await found(res, username, params.id);
-        if (!action) return;
+        const action = await service.get(params.id);
         const runs = await service.runs(action._id, shownRuns);
         res.render(
           'automations/detail',
@@ -219,12 +207,13 @@ export function automationPages(deps: {
       summary: 'The form to edit an automation',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       params: idParams,
       responses: withMissing,
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
-        const action = await found(res, username, params.id);
-        if (action) await renderForm(req, res, username, automationFormOf(action), action);
+        const action = await service.get(params.id);
+        await renderForm(req, res, username, automationFormOf(action), action);
       },
     }),
     defineRoute({
@@ -233,42 +222,41 @@ export function automationPages(deps: {
       summary: 'Update an automation (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: automationForm,
       responses: writeResponses,
+      // A missing automation is the 404 page; a refused one the form again, saying why (both audited).
+      refused: {
+        when: (error) => error.status === 404 || error.status === 400,
+        render: async (error, { params, body, req, res }) => {
+          await failed(req, 'update', params.id, error);
+          if (error.status === 404) return notFound(res, consoleAdminName(req));
+          const existing = await service.get(params.id);
+          await renderForm(
+            req,
+            res,
+            consoleAdminName(req),
+            { values: body, errors: [errorSentence(error)] },
+            existing,
+            400,
+          );
+        },
+      },
       handler: async ({ params, body, req, res }) => {
         const username = consoleAdminName(req);
-        const existing = await found(res, username, params.id);
-        if (!existing) return failed(req, 'update', params.id, appError('AUTOMATION_NOT_FOUND'));
+        const existing = await service.get(params.id);
         const values: FormValues = body;
         const parsed = automationInputOf(values, existing);
         if (parsed.errors) {
           await failed(req, 'update', params.id, appError('VALIDATION_FAILED'));
           return renderForm(req, res, username, { values, errors: parsed.errors }, existing, 400);
         }
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
-            const action = await service.update(actorOf(req), params.id, parsed.data);
-            return {
-              to: automationHref(action._id),
-              message: { type: 'success', text: `Automation “${action.name}” saved.` },
-            };
-          },
-          async (error) => {
-            if (isMissing(error)) {
-              await failed(req, 'update', params.id, error);
-              notFound(res, username);
-            } else if (isHttpError(error) && error.status === 400) {
-              await failed(req, 'update', params.id, error);
-              await renderForm(req, res, username, { values, errors: [errorSentence(error)] }, existing, 400);
-            } else {
-              throw error;
-            }
-            return undefined;
-          },
-        );
+        const action = await service.update(actorOf(req), params.id, parsed.data);
+        await redirectWithFlash(req, res, automationHref(action._id), {
+          type: 'success',
+          text: `Automation “${action.name}” saved.`,
+        });
       },
     }),
     defineRoute({
@@ -277,15 +265,15 @@ export function automationPages(deps: {
       summary: 'Run an automation now (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: runForm,
       description:
         'Every step is carried out for real, as `POST /api/automated-actions/:id/execute`; `licenseKey` is the license the run is about.',
       responses: writeResponses,
       handler: async ({ params, body, req, res }) => {
-        const username = consoleAdminName(req);
         const licenseKey = body.licenseKey?.trim() ?? '';
-        await act(req, res, username, params.id, async () => {
+        await act(req, res, params.id, async () => {
           const action = await service.get(params.id);
           if (!licenseKey && runNeedsLicense(action))
             throw appError('VALIDATION_FAILED', { message: 'Give the key of the license to run it on' });
@@ -310,12 +298,12 @@ export function automationPages(deps: {
       summary: 'Enable an automation (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: emptyForm,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        const username = consoleAdminName(req);
-        await act(req, res, username, params.id, async () => {
+        await act(req, res, params.id, async () => {
           const action = await service.update(actorOf(req), params.id, { enabled: true });
           return {
             type: 'success',
@@ -332,12 +320,12 @@ export function automationPages(deps: {
       summary: 'Disable an automation (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: emptyForm,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        const username = consoleAdminName(req);
-        await act(req, res, username, params.id, async () => {
+        await act(req, res, params.id, async () => {
           const action = await service.update(actorOf(req), params.id, { enabled: false });
           return {
             type: 'success',
@@ -354,25 +342,21 @@ export function automationPages(deps: {
       summary: 'Delete an automation (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        const username = consoleAdminName(req);
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
+        await writeThenRedirect(req, res, {
+          write: async () => {
             const { name } = await service.get(params.id);
             await service.remove(actorOf(req), params.id);
             return { to: '/automations', message: { type: 'success', text: `Automation “${name}” deleted.` } };
           },
-          async (error) => {
-            if (!isMissing(error)) throw error;
-            await failed(req, 'delete', params.id, error);
-            notFound(res, username);
-            return undefined;
-          },
-        );
+          audit: { action: 'delete', resourceType: 'system', resourceId: params.id },
+          // Only a missing automation is answered here (the 404 page).
+          when: (error) => error.status === 404,
+          back: automationHref(params.id),
+        });
       },
     }),
   ];

@@ -1,14 +1,15 @@
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { ZodError } from 'zod';
 import { isHttpError, type Guard, type HttpError } from '@app/http';
-import type { AuditTarget } from '../common/audit-target.js';
 import type { CustomerRecord } from '../common/request.js';
 import { noAccessData } from './layout.js';
 
 // What the admin console's pages share: the guard as a page answers it, the message shown once
 // after a redirect (post, redirect, get), and readable form errors.
 
-export { redirectWithFlash, takeFlash, writeThenRedirect, type FlashMessage, type WriteOutcome } from './flash.js';
+export { redirectWithFlash, takeFlash, type FlashMessage } from './flash.js';
+export { pageCount, pageNumber, pageSlice } from './paging.js';
+export { consoleWrites, sentenceOf, type AuditFailure, type WriteOutcome } from './write-kit.js';
 
 /**
  * Runs a guard and reports how it ended instead of ending the request: `undefined` when it let
@@ -123,9 +124,3 @@ export function errorSentence(error: HttpError): string {
   const hint = error.extra?.hint;
   return `${error.message}.${typeof hint === 'string' ? ` ${hint}` : ''}`;
 }
-
-/** How many pages `total` rows take, `size` to a page (at least one). */
-export const pageCount = (total: number, size: number) => Math.max(1, Math.ceil(total / size));
-
-/** Records a form's write that failed (as the API records its failed writes), with the error it showed. */
-export type AuditFailure = (req: Request, target: AuditTarget, error: unknown) => Promise<void>;

@@ -4,16 +4,10 @@ import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import type { Actor } from '../common/actor.js';
 import { actorOf } from '../common/actor.js';
-import {
-  consoleAdminName,
-  formErrors,
-  takeFlash,
-  writeThenRedirect,
-  type AuditFailure,
-  type FlashMessage,
-} from './admin-pages.js';
+import { consoleAdminName, formErrors, redirectWithFlash, takeFlash, type FlashMessage } from './admin-pages.js';
+import { consoleWrites, type AuditFailure } from './write-kit.js';
 import { notFoundData } from './layout.js';
-import { pageNumber } from './paging.js';
+import { pageNumber, pageSlice } from './paging.js';
 
 // The admin console's pages for a catalogue resource (products, customers): a searchable list
 // with the form for a new one, a page per item with its edit form and a delete button. Plain
@@ -134,6 +128,7 @@ export function catalogPages<
   deps: { adminPage: Guard; csrfToken: (req: Request) => string; auditFailure: AuditFailure },
 ): AnyRoute[] {
   const { service, noun, basePath } = resource;
+  const { writeThenRedirect } = consoleWrites(deps.auditFailure);
   const lowerNoun = noun.toLowerCase();
   const writeResponses = {
     303: { description: 'Done (or not signed in): to the page that shows the message' },
@@ -165,8 +160,7 @@ export function catalogPages<
   ) {
     const { items, total } = await service.list({
       q: query.q || undefined,
-      limit: resource.pageSize,
-      skip: (query.page - 1) * resource.pageSize,
+      ...pageSlice(query.page, resource.pageSize),
       product: query.product,
     });
     res
@@ -181,14 +175,9 @@ export function catalogPages<
       );
   }
 
-  async function renderItem(req: Request, res: Response, username: string, id: string, form?: State, status = 200) {
-    let item: Item;
-    try {
-      item = await service.get(id);
-    } catch (error) {
-      if (isHttpError(error) && error.status === 404) return notFound(res, username);
-      throw error;
-    }
+  async function renderItem(req: Request, res: Response, id: string, form?: State, status = 200) {
+    const item = await service.get(id);
+    const username = consoleAdminName(req);
     res
       .status(status)
       .render(
@@ -204,6 +193,7 @@ export function catalogPages<
       summary: `The ${lowerNoun}s page`,
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       query: listQuery,
       description: resource.docs.list,
       responses: pageResponses,
@@ -218,8 +208,24 @@ export function catalogPages<
       summary: `Create a ${lowerNoun} (form)`,
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       body: resource.form,
       responses: writeResponses,
+      // A refusal the form shows (bad input, a taken value): the list with the form again.
+      refused: {
+        when: shownOnForm,
+        render: async (error, { body, req, res }) => {
+          await failed(req, 'create', null, error);
+          await renderList(
+            req,
+            res,
+            consoleAdminName(req),
+            { q: '', page: 1 },
+            resource.stateOf(body, [error.message]),
+            error.status,
+          );
+        },
+      },
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
         const parsed = resource.create.schema.safeParse(resource.create.inputOf(body));
@@ -234,30 +240,11 @@ export function catalogPages<
             400,
           );
         }
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
-            const item = await service.create(actorOf(req), parsed.data);
-            return {
-              to: resource.href(item._id),
-              message: { type: 'success', text: `${noun} “${item.name}” created.` },
-            };
-          },
-          async (error) => {
-            if (!shownOnForm(error) || !isHttpError(error)) throw error;
-            await failed(req, 'create', null, error);
-            await renderList(
-              req,
-              res,
-              username,
-              { q: '', page: 1 },
-              resource.stateOf(body, [error.message]),
-              error.status,
-            );
-            return undefined;
-          },
-        );
+        const item = await service.create(actorOf(req), parsed.data);
+        await redirectWithFlash(req, res, resource.href(item._id), {
+          type: 'success',
+          text: `${noun} “${item.name}” created.`,
+        });
       },
     }),
     defineRoute({
@@ -266,12 +253,12 @@ export function catalogPages<
       summary: `A ${lowerNoun}'s page`,
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       params: idParams,
       description: resource.docs.detail,
       responses: { ...pageResponses, 404: { description: `No such ${lowerNoun}`, contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
-        const username = consoleAdminName(req);
-        await renderItem(req, res, username, params.id);
+        await renderItem(req, res, params.id);
       },
     }),
     defineRoute({
@@ -280,39 +267,37 @@ export function catalogPages<
       summary: `Update a ${lowerNoun} (form)`,
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       body: resource.form,
       ...(resource.docs.update ? { description: resource.docs.update } : {}),
       responses: writeResponses,
+      // A refusal the form shows: the page with the form again; a missing one is the not-found page.
+      refused: {
+        when: (error) => error.status === 404 || shownOnForm(error),
+        render: async (error, { params, body, req, res }) => {
+          await failed(req, 'update', params.id, error);
+          if (error.status === 404) return notFound(res, consoleAdminName(req));
+          await renderItem(req, res, params.id, resource.stateOf(body, [error.message]), error.status);
+        },
+      },
       handler: async ({ params, body, req, res }) => {
-        const username = consoleAdminName(req);
         const parsed = resource.update.schema.safeParse(resource.update.inputOf(body));
         if (!parsed.success) {
           await failed(req, 'update', params.id, appError('VALIDATION_FAILED'));
           return renderItem(
             req,
             res,
-            username,
             params.id,
             resource.stateOf(body, formErrors(parsed.error, resource.labels, resource.messages)),
             400,
           );
         }
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
-            const item = await service.update(actorOf(req), params.id, parsed.data);
-            return { to: resource.href(item._id), message: { type: 'success', text: `${noun} “${item.name}” saved.` } };
-          },
-          async (error) => {
-            if (!isHttpError(error) || (error.status !== 404 && !shownOnForm(error))) throw error;
-            await failed(req, 'update', params.id, error);
-            if (error.status === 404) notFound(res, username);
-            else await renderItem(req, res, username, params.id, resource.stateOf(body, [error.message]), error.status);
-            return undefined;
-          },
-        );
+        const item = await service.update(actorOf(req), params.id, parsed.data);
+        await redirectWithFlash(req, res, resource.href(item._id), {
+          type: 'success',
+          text: `${noun} “${item.name}” saved.`,
+        });
       },
     }),
     defineRoute({
@@ -321,15 +306,13 @@ export function catalogPages<
       summary: resource.docs.deleteSummary,
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       ...(resource.docs.deleteDescription ? { description: resource.docs.deleteDescription } : {}),
       responses: writeResponses,
       handler: async ({ params, req, res }) => {
-        const username = consoleAdminName(req);
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
+        await writeThenRedirect(req, res, {
+          write: async () => {
             const { name } = await service.get(params.id);
             await service.remove(actorOf(req), params.id);
             const deleted = `${noun} “${name}” deleted.`;
@@ -341,17 +324,11 @@ export function catalogPages<
               },
             };
           },
-          async (error) => {
-            if (!isHttpError(error) || (error.status !== 404 && !shownOnForm(error))) throw error;
-            await failed(req, 'delete', params.id, error);
-            if (error.status === 404) {
-              notFound(res, username);
-              return undefined;
-            }
-            // Something depends on it (a product with licenses): its page says why it stays.
-            return { to: resource.href(params.id), message: { type: 'error', text: `${error.message}.` } };
-          },
-        );
+          audit: { action: 'delete', resourceType: resource.resourceType, resourceId: params.id },
+          // Something depends on it (a product with licenses): its page says why it stays.
+          back: resource.href(params.id),
+          say: (error) => `${error.message}.`,
+        });
       },
     }),
   ];

@@ -43,34 +43,3 @@ export async function redirectWithFlash(
   setFlash(req, message);
   await redirectAfterSaving(req, res, location);
 }
-
-/** Where a console form's write leads: the page shown next, and the message it shows once. */
-export interface WriteOutcome {
-  to: string;
-  message: FlashMessage;
-}
-
-/**
- * The console's write → flash → redirect shape (post, redirect, get) in one place: runs `write`,
- * keeps the message of its outcome for the page it names and redirects there (303). A failing
- * write goes to `refused` when given: it records the failure and answers the outcome to show
- * instead (an error message, usually on the same page), or `undefined` when it has answered the
- * request itself (a 404 page); it rethrows what it does not handle (a 5xx goes to the error
- * handler). Without `refused` every error goes to the error handler.
- */
-export async function writeThenRedirect(
-  req: Request,
-  res: Response,
-  write: () => Promise<WriteOutcome>,
-  refused?: (error: unknown) => WriteOutcome | undefined | Promise<WriteOutcome | undefined>,
-): Promise<void> {
-  let outcome: WriteOutcome | undefined;
-  try {
-    outcome = await write();
-  } catch (error) {
-    if (!refused) throw error;
-    outcome = await refused(error);
-    if (!outcome) return;
-  }
-  await redirectWithFlash(req, res, outcome.to, outcome.message);
-}

@@ -12,3 +12,9 @@ export const pageNumber = z.coerce
   .optional()
   .catch(undefined)
   .transform((value) => value ?? 1);
+
+/** The rows of page `page` of a list, `size` to a page, as a list query takes them. */
+export const pageSlice = (page: number, size: number) => ({ limit: size, skip: (page - 1) * size });
+
+/** How many pages `total` rows take, `size` to a page (at least one). */
+export const pageCount = (total: number, size: number) => Math.max(1, Math.ceil(total / size));

@@ -48,6 +48,21 @@ export function customerPortalPages(deps: {
 }) {
   const { service } = deps;
 
+  /** The offline activation page of one of the customer's licenses (a 404 when it is not theirs), with the code as typed. */
+  async function offlinePage(req: Request, licenseId: string, body: z.infer<typeof offlineForm>) {
+    const customer = signedInCustomer(req);
+    const license = await service.detail(customer.id, licenseId);
+    const back = `/my-licenses/${encodeURIComponent(license._id)}`;
+    const value = (body.requestCode ?? '').replace(/\s+/g, '');
+    const page = {
+      ...layout(`Offline activation · ${license.product.name}`, req.user?.username ?? customer.name),
+      product: license.product.name,
+      back,
+      form: { action: `${back}/machines/offline`, csrfToken: deps.csrfToken(req), value },
+    };
+    return { license, page };
+  }
+
   /** Renders the customer's licenses (the dashboard route calls this for customers at `/`). */
   async function home(res: Response, username: string, customer: CustomerRecord): Promise<void> {
     // Panic mode closes the customer API; the page says so instead of reading licenses.
@@ -94,6 +109,7 @@ export function customerPortalPages(deps: {
       summary: 'The page of one of my licenses',
       tags: ['pages'],
       guard: customerPage,
+      answer: 'page',
       params: licensePageParams,
       query: licensePageQuery,
       description:
@@ -106,18 +122,12 @@ export function customerPortalPages(deps: {
       handler: async ({ params, query, req, res }) => {
         const customer = signedInCustomer(req);
         const username = req.user?.username ?? customer.name;
-        const notFound = () => res.status(404).render('errors/not-found', notFoundData(username));
         if (deps.panicMode()) return home(res, username, customer);
-        try {
-          const page = await service.licensePage(customer.id, params.licenseId, query);
-          res.render('customer-portal/license', {
-            ...licensePageData(username, { customerName: customer.name, ...page }, query),
-            csrfToken: deps.csrfToken(req),
-          });
-        } catch (error) {
-          if (isHttpError(error) && error.status === 404) return notFound();
-          throw error;
-        }
+        const page = await service.licensePage(customer.id, params.licenseId, query);
+        res.render('customer-portal/license', {
+          ...licensePageData(username, { customerName: customer.name, ...page }, query),
+          csrfToken: deps.csrfToken(req),
+        });
       },
     }),
     defineRoute({
@@ -128,6 +138,17 @@ export function customerPortalPages(deps: {
       guard: customerPage,
       params: licensePageParams,
       body: offlineForm,
+      answer: 'page',
+      // Refused: the reason beside the form (a license that is not the customer's is the not-found page).
+      refused: {
+        when: (error) => !(error.status === 404 && error.message === 'License not found'),
+        render: async (error, { params, body, req, res }) => {
+          const { page } = await offlinePage(req, params.licenseId, body);
+          res
+            .status(error.status)
+            .render('customer-portal/offline', { ...page, error: `${error.message}.`, result: null });
+        },
+      },
       description:
         'The same rules as `POST /api/customer/licenses/:licenseId/machines/offline`; the answer is a page with the file as a QR code and a download, or the refusal beside the form.',
       responses: {
@@ -139,37 +160,14 @@ export function customerPortalPages(deps: {
       },
       handler: async ({ params, body, req, res }) => {
         const customer = signedInCustomer(req);
-        const username = req.user?.username ?? customer.name;
-        const notFound = () => res.status(404).render('errors/not-found', notFoundData(username));
-        if (deps.panicMode()) return home(res, username, customer);
-        const requestCode = (body.requestCode ?? '').replace(/\s+/g, '');
-        let license: Awaited<ReturnType<Service['detail']>>;
-        try {
-          license = await service.detail(customer.id, params.licenseId);
-        } catch (error) {
-          if (isHttpError(error) && error.status === 404) return notFound();
-          throw error;
-        }
-        const back = `/my-licenses/${encodeURIComponent(license._id)}`;
-        const page = {
-          ...layout(`Offline activation · ${license.product.name}`, username),
-          product: license.product.name,
-          back,
-          form: { action: `${back}/machines/offline`, csrfToken: deps.csrfToken(req), value: requestCode },
-        };
-        try {
-          const result = await service.activateOffline(actorOf(req), customer.id, license._id, requestCode);
-          res.render('customer-portal/offline', {
-            ...page,
-            error: null,
-            result: await offlineResultData(license.key, result),
-          });
-        } catch (error) {
-          if (!isHttpError(error) || error.status >= 500) throw error;
-          if (error.status === 404 && error.message === 'License not found') return notFound();
-          res.status(error.status);
-          res.render('customer-portal/offline', { ...page, error: `${error.message}.`, result: null });
-        }
+        if (deps.panicMode()) return home(res, req.user?.username ?? customer.name, customer);
+        const { license, page } = await offlinePage(req, params.licenseId, body);
+        const result = await service.activateOffline(actorOf(req), customer.id, license._id, page.form.value);
+        res.render('customer-portal/offline', {
+          ...page,
+          error: null,
+          result: await offlineResultData(license.key, result),
+        });
       },
     }),
   ];

@@ -2,6 +2,7 @@ import { adminLayout } from '../console/layout.js';
 import type { FlashMessage } from '../console/admin-pages.js';
 import { utcTime } from '../console/utc-time.js';
 import type { CustomerJson } from './customers.presenter.js';
+import { pageCount } from '../console/paging.js';
 
 // What the customer pages' views (views/customers) receive: plain data, texts unescaped (the
 // views escape them), numbers formatted.
@@ -66,7 +67,7 @@ export function customersPageData(
     })),
     pagination: {
       page: list.page,
-      pages: Math.max(1, Math.ceil(list.total / customersPageSize)),
+      pages: pageCount(list.total, customersPageSize),
       href: (page: number) => listAddress(list.q, page),
     },
   };

@@ -37,6 +37,7 @@ export function dashboardRoutes(deps: {
       summary: 'No icon here (the pages link an SVG icon)',
       tags: ['pages'],
       guard: deps.public,
+      answer: 'page',
       responses: { 204: { description: 'Nothing' } },
       // Browsers ask for it on every site.
       handler: ({ res }) => {
@@ -49,6 +50,7 @@ export function dashboardRoutes(deps: {
       summary: 'The dashboard page',
       tags: ['pages'],
       guard: deps.public,
+      answer: 'page',
       query: pageQuery,
       description: 'Sign-in for visitors, the overview for admins (after two-factor), their licenses for customers.',
       responses: { 200: { description: 'The page', contentType: 'text/html' } },

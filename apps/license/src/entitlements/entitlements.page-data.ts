@@ -2,6 +2,7 @@ import { adminLayout } from '../console/layout.js';
 import type { CatalogPageExtras } from '../console/catalog-pages.js';
 import { utcTime } from '../console/utc-time.js';
 import type { EntitlementJson } from './entitlements.presenter.js';
+import { pageCount } from '../console/paging.js';
 
 // What the entitlement pages' views (views/entitlements) receive: plain data, texts unescaped.
 
@@ -48,7 +49,7 @@ export function entitlementsPageData(
     })),
     pagination: {
       page: list.page,
-      pages: Math.max(1, Math.ceil(list.total / entitlementsPageSize)),
+      pages: pageCount(list.total, entitlementsPageSize),
       href: (page: number) => listAddress(list.q, page),
     },
   };

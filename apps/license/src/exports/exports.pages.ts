@@ -15,6 +15,7 @@ export function exportPages(deps: { choices: () => Promise<ExportChoices>; admin
       summary: 'The exports page',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       description:
         'Admins: the four exports (licenses as CSV and PDF, transactions as CSV, the summary PDF), each with the form of its filters.',
       responses: {

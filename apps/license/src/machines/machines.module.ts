@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { jsonBody, type Guard, type Logger } from '@app/http';
 import type { FeatureModule } from '@app/http';
 import type { ResponseSigner } from '../signing/signing.js';
-import { signedSender, signedValidationErrors } from '../signing/signed-answers.js';
+import { signedSender } from '../signing/signed-answers.js';
 import { adminMachineRoutes, publicMachineRoutes } from './machines.routes.js';
 import { offlineFileRoutes } from './offline-files.routes.js';
 import type { MachinesService } from './machines.service.js';
@@ -28,8 +28,14 @@ export function publicMachinesModule(needs: {
   /** Sweeps only in a real start (with a job queue); tests call the sweep themselves. */
   sweep: boolean;
 }): FeatureModule {
-  // A machine request's hwid is its fingerprint.
-  const sendSigned = signedSender({ signer: needs.signer, now: needs.now, hwidField: 'fingerprint' });
+  // A machine request's hwid is its fingerprint; its refusals carry no `valid`.
+  const signed = signedSender({
+    signer: needs.signer,
+    now: needs.now,
+    hwidField: 'fingerprint',
+    logger: needs.logger,
+    validFlag: false,
+  });
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   const sweepOnce = () => {
@@ -40,10 +46,10 @@ export function publicMachinesModule(needs: {
   return {
     name: 'machines',
     stage: 'hotPath',
-    routes: publicMachineRoutes({ ...needs, sendSigned, json: jsonBody({ limit: '16kb' }) }),
+    routes: publicMachineRoutes({ ...needs, signed, json: jsonBody({ limit: '16kb' }) }),
     errorHandlers: {
       path: '/api/license/machines',
-      handlers: signedValidationErrors({ sendSigned, logger: needs.logger, validFlag: false }),
+      handlers: signed.errors,
     },
     jobs: () => {
       if (needs.sweep) {

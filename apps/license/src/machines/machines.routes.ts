@@ -1,10 +1,10 @@
 import type { RequestHandler } from 'express';
-import { defineRoute, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, withStatus, type AnswerSigner, type AnyRoute, type Guard } from '@app/http';
 import { z } from 'zod';
 import { actorOf } from '../common/actor.js';
 import { adminFailures, notFound, one, successSchema, validationFailure } from '../common/responses.js';
 import { idParams } from '../common/schemas.js';
-import { callerIp, signedAnswerFields, signedErrorSchema, type SendSigned } from '../signing/signed-answers.js';
+import { callerIp, signedAnswerFields, signedErrorSchema } from '../signing/signed-answers.js';
 import { machineJsonSchema } from './machines.presenter.js';
 import { licenseFileJsonSchema } from '../licenses/license-file.js';
 import { activateMachineSchema, borrowMachineSchema, machineParams, machineSeatSchema } from './machines.schema.js';
@@ -31,15 +31,17 @@ const signedNote =
 /** Activation, heartbeat, deactivation and borrowing: applications call them like validate. */
 export function publicMachineRoutes(deps: {
   machines: MachinesService;
-  sendSigned: SendSigned;
+  /** Signs their answers, failures included (see signedSender). */
+  signed: AnswerSigner;
   offline: Pick<OfflineFilesService, 'borrowByKey'>;
   public: Guard;
   panicGuard: RequestHandler;
   limiter: RequestHandler;
   json: RequestHandler;
 }): AnyRoute[] {
-  const { machines, sendSigned } = deps;
+  const { machines, signed } = deps;
   const before = [deps.panicGuard, deps.limiter, deps.json];
+  const answer = 'signed';
   return [
     defineRoute({
       method: 'post',
@@ -48,6 +50,8 @@ export function publicMachineRoutes(deps: {
       tags,
       guard: deps.public,
       before,
+      answer,
+      signer: signed,
       body: activateMachineSchema,
       description: signedNote,
       responses: {
@@ -59,9 +63,9 @@ export function publicMachineRoutes(deps: {
           schema: signedErrorSchema,
         },
       },
-      handler: async ({ body, req, res }) => {
+      handler: async ({ body, req }) => {
         const { created, machine, license } = await machines.activate(body, callerIp(req.ip));
-        sendSigned(req, res, created ? 201 : 200, { success: true, machine, license });
+        return withStatus(created ? 201 : 200, { success: true, machine, license });
       },
     }),
     defineRoute({
@@ -71,6 +75,8 @@ export function publicMachineRoutes(deps: {
       tags,
       guard: deps.public,
       before,
+      answer,
+      signer: signed,
       body: machineSeatSchema,
       description: `${signedNote} A floating seat's lease is renewed for heartbeatSeconds.`,
       responses: {
@@ -78,9 +84,9 @@ export function publicMachineRoutes(deps: {
         ...keyFailures,
         404: { description: 'Machine not found', schema: signedErrorSchema },
       },
-      handler: async ({ body, req, res }) => {
+      handler: async ({ body, req }) => {
         const { machine, license } = await machines.heartbeat(body, callerIp(req.ip));
-        sendSigned(req, res, 200, { success: true, machine, license });
+        return { success: true, machine, license };
       },
     }),
     defineRoute({
@@ -90,6 +96,8 @@ export function publicMachineRoutes(deps: {
       tags,
       guard: deps.public,
       before,
+      answer,
+      signer: signed,
       body: borrowMachineSchema,
       description: `${signedNote} The machine must hold a seat. On a license with floating seats its lease is extended to now + \`hours\` (never shortened; at most the license's borrowHours), and the file is bound to it and valid no longer than the lease (\`borrowedUntil\`). Without floating seats the file is bound to the machine and valid as any offline file.`,
       responses: {
@@ -102,9 +110,9 @@ export function publicMachineRoutes(deps: {
         },
         404: { description: 'Machine not found', schema: signedErrorSchema },
       },
-      handler: async ({ body, req, res }) => {
+      handler: async ({ body }) => {
         const { machine, file, license } = await deps.offline.borrowByKey(body);
-        sendSigned(req, res, 200, { success: true, machine, file, license });
+        return { success: true, machine, file, license };
       },
     }),
     defineRoute({
@@ -114,6 +122,8 @@ export function publicMachineRoutes(deps: {
       tags,
       guard: deps.public,
       before,
+      answer,
+      signer: signed,
       body: machineSeatSchema,
       description: signedNote,
       responses: {
@@ -121,9 +131,9 @@ export function publicMachineRoutes(deps: {
         ...keyFailures,
         404: { description: 'Machine not found', schema: signedErrorSchema },
       },
-      handler: async ({ body, req, res }) => {
+      handler: async ({ body, req }) => {
         const { license } = await machines.deactivate(body, callerIp(req.ip));
-        sendSigned(req, res, 200, { success: true, license });
+        return { success: true, license };
       },
     }),
   ];

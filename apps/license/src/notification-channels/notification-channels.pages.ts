@@ -79,6 +79,7 @@ export function notificationChannelPages(deps: {
       summary: 'The notification channels page',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       description:
         'Admins: the email, SMS and Telegram channels in force (secrets shown only as set, with at most their last 4 characters), each with its settings form and a test button.',
       responses: pageResponses,
@@ -90,6 +91,7 @@ export function notificationChannelPages(deps: {
       summary: 'Save a notification channel (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: channelParams,
       body: channelForm,
       description:
@@ -119,6 +121,7 @@ export function notificationChannelPages(deps: {
       summary: 'Send a test message through a notification channel (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: channelParams,
       body: testFormSchema,
       description:

@@ -3,6 +3,7 @@ import type { CatalogPageExtras } from '../console/catalog-pages.js';
 import { utcTime } from '../console/utc-time.js';
 import { licenseTypes } from '../common/license-kinds.js';
 import type { PolicyJson } from './policies.presenter.js';
+import { pageCount } from '../console/paging.js';
 
 // What the policy pages' views (views/policies) receive: plain data, texts unescaped (the views
 // escape them), numbers formatted.
@@ -145,7 +146,7 @@ export function policiesPageData(
     choices,
     pagination: {
       page: list.page,
-      pages: Math.max(1, Math.ceil(list.total / policiesPageSize)),
+      pages: pageCount(list.total, policiesPageSize),
       href: (page: number) => listAddress(list.q, list.product, page),
     },
   };

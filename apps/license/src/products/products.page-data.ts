@@ -2,6 +2,7 @@ import { adminLayout } from '../console/layout.js';
 import type { FlashMessage } from '../console/admin-pages.js';
 import { utcTime } from '../console/utc-time.js';
 import type { ProductJson } from './products.presenter.js';
+import { pageCount } from '../console/paging.js';
 
 // What the product pages' views (views/products) receive: plain data, texts unescaped (the
 // views escape them), numbers formatted.
@@ -53,7 +54,7 @@ export function productsPageData(
   list: ProductsPage,
   extras: { form: ProductFormState; messages: FlashMessage[]; csrfToken: string },
 ) {
-  const pages = Math.max(1, Math.ceil(list.total / productsPageSize));
+  const pages = pageCount(list.total, productsPageSize);
   return {
     ...adminLayout('Products', username, 'products'),
     messages: extras.messages,

@@ -1,5 +1,5 @@
-import type { ErrorRequestHandler, Request, Response } from 'express';
-import { createErrorHandler, describeError, jsonBody, type Logger } from '@app/http';
+import type { ErrorRequestHandler } from 'express';
+import { createErrorHandler, describeError, jsonBody, type AnswerSigner, type Logger } from '@app/http';
 import { z } from 'zod';
 import { errorSchema } from '../common/responses.js';
 import type { ResponseSigner } from './signing.js';
@@ -7,43 +7,49 @@ import type { ResponseSigner } from './signing.js';
 // Signed answers, shared by every route that answers signed (validate, the machines requests):
 // what they carry, how they are sent, and their failures signed as well.
 
-/** Sends a signed answer: the route's body plus what every signed answer carries. */
-export type SendSigned = (req: Request, res: Response, status: number, body: Record<string, unknown>) => void;
-
 /**
- * The one place that sends signed answers, so that no route can forget what they must carry:
+ * The one place that makes signed answers, so that no route can forget what they must carry:
  * the old `nonce` echo, `request` (what the service read from the request, so a client can tell
  * that a proxy changed the key or hwid on the way while keeping the nonce) and `issuedAt` (the
  * service's clock, for the client's rollback check). It sends exactly the bytes it signs: the
  * signature covers the body as the client receives it. `hwidField` names the body field that is
- * the request's hwid: `hwid` for validate, `fingerprint` for machines.
+ * the request's hwid: `hwid` for validate, `fingerprint` for machines. Routes that answer
+ * `signed` name it as their signer; the route pipeline completes, checks and sends their bodies.
  */
 export function signedSender(deps: {
   signer: ResponseSigner;
   now: () => Date;
   hwidField: 'hwid' | 'fingerprint';
-}): SendSigned {
+  logger: Logger;
+  /** `valid: false` on refusals (validate's); machines' refusals carry no `valid`. */
+  validFlag?: boolean;
+}): AnswerSigner {
   const { signer, now, hwidField } = deps;
-  return (req, res, status, body) => {
-    const answer = {
+  const answerSigner: AnswerSigner = {
+    complete: (req, body) => ({
       ...body,
       ...nonceOf(req.body),
       request: signedRequestOf(req.body, hwidField),
       issuedAt: now().toISOString(),
-    };
-    const bytes = Buffer.from(JSON.stringify(answer), 'utf8');
-    res
-      .status(status)
-      .set({
-        'X-License-Signature': signer.sign(bytes),
-        'X-License-Key-Id': signer.keyId,
-        // An answer about a license must never come from a cache.
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-        'Content-Type': 'application/json; charset=utf-8',
-      })
-      .send(bytes);
+    }),
+    send: (res, status, answer) => {
+      const bytes = Buffer.from(JSON.stringify(answer), 'utf8');
+      res
+        .status(status)
+        .set({
+          'X-License-Signature': signer.sign(bytes),
+          'X-License-Key-Id': signer.keyId,
+          // An answer about a license must never come from a cache.
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Type': 'application/json; charset=utf-8',
+        })
+        .send(bytes);
+    },
+    errors: [],
   };
+  answerSigner.errors = signedErrors({ signed: answerSigner, logger: deps.logger, validFlag: deps.validFlag });
+  return answerSigner;
 }
 
 /** What a signed answer says it answers. */
@@ -102,33 +108,30 @@ export const signedAnswerFields = {
 /** A signed refusal: the error of every other answer, and what every signed answer carries. */
 export const signedErrorSchema = errorSchema.extend(signedAnswerFields);
 /**
- * Failures of validation (including 429 and 503) are signed as well: a spoofed server must not
- * be able to forge a "valid: false" either. Only an unexpected error (500) goes on to the
- * common handler, which logs it. Mount right after the validation routes.
+ * The error renderer of signed routes: failures of validation (including 429 and 503) are signed
+ * as well, so a spoofed server cannot forge a "valid: false" either. Only an unexpected error
+ * (500) goes on to the common handler, which logs it. Mounted right after the signed routes.
  */
-export function signedValidationErrors(deps: {
-  sendSigned: SendSigned;
-  logger: Logger;
-  validFlag?: boolean;
-}): ErrorRequestHandler[] {
+function signedErrors(deps: { signed: AnswerSigner; logger: Logger; validFlag?: boolean }): ErrorRequestHandler[] {
   const valid = deps.validFlag === false ? {} : { valid: false };
   // The panic guard and the rate limit refuse before the body is read: it is read now, under
   // the routes' own limit, so that these refusals too state the request they answer.
   const readBody = jsonBody({ limit: '16kb' });
-  const signedErrors: ErrorRequestHandler = (error, req, res, next) => {
+  const signedFailure: ErrorRequestHandler = (error, req, res, next) => {
     if (res.headersSent) return next(error);
     const failure = describeError(error);
     if (failure.status === 500) return next(error);
     const answer = () => {
       if (failure.headers) res.set(failure.headers);
       const reason = failure.extra?.reason;
-      deps.sendSigned(req, res, failure.status, {
+      const body = {
         success: false,
         ...valid,
         error: failure.message,
         ...(typeof reason === 'string' ? { reason } : {}),
         ...(failure.details ? { details: failure.details } : {}),
-      });
+      };
+      deps.signed.send(res, failure.status, deps.signed.complete(req, body));
     };
     if (req.body !== undefined || req.complete) return answer();
     readBody(req, res, (unreadable?: unknown) => {
@@ -136,5 +139,5 @@ export function signedValidationErrors(deps: {
       answer();
     });
   };
-  return [signedErrors, createErrorHandler({ successFlag: true, logger: deps.logger })];
+  return [signedFailure, createErrorHandler({ successFlag: true, logger: deps.logger })];
 }

@@ -6,7 +6,7 @@ import type { FeatureModule } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
 import type { ResponseSigner } from '../signing/signing.js';
 import { createValidationRepository } from './validation.repository.js';
-import { signedSender, signedValidationErrors } from '../signing/signed-answers.js';
+import { signedSender } from '../signing/signed-answers.js';
 import { validationRoutes } from './validation.routes.js';
 import { createValidationService } from './validation.service.js';
 
@@ -31,21 +31,21 @@ export function validationModule(needs: {
     concurrency: batchConcurrency(needs.pool),
   });
   const validate = createValidationService({ repository, events: needs.events });
-  const sendSigned = signedSender({ signer: needs.signer, now: needs.now, hwidField: 'hwid' });
+  const signed = signedSender({ signer: needs.signer, now: needs.now, hwidField: 'hwid', logger: needs.logger });
   return {
     name: 'validation',
     stage: 'hotPath',
     routes: validationRoutes({
       validate,
       signer: needs.signer,
-      sendSigned,
+      signed,
       public: needs.public,
       panicGuard: needs.panicGuard,
       limiter: needs.limiter,
     }),
     errorHandlers: {
       path: '/api/license/validate',
-      handlers: signedValidationErrors({ sendSigned, logger: needs.logger }),
+      handlers: signed.errors,
     },
   };
 }

@@ -1,9 +1,9 @@
 import type { RequestHandler } from 'express';
-import { defineRoute, jsonBody, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, jsonBody, type AnswerSigner, type AnyRoute, type Guard } from '@app/http';
 import { z } from 'zod';
 import { errorSchema } from '../common/responses.js';
 import { licenseTypes } from '../licenses/licenses.table.js';
-import { callerIp, signedAnswerFields, signedErrorSchema, type SendSigned } from '../signing/signed-answers.js';
+import { callerIp, signedAnswerFields, signedErrorSchema } from '../signing/signed-answers.js';
 import type { ResponseSigner } from '../signing/signing.js';
 import type { createValidationService } from './validation.service.js';
 import { validateBodySchema } from './validation.schema.js';
@@ -59,7 +59,8 @@ const publicKeyAnswerSchema = z.object({
 export interface ValidationRoutesDeps {
   validate: ReturnType<typeof createValidationService>;
   signer: ResponseSigner;
-  sendSigned: SendSigned;
+  /** Signs validate's answers (see signedSender). */
+  signed: AnswerSigner;
   public: Guard;
   panicGuard: RequestHandler;
   limiter: RequestHandler;
@@ -70,7 +71,7 @@ export interface ValidationRoutesDeps {
  * hot path does nothing but parse, validate in one statement, sign and answer.
  */
 export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
-  const { signer, sendSigned } = deps;
+  const { signer } = deps;
   const json = jsonBody({ limit: '16kb' });
   return [
     defineRoute({
@@ -80,6 +81,8 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
       tags,
       guard: deps.public,
       before: [deps.panicGuard, deps.limiter, json],
+      answer: 'signed',
+      signer: deps.signed,
       body: validateBodySchema,
       description:
         'Every answer, failures included, carries `X-License-Signature`: the Ed25519 signature of the body bytes, and `X-License-Key-Id`: the kid of the key that made it (see `/api/license/public-key`).',
@@ -94,15 +97,16 @@ export function validationRoutes(deps: ValidationRoutesDeps): AnyRoute[] {
         429: { description: 'Too many requests from this address', schema: refusedAnswerSchema },
         503: { description: 'Panic mode is on', schema: refusedAnswerSchema },
       },
-      handler: async ({ body, req, res }) => {
-        const license = await deps.validate({
+      handler: async ({ body, req }) => ({
+        success: true,
+        valid: true,
+        license: await deps.validate({
           key: body.key,
           ip: body.ip ?? callerIp(req.ip),
           hwid: body.hwid ?? null,
           entitlements: body.entitlements,
-        });
-        sendSigned(req, res, 200, { success: true, valid: true, license });
-      },
+        }),
+      }),
     }),
     defineRoute({
       method: 'get',

@@ -5,6 +5,7 @@ import { adminLayout } from '../console/layout.js';
 import type { WebhookEndpoint } from './webhook-endpoints.presenter.js';
 import { endpointEventNames, WEBHOOK_TEST_EVENT } from './webhook-endpoints.schema.js';
 import type { WebhookDelivery } from './webhooks.presenter.js';
+import { pageCount } from '../console/paging.js';
 
 // What the webhook pages' views (views/webhooks) receive: plain data, texts unescaped (the views
 // escape them), times formatted.
@@ -127,7 +128,7 @@ export function deliveriesPageData(
   list: { deliveries: WebhookDelivery[]; total: number; status?: string; page: number; endpoints: Map<string, string> },
   extras: PageExtras,
 ) {
-  const pages = Math.max(1, Math.ceil(list.total / deliveriesPageSize));
+  const pages = pageCount(list.total, deliveriesPageSize);
   return {
     ...adminLayout('Webhook delivery log', username, 'webhooks'),
     ...extras,

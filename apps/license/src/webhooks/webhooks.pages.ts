@@ -1,18 +1,19 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
+import { defineRoute, type AnyRoute, type Guard } from '@app/http';
+import type { AuditTarget } from '../common/audit-target.js';
 import { appError } from '../common/error-codes.js';
 import { actorOf } from '../common/actor.js';
 import {
   consoleAdminName,
+  consoleWrites,
   errorSentence,
   formErrors,
+  redirectWithFlash,
   takeFlash,
-  writeThenRedirect,
   type AuditFailure,
   type WriteOutcome,
 } from '../console/admin-pages.js';
-import { notFoundData } from '../console/layout.js';
 import type { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { createEndpointSchema } from './webhook-endpoints.schema.js';
 import {
@@ -29,7 +30,7 @@ import {
   type EndpointFormState,
 } from './webhooks.page-data.js';
 import type { createWebhooksService } from './webhooks.service.js';
-import { pageNumber } from '../console/paging.js';
+import { pageNumber, pageSlice } from '../console/paging.js';
 
 // The admin console's webhook pages (the JSON API is webhooks.routes.ts): endpoints, their
 // one-time secrets, and the delivery log. Forms post with the session's CSRF token in `_csrf`;
@@ -76,10 +77,14 @@ export function webhookPages(deps: {
 }): AnyRoute[] {
   const { endpoints } = deps;
   const extras = (req: Request) => ({ messages: takeFlash(req), csrfToken: deps.csrfToken(req) });
+  const { writeThenRedirect } = consoleWrites(deps.auditFailure);
+  const auditTarget = (action: 'create' | 'update' | 'delete', resourceId: string | null): AuditTarget => ({
+    action,
+    resourceType: 'notification',
+    resourceId,
+  });
   const failed = (req: Request, action: 'create' | 'update' | 'delete', resourceId: string | null, error: unknown) =>
-    deps.auditFailure(req, { action, resourceType: 'notification', resourceId }, error);
-  const notFound = (res: Response, username: string) =>
-    res.status(404).render('errors/not-found', notFoundData(username));
+    deps.auditFailure(req, auditTarget(action, resourceId), error);
 
   /** Runs an endpoint write and shows its outcome; a missing endpoint shows the 404 page (and is audited as failed). */
   const endpointAction = (
@@ -94,22 +99,17 @@ export function webhookPages(deps: {
       summary,
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       responses: writeResponses,
-      handler: async ({ params, req, res }) => {
-        const username = consoleAdminName(req);
-        await writeThenRedirect(
-          req,
-          res,
-          () => write(req, params.id),
-          async (error) => {
-            if (!isHttpError(error) || error.status !== 404) throw error;
-            await failed(req, action, params.id, error);
-            notFound(res, username);
-            return undefined;
-          },
-        );
-      },
+      handler: ({ params, req, res }) =>
+        writeThenRedirect(req, res, {
+          write: () => write(req, params.id),
+          audit: auditTarget(action, params.id),
+          // Only a missing endpoint is answered here (the 404 page); the page has no place for other refusals.
+          when: (error) => error.status === 404,
+          back: endpointHref(params.id),
+        }),
     });
 
   const renderNew = (req: Request, res: Response, username: string, form: EndpointFormState, status = 200) =>
@@ -122,6 +122,7 @@ export function webhookPages(deps: {
       summary: 'The webhook endpoints page',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       description:
         'Admins: every endpoint with its events, state and latest delivery; add, test, enable or disable, rotate its secret, delete.',
       responses: pageResponses,
@@ -136,6 +137,7 @@ export function webhookPages(deps: {
       summary: 'The form of a new webhook endpoint',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       responses: pageResponses,
       handler: ({ req, res }) => renderNew(req, res, consoleAdminName(req), emptyEndpointForm()),
     }),
@@ -145,10 +147,19 @@ export function webhookPages(deps: {
       summary: 'Add a webhook endpoint (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       body: endpointForm,
       description:
         'A loopback, private or link-local URL answers 400 `Webhook URL not allowed` unless WEBHOOK_ALLOW_PRIVATE=true. Then to the page that shows its secret once.',
       responses: writeResponses,
+      // A refused URL: the form again, saying why.
+      refused: {
+        when: (error) => error.status === 400,
+        render: async (error, { body, req, res }) => {
+          await failed(req, 'create', null, error);
+          renderNew(req, res, consoleAdminName(req), stateOf(body, [errorSentence(error)]), 400);
+        },
+      },
       handler: async ({ body, req, res }) => {
         const username = consoleAdminName(req);
         const parsed = createEndpointSchema.safeParse({ url: body.url?.trim() ?? '', events: eventsOf(body) });
@@ -172,24 +183,12 @@ export function webhookPages(deps: {
             400,
           );
         }
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
-            const { endpoint, secret } = await endpoints.create(actorOf(req), parsed.data);
-            req.session.oneTimeSecret = { for: endpointHref(endpoint._id), secret };
-            return {
-              to: `${endpointHref(endpoint._id)}/secret`,
-              message: { type: 'success', text: `Endpoint ${endpoint.url} added.` },
-            };
-          },
-          async (error) => {
-            if (!isHttpError(error) || error.status !== 400) throw error;
-            await failed(req, 'create', null, error);
-            renderNew(req, res, username, stateOf(body, [errorSentence(error)]), 400);
-            return undefined;
-          },
-        );
+        const { endpoint, secret } = await endpoints.create(actorOf(req), parsed.data);
+        req.session.oneTimeSecret = { for: endpointHref(endpoint._id), secret };
+        await redirectWithFlash(req, res, `${endpointHref(endpoint._id)}/secret`, {
+          type: 'success',
+          text: `Endpoint ${endpoint.url} added.`,
+        });
       },
     }),
     defineRoute({
@@ -198,17 +197,12 @@ export function webhookPages(deps: {
       summary: "An endpoint's new secret, shown once",
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       params: idParams,
       responses: { ...pageResponses, 404: { description: 'No such endpoint', contentType: 'text/html' } },
       handler: async ({ params, req, res }) => {
         const username = consoleAdminName(req);
-        let endpoint;
-        try {
-          endpoint = await endpoints.get(params.id);
-        } catch (error) {
-          if (isHttpError(error) && error.status === 404) return notFound(res, username);
-          throw error;
-        }
+        const endpoint = await endpoints.get(params.id);
         // Shown once: taken out of the session as it is shown.
         const kept = req.session.oneTimeSecret;
         const secret = kept?.for === endpointHref(endpoint._id) ? kept.secret : undefined;
@@ -259,6 +253,7 @@ export function webhookPages(deps: {
       summary: 'The webhook delivery log',
       tags,
       guard: deps.adminPage,
+      answer: 'page',
       query: deliveriesQuery,
       description: `Admins: deliveries newest first, ${deliveriesPageSize} to a \`page\`, filtered by \`status\`; delivered and failed ones can be sent again.`,
       responses: pageResponses,
@@ -267,8 +262,7 @@ export function webhookPages(deps: {
         const [{ deliveries, total }, known] = await Promise.all([
           deps.deliveries.list({
             status: query.status,
-            limit: deliveriesPageSize,
-            skip: (query.page - 1) * deliveriesPageSize,
+            ...pageSlice(query.page, deliveriesPageSize),
           }),
           endpoints.list(),
         ]);
@@ -294,30 +288,23 @@ export function webhookPages(deps: {
       summary: 'Send a delivery again (form)',
       tags,
       guard: deps.adminPage,
+      answer: 'redirect',
       params: idParams,
       description: 'Back to the delivery log with the same `status` filter and `page`.',
       query: deliveriesQuery,
       responses: { ...writeResponses, 409: { description: 'Already pending: back to the log with the message' } },
       handler: async ({ params, query, req, res }) => {
-        const username = consoleAdminName(req);
         const back = deliveriesAddress(query.status, query.page);
-        await writeThenRedirect(
-          req,
-          res,
-          async () => {
+        await writeThenRedirect(req, res, {
+          write: async () => {
             await deps.deliveries.redeliver(actorOf(req), params.id);
             return { to: back, message: { type: 'success', text: 'Delivery queued again.' } };
           },
-          async (error) => {
-            if (!isHttpError(error) || (error.status !== 404 && error.status !== 409)) throw error;
-            await failed(req, 'update', params.id, error);
-            if (error.status === 404) {
-              notFound(res, username);
-              return undefined;
-            }
-            return { to: back, message: { type: 'error', text: errorSentence(error) } };
-          },
-        );
+          audit: auditTarget('update', params.id),
+          when: (error) => error.status === 404 || error.status === 409,
+          back,
+          say: errorSentence,
+        });
       },
     }),
   ];

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { defineRoute, isHttpError, type AnyRoute } from '@app/http';
+import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
@@ -40,6 +40,7 @@ export function creatorRoutes(deps: {
       summary: "The creator's page: link, QR code, delete link",
       tags,
       guard: guards.web,
+      answer: 'page',
       params: slugParamsSchema,
       responses: {
         200: page('The page, for the session that created the paste'),
@@ -74,6 +75,7 @@ export function creatorRoutes(deps: {
       summary: 'Asks before deleting a paste',
       tags,
       guard: guards.web,
+      answer: 'page',
       params: slugParamsSchema,
       responses: { 200: page('The confirmation page'), 404: page('Not found') },
       handler: async ({ params: { slug }, res }) => {
@@ -90,19 +92,16 @@ export function creatorRoutes(deps: {
       guard: guards.web,
       params: slugParamsSchema,
       body: deleteFormSchema,
+      answer: 'page',
+      // A wrong token: the confirmation page again, saying so.
+      refused: {
+        when: (failure) => failure.code === 'PASTE_INVALID_DELETE_TOKEN',
+        render: (failure, { params: { slug }, res }) =>
+          res.status(failure.status).render('pastes/delete', deleteConfirmData(settings.get(), slug, failure.message)),
+      },
       responses: { 200: page('Deleted'), 403: page('Invalid delete token'), 404: page('Not found') },
       handler: async ({ params: { slug }, body, req, res }) => {
-        try {
-          await service.remove(slug, { token: body.token, owner: await isOwner(req) });
-        } catch (failure) {
-          if (isHttpError(failure) && failure.code === 'PASTE_INVALID_DELETE_TOKEN') {
-            res
-              .status(failure.status)
-              .render('pastes/delete', deleteConfirmData(settings.get(), slug, failure.message));
-            return;
-          }
-          throw failure;
-        }
+        await service.remove(slug, { token: body.token, owner: await isOwner(req) });
         forgetCreated(req, slug);
         res.set('Cache-Control', 'no-store').render('pastes/deleted', deletedData(settings.get(), slug));
       },

@@ -34,6 +34,7 @@ export function adminRoutes(deps: {
       summary: "The owner's dashboard",
       tags: ['pages'],
       guard: deps.guards.ownerPage,
+      answer: 'page',
       query: adminQuerySchema,
       responses: {
         200: { description: 'The page', contentType: 'text/html' },

@@ -16,6 +16,7 @@ export function pageRoutes(deps: { settings: SettingsStore<PasteSettings>; guard
       summary: 'The home page: a form to create a paste',
       tags: ['pages'],
       guard: deps.guards.public,
+      answer: 'page',
       // The identity provider's callback sends failed sign-ins here with a code.
       query: z.object({ error: z.string().optional().catch(undefined) }),
       responses: { 200: page('The page') },
@@ -32,6 +33,7 @@ export function faviconRoute(settings: SettingsStore<PasteSettings>): AnyRoute {
     summary: "The site's icon",
     tags: ['pages'],
     guard: { name: 'public', middleware: [] },
+    answer: 'redirect',
     responses: { 302: { description: 'Redirect to the configured icon' } },
     handler: ({ res }) => res.redirect(302, settings.get().favIcon),
   });

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { defineRoute, isHttpError, type AnyRoute } from '@app/http';
+import { defineRoute, type AnyRoute } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteGuards } from '../access/guards.js';
@@ -159,6 +159,8 @@ export function pasteRoutes(deps: {
         summary: 'Whether the paste exists, without counting a view (counted as a preview fetch)',
         tags,
         guard: guards.web,
+        // No body either way; a refusal (404, 410) keeps the pages' error answer, for both paths.
+        answer: 'page',
         params: slugParamsSchema,
         responses: {
           200: { description: 'It exists' },
@@ -180,6 +182,7 @@ export function pasteRoutes(deps: {
       summary: 'Read a paste (counts a view)',
       tags,
       guard: guards.web,
+      answer: 'page',
       description:
         'Link-preview agents get a preview page without the content and count no view; ' +
         'a reveal-on-click paste shows a "Show paste" button (POST /paste/{slug}/reveal) and counts nothing; ' +
@@ -214,6 +217,13 @@ export function pasteRoutes(deps: {
       description: 'The "Show paste" form; a password paste takes its password here (unless the session unlocked it).',
       params: slugParamsSchema,
       body: revealFormSchema,
+      answer: 'page',
+      // A wrong or missing password: the same page again, saying why.
+      refused: {
+        when: (failure, { req }) => [400, 401, 429].includes(failure.status) && wantsHtml(req),
+        render: (failure, { params: { slug }, res }) =>
+          res.status(failure.status).render('pastes/reveal', revealData(settings.get(), slug, true, failure.message)),
+      },
       responses: {
         200: page('The paste'),
         400: page('Password is required'),
@@ -224,17 +234,7 @@ export function pasteRoutes(deps: {
       },
       handler: async ({ params: { slug }, body, req, res }) => {
         res.set('Cache-Control', 'no-store');
-        let result;
-        try {
-          result = await service.reveal(slug, isUnlocked(req, slug), body.password, clientAddress(req));
-        } catch (failure) {
-          // A wrong or missing password: the same page again, saying why.
-          if (isHttpError(failure) && [400, 401, 429].includes(failure.status) && wantsHtml(req)) {
-            res.status(failure.status).render('pastes/reveal', revealData(settings.get(), slug, true, failure.message));
-            return;
-          }
-          throw failure;
-        }
+        const result = await service.reveal(slug, isUnlocked(req, slug), body.password, clientAddress(req));
         if (result.kind === 'key') {
           // The page's script fetches the envelope with the key check: the password, right here,
           // unlocks that request.
@@ -252,6 +252,8 @@ export function pasteRoutes(deps: {
       guard: guards.web,
       description: KEY_CHECK_DESCRIPTION,
       params: slugParamsSchema,
+      // Plain text under the same rules; its refusals are plain text too.
+      answer: 'text',
       responses: {
         200: text('The content; for an encrypted paste its envelope, as application/json'),
         401: text('Password required'),
@@ -260,33 +262,26 @@ export function pasteRoutes(deps: {
         405: text('A reveal-on-click paste: POST /paste/{slug}/raw'),
         410: text('Expired'),
       },
-      // Plain text under the same rules; its errors are plain text too.
       handler: async ({ params: { slug }, req, res }) => {
         res.set('Cache-Control', 'no-store');
-        try {
-          if (isPreviewAgent(req)) {
-            await service.peek(slug);
-            return res.render('pastes/preview', previewData(settings.get()));
-          }
-          const result = await service.view(slug, isUnlocked(req, slug), clientAddress(req), keyCheckOf(req));
-          if (result.kind === 'key') await service.refuseMissingKey(slug, clientAddress(req));
-          if (result.kind === 'locked') {
-            res.status(401).type('text/plain').send(`Password required: unlock this paste at /paste/${slug}\n`);
-            return;
-          }
-          if (result.kind === 'reveal') {
-            // Only the button's POST shows a reveal-on-click paste, so no preview can use it up.
-            const refused = appError('PASTE_REVEAL_REQUIRED', {
-              message: `This paste is shown only on request: POST /paste/${slug}/raw`,
-            });
-            res.status(refused.status).set('Allow', 'POST').type('text/plain').send(`${refused.message}\n`);
-            return;
-          }
-          if (result.kind === 'shown') sendRaw(res, result.paste);
-        } catch (failure) {
-          if (!isHttpError(failure) || failure.status >= 500) throw failure;
-          res.status(failure.status).type('text/plain').send(`${failure.message}\n`);
+        if (isPreviewAgent(req)) {
+          await service.peek(slug);
+          return res.render('pastes/preview', previewData(settings.get()));
         }
+        const result = await service.view(slug, isUnlocked(req, slug), clientAddress(req), keyCheckOf(req));
+        if (result.kind === 'key') await service.refuseMissingKey(slug, clientAddress(req));
+        if (result.kind === 'locked') {
+          res.status(401).type('text/plain').send(`Password required: unlock this paste at /paste/${slug}\n`);
+          return;
+        }
+        if (result.kind === 'reveal') {
+          // Only the button's POST shows a reveal-on-click paste, so no preview can use it up.
+          res.set('Allow', 'POST');
+          throw appError('PASTE_REVEAL_REQUIRED', {
+            message: `This paste is shown only on request: POST /paste/${slug}/raw`,
+          });
+        }
+        if (result.kind === 'shown') sendRaw(res, result.paste);
       },
     }),
     defineRoute({
@@ -300,6 +295,7 @@ export function pasteRoutes(deps: {
         KEY_CHECK_DESCRIPTION,
       params: slugParamsSchema,
       body: revealFormSchema,
+      answer: 'text',
       responses: {
         200: text('The content; for an encrypted paste its envelope, as application/json'),
         400: text('Password is required'),
@@ -311,15 +307,10 @@ export function pasteRoutes(deps: {
       },
       handler: async ({ params: { slug }, body, req, res }) => {
         res.set('Cache-Control', 'no-store');
-        try {
-          const address = clientAddress(req);
-          const result = await service.reveal(slug, isUnlocked(req, slug), body.password, address, keyCheckOf(req));
-          if (result.kind === 'key') await service.refuseMissingKey(slug, address);
-          else sendRaw(res, result.paste);
-        } catch (failure) {
-          if (!isHttpError(failure) || failure.status >= 500) throw failure;
-          res.status(failure.status).type('text/plain').send(`${failure.message}\n`);
-        }
+        const address = clientAddress(req);
+        const result = await service.reveal(slug, isUnlocked(req, slug), body.password, address, keyCheckOf(req));
+        if (result.kind === 'key') await service.refuseMissingKey(slug, address);
+        else sendRaw(res, result.paste);
       },
     }),
     defineRoute({
@@ -330,6 +321,12 @@ export function pasteRoutes(deps: {
       guard: guards.web,
       params: slugParamsSchema,
       body: verifyPasteSchema,
+      // A browser's form gets the password page again, saying why; programs get the JSON refusal.
+      refused: {
+        when: (failure, { req }) => wantsHtml(req) && [400, 401, 429].includes(failure.status),
+        render: (failure, { params: { slug }, res }) =>
+          res.status(failure.status).render('pastes/password', passwordData(settings.get(), slug, failure.message)),
+      },
       responses: {
         200: { description: 'Unlocked', schema: successSchema },
         303: { description: 'Unlocked: a browser form is sent to the paste' },
@@ -338,15 +335,7 @@ export function pasteRoutes(deps: {
         429: error('Too many attempts'),
       },
       handler: async ({ params: { slug }, body, req, res }) => {
-        try {
-          await service.verify(slug, body.password, clientAddress(req));
-        } catch (failure) {
-          if (wantsHtml(req) && isHttpError(failure) && [400, 401, 429].includes(failure.status)) {
-            res.status(failure.status).render('pastes/password', passwordData(settings.get(), slug, failure.message));
-            return;
-          }
-          throw failure;
-        }
+        await service.verify(slug, body.password, clientAddress(req));
         unlock(req, slug);
         if (wantsHtml(req)) return void res.redirect(303, `/paste/${slug}`);
         return unlockedAnswer();
