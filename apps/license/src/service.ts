@@ -47,9 +47,11 @@ async function main(processConfig: Config, logger: Logger, embedded?: Promise<Em
       warn: (message) => logger.warn(message),
       replicaUrl: processConfig.LICENSE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL,
       replicaLog: (message, level) => logger[level](message),
+      migrationUrl: processConfig.LICENSE_DATABASE_MIGRATION_URL ?? processConfig.DATABASE_MIGRATION_URL,
+      poolMode: processConfig.LICENSE_DATABASE_POOL_MODE ?? processConfig.DATABASE_POOL_MODE,
     });
     opened.push(() => database.close());
-    await runMigrations(database.db, migrationsFolder, 'license');
+    await runMigrations(database.migrationDb, migrationsFolder, 'license');
     if (processConfig.MIGRATE_ONLY) {
       logger.info('MIGRATE_ONLY is set: the database is migrated; exiting');
       await opened.closeAll();

@@ -62,6 +62,8 @@ export async function startPasteService(
             url,
             replicaUrl: processConfig.PASTE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL,
             replicaLog: (message, level) => logger[level](message),
+            migrationUrl: processConfig.PASTE_DATABASE_MIGRATION_URL ?? processConfig.DATABASE_MIGRATION_URL,
+            poolMode: processConfig.PASTE_DATABASE_POOL_MODE ?? processConfig.DATABASE_POOL_MODE,
           }
         : {
             dataDir: databaseDirOf(processConfig),
@@ -71,7 +73,7 @@ export async function startPasteService(
           },
     );
     opened.push(() => database.close());
-    await runMigrations(database.db, migrationsFolder, 'paste');
+    await runMigrations(database.migrationDb, migrationsFolder, 'paste');
     if (processConfig.MIGRATE_ONLY) {
       logger.info('MIGRATE_ONLY is set: the database is migrated; exiting');
       await opened.closeAll();
