@@ -5,7 +5,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { z } from 'zod';
 import { openDatabase, type Database } from '../open-database.js';
+import { parseRows } from '../rows.js';
 import { freePort } from './streaming-replica.js';
 
 /** Why PgBouncer tests and the rehearsal's pooler are skipped here, and what to do about it. */
@@ -118,13 +120,11 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
       const admin = new pg.Client({ connectionString: urlFor('pgbouncer') });
       await admin.connect();
       try {
-        const { rows } = await admin.query<{ database: string; total_xact_count: string; total_query_count: string }>(
-          'SHOW STATS',
-        );
+        const { rows } = await admin.query('SHOW STATS');
         return new Map(
-          rows.map((row) => [
+          parseRows(statsRow, rows).map((row) => [
             row.database,
-            { transactions: Number(row.total_xact_count), queries: Number(row.total_query_count) },
+            { transactions: row.total_xact_count, queries: row.total_query_count },
           ]),
         );
       } finally {
@@ -134,6 +134,12 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
     close: stop,
   };
 }
+
+const statsRow = z.object({
+  database: z.string(),
+  total_xact_count: z.coerce.number(),
+  total_query_count: z.coerce.number(),
+});
 
 async function waitForPort(port: number, gone: () => boolean): Promise<void> {
   const deadline = Date.now() + 15_000;
