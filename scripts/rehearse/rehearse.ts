@@ -1,6 +1,8 @@
 // `npm run rehearse`: both services as a small cluster on this machine (decisions, wave 3, "A
 // rehearsal anyone can run"): HAProxy in front of 3 instances of each, a PostgreSQL primary and a
-// streaming replica in a temporary folder, Redis; 60 s of mixed traffic while one instance of
+// streaming replica in a temporary folder, PgBouncer in transaction mode between the instances
+// and the primary (wave 4, "Behind a transaction pooler"; skipped, and said so, when Debian's
+// pgbouncer is not installed), Redis; 60 s of mixed traffic while one instance of
 // each service is killed (SIGKILL) and the others are restarted one at a time (SIGTERM, drained).
 // Prints a table; exits 1 unless every acknowledged write is present, every counted limit is
 // exact, unexpected answers are at most 0.1% (none during the rolling restart) and the replica
@@ -16,6 +18,7 @@ import {
   postgresBinaries,
   startStreamingPair,
 } from '../../packages/db/src/testing/streaming-replica.js';
+import { NO_PGBOUNCER, pgbouncerBinary, startPgBouncer } from '../../packages/db/src/testing/pgbouncer.js';
 import { startDevIdp } from '../../packages/dev-idp/src/index.js';
 import { signInAs } from '../../packages/auth/src/testing.js';
 import { haproxyConfig } from './haproxy.js';
@@ -81,6 +84,24 @@ async function main(): Promise<number> {
     const pair = await startStreamingPair({ bin });
     cleanups.push(() => pair.close());
     for (const name of ['paste', 'license']) psql(pair.primaryUrl, `CREATE DATABASE ${name}`);
+    // The instances reach the primary through PgBouncer (transaction mode, statements unnamed) and
+    // migrate on a direct connection; the replica and this script's checks connect directly.
+    const pgbouncerBin = pgbouncerBinary();
+    if (!pgbouncerBin) log(`skipped PgBouncer: ${NO_PGBOUNCER}; the instances connect to the primary directly`);
+    else log('PgBouncer in transaction mode in front of the primary (the instances migrate on a direct URL)');
+    const pgbouncer = pgbouncerBin
+      ? await startPgBouncer({ serverUrl: pair.primaryUrl, bin: pgbouncerBin })
+      : undefined;
+    if (pgbouncer) cleanups.push(() => pgbouncer.close());
+    const direct = { paste: withDatabase(pair.primaryUrl, 'paste'), license: withDatabase(pair.primaryUrl, 'license') };
+    const throughPgBouncer = (service: 'paste' | 'license', prefix: string) =>
+      pgbouncer
+        ? {
+            [`${prefix}_DATABASE_URL`]: pgbouncer.urlFor(service),
+            [`${prefix}_DATABASE_MIGRATION_URL`]: direct[service],
+            [`${prefix}_DATABASE_POOL_MODE`]: 'transaction',
+          }
+        : { [`${prefix}_DATABASE_URL`]: direct[service] };
     const idp = await startDevIdp({ port: await freePort() });
     cleanups.push(() => idp.stop());
 
@@ -103,14 +124,14 @@ async function main(): Promise<number> {
     };
     const pasteEnv = {
       ...common,
-      PASTE_DATABASE_URL: withDatabase(pair.primaryUrl, 'paste'),
+      ...throughPgBouncer('paste', 'PASTE'),
       PASTE_DATABASE_REPLICA_URL: withDatabase(pair.replicaUrl, 'paste'),
       PASTE_PUBLIC_URL: pasteUrl,
       OWNER_ID: 'owner-1',
     };
     const licenseEnv = {
       ...common,
-      LICENSE_DATABASE_URL: withDatabase(pair.primaryUrl, 'license'),
+      ...throughPgBouncer('license', 'LICENSE'),
       LICENSE_DATABASE_REPLICA_URL: withDatabase(pair.replicaUrl, 'license'),
       LICENSE_PUBLIC_URL: licenseUrl,
       ADMIN_IDS: 'admin-1',
@@ -157,7 +178,7 @@ async function main(): Promise<number> {
     await Promise.all([instances.paste[0]!.start(), instances.license[0]!.start()]);
     // The owner's limits out of the way: the rehearsal counts the service's limits, not its own pace.
     psql(
-      pasteEnv.PASTE_DATABASE_URL,
+      direct.paste,
       `INSERT INTO paste_settings (namespace, value, version) VALUES ('paste', '{"webRateLimit":1000000,"apiRateLimit":1000000}', 1)
       ON CONFLICT (namespace) DO UPDATE SET value = paste_settings.value || EXCLUDED.value, version = paste_settings.version + 1`,
     );
@@ -242,8 +263,10 @@ async function main(): Promise<number> {
     // Every write has reached the replica by now; its scans count the reads it answered.
     const scansAfter =
       replicaScans(withDatabase(pair.replicaUrl, 'paste')) + replicaScans(withDatabase(pair.replicaUrl, 'license'));
-    const pasteDb = pasteEnv.PASTE_DATABASE_URL;
-    const licenseDb = licenseEnv.LICENSE_DATABASE_URL;
+    const pasteDb = direct.paste;
+    const licenseDb = direct.license;
+    const pooled = await pgbouncer?.stats();
+    const pooledTransactions = (service: string) => pooled?.get(service)?.transactions ?? 0;
     const slugList = `ARRAY[${tally.createdSlugs.map((slug) => `'${slug.replace(/'/g, "''")}'`).join(',')}]::text[]`;
     const pastesPresent =
       tally.createdSlugs.length === 0
@@ -328,6 +351,13 @@ async function main(): Promise<number> {
       ['unexpected during rolling restart (0)', String(rollingUnexpected), rollingUnexpected === 0],
       ['replica reads (table scans on the replica)', String(replicaReads), replicaReads > 0],
       ['generated session secrets in the database', secrets.join(' + '), secrets.every((count) => count === '1')],
+      [
+        'PgBouncer (transaction mode): transactions passed',
+        pooled
+          ? `${pooledTransactions('paste')} paste + ${pooledTransactions('license')} license`
+          : 'skipped: pgbouncer is not installed',
+        !pooled || (pooledTransactions('paste') > 0 && pooledTransactions('license') > 0),
+      ],
       [
         "files in the instances' data folders",
         dataFiles.length ? dataFiles.join(', ') : 'none',

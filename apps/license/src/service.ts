@@ -40,6 +40,8 @@ export function startLicenseService(
     database: {
       url: processConfig.LICENSE_DATABASE_URL ?? processConfig.DATABASE_URL,
       replicaUrl: processConfig.LICENSE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL,
+      migrationUrl: processConfig.LICENSE_DATABASE_MIGRATION_URL ?? processConfig.DATABASE_MIGRATION_URL,
+      poolMode: processConfig.LICENSE_DATABASE_POOL_MODE ?? processConfig.DATABASE_POOL_MODE,
       dataDir: databaseDirOf(processConfig),
       embedded: options.embedded,
     },

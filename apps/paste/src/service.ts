@@ -45,6 +45,8 @@ export function startPasteService(
     database: {
       url: processConfig.PASTE_DATABASE_URL ?? processConfig.DATABASE_URL,
       replicaUrl: processConfig.PASTE_DATABASE_REPLICA_URL ?? processConfig.DATABASE_REPLICA_URL,
+      migrationUrl: processConfig.PASTE_DATABASE_MIGRATION_URL ?? processConfig.DATABASE_MIGRATION_URL,
+      poolMode: processConfig.PASTE_DATABASE_POOL_MODE ?? processConfig.DATABASE_POOL_MODE,
       dataDir: databaseDirOf(processConfig),
       embedded: options.embedded,
     },

@@ -48,6 +48,8 @@ export interface TestSiteOptions {
   now?: () => Date;
   /** The app's logger (silent by default); log tests pass one that writes to a capture. */
   logger?: Logger;
+  /** A database opened and migrated already (e.g. through PgBouncer); the caller closes it. */
+  database?: Database;
 }
 
 /**
@@ -58,7 +60,7 @@ export async function startTestSite(
   initial: Partial<PasteSettings> = RELAXED_LIMITS,
   options: TestSiteOptions = {},
 ): Promise<TestSite> {
-  const database = await createTestDatabase(migrationsFolder);
+  const database = options.database ?? (await createTestDatabase(migrationsFolder));
   const idp: DevIdp = await startDevIdp({ port: 0 });
   let handler: http.RequestListener = (_req, res) => {
     res.statusCode = 503;
@@ -144,7 +146,7 @@ export async function startTestSite(
       server.closeAllConnections();
       await closed;
       await idp.stop();
-      await database.close();
+      if (!options.database) await database.close();
       rmSync(uploadDir, { recursive: true, force: true });
     },
   };

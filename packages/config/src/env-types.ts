@@ -34,3 +34,13 @@ export const optionalString = () =>
     .string()
     .optional()
     .transform((value) => (value === '' ? undefined : value));
+
+/**
+ * How a database URL reaches PostgreSQL (packages/db, pooled-client.ts): `transaction` through a
+ * pooler in transaction mode; unset (or empty) for the next variable in line, in the end `session`.
+ */
+export const envPoolMode = () =>
+  z
+    .enum(['session', 'transaction'])
+    .optional()
+    .or(z.literal('').transform(() => undefined));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envBoolean, envInt, envList, envPort, envUrl, optionalString } from './env-types.js';
+import { envBoolean, envInt, envList, envPoolMode, envPort, envUrl, optionalString } from './env-types.js';
 
 /** Comma-separated names, each one of `names` (a typo fails at start-up instead of silently sending nothing). */
 const envChoices = <T extends string>(names: readonly [T, ...T[]]) => envList().pipe(z.array(z.enum(names)));
@@ -23,6 +23,10 @@ export const licenseSchema = {
   LICENSE_DATABASE_URL: envUrl(),
   /** The license service's replica of LICENSE_DATABASE_URL (over DATABASE_REPLICA_URL). */
   LICENSE_DATABASE_REPLICA_URL: envUrl(),
+  /** The license service's direct URL for migrations (over DATABASE_MIGRATION_URL). */
+  LICENSE_DATABASE_MIGRATION_URL: envUrl(),
+  /** How LICENSE_DATABASE_URL reaches PostgreSQL (over DATABASE_POOL_MODE). */
+  LICENSE_DATABASE_POOL_MODE: envPoolMode(),
   ADMIN_IDS: envList(),
   SESSION_TTL_HOURS: envInt(24, 1, 24 * 365),
   PANIC_MODE: envBoolean(false),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envInt, envPort, envUrl, optionalString } from './env-types.js';
+import { envInt, envPoolMode, envPort, envUrl, optionalString } from './env-types.js';
 
 export const pasteSchema = {
   PASTE_PORT: envPort(8080),
@@ -7,6 +7,10 @@ export const pasteSchema = {
   PASTE_DATABASE_URL: envUrl(),
   /** The paste service's replica of PASTE_DATABASE_URL (over DATABASE_REPLICA_URL). */
   PASTE_DATABASE_REPLICA_URL: envUrl(),
+  /** The paste service's direct URL for migrations (over DATABASE_MIGRATION_URL). */
+  PASTE_DATABASE_MIGRATION_URL: envUrl(),
+  /** How PASTE_DATABASE_URL reaches PostgreSQL (over DATABASE_POOL_MODE). */
+  PASTE_DATABASE_POOL_MODE: envPoolMode(),
   OWNER_ID: optionalString(),
   /** Folder of uploaded logos and favicons; default DATA_DIR/paste-uploads/images. */
   PASTE_UPLOAD_DIR: z.string().optional(),

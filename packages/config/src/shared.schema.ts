@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envBoolean, envInt, envPort, envUrl, optionalString } from './env-types.js';
+import { envBoolean, envInt, envPoolMode, envPort, envUrl, optionalString } from './env-types.js';
 
 export const sharedSchema = {
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -11,6 +11,17 @@ export const sharedSchema = {
    * it while it is up and at most 10 s behind; everything else uses the primary.
    */
   DATABASE_REPLICA_URL: envUrl(),
+  /**
+   * A direct connection to DATABASE_URL's database for the migrations, when DATABASE_URL goes
+   * through a pooler such as PgBouncer (docs/deploy.md, "Behind PgBouncer").
+   */
+  DATABASE_MIGRATION_URL: envUrl(),
+  /**
+   * `transaction` when DATABASE_URL (and the replica's URL) go through a pooler in transaction
+   * mode (PgBouncer's `pool_mode = transaction`): every statement is then sent unnamed. Unset or
+   * `session`: a direct connection or a session pooler.
+   */
+  DATABASE_POOL_MODE: envPoolMode(),
   /**
    * The embedded database's page cache (PostgreSQL's shared_buffers), held for good once filled:
    * a size like `16MB` or `256MB`. More serves a large database from memory.

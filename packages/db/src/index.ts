@@ -1,6 +1,7 @@
 export { openDatabase, type Database, type OpenDatabaseOptions } from './open-database.js';
 export { defaultSharedBuffers, startEmbeddedServer, type EmbeddedServer } from './embedded-server.js';
 export { runMigrations } from './migrate.js';
+export type { PoolMode } from './pooled-client.js';
 export { withTransaction, type Queryable } from './transaction.js';
 export { batchConcurrency, createBatcher, type BatcherOptions } from './batcher.js';
 export { DataFolderInUseError } from './data-folder-lock.js';

@@ -12,6 +12,7 @@ import {
 import { startEmbeddedVacuum } from './embedded-vacuum.js';
 import { retryPoolQueries } from './retry.js';
 import { createReplicaReads, type ReplicaReads } from './read-replica.js';
+import { clientFor, type PoolMode } from './pooled-client.js';
 
 // node-postgres returns BIGINT (int8, e.g. COUNT(*)) as a string; every count this project
 // reads fits well within a double, so read them as numbers once, here.
@@ -46,6 +47,17 @@ export interface OpenDatabaseOptions extends EmbeddedServerOptions {
   replicaUrl?: string;
   /** Hears the replica bypassed or back in use (default: console.warn). */
   replicaLog?: (message: string, level: 'warn' | 'info') => void;
+  /**
+   * `transaction` when `url` (and `replicaUrl`) go through a pooler in transaction mode
+   * (PgBouncer's `pool_mode = transaction`, DATABASE_POOL_MODE): every statement is then sent
+   * unnamed (see pooled-client.ts). Default `session`: a direct connection or a session pooler.
+   */
+  poolMode?: PoolMode;
+  /**
+   * A direct connection to the same database for the migrations (DATABASE_MIGRATION_URL), when
+   * `url` goes through a pooler: `migrationDb` uses it. Ignored for the embedded database.
+   */
+  migrationUrl?: string;
 }
 
 export interface Database {
@@ -54,6 +66,11 @@ export interface Database {
   mode: 'server' | 'embedded';
   /** The URL a second client (pg-boss, psql) can connect with. */
   url: string;
+  /**
+   * Where `runMigrations` runs: a pool of one connection on `migrationUrl` when one is given
+   * (opened at the first migration, closed with the database), else `db`.
+   */
+  migrationDb: NodePgDatabase;
   /**
    * Where lists, pages, statistics and exports read: the replica when one is configured and
    * well, else `pool` (read-replica.ts).
@@ -73,7 +90,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 function openServer(url: string, max: number, options: OpenDatabaseOptions): Database {
-  const pool = new pg.Pool({ connectionString: url, max });
+  const Client = clientFor(options.poolMode ?? 'session');
+  const pool = new pg.Pool({ connectionString: url, max, Client });
   retryPoolQueries(pool);
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
@@ -82,15 +100,24 @@ function openServer(url: string, max: number, options: OpenDatabaseOptions): Dat
     replicaUrl: options.replicaUrl,
     maxConnections: max,
     log: options.replicaLog,
+    Client,
   });
+  // pg.Pool connects on first use: without a migration, nothing is opened.
+  const migrationPool = options.migrationUrl
+    ? new pg.Pool({ connectionString: options.migrationUrl, max: 1 })
+    : undefined;
+  migrationPool?.on('error', () => {});
+  const db = drizzle(pool);
   return {
     pool,
-    db: drizzle(pool),
+    db,
+    migrationDb: migrationPool ? drizzle(migrationPool) : db,
     mode: 'server',
     url,
     reads,
     async close() {
       await reads.close();
+      await migrationPool?.end();
       await pool.end();
     },
   };
@@ -124,9 +151,11 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
   retryPoolQueries(pool);
   pool.on('error', () => {});
   const vacuum = startEmbeddedVacuum(pool, { intervalMs: options.vacuumIntervalMs ?? 10_000, warn });
+  const db = drizzle(pool);
   return {
     pool,
-    db: drizzle(pool),
+    db,
+    migrationDb: db,
     mode: 'embedded',
     url,
     reads: createReplicaReads({ primary: pool }),

@@ -18,6 +18,8 @@ export interface ReplicaReadsOptions {
   checkEveryMs?: number;
   /** Hears each change: the replica bypassed (with why), and in use again. Logged once each. */
   log?: (message: string, level: 'warn' | 'info') => void;
+  /** The replica pool's client class: the primary's (pooled-client.ts), as both sit behind the same kind of pooler. */
+  Client?: typeof pg.Client;
 }
 
 /**
@@ -54,7 +56,7 @@ export function createReplicaReads(options: ReplicaReadsOptions): ReplicaReads {
   const maxLagMs = options.maxLagMs ?? REPLICA_MAX_LAG_MS;
   const log = options.log ?? ((message: string) => console.warn(message));
   const replica = options.replicaUrl
-    ? new pg.Pool({ connectionString: options.replicaUrl, max: options.maxConnections ?? 10 })
+    ? new pg.Pool({ connectionString: options.replicaUrl, max: options.maxConnections ?? 10, Client: options.Client })
     : undefined;
   replica?.on('error', () => {});
   // Until the first check answers, reads stay on the primary.

@@ -1,7 +1,14 @@
 import type pg from 'pg';
 import type { Express } from 'express';
 import { describeSessionSecret, resolveSessionSecret, resolveSessionSecretInDatabase, type Config } from '@app/config';
-import { keepGeneratedSecret, openDatabase, runMigrations, type Database, type EmbeddedServer } from '@app/db';
+import {
+  keepGeneratedSecret,
+  openDatabase,
+  runMigrations,
+  type Database,
+  type EmbeddedServer,
+  type PoolMode,
+} from '@app/db';
 import { startModules, type FeatureModule } from './feature-module.js';
 import type { Logger } from './logger.js';
 import { serveGracefully, type RunningServer } from './serve.js';
@@ -51,6 +58,10 @@ export interface ServiceDefinition<OAuth, Settings, Redis, Queue, App extends Se
   database: {
     url: string | undefined;
     replicaUrl: string | undefined;
+    /** A direct URL for migrations (past PgBouncer), when the service's own URL goes through a pooler. */
+    migrationUrl?: string;
+    /** `transaction` behind PgBouncer in transaction mode: statements are sent unnamed. */
+    poolMode?: PoolMode;
     /** The embedded database's folder, used without a URL. */
     dataDir: string;
     /** The embedded database, started already by main.ts, when no URL is configured. */
@@ -98,6 +109,8 @@ export async function startService<OAuth, Settings, Redis, Queue, App extends Se
     const database = await openDatabase({
       url: service.database.url,
       replicaUrl: service.database.replicaUrl,
+      migrationUrl: service.database.migrationUrl,
+      poolMode: service.database.poolMode,
       replicaLog: (message, level) => logger[level](message),
       dataDir: service.database.dataDir,
       started: embedded,
@@ -105,7 +118,7 @@ export async function startService<OAuth, Settings, Redis, Queue, App extends Se
       warn: (message) => logger.warn(message),
     });
     opened.push(() => database.close());
-    await runMigrations(database.db, service.migrationsFolder, service.name);
+    await runMigrations(database.migrationDb, service.migrationsFolder, service.name);
     if (processConfig.MIGRATE_ONLY) {
       logger.info('MIGRATE_ONLY is set: the database is migrated; exiting');
       await opened.closeAll();

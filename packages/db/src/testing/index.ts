@@ -15,3 +15,12 @@ export {
   startStreamingPair,
   type StreamingPair,
 } from './streaming-replica.js';
+export {
+  createPooledTestDatabase,
+  NO_PGBOUNCER,
+  pgbouncerBinary,
+  pgbouncerVersion,
+  startPgBouncer,
+  type PgBouncer,
+  type PooledTestDatabase,
+} from './pgbouncer.js';
