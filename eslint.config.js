@@ -76,6 +76,7 @@ export default tseslint.config(
       'apps/paste/public/paste-view.js',
       'apps/paste/public/paste-form.js',
       'packages/paste-cli/src/envelope.js',
+      'packages/paste-cli/src/file-stream.js',
     ],
     languageOptions: {
       sourceType: 'module',
@@ -88,6 +89,7 @@ export default tseslint.config(
         btoa: 'readonly',
         Event: 'readonly',
         globalThis: 'readonly',
+        TransformStream: 'readonly',
       },
     },
   },

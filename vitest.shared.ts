@@ -24,6 +24,7 @@ const folders = [
   'packages/dev-idp',
   'packages/license-client',
   'packages/paste-cli',
+  'packages/storage',
   'apps/paste',
   'apps/license',
 ];

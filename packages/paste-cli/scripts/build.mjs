@@ -1,5 +1,5 @@
 // `npm run build` (and `npm pack`, through prepack): TypeScript compiles src/ to dist/, and the
-// envelope format (plain JavaScript, the very file the paste page loads) is copied beside it.
+// envelope and file formats (plain JavaScript, the very files the paste page loads) are copied beside it.
 // dist/paste.js is the `paste` command of package.json's "bin".
 import { chmodSync, copyFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +22,6 @@ const program = ts.createProgram(config.fileNames, config.options);
 const emitted = program.emit();
 const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
 if (diagnostics.length) fail(diagnostics);
-for (const file of ['envelope.js', 'envelope.d.ts'])
+for (const file of ['envelope.js', 'envelope.d.ts', 'file-stream.js', 'file-stream.d.ts'])
   copyFileSync(path.join(packageDir, 'src', file), path.join(dist, file));
 chmodSync(path.join(dist, 'paste.js'), 0o755);

@@ -1,0 +1,1 @@
+export { startS3Server, type TestS3Server } from './testing/s3-server.js';
