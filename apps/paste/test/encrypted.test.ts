@@ -248,7 +248,7 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
     expect(stats.body).toMatchObject({ totalPastes: 1, apiUsage: 0 });
   });
 
-  it("the owner's list shows it without a title, with its ciphertext size; the dashboard counts the encrypted pastes", async () => {
+  it("the owner's list shows it without a title, with its stored size; the sizes add up to the dashboard's storage; it counts the encrypted pastes", async () => {
     const plain = await site.createPaste({ content: 'plain one', title: 'Plain title' });
     const { slug, envelope } = await encryptedPaste('x'.repeat(1000));
     const owner = await site.session(OWNER_ID);
@@ -258,9 +258,11 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
     expect(bySlug[slug]).toMatchObject({
       title: null,
       encrypted: true,
-      size: Buffer.from(envelope.ciphertext, 'base64url').length,
     });
+    // The stored envelope: the ciphertext and its parameters, as storageUsed counts it.
+    expect(bySlug[slug].size).toBeGreaterThan(Buffer.from(envelope.ciphertext, 'base64url').length);
     expect(bySlug[plain]).toMatchObject({ title: 'Plain title', encrypted: false, size: 9 });
+    const stored = bySlug[slug].size + 9;
     // GET /api/stats keeps the specification's fields; the dashboard adds the encrypted count.
     const stats = await site.http.get('/api/stats').set('Cookie', owner.cookie);
     expect(stats.body.totalPastes).toBe(2);
@@ -279,6 +281,14 @@ describe(`end-to-end encrypted pastes over HTTP (${testDatabaseBackend()})`, () 
     const dashboard = await site.http.get('/admin').set('Cookie', owner.cookie);
     expect(dashboard.text).toContain('Encrypted paste');
     expect(encryptedFigure(dashboard.text)).toBe('1');
+    // The figures agree: the list's sizes add up to Storage, and the average is half of it.
+    const figure = (label: string) =>
+      new RegExp(`<span class="stat-value">([^<]+)</span><span class="stat-label">${label}</span>`).exec(
+        dashboard.text,
+      )?.[1];
+    expect(figure('Storage')).toBe(stored < 1024 ? `${stored} B` : `${(stored / 1024).toFixed(1)} KB`);
+    expect(stats.body.storageUsed).toBe(figure('Storage'));
+    expect(figure('Average size')).toBe(`${Math.round(stored / 2)} characters`);
 
     await site.http.delete(`/api/paste/${slug}`).set('Cookie', owner.cookie).set('X-CSRF-Token', owner.csrf);
     expect(encryptedFigure((await site.http.get('/admin').set('Cookie', owner.cookie)).text)).toBe('0');

@@ -39,7 +39,7 @@ export async function listPastes(db: Queryable, query: PasteListQuery): Promise<
   const { rows } = await db.query(
     `SELECT id, slug, title, created_at AS "createdAt", views_count AS "viewsCount",
                 -- An envelope's ciphertext is unpadded base64url: 3 bytes per 4 characters.
-                CASE WHEN encrypted THEN length(content::json->>'ciphertext') * 3 / 4 ELSE octet_length(content) END AS size,
+                octet_length(content) AS size,
                 max_views AS "maxViews", expires_at AS "expiresAt", password_hash IS NOT NULL AS "passwordProtected", encrypted,
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "cursorAt"
            FROM pastes

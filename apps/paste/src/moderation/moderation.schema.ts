@@ -34,7 +34,12 @@ export const pasteListItemSchema = z.object({
   slug: z.string(),
   title: z.string().nullable(),
   createdAt: z.string().describe('ISO 8601'),
-  size: z.number().int().describe("Content size in bytes (UTF-8); of an encrypted paste, its ciphertext's"),
+  size: z
+    .number()
+    .int()
+    .describe(
+      "Stored size in bytes (UTF-8), what storageUsed adds up; of an encrypted paste, its envelope's (the ciphertext and its parameters)",
+    ),
   viewsCount: z.number().int(),
   maxViews: z.number().int().nullable(),
   expiresAt: z.string().nullable().describe('ISO 8601, or null: no time limit'),

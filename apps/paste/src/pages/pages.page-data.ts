@@ -147,7 +147,8 @@ function adminPastesData({ list, q, paged, now }: AdminPastesInput) {
     rows: list.pastes.map((paste) => ({
       cells: [
         { text: paste.slug, href: `/paste/${paste.slug}`, badge: stateBadge(paste, now) },
-        // The server cannot read an encrypted paste's title (nor its text): the size is its ciphertext's.
+        // The server cannot read an encrypted paste's title (nor its text). The size is what is stored
+        // (an encrypted paste's envelope), so the sizes add up to the Storage figure above.
         paste.encrypted ? 'Encrypted paste' : (paste.title ?? '—'),
         humanBytes(paste.size),
         String(paste.viewsCount),
