@@ -281,7 +281,9 @@ describe.each([
     expect(read.digest('hex')).toBe(written.digest('hex'));
     const growth = peak - baseline;
     console.log(`${_name}: 64 MiB through put and get, RSS grew ${(growth / 1024 / 1024).toFixed(1)} MiB`);
-    expect(growth).toBeLessThan(size / 4);
+    // Half the object: a store that held the whole file would grow by 64 MiB or more. RSS is read in
+    // a test worker shared with other files (CI saw 24 MiB there under load, 2-11 MiB alone).
+    expect(growth).toBeLessThan(size / 2);
     await store.delete(key);
   });
 });
