@@ -148,6 +148,9 @@ window.addEventListener('DOMContentLoaded', function () {
     layout: 'StandaloneLayout',
     onComplete: function () {
       if (firstView) firstView.remove();
+      // Swagger UI draws the servers menu without a label (WCAG 2.1 AA, select-name).
+      var servers = document.getElementById('servers');
+      if (servers && !servers.hasAttribute('aria-label')) servers.setAttribute('aria-label', 'Server');
     },
   });
 });
