@@ -65,7 +65,7 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
         after: { name: 'Secret product' },
       });
       for (const path of ['/audit-log', `/audit-log/${id}`]) {
-        expect(String((await get(path, null, 303)).headers.location)).toBe('/');
+        expect(String((await get(path, null, 303)).headers.location)).toBe(`/?returnTo=${encodeURIComponent(path)}`);
       }
       const { session } = await t.customer({ name: 'Not An Admin' });
       for (const path of ['/audit-log', `/audit-log/${id}`]) {
@@ -269,7 +269,7 @@ describe(`the admin console's audit log and exports pages (${testDatabaseBackend
 
   describe('the exports page', () => {
     it('is for admins only', async () => {
-      expect(String((await get('/exports', null, 303)).headers.location)).toBe('/');
+      expect(String((await get('/exports', null, 303)).headers.location)).toBe('/?returnTo=%2Fexports');
       const { session } = await t.customer();
       expect(String((await get('/exports', session, 303)).headers.location)).toBe('/');
     });

@@ -41,7 +41,7 @@ describe(`the admin console's automation pages (${testDatabaseBackend()})`, () =
   it('keeps visitors and non-admins out', async () => {
     const visitor = await t.http.get('/automations');
     expect(visitor.status).toBe(303);
-    expect(visitor.headers.location).toBe('/');
+    expect(visitor.headers.location).toBe('/?returnTo=%2Fautomations');
     const { session: customer } = await t.customer();
     // A customer goes to their portal (customer-console-addresses.test.ts).
     for (const path of ['/automations', '/automations/new']) await get(path, customer, 303);

@@ -84,7 +84,7 @@ describe(`the admin console's product and customer pages (${testDatabaseBackend(
   it('sends visitors to sign in and refuses signed-in people who are not admins, to look or to write', async () => {
     for (const path of ['/products', '/customers']) {
       const visitor = await get(path, null, 303);
-      expect(String(visitor.headers.location)).toBe('/');
+      expect(String(visitor.headers.location)).toBe(`/?returnTo=${encodeURIComponent(path)}`);
     }
     const { session } = await t.customer({ name: 'Not An Admin' });
     const product = await t.createProduct({ name: 'Guarded product' });

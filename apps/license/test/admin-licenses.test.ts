@@ -272,7 +272,12 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
 
     const visitor = await t.http.get('/licenses');
     expect(visitor.status).toBe(303);
-    expect(visitor.headers.location).toBe('/');
+    expect(visitor.headers.location).toBe('/?returnTo=%2Flicenses');
+    // The sign-in page sends the visitor to the provider with the page asked for, and back to it.
+    const signInPage = await t.http.get(visitor.headers.location!).expect(200);
+    expect(signInPage.text).toContain('href="/auth/idp?returnTo=%2Flicenses"');
+    const offSite = await t.http.get('/?returnTo=%2F%2Fevil.example').expect(200);
+    expect(offSite.text).toContain('href="/auth/idp"');
   });
 
   it('escapes hostile text everywhere it shows', async () => {

@@ -48,7 +48,7 @@ describe(`the admin console's settings pages (${testDatabaseBackend()})`, () => 
 
   it('sends visitors to sign in, refuses people who are not admins, and refuses a form without the CSRF token', async () => {
     for (const path of ['/settings', '/settings/admins', '/settings/two-factor', '/settings/tokens']) {
-      expect(String((await get(path, null, 303)).headers.location)).toBe('/');
+      expect(String((await get(path, null, 303)).headers.location)).toBe(`/?returnTo=${encodeURIComponent(path)}`);
     }
     const stranger = await t.signIn('not-an-admin-at-all');
     for (const path of ['/settings', '/settings/admins', '/settings/two-factor', '/settings/tokens'])

@@ -370,7 +370,7 @@ describe(`the customer portal pages (${testDatabaseBackend()})`, () => {
     await get(`/my-licenses/${theirs._id}`, await t.admin(), 404);
     await get(`/my-licenses/${theirs._id}`, await t.signIn('nobody-linked'), 404);
     const visitor = await t.http.get(`/my-licenses/${theirs._id}`).expect(302);
-    expect(visitor.headers.location).toBe('/');
+    expect(visitor.headers.location).toBe(`/?returnTo=${encodeURIComponent(`/my-licenses/${theirs._id}`)}`);
   });
 
   it('escapes hostile product names, descriptions, keys, hardware ids and reasons', async () => {

@@ -347,7 +347,7 @@ describe(`notification channels configured in the admin console (${testDatabaseB
   it('sends visitors to sign in, refuses non-admins, and refuses writes without the CSRF token', async () => {
     const visitor = await t.http.get('/webhooks/channels');
     expect(visitor.status).toBe(303);
-    expect(visitor.headers.location).toBe('/');
+    expect(visitor.headers.location).toBe('/?returnTo=%2Fwebhooks%2Fchannels');
     const anonymousWrite = await t.http
       .post('/webhooks/channels/email')
       .type('form')

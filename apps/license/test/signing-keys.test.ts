@@ -253,7 +253,7 @@ describe(`signing keys (${testDatabaseBackend()})`, () => {
       expect(res.status).toBe(status);
       return res;
     };
-    expect(String((await page(null, 303)).headers.location)).toBe('/');
+    expect(String((await page(null, 303)).headers.location)).toBe('/?returnTo=%2Fsettings%2Fsigning-keys');
     await page(await t.signIn('not-an-admin-console'), 403);
 
     const before = await publicKeyOf(t);

@@ -71,6 +71,14 @@ export function consoleAdminName(req: Request): string {
 }
 
 /**
+ * Where a visitor who asked for a page signs in: the sign-in page, told to come back to the page
+ * asked for (a deep link such as /licenses), which /auth/idp keeps through the provider's round trip.
+ */
+export function signInAddressFor(req: Request): string {
+  return req.method === 'GET' && req.originalUrl !== '/' ? `/?returnTo=${encodeURIComponent(req.originalUrl)}` : '/';
+}
+
+/**
  * Runs the admin guard (two-factor gate included) for a page. Answers the request itself when
  * it fails (a visitor or an unverified session goes to `/`, a linked customer to their portal,
  * anyone else gets the 403 page) and
@@ -80,7 +88,7 @@ export async function adminPage(admin: Guard, req: Request, res: Response): Prom
   res.set('Cache-Control', 'no-store');
   const user = req.user;
   if (!user) {
-    res.redirect(303, '/');
+    res.redirect(303, signInAddressFor(req));
     return undefined;
   }
   const error = await guardResult(admin, req, res);

@@ -5,7 +5,7 @@ import type { CustomerRecord } from '../common/request.js';
 import { layout, notFoundData } from '../console/layout.js';
 import { offlineResultData } from '../machines/offline-activation.page-data.js';
 import { actorOf } from '../common/actor.js';
-import { guardResult } from '../console/admin-pages.js';
+import { guardResult, signInAddressFor } from '../console/admin-pages.js';
 import { defaultChartDays, licensePageData, licensesPageData } from './customer-portal.page-data.js';
 import type { createCustomerPortalService } from './customer-portal.service.js';
 import { pageNumber } from '../console/paging.js';
@@ -86,7 +86,7 @@ export function customerPortalPages(deps: {
         res.set('Cache-Control', 'no-store');
         guardResult(deps.customer, req, res).then((error) => {
           if (!error) return next();
-          if (isHttpError(error) && error.status === 401) return res.redirect('/');
+          if (isHttpError(error) && error.status === 401) return res.redirect(signInAddressFor(req));
           if (isHttpError(error) && error.status === 403) {
             return res.status(404).render('errors/not-found', notFoundData(req.user?.username));
           }

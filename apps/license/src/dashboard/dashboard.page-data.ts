@@ -13,8 +13,12 @@ const licenseRow = (license: LicenseRowView) => ({
     : null,
 });
 
-export function signInData(errorCode: unknown) {
-  return { ...layout('Sign in'), error: signInErrorMessage(errorCode) };
+export function signInData(errorCode: unknown, returnTo?: string) {
+  return {
+    ...layout('Sign in'),
+    error: signInErrorMessage(errorCode),
+    signInHref: returnTo ? `/auth/idp?returnTo=${encodeURIComponent(returnTo)}` : '/auth/idp',
+  };
 }
 
 /** The two-factor gate of an admin session: verify a code, or set two-factor up when it is required. */

@@ -12,7 +12,14 @@ import type { DashboardService } from './dashboard.service.js';
 const assetsDir = path.join(import.meta.dirname, 'assets');
 
 /** `?error=` carries the sign-in failure's code back to the page; anything else is ignored. */
-const pageQuery = z.object({ error: z.string().optional().catch(undefined) });
+/** A page of this site to come back to after signing in: a path, never another origin (`//host`, `/\\host`). */
+const localPath = z
+  .string()
+  .max(2000)
+  .regex(/^\/(?![/\\])/)
+  .optional()
+  .catch(undefined);
+const pageQuery = z.object({ error: z.string().optional().catch(undefined), returnTo: localPath });
 
 /** The UI kit's stylesheet and script, and the page's own stylesheet, script and icon (files, not API routes). */
 export const dashboardAssets: Router = Router()
@@ -57,7 +64,7 @@ export function dashboardRoutes(deps: {
       handler: async ({ query, req, res }) => {
         res.set('Cache-Control', 'no-store');
         const user = req.user;
-        if (!user) return res.render('dashboard/sign-in', signInData(query.error));
+        if (!user) return res.render('dashboard/sign-in', signInData(query.error, query.returnTo));
 
         const visitor = await service.visitor(user.id);
         if (visitor.kind === 'admin') {
