@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
-import { buildTestApp, type Session, type TestApp } from './helpers.js';
+import { walkSignIn } from '@app/auth/testing';
+import { buildTestApp, testAdminId, type Session, type TestApp } from './helpers.js';
 import { documentOf, formToken, textOf } from '@app/ui/testing/dom';
 
 const day = 86_400_000;
@@ -278,6 +279,9 @@ describe(`the admin console's license pages (${testDatabaseBackend()})`, () => {
     expect(signInPage.text).toContain('href="/auth/idp?returnTo=%2Flicenses"');
     const offSite = await t.http.get('/?returnTo=%2F%2Fevil.example').expect(200);
     expect(offSite.text).toContain('href="/auth/idp"');
+    // Through the provider and back: the admin lands on /licenses; another origin falls back to /.
+    expect((await walkSignIn(t.baseUrl, testAdminId, {}, '/licenses')).endedAt.pathname).toBe('/licenses');
+    expect((await walkSignIn(t.baseUrl, testAdminId, {}, '//evil.example/x')).endedAt.href).toBe(`${t.baseUrl}/`);
   });
 
   it('escapes hostile text everywhere it shows', async () => {

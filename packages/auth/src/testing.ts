@@ -42,17 +42,20 @@ export class CookieJar {
  * and answers where on the app the chain ends (`/` when signed in, `/?error=...` when not) and
  * the Cookie header value the browser then holds, and every URL visited (the provider's authorize
  * URL with its `state`, the callback with its `code`). `appHeaders` go with every request to the
- * app (e.g. a proxy's X-Forwarded-Proto).
+ * app (e.g. a proxy's X-Forwarded-Proto); `returnTo` is the page to come back to, as the sign-in
+ * page's link passes it.
  */
 export async function walkSignIn(
   baseUrl: string,
   userId: string,
   appHeaders: Record<string, string> = {},
+  returnTo?: string,
 ): Promise<{ endedAt: URL; cookie: string; visited: URL[] }> {
   const appOrigin = new URL(baseUrl).origin;
   const jar = new CookieJar();
   const visited: URL[] = [];
   let url = `${baseUrl.replace(/\/+$/, '')}/auth/idp?login_hint=${encodeURIComponent(userId)}`;
+  if (returnTo !== undefined) url += `&returnTo=${encodeURIComponent(returnTo)}`;
   for (let hop = 0; hop < 10; hop++) {
     visited.push(new URL(url));
     const onApp = new URL(url).origin === appOrigin;
