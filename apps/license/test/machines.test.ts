@@ -366,7 +366,11 @@ describe(`machines (${testDatabaseBackend()})`, () => {
   it('the seat functions of a migrated database are exactly the statements of machine-seat.sql', async () => {
     const source = readFileSync(path.resolve(import.meta.dirname, '../src/machines/machine-seat.sql'), 'utf8');
     const bodies = [...source.matchAll(/^CREATE OR REPLACE FUNCTION (\w+)\([\s\S]*?\bAS \$\$([\s\S]*?)\$\$;/gm)];
-    expect(bodies.map((match) => match[1])).toEqual(['license_machine_seat_v3', 'license_machines_sweep']);
+    expect(bodies.map((match) => match[1])).toEqual([
+      'license_machine_seat_v3',
+      'license_machine_seat_batch_v1',
+      'license_machines_sweep',
+    ]);
     for (const [, name, body] of bodies) {
       const { rows } = await t.database.pool.query<{ prosrc: string }>(
         'SELECT prosrc FROM pg_proc WHERE proname = $1',
@@ -416,6 +420,31 @@ describe(`machines under concurrency (${testDatabaseBackend()})`, () => {
       );
       expect(statuses(answers)).toEqual([...Array<number>(3).fill(201), ...Array<number>(47).fill(403)]);
       expect(await usedHwids(license._id)).toHaveLength(3);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('400 activations and validations of 20 licenses in any order, on two instances, fill each exactly (batches never deadlock)', async () => {
+    const second = await buildTestApp({ database: t.database });
+    try {
+      const licenses = await Promise.all(Array.from({ length: 20 }, () => t.createLicense({ hwidLimit: 2 })));
+      // Keys in shuffled order, so batches name licenses in every order; the seat batches and the
+      // validation batches lock rows in key order, and none waits on another in a cycle.
+      const calls = Array.from({ length: 400 }, (_, i) => ({ license: licenses[(i * 7) % 20]!, i })).sort(
+        (a, b) => ((a.i * 37) % 400) - ((b.i * 37) % 400),
+      );
+      const answers = await Promise.all(
+        calls.map(({ license, i }) => {
+          const app = i % 2 ? second : t;
+          if (i % 3 === 0) return app.http.post('/api/license/validate').send({ key: license.key });
+          return activate({ key: license.key, fingerprint: `fp-${i % 9}` }, app);
+        }),
+      );
+      expect(answers.every((res) => [200, 201, 403].includes(res.status))).toBe(true);
+      for (const license of licenses) expect(await usedHwids(license._id)).toHaveLength(2);
+      // A seat is created once: the later activations of a fingerprint that holds one answer 200.
+      expect(answers.filter((res) => res.status === 201)).toHaveLength(40);
     } finally {
       await second.close();
     }

@@ -106,6 +106,35 @@ BEGIN
 END
 $$;
 
+-- The batch form (migration 0023): many seat calls in one statement, as validation batches them
+-- (validate-batch.sql), so concurrent activations and heartbeats share a round trip and a commit.
+-- Items run one after another in key order (then arrival), each through license_machine_seat_v3:
+-- a batch locks licenses in the order validation's batches do, so two batches never wait on each
+-- other in a cycle, and an item sees what an earlier item of the same license wrote (two
+-- activations for the last seat: the first takes it, the second answers 'HWID limit exceeded').
+-- `n` is the item's place in the arrays (1-based).
+CREATE OR REPLACE FUNCTION license_machine_seat_batch_v1(p_ops text[], p_keys text[], p_fingerprints text[], p_names text[], p_platforms text[], p_ips text[], p_now timestamptz)
+RETURNS TABLE (n integer, error text, created boolean, license_id uuid, license_key text, machine jsonb, lapsed_hwids text[], product_id uuid)
+LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+DECLARE
+  item record;
+  answer record;
+BEGIN
+  FOR item IN
+    SELECT i.ord::integer AS ord, i.op, i.k, i.fp, i.nm, i.pf, i.ip
+    FROM unnest(p_ops, p_keys, p_fingerprints, p_names, p_platforms, p_ips) WITH ORDINALITY AS i(op, k, fp, nm, pf, ip, ord)
+    ORDER BY i.k, i.ord
+  LOOP
+    SELECT * INTO answer FROM license_machine_seat_v3(item.op, item.k, item.fp, item.nm, item.pf, item.ip, p_now);
+    n := item.ord; error := answer.error; created := answer.created; license_id := answer.license_id;
+    license_key := answer.license_key; machine := answer.machine; lapsed_hwids := answer.lapsed_hwids;
+    product_id := answer.product_id;
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+
 -- The sweep: removes the lapsed machines of one license (the one whose lease ran out first)
 -- under its row lock, answering them; the jobs call it until it answers nothing. One license
 -- per call holds one row lock at a time, so it never waits in a cycle with a validation batch.

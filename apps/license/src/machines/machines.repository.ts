@@ -39,23 +39,36 @@ export interface SeatAnswer {
   product_id: string | null;
 }
 
+/** One seat call of a batch. */
+export interface SeatCall {
+  op: SeatOperation;
+  request: SeatRequest;
+}
+
 /**
- * One call of `license_machine_seat_v3` (machine-seat.sql, migration 0020): reads the license
- * under its row lock, decides and writes the machine and the license's hardware ids at once.
+ * Many seat calls in one statement, `license_machine_seat_batch_v1` (machine-seat.sql, migration
+ * 0023): each runs `license_machine_seat_v3`, which reads the license under its row lock, decides
+ * and writes the machine and the license's hardware ids at once. Answers one result per call, in
+ * order.
  */
-export async function takeOrReleaseSeat(
-  db: Queryable,
-  op: SeatOperation,
-  request: SeatRequest,
-  now: Date,
-): Promise<SeatAnswer> {
+export async function takeOrReleaseSeats(db: Queryable, calls: SeatCall[], now: Date): Promise<SeatAnswer[]> {
   // row-check: hot path, asserted for speed
-  const { rows } = await db.query<SeatAnswer>({
-    name: 'license-machine-seat-v3',
-    text: 'SELECT * FROM license_machine_seat_v3($1, $2, $3, $4, $5, $6, $7::timestamptz)',
-    values: [op, request.key, request.fingerprint, request.name, request.platform, request.ip, now],
+  const { rows } = await db.query<SeatAnswer & { n: number }>({
+    name: 'license-machine-seat-batch-v1',
+    text: 'SELECT * FROM license_machine_seat_batch_v1($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz)',
+    values: [
+      calls.map((call) => call.op),
+      calls.map((call) => call.request.key),
+      calls.map((call) => call.request.fingerprint),
+      calls.map((call) => call.request.name),
+      calls.map((call) => call.request.platform),
+      calls.map((call) => call.request.ip),
+      now,
+    ],
   });
-  return rows[0]!;
+  const answers = new Array<SeatAnswer>(calls.length);
+  for (const row of rows) answers[row.n - 1] = row;
+  return answers;
 }
 
 /** Removes the lapsed machines of one license (see machine-seat.sql); none answered when nothing is due. */

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { withTransaction } from '@app/db';
+import { batchConcurrency, createBatcher, isTransientDatabaseError, withTransaction } from '@app/db';
 import { type LicenseErrorCode, appError } from '../common/error-codes.js';
 import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
@@ -28,9 +28,24 @@ export function createMachinesService(deps: { pool: pg.Pool; events: EventBus; n
     }
   }
 
+  // Concurrent seat calls go to the database together, one statement per batch (as validations do).
+  const seatBatched = createBatcher<repo.SeatCall, repo.SeatAnswer>({
+    run: async (calls) => {
+      try {
+        return await repo.takeOrReleaseSeats(pool, calls, now());
+      } catch (error) {
+        // A database that is away fails each call (503), without running them again one by one.
+        if (isTransientDatabaseError(error)) return calls.map(() => error as Error);
+        throw error;
+      }
+    },
+    concurrency: batchConcurrency(pool),
+    maxBatch: 256,
+  });
+
   /** Runs one seat operation; throws its failure, announces what changed, answers the machine and its license. */
   async function seat(op: repo.SeatOperation, request: repo.SeatRequest) {
-    const answer = await repo.takeOrReleaseSeat(pool, op, request, now());
+    const answer = await seatBatched({ op, request });
     if (answer.license_id && answer.license_key)
       await announceLapsed(answer.license_id, answer.license_key, answer.lapsed_hwids);
     if (answer.error) throw appError(seatErrors[answer.error] ?? 'LICENSE_NOT_ACTIVE', { message: answer.error });
