@@ -265,8 +265,10 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     secret: sessionSecretOf(config),
     signer,
     logger,
-    productExists: (productId) => products.get(productId, false),
+    product: (productId) => products.get(productId, false),
     admin,
+    adminPage,
+    csrfToken: auth.csrfToken,
     public: guards.public,
     panicGuard,
     limiter: rateLimits.publicLimit,
@@ -283,6 +285,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     offline,
     csrfToken: auth.csrfToken,
     releasesPerDay: config.CUSTOMER_RELEASES_PER_DAY,
+    downloads: (customerId) => distribution.service.downloadsForCustomer(customerId),
   });
 
   // In the order they are mounted within their stage, and subscribed to the bus.

@@ -383,4 +383,44 @@ describe.each(stores)(`releases and update feeds (%s store, ${testDatabaseBacken
     const other = await t.createLicense();
     expect((await feed('linux', 'x86_64', '2.0.0', other.key)).status).toBe(400);
   });
+  it("lists in the portal's Downloads what the customer's licenses cover, and runs the console's forms", async () => {
+    const product = await t.createProduct({ name: `Covered ${++sequence}` });
+    const pro = await entitlement();
+    await publish(await release(product._id, { version: '1.0.0' }));
+    await publish(await release(product._id, { version: '1.5.0', entitlements: [pro] }));
+    const { customer, session } = await t.customer();
+    await t.createLicense({ product: product._id, customer: customer._id });
+    const page = await t.http.get('/my-downloads').set('Cookie', session.cookie);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`${product.name} 1.0.0`);
+    expect(page.text).not.toContain(`${product.name} 1.5.0`);
+    const link = /href="([^"]+\/api\/license\/downloads\/[^"]+)"/.exec(page.text)![1]!.replace(/&amp;/g, '&');
+    expect((await fetch(link)).status).toBe(200);
+    // Another customer sees none of it; an admin who is not a customer gets the not-found page.
+    const other = await t.customer();
+    expect((await t.http.get('/my-downloads').set('Cookie', other.session.cookie)).text).not.toContain(product.name);
+    expect((await t.http.get('/my-downloads').set('Cookie', admin.cookie)).status).toBe(404);
+
+    // The console: the page, a refused draft (its reason shown), a draft, publish refused without files.
+    const consolePage = `/products/${product._id}/releases`;
+    expect((await get(consolePage)).text).toContain('1.5.0');
+    const form = (url: string, body: Record<string, string>) =>
+      t.http
+        .post(url)
+        .set('Cookie', admin.cookie)
+        .type('form')
+        .send({ _csrf: admin.csrfToken, ...body });
+    expect((await form(consolePage, { version: 'one', channel: 'stable' })).status).toBe(303);
+    expect((await get(consolePage)).text).toContain('Version: a semantic version such as 1.2.3');
+    expect((await form(consolePage, { version: '3.0.0', channel: 'beta', notes: 'Big' })).status).toBe(303);
+    const draft = (await get(`/api/products/${product._id}/releases`)).body.releases.find(
+      (found: { version: string }) => found.version === '3.0.0',
+    );
+    expect(draft).toMatchObject({ channel: 'beta', notes: 'Big', status: 'draft' });
+    await form(`/releases/${draft._id}/publish`, {});
+    expect((await get(consolePage)).text).toContain('Artifacts missing.');
+    expect(
+      (await t.http.post(`/releases/${draft._id}/publish`).set('Cookie', admin.cookie).type('form').send({})).status,
+    ).toBe(403);
+  });
 });

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type pg from 'pg';
 import type { Config } from '@app/config';
 import type { FeatureModule, Guard, Logger } from '@app/http';
@@ -9,11 +9,13 @@ import {
   storageSettingsOf,
   type ObjectStore,
 } from '@app/storage';
+import { recordFailedWrite } from '../audit/audit-failures.js';
 import type { EventBus } from '../events/event-bus.js';
 import { signedSender } from '../signing/signed-answers.js';
 import type { ResponseSigner } from '../signing/signing.js';
 import { licenseValidator } from '../validation/validation.module.js';
 import { downloadLinks } from './download-links.js';
+import { releasePages } from './releases.pages.js';
 import { releaseRoutes } from './releases.routes.js';
 import { createReleasesService } from './releases.service.js';
 import { updateRoutes } from './updates.routes.js';
@@ -43,8 +45,10 @@ export function distributionModules(needs: {
   secret: string;
   signer: ResponseSigner;
   logger: Logger;
-  productExists: (productId: string) => Promise<unknown>;
   admin: Guard;
+  adminPage: Guard;
+  csrfToken: (req: Request) => string;
+  product: (productId: string) => Promise<{ _id: string; name: string }>;
   public: Guard;
   panicGuard: RequestHandler;
   limiter: RequestHandler;
@@ -54,7 +58,7 @@ export function distributionModules(needs: {
     now: needs.now,
     store: needs.store,
     links: downloadLinks({ secret: needs.secret, publicUrl: needs.publicUrl, now: needs.now }),
-    productExists: needs.productExists,
+    productExists: needs.product,
   });
   const signed = signedSender({
     signer: needs.signer,
@@ -78,6 +82,18 @@ export function distributionModules(needs: {
       needs.store instanceof FileObjectStore ? [{ path: FILE_STORE_PATH, handler: fileStoreHandler(needs.store) }] : [],
     errorHandlers: { path: '/api/license/releases/upgrade', handlers: signed.errors },
   };
-  const admin: FeatureModule = { name: 'distribution', routes: releaseRoutes({ service, admin: needs.admin }) };
+  const admin: FeatureModule = {
+    name: 'distribution',
+    routes: [
+      ...releaseRoutes({ service, admin: needs.admin }),
+      ...releasePages({
+        service,
+        product: needs.product,
+        adminPage: needs.adminPage,
+        csrfToken: needs.csrfToken,
+        auditFailure: (req, target, error) => recordFailedWrite(needs.pool, req, target, error),
+      }),
+    ],
+  };
   return { service, hot, admin };
 }

@@ -7,6 +7,8 @@ import type { Actor } from '../common/actor.js';
 import { appError } from '../common/error-codes.js';
 import { isUuid } from '../common/schemas.js';
 import { entitlementIdsOf } from '../entitlements/entitlements.service.js';
+import { licenseJson } from '../licenses/licenses.presenter.js';
+import { licensesOfCustomer } from '../licenses/licenses.service.js';
 import type { DownloadLinks } from './download-links.js';
 import { releaseJson, type OfferedRelease, type ReleaseJson } from './releases.presenter.js';
 import * as repo from './releases.repository.js';
@@ -145,6 +147,27 @@ export function createReleasesService(deps: {
       url: links.make(artifact.id),
     })),
   });
+
+  /** Every published release these licenses cover (the portal's Downloads), newest first per product. */
+  const downloadsFor = async (licenses: LicenseForReleases[]) => {
+    const productIds = [...new Set(licenses.map((license) => license.productId))];
+    const rows = await repo.publishedReleasesOf(pool, productIds);
+    const covered = rows.filter((release) =>
+      licenses.some((license) => license.productId === release.product_id && licenseCovers(license, release)),
+    );
+    const sorted = (await withArtifacts(covered)).sort(
+      (a, b) =>
+        a.release.product_id.localeCompare(b.release.product_id) ||
+        compareSemVer(parseSemVer(b.release.version)!, parseSemVer(a.release.version)!),
+    );
+    return sorted.map(({ release, artifacts }) => ({
+      productId: release.product_id,
+      ...offered(
+        release,
+        artifacts.filter((artifact) => artifact.uploaded_at),
+      ),
+    }));
+  };
 
   return {
     async list(productId: string) {
@@ -317,25 +340,33 @@ export function createReleasesService(deps: {
       return chosen ? offered(chosen.release, chosen.artifacts) : null;
     },
 
-    /** Every published release these licenses cover (the portal's Downloads), newest first per product. */
-    async downloadsFor(licenses: LicenseForReleases[]) {
-      const productIds = [...new Set(licenses.map((license) => license.productId))];
-      const rows = await repo.publishedReleasesOf(pool, productIds);
-      const covered = rows.filter((release) =>
-        licenses.some((license) => license.productId === release.product_id && licenseCovers(license, release)),
-      );
-      const sorted = (await withArtifacts(covered)).sort(
-        (a, b) =>
-          a.release.product_id.localeCompare(b.release.product_id) ||
-          compareSemVer(parseSemVer(b.release.version)!, parseSemVer(a.release.version)!),
-      );
-      return sorted.map(({ release, artifacts }) => ({
-        productId: release.product_id,
-        ...offered(
-          release,
-          artifacts.filter((artifact) => artifact.uploaded_at),
-        ),
-      }));
+    downloadsFor,
+
+    /**
+     * The portal's Downloads: the published releases the customer's licenses cover, as validation
+     * would (active, not suspended or revoked; past expiry only within the grace days, or with
+     * `maintain` the releases published before `expiresAt`), each file with a fresh link.
+     */
+    async downloadsForCustomer(customerId: string) {
+      const at = now().getTime();
+      const products = new Map<string, string>();
+      const usable: LicenseForReleases[] = [];
+      for (const row of await licensesOfCustomer(pool, customerId)) {
+        const license = licenseJson(row);
+        products.set(license.product._id, license.product.name);
+        if (!license.active || license.suspended || license.revoked) continue;
+        const ends = license.expiresAt ? new Date(license.expiresAt).getTime() : Infinity;
+        const covered = {
+          productId: license.product._id,
+          entitlements: license.effectiveEntitlements,
+          expiresAt: license.expiresAt,
+        };
+        if (at < ends) usable.push(covered);
+        else if (license.expirationStrategy === 'maintain') usable.push({ ...covered, expired: true });
+        else if (at < ends + license.graceDays * 86_400_000) usable.push(covered);
+      }
+      const downloads = await downloadsFor(usable);
+      return downloads.map((release) => ({ ...release, productName: products.get(release.productId) ?? '' }));
     },
 
     /**
