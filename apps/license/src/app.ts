@@ -256,6 +256,10 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   // Software releases: artifacts on the object store (STORAGE_URL), offered to licenses that cover them.
   const store = deps.store ?? objectStoreOf(config, deps.publicUrl, sessionSecretOf(config));
+  // The console uploads artifacts from the browser straight to the store's URLs: on S3 that is
+  // another origin, which the Content-Security-Policy must let scripts reach (a presigned URL is
+  // made locally, so this asks the store nothing).
+  const storeOrigin = new URL((await store.uploadUrl('origin-probe', { size: 1 })).url).origin;
   const distribution = distributionModules({
     pool,
     now,
@@ -441,6 +445,9 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     logger,
     bodyLimit: '1mb',
     trustProxy: config.TRUST_PROXY,
+    ...(storeOrigin === new URL(deps.publicUrl).origin
+      ? {}
+      : { contentSecurityPolicy: { 'connect-src': ["'self'", storeOrigin] } }),
     readYourWrites: readYourWrites({
       onPrimary: database.reads.onPrimary,
       hasSession: (req) => req.headers.cookie?.includes('license.sid=') === true,

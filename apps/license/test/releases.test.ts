@@ -63,7 +63,7 @@ const stores = [
   ],
 ] as const;
 
-describe.each(stores)(`releases and update feeds (%s store, ${testDatabaseBackend()})`, (_name, makeStore) => {
+describe.each(stores)(`releases and update feeds (%s store, ${testDatabaseBackend()})`, (name, makeStore) => {
   let t: TestApp;
   let admin: Session;
   let closeStore: () => Promise<void>;
@@ -138,6 +138,14 @@ describe.each(stores)(`releases and update feeds (%s store, ${testDatabaseBacken
       (await t.http.post(`/api/products/${product._id}/releases`).set(somebody.headers).send({ version: '1.0.0' }))
         .status,
     ).toBe(403);
+  });
+
+  it("lets the console's script reach the store's upload URLs (Content-Security-Policy connect-src)", async () => {
+    const product = await t.createProduct();
+    const csp = String((await get(`/products/${product._id}/releases`)).headers['content-security-policy']);
+    const connect = /connect-src ([^;]+)/.exec(csp)?.[1];
+    if (name === 'S3') expect(connect).toBe(`'self' ${new URL(String(t.config.AWS_ENDPOINT_URL_S3)).origin}`);
+    else expect(connect).toBeUndefined();
   });
 
   it('creates drafts with a semantic version once per product, checks channels and entitlements', async () => {
