@@ -23,6 +23,7 @@ import {
 } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
+import type { ObjectStore } from '@app/storage';
 import { createViews, useViews } from '@app/ui';
 import './common/request.js';
 import { createGuards, securitySchemes } from './access/guards.js';
@@ -37,6 +38,7 @@ import { auditFailedAdminWrites, recordFailedAdminWrite } from './audit/audit-fa
 import { auditModule } from './audit/audit.module.js';
 import { createAuditService } from './audit/audit.service.js';
 import { automationsModule } from './automations/automations.module.js';
+import { distributionModules, objectStoreOf } from './distribution/distribution.module.js';
 import { customerPortalModule } from './customer-portal/customer-portal.module.js';
 import { customersModule } from './customers/customers.module.js';
 import { createCustomersService } from './customers/customers.service.js';
@@ -104,6 +106,8 @@ export interface AppDeps {
   smtpLookup?: OutgoingLookup;
   /** How often an instance looks for a signing key rotated by another one (default 1 s). */
   signingKeyRefreshMs?: number;
+  /** Where release artifacts keep their bytes (STORAGE_URL's store unless given). */
+  store?: ObjectStore;
   /** How long a test email may take, and when it is answered (TEST_EMAIL_TIMING unless given). */
   testEmailTiming?: TestEmailTiming;
 }
@@ -250,6 +254,30 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     csrfToken: auth.csrfToken,
   });
 
+  // Software releases: artifacts on the object store (STORAGE_URL), offered to licenses that cover them.
+  const store = deps.store ?? objectStoreOf(config, deps.publicUrl, sessionSecretOf(config));
+  // The console uploads artifacts from the browser straight to the store's URLs: on S3 that is
+  // another origin, which the Content-Security-Policy must let scripts reach (a presigned URL is
+  // made locally, so this asks the store nothing).
+  const storeOrigin = new URL((await store.uploadUrl('origin-probe', { size: 1 })).url).origin;
+  const distribution = distributionModules({
+    pool,
+    now,
+    events,
+    store,
+    publicUrl: deps.publicUrl,
+    secret: sessionSecretOf(config),
+    signer,
+    logger,
+    product: (productId) => products.get(productId, false),
+    admin,
+    adminPage,
+    csrfToken: auth.csrfToken,
+    public: guards.public,
+    panicGuard,
+    limiter: rateLimits.publicLimit,
+  });
+
   const customerPortal = customerPortalModule({
     pool,
     now,
@@ -261,6 +289,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     offline,
     csrfToken: auth.csrfToken,
     releasesPerDay: config.CUSTOMER_RELEASES_PER_DAY,
+    downloads: (customerId) => distribution.service.downloadsForCustomer(customerId),
   });
 
   // In the order they are mounted within their stage, and subscribed to the bus.
@@ -287,6 +316,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       panicGuard,
       limiter: rateLimits.publicLimit,
     }),
+    distribution.hot,
     publicMachinesModule({
       machines,
       offline,
@@ -306,6 +336,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     entitlementsModule({ pool, service: entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
     customersModule({ pool, service: customers, admin, adminPage, csrfToken: auth.csrfToken }),
     licensesModule({ service: licenses, admin }),
+    distribution.admin,
     adminMachinesModule({ machines, offline, admin }),
     customerPortal,
     adminLicensesModule({
@@ -414,6 +445,9 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     logger,
     bodyLimit: '1mb',
     trustProxy: config.TRUST_PROXY,
+    ...(storeOrigin === new URL(deps.publicUrl).origin
+      ? {}
+      : { contentSecurityPolicy: { 'connect-src': ["'self'", storeOrigin] } }),
     readYourWrites: readYourWrites({
       onPrimary: database.reads.onPrimary,
       hasSession: (req) => req.headers.cookie?.includes('license.sid=') === true,

@@ -89,6 +89,7 @@ describe.skipIf(!executablePath)(`every license page at 1280 and 390 px (${testD
       '/automations/{id}': automation.body.action._id,
       '/automations/{id}/edit': automation.body.action._id,
       '/products/{id}': product._id,
+      '/products/{productId}/releases': product._id,
       '/policies/{id}': policy.body.policy._id,
       '/entitlements/{id}': entitlement.body.entitlement._id,
       '/customers/{id}': signedIn.customer._id,

@@ -7,14 +7,17 @@ import { buildTestApp, type TestApp } from './helpers.js';
 
 /**
  * The routes anyone may call: validation and its machine requests (signed, rate-limited), the
- * public key, the front page (sign-in for visitors), sign-in and out, health, the API
+ * public key, the release upgrade question, Tauri's feed and download links (the license key or
+ * a signed link decides), the front page (sign-in for visitors), sign-in and out, health, the API
  * description, Stripe's signed webhook. Everything else declares the admin or customer guard
  * (a console page the admin guard as a page answers it, a portal page the customer's).
  */
 const publicOperations = [
   'get /',
   'get /api/csrf-token',
+  'get /api/license/downloads/{artifactId}',
   'get /api/license/public-key',
+  'get /api/license/updates/tauri/{productId}/{target}/{arch}/{currentVersion}',
   'get /auth/idp',
   'get /auth/idp/callback',
   'get /auth/logout',
@@ -28,6 +31,7 @@ const publicOperations = [
   'post /api/license/machines/borrow',
   'post /api/license/machines/deactivate',
   'post /api/license/machines/heartbeat',
+  'post /api/license/releases/upgrade',
   'post /api/license/validate',
   'post /api/stripe',
 ];
@@ -87,7 +91,8 @@ describe(`the OpenAPI document (${testDatabaseBackend()})`, () => {
       for (const [method, operation] of Object.entries(
         operations as Record<string, { responses: Record<string, { content?: unknown }> }>,
       )) {
-        if (method === 'head') continue;
+        // A download link answers with a redirect to the file (302), never a body of its own.
+        if (method === 'head' || `${method} ${path}` === 'get /api/license/downloads/{artifactId}') continue;
         const success = Object.entries(operation.responses).filter(
           ([status]) => status.startsWith('2') && status !== '204',
         );

@@ -28,6 +28,8 @@ const owners: Record<string, string | null> = {
   policies: app('policies/policies.repository.ts'),
   policy_entitlements: app('policies/policies.repository.ts'),
   entitlements: app('entitlements/entitlements.repository.ts'),
+  releases: app('distribution/releases.repository.ts'),
+  release_artifacts: app('distribution/releases.repository.ts'),
   license_entitlements: app('licenses/licenses.repository.ts'),
   customers: app('customers/customers.repository.ts'),
   usage_records: app('usage/usage.repository.ts'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storageSchema } from '@app/storage';
 import { envBoolean, envInt, envList, envPoolMode, envPort, envUrl, optionalString } from './env-types.js';
 
 /** Comma-separated names, each one of `names` (a typo fails at start-up instead of silently sending nothing). */
@@ -91,4 +92,10 @@ export const licenseSchema = {
   CUSTOMER_RELEASES_PER_DAY: envInt(3, 0, 1000),
   /** Days an offline license file stays valid (never past the license's expiry). */
   OFFLINE_FILE_DAYS: envInt(30, 1, 3650),
+  /**
+   * Where release artifacts keep their bytes (decisions.md wave 4, "Storage"; shared with paste
+   * attachments): STORAGE_URL (`file:///path`, default DATA_DIR/objects, or `s3://BUCKET[/prefix]`)
+   * and the AWS SDK's variables.
+   */
+  ...storageSchema,
 };

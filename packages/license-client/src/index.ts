@@ -27,6 +27,7 @@ export {
 } from './clock.js';
 export { keyIdOf, type AnsweredRequest, type PublicKeyInput, type PublicKeys, type SentRequest } from './signed.js';
 export * from './offline-activation.js';
+export * from './updates.js';
 
 export const licenseFileFormat = 'license-file/1';
 /** The longest fingerprint (hwid) the service takes anywhere; longer ones are refused with 400. */

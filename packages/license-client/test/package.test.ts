@@ -1,10 +1,11 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // The license service as its own tests build it: a real server on a test database.
@@ -104,7 +105,7 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     consumer = mkdtempSync(path.join(os.tmpdir(), 'license-client-consumer-'));
     // Packing runs prepack, which builds dist/: in parallel with starting the service.
     const [app, packOutput] = await Promise.all([
-      buildTestApp(),
+      buildTestApp({ env: { STORAGE_URL: pathToFileURL(path.join(consumer, 'objects')).href } }),
       succeeds('npm', ['pack', '--json', '--pack-destination', consumer], { cwd: packageDir }),
     ]);
     t = app;
@@ -309,6 +310,35 @@ describe.skipIf(!hasNpm)('the package installed from its npm tarball', () => {
     });
     expect(refused).toMatchObject({ code: 1, stdout: '', stderr: 'Activation refused: refused (License not found)\n' });
   }, 30_000);
+
+  it("checks for an update and downloads it with plain node (the README's update.mjs)", async () => {
+    const admin = await t.admin();
+    const bytes = randomBytes(50_000);
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    const created = await t.http
+      .post(`/api/products/${product._id}/releases`)
+      .set(admin.headers)
+      .send({ version: '1.2.0' })
+      .expect(201);
+    const id = created.body.release._id as string;
+    const added = await t.http
+      .post(`/api/releases/${id}/artifacts`)
+      .set(admin.headers)
+      .send({ filename: 'editor-1.2.0.tar.gz', platform: 'linux', arch: 'x86_64', size: bytes.length, sha256: digest })
+      .expect(201);
+    expect((await fetch(added.body.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes) })).status).toBe(200);
+    await t.http
+      .post(`/api/releases/${id}/artifacts/${added.body.artifact._id}/complete`)
+      .set(admin.headers)
+      .expect(200);
+    await t.http.post(`/api/releases/${id}/publish`).set(admin.headers).expect(200);
+    const out = await succeeds('node', ['update.mjs'], {
+      cwd: consumer,
+      env: { LICENSE_SERVER: t.baseUrl, LICENSE_KEY: license.key },
+    });
+    expect(out).toContain(`Downloaded 1.2.0: editor-1.2.0.tar.gz (50000 bytes, SHA-256 ${digest})`);
+    expect(readFileSync(path.join(consumer, 'editor-1.2.0.tar.gz')).equals(bytes)).toBe(true);
+  });
 
   it("makes an air-gapped machine's request code with plain node; the console's offline activation answers a file it verifies", async () => {
     const airGapped = await t.createLicense({ hwidLimit: 1 });

@@ -14,6 +14,8 @@ export const auditActions = [
   'activate',
   'suspend',
   'release',
+  'publish',
+  'yank',
 ] as const;
 export const auditResourceTypes = [
   'license',
@@ -21,6 +23,7 @@ export const auditResourceTypes = [
   'product',
   'policy',
   'entitlement',
+  'software-release',
   'admin',
   'transaction',
   'notification',

@@ -21,6 +21,7 @@ export function customerPortalModule(needs: {
   offline: OfflineFilesService;
   csrfToken: (req: Request) => string;
   releasesPerDay: number;
+  downloads: Parameters<typeof customerPortalPages>[0]['downloads'];
 }): FeatureModule & { home: CustomerPortalPages['home'] } {
   const service = createCustomerPortalService({
     pool: needs.pool,
@@ -35,6 +36,7 @@ export function customerPortalModule(needs: {
     customer: needs.customer,
     panicMode: needs.panicMode,
     csrfToken: needs.csrfToken,
+    downloads: needs.downloads,
   });
   return {
     name: 'customer-portal',

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineRoute, isHttpError, type AnyRoute, type Guard } from '@app/http';
 import type { CustomerRecord } from '../common/request.js';
 import { layout, notFoundData } from '../console/layout.js';
+import { utcTime } from '../console/utc-time.js';
 import { offlineResultData } from '../machines/offline-activation.page-data.js';
 import { actorOf } from '../common/actor.js';
 import { guardResult, signInAddressFor } from '../console/admin-pages.js';
@@ -38,6 +39,19 @@ const offlineForm = z.object({ requestCode: z.string().max(10_000).optional() })
 
 type Service = ReturnType<typeof createCustomerPortalService>;
 
+/** A release the customer may download, as the Downloads page lists it. */
+export interface CustomerDownload {
+  productName: string;
+  version: string;
+  channel: string;
+  publishedAt: string;
+  notes: string | null;
+  artifacts: Array<{ filename: string; platform: string; arch: string; size: number; sha256: string; url: string }>;
+}
+
+const sizeText = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} KB`;
+
 /** The pages, and the list that the front page `/` shows a signed-in customer. */
 export function customerPortalPages(deps: {
   service: Service;
@@ -45,6 +59,8 @@ export function customerPortalPages(deps: {
   customer: Guard;
   panicMode: () => boolean;
   csrfToken: (req: Request) => string;
+  /** The published releases the customer's licenses cover, each file with a link (distribution/). */
+  downloads: (customerId: string) => Promise<CustomerDownload[]>;
 }) {
   const { service } = deps;
 
@@ -103,6 +119,35 @@ export function customerPortalPages(deps: {
   };
 
   const routes: AnyRoute[] = [
+    defineRoute({
+      method: 'get',
+      path: '/my-downloads',
+      summary: 'My downloads',
+      tags: ['pages'],
+      guard: customerPage,
+      answer: 'page',
+      description:
+        "The published releases the signed-in customer's licenses cover (entitlements, expiry; a `maintain` license keeps what was published before it expired), each file with a link that works for 10 minutes.",
+      responses: {
+        200: { description: 'The page', contentType: 'text/html' },
+        302: { description: 'Not signed in: to the sign-in page' },
+        404: { description: 'Not a customer', contentType: 'text/html' },
+      },
+      handler: async ({ req, res }) => {
+        const customer = signedInCustomer(req);
+        const username = req.user?.username ?? customer.name;
+        if (deps.panicMode()) return home(res, username, customer);
+        const releases = await deps.downloads(customer.id);
+        res.render('customer-portal/downloads', {
+          ...layout('Downloads', username),
+          releases: releases.map((release) => ({
+            ...release,
+            publishedAt: utcTime(release.publishedAt),
+            artifacts: release.artifacts.map((artifact) => ({ ...artifact, size: sizeText(artifact.size) })),
+          })),
+        });
+      },
+    }),
     defineRoute({
       method: 'get',
       path: '/my-licenses/:licenseId',

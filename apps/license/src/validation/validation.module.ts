@@ -11,6 +11,19 @@ import { validationRoutes } from './validation.routes.js';
 import { createValidationService } from './validation.service.js';
 
 /**
+ * A validator of its own for another feature that validates as validate does (the upgrade
+ * question of `distribution/`): the same batched statement, the same refusals and usage records.
+ */
+export function licenseValidator(needs: { pool: pg.Pool; now: () => Date; events: EventBus }) {
+  const repository = createValidationRepository({
+    db: needs.pool,
+    now: needs.now,
+    concurrency: batchConcurrency(needs.pool),
+  });
+  return createValidationService({ repository, events: needs.events });
+}
+
+/**
  * License validation and its public key. Applications call validation many times a second,
  * without a browser session: it runs before the session, helmet and request-log middleware
  * (its usage records are its log).
