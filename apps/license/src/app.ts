@@ -29,6 +29,8 @@ import { createGuards, securitySchemes } from './access/guards.js';
 import { sessionTableName } from './access/session.table.js';
 import { adminLicensesModule } from './admin-licenses/admin-licenses.module.js';
 import { adminSettingsModule } from './admin-settings/admin-settings.module.js';
+import { analyticsModule } from './analytics/analytics.module.js';
+import type { AnalyticsService } from './analytics/analytics.service.js';
 import { createAdminTokenService } from './admins/admin-token.service.js';
 import { adminTokenModule } from './admins/admins.module.js';
 import { createAdminsService } from './admins/admins.service.js';
@@ -116,6 +118,8 @@ export interface LicenseApp {
   licenses: ReturnType<typeof createLicensesService>;
   /** The machines service (tests run its sweep). */
   machines: MachinesService;
+  /** Validation analytics, sharing announcements and usage retention (tests run its scans). */
+  analytics: AnalyticsService;
   /** The modules the app is built from: `startService` (a test, with `startModules`) starts their handlers and jobs. */
   modules: readonly FeatureModule[];
   /** Every route the app declares, as the OpenAPI document describes them; made at the first call. */
@@ -250,6 +254,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     csrfToken: auth.csrfToken,
   });
 
+  const analytics = analyticsModule({ reads: database.reads, now, licenses, products, admin });
+
   const customerPortal = customerPortalModule({
     pool,
     now,
@@ -306,6 +312,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     entitlementsModule({ pool, service: entitlements, admin, adminPage, csrfToken: auth.csrfToken }),
     customersModule({ pool, service: customers, admin, adminPage, csrfToken: auth.csrfToken }),
     licensesModule({ service: licenses, admin }),
+    analytics,
     adminMachinesModule({ machines, offline, admin }),
     customerPortal,
     adminLicensesModule({
@@ -462,6 +469,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     events,
     licenses,
     machines,
+    analytics: analytics.service,
     modules,
     openApiDocument,
     async close() {

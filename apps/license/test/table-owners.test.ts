@@ -53,6 +53,11 @@ const owners: Record<string, string | null> = {
   // transaction as each write of licenses or usage_records: no file here.
   license_counts: null,
   usage_counts: null,
+  // Daily rollups written only by the trigger of migration 0022_usage_insight.sql, in the same
+  // transaction as each usage_records insert: no file here.
+  usage_daily: null,
+  usage_daily_sightings: null,
+  usage_daily_devices: null,
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
   license_session: null,
   // Written by keepGeneratedSecret of @app/db (packages/db/src/generated-secrets.ts), given the
@@ -133,7 +138,13 @@ describe('one owner per table (license service)', () => {
 
 /** The feature folder that owns each table (its owner's folder; the counters' too). */
 const featureOf = (table: string): string | undefined => {
-  const counters: Record<string, string> = { license_counts: 'licenses', usage_counts: 'usage' };
+  const counters: Record<string, string> = {
+    license_counts: 'licenses',
+    usage_counts: 'usage',
+    usage_daily: 'usage',
+    usage_daily_sightings: 'usage',
+    usage_daily_devices: 'usage',
+  };
   const owner = owners[table];
   return counters[table] ?? (owner ? owner.split('/')[3] : undefined);
 };
