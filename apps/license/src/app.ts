@@ -254,7 +254,15 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     csrfToken: auth.csrfToken,
   });
 
-  const analytics = analyticsModule({ reads: database.reads, now, licenses, products, admin });
+  const analytics = analyticsModule({
+    reads: database.reads,
+    now,
+    licenses,
+    products,
+    admin,
+    logger,
+    background: deps.jobs !== undefined,
+  });
 
   const customerPortal = customerPortalModule({
     pool,

@@ -22,6 +22,8 @@ const owners: Record<string, string | null> = {
   licenses: app('licenses/licenses.repository.ts'),
   license_members: app('licenses/licenses.repository.ts'),
   license_releases: app('licenses/license-releases.repository.ts'),
+  // Inserted by the trigger of migration 0022_usage_insight.sql; announced (and dropped with a deleted license) here.
+  license_sharing_flags: app('licenses/license-sharing.repository.ts'),
   // The seat rule in SQL (activation, heartbeat, deactivation, the sweep), called by machines.repository.ts.
   machines: app('machines/machine-seat.sql'),
   products: app('products/products.repository.ts'),

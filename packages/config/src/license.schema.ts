@@ -14,6 +14,7 @@ const webhookEvents = [
   'MACHINE_ACTIVATED',
   'MACHINE_DEACTIVATED',
   'MACHINE_LEASE_EXPIRED',
+  'LICENSE_SHARING_SUSPECTED',
 ] as const;
 
 export const licenseSchema = {
