@@ -136,7 +136,10 @@ END $$;
 -- Retention: drops the monthly partitions that end at or before `p_cutoff` (their rows are all
 -- older) and deletes the older rows of the default partition; with `p_exact`, also the rows
 -- older than the cutoff in the partition that holds it (the embedded database, where a month is
--- small). Rollups are kept. Answers how many partitions it dropped.
+-- small). Rollups are kept, and so are the hourly counters of migration 0009: the rows deleted
+-- here are added back to usage_counts in the same statement as their trigger takes them off (a
+-- dropped partition fires no trigger), so all-time figures do not shrink with retention.
+-- Answers how many partitions it dropped.
 CREATE FUNCTION usage_records_prune(p_cutoff timestamptz, p_exact boolean) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -153,9 +156,17 @@ BEGIN
     EXECUTE format('DROP TABLE %I', part.relname);
     dropped := dropped + 1;
   END LOOP;
-  DELETE FROM usage_records_default WHERE created_at < p_cutoff;
+  -- Through the parent table, so its statement triggers fire as for any other delete.
+  WITH gone AS (DELETE FROM usage_records WHERE created_at < p_cutoff AND tableoid = 'usage_records_default'::regclass
+                RETURNING created_at, status)
+  INSERT INTO usage_counts AS c (hour, status, shard, records)
+  SELECT date_trunc('hour', g.created_at, 'UTC'), g.status, 0, count(*) FROM gone g GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (hour, status, shard) DO UPDATE SET records = c.records + EXCLUDED.records;
   IF p_exact THEN
-    DELETE FROM usage_records WHERE created_at < p_cutoff;
+    WITH gone AS (DELETE FROM usage_records WHERE created_at < p_cutoff RETURNING created_at, status)
+    INSERT INTO usage_counts AS c (hour, status, shard, records)
+    SELECT date_trunc('hour', g.created_at, 'UTC'), g.status, 0, count(*) FROM gone g GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (hour, status, shard) DO UPDATE SET records = c.records + EXCLUDED.records;
   END IF;
   DELETE FROM usage_daily_sightings WHERE day < (p_cutoff AT TIME ZONE 'UTC')::date - 1;
   RETURN dropped;

@@ -256,6 +256,9 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   const analytics = analyticsModule({
     reads: database.reads,
+    db: pool,
+    mode: database.mode,
+    retentionDays: config.USAGE_RETENTION_DAYS,
     now,
     licenses,
     products,

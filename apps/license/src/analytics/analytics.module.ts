@@ -7,6 +7,8 @@ import { createAnalyticsService } from './analytics.service.js';
 
 /** How often flags of key sharing are looked for and announced (LICENSE_SHARING_SUSPECTED). */
 export const sharingAnnounceEveryMs = 10_000;
+/** How often usage retention runs (partitions made ahead, expired ones dropped). */
+export const usageMaintenanceEveryMs = 3_600_000;
 
 /**
  * Validation analytics (wave 4, insight): the daily rollups through the admin API, and the
@@ -16,6 +18,10 @@ export const sharingAnnounceEveryMs = 10_000;
 export function analyticsModule(needs: {
   /** Where the rollups are read: the replica when there is one. */
   reads: Queryable;
+  db: Queryable;
+  /** The embedded database prunes rows exactly; PostgreSQL drops whole months. */
+  mode: 'server' | 'embedded';
+  retentionDays: number;
   now: () => Date;
   licenses: Pick<ReturnType<typeof createLicensesService>, 'find' | 'announceSharingSuspicions'>;
   products: Pick<ReturnType<typeof createProductsService>, 'get'>;
@@ -26,12 +32,22 @@ export function analyticsModule(needs: {
 }) {
   const service = createAnalyticsService({
     reads: needs.reads,
+    db: needs.db,
     now: needs.now,
+    retentionDays: needs.retentionDays,
+    exactRetention: needs.mode === 'embedded',
     product: (id) => needs.products.get(id, false),
     license: (id) => needs.licenses.find({ licenseId: id }),
   });
   let timer: NodeJS.Timeout | undefined;
+  let maintenance: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
+  let maintaining: Promise<unknown> = Promise.resolve();
+  const maintainOnce = () => {
+    maintaining = service
+      .maintainUsage()
+      .catch((error: unknown) => needs.logger.error({ err: error }, 'usage retention failed'));
+  };
   const announceOnce = () => {
     running = needs.licenses
       .announceSharingSuspicions()
@@ -45,12 +61,16 @@ export function analyticsModule(needs: {
         announceOnce();
         timer = setInterval(announceOnce, sharingAnnounceEveryMs);
         timer.unref();
+        maintainOnce();
+        maintenance = setInterval(maintainOnce, usageMaintenanceEveryMs);
+        maintenance.unref();
       }
       return Promise.resolve();
     },
     close: async () => {
       if (timer) clearInterval(timer);
-      await running;
+      if (maintenance) clearInterval(maintenance);
+      await Promise.all([running, maintaining]);
     },
   };
   return { ...module, service };

@@ -1,6 +1,12 @@
 import type { Queryable } from '@app/db';
 import { appError } from '../common/error-codes.js';
-import { dailyRollups, topLicenses, type DayRollup, type RollupScope } from '../usage/usage.service.js';
+import {
+  dailyRollups,
+  maintainUsageRecords,
+  topLicenses,
+  type DayRollup,
+  type RollupScope,
+} from '../usage/usage.service.js';
 import { maxAnalyticsDays } from './analytics.schema.js';
 import { createCsvEncoder } from '../exports/csv.js';
 
@@ -38,7 +44,12 @@ export function analyticsCsv(days: DayRollup[]): string {
 export function createAnalyticsService(deps: {
   /** Where the rollups are read: the replica when there is one. */
   reads: Queryable;
+  /** The primary, where retention writes. */
+  db: Queryable;
   now: () => Date;
+  /** USAGE_RETENTION_DAYS; `exactRetention` on the embedded database (rows, not only whole months). */
+  retentionDays: number;
+  exactRetention: boolean;
   /** Throws the 404 of an unknown product (the products service's). */
   product: (id: string) => Promise<unknown>;
   /** The license of an id, or undefined (the licenses service's `find`). */
@@ -58,6 +69,8 @@ export function createAnalyticsService(deps: {
       if (!license) throw appError('LICENSE_NOT_FOUND');
       return days({ licenseId: license.id }, query);
     },
+    /** Usage retention: the coming months' partitions made, the expired ones dropped (hourly and at start). */
+    maintainUsage: () => maintainUsageRecords(deps.db, deps.now(), deps.retentionDays, deps.exactRetention),
     /** The licenses validated most in the window, most first (the dashboard's chart). */
     async top(query: { productId?: string; from?: string; to?: string }, limit: number) {
       const window = analyticsWindow(query, deps.now());

@@ -141,3 +141,25 @@ export async function usageStatsOfLicense(db: Queryable, licenseId: string): Pro
   );
   return parseRow(licenseUsageStatsRow, rows);
 }
+
+const countRow = z.object({ n: z.number() });
+
+/**
+ * Retention (wave 4): creates the monthly partitions of usage_records from this month to two
+ * months ahead, then drops the months that ended `retentionDays` or more before `now` and
+ * deletes older rows of the default partition; `exact` (the embedded database) also deletes the
+ * older rows of the month that holds the cutoff. Both are SQL functions of migration
+ * 0022_usage_insight.sql. Answers the partitions created and dropped.
+ */
+export async function maintainUsageRecords(
+  db: Queryable,
+  now: Date,
+  retentionDays: number,
+  exact: boolean,
+): Promise<{ created: number; dropped: number }> {
+  const ahead = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 1));
+  const created = await db.query('SELECT usage_records_ensure_partitions($1, $2)::int AS n', [now, ahead]);
+  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
+  const dropped = await db.query('SELECT usage_records_prune($1, $2)::int AS n', [cutoff, exact]);
+  return { created: parseRow(countRow, created.rows).n, dropped: parseRow(countRow, dropped.rows).n };
+}

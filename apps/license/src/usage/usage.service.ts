@@ -7,6 +7,7 @@ export {
   dailyOutcomesOfLicense,
   deleteUsageOfLicense,
   deviceSightingsOfCustomerLicense,
+  maintainUsageRecords,
   recentUsageRecordsOfLicense,
   usageRecordsOfCustomerLicense,
   usageStatsOfLicense,
