@@ -383,6 +383,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       settings,
       now,
       licenses,
+      analytics: analytics.service,
       public: guards.public,
       admin,
       customerHome: customerPortal.home,

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
+import { lineChartSvg } from '@app/ui';
+import { documentOf } from '@app/ui/testing/dom';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 // Validation analytics (decisions.md, Wave 4, "License service: insight"): daily rollups per
@@ -127,5 +129,36 @@ describe(`validation analytics (${testDatabaseBackend()})`, () => {
     const all = await get(`/api/analytics/validations/csv?from=2026-01-01&to=2026-01-02`);
     expect(all.status).toBe(200);
     expect(all.text).toBe(`"date","ok","refused","machines","addresses"\n"2026-01-01",0,0,0,0\n"2026-01-02",0,0,0,0\n`);
+  });
+});
+
+describe('the line chart of active machines', () => {
+  it('draws one point per day through d3 scales, escapes its texts, and has its table', () => {
+    const hostile = '<script>alert(1)</script>"><img src=x onerror=alert(1)>';
+    const svg = lineChartSvg({
+      id: 'm',
+      title: hostile,
+      description: hostile,
+      labels: ['2026-11-24', '2026-11-25', '2026-11-26'],
+      series: { name: 'machines', className: 'chart-info', values: [0, 3, 1] },
+      height: 200,
+    });
+    expect(svg).not.toContain('<script>');
+    const document = documentOf(`<body>${svg}</body>`);
+    const root = document.querySelector('svg')!;
+    expect(root.getAttribute('role')).toBe('img');
+    expect(root.querySelector('title')?.textContent).toBe(hostile);
+    // Scale 0..4 over y 174..18 and three points at the middle of their thirds of 1000.
+    expect(root.querySelector('path.chart-stroke')?.getAttribute('d')).toBe('M166.667,174L500,57L833.333,135');
+    expect([...root.querySelectorAll('g.chart-bar > title')].map((title) => title.textContent)).toEqual([
+      '2026-11-24: 0 machines',
+      '2026-11-25: 3 machines',
+      '2026-11-26: 1 machines',
+    ]);
+    expect([...document.querySelectorAll('#m-table tbody tr')].map((row) => row.textContent)).toEqual([
+      '2026-11-240',
+      '2026-11-253',
+      '2026-11-261',
+    ]);
   });
 });
