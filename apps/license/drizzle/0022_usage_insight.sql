@@ -6,6 +6,10 @@
 -- (the unique index treats nulls as equal). Like usage_counts, a statement trigger adds each
 -- batch to one of 4 shards chosen at random, so concurrent batches of one license rarely wait on
 -- one row's lock; readers sum the shards.
+-- usage_daily_products: the same per (UTC day, product, outcome, shard), so a product's or every
+-- product's days read 30 rows a day, however many licenses there are (null product: unknown keys).
+-- usage_daily_product_devices: the distinct machines and addresses of a product's licenses per
+-- day (the sum over its licenses: a machine is a license's).
 -- usage_daily_sightings: the distinct addresses ('ip') and hardware ids ('hwid') of each license
 -- per day, each inserted once (ON CONFLICT DO NOTHING: a known one writes nothing).
 -- usage_daily_devices: how many of them per (day, license): raised only by the sightings that
@@ -26,8 +30,6 @@ CREATE TABLE "usage_daily" (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX "usage_daily_key" ON "usage_daily" ("day", "license_id", "outcome", "shard") NULLS NOT DISTINCT;
---> statement-breakpoint
-CREATE INDEX "usage_daily_product_idx" ON "usage_daily" ("product_id", "day");
 --> statement-breakpoint
 CREATE INDEX "usage_daily_license_idx" ON "usage_daily" ("license_id", "day");
 --> statement-breakpoint
@@ -50,7 +52,25 @@ CREATE TABLE "usage_daily_devices" (
 	CONSTRAINT "usage_daily_devices_pk" PRIMARY KEY ("day", "license_id")
 );
 --> statement-breakpoint
-CREATE INDEX "usage_daily_devices_product_idx" ON "usage_daily_devices" ("product_id", "day");
+CREATE TABLE "usage_daily_products" (
+	"day" date NOT NULL,
+	"product_id" uuid,
+	"outcome" text NOT NULL,
+	"shard" smallint NOT NULL,
+	"records" bigint DEFAULT 0 NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX "usage_daily_products_key" ON "usage_daily_products" ("day", "product_id", "outcome", "shard") NULLS NOT DISTINCT;
+--> statement-breakpoint
+ALTER TABLE "usage_daily_products" SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000);
+--> statement-breakpoint
+CREATE TABLE "usage_daily_product_devices" (
+	"day" date NOT NULL,
+	"product_id" uuid NOT NULL,
+	"machines" bigint DEFAULT 0 NOT NULL,
+	"addresses" bigint DEFAULT 0 NOT NULL,
+	CONSTRAINT "usage_daily_product_devices_pk" PRIMARY KEY ("day", "product_id")
+);
 --> statement-breakpoint
 CREATE TABLE "license_sharing_flags" (
 	"license_id" uuid NOT NULL,
@@ -196,12 +216,21 @@ CREATE TRIGGER "usage_counts_moved" AFTER UPDATE OF "created_at", "status" ON "u
 --> statement-breakpoint
 CREATE FUNCTION usage_daily_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO usage_daily AS d (day, license_id, product_id, outcome, shard, records)
-  SELECT (u.created_at AT TIME ZONE 'UTC')::date, u.license_id, l.product_id, coalesce(u.reason, ''),
-         floor(random() * 4)::smallint, count(*)
-    FROM usage_daily_new u LEFT JOIN licenses l ON l.id = u.license_id
-   GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 4
-  ON CONFLICT (day, license_id, outcome, shard) DO UPDATE SET records = d.records + EXCLUDED.records;
+  WITH counts AS (
+    SELECT (u.created_at AT TIME ZONE 'UTC')::date AS day, u.license_id, l.product_id, coalesce(u.reason, '') AS outcome,
+           count(*) AS n
+      FROM usage_daily_new u LEFT JOIN licenses l ON l.id = u.license_id
+     GROUP BY 1, 2, 3, 4
+  ), per_license AS (
+    INSERT INTO usage_daily AS d (day, license_id, product_id, outcome, shard, records)
+    SELECT c.day, c.license_id, c.product_id, c.outcome, floor(random() * 4)::smallint, c.n
+      FROM counts c ORDER BY c.day, c.license_id, c.outcome
+    ON CONFLICT (day, license_id, outcome, shard) DO UPDATE SET records = d.records + EXCLUDED.records
+  )
+  INSERT INTO usage_daily_products AS d (day, product_id, outcome, shard, records)
+  SELECT c.day, c.product_id, c.outcome, floor(random() * 4)::smallint, sum(c.n)
+    FROM counts c GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  ON CONFLICT (day, product_id, outcome, shard) DO UPDATE SET records = d.records + EXCLUDED.records;
   -- New sightings only: a known address or hardware id of the day writes nothing.
   WITH fresh AS (
     INSERT INTO usage_daily_sightings (day, license_id, kind, value)
@@ -219,6 +248,13 @@ BEGIN
     ON CONFLICT (day, license_id) DO UPDATE SET
       machines = d.machines + EXCLUDED.machines, addresses = d.addresses + EXCLUDED.addresses
     RETURNING d.day, d.license_id, d.addresses
+  ), per_product AS (
+    INSERT INTO usage_daily_product_devices AS d (day, product_id, machines, addresses)
+    SELECT f.day, l.product_id, count(*) FILTER (WHERE f.kind = 'hwid'), count(*) FILTER (WHERE f.kind = 'ip')
+      FROM fresh f JOIN licenses l ON l.id = f.license_id
+     GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (day, product_id) DO UPDATE SET
+      machines = d.machines + EXCLUDED.machines, addresses = d.addresses + EXCLUDED.addresses
   )
   INSERT INTO license_sharing_flags (license_id, day, addresses, address_limit)
   SELECT c.license_id, c.day, c.addresses, x.address_limit
@@ -247,3 +283,9 @@ INSERT INTO usage_daily_devices (day, license_id, product_id, machines, addresse
 SELECT s.day, s.license_id, l.product_id, count(*) FILTER (WHERE s.kind = 'hwid'), count(*) FILTER (WHERE s.kind = 'ip')
   FROM usage_daily_sightings s LEFT JOIN licenses l ON l.id = s.license_id
  GROUP BY 1, 2, 3;
+--> statement-breakpoint
+INSERT INTO usage_daily_products (day, product_id, outcome, shard, records)
+SELECT day, product_id, outcome, 0, sum(records) FROM usage_daily GROUP BY 1, 2, 3;
+--> statement-breakpoint
+INSERT INTO usage_daily_product_devices (day, product_id, machines, addresses)
+SELECT day, product_id, sum(machines), sum(addresses) FROM usage_daily_devices WHERE product_id IS NOT NULL GROUP BY 1, 2;

@@ -60,6 +60,8 @@ const owners: Record<string, string | null> = {
   usage_daily: null,
   usage_daily_sightings: null,
   usage_daily_devices: null,
+  usage_daily_products: null,
+  usage_daily_product_devices: null,
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
   license_session: null,
   // Written by keepGeneratedSecret of @app/db (packages/db/src/generated-secrets.ts), given the
@@ -146,6 +148,8 @@ const featureOf = (table: string): string | undefined => {
     usage_daily: 'usage',
     usage_daily_sightings: 'usage',
     usage_daily_devices: 'usage',
+    usage_daily_products: 'usage',
+    usage_daily_product_devices: 'usage',
   };
   const owner = owners[table];
   return counters[table] ?? (owner ? owner.split('/')[3] : undefined);

@@ -32,15 +32,19 @@ export async function dailyRollups(
 ): Promise<DayRollup[]> {
   const params: unknown[] = [range.from, range.to];
   const filter = scopeFilter(scope, params);
+  // One license: its own rows; a product or every product: the per-product rollups (a few rows a day).
+  const [outcomeTable, deviceTable] = scope.licenseId
+    ? ['usage_daily', 'usage_daily_devices']
+    : ['usage_daily_products', 'usage_daily_product_devices'];
   const [outcomes, devices] = await Promise.all([
     db.query(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS day, outcome, sum(records)::bigint AS n FROM usage_daily
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, outcome, sum(records)::bigint AS n FROM ${outcomeTable}
         WHERE day BETWEEN $1::date AND $2::date${filter} GROUP BY day, outcome`,
       params,
     ),
     db.query(
       `SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(machines)::bigint AS machines, sum(addresses)::bigint AS addresses
-         FROM usage_daily_devices WHERE day BETWEEN $1::date AND $2::date${filter} GROUP BY day`,
+         FROM ${deviceTable} WHERE day BETWEEN $1::date AND $2::date${filter} GROUP BY day`,
       params,
     ),
   ]);

@@ -20,7 +20,6 @@ export const usageDaily = pgTable(
   (table) => [
     // NULLS NOT DISTINCT in the migration: the unknown keys' rows (null license) are one row a day too.
     uniqueIndex('usage_daily_key').on(table.day, table.licenseId, table.outcome, table.shard),
-    index('usage_daily_product_idx').on(table.productId, table.day),
     index('usage_daily_license_idx').on(table.licenseId, table.day),
   ],
 );
@@ -47,8 +46,31 @@ export const usageDailyDevices = pgTable(
     machines: bigint('machines', { mode: 'number' }).notNull().default(0),
     addresses: bigint('addresses', { mode: 'number' }).notNull().default(0),
   },
-  (table) => [
-    primaryKey({ columns: [table.day, table.licenseId] }),
-    index('usage_daily_devices_product_idx').on(table.productId, table.day),
-  ],
+  (table) => [primaryKey({ columns: [table.day, table.licenseId] })],
+);
+
+/** usage_daily summed per product (null: unknown keys), so product-wide days read a few rows (same trigger). */
+export const usageDailyProducts = pgTable(
+  'usage_daily_products',
+  {
+    day: date('day', { mode: 'string' }).notNull(),
+    productId: uuid('product_id'),
+    outcome: text('outcome').notNull(),
+    shard: smallint('shard').notNull(),
+    records: bigint('records', { mode: 'number' }).notNull().default(0),
+  },
+  // NULLS NOT DISTINCT in the migration, as usage_daily's.
+  (table) => [uniqueIndex('usage_daily_products_key').on(table.day, table.productId, table.outcome, table.shard)],
+);
+
+/** usage_daily_devices summed per product (same trigger). */
+export const usageDailyProductDevices = pgTable(
+  'usage_daily_product_devices',
+  {
+    day: date('day', { mode: 'string' }).notNull(),
+    productId: uuid('product_id').notNull(),
+    machines: bigint('machines', { mode: 'number' }).notNull().default(0),
+    addresses: bigint('addresses', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.day, table.productId] })],
 );
