@@ -76,6 +76,11 @@ async function main(): Promise<void> {
     await timePage('GET /api/export/summary/pdf', at('/api/export/summary/pdf'), adminHeaders, { target: 300 }),
     // "Keep": a few ms today (issue 16); the target is there to notice a regression, with room for a loaded machine.
     await timePage('GET /api/audit', at('/api/audit'), adminHeaders, { target: 50 }),
+    // Wave 4 insight: the daily rollups (decisions.md, "Usage at scale": <= 100 ms).
+    await timePage('GET /api/analytics/validations', at('/api/analytics/validations'), adminHeaders, { target: 100 }),
+    await timePage('GET /api/licenses/:id/analytics', at(`/api/licenses/${licenseId(1)}/analytics`), adminHeaders, {
+      target: 100,
+    }),
     await timePage('customer GET /api/customer/licenses/stats', at('/api/customer/licenses/stats'), customerHeaders, {
       target: 50,
     }),

@@ -30,6 +30,8 @@ import { createGuards, securitySchemes } from './access/guards.js';
 import { sessionTableName } from './access/session.table.js';
 import { adminLicensesModule } from './admin-licenses/admin-licenses.module.js';
 import { adminSettingsModule } from './admin-settings/admin-settings.module.js';
+import { analyticsModule } from './analytics/analytics.module.js';
+import type { AnalyticsService } from './analytics/analytics.service.js';
 import { createAdminTokenService } from './admins/admin-token.service.js';
 import { adminTokenModule } from './admins/admins.module.js';
 import { createAdminsService } from './admins/admins.service.js';
@@ -120,6 +122,8 @@ export interface LicenseApp {
   licenses: ReturnType<typeof createLicensesService>;
   /** The machines service (tests run its sweep). */
   machines: MachinesService;
+  /** Validation analytics, sharing announcements and usage retention (tests run its scans). */
+  analytics: AnalyticsService;
   /** The modules the app is built from: `startService` (a test, with `startModules`) starts their handlers and jobs. */
   modules: readonly FeatureModule[];
   /** Every route the app declares, as the OpenAPI document describes them; made at the first call. */
@@ -278,6 +282,19 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     limiter: rateLimits.publicLimit,
   });
 
+  const analytics = analyticsModule({
+    reads: database.reads,
+    db: pool,
+    mode: database.mode,
+    retentionDays: config.USAGE_RETENTION_DAYS,
+    now,
+    licenses,
+    products,
+    admin,
+    logger,
+    background: deps.jobs !== undefined,
+  });
+
   const customerPortal = customerPortalModule({
     pool,
     now,
@@ -337,6 +354,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     customersModule({ pool, service: customers, admin, adminPage, csrfToken: auth.csrfToken }),
     licensesModule({ service: licenses, admin }),
     distribution.admin,
+    analytics,
     adminMachinesModule({ machines, offline, admin }),
     customerPortal,
     adminLicensesModule({
@@ -396,6 +414,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       settings,
       now,
       licenses,
+      analytics: analytics.service,
       public: guards.public,
       admin,
       customerHome: customerPortal.home,
@@ -496,6 +515,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     events,
     licenses,
     machines,
+    analytics: analytics.service,
     modules,
     openApiDocument,
     async close() {

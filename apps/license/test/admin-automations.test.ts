@@ -76,6 +76,7 @@ describe(`the admin console's automation pages (${testDatabaseBackend()})`, () =
       'machine_activated',
       'machine_deactivated',
       'machine_lease_expired',
+      'license_sharing_suspected',
       'custom',
     ]);
     const actions = [...document.querySelectorAll<HTMLInputElement>('input[name="action"]')];

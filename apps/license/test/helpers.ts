@@ -43,7 +43,7 @@ export interface Session {
 /** What tests reach inside the app: the event bus and the licenses service. */
 export interface TestContext {
   events: EventBus;
-  services: { licenses: LicenseApp['licenses']; machines: LicenseApp['machines'] };
+  services: { licenses: LicenseApp['licenses']; machines: LicenseApp['machines']; analytics: LicenseApp['analytics'] };
 }
 
 export interface TestApp {
@@ -147,7 +147,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   server.on('request', built.app);
   const context: TestContext = {
     events: built.events,
-    services: { licenses: built.licenses, machines: built.machines },
+    services: { licenses: built.licenses, machines: built.machines, analytics: built.analytics },
   };
 
   const signIn = async (userId: string): Promise<Session> => {

@@ -22,6 +22,8 @@ const owners: Record<string, string | null> = {
   licenses: app('licenses/licenses.repository.ts'),
   license_members: app('licenses/licenses.repository.ts'),
   license_releases: app('licenses/license-releases.repository.ts'),
+  // Inserted by the trigger of migration 0022_usage_insight.sql; announced (and dropped with a deleted license) here.
+  license_sharing_flags: app('licenses/license-sharing.repository.ts'),
   // The seat rule in SQL (activation, heartbeat, deactivation, the sweep), called by machines.repository.ts.
   machines: app('machines/machine-seat.sql'),
   products: app('products/products.repository.ts'),
@@ -55,6 +57,13 @@ const owners: Record<string, string | null> = {
   // transaction as each write of licenses or usage_records: no file here.
   license_counts: null,
   usage_counts: null,
+  // Daily rollups written only by the trigger of migration 0022_usage_insight.sql, in the same
+  // transaction as each usage_records insert: no file here.
+  usage_daily: null,
+  usage_daily_sightings: null,
+  usage_daily_devices: null,
+  usage_daily_products: null,
+  usage_daily_product_devices: null,
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
   license_session: null,
   // Written by keepGeneratedSecret of @app/db (packages/db/src/generated-secrets.ts), given the
@@ -135,7 +144,15 @@ describe('one owner per table (license service)', () => {
 
 /** The feature folder that owns each table (its owner's folder; the counters' too). */
 const featureOf = (table: string): string | undefined => {
-  const counters: Record<string, string> = { license_counts: 'licenses', usage_counts: 'usage' };
+  const counters: Record<string, string> = {
+    license_counts: 'licenses',
+    usage_counts: 'usage',
+    usage_daily: 'usage',
+    usage_daily_sightings: 'usage',
+    usage_daily_devices: 'usage',
+    usage_daily_products: 'usage',
+    usage_daily_product_devices: 'usage',
+  };
   const owner = owners[table];
   return counters[table] ?? (owner ? owner.split('/')[3] : undefined);
 };

@@ -15,6 +15,7 @@ const webhookEvents = [
   'MACHINE_ACTIVATED',
   'MACHINE_DEACTIVATED',
   'MACHINE_LEASE_EXPIRED',
+  'LICENSE_SHARING_SUSPECTED',
 ] as const;
 
 export const licenseSchema = {
@@ -80,6 +81,8 @@ export const licenseSchema = {
   ANOMALY_MAX_IPS: envInt(10, 1),
   ANOMALY_WINDOW_MINUTES: envInt(60, 1, 7 * 24 * 60),
   ANOMALY_MAX_FAILURES: envInt(20, 1),
+  /** Days raw usage records are kept (wave 4); the daily rollups are kept forever. */
+  USAGE_RETENTION_DAYS: envInt(90, 1, 36_500),
   // Two-factor sign-in of admins and exports (issue 5).
   TWO_FACTOR_REQUIRED: envBoolean(false),
   TWO_FACTOR_DISABLE_PASSWORD: optionalString(),

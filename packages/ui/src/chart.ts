@@ -1,4 +1,6 @@
 import { escapeHtml as escapeText } from '@app/http';
+import { scaleLinear, scalePoint } from 'd3-scale';
+import { area, line } from 'd3-shape';
 
 /** One stack of a bar chart: its name in tooltips and legends, the CSS class that colours it, one value per label. */
 export interface ChartSeries {
@@ -127,4 +129,98 @@ function chartTable(options: BarChartOptions): string {
     .join('');
   // In a hidden box: a table itself ignores the width and overflow that hide it.
   return `<div class="visually-hidden"><table id="${text(options.id)}-table"><caption>${text(options.title)}: the numbers</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+export interface LineChartOptions {
+  /** Unique in the page: the title's and description's ids derive from it. */
+  id: string;
+  title: string;
+  description: string;
+  /** One per point, oldest first (dates, say). */
+  labels: string[];
+  /** The line's name (the table's column) and its values, one per label. */
+  series: ChartSeries;
+  /** Pixel height of the drawing (default 200); the width is the container's. */
+  height?: number;
+  labelHeading?: string;
+}
+
+/**
+ * A line chart (with the area under it) as SVG markup, drawn on the server with d3-scale and
+ * d3-shape. The plot is a nested SVG whose viewBox stretches to any width
+ * (`preserveAspectRatio="none"`, strokes kept at their width by `vector-effect`), while the
+ * axis text sits outside it at percentages, so it keeps its pixel size. Like `barChartSvg`: a
+ * titled `role="img"`, a tooltip per point, and a visually hidden table of the numbers after it.
+ */
+export function lineChartSvg(options: LineChartOptions): string {
+  const height = options.height ?? 200;
+  const top = 18;
+  const bottom = height - 26;
+  const width = 1000;
+  const values = options.labels.map((_, index) => options.series.values[index] ?? 0);
+  const y = scaleLinear()
+    .domain([0, niceCeiling(Math.max(0, ...values))])
+    .range([bottom, top]);
+  const x = scalePoint<number>()
+    .domain(values.map((_, index) => index))
+    .range([0, width])
+    .padding(0.5);
+  const xOf = (index: number) => x(index) ?? 0;
+  const path = line<number>()
+    .x((_, index) => xOf(index))
+    .y((value) => y(value))(values);
+  const fill = area<number>()
+    .x((_, index) => xOf(index))
+    .y0(bottom)
+    .y1((value) => y(value))(values);
+  const titleId = `${options.id}-title`;
+  const descriptionId = `${options.id}-desc`;
+  const className = text(options.series.className);
+  const parts: string[] = [
+    `<svg class="chart chart-line" id="${text(options.id)}" role="img" aria-labelledby="${text(titleId)} ${text(descriptionId)}" width="100%" height="${height}" xmlns="http://www.w3.org/2000/svg">`,
+    `<title id="${text(titleId)}">${text(options.title)}</title>`,
+    `<desc id="${text(descriptionId)}">${text(options.description)}</desc>`,
+  ];
+  for (const tick of [0, y.domain()[1]! / 2, y.domain()[1]!]) {
+    const at = y(tick);
+    parts.push(`<line class="chart-grid" x1="0" x2="100%" y1="${at}" y2="${at}"/>`);
+    if (tick > 0)
+      parts.push(`<text class="chart-axis" x="0" y="${at - 4}">${text(tick.toLocaleString('en-US'))}</text>`);
+  }
+  parts.push(
+    `<svg x="0" y="0" width="100%" height="${height}" viewBox="0 0 ${width} ${height}" preserveAspectRatio="none">`,
+  );
+  if (fill) parts.push(`<path class="${className} chart-area" d="${fill}"/>`);
+  if (path) parts.push(`<path class="${className} chart-stroke" d="${path}" vector-effect="non-scaling-stroke"/>`);
+  const slot = width / Math.max(1, values.length);
+  values.forEach((value, index) => {
+    parts.push(
+      `<g class="chart-bar"><title>${text(`${options.labels[index]}: ${value.toLocaleString('en-US')} ${options.series.name}`)}</title>` +
+        `<rect class="chart-hit" x="${(xOf(index) - slot / 2).toFixed(2)}" y="${top}" width="${slot.toFixed(2)}" height="${bottom - top}"/></g>`,
+    );
+  });
+  parts.push('</svg>');
+  const count = options.labels.length;
+  const marks = [...new Set([0, Math.floor((count - 1) / 2), count - 1])].filter(
+    (index) => options.labels[index] !== undefined,
+  );
+  for (const index of marks) {
+    const anchor = index === 0 ? 'start' : index === count - 1 ? 'end' : 'middle';
+    const position = anchor === 'start' ? '0%' : anchor === 'end' ? '100%' : percent((xOf(index) / width) * 100);
+    parts.push(
+      `<text class="chart-axis" x="${position}" y="${height - 6}" text-anchor="${anchor}">${text(options.labels[index])}</text>`,
+    );
+  }
+  parts.push('</svg>');
+  return (
+    parts.join('') +
+    chartTable({
+      id: options.id,
+      title: options.title,
+      description: options.description,
+      labels: options.labels,
+      series: [options.series],
+      labelHeading: options.labelHeading,
+    })
+  );
 }

@@ -175,4 +175,11 @@ export function useViews(app: Express, views: Views): void {
   sendPagesDirectly(app);
 }
 export { sendPage } from './send-page.js';
-export { barChartSvg, niceCeiling, type BarChartOptions, type ChartSeries } from './chart.js';
+export {
+  barChartSvg,
+  lineChartSvg,
+  niceCeiling,
+  type BarChartOptions,
+  type ChartSeries,
+  type LineChartOptions,
+} from './chart.js';

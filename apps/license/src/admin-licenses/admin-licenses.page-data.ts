@@ -93,6 +93,8 @@ function rowView(license: LicenseJson, now: Date) {
       : null,
     ips: limitText(license.usedIps.length, license.ipLimit),
     hwids: limitText(license.usedHwids.length, license.hwidLimit),
+    /** Flagged for key sharing today or yesterday (UTC). */
+    shared: license.sharingSuspected,
     href: licenseHref(license._id),
   };
 }
@@ -223,6 +225,10 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       expirationStrategy: license.expirationStrategy,
       term: termText(license, now),
       borrowHours: license.borrowHours,
+      sharingLimit:
+        license.effectiveSharingAddressLimit === null
+          ? 'none'
+          : `${license.effectiveSharingAddressLimit === 1 ? '1 address' : `${number(license.effectiveSharingAddressLimit)} addresses`} a day${license.sharingAddressLimit === null ? ' (policy)' : ''}`,
       usedIps: license.usedIps,
       credits: license.credits
         ? {

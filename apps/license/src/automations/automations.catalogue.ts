@@ -59,6 +59,12 @@ export const triggerChoices: Array<Choice<TriggerEvent>> = [
     description: 'Runs when a device of a license with floating seats stops sending heartbeats and loses its seat.',
   },
   {
+    value: 'license_sharing_suspected',
+    label: 'A license looks shared',
+    description:
+      'Runs once a day per license when it is validated from more distinct addresses in a UTC day than its sharing limit.',
+  },
+  {
     value: 'custom',
     label: 'Only when run by hand',
     description:

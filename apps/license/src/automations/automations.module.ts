@@ -33,6 +33,7 @@ const bridges: Array<[LicenseEventName, TriggerEvent]> = [
   ['MACHINE_ACTIVATED', 'machine_activated'],
   ['MACHINE_DEACTIVATED', 'machine_deactivated'],
   ['MACHINE_LEASE_EXPIRED', 'machine_lease_expired'],
+  ['LICENSE_SHARING_SUSPECTED', 'license_sharing_suspected'],
 ];
 
 /**

@@ -10,6 +10,7 @@ export const triggerEvents = [
   'machine_activated',
   'machine_deactivated',
   'machine_lease_expired',
+  'license_sharing_suspected',
   'custom',
 ] as const;
 export type TriggerEvent = (typeof triggerEvents)[number];

@@ -9,6 +9,7 @@ import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js
 import { dashboardAssets, dashboardRoutes } from './dashboard.routes.js';
 import type { DashboardReads } from './dashboard-counts.js';
 import { createDashboardService } from './dashboard.service.js';
+import type { AnalyticsService } from '../analytics/analytics.service.js';
 
 /** The web page at `/` and its assets (no panic guard: admins must reach it in panic mode). */
 export function dashboardModule(needs: {
@@ -18,6 +19,7 @@ export function dashboardModule(needs: {
   settings: SettingsStore<LicenseSettings>;
   now: () => Date;
   licenses: ReturnType<typeof createLicensesService>;
+  analytics: Pick<AnalyticsService, 'validations' | 'top'>;
   public: Guard;
   admin: Guard;
   /** Renders a signed-in customer's front page (the customer portal's). */
@@ -31,6 +33,7 @@ export function dashboardModule(needs: {
     settings: needs.settings,
     now: needs.now,
     licenses: needs.licenses,
+    analytics: needs.analytics,
     isAdmin: needs.isAdmin,
     findCustomer: needs.findCustomer,
   });

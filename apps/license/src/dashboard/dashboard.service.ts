@@ -4,6 +4,7 @@ import type { CustomerRecord } from '../common/request.js';
 import type { LicenseJson } from '../licenses/licenses.presenter.js';
 import type { createLicensesService } from '../licenses/licenses.service.js';
 import { isPanicMode } from '../panic/panic.js';
+import type { AnalyticsService } from '../analytics/analytics.service.js';
 import type { LicenseSettings } from '../runtime-config/runtime-config.schema.js';
 import { dashboardCounts, type DashboardReads } from './dashboard-counts.js';
 
@@ -53,6 +54,8 @@ export function createDashboardService(deps: {
   settings: SettingsStore<LicenseSettings>;
   now: () => Date;
   licenses: ReturnType<typeof createLicensesService>;
+  /** The daily rollups: the charts of the last 30 days. */
+  analytics: Pick<AnalyticsService, 'validations' | 'top'>;
   /** The admins' and customers' services answer who a user is. */
   isAdmin: (userId: string) => Promise<boolean>;
   findCustomer: (userId: string) => Promise<CustomerRecord | undefined>;
@@ -70,7 +73,7 @@ export function createDashboardService(deps: {
 
     async adminOverview(recentLimit = 20) {
       const at = now();
-      const [counts, recent] = await Promise.all([
+      const [counts, recent, validations, top] = await Promise.all([
         dashboardCounts(deps.figures, reads, at),
         deps.licenses.list({
           limit: recentLimit,
@@ -80,9 +83,16 @@ export function createDashboardService(deps: {
           revoked: undefined,
           expired: undefined,
         }),
+        deps.analytics.validations({}),
+        deps.analytics.top({}, 5),
       ]);
+      const keys = await Promise.all(top.licenses.map((entry) => deps.licenses.find({ licenseId: entry.license_id })));
       return {
         counts,
+        insight: {
+          days: validations.days,
+          top: top.licenses.map((entry, index) => ({ ...entry, key: keys[index]?.key ?? null })),
+        },
         recent: recent.licenses.map((license) => rowView(license, at)),
         panicMode: isPanicMode(deps.settings),
       };

@@ -10,7 +10,8 @@ export type LicenseEventName =
   | 'AUTOMATED_ACTION'
   | 'MACHINE_ACTIVATED'
   | 'MACHINE_DEACTIVATED'
-  | 'MACHINE_LEASE_EXPIRED';
+  | 'MACHINE_LEASE_EXPIRED'
+  | 'LICENSE_SHARING_SUSPECTED';
 
 export const licenseEventNames: readonly LicenseEventName[] = [
   'LICENSE_CREATED',
@@ -22,6 +23,7 @@ export const licenseEventNames: readonly LicenseEventName[] = [
   'MACHINE_ACTIVATED',
   'MACHINE_DEACTIVATED',
   'MACHINE_LEASE_EXPIRED',
+  'LICENSE_SHARING_SUSPECTED',
 ];
 
 export type EventHandler = (data: Record<string, unknown>, event: LicenseEventName) => Promise<void> | void;

@@ -38,6 +38,11 @@ export function licenseJson(row: LicenseRow) {
     graceDays: row.grace_days,
     expirationStrategy: row.expiration_strategy,
     borrowHours: row.borrow_hours,
+    /** Its own limit (null: its policy's, `effectiveSharingAddressLimit`). */
+    sharingAddressLimit: row.sharing_address_limit,
+    effectiveSharingAddressLimit: row.sharing_address_limit ?? row.policy_sharing_address_limit,
+    /** Flagged for key sharing today or yesterday (UTC). */
+    sharingSuspected: row.sharing_suspected,
     usedIps: row.used_ips,
     usedHwids: row.used_hwids,
     credits: row.license_type === 'consumption' ? creditsOf(row) : null,
@@ -100,6 +105,9 @@ export const licenseJsonSchema = z.object({
   graceDays: z.number().int(),
   expirationStrategy: z.enum(expirationStrategies),
   borrowHours: z.number().int(),
+  sharingAddressLimit: z.number().int().nullable(),
+  effectiveSharingAddressLimit: z.number().int().nullable(),
+  sharingSuspected: z.boolean(),
   usedIps: z.array(z.string()),
   usedHwids: z.array(z.string()),
   credits: creditsJsonSchema.nullable(),

@@ -21,6 +21,8 @@ export const licenseRows = tableRows<typeof licenses, Omit<LicenseRow, keyof Row
   policy_name: z.string().nullable(),
   policy_entitlements: z.array(z.string()),
   own_entitlements: z.array(z.string()),
+  policy_sharing_address_limit: z.number().nullable(),
+  sharing_suspected: z.boolean(),
 });
 const memberRows = tableRows(licenseMembers);
 const idRow = z.object({ id: z.string() });
@@ -29,6 +31,9 @@ const listedRows = (rows: unknown[]) =>
 
 export const licenseSelect = `SELECT l.*, p.name AS product_name, p.description AS product_description, p.license_prefix AS product_prefix,
   c.name AS customer_name, c.email AS customer_email, po.name AS policy_name,
+  po.sharing_address_limit AS policy_sharing_address_limit,
+  EXISTS (SELECT 1 FROM license_sharing_flags f
+          WHERE f.license_id = l.id AND f.day >= (now() AT TIME ZONE 'UTC')::date - 1) AS sharing_suspected,
   ARRAY(SELECT e.code FROM policy_entitlements pe JOIN entitlements e ON e.id = pe.entitlement_id
         WHERE pe.policy_id = l.policy_id ORDER BY e.code COLLATE "C") AS policy_entitlements,
   ARRAY(SELECT e.code FROM license_entitlements le JOIN entitlements e ON e.id = le.entitlement_id
@@ -162,6 +167,7 @@ type EditableColumns =
   | 'graceDays'
   | 'expirationStrategy'
   | 'borrowHours'
+  | 'sharingAddressLimit'
   | 'creditsTotal'
   | 'convertToType'
   | 'autoConvert'
@@ -176,8 +182,8 @@ export async function insertLicense(db: Queryable, values: LicenseValues): Promi
   const { rows } = await db.query(
     `INSERT INTO licenses (key, product_id, customer_id, parent_id, license_type, active, expires_at, ip_limit, hwid_limit,
        credits_total, convert_to_type, auto_convert, convert_duration_days, metadata, heartbeat_seconds, policy_id,
-       grace_days, expiration_strategy, borrow_hours)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id`,
+       grace_days, expiration_strategy, borrow_hours, sharing_address_limit)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING id`,
     [
       values.key,
       values.productId,
@@ -198,6 +204,7 @@ export async function insertLicense(db: Queryable, values: LicenseValues): Promi
       values.graceDays,
       values.expirationStrategy,
       values.borrowHours,
+      values.sharingAddressLimit,
     ],
   );
   return parseRow(idRow, rows).id;

@@ -15,6 +15,10 @@ export type LicenseRow = RowOf<typeof licenses> & {
   policy_name: string | null;
   policy_entitlements: string[];
   own_entitlements: string[];
+  /** Its policy's sharing limit (the license's own null falls back to it). */
+  policy_sharing_address_limit: number | null;
+  /** Flagged for key sharing today or yesterday (UTC): license_sharing_flags. */
+  sharing_suspected: boolean;
 };
 
 /** A license as the scheduled scans see it (the jobs feature claims some itself). */
@@ -37,6 +41,8 @@ export const graceDays = z.number().int().min(0).max(90);
 export const expirationStrategy = z.enum(expirationStrategies);
 /** Floating seats: an offline file borrows its machine's seat for this many hours (0: no files). */
 const borrowHours = z.number().int().min(0).max(720);
+/** Key sharing: more distinct addresses in a UTC day than this raises LICENSE_SHARING_SUSPECTED (null: the policy's). */
+const sharingAddressLimit = z.number().int().min(1).max(1_000_000).nullable();
 // Members are keyed by email (case-insensitively) per license: one entry per email.
 const members = z
   .array(member)
@@ -64,6 +70,7 @@ export const createLicenseSchema = z
     graceDays: graceDays.optional(),
     expirationStrategy: expirationStrategy.optional(),
     borrowHours: borrowHours.optional(),
+    sharingAddressLimit: sharingAddressLimit.optional(),
     credits: z.number().int().min(0).max(1_000_000_000).optional(),
     parent: uuidString().optional(),
     active: z.boolean().default(true),
@@ -91,6 +98,7 @@ export const updateLicenseSchema = z
     graceDays: graceDays.optional(),
     expirationStrategy: expirationStrategy.optional(),
     borrowHours: borrowHours.optional(),
+    sharingAddressLimit: sharingAddressLimit.optional(),
     credits: z.number().int().min(0).max(1_000_000_000).optional(),
     parent: uuidString().nullable().optional(),
     active: z.boolean().optional(),

@@ -13,6 +13,7 @@ import { policyForLicense } from '../policies/policies.service.js';
 import { generateLicenseKey } from '../common/license-key.js';
 import { licenseJson, memberJson, usageStatsJson, type LicenseJson } from './licenses.presenter.js';
 import { countReleasesSince, recordRelease } from './license-releases.repository.js';
+import { claimSharingFlags } from './license-sharing.repository.js';
 import * as repo from './licenses.repository.js';
 import { decodeLicenseCursor } from './list-cursor.js';
 import type { CreateLicense, ListLicenses, UpdateLicense } from './licenses.schema.js';
@@ -152,6 +153,8 @@ export function createLicensesService(deps: LicensesServiceDeps) {
       graceDays: input.graceDays ?? policy?.grace_days ?? 0,
       expirationStrategy: input.expirationStrategy ?? policy?.expiration_strategy ?? 'revoke',
       borrowHours: input.borrowHours ?? policy?.borrow_hours ?? 0,
+      // Null follows the policy's limit as it changes (read at each validation batch).
+      sharingAddressLimit: input.sharingAddressLimit ?? null,
       creditsTotal: credits ?? 0,
       convertToType: input.convertToType ?? (input.autoConvert ? 'fixed' : null),
       autoConvert: input.autoConvert,
@@ -190,6 +193,31 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     });
 
   return {
+    /**
+     * Emits LICENSE_SHARING_SUSPECTED for each license flagged for key sharing and not announced
+     * yet (the flags are claimed in the database, so each is announced once across instances);
+     * answers how many. Run every few seconds by the analytics module.
+     */
+    async announceSharingSuspicions(): Promise<number> {
+      let announced = 0;
+      for (;;) {
+        const claimed = await claimSharingFlags(pool, now(), 100);
+        for (const flag of claimed) {
+          await events.emit('LICENSE_SHARING_SUSPECTED', {
+            licenseId: flag.license_id,
+            licenseKey: flag.key,
+            customerId: flag.customer_id,
+            productId: flag.product_id,
+            day: flag.day,
+            addresses: flag.addresses,
+            sharingAddressLimit: flag.address_limit,
+          });
+        }
+        announced += claimed.length;
+        if (claimed.length < 100) return announced;
+      }
+    },
+
     detail: async (id: string) => {
       if (!isUuid(id)) throw notFound();
       const row = await repo.findLicense(pool, id);
@@ -300,6 +328,7 @@ export function createLicensesService(deps: LicensesServiceDeps) {
           graceDays: input.graceDays,
           expirationStrategy: input.expirationStrategy,
           borrowHours: input.borrowHours,
+          sharingAddressLimit: input.sharingAddressLimit,
           creditsTotal: input.credits,
           parentId: input.parent,
           active: input.active,

@@ -68,6 +68,8 @@ export const licenses = pgTable(
     expirationStrategy: text('expiration_strategy').$type<ExpirationStrategy>().notNull().default('revoke'),
     /** Floating seats: an offline file borrows its machine's seat for this many hours (0: no files); 0–720. */
     borrowHours: integer('borrow_hours').notNull().default(0),
+    /** Key sharing: more distinct addresses in a UTC day than this flags the license (null: its policy's, else never). */
+    sharingAddressLimit: integer('sharing_address_limit'),
     /** Consumption licenses: one credit per successful validation. */
     creditsTotal: integer('credits_total').notNull().default(0),
     creditsUsed: integer('credits_used').notNull().default(0),
@@ -110,6 +112,10 @@ export const licenses = pgTable(
     check('licenses_grace_check', sql`${table.graceDays} BETWEEN 0 AND 90`),
     check('licenses_strategy_check', sql`${table.expirationStrategy} in ('revoke', 'maintain')`),
     check('licenses_borrow_check', sql`${table.borrowHours} BETWEEN 0 AND 720`),
+    check(
+      'licenses_sharing_address_limit_check',
+      sql`${table.sharingAddressLimit} IS NULL OR ${table.sharingAddressLimit} >= 1`,
+    ),
     check(
       'licenses_limits_check',
       sql`${table.ipLimit} >= 0 and ${table.hwidLimit} >= 0 and ${table.creditsTotal} >= 0 and ${table.creditsUsed} >= 0`,

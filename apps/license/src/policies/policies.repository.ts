@@ -57,8 +57,8 @@ type PolicyColumns = Omit<CreatePolicy, 'entitlements'>;
 export async function insertPolicy(db: Queryable, input: PolicyColumns): Promise<string> {
   const { rows } = await db.query(
     `INSERT INTO policies (product_id, name, license_type, duration_days, ip_limit, hwid_limit, heartbeat_seconds, credits,
-       grace_days, expiration_strategy, borrow_hours)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
+       grace_days, expiration_strategy, borrow_hours, sharing_address_limit)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
     [
       input.productId,
       input.name,
@@ -71,6 +71,7 @@ export async function insertPolicy(db: Queryable, input: PolicyColumns): Promise
       input.graceDays,
       input.expirationStrategy,
       input.borrowHours,
+      input.sharingAddressLimit,
     ],
   );
   return parseRow(z.object({ id: z.string() }), rows).id;
@@ -87,6 +88,7 @@ const columnOf: Record<keyof PolicyColumns, string> = {
   graceDays: 'grace_days',
   expirationStrategy: 'expiration_strategy',
   borrowHours: 'borrow_hours',
+  sharingAddressLimit: 'sharing_address_limit',
   credits: 'credits',
 };
 

@@ -16,6 +16,7 @@ const policyFields = {
   graceDays: z.number().int().min(0).max(90).nullable(),
   expirationStrategy: z.enum(expirationStrategies).nullable(),
   borrowHours: z.number().int().min(0).max(720).nullable(),
+  sharingAddressLimit: z.number().int().min(1).max(1_000_000).nullable(),
   credits: z.number().int().min(0).max(1_000_000_000).nullable(),
   entitlements: entitlementCodes,
 };
@@ -30,6 +31,7 @@ export const createPolicySchema = z.object({
   graceDays: policyFields.graceDays.default(null),
   expirationStrategy: policyFields.expirationStrategy.default(null),
   borrowHours: policyFields.borrowHours.default(null),
+  sharingAddressLimit: policyFields.sharingAddressLimit.default(null),
   credits: policyFields.credits.default(null),
   entitlements: policyFields.entitlements.default([]),
 });
@@ -47,6 +49,7 @@ export const updatePolicySchema = z
     graceDays: policyFields.graceDays.optional(),
     expirationStrategy: policyFields.expirationStrategy.optional(),
     borrowHours: policyFields.borrowHours.optional(),
+    sharingAddressLimit: policyFields.sharingAddressLimit.optional(),
     credits: policyFields.credits.optional(),
     entitlements: policyFields.entitlements.optional(),
   })

@@ -27,6 +27,8 @@ export const policies = pgTable(
     // licenses.table.ts's ExpirationStrategy (not imported, as above).
     expirationStrategy: text('expiration_strategy').$type<'revoke' | 'maintain'>(),
     borrowHours: integer('borrow_hours'),
+    /** Key sharing: more distinct addresses in a UTC day than this flags a license of the policy (its own null). */
+    sharingAddressLimit: integer('sharing_address_limit'),
     createdAt: timestamp('created_at', { withTimezone: true })
       .notNull()
       .default(sql`now()`),
@@ -41,6 +43,10 @@ export const policies = pgTable(
     check('policies_grace_check', sql`${table.graceDays} BETWEEN 0 AND 90`),
     check('policies_strategy_check', sql`${table.expirationStrategy} in ('revoke', 'maintain')`),
     check('policies_borrow_check', sql`${table.borrowHours} BETWEEN 0 AND 720`),
+    check(
+      'policies_sharing_address_limit_check',
+      sql`${table.sharingAddressLimit} IS NULL OR ${table.sharingAddressLimit} >= 1`,
+    ),
     check(
       'policies_limits_check',
       sql`${table.durationDays} >= 1 and ${table.ipLimit} >= 0 and ${table.hwidLimit} >= 0 and ${table.credits} >= 0`,

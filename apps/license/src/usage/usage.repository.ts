@@ -16,7 +16,7 @@ export async function deleteUsageOfLicense(db: Queryable, licenseId: string): Pr
 
 const customerScope = `FROM usage_records u JOIN licenses l ON l.id = u.license_id WHERE l.customer_id = $1 AND u.license_id = $2`;
 
-/** Validations per UTC day in [from, to), split into successes and failures (blocked or invalid). */
+/** Validations per UTC day in [from, to) (whole days: `from` and `to` are midnights), split into successes and failures (blocked or invalid). */
 const dailyOutcomeRow = z.object({ day: z.string(), success: z.number(), failure: z.number() });
 export type DailyOutcome = z.infer<typeof dailyOutcomeRow>;
 const totalRow = z.object({ total: z.number() });
@@ -27,10 +27,13 @@ export async function dailyOutcomesOfCustomerLicense(
   licenseId: string,
   range: { from: Date; to: Date },
 ): Promise<DailyOutcome[]> {
+  // From the daily rollups (kept forever, unlike the records): whole UTC days of the range.
   const { rows } = await db.query(
-    `SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-       count(*) FILTER (WHERE u.status = 'success') AS success, count(*) FILTER (WHERE u.status <> 'success') AS failure
-     ${customerScope} AND u.created_at >= $3 AND u.created_at < $4
+    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day,
+       coalesce(sum(d.records) FILTER (WHERE d.outcome = ''), 0)::bigint AS success,
+       coalesce(sum(d.records) FILTER (WHERE d.outcome <> ''), 0)::bigint AS failure
+     FROM usage_daily d JOIN licenses l ON l.id = d.license_id WHERE l.customer_id = $1 AND d.license_id = $2
+       AND d.day >= ($3::timestamptz AT TIME ZONE 'UTC')::date AND d.day < ($4::timestamptz AT TIME ZONE 'UTC')::date
      GROUP BY 1 ORDER BY 1`,
     [customerId, licenseId, range.from, range.to],
   );
@@ -95,9 +98,11 @@ export async function dailyOutcomesOfLicense(
   range: { from: Date; to: Date },
 ): Promise<DailyOutcome[]> {
   const { rows } = await db.query(
-    `SELECT to_char(u.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-       count(*) FILTER (WHERE u.status = 'success') AS success, count(*) FILTER (WHERE u.status <> 'success') AS failure
-     ${licenseScope} AND u.created_at >= $2 AND u.created_at < $3
+    `SELECT to_char(d.day, 'YYYY-MM-DD') AS day,
+       coalesce(sum(d.records) FILTER (WHERE d.outcome = ''), 0)::bigint AS success,
+       coalesce(sum(d.records) FILTER (WHERE d.outcome <> ''), 0)::bigint AS failure
+     FROM usage_daily d WHERE d.license_id = $1
+       AND d.day >= ($2::timestamptz AT TIME ZONE 'UTC')::date AND d.day < ($3::timestamptz AT TIME ZONE 'UTC')::date
      GROUP BY 1 ORDER BY 1`,
     [licenseId, range.from, range.to],
   );
@@ -140,4 +145,26 @@ export async function usageStatsOfLicense(db: Queryable, licenseId: string): Pro
     [licenseId],
   );
   return parseRow(licenseUsageStatsRow, rows);
+}
+
+const countRow = z.object({ n: z.number() });
+
+/**
+ * Retention (wave 4): creates the monthly partitions of usage_records from this month to two
+ * months ahead, then drops the months that ended `retentionDays` or more before `now` and
+ * deletes older rows of the default partition; `exact` (the embedded database) also deletes the
+ * older rows of the month that holds the cutoff. Both are SQL functions of migration
+ * 0022_usage_insight.sql. Answers the partitions created and dropped.
+ */
+export async function maintainUsageRecords(
+  db: Queryable,
+  now: Date,
+  retentionDays: number,
+  exact: boolean,
+): Promise<{ created: number; dropped: number }> {
+  const ahead = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 1));
+  const created = await db.query('SELECT usage_records_ensure_partitions($1, $2)::int AS n', [now, ahead]);
+  const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
+  const dropped = await db.query('SELECT usage_records_prune($1, $2)::int AS n', [cutoff, exact]);
+  return { created: parseRow(countRow, created.rows).n, dropped: parseRow(countRow, dropped.rows).n };
 }

@@ -7,6 +7,7 @@ export {
   dailyOutcomesOfLicense,
   deleteUsageOfLicense,
   deviceSightingsOfCustomerLicense,
+  maintainUsageRecords,
   recentUsageRecordsOfLicense,
   usageRecordsOfCustomerLicense,
   usageStatsOfLicense,
@@ -16,3 +17,10 @@ export {
 } from './usage.repository.js';
 export { usageCountsBetween, type UsageCounts } from './usage-counts.repository.js';
 export type { UsageRecordRow } from './usage.schema.js';
+export {
+  dailyRollups,
+  topLicenses,
+  type DayRollup,
+  type RollupScope,
+  type TopLicense,
+} from './usage-daily.repository.js';

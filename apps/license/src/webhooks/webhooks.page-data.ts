@@ -25,6 +25,7 @@ export const eventLabels: Record<string, string> = {
   MACHINE_ACTIVATED: 'Machine activated',
   MACHINE_DEACTIVATED: 'Machine deactivated',
   MACHINE_LEASE_EXPIRED: 'Floating seat lapsed',
+  LICENSE_SHARING_SUSPECTED: 'Key sharing suspected',
   AUTOMATED_ACTION: 'Automated action ran',
   [WEBHOOK_TEST_EVENT]: 'Test delivery',
 };
