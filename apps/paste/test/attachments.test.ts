@@ -48,7 +48,7 @@ const stores: StoreKind[] = [
 const bytesOf = (size: number) => randomBytes(size);
 
 async function put(url: string, body: Buffer): Promise<number> {
-  const response = await fetch(url, { method: 'PUT', body, headers: { 'Content-Type': 'application/octet-stream' } });
+  const response = await fetch(url, { method: 'PUT', body: new Uint8Array(body), headers: { 'Content-Type': 'application/octet-stream' } });
   await response.arrayBuffer();
   return response.status;
 }
