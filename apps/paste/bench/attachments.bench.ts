@@ -30,7 +30,11 @@ async function serve(): Promise<void> {
   const logger = createLogger({ level: 'error', name: 'paste' });
   const embedded = startEmbeddedServer({ dataDir: databaseDirOf(config), warn: (message) => logger.warn(message) });
   const started = await startPasteService(config, { logger, embedded });
-  await started.settings.update({ maxAttachmentBytes: 5 * 1024 ** 3, apiRateLimit: 1_000_000, webRateLimit: 1_000_000 });
+  await started.settings.update({
+    maxAttachmentBytes: 5 * 1024 ** 3,
+    apiRateLimit: 1_000_000,
+    webRateLimit: 1_000_000,
+  });
   process.send!({ ready: true });
 }
 
@@ -53,7 +57,14 @@ async function startChild(env: Record<string, string>): Promise<{ child: ChildPr
   const url = `http://127.0.0.1:${port}`;
   const child = fork(import.meta.filename, ['--serve'], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, ...env, PASTE_PORT: String(port), PASTE_PUBLIC_URL: url, NODE_ENV: 'production', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      ...env,
+      PASTE_PORT: String(port),
+      PASTE_PUBLIC_URL: url,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {
@@ -118,10 +129,10 @@ async function writeInput(file: string): Promise<string> {
     const chunk = Buffer.from(block.subarray(0, Math.min(MiB, SIZE - written)));
     chunk.writeUInt32BE(n, 0);
     hash.update(chunk);
-    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     written += chunk.length;
   }
-  await new Promise((resolve) => out.end(resolve));
+  await new Promise<void>((resolve) => out.end(() => resolve()));
   return hash.digest('hex');
 }
 
@@ -142,7 +153,11 @@ async function throughService(url: string, pid: number, input: string, expected:
     body: JSON.stringify({ content: 'bench', attachments: [{ size: SIZE, name: 'big.bin' }] }),
   });
   if (!post.ok) throw new Error(`create answered ${post.status}: ${await post.text()}`);
-  const created = (await post.json()) as { slug: string; deleteToken: string; attachments: Array<{ uploadUrl: string }> };
+  const created = (await post.json()) as {
+    slug: string;
+    deleteToken: string;
+    attachments: Array<{ uploadUrl: string }>;
+  };
   const rssBefore = memory(pid, 'VmRSS');
   const upload = await timed(() => putFile(created.attachments[0]!.uploadUrl, input, SIZE));
   const completed = await fetch(`${url}/api/paste/${created.slug}/complete`, {
@@ -178,9 +193,13 @@ async function main(): Promise<void> {
       try {
         const measured = await throughService(url, child.pid!, input, expected, work);
         const target = path.join(dataDir, 'objects', 'plain-copy.bin');
-        const plainUp = await timed(() => pipeline(createReadStream(input, { highWaterMark: MiB }), createWriteStream(target)));
+        const plainUp = await timed(() =>
+          pipeline(createReadStream(input, { highWaterMark: MiB }), createWriteStream(target)),
+        );
         const back = path.join(work, 'plain-back.bin');
-        const plainDown = await timed(() => pipeline(createReadStream(target, { highWaterMark: MiB }), createWriteStream(back)));
+        const plainDown = await timed(() =>
+          pipeline(createReadStream(target, { highWaterMark: MiB }), createWriteStream(back)),
+        );
         if (statSync(back).size !== SIZE) throw new Error('plain copy lost bytes');
         rmSync(back);
         rows.push({ store: 'file', ...measured, plainUp, plainDown });
@@ -206,7 +225,9 @@ async function main(): Promise<void> {
       try {
         const measured = await throughService(url, child.pid!, input, expected, work);
         const store = new S3ObjectStore({ ...s3, forcePathStyle: true });
-        const plainUp = await timed(() => store.put('plain-copy.bin', createReadStream(input, { highWaterMark: MiB }), { size: SIZE }));
+        const plainUp = await timed(() =>
+          store.put('plain-copy.bin', createReadStream(input, { highWaterMark: MiB }), { size: SIZE }),
+        );
         const back = path.join(work, 'plain-back.bin');
         const plainDown = await timed(async () => pipeline(await store.get('plain-copy.bin'), createWriteStream(back)));
         if (statSync(back).size !== SIZE) throw new Error('plain copy lost bytes');
@@ -223,7 +244,9 @@ async function main(): Promise<void> {
 
   const mb = (bytes: number) => (bytes / MiB).toFixed(1);
   console.log(`\n${(SIZE / MiB).toFixed(0)} MiB per transfer\n`);
-  console.log('| store | upload MB/s | plain copy in MB/s | ratio | download MB/s | plain copy out MB/s | ratio | service RSS before → peak (MiB) | growth (MiB) |');
+  console.log(
+    '| store | upload MB/s | plain copy in MB/s | ratio | download MB/s | plain copy out MB/s | ratio | service RSS before → peak (MiB) | growth (MiB) |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     const up = rate(row.upload);

@@ -192,7 +192,15 @@
     var bar = document.getElementById('upload-progress');
     var label = document.getElementById('upload-label');
     var chosen = [];
-    if (!input) return { chosen: function () { return []; }, upload: function () { return Promise.resolve(); } };
+    if (!input)
+      return {
+        chosen: function () {
+          return [];
+        },
+        upload: function () {
+          return Promise.resolve();
+        },
+      };
 
     function sizeText(bytes) {
       var units = ['B', 'KB', 'MB', 'GB'];
@@ -273,7 +281,7 @@
     function encryptFile(file, material, onBytes) {
       var parts = [];
       var encrypted = file.stream().pipeThrough(
-        new TransformStream({
+        new window.TransformStream({
           transform: function (chunk, controller) {
             onBytes(chunk.byteLength);
             controller.enqueue(chunk);
@@ -283,8 +291,8 @@
       var reader = encrypted.pipeThrough(window.pasteFiles.encryptFileStream(material)).getReader();
       function next() {
         return reader.read().then(function (step) {
-          if (step.done) return new Blob(parts, { type: 'application/octet-stream' });
-          parts.push(new Blob([step.value]));
+          if (step.done) return new window.Blob(parts, { type: 'application/octet-stream' });
+          parts.push(new window.Blob([step.value]));
           return next();
         });
       }
@@ -292,7 +300,7 @@
     }
     function put(url, blob, onBytes) {
       return new Promise(function (resolve, reject) {
-        var request = new XMLHttpRequest();
+        var request = new window.XMLHttpRequest();
         request.open('PUT', url);
         request.setRequestHeader('Content-Type', 'application/octet-stream');
         request.upload.onprogress = function (event) {

@@ -249,7 +249,10 @@ function showFiles(attachments, names, key, password, salt) {
       fileStatus.textContent = `Downloading and decrypting ${name}…`;
       try {
         const response = await fetch(file.url);
-        if (!response.ok) throw new Error(response.status === 403 ? 'the link has expired: reload the page' : `status ${response.status}`);
+        if (!response.ok)
+          throw new Error(
+            response.status === 403 ? 'the link has expired: reload the page' : `status ${response.status}`,
+          );
         let received = 0;
         const counted = response.body.pipeThrough(
           new TransformStream({
@@ -260,15 +263,17 @@ function showFiles(attachments, names, key, password, salt) {
             },
           }),
         );
-        const blob = await new Response(counted.pipeThrough(decryptFileStream(await material))).blob();
-        const url = URL.createObjectURL(new Blob([blob], { type: entry.type || 'application/octet-stream' }));
+        const blob = await new window.Response(counted.pipeThrough(decryptFileStream(await material))).blob();
+        const url = window.URL.createObjectURL(
+          new window.Blob([blob], { type: entry.type || 'application/octet-stream' }),
+        );
         const link = document.createElement('a');
         link.href = url;
         link.download = name;
         document.body.appendChild(link);
         link.click();
         link.remove();
-        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+        setTimeout(() => window.URL.revokeObjectURL(url), 60_000);
         fileStatus.textContent = `Saved ${name}`;
       } catch (error) {
         fileStatus.textContent =

@@ -70,7 +70,7 @@ describe.skipIf(!executablePath)(`attachments in a browser (${testDatabaseBacken
         view.getByRole('button', { name: `Download ${file.name}` }).click(),
       ]);
       expect(download.suggestedFilename()).toBe(file.name);
-      const saved = readFileSync((await download.path())!);
+      const saved = readFileSync(await download.path());
       expect(saved.equals(file.buffer)).toBe(true);
     }
     await capture(view, 'paste-attach-view');

@@ -62,10 +62,10 @@ async function writeInput(file: string, size: number): Promise<string> {
     const chunk = Buffer.from(block.subarray(0, Math.min(block.length, size - written)));
     chunk.writeUInt32BE(index, 0);
     hash.update(chunk);
-    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     written += chunk.length;
   }
-  await new Promise((resolve) => out.end(resolve));
+  await new Promise<void>((resolve) => out.end(() => resolve()));
   return hash.digest('hex');
 }
 

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
@@ -24,14 +27,14 @@ interface StoreKind {
 const stores: StoreKind[] = [
   {
     name: 'file',
-    start: async () => ({
-      make: (baseUrl) => {
-        // The folder is the test site's: a fresh one per site.
-        const root = `${process.env.TMPDIR ?? '/tmp'}/paste-attachments-${randomBytes(6).toString('hex')}`;
-        return new FileObjectStore({ root, publicUrl: `${baseUrl}/objects`, signingSecret: 'secret', now: storeNow });
-      },
-      close: async () => {},
-    }),
+    start: () => {
+      const root = mkdtempSync(path.join(os.tmpdir(), 'paste-attachments-'));
+      return Promise.resolve({
+        make: (baseUrl: string) =>
+          new FileObjectStore({ root, publicUrl: `${baseUrl}/objects`, signingSecret: 'secret', now: storeNow }),
+        close: () => Promise.resolve(rmSync(root, { recursive: true, force: true })),
+      });
+    },
   },
   {
     name: 's3',
@@ -48,7 +51,11 @@ const stores: StoreKind[] = [
 const bytesOf = (size: number) => randomBytes(size);
 
 async function put(url: string, body: Buffer): Promise<number> {
-  const response = await fetch(url, { method: 'PUT', body: new Uint8Array(body), headers: { 'Content-Type': 'application/octet-stream' } });
+  const response = await fetch(url, {
+    method: 'PUT',
+    body: new Uint8Array(body),
+    headers: { 'Content-Type': 'application/octet-stream' },
+  });
   await response.arrayBuffer();
   return response.status;
 }
@@ -179,7 +186,9 @@ describe.each(stores)(`attachments on the $name store (${testDatabaseBackend()})
       .send({ content: 'x', attachments: [{ size: 600 }, { size: 401 }] });
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error).toBe('Attachments too large');
-    expect((await site.http.post('/api/paste').send({ content: 'x', attachments: [{ size: 600 }, { size: 400 }] })).status).toBe(200);
+    expect(
+      (await site.http.post('/api/paste').send({ content: 'x', attachments: [{ size: 600 }, { size: 400 }] })).status,
+    ).toBe(200);
 
     const eleven = await site.http
       .post('/api/paste')
@@ -194,7 +203,9 @@ describe.each(stores)(`attachments on the $name store (${testDatabaseBackend()})
     expect(badName.status).toBe(400);
     const key = newKey();
     const encrypted = await seal({ content: 'secret' }, key);
-    const named = await site.http.post('/api/paste').send({ encrypted, attachments: [{ size: 100, name: 'secret.txt' }] });
+    const named = await site.http
+      .post('/api/paste')
+      .send({ encrypted, attachments: [{ size: 100, name: 'secret.txt' }] });
     expect(named.status).toBe(400);
     expect(JSON.stringify(named.body)).toContain('inside encrypted');
   });
@@ -249,7 +260,10 @@ describe.each(stores)(`attachments on the $name store (${testDatabaseBackend()})
     const bytes = bytesOf(5000);
     const { slug } = await pasteWithFiles([{ bytes }], { encrypted });
     expect((await site.http.post(`/paste/${slug}/raw`).send({})).status).toBe(403);
-    const viewed = await site.http.post(`/paste/${slug}/raw`).set('X-Paste-Key-Check', await keyCheck(key)).send({});
+    const viewed = await site.http
+      .post(`/paste/${slug}/raw`)
+      .set('X-Paste-Key-Check', await keyCheck(key))
+      .send({});
     expect(viewed.status).toBe(200);
     expect(viewed.body.ciphertext).toBe(encrypted.ciphertext);
     expect(viewed.body.attachments).toEqual([{ id: expect.any(String), size: 5000, url: expect.any(String) }]);
@@ -264,7 +278,9 @@ describe.each(stores)(`attachments on the $name store (${testDatabaseBackend()})
     // Deleted with its token, after a view handed out a URL: kept until that URL lapses.
     const deleted = await pasteWithFiles([{ bytes: bytesOf(10) }]);
     await rawJson(deleted.slug);
-    expect((await site.http.delete(`/api/paste/${deleted.slug}`).set('X-Delete-Token', deleted.deleteToken)).status).toBe(200);
+    expect(
+      (await site.http.delete(`/api/paste/${deleted.slug}`).set('X-Delete-Token', deleted.deleteToken)).status,
+    ).toBe(200);
     expect(await site.paste.attachments.removeDue()).toBe(0);
     expect(await exists(deleted.ids[0]!)).toBe(true);
 
@@ -300,7 +316,9 @@ describe.each(stores)(`attachments on the $name store (${testDatabaseBackend()})
     expect(await exists(deleted.ids[0]!)).toBe(false);
     expect(await exists(expiring.ids[0]!)).toBe(false);
     expect(await exists(used.ids[0]!)).toBe(true);
-    await db.query("UPDATE pastes SET last_viewed_at = now() - interval '10 minutes 1 second' WHERE slug = $1", [used.slug]);
+    await db.query("UPDATE pastes SET last_viewed_at = now() - interval '10 minutes 1 second' WHERE slug = $1", [
+      used.slug,
+    ]);
     expect(await site.paste.attachments.removeDue()).toBe(1);
     expect(await exists(used.ids[0]!)).toBe(false);
     expect(await exists(live.ids[0]!)).toBe(true);

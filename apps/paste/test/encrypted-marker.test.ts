@@ -125,7 +125,10 @@ describe(`an encrypted paste leaves nothing readable on the server (${testDataba
     const fileKey = newKey();
     const fileText = `file body ${marker} `.repeat(5000);
     const withFile = await site.http.post('/api/paste').send({
-      encrypted: await seal({ content: 'see the file', files: [{ name: `name-${marker}.txt`, type: 'text/plain' }] }, fileKey),
+      encrypted: await seal(
+        { content: 'see the file', files: [{ name: `name-${marker}.txt`, type: 'text/plain' }] },
+        fileKey,
+      ),
       attachments: [{ size: encryptedFileSize(Buffer.byteLength(fileText)) }],
     });
     expect(withFile.status).toBe(200);

@@ -118,16 +118,19 @@ describe(`the paste command line against a running service (${testDatabaseBacken
 
   it('put --attach (repeatable) encrypts files in chunks; get --out DIR writes them byte for byte under their names', async () => {
     const binary = randomBytes(200_000);
-    const put = await paste([
-      'put',
-      '-',
-      '--attach',
-      file('data.bin', binary),
-      '--attach',
-      file('empty.txt', ''),
-      '--password-file',
-      file('pw-attach', 'secret pw\n'),
-    ], { input: 'with files' });
+    const put = await paste(
+      [
+        'put',
+        '-',
+        '--attach',
+        file('data.bin', binary),
+        '--attach',
+        file('empty.txt', ''),
+        '--password-file',
+        file('pw-attach', 'secret pw\n'),
+      ],
+      { input: 'with files' },
+    );
     expect(put.code, put.stderr).toBe(0);
     const link = linkOf(put);
     // The names are inside the envelope: the server has sizes only.

@@ -84,9 +84,13 @@ export async function put(io: Io, request: PutRequest): Promise<void> {
     key = newKey();
     // The files' names travel inside the envelope; the server sees only their sizes.
     const payload = { content: request.content, title: request.title, language: request.language };
-    encrypted = await seal(files.length > 0 ? { ...payload, files: files.map((file) => ({ name: file.name })) } : payload, key, {
-      password: request.password,
-    });
+    encrypted = await seal(
+      files.length > 0 ? { ...payload, files: files.map((file) => ({ name: file.name })) } : payload,
+      key,
+      {
+        password: request.password,
+      },
+    );
     body = { encrypted, ...limits };
   }
   if (files.length > 0) {
@@ -142,12 +146,7 @@ async function keyCheckHeader(key: string | undefined): Promise<Record<string, s
  * paste answers its envelope as JSON, opened here with the link's key; a plain one its text,
  * written as it came.
  */
-export async function get(
-  io: Io,
-  link: PasteLink,
-  password: string | undefined,
-  outDir?: string,
-): Promise<void> {
+export async function get(io: Io, link: PasteLink, password: string | undefined, outDir?: string): Promise<void> {
   const response = await send(io, `${link.server}/paste/${link.slug}/raw`, {
     method: 'POST',
     headers: {
@@ -219,7 +218,9 @@ async function saveFiles(
   if (attachments.length === 0) return;
   if (outDir === undefined) {
     const names = attachments.map((_file, index) => safeFileName(nameOf(index), index)).join(', ');
-    io.stderr(`${attachments.length} attached file(s): ${names}; this view has spent their links, so use --out DIR next time\n`);
+    io.stderr(
+      `${attachments.length} attached file(s): ${names}; this view has spent their links, so use --out DIR next time\n`,
+    );
     return;
   }
   const used = new Set<string>();

@@ -70,7 +70,7 @@ export async function uploadFile(
       : Readable.fromWeb(
           (Readable.toWeb(plain) as unknown as ReadableStream<Uint8Array>).pipeThrough(
             encryptFileStream(keyMaterial),
-          ) as unknown as WebReadableStream<Uint8Array>,
+          ) as WebReadableStream<Uint8Array>,
         );
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
@@ -91,9 +91,7 @@ export async function uploadFile(
         });
       },
     );
-    request.on('error', (error) =>
-      reject(new CommandError(`Uploading ${file.name} failed: ${(error as Error).message}`)),
-    );
+    request.on('error', (error) => reject(new CommandError(`Uploading ${file.name} failed: ${error.message}`)));
     pipeline(body, counter(onBytes), request).catch(reject);
   });
 }
@@ -115,7 +113,9 @@ function errorText(text: string): string {
  */
 export function safeFileName(name: string | undefined, index: number): string {
   const cleaned = (name ?? '')
-    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .split('')
+    .filter((c) => c.charCodeAt(0) >= 32 && c !== '\u007f')
+    .join('')
     .split(/[\\/]/)
     .at(-1)!
     .trim();
@@ -134,17 +134,17 @@ export async function downloadFile(
 ): Promise<number> {
   const response = await fetcher(url);
   if (!response.ok || !response.body) {
-    throw new CommandError(`Downloading ${path.basename(target)} failed (${response.status}): ${errorText(await response.text())}`);
+    throw new CommandError(
+      `Downloading ${path.basename(target)} failed (${response.status}): ${errorText(await response.text())}`,
+    );
   }
-  const source =
-    keyMaterial === undefined ? response.body : response.body.pipeThrough(decryptFileStream(keyMaterial));
+  const source = keyMaterial === undefined ? response.body : response.body.pipeThrough(decryptFileStream(keyMaterial));
   let written = 0;
-  let output;
+  const output = createWriteStream(target, { flags: 'wx' });
   try {
-    output = createWriteStream(target, { flags: 'wx' });
     await new Promise<void>((resolve, reject) => {
-      output!.once('open', () => resolve());
-      output!.once('error', reject);
+      output.once('open', () => resolve());
+      output.once('error', reject);
     });
   } catch (error) {
     throw new CommandError(`Cannot write ${target}: ${(error as Error).message}`);

@@ -48,7 +48,10 @@ export function createAttachmentService(deps: { db: Queryable; store: ObjectStor
       }));
       await repo.insertAttachments(db, pasteId, rows);
       return Promise.all(
-        rows.map(async (row) => ({ id: row.id, uploadUrl: (await store.uploadUrl(objectKey(row.id), { size: row.size })).url })),
+        rows.map(async (row) => ({
+          id: row.id,
+          uploadUrl: (await store.uploadUrl(objectKey(row.id), { size: row.size })).url,
+        })),
       );
     },
 

@@ -486,7 +486,10 @@ const pendingRow = z.object({ id: z.number(), deleteTokenHash: z.string().nullab
 const insertedRow = z.object({ id: z.number(), slug: z.string() });
 
 /** Inserts a paste that waits for its files (under `pending:<slug>`); undefined when the slug is taken. */
-export async function insertPendingPaste(db: Queryable, paste: NewPaste): Promise<{ id: number; slug: string } | undefined> {
+export async function insertPendingPaste(
+  db: Queryable,
+  paste: NewPaste,
+): Promise<{ id: number; slug: string } | undefined> {
   const { rows } = await db.query(
     `INSERT INTO pastes (slug, content, password_hash, max_views, delete_token_hash, expires_at, reveal_on_click, title, language, encrypted)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
@@ -525,7 +528,12 @@ export async function findPendingPaste(
  * Makes a pending paste readable under its slug, with its count of attachments; false when the
  * slug was taken meanwhile (then the paste stays pending) or it is no longer pending.
  */
-export async function publishPendingPaste(db: Queryable, id: number, slug: string, attachments: number): Promise<boolean> {
+export async function publishPendingPaste(
+  db: Queryable,
+  id: number,
+  slug: string,
+  attachments: number,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE pastes SET slug = $2, attachments = $3
       WHERE id = $1 AND slug = $4 AND NOT EXISTS (SELECT 1 FROM pastes WHERE slug = $2)`,

@@ -59,7 +59,8 @@ function sendRaw(req: Request, res: Response, paste: ViewedPaste, attachments: A
 
 /** A raw read that asked for JSON (`Accept: application/json`): a plain paste answers `{ content, attachments }`. */
 const wantsJson = (req: Request) =>
-  req.headers.accept?.includes('json') === true && req.accepts(['text/plain', 'application/json']) === 'application/json';
+  req.headers.accept?.includes('json') === true &&
+  req.accepts(['text/plain', 'application/json']) === 'application/json';
 
 const ATTACHMENTS_DESCRIPTION =
   'A paste with files lists them (`attachments: [{ id, size, url, name?, type? }]`, `url` working for 10 minutes): ' +
@@ -136,8 +137,8 @@ export function pasteRoutes(deps: {
         "title and language; the key stays in the link's fragment, and maxPasteSize applies to the ciphertext. " +
         'Files: `attachments: [{ size, name?, type? }]` (at most 10; name and type only on plain pastes; the total ' +
         'at most maxAttachmentBytes, else 413 `Attachments too large`) answers `attachments: [{ id, uploadUrl }]`: ' +
-        'PUT each file\'s exact bytes to its uploadUrl (10 minutes), then POST /api/paste/{slug}/complete; until then ' +
-        'the paste answers 404. An encrypted paste\'s files are encrypted with its key in chunks (packages/paste-cli/src/file-stream.js).',
+        "PUT each file's exact bytes to its uploadUrl (10 minutes), then POST /api/paste/{slug}/complete; until then " +
+        "the paste answers 404. An encrypted paste's files are encrypted with its key in chunks (packages/paste-cli/src/file-stream.js).",
       // Paste bodies may be far larger than any other body: their parser is sized by maxPasteSize.
       before: [pasteBodyParser(settings)],
       body: createPasteSchema,

@@ -72,7 +72,10 @@ const attachmentDeclarationSchema = z.object({
     .trim()
     .min(1)
     .max(255)
-    .refine((value) => !/[\u0000-\u001f\u007f/\\]/.test(value), 'attachments[].name must not hold control characters or slashes')
+    .refine(
+      (value) => ![...value].some((c) => c.charCodeAt(0) < 32 || c === '\u007f' || c === '/' || c === '\\'),
+      'attachments[].name must not hold control characters or slashes',
+    )
     .optional(),
   type: z
     .string()
