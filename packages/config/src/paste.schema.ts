@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { storageSchema } from '@app/storage';
+import { storageSchema } from '@app/storage/schema';
 import { envInt, envPoolMode, envPort, envUrl, optionalString } from './env-types.js';
 
 export const pasteSchema = {
