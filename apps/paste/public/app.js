@@ -31,6 +31,8 @@
       document.getElementById('encrypt-unavailable').hidden = false;
     }
 
+    var files = setUpFiles(form);
+
     // "Reveal on click" follows the view limit until the creator sets it themselves: a paste
     // with a view limit should not be used up by a chat's link preview.
     if (reveal) {
@@ -66,7 +68,8 @@
       event.preventDefault();
       clearErrors();
       var content = form.elements.content.value;
-      if (content.trim() === '') {
+      var chosen = files.chosen();
+      if (content.trim() === '' && chosen.length === 0) {
         showError('Content cannot be empty', ['content']);
         form.elements.content.focus();
         return;
@@ -84,7 +87,7 @@
         body.language = form.elements.language.value;
 
       var encrypting = encrypt && encrypt.checked;
-      if (encrypting && !window.pasteEnvelope) {
+      if (encrypting && (!window.pasteEnvelope || (chosen.length > 0 && !window.pasteFiles))) {
         showError('The encryption script has not loaded: reload the page, or untick “Encrypt in my browser”.');
         return;
       }
@@ -97,6 +100,11 @@
         : Promise.resolve().then(function () {
             key = window.pasteEnvelope.newKey();
             var payload = { content: body.content, title: body.title, language: body.language };
+            // The files' names and types travel inside the envelope; the server sees their sizes only.
+            if (chosen.length > 0)
+              payload.files = chosen.map(function (file) {
+                return file.type ? { name: file.name, type: file.type } : { name: file.name };
+              });
             return window.pasteEnvelope.seal(payload, key, { password: body.password }).then(function (envelope) {
               delete body.content;
               delete body.title;
@@ -105,6 +113,15 @@
               return body;
             });
           });
+      if (chosen.length > 0) {
+        body.attachments = chosen.map(function (file) {
+          if (encrypting) return { size: window.pasteFiles.encryptedFileSize(file.size) };
+          var declared = { size: file.size, name: file.name };
+          if (/^[A-Za-z0-9][\w.+-]*\/[A-Za-z0-9][\w.+-]*$/.test(file.type)) declared.type = file.type;
+          return declared;
+        });
+      }
+      var creator = '';
       sealed
         .then(function () {
           return fetch('/api/csrf-token', { credentials: 'same-origin' });
@@ -129,8 +146,14 @@
             .then(function (data) {
               if (response.ok && data.slug) {
                 // The creator's page, not the paste: opening the paste would count a view.
-                window.location.assign('/paste/' + encodeURIComponent(data.slug) + '/created' + (key ? '#' + key : ''));
-                return;
+                creator = '/paste/' + encodeURIComponent(data.slug) + '/created' + (key ? '#' + key : '');
+                if (!data.attachments) return window.location.assign(creator);
+                submit.textContent = 'Uploading…';
+                return files
+                  .upload(data, chosen, encrypting ? key : undefined, body.password, body.encrypted)
+                  .then(function () {
+                    window.location.assign(creator);
+                  });
               }
               if (response.status === 429)
                 showError('Too many requests: ' + (data.error || 'rate limit exceeded') + '. Please try again later.');
@@ -143,14 +166,208 @@
               }
             });
         })
-        .catch(function () {
-          showError('Could not reach the server. Please try again.');
+        .catch(function (error) {
+          showError(error && error.uploadFailed ? error.message : 'Could not reach the server. Please try again.');
         })
         .finally(function () {
           submit.disabled = false;
           submit.textContent = 'Create paste';
         });
     });
+  }
+
+  /**
+   * The form's files: chosen with the button or dropped on the form, listed with their sizes (each
+   * removable), and uploaded after the paste is created: encrypted in chunks of 64 KiB with the
+   * paste's key (file-stream.js), each to its presigned URL, with a progress bar, then the paste is
+   * completed. Browsers stream request bodies only over HTTP/2, so each encrypted file is gathered
+   * as a Blob of its chunks (which the browser keeps on disk when large) and sent by XMLHttpRequest,
+   * whose upload events drive the bar.
+   */
+  function setUpFiles(form) {
+    var input = document.getElementById('files');
+    var zone = document.getElementById('file-drop');
+    var list = document.getElementById('file-list');
+    var statusBox = document.getElementById('upload-status');
+    var bar = document.getElementById('upload-progress');
+    var label = document.getElementById('upload-label');
+    var chosen = [];
+    if (!input)
+      return {
+        chosen: function () {
+          return [];
+        },
+        upload: function () {
+          return Promise.resolve();
+        },
+      };
+
+    function sizeText(bytes) {
+      var units = ['B', 'KB', 'MB', 'GB'];
+      var value = bytes;
+      var unit = 0;
+      while (value >= 1024 && unit < units.length - 1) {
+        value /= 1024;
+        unit += 1;
+      }
+      return unit === 0 ? value + ' B' : value.toFixed(1) + ' ' + units[unit];
+    }
+    function render() {
+      list.textContent = '';
+      chosen.forEach(function (file, index) {
+        var item = document.createElement('li');
+        var name = document.createElement('span');
+        name.className = 'file-name';
+        name.textContent = file.name;
+        var size = document.createElement('span');
+        size.className = 'muted small';
+        size.textContent = ' ' + sizeText(file.size) + ' ';
+        var remove = document.createElement('button');
+        remove.type = 'button';
+        remove.className = 'button button-ghost';
+        remove.textContent = 'Remove';
+        remove.setAttribute('aria-label', 'Remove ' + file.name);
+        remove.addEventListener('click', function () {
+          chosen.splice(index, 1);
+          render();
+          input.focus();
+        });
+        item.appendChild(name);
+        item.appendChild(size);
+        item.appendChild(remove);
+        list.appendChild(item);
+      });
+      list.hidden = chosen.length === 0;
+    }
+    function add(fileList) {
+      Array.prototype.forEach.call(fileList, function (file) {
+        if (chosen.length < 10) chosen.push(file);
+      });
+      render();
+    }
+    input.addEventListener('change', function () {
+      add(input.files);
+      input.value = '';
+    });
+    ['dragenter', 'dragover'].forEach(function (type) {
+      form.addEventListener(type, function (event) {
+        if (!event.dataTransfer || Array.prototype.indexOf.call(event.dataTransfer.types, 'Files') < 0) return;
+        event.preventDefault();
+        zone.classList.add('dragging');
+      });
+    });
+    ['dragleave', 'drop'].forEach(function (type) {
+      form.addEventListener(type, function () {
+        zone.classList.remove('dragging');
+      });
+    });
+    form.addEventListener('drop', function (event) {
+      if (!event.dataTransfer || event.dataTransfer.files.length === 0) return;
+      event.preventDefault();
+      add(event.dataTransfer.files);
+    });
+
+    function progress(text, done, total) {
+      statusBox.hidden = false;
+      label.textContent = text;
+      bar.value = total === 0 ? 100 : Math.round((done / total) * 100);
+    }
+    function failed(message) {
+      var error = new Error(message);
+      error.uploadFailed = true;
+      return error;
+    }
+    /** The encrypted file as a Blob of its sealed chunks, reporting the plaintext read so far. */
+    function encryptFile(file, material, onBytes) {
+      var parts = [];
+      var encrypted = file.stream().pipeThrough(
+        new window.TransformStream({
+          transform: function (chunk, controller) {
+            onBytes(chunk.byteLength);
+            controller.enqueue(chunk);
+          },
+        }),
+      );
+      var reader = encrypted.pipeThrough(window.pasteFiles.encryptFileStream(material)).getReader();
+      function next() {
+        return reader.read().then(function (step) {
+          if (step.done) return new window.Blob(parts, { type: 'application/octet-stream' });
+          parts.push(new window.Blob([step.value]));
+          return next();
+        });
+      }
+      return next();
+    }
+    function put(url, blob, onBytes) {
+      return new Promise(function (resolve, reject) {
+        var request = new window.XMLHttpRequest();
+        request.open('PUT', url);
+        request.setRequestHeader('Content-Type', 'application/octet-stream');
+        request.upload.onprogress = function (event) {
+          onBytes(event.loaded);
+        };
+        request.onload = function () {
+          if (request.status >= 200 && request.status < 300) resolve();
+          else reject(failed('Uploading a file failed (status ' + request.status + ').'));
+        };
+        request.onerror = function () {
+          reject(failed('Uploading a file failed: the file store could not be reached.'));
+        };
+        request.send(blob);
+      });
+    }
+    function upload(created, files, key, password, envelope) {
+      var total = files.reduce(function (sum, file) {
+        return sum + file.size * (key ? 2 : 1);
+      }, 0);
+      var done = 0;
+      var material = key
+        ? window.pasteFiles.fileKeyMaterial(key, { password: password, salt: envelope && envelope.salt })
+        : Promise.resolve(undefined);
+      return material
+        .then(function (keyMaterial) {
+          return files.reduce(function (previous, file, index) {
+            return previous.then(function () {
+              var target = created.attachments[index].uploadUrl;
+              var start = done;
+              var body = keyMaterial
+                ? encryptFile(file, keyMaterial, function (bytes) {
+                    done += bytes;
+                    progress('Encrypting ' + file.name + '…', done, total);
+                  })
+                : Promise.resolve(file);
+              return body.then(function (blob) {
+                var base = keyMaterial ? start + file.size : start;
+                return put(target, blob, function (sent) {
+                  done = base + Math.min(file.size, Math.round((sent / Math.max(blob.size, 1)) * file.size));
+                  progress('Uploading ' + file.name + '…', done, total);
+                }).then(function () {
+                  done = base + file.size;
+                  progress('Uploaded ' + file.name, done, total);
+                });
+              });
+            });
+          }, Promise.resolve());
+        })
+        .then(function () {
+          return fetch('/api/paste/' + encodeURIComponent(created.slug) + '/complete', {
+            method: 'POST',
+            credentials: 'same-origin',
+            headers: { 'X-Delete-Token': created.deleteToken, Accept: 'application/json' },
+          });
+        })
+        .then(function (response) {
+          if (!response.ok) throw failed('The files did not all arrive (status ' + response.status + '): try again.');
+          progress('Done', total, total);
+        });
+    }
+
+    return {
+      chosen: function () {
+        return chosen.slice();
+      },
+      upload: upload,
+    };
   }
 
   function setUpCopyButton(button) {

@@ -6,6 +6,7 @@
 // fetches it with the key's verifier in X-Paste-Key-Check, the one request that counts a view,
 // and never sends a request without a key, so a link whose fragment was lost spends nothing.
 import { DECRYPT_ERROR, KEY_CHECK_HEADER, keyCheck, needsPassword, open } from './envelope.js';
+import { decryptFileStream, fileKeyMaterial, plainFileSize } from './file-stream.js';
 
 const MISSING_KEY =
   'This link is missing its key (the part after “#”), so the paste cannot be opened. No view was counted: ask the sender for the whole link.';
@@ -200,9 +201,102 @@ async function show(paste) {
   card.dataset.state = 'shown';
 }
 
+const sizeText = (bytes) => {
+  const units = ['B', 'KB', 'MB', 'GB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+};
+
+/**
+ * The paste's files (attachments, decisions.md wave 4): names and types from inside the envelope,
+ * sizes and download URLs (10 minutes) from the view just counted. A download button fetches the
+ * file and decrypts it as it streams in (file-stream.js), then saves it under its name.
+ */
+function showFiles(attachments, names, key, password, salt) {
+  if (!attachments || attachments.length === 0) return;
+  const box = document.getElementById('paste-files-box');
+  const list = document.getElementById('paste-file-list');
+  const fileStatus = document.getElementById('file-status');
+  const material = fileKeyMaterial(key, { password, salt });
+  attachments.forEach((file, index) => {
+    const entry = (names && names[index]) || {};
+    const name = (entry.name || `file-${index + 1}`).replace(/[\\/]/g, '_');
+    let size = file.size;
+    try {
+      size = plainFileSize(file.size);
+    } catch {
+      // Not a size the format makes: the download will say the file is damaged.
+    }
+    const item = document.createElement('li');
+    const label = document.createElement('span');
+    label.className = 'file-name';
+    label.textContent = name;
+    const sizeLabel = document.createElement('span');
+    sizeLabel.className = 'muted small';
+    sizeLabel.textContent = ` ${sizeText(size)} `;
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'button button-ghost';
+    button.textContent = 'Download';
+    button.setAttribute('aria-label', `Download ${name}`);
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      fileStatus.textContent = `Downloading and decrypting ${name}…`;
+      try {
+        const response = await fetch(file.url);
+        if (!response.ok)
+          throw new Error(
+            response.status === 403 ? 'the link has expired: reload the page' : `status ${response.status}`,
+          );
+        let received = 0;
+        const counted = response.body.pipeThrough(
+          new TransformStream({
+            transform(chunk, controller) {
+              received += chunk.byteLength;
+              fileStatus.textContent = `Downloading and decrypting ${name}… ${Math.round((received / Math.max(file.size, 1)) * 100)}%`;
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+        const blob = await new window.Response(counted.pipeThrough(decryptFileStream(await material))).blob();
+        const url = window.URL.createObjectURL(
+          new window.Blob([blob], { type: entry.type || 'application/octet-stream' }),
+        );
+        const link = document.createElement('a');
+        link.href = url;
+        link.download = name;
+        document.body.appendChild(link);
+        link.click();
+        link.remove();
+        setTimeout(() => window.URL.revokeObjectURL(url), 60_000);
+        fileStatus.textContent = `Saved ${name}`;
+      } catch (error) {
+        fileStatus.textContent =
+          error && error.name === 'DecryptError'
+            ? `${name}: ${DECRYPT_ERROR}`
+            : `Could not download ${name}: ${error && error.message ? error.message : error}`;
+      } finally {
+        button.disabled = false;
+      }
+    });
+    item.append(label, sizeLabel, button);
+    list.appendChild(item);
+  });
+  box.hidden = false;
+}
+
 async function decrypt(envelope, key, password) {
   try {
-    await show(await open(envelope, key, password));
+    const opened = await open(envelope, key, password);
+    await show(opened);
+    const embeddedFiles = document.getElementById('paste-files');
+    const attachments = envelope.attachments || (embeddedFiles ? JSON.parse(embeddedFiles.textContent) : []);
+    showFiles(attachments, opened.files, key, password, envelope.salt);
   } catch (error) {
     if (error && error.name === 'DecryptError') {
       say(password !== undefined ? `${DECRYPT_ERROR} (is the password right?)` : DECRYPT_ERROR, true);

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { createHmac, randomInt } from 'node:crypto';
 import express, { Router, type Express, type Request, type RequestHandler } from 'express';
 import type { Config } from '@app/config';
 import { batchConcurrency, type Database } from '@app/db';
@@ -23,12 +23,15 @@ import {
 } from '@app/http';
 import { createRateLimiter, type Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
+import { createObjectStore, storageSettingsOf, type ObjectStore } from '@app/storage';
 import { createGuards, RATE_LIMIT_MESSAGE } from './access/guards.js';
 import { sessionTableName } from './access/session.table.js';
 import { viewerLocals } from './access/viewer.js';
 import { apiDocsModules } from './api-docs/api-docs.module.js';
 import { createApiKeyService } from './api-keys/api-keys.service.js';
 import { apiKeysModule } from './api-keys/api-keys.module.js';
+import { attachmentsModule, FILE_STORE_PATH } from './attachments/attachments.module.js';
+import { createAttachmentService, type AttachmentService } from './attachments/attachments.service.js';
 import { autoDeleteModule } from './auto-delete/auto-delete.module.js';
 import { pagesModules } from './pages/pages.module.js';
 import { errorData } from './pages/pages.page-data.js';
@@ -80,12 +83,24 @@ export interface PasteAppDeps {
   bcryptRounds?: number;
   /** The job queue the scheduled deletes run on; without it (tests) they are not scheduled. */
   jobs?: JobQueue;
+  /**
+   * Where attachments keep their bytes; by default the store STORAGE_URL names (the filesystem
+   * store in DATA_DIR/objects unless told otherwise), its URLs under `${publicUrl}/objects`.
+   */
+  objects?: ObjectStore;
+}
+
+/** The filesystem store's URLs are signed with a key of their own, derived from the session secret. */
+export function objectSigningSecret(sessionSecret: string): Buffer {
+  return createHmac('sha256', sessionSecret).update('paste-object-urls').digest();
 }
 
 export interface PasteApp {
   app: Express;
   auth: Auth;
   pastes: PasteService;
+  /** The files of pastes in the object store (the cleanup jobs' work, callable by tests and scripts). */
+  attachments: AttachmentService;
   /** The modules mounted, in order: `startService` starts their jobs; the API description comes from them. */
   modules: readonly FeatureModule[];
   /** Stops the guards' timers, the modules' jobs and the sessions (not the database, queue or settings: the caller's). */
@@ -106,6 +121,14 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const random = deps.randomInt ?? randomInt;
   const ownerId = config.OWNER_ID;
 
+  const sessionSecret = config.SESSION_SECRET ?? 'paste-development-session-secret-not-for-production';
+  const objects =
+    deps.objects ??
+    createObjectStore(storageSettingsOf(config), {
+      publicUrl: `${deps.publicUrl.replace(/\/+$/, '')}${FILE_STORE_PATH}`,
+      signingSecret: objectSigningSecret(sessionSecret),
+    });
+  const attachments = createAttachmentService({ db: database.pool, store: objects, logger });
   const pastes = createPasteService({
     db: database.pool,
     batchesInFlight: batchConcurrency(database.pool),
@@ -114,6 +137,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     randomInt: random,
     bcryptRounds: deps.bcryptRounds ?? 10,
     publicUrl: deps.publicUrl,
+    attachments,
   });
   // Lists and statistics read from the replica when there is one (database.reads).
   const moderation = createModerationService({ db: database.reads });
@@ -126,7 +150,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const uploads = createUploadService({ store: uploadStore, settings, now, randomInt: random });
   const auth = createAuth({
     pool: database.pool,
-    sessionSecret: config.SESSION_SECRET ?? 'paste-development-session-secret-not-for-production',
+    sessionSecret,
     sessionTtlMs: config.PASTE_SESSION_TTL_HOURS * 3_600_000,
     secureCookies: config.NODE_ENV === 'production' || deps.publicUrl.startsWith('https:'),
     cookieName: SESSION_COOKIE,
@@ -155,6 +179,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   // The paste routes first: they carry nearly all the traffic, and every route passed on the way costs.
   const features: FeatureModule[] = [
     { name: 'health', stage: 'sessionless', routes: healthRouteDeclarations(database.pool) },
+    attachmentsModule({ service: attachments, logger, queue: deps.jobs }),
     ...pastesModules({
       service: pastes,
       settings,
@@ -236,6 +261,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     app,
     auth,
     pastes,
+    attachments,
     modules,
     async close() {
       guards.close();

@@ -10,3 +10,5 @@ export const viewsDir = path.resolve(import.meta.dirname, '../views');
  * pages load it as /static/envelope.js.
  */
 export const envelopeModule = path.resolve(import.meta.dirname, '../../../packages/paste-cli/src/envelope.js');
+/** The chunked file format of attachments (same package), loaded as /static/file-stream.js. */
+export const fileStreamModule = path.resolve(import.meta.dirname, '../../../packages/paste-cli/src/file-stream.js');

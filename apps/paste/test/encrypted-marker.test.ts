@@ -5,14 +5,23 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { createLogger } from '@app/http';
+import { text } from 'node:stream/consumers';
 import { keyCheck, newKey, open, seal, type Envelope } from '../../../packages/paste-cli/src/envelope.js';
+import {
+  decryptFileStream,
+  encryptedFileSize,
+  encryptFileStream,
+  fileKeyMaterial,
+} from '../../../packages/paste-cli/src/file-stream.js';
 import { OWNER_ID, startTestSite, type TestSite } from './helpers.js';
 
 // Nothing readable on the server (decisions.md, wave 3): after an encrypted paste holding a unique
 // marker is created and viewed in every way there is, the marker is in no table and no log line,
 // while a plain paste's marker, as a control, is found by the same search. The key check of wave
 // 4 changes nothing: the server gets the key's verifier, never the key, and stores only its hash
-// (the verifier itself is in no table and no log line either).
+// (the verifier itself is in no table and no log line either). Wave 4's attachments: a file whose
+// bytes and name hold the marker, encrypted in chunks with the paste's key, leaves the marker in
+// no table, no log line and no object of the store (read back whole), while the reader decrypts it.
 
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
@@ -112,6 +121,35 @@ describe(`an encrypted paste leaves nothing readable on the server (${testDataba
       .send({ password: `pw-${marker}` });
     expect(posted.status).toBe(200);
 
+    // A file: its name (inside the envelope) and its bytes (encrypted in chunks) hold the marker.
+    const fileKey = newKey();
+    const fileText = `file body ${marker} `.repeat(5000);
+    const withFile = await site.http.post('/api/paste').send({
+      encrypted: await seal(
+        { content: 'see the file', files: [{ name: `name-${marker}.txt`, type: 'text/plain' }] },
+        fileKey,
+      ),
+      attachments: [{ size: encryptedFileSize(Buffer.byteLength(fileText)) }],
+    });
+    expect(withFile.status).toBe(200);
+    const material = await fileKeyMaterial(fileKey);
+    const sealed = Buffer.from(
+      await new Response(new Blob([fileText]).stream().pipeThrough(encryptFileStream(material))).arrayBuffer(),
+    );
+    const uploaded = await fetch(withFile.body.attachments[0].uploadUrl, { method: 'PUT', body: sealed });
+    expect(uploaded.status).toBe(200);
+    const completed = await site.http
+      .post(`/api/paste/${withFile.body.slug}/complete`)
+      .set('X-Delete-Token', withFile.body.deleteToken);
+    expect(completed.status).toBe(200);
+    const read = await site.http
+      .get(`/paste/${withFile.body.slug}/raw`)
+      .set('X-Paste-Key-Check', await keyCheck(fileKey));
+    const readEnvelope = read.body as Envelope & { attachments: Array<{ url: string }> };
+    expect((await open(readEnvelope, fileKey)).files).toEqual([{ name: `name-${marker}.txt`, type: 'text/plain' }]);
+    const downloaded = await fetch(readEnvelope.attachments[0]!.url);
+    expect(await new Response(downloaded.body!.pipeThrough(decryptFileStream(material))).text()).toBe(fileText);
+
     // The owner's list and statistics read it too.
     const owner = await site.session(OWNER_ID);
     expect((await site.http.get('/api/pastes').set('Cookie', owner.cookie)).status).toBe(200);
@@ -129,6 +167,13 @@ describe(`an encrypted paste leaves nothing readable on the server (${testDataba
       expect(dump).toContain(control);
       expect(dump).not.toContain(marker);
     }
+    // Every object of the store, read back whole: ciphertext only.
+    let objects = 0;
+    for await (const object of site.objects.list('')) {
+      objects += 1;
+      expect(await text(await site.objects.get(object.key))).not.toContain(marker);
+    }
+    expect(objects).toBe(1);
     const log = logText.join('');
     expect(log).toContain(`/paste/${slug}`);
     expect(log).not.toContain(marker);

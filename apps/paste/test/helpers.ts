@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '@app/http';
 import type { Redis } from '@app/rate-limit';
 import { createSettingsStore, type SettingsStore } from '@app/settings';
 import { csrfTokenFor, signInAs } from '@app/auth/testing';
+import { FileObjectStore, type ObjectStore } from '@app/storage';
 import { createApp, migrationsFolder, type PasteApp } from '../src/app.js';
 import { pasteSettingsSchema, type PasteSettings } from '../src/settings/settings.schema.js';
 import { settingsTableName } from '../src/settings/settings.table.js';
@@ -29,6 +30,8 @@ export interface TestSite {
   settings: SettingsStore<PasteSettings>;
   paste: PasteApp;
   uploadDir: string;
+  /** Where attachments keep their bytes: the store given, or a filesystem store in a temporary folder. */
+  objects: ObjectStore;
   /** A signed-in session (cookie and CSRF token), made once per user and reused. */
   session(userId: string): Promise<{ cookie: string; csrf: string }>;
   /** An anonymous session holding a CSRF token: the site's own page. */
@@ -50,6 +53,8 @@ export interface TestSiteOptions {
   logger?: Logger;
   /** A database opened and migrated already (e.g. through PgBouncer); the caller closes it. */
   database?: Database;
+  /** The attachments' store; by default a filesystem store in a temporary folder, served at /objects. */
+  objects?: (baseUrl: string) => ObjectStore;
 }
 
 /**
@@ -86,6 +91,10 @@ export async function startTestSite(
   });
   await settings.update(initial);
   const uploadDir = mkdtempSync(path.join(os.tmpdir(), 'paste-uploads-'));
+  const objectsDir = mkdtempSync(path.join(os.tmpdir(), 'paste-objects-'));
+  const objects =
+    options.objects?.(baseUrl) ??
+    new FileObjectStore({ root: objectsDir, publicUrl: `${baseUrl}/objects`, signingSecret: 'test-object-secret' });
   const paste = createApp({
     config,
     database,
@@ -97,6 +106,7 @@ export async function startTestSite(
     bcryptRounds: 4,
     redis: options.redis,
     now: options.now,
+    objects,
   });
   handler = paste.app;
 
@@ -108,6 +118,7 @@ export async function startTestSite(
     settings,
     paste,
     uploadDir,
+    objects,
     session(userId) {
       let found = sessions.get(userId);
       if (!found) {
@@ -134,6 +145,8 @@ export async function startTestSite(
     },
     async reset(next = RELAXED_LIMITS) {
       await database.pool.query('DELETE FROM pastes');
+      await database.pool.query('DELETE FROM paste_attachments');
+      for await (const object of objects.list('')) await objects.delete(object.key);
       await database.pool.query('DELETE FROM api_keys');
       await database.pool.query('DELETE FROM paste_counters');
       for (const file of readdirSync(uploadDir)) rmSync(path.join(uploadDir, file), { force: true });
@@ -148,6 +161,7 @@ export async function startTestSite(
       await idp.stop();
       if (!options.database) await database.close();
       rmSync(uploadDir, { recursive: true, force: true });
+      rmSync(objectsDir, { recursive: true, force: true });
     },
   };
   return site;

@@ -144,6 +144,7 @@ describe('settings', () => {
       webRateLimit: 100,
       webRateLimitWindow: 60,
       maxPasteSize: 1,
+      maxAttachmentBytes: 100 * 1024 ** 2,
       apiAccess: true,
       apiRateLimit: 100,
       apiRateLimitWindow: 60,

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -113,6 +114,49 @@ describe(`the paste command line against a running service (${testDatabaseBacken
     const get = await paste(['get', link]);
     expect(get.code, get.stderr).toBe(0);
     expect(Buffer.compare(get.stdout, content)).toBe(0);
+  });
+
+  it('put --attach (repeatable) encrypts files in chunks; get --out DIR writes them byte for byte under their names', async () => {
+    const binary = randomBytes(200_000);
+    const put = await paste(
+      [
+        'put',
+        '-',
+        '--attach',
+        file('data.bin', binary),
+        '--attach',
+        file('empty.txt', ''),
+        '--password-file',
+        file('pw-attach', 'secret pw\n'),
+      ],
+      { input: 'with files' },
+    );
+    expect(put.code, put.stderr).toBe(0);
+    const link = linkOf(put);
+    // The names are inside the envelope: the server has sizes only.
+    const { rows } = await site.database.pool.query('SELECT name, size FROM paste_attachments ORDER BY position');
+    expect(rows.map((row) => row.name)).toEqual([null, null]);
+    expect(Number(rows[0].size)).toBeGreaterThan(binary.length);
+    const out = path.join(folder, 'out-encrypted');
+    mkdirSync(out);
+    const get = await paste(['get', link, '--out', out, '--password-file', path.join(folder, 'pw-attach')]);
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout.toString()).toBe('with files');
+    expect(readdirSync(out).sort()).toEqual(['data.bin', 'empty.txt']);
+    expect(readFileSync(path.join(out, 'data.bin')).equals(binary)).toBe(true);
+    expect(readFileSync(path.join(out, 'empty.txt')).length).toBe(0);
+
+    // Plain: the name is stored; a paste of files alone reads no standard input.
+    const plain = await paste(['put', '--plain', '--attach', file('plain.bin', binary.subarray(0, 1000))]);
+    expect(plain.code, plain.stderr).toBe(0);
+    const plainOut = path.join(folder, 'out-plain');
+    mkdirSync(plainOut);
+    const plainGet = await paste(['get', linkOf(plain), '--out', plainOut]);
+    expect(plainGet.code, plainGet.stderr).toBe(0);
+    expect(readFileSync(path.join(plainOut, 'plain.bin')).equals(binary.subarray(0, 1000))).toBe(true);
+    // --out must be a folder (checked before the view is spent); a missing file to attach is a usage error.
+    expect((await paste(['get', linkOf(plain), '--out', path.join(folder, 'nope')])).code).toBe(2);
+    expect((await paste(['put', '--attach', path.join(folder, 'missing.bin')])).code).toBe(2);
   });
 
   it("a one-view paste from standard input reads once; the used-up link exits 1 with the server's text", async () => {

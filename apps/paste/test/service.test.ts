@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { createLogger } from '@app/http';
 import { AUTO_DELETE_JOB, DELETE_EXPIRED_JOB } from '../src/auto-delete/auto-delete.job.js';
+import { ATTACHMENT_CLEANUP_JOB, ATTACHMENT_SWEEP_JOB } from '../src/attachments/attachments.module.js';
 import { startPasteService } from '../src/service.js';
 
 // The service as main.ts starts it (startService of @app/http): the database opened and
@@ -55,7 +56,9 @@ describe('startPasteService', () => {
   it('listens, with the modules started: the scheduled deletes are on the queue', async () => {
     expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
     const { rows } = await started.database.pool.query<{ name: string }>('SELECT name FROM pgboss_paste.schedule');
-    expect(rows.map((row) => row.name).sort()).toEqual([AUTO_DELETE_JOB, DELETE_EXPIRED_JOB].sort());
+    expect(rows.map((row) => row.name).sort()).toEqual(
+      [AUTO_DELETE_JOB, DELETE_EXPIRED_JOB, ATTACHMENT_CLEANUP_JOB, ATTACHMENT_SWEEP_JOB].sort(),
+    );
     const messages = lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(messages).toContain(`paste service listening on port ${started.running.port}`);
   });

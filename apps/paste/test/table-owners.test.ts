@@ -32,6 +32,7 @@ const owners: Record<string, string | null> = {
   // which is given the table's name: no statement here names it.
   paste_settings: null,
   paste_uploads: 'apps/paste/src/uploads/uploads.repository.ts',
+  paste_attachments: 'apps/paste/src/attachments/attachments.repository.ts',
   // Written by keepGeneratedSecret of @app/db (packages/db/src/generated-secrets.ts), given the
   // table's name at start-up (service.ts): no statement here names it.
   paste_generated_secrets: null,

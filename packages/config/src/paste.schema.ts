@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storageSchema } from '@app/storage/schema';
 import { envInt, envPoolMode, envPort, envUrl, optionalString } from './env-types.js';
 
 export const pasteSchema = {
@@ -16,4 +17,9 @@ export const pasteSchema = {
   PASTE_UPLOAD_DIR: z.string().optional(),
   /** How long an owner's (or a visitor's unlocked-paste) session lasts. */
   PASTE_SESSION_TTL_HOURS: envInt(24 * 7, 1, 24 * 365),
+  /**
+   * Where paste attachments keep their bytes (decisions.md wave 4, "Storage"): STORAGE_URL
+   * (`file:///path`, default DATA_DIR/objects, or `s3://BUCKET[/prefix]`) and the AWS SDK's variables.
+   */
+  ...storageSchema,
 };

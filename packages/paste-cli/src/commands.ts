@@ -8,6 +8,9 @@ import {
   seal,
   type Envelope,
 } from './envelope.js';
+import path from 'node:path';
+import { fileKeyMaterial } from './file-stream.js';
+import { downloadFile, safeFileName, uploadFile, uploadSize, type LocalFile } from './files.js';
 import { CommandError, type PasteLink } from './options.js';
 
 /** What the commands need from outside: the network and the standard streams. */
@@ -27,6 +30,8 @@ export interface PutRequest {
   language?: string;
   plain: boolean;
   apiKey?: string;
+  /** `--attach` files: uploaded (encrypted unless `plain`) before the paste is completed. */
+  files?: LocalFile[];
 }
 
 /** The server's error text: `error` of a JSON answer (with its details), or a plain-text answer. */
@@ -71,14 +76,28 @@ export async function put(io: Io, request: PutRequest): Promise<void> {
   };
   let body: Record<string, unknown>;
   let key: string | undefined;
+  let encrypted: Envelope | undefined;
+  const files = request.files ?? [];
   if (request.plain) {
     body = { content: request.content, title: request.title, language: request.language, ...limits };
   } else {
     key = newKey();
-    const encrypted = await seal({ content: request.content, title: request.title, language: request.language }, key, {
-      password: request.password,
-    });
+    // The files' names travel inside the envelope; the server sees only their sizes.
+    const payload = { content: request.content, title: request.title, language: request.language };
+    encrypted = await seal(
+      files.length > 0 ? { ...payload, files: files.map((file) => ({ name: file.name })) } : payload,
+      key,
+      {
+        password: request.password,
+      },
+    );
     body = { encrypted, ...limits };
+  }
+  if (files.length > 0) {
+    body.attachments = files.map((file) => ({
+      size: uploadSize(file, !request.plain),
+      ...(request.plain ? { name: file.name } : {}),
+    }));
   }
   const response = await send(io, `${request.server}/api/paste`, {
     method: 'POST',
@@ -86,7 +105,24 @@ export async function put(io: Io, request: PutRequest): Promise<void> {
     body: JSON.stringify(body),
   });
   if (!response.ok) throw await failure(response);
-  const created = (await response.json()) as { slug: string; deleteToken: string };
+  const created = (await response.json()) as {
+    slug: string;
+    deleteToken: string;
+    attachments?: Array<{ id: string; uploadUrl: string }>;
+  };
+  if (files.length > 0) {
+    const material =
+      key === undefined ? undefined : await fileKeyMaterial(key, { password: request.password, salt: encrypted?.salt });
+    for (const [index, file] of files.entries()) {
+      await uploadFile(created.attachments![index]!.uploadUrl, file, material);
+      io.stderr(`Uploaded ${file.name} (${file.size} bytes)\n`);
+    }
+    const completed = await send(io, `${request.server}/api/paste/${created.slug}/complete`, {
+      method: 'POST',
+      headers: { 'X-Delete-Token': created.deleteToken, Accept: 'application/json', ...authorization(request.apiKey) },
+    });
+    if (!completed.ok) throw await failure(completed);
+  }
   io.stdout(`${request.server}/paste/${created.slug}${key ? `#${key}` : ''}\n`);
   io.stderr(`Delete token: ${created.deleteToken}\n`);
 }
@@ -110,7 +146,7 @@ async function keyCheckHeader(key: string | undefined): Promise<Record<string, s
  * paste answers its envelope as JSON, opened here with the link's key; a plain one its text,
  * written as it came.
  */
-export async function get(io: Io, link: PasteLink, password: string | undefined): Promise<void> {
+export async function get(io: Io, link: PasteLink, password: string | undefined, outDir?: string): Promise<void> {
   const response = await send(io, `${link.server}/paste/${link.slug}/raw`, {
     method: 'POST',
     headers: {
@@ -135,14 +171,67 @@ export async function get(io: Io, link: PasteLink, password: string | undefined)
     io.stdout(new Uint8Array(await response.arrayBuffer()));
     return;
   }
-  const envelope = (await response.json()) as Envelope;
+  const answer = (await response.json()) as (Envelope | { content: string }) & { attachments?: Attachment[] };
+  const attachments = answer.attachments ?? [];
+  if ('content' in answer && typeof answer.content === 'string') {
+    // A plain paste with its files listed.
+    io.stdout(new TextEncoder().encode(answer.content));
+    await saveFiles(io, attachments, (index) => attachments[index]?.name, undefined, outDir);
+    return;
+  }
+  const envelope = answer as Envelope;
   if (link.key === undefined) throw new CommandError(new DecryptError().message);
   try {
-    const opened = await open(envelope, link.key, needsPassword(envelope) ? password : undefined);
+    const usedPassword = needsPassword(envelope) ? password : undefined;
+    const opened = await open(envelope, link.key, usedPassword);
     io.stdout(new TextEncoder().encode(opened.content));
+    const material =
+      attachments.length > 0 && outDir !== undefined
+        ? await fileKeyMaterial(link.key, { password: usedPassword, salt: envelope.salt })
+        : undefined;
+    await saveFiles(io, attachments, (index) => opened.files?.[index]?.name, material, outDir);
   } catch (error) {
     if (error instanceof DecryptError) throw new CommandError(error.message);
     throw error;
+  }
+}
+
+/** A file as a counted view lists it; `url` works for 10 minutes. */
+interface Attachment {
+  id: string;
+  size: number;
+  url: string;
+  name?: string;
+}
+
+/**
+ * Writes a paste's files into `outDir` byte for byte (decrypted with `material` when given),
+ * under their names; without `outDir`, says there are files and how to get them.
+ */
+async function saveFiles(
+  io: Io,
+  attachments: Attachment[],
+  nameOf: (index: number) => string | undefined,
+  material: Uint8Array | undefined,
+  outDir: string | undefined,
+): Promise<void> {
+  if (attachments.length === 0) return;
+  if (outDir === undefined) {
+    const names = attachments.map((_file, index) => safeFileName(nameOf(index), index)).join(', ');
+    io.stderr(
+      `${attachments.length} attached file(s): ${names}; this view has spent their links, so use --out DIR next time\n`,
+    );
+    return;
+  }
+  const used = new Set<string>();
+  for (const [index, file] of attachments.entries()) {
+    let name = safeFileName(nameOf(index), index);
+    // Two files of one name: the second gets its position.
+    if (used.has(name)) name = `${index + 1}-${name}`;
+    used.add(name);
+    const target = path.join(outDir, name);
+    const written = await downloadFile(io.fetch, file.url, target, material);
+    io.stderr(`Saved ${target} (${written} bytes)\n`);
   }
 }
 

@@ -5,6 +5,13 @@ export interface Payload {
   content: string;
   title?: string | null;
   language?: string | null;
+  /** The names and types of the paste's attachments, in their order (inside the ciphertext only). */
+  files?: PayloadFile[];
+}
+
+export interface PayloadFile {
+  name: string;
+  type?: string;
 }
 
 /**
@@ -52,4 +59,4 @@ export declare function open(
   envelope: Envelope,
   key: string,
   password?: string,
-): Promise<{ content: string; title: string | null; language: string | null }>;
+): Promise<{ content: string; title: string | null; language: string | null; files?: PayloadFile[] }>;

@@ -4,7 +4,9 @@
 // run this same file; its types are in envelope.d.ts.
 //
 // - The key is 32 random bytes, written base64url (43 characters) in the link's fragment only.
-// - The plaintext is the UTF-8 JSON `{"content":…,"title":…,"language":…}`.
+// - The plaintext is the UTF-8 JSON `{"content":…,"title":…,"language":…}`, and with files
+//   (attachments, wave 4) `"files":[{"name":…,"type":…},…]` in the order of the paste's
+//   attachments: their names and types travel inside the ciphertext only.
 // - AES-256-GCM with a random 12-byte iv and a 16-byte tag (WebCrypto's default), no extra data.
 // - With a password, the AES key is PBKDF2-SHA-256 (600,000 iterations, OWASP's figure; fixed by
 //   `v: 1`) over the key's 32 bytes followed by the password's UTF-8 bytes, with a random 16-byte
@@ -133,6 +135,7 @@ export async function seal(payload, key, options = {}) {
       content: payload.content,
       title: payload.title ?? null,
       language: payload.language ?? null,
+      ...(payload.files === undefined ? {} : { files: payload.files.map(fileEntry) }),
     }),
   );
   const cipherKey = await aesKey(keyBytes(key), password, salt);
@@ -190,5 +193,12 @@ export async function open(envelope, key, password) {
     content: parsed.content,
     title: typeof parsed.title === 'string' ? parsed.title : null,
     language: typeof parsed.language === 'string' ? parsed.language : null,
+    ...(Array.isArray(parsed.files) ? { files: parsed.files.map(fileEntry) } : {}),
   };
+}
+
+/** A file's name and type as the payload keeps them (a name is always a string). */
+function fileEntry(file) {
+  const name = file && typeof file.name === 'string' ? file.name : '';
+  return file && typeof file.type === 'string' && file.type !== '' ? { name, type: file.type } : { name };
 }

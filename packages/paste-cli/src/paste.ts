@@ -3,7 +3,9 @@
 // 1 when the server refuses or the paste cannot be decrypted, 2 for a mistaken call.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { stat } from 'node:fs/promises';
 import { get, put, remove, type Io } from './commands.js';
+import { localFiles } from './files.js';
 import {
   CommandError,
   expiresInSeconds,
@@ -17,11 +19,14 @@ import {
 const USAGE = `Usage:
   paste put [FILE|-] [--server URL] [--views N] [--expires 10m|1h|1d|1w|1mo|SECONDS]
             [--password-file F] [--title T] [--language L] [--plain] [--api-key KEY]
-  paste get LINK [--password-file F]
+            [--attach FILE]...
+  paste get LINK [--password-file F] [--out DIR]
   paste delete LINK TOKEN
 
 put encrypts FILE (or standard input) unless --plain, uploads it and prints the link, with its
-key after '#', on standard output and the delete token on standard error.
+key after '#', on standard output and the delete token on standard error. --attach adds a file
+of any kind and size (up to 10; encrypted in chunks with the paste's key unless --plain); with
+--attach and no FILE the paste's text is empty. get --out DIR writes the paste's files into DIR.
 --server defaults to PASTE_URL, then http://localhost:8080; --api-key to PASTE_API_KEY.
 `;
 
@@ -48,6 +53,16 @@ async function readInput(file: string | undefined): Promise<string> {
   }
 }
 
+/** `--out DIR` must be a folder that exists: checked before the view is spent. */
+async function checkFolder(folder: string): Promise<void> {
+  try {
+    if ((await stat(folder)).isDirectory()) return;
+  } catch {
+    // Reported below.
+  }
+  throw new UsageError(`--out ${folder}: not a folder`);
+}
+
 async function main(argv: string[], io: Io): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -61,6 +76,8 @@ async function main(argv: string[], io: Io): Promise<void> {
       language: { type: 'string' },
       plain: { type: 'boolean' },
       'api-key': { type: 'string' },
+      attach: { type: 'string', multiple: true },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -73,9 +90,11 @@ async function main(argv: string[], io: Io): Promise<void> {
   const apiKey = values['api-key'] ?? (process.env.PASTE_API_KEY || undefined);
   if (command === 'put') {
     if (rest.length > 1) throw new UsageError('put takes one FILE (or - for standard input)');
-    const content = await readInput(rest[0]);
+    const files = await localFiles(values.attach ?? []);
+    // With files and no FILE, the paste is its files: standard input is not read.
+    const content = files.length > 0 && rest[0] === undefined ? '' : await readInput(rest[0]);
     // The server's own words for it; an encrypted paste's server cannot look inside to check.
-    if (content.trim() === '') throw new CommandError('Content cannot be empty');
+    if (content.trim() === '' && files.length === 0) throw new CommandError('Content cannot be empty');
     await put(io, {
       server: serverAddress(values.server, process.env),
       content,
@@ -86,12 +105,14 @@ async function main(argv: string[], io: Io): Promise<void> {
       expiresIn: values.expires === undefined ? undefined : expiresInSeconds(values.expires),
       title: values.title,
       language: values.language,
+      files,
     });
     return;
   }
   if (command === 'get') {
     if (rest.length !== 1) throw new UsageError('get takes one LINK');
-    await get(io, parseLink(rest[0]!), password);
+    if (values.out !== undefined) await checkFolder(values.out);
+    await get(io, parseLink(rest[0]!), password, values.out);
     return;
   }
   if (command === 'delete') {

@@ -36,6 +36,8 @@ export async function scheduleAutoDelete(deps: {
   await queue.schedule(DELETE_EXPIRED_JOB, DELETE_EXPIRED_CRON, async () => {
     const deleted = await pastes.deleteExpired();
     if (deleted > 0) logger.info({ deleted }, 'deleted expired pastes');
+    const abandoned = await pastes.deleteAbandoned();
+    if (abandoned > 0) logger.info({ deleted: abandoned }, 'deleted pastes whose files never arrived');
     await pastes.forgetEndedAddressWindows();
   });
   await queue.runNow(DELETE_EXPIRED_JOB);

@@ -10,7 +10,7 @@ import type { PasteSettings } from '../settings/settings.schema.js';
 import type { StatsService } from '../stats/stats.service.js';
 import type { ModerationService } from '../moderation/moderation.service.js';
 import { adminRoutes } from './admin.routes.js';
-import { envelopeModule, publicDir } from '../paths.js';
+import { envelopeModule, fileStreamModule, publicDir } from '../paths.js';
 import { faviconRoute, pageRoutes } from './pages.routes.js';
 
 const resolvePackage = createRequire(import.meta.url).resolve;
@@ -54,6 +54,7 @@ export function pagesModules(deps: {
     routers: [
       { path: UI_STATIC_PATH, handler: uiStatic() },
       { path: '/static/envelope.js', handler: sendFile(envelopeModule) },
+      { path: '/static/file-stream.js', handler: sendFile(fileStreamModule) },
       ...vendorFolders.map(({ path: at, dir }) => ({
         path: at,
         handler: express.static(dir, { index: false, maxAge: '1h' }),

@@ -30,6 +30,8 @@ export function homeData(settings: PasteSettings, signInError: string | undefine
     modules: ['/static/paste-form.js'],
     notice: signInError && Object.hasOwn(signInErrors, signInError) ? signInErrors[signInError] : undefined,
     maxSize: formatSize(settings.maxPasteSize),
+    maxFiles: formatSize(settings.maxAttachmentBytes / (1024 * 1024)),
+    maxAttachmentBytes: settings.maxAttachmentBytes,
     expiryOptions: EXPIRY_PRESETS.map(({ seconds, label }) => ({
       value: seconds === null ? '' : String(seconds),
       label,

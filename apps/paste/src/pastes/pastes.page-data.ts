@@ -4,6 +4,17 @@ import type { Highlighted } from '../rendering/highlight.js';
 import { AUTO_DETECT_LANGUAGES } from '../rendering/languages.js';
 import { shortDate, siteView } from '../rendering/site-view.js';
 import type { PasteSummary, ViewedPaste } from './pastes.repository.js';
+import type { AttachmentDownload } from '../attachments/attachments.service.js';
+import { humanBytes } from '../stats/stats.service.js';
+
+/** A plain paste's files as its page lists them: name, size in words, download link. */
+function fileList(attachments: AttachmentDownload[]) {
+  return attachments.map((file, index) => ({
+    name: file.name ?? `File ${index + 1}`,
+    size: humanBytes(file.size),
+    url: file.url,
+  }));
+}
 
 // What each paste page's view receives: plain data, every text still unescaped (the views escape it).
 
@@ -14,7 +25,13 @@ function lineNumbers(lines: number): string {
   return text;
 }
 
-export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Highlighted, now: Date = new Date()) {
+export function pasteData(
+  settings: PasteSettings,
+  paste: ViewedPaste,
+  code: Highlighted,
+  now: Date = new Date(),
+  attachments: AttachmentDownload[] = [],
+) {
   const views =
     paste.maxViews === null
       ? `${paste.viewsCount} ${paste.viewsCount === 1 ? 'view' : 'views'}`
@@ -37,6 +54,7 @@ export function pasteData(settings: PasteSettings, paste: ViewedPaste, code: Hig
       lineNumbers: lineNumbers(code.lines),
       codeHtml: code.html,
       expires: expiryView(paste.expiresAt, now),
+      files: fileList(attachments),
     },
   };
 }
@@ -75,6 +93,8 @@ function encryptedPageData(
       highlight: settings.syntaxHighlighting,
       autoDetect: AUTO_DETECT_LANGUAGES.join(' '),
       envelope: undefined as string | undefined,
+      /** The files of a paste with its envelope in the page (JSON for its script; names are inside the ciphertext). */
+      files: undefined as string | undefined,
     },
   };
 }
@@ -84,8 +104,14 @@ function encryptedPageData(
  * counted: the envelope for the page's script, which decrypts it with the link's key and renders
  * it (Markdown sanitised by the same allow-list as the server's, code highlighted) in the browser.
  */
-export function encryptedPasteData(settings: PasteSettings, paste: ViewedPaste, now: Date = new Date()) {
+export function encryptedPasteData(
+  settings: PasteSettings,
+  paste: ViewedPaste,
+  now: Date = new Date(),
+  attachments: AttachmentDownload[] = [],
+) {
   const data = encryptedPageData(settings, paste, now);
+  if (attachments.length > 0) data.paste.files = JSON.stringify(attachments).replace(/</g, '\\u003c');
   // Base64url and digits only (the server checked every field), so it sits in the page as it is.
   data.paste.envelope = paste.content.replace(/</g, '\\u003c');
   return data;

@@ -17,6 +17,7 @@ export function createdPasteAnswer(created: CreatedPaste): z.infer<typeof create
     expiresAt: created.expiresAt?.toISOString() ?? null,
     title: created.title,
     language: created.language,
+    ...(created.attachments ? { attachments: created.attachments } : {}),
   };
 }
 

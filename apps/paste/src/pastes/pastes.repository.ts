@@ -15,7 +15,17 @@ export type NewPaste = Pick<PasteRow, 'slug' | 'content' | 'passwordHash' | 'max
 /** `content` is the envelope (JSON) when `encrypted`. */
 export type ViewedPaste = Pick<
   PasteRow,
-  'id' | 'slug' | 'content' | 'viewsCount' | 'maxViews' | 'createdAt' | 'expiresAt' | 'title' | 'language' | 'encrypted'
+  | 'id'
+  | 'slug'
+  | 'content'
+  | 'viewsCount'
+  | 'maxViews'
+  | 'createdAt'
+  | 'expiresAt'
+  | 'title'
+  | 'language'
+  | 'encrypted'
+  | 'attachments'
 > & { hasPassword: boolean };
 const viewedPasteRow: z.ZodType<ViewedPaste> = z.object({
   id: z.number(),
@@ -28,6 +38,7 @@ const viewedPasteRow: z.ZodType<ViewedPaste> = z.object({
   title: z.string().nullable(),
   language: z.string(),
   encrypted: z.boolean(),
+  attachments: z.number(),
   hasPassword: z.boolean(),
 });
 
@@ -83,11 +94,11 @@ const LIVE_SQL =
   '(p.max_views IS NULL OR p.views_count < p.max_views) AND (p.expires_at IS NULL OR p.expires_at > now())';
 
 const batchViewColumns = `p.id, p.slug, p.content, p.views_count AS "viewsCount", p.max_views AS "maxViews",
-  p.created_at AS "createdAt", p.expires_at AS "expiresAt", p.password_hash IS NOT NULL AS "hasPassword", p.title, p.language, p.encrypted`;
+  p.created_at AS "createdAt", p.expires_at AS "expiresAt", p.password_hash IS NOT NULL AS "hasPassword", p.title, p.language, p.encrypted, p.attachments`;
 
 /** The columns of batchViewColumns, read back from the `viewed` CTE that also counts the views in the statistics. */
 const viewedColumns =
-  'id, slug, content, "viewsCount", "maxViews", "createdAt", "expiresAt", "hasPassword", title, language, encrypted';
+  'id, slug, content, "viewsCount", "maxViews", "createdAt", "expiresAt", "hasPassword", title, language, encrypted, attachments';
 
 /** API usage is counted over this many rows, so concurrent API requests rarely wait on one row's lock. */
 export const API_USAGE_SHARDS = 16;
@@ -461,6 +472,81 @@ export async function deleteInactivePastes(db: Queryable, days: number): Promise
   const { rowCount } = await db.query(
     `DELETE FROM pastes WHERE coalesce(last_viewed_at, created_at) < now() - make_interval(days => $1)`,
     [days],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * A paste with attachments waits under this prefix of its slug until its files are uploaded
+ * (POST /api/paste/:slug/complete): no read can name it (slugs are letters and digits), so it
+ * answers 404 until then.
+ */
+export const PENDING_PREFIX = 'pending:';
+const pendingRow = z.object({ id: z.number(), deleteTokenHash: z.string().nullable() });
+const insertedRow = z.object({ id: z.number(), slug: z.string() });
+
+/** Inserts a paste that waits for its files (under `pending:<slug>`); undefined when the slug is taken. */
+export async function insertPendingPaste(
+  db: Queryable,
+  paste: NewPaste,
+): Promise<{ id: number; slug: string } | undefined> {
+  const { rows } = await db.query(
+    `INSERT INTO pastes (slug, content, password_hash, max_views, delete_token_hash, expires_at, reveal_on_click, title, language, encrypted)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+        WHERE NOT EXISTS (SELECT 1 FROM pastes WHERE slug = $11)
+       ON CONFLICT (slug) DO NOTHING RETURNING id, slug`,
+    [
+      PENDING_PREFIX + paste.slug,
+      paste.content,
+      paste.passwordHash,
+      paste.maxViews,
+      paste.deleteTokenHash,
+      paste.expiresAt ?? null,
+      paste.revealOnClick ?? false,
+      paste.title ?? null,
+      paste.language ?? 'auto',
+      paste.encrypted ?? false,
+      paste.slug,
+    ],
+  );
+  const found = parseRows(insertedRow, rows)[0];
+  return found && { id: found.id, slug: found.slug.slice(PENDING_PREFIX.length) };
+}
+
+/** The paste waiting for its files under `slug`. */
+export async function findPendingPaste(
+  db: Queryable,
+  slug: string,
+): Promise<{ id: number; deleteTokenHash: string | null } | undefined> {
+  const { rows } = await db.query('SELECT id, delete_token_hash AS "deleteTokenHash" FROM pastes WHERE slug = $1', [
+    PENDING_PREFIX + slug,
+  ]);
+  return parseRows(pendingRow, rows)[0];
+}
+
+/**
+ * Makes a pending paste readable under its slug, with its count of attachments; false when the
+ * slug was taken meanwhile (then the paste stays pending) or it is no longer pending.
+ */
+export async function publishPendingPaste(
+  db: Queryable,
+  id: number,
+  slug: string,
+  attachments: number,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE pastes SET slug = $2, attachments = $3
+      WHERE id = $1 AND slug = $4 AND NOT EXISTS (SELECT 1 FROM pastes WHERE slug = $2)`,
+    [id, slug, attachments, PENDING_PREFIX + slug],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Deletes pastes whose files never arrived (pending for longer than `hours`). */
+export async function deleteAbandonedPastes(db: Queryable, hours: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM pastes WHERE slug LIKE 'pending:%' AND created_at < now() - make_interval(hours => $1)`,
+    [hours],
   );
   return rowCount ?? 0;
 }

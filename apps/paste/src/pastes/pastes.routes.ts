@@ -16,8 +16,10 @@ import {
 } from './pastes.page-data.js';
 import type { PasteSummary, ViewedPaste } from './pastes.repository.js';
 import type { PasteService } from './pastes.service.js';
+import type { AttachmentDownload } from '../attachments/attachments.service.js';
 import {
   clearedPastesSchema,
+  completedPasteSchema,
   createdPasteSchema,
   createPasteSchema,
   revealFormSchema,
@@ -36,13 +38,33 @@ import { clearedPastesAnswer, createdPasteAnswer, unlockedAnswer } from './paste
  * key opens it, so there is nothing else to answer). An encrypted paste's page fetches it, and
  * shows the counts from `X-Paste-Views` (this view included) and `X-Paste-Max-Views`.
  */
-function sendRaw(res: Response, paste: ViewedPaste): void {
+function sendRaw(req: Request, res: Response, paste: ViewedPaste, attachments: AttachmentDownload[]): void {
   if (paste.encrypted) {
     res.set('X-Paste-Views', String(paste.viewsCount));
     if (paste.maxViews !== null) res.set('X-Paste-Max-Views', String(paste.maxViews));
+    // The envelope's fields are base64url: adding a field keeps it exactly as stored.
+    const body =
+      paste.attachments === 0
+        ? paste.content
+        : `${paste.content.slice(0, -1)},"attachments":${JSON.stringify(attachments)}}`;
+    res.type('application/json; charset=utf-8').send(body);
+    return;
   }
-  res.type(paste.encrypted ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8').send(paste.content);
+  if (wantsJson(req)) {
+    res.type('application/json; charset=utf-8').send(JSON.stringify({ content: paste.content, attachments }));
+    return;
+  }
+  res.type('text/plain; charset=utf-8').send(paste.content);
 }
+
+/** A raw read that asked for JSON (`Accept: application/json`): a plain paste answers `{ content, attachments }`. */
+const wantsJson = (req: Request) =>
+  req.headers.accept?.includes('json') === true &&
+  req.accepts(['text/plain', 'application/json']) === 'application/json';
+
+const ATTACHMENTS_DESCRIPTION =
+  'A paste with files lists them (`attachments: [{ id, size, url, name?, type? }]`, `url` working for 10 minutes): ' +
+  'an encrypted paste in its JSON, a plain one when asked with `Accept: application/json` (then `{ content, attachments }`).';
 
 /**
  * X-Paste-Key-Check (decisions.md wave 4): the verifier of an encrypted paste's key, which a
@@ -84,12 +106,16 @@ export function pasteRoutes(deps: {
   const { service, settings, guards } = deps;
   const tags = ['pastes'];
   // An encrypted paste is never rendered here: its page carries the envelope, and its script decrypts and renders it.
-  const showPaste = (res: Response, paste: ViewedPaste) => {
+  const showPaste = async (res: Response, paste: ViewedPaste) => {
+    const attachments = await service.downloads(paste);
     const current = settings.get();
-    if (paste.encrypted) return res.render('pastes/encrypted', encryptedPasteData(current, paste, deps.now()));
+    if (paste.encrypted)
+      return res.render('pastes/encrypted', encryptedPasteData(current, paste, deps.now(), attachments));
     const code = deps.highlight(paste.id, paste.content, current.syntaxHighlighting, paste.language);
-    res.render('pastes/show', pasteData(current, paste, code, deps.now()));
+    res.render('pastes/show', pasteData(current, paste, code, deps.now(), attachments));
   };
+  const raw = async (req: Request, res: Response, paste: ViewedPaste) =>
+    sendRaw(req, res, paste, await service.downloads(paste));
   // A page cannot send the key check: the page of a paste that needs one carries no envelope,
   // counts nothing, and its script fetches the envelope with the check (or says the key is missing).
   const showKeyNeeded = (res: Response, paste: PasteSummary) =>
@@ -108,7 +134,11 @@ export function pasteRoutes(deps: {
         'title, language, header X-Paste-Password; it answers text/plain (the absolute URL and a newline) with the ' +
         'delete token in the X-Delete-Token header, and errors as text/plain. ' +
         'End-to-end encrypted: `encrypted` ({ v: 1, iv, ciphertext, salt with a password }, base64url) in place of content, ' +
-        "title and language; the key stays in the link's fragment, and maxPasteSize applies to the ciphertext.",
+        "title and language; the key stays in the link's fragment, and maxPasteSize applies to the ciphertext. " +
+        'Files: `attachments: [{ size, name?, type? }]` (at most 10; name and type only on plain pastes; the total ' +
+        'at most maxAttachmentBytes, else 413 `Attachments too large`) answers `attachments: [{ id, uploadUrl }]`: ' +
+        "PUT each file's exact bytes to its uploadUrl (10 minutes), then POST /api/paste/{slug}/complete; until then " +
+        "the paste answers 404. An encrypted paste's files are encrypted with its key in chunks (packages/paste-cli/src/file-stream.js).",
       // Paste bodies may be far larger than any other body: their parser is sized by maxPasteSize.
       before: [pasteBodyParser(settings)],
       body: createPasteSchema,
@@ -117,7 +147,9 @@ export function pasteRoutes(deps: {
         400: error('Empty or too long content, or invalid fields'),
         401: error('API key required or invalid'),
         403: error('API access is disabled'),
+        413: error('Attachments too large'),
         429: error('Too many requests'),
+        503: error('File storage is unavailable'),
       },
       handler: async ({ body, req, res }) => {
         const viaApi = res.locals.viaApi === true;
@@ -136,6 +168,29 @@ export function pasteRoutes(deps: {
           if (body.password) unlock(req, created.slug);
         }
         return createdPasteAnswer(created);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/paste/:slug/complete',
+      summary: "Complete a paste with files: every file's bytes were uploaded",
+      tags,
+      guard: guards.pasteDelete,
+      description:
+        "With the paste's delete token in the X-Delete-Token header. Checks that every file is in the store at its " +
+        'declared size; the paste is readable from then on. Completing it again answers 200 as well.',
+      params: slugParamsSchema,
+      responses: {
+        200: { description: 'Completed: the paste is readable', schema: completedPasteSchema },
+        403: error('Invalid delete token'),
+        404: error('Not found'),
+        409: error('Attachments not uploaded (their ids follow)'),
+        503: error('File storage is unavailable'),
+      },
+      handler: async ({ params: { slug }, req }) => {
+        const token = req.headers['x-delete-token'];
+        const done = await service.complete(slug, typeof token === 'string' && token !== '' ? token : undefined);
+        return { success: true as const, ...done };
       },
     }),
     defineRoute({
@@ -205,7 +260,7 @@ export function pasteRoutes(deps: {
         if (result.kind === 'reveal')
           return res.render('pastes/reveal', revealData(settings.get(), result.slug, result.needsPassword));
         if (result.kind === 'key') return showKeyNeeded(res, result.paste);
-        showPaste(res, result.paste);
+        await showPaste(res, result.paste);
       },
     }),
     defineRoute({
@@ -241,7 +296,7 @@ export function pasteRoutes(deps: {
           if (result.passwordChecked) unlock(req, slug);
           return showKeyNeeded(res, result.paste);
         }
-        showPaste(res, result.paste);
+        await showPaste(res, result.paste);
       },
     }),
     defineRoute({
@@ -250,7 +305,7 @@ export function pasteRoutes(deps: {
       summary: 'Read a paste as plain text (counts a view)',
       tags,
       guard: guards.web,
-      description: KEY_CHECK_DESCRIPTION,
+      description: `${KEY_CHECK_DESCRIPTION} ${ATTACHMENTS_DESCRIPTION}`,
       params: slugParamsSchema,
       // Plain text under the same rules; its refusals are plain text too.
       answer: 'text',
@@ -281,7 +336,7 @@ export function pasteRoutes(deps: {
             message: `This paste is shown only on request: POST /paste/${slug}/raw`,
           });
         }
-        if (result.kind === 'shown') sendRaw(res, result.paste);
+        if (result.kind === 'shown') await raw(req, res, result.paste);
       },
     }),
     defineRoute({
@@ -292,7 +347,7 @@ export function pasteRoutes(deps: {
       guard: guards.web,
       description:
         'Any paste, under the same rules as the "Show paste" form: a password paste takes `password` in the body. ' +
-        KEY_CHECK_DESCRIPTION,
+        `${KEY_CHECK_DESCRIPTION} ${ATTACHMENTS_DESCRIPTION}`,
       params: slugParamsSchema,
       body: revealFormSchema,
       answer: 'text',
@@ -310,7 +365,7 @@ export function pasteRoutes(deps: {
         const address = clientAddress(req);
         const result = await service.reveal(slug, isUnlocked(req, slug), body.password, address, keyCheckOf(req));
         if (result.kind === 'key') await service.refuseMissingKey(slug, address);
-        else sendRaw(res, result.paste);
+        else await raw(req, res, result.paste);
       },
     }),
     defineRoute({

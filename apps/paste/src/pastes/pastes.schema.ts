@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_OBJECT_BYTES } from '@app/storage';
 import { messageSchema, successSchema } from '../common/responses.js';
 import { canonicalLanguage, DEFAULT_LANGUAGE } from '../rendering/languages.js';
 
@@ -56,6 +57,33 @@ export const envelopeSchema = z.object({
 });
 export type EnvelopeInput = z.infer<typeof envelopeSchema>;
 
+/** The most files one paste carries (decisions.md wave 4, "Attachments"). */
+export const MAX_ATTACHMENTS = 10;
+
+/** One file declared with a paste; its bytes go to the store by the upload URL answered. */
+const attachmentDeclarationSchema = z.object({
+  size: z
+    .number({ error: 'attachments[].size must be a whole number of bytes' })
+    .int('attachments[].size must be a whole number of bytes')
+    .min(0, 'attachments[].size must be a whole number of bytes')
+    .max(MAX_OBJECT_BYTES, 'attachments[].size must be at most 5 GiB'),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .refine(
+      (value) => ![...value].some((c) => c.charCodeAt(0) < 32 || c === '\u007f' || c === '/' || c === '\\'),
+      'attachments[].name must not hold control characters or slashes',
+    )
+    .optional(),
+  type: z
+    .string()
+    .max(255)
+    .regex(/^[A-Za-z0-9][\w.+-]*\/[A-Za-z0-9][\w.+-]*$/, 'attachments[].type must be a media type such as text/csv')
+    .optional(),
+});
+
 /**
  * POST /api/paste. `content` is checked by the service (its own error texts); forms send
  * maxViews as text, so "3" is accepted like 3.
@@ -93,6 +121,14 @@ export const createPasteSchema = z
     /** Stored by its canonical name: `js` becomes `javascript`. */
     /** In place of content, title and language: the server stores this envelope and never reads it. */
     encrypted: z.preprocess((value) => (value === null ? undefined : value), envelopeSchema.optional()),
+    /** Files whose bytes are sent afterwards (PUT uploadUrl), then POST /api/paste/:slug/complete. */
+    attachments: z.preprocess(
+      (value) => (value === null || (Array.isArray(value) && value.length === 0) ? undefined : value),
+      z
+        .array(attachmentDeclarationSchema, { error: 'attachments must be a list of { size, name?, type? }' })
+        .max(MAX_ATTACHMENTS, `A paste carries at most ${MAX_ATTACHMENTS} files`)
+        .optional(),
+    ),
     language: z.preprocess(
       blankToUndefined,
       z
@@ -115,6 +151,18 @@ export const createPasteSchema = z
       });
     }
     if (value.encrypted === undefined) return;
+    // Names and types of an encrypted paste's files travel inside its ciphertext too.
+    value.attachments?.forEach((file, index) => {
+      for (const field of ['name', 'type'] as const) {
+        if (file[field] !== undefined) {
+          context.addIssue({
+            code: 'custom',
+            path: ['attachments', index, field],
+            message: `An encrypted paste carries its files' ${field}s inside encrypted, not beside it`,
+          });
+        }
+      }
+    });
     // The title and language of an encrypted paste travel inside it: sent beside it, they would be stored readable.
     for (const field of ['content', 'title', 'language'] as const) {
       if (value[field] !== undefined) {
@@ -175,6 +223,23 @@ export const createdPasteSchema = successSchema.extend({
   expiresAt: z.string().nullable(),
   title: z.string().nullable(),
   language: z.string(),
+  /**
+   * With attachments: where to PUT each file's bytes (exactly its declared size, within 10
+   * minutes); the paste is readable once POST /api/paste/:slug/complete answered 200.
+   */
+  attachments: z.array(z.object({ id: z.string(), uploadUrl: z.string() })).optional(),
 });
+
+/** A file as a counted view lists it: `url` works for 10 minutes. */
+export const attachmentDownloadSchema = z.object({
+  id: z.string(),
+  size: z.number().int(),
+  url: z.string(),
+  name: z.string().optional(),
+  type: z.string().optional(),
+});
+
+/** POST /api/paste/:slug/complete: the paste is readable. */
+export const completedPasteSchema = successSchema.extend({ slug: z.string(), url: z.string() });
 
 export const clearedPastesSchema = messageSchema.extend({ deletedCount: z.number().int() });

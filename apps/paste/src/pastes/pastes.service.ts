@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcrypt';
-import { type HttpError } from '@app/http';
+import { isHttpError, type HttpError } from '@app/http';
 import { appError } from '../common/error-codes.js';
 import type { SettingsStore } from '@app/settings';
 import type { PasteSettings } from '../settings/settings.schema.js';
@@ -12,6 +12,7 @@ import * as attempts from './password-attempts.repository.js';
 import { MAX_EXPIRY_SECONDS, type CreatePasteInput, type EnvelopeInput } from './pastes.schema.js';
 import { generateSlug, type RandomInt } from './slug.js';
 import { DEFAULT_LANGUAGE } from '../rendering/languages.js';
+import type { AttachmentDownload, AttachmentService } from '../attachments/attachments.service.js';
 
 const MB = 1024 * 1024;
 /** Slugs are drawn again on a collision; with the smallest space (4 digits) a few tries suffice until it is nearly full. */
@@ -41,7 +42,12 @@ export interface PasteServiceDeps {
   bcryptRounds: number;
   /** The site's public base URL: links handed out (deleteUrl, the creator's page) are absolute. */
   publicUrl: string;
+  /** The files of pastes in the object store. */
+  attachments: AttachmentService;
 }
+
+/** A paste whose files never arrived is deleted after this many hours (its upload URLs lapsed long before). */
+export const ABANDONED_AFTER_HOURS = 24;
 
 export interface CreatedPaste {
   slug: string;
@@ -55,6 +61,8 @@ export interface CreatedPaste {
   title: string | null;
   language: string;
   encrypted: boolean;
+  /** With attachments: each file's id and upload URL; the paste waits for `complete`. */
+  attachments?: Array<{ id: string; uploadUrl: string }>;
 }
 
 /** Who asks to delete: the delete token they carry, and whether they are the signed-in owner. */
@@ -181,13 +189,20 @@ export function createPasteService(deps: PasteServiceDeps) {
       const { maxPasteSize, slugLength, slugCharacterSet } = settings.get();
       const encrypted = input.encrypted !== undefined;
       let content: string;
+      const files = input.attachments ?? [];
+      if (files.length > 0) {
+        const total = files.reduce((sum, file) => sum + file.size, 0);
+        if (total > settings.get().maxAttachmentBytes) throw appError('PASTE_ATTACHMENTS_TOO_LARGE');
+      }
       if (input.encrypted) {
         // The limit applies to what is stored: the ciphertext (the encrypted UTF-8 JSON and its tag).
         if (ciphertextBytes(input.encrypted) > maxPasteSize * MB) throw tooLong(maxPasteSize);
         content = envelopeText(input.encrypted);
       } else {
-        if (input.content === undefined || input.content.trim() === '') throw appError('PASTE_CONTENT_EMPTY');
-        content = input.content;
+        // A paste may be its files alone.
+        if (files.length === 0 && (input.content === undefined || input.content.trim() === ''))
+          throw appError('PASTE_CONTENT_EMPTY');
+        content = input.content ?? '';
         if (Buffer.byteLength(content, 'utf8') > maxPasteSize * MB) throw tooLong(maxPasteSize);
       }
 
@@ -199,21 +214,42 @@ export function createPasteService(deps: PasteServiceDeps) {
       const language = input.language ?? DEFAULT_LANGUAGE;
       for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt += 1) {
         const slug = generateSlug(slugLength, slugCharacterSet, deps.randomInt);
-        const inserted = await batches.insert(
-          {
-            slug,
-            content,
-            passwordHash,
-            maxViews: input.maxViews ?? null,
-            deleteTokenHash,
+        const paste = {
+          slug,
+          content,
+          passwordHash,
+          maxViews: input.maxViews ?? null,
+          deleteTokenHash,
+          expiresAt,
+          revealOnClick: input.revealOnClick ?? false,
+          title,
+          language,
+          encrypted,
+        };
+        if (files.length > 0) {
+          // Not batched: a paste with files is rare, and it needs its id for the files' rows.
+          const pending = await repo.insertPendingPaste(db, paste);
+          if (!pending) continue;
+          let uploads: Array<{ id: string; uploadUrl: string }>;
+          try {
+            uploads = await deps.attachments.declare(pending.id, files);
+          } catch (error) {
+            await repo.deletePasteById(db, pending.id);
+            throw storageError(error);
+          }
+          return {
+            slug: pending.slug,
+            url: `/paste/${pending.slug}`,
+            deleteToken,
+            deleteUrl: links(pending.slug, deleteToken).deleteUrl,
             expiresAt,
-            revealOnClick: input.revealOnClick ?? false,
             title,
             language,
             encrypted,
-          },
-          viaApi,
-        );
+            attachments: uploads,
+          };
+        }
+        const inserted = await batches.insert(paste, viaApi);
         if (inserted) {
           return {
             slug: inserted.slug,
@@ -345,6 +381,55 @@ export function createPasteService(deps: PasteServiceDeps) {
       if (!(await repo.deletePasteById(db, found.id))) throw appError('PASTE_NOT_FOUND');
     },
 
+    /**
+     * Makes a paste with files readable once every file is in the store at its declared size
+     * (checked by `head`): 403 `Invalid delete token` without the paste's token, 409
+     * `Attachments not uploaded` while any is missing. Completing it again answers the same.
+     */
+    async complete(slug: string, token: string | undefined): Promise<{ slug: string; url: string }> {
+      const done = { slug, url: `/paste/${slug}` };
+      const pending = await repo.findPendingPaste(db, slug);
+      if (!pending) {
+        const found = await repo.findDeleteTokenHash(db, slug);
+        if (!found) throw appError('PASTE_NOT_FOUND');
+        if (!deleteTokenMatches(token, found.deleteTokenHash)) throw appError('PASTE_INVALID_DELETE_TOKEN');
+        return done;
+      }
+      if (!deleteTokenMatches(token, pending.deleteTokenHash)) throw appError('PASTE_INVALID_DELETE_TOKEN');
+      let checked: { count: number; missing: string[] };
+      try {
+        checked = await deps.attachments.checkUploaded(pending.id);
+      } catch (error) {
+        throw storageError(error);
+      }
+      if (checked.missing.length > 0) {
+        throw appError('PASTE_ATTACHMENTS_MISSING', {
+          message: `Attachments not uploaded: ${checked.missing.join(', ')}`,
+        });
+      }
+      // A paste made meanwhile under the same slug (a tiny slug space) leaves this one pending.
+      if (!(await repo.publishPendingPaste(db, pending.id, slug, checked.count))) throw appError('PASTE_NO_FREE_SLUG');
+      return done;
+    },
+
+    /**
+     * The files of a paste whose view was just counted, with download URLs (10 minutes); none
+     * for a paste without files. Only a counted view calls this.
+     */
+    async downloads(paste: ViewedPaste): Promise<AttachmentDownload[]> {
+      if (paste.attachments === 0) return [];
+      try {
+        return await deps.attachments.downloads(paste.id);
+      } catch (error) {
+        throw storageError(error);
+      }
+    },
+
+    /** Deletes pastes whose files never arrived. */
+    async deleteAbandoned(): Promise<number> {
+      return repo.deleteAbandonedPastes(db, ABANDONED_AFTER_HOURS);
+    },
+
     async clearAll(): Promise<number> {
       return repo.deleteAllPastes(db);
     },
@@ -400,6 +485,12 @@ function envelopeText(envelope: EnvelopeInput): string {
     ...(salt === undefined ? {} : { salt }),
     ciphertext,
   });
+}
+
+/** A store that failed (down, refusing): 503, the cause logged by the error handler, never a 500. */
+function storageError(error: unknown): HttpError {
+  if (isHttpError(error)) return error;
+  return Object.assign(appError('PASTE_STORAGE_UNAVAILABLE'), { cause: error });
 }
 
 export function tooLong(maxPasteSize: number): HttpError {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, index, integer, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const pastesTable = pgTable(
   'pastes',
@@ -28,6 +28,8 @@ export const pastesTable = pgTable(
     previewFetches: integer('preview_fetches').notNull().default(0),
     /** `content` is the envelope of an end-to-end encrypted paste (JSON of v, iv, salt?, ciphertext): the server cannot read it. */
     encrypted: boolean('encrypted').notNull().default(false),
+    /** How many files the paste carries (set when it is completed; 0 for none). */
+    attachments: smallint('attachments').notNull().default(0),
   },
   (table) => [
     // Newest first, with the id as tie-breaker: the owner's list pages through it by (created_at, id).

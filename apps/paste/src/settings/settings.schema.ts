@@ -10,6 +10,12 @@ const hexColor = z
 const rateLimit = z.number().int().min(1).max(1_000_000);
 const windowMinutes = z.number().int().min(1).max(10_080);
 const maxPasteSize = z.number().min(0.01).max(100);
+/** Total bytes of a paste's attachments: default 100 MiB, at most 5 GiB (decisions.md wave 4). */
+const maxAttachmentBytes = z
+  .number()
+  .int()
+  .min(0)
+  .max(5 * 1024 ** 3);
 const slugLength = z.number().int().min(4).max(64);
 const siteName = z.string().trim().min(1).max(100);
 const siteDescription = z.string().trim().max(500);
@@ -28,6 +34,7 @@ export const pasteSettingsSchema = z.object({
   webRateLimit: rateLimit.default(100),
   webRateLimitWindow: windowMinutes.default(60),
   maxPasteSize: maxPasteSize.default(1),
+  maxAttachmentBytes: maxAttachmentBytes.default(100 * 1024 ** 2),
   apiAccess: z.boolean().default(true),
   apiRateLimit: rateLimit.default(100),
   apiRateLimitWindow: windowMinutes.default(60),
@@ -59,6 +66,7 @@ export const securitySettingsSchema = z.object({
   webRateLimit: fromText(rateLimit).optional(),
   webRateLimitWindow: fromText(windowMinutes).optional(),
   maxPasteSize: fromText(maxPasteSize).optional(),
+  maxAttachmentBytes: fromText(maxAttachmentBytes).optional(),
   apiAccess: fromText(z.boolean()).optional(),
   apiRateLimit: fromText(rateLimit).optional(),
   apiRateLimitWindow: fromText(windowMinutes).optional(),

@@ -13,6 +13,7 @@ const pasteAggregatesRow = z.object({
   bytes: z.number(),
   apiUsage: z.number(),
   encrypted: z.number(),
+  attachmentBytes: z.number(),
 });
 export type PasteAggregates = z.infer<typeof pasteAggregatesRow>;
 
@@ -57,7 +58,10 @@ export async function pasteAggregates(db: Queryable): Promise<PasteAggregates> {
                           ORDER BY p.views_count DESC LIMIT 1), 0)::int AS "mostViewed",
                (kept.bytes - gone.bytes)::bigint AS "bytes",
                (kept.encrypted - gone.encrypted)::int AS "encrypted",
-               coalesce((SELECT sum(value) FROM paste_counters WHERE name LIKE 'api\\_usage:%'), 0)::bigint AS "apiUsage"
+               coalesce((SELECT sum(value) FROM paste_counters WHERE name LIKE 'api\\_usage:%'), 0)::bigint AS "apiUsage",
+               -- The files of the pastes still readable (completed, not past their time limit).
+               coalesce((SELECT sum(a.size) FROM paste_attachments a JOIN pastes p ON p.id = a.paste_id
+                          WHERE a.uploaded AND (p.expires_at IS NULL OR p.expires_at > now())), 0)::bigint AS "attachmentBytes"
           FROM kept, gone, edge`);
   return parseRow(pasteAggregatesRow, rows);
 }

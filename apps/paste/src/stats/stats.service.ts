@@ -18,6 +18,8 @@ export interface Statistics {
  */
 export interface DashboardStatistics extends Statistics {
   encryptedPastes: number;
+  /** Bytes of the files of readable pastes (also counted in storageUsed). */
+  attachmentBytes: number;
 }
 
 const units = ['B', 'KB', 'MB', 'GB'] as const;
@@ -45,14 +47,16 @@ export function createStatsService(deps: { db: Queryable }) {
       avgPasteSize: `${a.avgChars} characters`,
       mostViewed: a.mostViewed,
       avgViews: a.totalPastes === 0 ? 0 : Math.round((a.totalViews / a.totalPastes) * 100) / 100,
-      storageUsed: humanBytes(a.bytes),
+      // The pastes' text and their files.
+      storageUsed: humanBytes(a.bytes + a.attachmentBytes),
       encryptedPastes: a.encrypted,
+      attachmentBytes: a.attachmentBytes,
     };
   };
   return {
     /** GET /api/stats: the specification's figures. */
     async get(): Promise<Statistics> {
-      const { encryptedPastes: _encrypted, ...statistics } = await dashboard();
+      const { encryptedPastes: _encrypted, attachmentBytes: _files, ...statistics } = await dashboard();
       return statistics;
     },
     dashboard,
