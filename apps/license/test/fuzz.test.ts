@@ -19,6 +19,8 @@ interface Ids {
   policy: string;
   entitlement: string;
   entitlementCode: string;
+  /** A draft release of `product`. */
+  release: string;
   /** A machine of `license` (the first deactivation frees it; the rest meet the not-found page). */
   machine: string;
   /** The notification channel pages' `:channel` (email, sms, telegram). */
@@ -147,6 +149,34 @@ const routes: Route[] = [
     auth: 'none',
     fields: ['key', 'fingerprint'],
     valid: (ids) => ({ key: ids.licenseKey, fingerprint: 'fuzz-fp' }),
+  },
+  {
+    method: 'post',
+    path: () => '/api/license/releases/upgrade',
+    auth: 'none',
+    fields: ['key', 'fingerprint', 'currentVersion', 'channel', 'platform', 'arch', 'nonce'],
+    valid: (ids) => ({ key: ids.licenseKey, currentVersion: '0.1.0' }),
+  },
+  {
+    method: 'post',
+    path: (ids) => `/api/products/${ids.product}/releases`,
+    auth: 'admin',
+    fields: ['version', 'channel', 'notes', 'entitlements'],
+    valid: () => ({ version: '9.9.9', channel: 'beta' }),
+  },
+  {
+    method: 'put',
+    path: (ids) => `/api/releases/${ids.release}`,
+    auth: 'admin',
+    fields: ['channel', 'notes', 'entitlements'],
+    valid: () => ({ notes: 'Fuzzed' }),
+  },
+  {
+    method: 'post',
+    path: (ids) => `/api/releases/${ids.release}/artifacts`,
+    auth: 'admin',
+    fields: ['filename', 'platform', 'arch', 'size', 'sha256', 'signature'],
+    valid: () => ({ filename: 'app.tar.gz', platform: 'linux', arch: 'x86_64', size: 10, sha256: 'a'.repeat(64) }),
   },
   {
     method: 'post',
@@ -535,7 +565,13 @@ beforeAll(async () => {
     .set(admin.headers)
     .send({ productId: product._id, name: 'Fuzz', entitlements: ['FUZZ_E'] });
   expect(policy.status).toBe(201);
+  const release = await t.http
+    .post(`/api/products/${product._id}/releases`)
+    .set(admin.headers)
+    .send({ version: '1.0.0' });
+  expect(release.status).toBe(201);
   ids = {
+    release: release.body.release._id,
     machine: machine.body.machine._id,
     product: product._id,
     customer: customer._id,
@@ -577,6 +613,7 @@ describe('the fuzz table (license service)', () => {
       policy: '{}',
       entitlement: '{}',
       entitlementCode: '{}',
+      release: '{}',
     };
     const fuzzed = new Set(routes.map((route) => normalisedRoute(route.method, route.path(placeholders))));
     expect(declared.filter((route) => !fuzzed.has(route))).toEqual([]);
@@ -587,7 +624,7 @@ describe('arbitrary JSON bodies never answer 5xx (license service)', () => {
   it.each(
     routes.map((route) => ({
       ...route,
-      name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId', email: 'email', sms: 'sms', telegram: 'telegram', endpoint: ':id', machine: ':machineId', policy: ':id', entitlement: ':id', entitlementCode: 'CODE' })}`,
+      name: `${route.method.toUpperCase()} ${route.path({ product: ':product', customer: ':customer', license: ':id', licenseKey: ':key', action: ':id', customerLicense: ':licenseId', email: 'email', sms: 'sms', telegram: 'telegram', endpoint: ':id', machine: ':machineId', policy: ':id', entitlement: ':id', entitlementCode: 'CODE', release: ':id' })}`,
     })),
   )(
     '$name',

@@ -91,6 +91,7 @@ describe(`webhook endpoints managed in the admin console (${testDatabaseBackend(
       'Machine activated (MACHINE_ACTIVATED)',
       'Machine deactivated (MACHINE_DEACTIVATED)',
       'Floating seat lapsed (MACHINE_LEASE_EXPIRED)',
+      'Key sharing suspected (LICENSE_SHARING_SUSPECTED)',
     ]);
     expect(textOf((await get('/webhooks/deliveries')).text)).toContain('No deliveries yet.');
   });
