@@ -64,6 +64,12 @@ async function checkFolder(folder: string): Promise<void> {
 }
 
 async function main(argv: string[], io: Io): Promise<void> {
+  // A delete token is base64url and may begin with '-', which parseArgs would read as an option:
+  // `delete LINK TOKEN` takes its two arguments as they are.
+  if (argv[0] === 'delete' && argv.length === 3) {
+    await remove(io, parseLink(argv[1]!), argv[2]!, process.env.PASTE_API_KEY || undefined);
+    return;
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
