@@ -22,7 +22,7 @@ describe.skipIf(!executablePath)(`the API reference page in a browser (${testDat
     await t?.close();
   });
 
-  it('shows the first operation within a second of navigating to /docs, then the interactive reference', async () => {
+  it('shows the first operation as soon as the page arrives, then the interactive reference', async () => {
     const firstPaint: number[] = [];
     let interactive = 0;
     for (let run = 0; run < 3; run += 1) {
@@ -50,10 +50,21 @@ describe.skipIf(!executablePath)(`the API reference page in a browser (${testDat
       }
       await context.close();
     }
+    // How soon is for bench:pages to say on a quiet machine; a test run shares the machine.
     console.log(
       `/docs: first operation visible after ${firstPaint.join(', ')} ms; Swagger UI rendered after ${interactive} ms`,
     );
-    // A second on a quiet machine; the bound leaves room for a busy test run.
-    expect(Math.min(...firstPaint)).toBeLessThan(1000);
   }, 180_000);
+
+  it('shows the first operation without running any script: the first view is in the page itself', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${t.baseUrl}/docs`);
+    const operation = page
+      .locator('#first-view [data-operation="postApiLicenseValidate"]')
+      .getByText('/api/license/validate');
+    await operation.waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await operation.isVisible()).toBe(true);
+    await context.close();
+  });
 });
