@@ -1,20 +1,24 @@
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
 import { startTestSite, type TestSite } from './helpers.js';
 
-// A large file through the command line (decisions.md wave 4: 1 GiB files with bounded memory):
-// `paste put --attach` encrypts it in chunks and streams it to the filesystem store's upload URL,
-// `paste get --out` streams it back through decryption; the output is byte for byte the input.
-// ATTACHMENT_TEST_BYTES sets the size: 256 MiB by default, to stay inside CI's time (a 1 GiB
-// run, ATTACHMENT_TEST_BYTES=1073741824, takes about 90 s on a shared 2-core machine).
+// A 1 GiB file through the command line (issue 55's must-show; decisions.md wave 4: 1 GiB files
+// with bounded memory): `paste put --attach` encrypts it in chunks and streams it to the
+// filesystem store's upload URL, `paste get --out` streams it back through decryption; the output
+// is byte for byte the input, compared by SHA-256 as the bytes stream by (nothing holds the file).
+// 30-50 s on the shared 2-core machine (about 13 s of it writing the input);
+// ATTACHMENT_TEST_BYTES sets another size.
 
-const SIZE = Number(process.env.ATTACHMENT_TEST_BYTES ?? 256 * 1024 ** 2);
+const SIZE = Number(process.env.ATTACHMENT_TEST_BYTES ?? 1024 ** 3);
+const MiB = 1024 * 1024;
 const root = path.resolve(import.meta.dirname, '../../..');
 
 let site: TestSite;
@@ -53,48 +57,76 @@ function paste(args: string[]): Promise<{ code: number; stdout: string; stderr: 
   });
 }
 
-/** Writes `size` bytes: 1 MiB of random bytes, each repeat changed by its index, so no two MiB are alike. */
-async function writeInput(file: string, size: number): Promise<string> {
+/**
+ * The same `size` bytes on every run, made as they are written: the AES-256-CTR keystream of a
+ * fixed key (pseudo-random, so neither compression nor repeated blocks flatter the figures), one
+ * MiB at a time.
+ */
+function deterministicBytes(size: number): Readable {
+  const keystream = createCipheriv(
+    'aes-256-ctr',
+    createHash('sha256').update('paste slow test').digest(),
+    Buffer.alloc(16),
+  );
+  const zeros = Buffer.alloc(MiB);
+  return Readable.from(
+    (function* () {
+      for (let left = size; left > 0; left -= MiB) yield keystream.update(zeros.subarray(0, Math.min(MiB, left)));
+    })(),
+  );
+}
+
+/** Streams `source` into `file` and answers the SHA-256 of what went by. */
+async function writeHashed(source: Readable, file: string): Promise<string> {
   const hash = createHash('sha256');
-  const out = createWriteStream(file);
-  const block = randomBytes(1024 * 1024);
-  for (let written = 0, index = 0; written < size; index += 1) {
-    const chunk = Buffer.from(block.subarray(0, Math.min(block.length, size - written)));
-    chunk.writeUInt32BE(index, 0);
-    hash.update(chunk);
-    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-    written += chunk.length;
-  }
-  await new Promise<void>((resolve) => out.end(() => resolve()));
+  await pipeline(
+    source,
+    async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        yield chunk;
+      }
+    },
+    createWriteStream(file),
+  );
   return hash.digest('hex');
 }
 
 async function sha256(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  for await (const chunk of createReadStream(file, { highWaterMark: MiB })) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
 describe(`a ${SIZE} byte file through the command line (${testDatabaseBackend()})`, () => {
   it('put --attach, get --out: byte for byte', { timeout: 300_000 }, async () => {
     const input = path.join(folder, 'big.bin');
-    const expected = await writeInput(input, SIZE);
-    const started = Date.now();
-    const put = await paste(['put', '--attach', input]);
-    expect(put.code, put.stderr).toBe(0);
-    const uploaded = Date.now();
     const out = path.join(folder, 'out');
-    mkdirSync(out);
-    const get = await paste(['get', put.stdout.trim(), '--out', out]);
-    expect(get.code, get.stderr).toBe(0);
-    const downloaded = Date.now();
     const output = path.join(out, 'big.bin');
-    expect(statSync(output).size).toBe(SIZE);
-    expect(await sha256(output)).toBe(expected);
-    const mb = SIZE / 1e6;
-    console.log(
-      `CLI round trip of ${SIZE} bytes: up ${(mb / ((uploaded - started) / 1000)).toFixed(0)} MB/s, ` +
-        `down ${(mb / ((downloaded - uploaded) / 1000)).toFixed(0)} MB/s, ${((downloaded - started) / 1000).toFixed(1)} s`,
-    );
+    try {
+      const writing = Date.now();
+      const expected = await writeHashed(deterministicBytes(SIZE), input);
+      const started = Date.now();
+      const put = await paste(['put', '--attach', input]);
+      expect(put.code, put.stderr).toBe(0);
+      const uploaded = Date.now();
+      mkdirSync(out);
+      const get = await paste(['get', put.stdout.trim(), '--out', out]);
+      expect(get.code, get.stderr).toBe(0);
+      const downloaded = Date.now();
+      expect(statSync(output).size).toBe(SIZE);
+      expect(await sha256(output)).toBe(expected);
+      const compared = Date.now();
+      const mb = SIZE / 1e6;
+      console.log(
+        `CLI round trip of ${SIZE} bytes: up ${(mb / ((uploaded - started) / 1000)).toFixed(0)} MB/s, ` +
+          `down ${(mb / ((downloaded - uploaded) / 1000)).toFixed(0)} MB/s, ${((downloaded - started) / 1000).toFixed(1)} s ` +
+          `(input written in ${((started - writing) / 1000).toFixed(1)} s, output hashed in ${((compared - downloaded) / 1000).toFixed(1)} s)`,
+      );
+    } finally {
+      // Gigabytes on the disk: gone as soon as the comparison is made (the store's copy goes with the site).
+      rmSync(input, { force: true });
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });

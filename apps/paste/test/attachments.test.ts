@@ -342,5 +342,10 @@ describe.each(stores)(`attachments on the $name store (${testDatabaseBackend()})
     await pasteWithFiles([{ bytes: bytesOf(2048) }, { bytes: bytesOf(1024) }], { content: 'ab' });
     const after = await site.http.get('/api/stats').set('Cookie', owner.cookie);
     expect(after.body.storageUsed).toBe('3.0 KB');
+    // The owner's dashboard shows the same figure.
+    const dashboard = await site.http.get('/admin').set('Cookie', owner.cookie);
+    expect(
+      /<span class="stat-value">([^<]+)<\/span><span class="stat-label">Storage<\/span>/.exec(dashboard.text)?.[1],
+    ).toBe('3.0 KB');
   });
 });

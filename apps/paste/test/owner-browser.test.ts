@@ -107,6 +107,42 @@ describe.skipIf(!executablePath)(`the paste owner's first day in a browser (${te
     }
   });
 
+  it('sets the attachment limit in MB: a value out of range is refused with the reason, a good one is saved and shown back', async () => {
+    await site.reset();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      await context.addCookies(cookiesOf((await site.session(OWNER_ID)).cookie, site.baseUrl));
+      const page = await context.newPage();
+      await page.goto(`${site.baseUrl}/admin`);
+      const field = page.getByLabel('Maximum attachments (MB)');
+      expect(await field.inputValue()).toBe('100');
+      const form = page.locator('form', { has: field });
+      const status = form.getByRole('status');
+
+      await field.fill('6000');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await status.getByText(/at most 5120 MB/).waitFor();
+      expect(await status.innerText()).toContain('Validation failed');
+      await field.scrollIntoViewIfNeeded();
+      expect(await capture(page, 'paste-admin-attachment-limit-refused')).toBeLessThanOrEqual(390);
+
+      await field.fill('250');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await status.getByText('Security settings updated successfully').waitFor();
+      expect(site.settings.get().maxAttachmentBytes).toBe(250 * 1024 * 1024);
+      await page.reload();
+      expect(await page.getByLabel('Maximum attachments (MB)').inputValue()).toBe('250');
+      // The new-paste form says the new limit.
+      await page.goto(`${site.baseUrl}/`);
+      expect(await page.locator('#file-hint').innerText()).toContain('250 MB in all');
+      await page.goto(`${site.baseUrl}/admin`);
+      await page.getByLabel('Maximum attachments (MB)').scrollIntoViewIfNeeded();
+      expect(await capture(page, 'paste-admin-attachment-limit')).toBeLessThanOrEqual(390);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('marks used-up and expired pastes, clears a search, and deletes with the in-page dialog and a message', async () => {
     await site.reset();
     await site.createPaste({ content: 'still here', title: 'Team notes' });

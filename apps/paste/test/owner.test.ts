@@ -252,6 +252,98 @@ describe('settings', () => {
     expect(page.text).toContain('--primary:#ff0000');
     expect(page.text).toContain('--secondary:#00ff00');
   });
+
+  describe('the attachment limit on the dashboard, in MB', () => {
+    const MiB = 1024 * 1024;
+    const FIELD = 'Maximum attachments (MB)';
+    /** The dashboard's attachment field: its label (escaped as the page writes it) and value. */
+    const dashboardField = async (headers: Record<string, string>) => {
+      const html = (await site.http.get('/admin').set(headers)).text;
+      const field =
+        /<label class="field"><span class="label">([^<]*)<\/span>\s*<input type="number" name="maxAttachmentMegabytes"([^>]*)>/.exec(
+          html,
+        );
+      return { label: field?.[1], attributes: field?.[2] ?? '', value: /value="([^"]*)"/.exec(field?.[2] ?? '')?.[1] };
+    };
+
+    it('shows the limit (100 MB by default) with its range, and saves megabytes as bytes', async () => {
+      const headers = await asOwner();
+      expect(await dashboardField(headers)).toMatchObject({ label: FIELD, value: '100' });
+      expect((await dashboardField(headers)).attributes).toMatch(/min="0" max="5120" step="any"/);
+
+      for (const [sent, bytes] of [
+        [250, 250 * MiB],
+        ['0.5', 512 * 1024],
+        [5120, 5 * 1024 ** 3],
+        [0, 0],
+      ] as const) {
+        const response = await site.http
+          .post('/api/settings/security')
+          .set(headers)
+          .send({ maxAttachmentMegabytes: sent });
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({ success: true, message: 'Security settings updated successfully' });
+        expect((await site.http.get('/api/settings').set(headers)).body.maxAttachmentBytes).toBe(bytes);
+        expect((await dashboardField(headers)).value).toBe(String(bytes / MiB));
+      }
+      // The new limit is the one a paste meets.
+      await site.http.post('/api/settings/security').set(headers).send({ maxAttachmentMegabytes: 0.001 });
+      const limit = Math.round(0.001 * MiB);
+      const declare = (size: number) => site.http.post('/api/paste').send({ content: 'x', attachments: [{ size }] });
+      expect((await declare(limit + 1)).body.error).toBe('Attachments too large');
+      expect((await declare(limit)).status).toBe(200);
+    });
+
+    it('a limit set in bytes that is no whole number of MB survives saving the form unchanged', async () => {
+      const headers = await asOwner();
+      await site.http.post('/api/settings/security').set(headers).send({ maxAttachmentBytes: 1000 }).expect(200);
+      const shown = (await dashboardField(headers)).value!;
+      expect(Number(shown)).toBeCloseTo(1000 / MiB, 7);
+      await site.http
+        .post('/api/settings/security')
+        .set(headers)
+        .send({ maxAttachmentMegabytes: Number(shown), apiRateLimit: 500 })
+        .expect(200);
+      expect((await site.http.get('/api/settings').set(headers)).body).toMatchObject({
+        maxAttachmentBytes: 1000,
+        apiRateLimit: 500,
+      });
+    });
+
+    test.each([
+      { body: { maxAttachmentMegabytes: 5121 }, field: 'maxAttachmentMegabytes', text: /at most 5120 MB/ },
+      { body: { maxAttachmentMegabytes: -1 }, field: 'maxAttachmentMegabytes', text: /below 0 MB/ },
+      { body: { maxAttachmentMegabytes: 'lots' }, field: 'maxAttachmentMegabytes', text: /must be a number of MB/ },
+      {
+        body: { maxAttachmentMegabytes: 10, maxAttachmentBytes: 10 },
+        field: 'maxAttachmentMegabytes',
+        text: /not both/,
+      },
+      { body: { maxAttachmentBytes: 5 * 1024 ** 3 + 1 }, field: 'maxAttachmentBytes', text: /at most 5368709120/ },
+      { body: { maxAttachmentBytes: 1.5 }, field: 'maxAttachmentBytes', text: /whole number of bytes/ },
+    ])('$body answers 400 Validation failed, saying why, and changes nothing', async ({ body, field, text }) => {
+      const headers = await asOwner();
+      const before = (await site.http.get('/api/settings').set(headers)).body;
+      const response = await site.http.post('/api/settings/security').set(headers).send(body);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('Validation failed');
+      expect(response.body.details[field]).toMatch(text);
+      expect((await site.http.get('/api/settings').set(headers)).body).toEqual(before);
+    });
+
+    it('without the CSRF token the limit is refused and kept', async () => {
+      const owner = await site.session(OWNER_ID);
+      const response = await site.http
+        .post('/api/settings/security')
+        .set('Cookie', owner.cookie)
+        .send({ maxAttachmentMegabytes: 1 });
+      expect(response.status).toBe(403);
+      expect(response.body).toEqual({ error: 'Invalid CSRF token' });
+      expect((await site.http.get('/api/settings').set('Cookie', owner.cookie)).body.maxAttachmentBytes).toBe(
+        100 * MiB,
+      );
+    });
+  });
 });
 
 describe('statistics', () => {

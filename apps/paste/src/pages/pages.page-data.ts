@@ -1,6 +1,11 @@
 import type { ApiKeySummary } from '../api-keys/api-keys.service.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
-import { autoDeleteChoices, slugCharacterSets } from '../settings/settings.schema.js';
+import {
+  autoDeleteChoices,
+  MAX_ATTACHMENT_MEGABYTES,
+  MEGABYTE,
+  slugCharacterSets,
+} from '../settings/settings.schema.js';
 import type { PasteList } from '../moderation/moderation.schema.js';
 import { humanBytes, type DashboardStatistics } from '../stats/stats.service.js';
 import { EXPIRY_PRESETS } from '../rendering/expiry-text.js';
@@ -30,7 +35,7 @@ export function homeData(settings: PasteSettings, signInError: string | undefine
     modules: ['/static/paste-form.js'],
     notice: signInError && Object.hasOwn(signInErrors, signInError) ? signInErrors[signInError] : undefined,
     maxSize: formatSize(settings.maxPasteSize),
-    maxFiles: formatSize(settings.maxAttachmentBytes / (1024 * 1024)),
+    maxFiles: formatSize(settings.maxAttachmentBytes / MEGABYTE),
     maxAttachmentBytes: settings.maxAttachmentBytes,
     expiryOptions: EXPIRY_PRESETS.map(({ seconds, label }) => ({
       value: seconds === null ? '' : String(seconds),
@@ -67,15 +72,30 @@ function expand(color: string): string {
   return /^#[0-9a-fA-F]{3}$/.test(color) ? `#${[...color.slice(1)].map((c) => c + c).join('')}` : color;
 }
 
-const number = (name: keyof PasteSettings, label: string, value: number, min: number, max: number, step = '1') => ({
+const number = (
+  name: keyof PasteSettings | 'maxAttachmentMegabytes',
+  label: string,
+  value: number,
+  min: number,
+  max: number,
+  step = '1',
+  hint?: string,
+) => ({
   kind: 'number',
   type: 'number',
   name,
   label,
   value,
+  hint,
   required: true,
   attributes: { min, max, step },
 });
+
+/**
+ * The attachment limit in the page's megabytes, as the form sends it back: seven decimals give the
+ * exact bytes again (an API-set limit that is no whole number of MB is not changed by saving the form).
+ */
+const attachmentMegabytes = (bytes: number) => Number((bytes / MEGABYTE).toFixed(7));
 const checkbox = (name: keyof PasteSettings, label: string, checked: boolean) => ({
   kind: 'checkbox',
   name,
@@ -245,6 +265,15 @@ export function adminData(
           number('apiRateLimit', 'API requests per window', settings.apiRateLimit, 1, 1_000_000),
           number('apiRateLimitWindow', 'API window (minutes)', settings.apiRateLimitWindow, 1, 10_080),
           number('maxPasteSize', 'Maximum paste size (MB)', settings.maxPasteSize, 0.01, 100, '0.01'),
+          number(
+            'maxAttachmentMegabytes',
+            'Maximum attachments (MB)',
+            attachmentMegabytes(settings.maxAttachmentBytes),
+            0,
+            MAX_ATTACHMENT_MEGABYTES,
+            'any',
+            `All of a paste's files together, up to ${MAX_ATTACHMENT_MEGABYTES} MB`,
+          ),
           checkbox('apiAccess', 'Allow API access', settings.apiAccess),
           checkbox('apiKeyProtection', 'Require an API key for API requests', settings.apiKeyProtection),
         ],

@@ -10,12 +10,21 @@ const hexColor = z
 const rateLimit = z.number().int().min(1).max(1_000_000);
 const windowMinutes = z.number().int().min(1).max(10_080);
 const maxPasteSize = z.number().min(0.01).max(100);
+/** The megabyte of the owner's page (maxPasteSize counts in it too): 1024 × 1024 bytes. */
+export const MEGABYTE = 1024 * 1024;
 /** Total bytes of a paste's attachments: default 100 MiB, at most 5 GiB (decisions.md wave 4). */
+const MAX_ATTACHMENT_BYTES = 5 * 1024 ** 3;
 const maxAttachmentBytes = z
-  .number()
-  .int()
-  .min(0)
-  .max(5 * 1024 ** 3);
+  .number({ error: 'maxAttachmentBytes must be a whole number of bytes' })
+  .int('maxAttachmentBytes must be a whole number of bytes')
+  .min(0, 'maxAttachmentBytes must be at least 0')
+  .max(MAX_ATTACHMENT_BYTES, `maxAttachmentBytes must be at most ${MAX_ATTACHMENT_BYTES} (5 GB)`);
+/** The same limit as the owner's page shows and sends it: in megabytes, any fraction. */
+export const MAX_ATTACHMENT_MEGABYTES = MAX_ATTACHMENT_BYTES / MEGABYTE;
+const maxAttachmentMegabytes = z
+  .number({ error: 'Maximum attachments must be a number of MB' })
+  .min(0, 'Maximum attachments cannot be below 0 MB')
+  .max(MAX_ATTACHMENT_MEGABYTES, `Maximum attachments must be at most ${MAX_ATTACHMENT_MEGABYTES} MB (5 GB)`);
 const slugLength = z.number().int().min(4).max(64);
 const siteName = z.string().trim().min(1).max(100);
 const siteDescription = z.string().trim().max(500);
@@ -62,16 +71,30 @@ export const generalSettingsSchema = z.object({
   secondaryColor: hexColor.optional(),
 });
 
-export const securitySettingsSchema = z.object({
-  webRateLimit: fromText(rateLimit).optional(),
-  webRateLimitWindow: fromText(windowMinutes).optional(),
-  maxPasteSize: fromText(maxPasteSize).optional(),
-  maxAttachmentBytes: fromText(maxAttachmentBytes).optional(),
-  apiAccess: fromText(z.boolean()).optional(),
-  apiRateLimit: fromText(rateLimit).optional(),
-  apiRateLimitWindow: fromText(windowMinutes).optional(),
-  apiKeyProtection: fromText(z.boolean()).optional(),
-});
+/**
+ * The attachment limit comes in bytes (`maxAttachmentBytes`, the API's unit) or, from the owner's
+ * page, in megabytes (`maxAttachmentMegabytes`, like maxPasteSize beside it): the server turns
+ * megabytes into bytes, so the page sends what the owner typed and the range is checked here.
+ */
+export const securitySettingsSchema = z
+  .object({
+    webRateLimit: fromText(rateLimit).optional(),
+    webRateLimitWindow: fromText(windowMinutes).optional(),
+    maxPasteSize: fromText(maxPasteSize).optional(),
+    maxAttachmentBytes: fromText(maxAttachmentBytes).optional(),
+    maxAttachmentMegabytes: fromText(maxAttachmentMegabytes).optional(),
+    apiAccess: fromText(z.boolean()).optional(),
+    apiRateLimit: fromText(rateLimit).optional(),
+    apiRateLimitWindow: fromText(windowMinutes).optional(),
+    apiKeyProtection: fromText(z.boolean()).optional(),
+  })
+  .refine((body) => body.maxAttachmentBytes === undefined || body.maxAttachmentMegabytes === undefined, {
+    path: ['maxAttachmentMegabytes'],
+    message: 'Give maxAttachmentBytes or maxAttachmentMegabytes, not both',
+  })
+  .transform(({ maxAttachmentMegabytes: megabytes, ...patch }) =>
+    megabytes === undefined ? patch : { ...patch, maxAttachmentBytes: Math.round(megabytes * MEGABYTE) },
+  );
 
 export const advancedSettingsSchema = z.object({
   autoDeleteInactive: z
