@@ -69,6 +69,11 @@ export default tseslint.config(
     },
   },
   {
+    // The license console's Releases page script: an ES module (it imports @noble/hashes).
+    files: ['apps/license/src/dashboard/assets/releases.js'],
+    languageOptions: { sourceType: 'module' },
+  },
+  {
     // ES modules that browsers load (the encrypted paste's page) and that the paste command line
     // runs in Node too (envelope.js): WebCrypto and the encoding globals both have.
     files: [

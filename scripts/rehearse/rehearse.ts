@@ -2,7 +2,9 @@
 // rehearsal anyone can run"): HAProxy in front of 3 instances of each, a PostgreSQL primary and a
 // streaming replica in a temporary folder, PgBouncer in transaction mode between the instances
 // and the primary (wave 4, "Behind a transaction pooler"; skipped, and said so, when Debian's
-// pgbouncer is not installed), Redis; 60 s of mixed traffic while one instance of
+// pgbouncer is not installed), Redis, and s3rver as the S3-compatible store all instances share
+// (wave 4: a file uploaded through one instance downloads through any other; nothing on an
+// instance's disk); 60 s of mixed traffic while one instance of
 // each service is killed (SIGKILL) and the others are restarted one at a time (SIGTERM, drained).
 // Prints a table; exits 1 unless every acknowledged write is present, every counted limit is
 // exact, unexpected answers are at most 0.1% (none during the rolling restart) and the replica
@@ -21,8 +23,11 @@ import {
 import { NO_PGBOUNCER, pgbouncerBinary, startPgBouncer } from '../../packages/db/src/testing/pgbouncer.js';
 import { startDevIdp } from '../../packages/dev-idp/src/index.js';
 import { signInAs } from '../../packages/auth/src/testing.js';
+import { S3ObjectStore } from '../../packages/storage/src/index.js';
+import { startS3Server } from '../../packages/storage/src/testing/s3-server.js';
 import { haproxyConfig } from './haproxy.js';
 import { Instance } from './instances.js';
+import { artifactAcrossInstances, attachmentAcrossInstances, type Check } from './shared-store.js';
 import { newTally, sendOne, type Targets } from './traffic.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -102,6 +107,19 @@ async function main(): Promise<number> {
             [`${prefix}_DATABASE_POOL_MODE`]: 'transaction',
           }
         : { [`${prefix}_DATABASE_URL`]: direct[service] };
+    log('s3rver on loopback: the object store every instance shares (a prefix per service)');
+    const s3 = await startS3Server({ bucket: 'rehearsal' });
+    cleanups.push(() => s3.close());
+    const sharedStore = (service: 'paste' | 'license') => ({
+      STORAGE_URL: `s3://${s3.bucket}/${service}`,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_REGION: s3.region,
+      AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+    const storeOf = (service: 'paste' | 'license') =>
+      new S3ObjectStore({ ...s3, prefix: service, forcePathStyle: true });
     const idp = await startDevIdp({ port: await freePort() });
     cleanups.push(() => idp.stop());
 
@@ -125,6 +143,7 @@ async function main(): Promise<number> {
     const pasteEnv = {
       ...common,
       ...throughPgBouncer('paste', 'PASTE'),
+      ...sharedStore('paste'),
       PASTE_DATABASE_REPLICA_URL: withDatabase(pair.replicaUrl, 'paste'),
       PASTE_PUBLIC_URL: pasteUrl,
       OWNER_ID: 'owner-1',
@@ -132,6 +151,7 @@ async function main(): Promise<number> {
     const licenseEnv = {
       ...common,
       ...throughPgBouncer('license', 'LICENSE'),
+      ...sharedStore('license'),
       LICENSE_DATABASE_REPLICA_URL: withDatabase(pair.replicaUrl, 'license'),
       LICENSE_PUBLIC_URL: licenseUrl,
       ADMIN_IDS: 'admin-1',
@@ -222,6 +242,21 @@ async function main(): Promise<number> {
       ipLicenseKey: await license({ ipLimit: LIMITS.ips }),
       machineLicenseKey: await license({ hwidLimit: LIMITS.machines }),
     };
+
+    log('shared store: a paste attachment up through paste-1, down through paste-2');
+    const origin = (instance: Instance) => `http://127.0.0.1:${instance.port}`;
+    const storeChecks: Check[] = await attachmentAcrossInstances(
+      { a: origin(instances.paste[0]!), b: origin(instances.paste[1]!) },
+      { paste: storeOf('paste') },
+    );
+    log('shared store: a release artifact up through license-1, published through license-2, down through license-3');
+    storeChecks.push(
+      ...(await artifactAcrossInstances(
+        { a: origin(instances.license[0]!), b: origin(instances.license[1]!), c: origin(instances.license[2]!) },
+        { productId: product._id, licenseKey: await license({}), adminHeaders: auth },
+        { license: storeOf('license') },
+      )),
+    );
     const scansBefore =
       replicaScans(withDatabase(pair.replicaUrl, 'paste')) + replicaScans(withDatabase(pair.replicaUrl, 'license'));
 
@@ -321,7 +356,8 @@ async function main(): Promise<number> {
     const rollingUnexpected = tally.byPhase.get('rolling restart')?.unexpected ?? 0;
     const replicaReads = scansAfter - scansBefore;
 
-    const checks: [string, string, boolean][] = [
+    const checks: Check[] = [
+      ...storeChecks,
       [
         'pastes acknowledged / present',
         `${tally.createdSlugs.length} / ${pastesPresent}`,

@@ -41,6 +41,7 @@ import { auditModule } from './audit/audit.module.js';
 import { createAuditService } from './audit/audit.service.js';
 import { automationsModule } from './automations/automations.module.js';
 import { distributionModules, objectStoreOf } from './distribution/distribution.module.js';
+import type { ReleasesService } from './distribution/releases.service.js';
 import { customerPortalModule } from './customer-portal/customer-portal.module.js';
 import { customersModule } from './customers/customers.module.js';
 import { createCustomersService } from './customers/customers.service.js';
@@ -124,6 +125,8 @@ export interface LicenseApp {
   machines: MachinesService;
   /** Validation analytics, sharing announcements and usage retention (tests run its scans). */
   analytics: AnalyticsService;
+  /** Software releases (tests run the removal of deleted artifacts' objects and the orphan sweep). */
+  releases: ReleasesService;
   /** The modules the app is built from: `startService` (a test, with `startModules`) starts their handlers and jobs. */
   modules: readonly FeatureModule[];
   /** Every route the app declares, as the OpenAPI document describes them; made at the first call. */
@@ -273,6 +276,8 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     secret: sessionSecretOf(config),
     signer,
     logger,
+    // As the scheduled scans: only a real queue runs jobs once across instances.
+    queue: deps.jobs,
     product: (productId) => products.get(productId, false),
     admin,
     adminPage,
@@ -516,6 +521,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
     licenses,
     machines,
     analytics: analytics.service,
+    releases: distribution.service,
     modules,
     openApiDocument,
     async close() {

@@ -43,7 +43,12 @@ export interface Session {
 /** What tests reach inside the app: the event bus and the licenses service. */
 export interface TestContext {
   events: EventBus;
-  services: { licenses: LicenseApp['licenses']; machines: LicenseApp['machines']; analytics: LicenseApp['analytics'] };
+  services: {
+    licenses: LicenseApp['licenses'];
+    machines: LicenseApp['machines'];
+    analytics: LicenseApp['analytics'];
+    releases: LicenseApp['releases'];
+  };
 }
 
 export interface TestApp {
@@ -147,7 +152,12 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   server.on('request', built.app);
   const context: TestContext = {
     events: built.events,
-    services: { licenses: built.licenses, machines: built.machines, analytics: built.analytics },
+    services: {
+      licenses: built.licenses,
+      machines: built.machines,
+      analytics: built.analytics,
+      releases: built.releases,
+    },
   };
 
   const signIn = async (userId: string): Promise<Session> => {

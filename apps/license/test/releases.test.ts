@@ -1,10 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
+import { createObjectStore, storageSettingsOf } from '@app/storage';
 import { startS3Server, type TestS3Server } from '@app/storage/testing';
 import { verifyResponse } from '../src/signing/signing.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
@@ -251,6 +253,101 @@ describe.each(stores)(`releases and update feeds (%s store, ${testDatabaseBacken
     expect(yanked.body.release.status).toBe('yanked');
     expect((await t.http.delete(`/api/releases/${id}`).set(admin.headers)).status).toBe(200);
     expect((await get(`/api/releases/${id}`)).status).toBe(404);
+  });
+
+  /** The app's store as the test sees it (the same STORAGE_URL), and the keys of a release's artifacts. */
+  const storeOfApp = () =>
+    createObjectStore(storageSettingsOf(t.config), { publicUrl: `${t.baseUrl}/files`, signingSecret: 'unused' });
+  async function objectKeysOf(releaseId: string) {
+    const { rows } = await t.database.pool.query<{ storage_key: string }>(
+      'SELECT storage_key FROM release_artifacts WHERE release_id = $1 ORDER BY storage_key',
+      [releaseId],
+    );
+    return rows.map((row) => row.storage_key);
+  }
+  const present = async (keys: string[]) => {
+    const store = storeOfApp();
+    return (await Promise.all(keys.map((key) => store.head(key)))).filter(Boolean).length;
+  };
+  const queued = async () =>
+    Number((await t.database.pool.query('SELECT count(*) AS n FROM release_object_removals')).rows[0].n);
+
+  it("deleting an artifact, a release or the product removes the artifacts' objects", async () => {
+    const product = await t.createProduct();
+    const draft = await release(product._id, { version: '1.0.0' }, [{}, {}]);
+    const [removedKey, keptKey] = await objectKeysOf(draft);
+    const [removedArtifact] = (await get(`/api/releases/${draft}`)).body.release.artifacts as Array<{ _id: string }>;
+    expect(await present([removedKey!, keptKey!])).toBe(2);
+
+    // An artifact removed from a draft: its object goes with it.
+    expect(
+      (await t.http.delete(`/api/releases/${draft}/artifacts/${removedArtifact!._id}`).set(admin.headers)).status,
+    ).toBe(200);
+    expect(await present([removedKey!, keptKey!])).toBe(1);
+    // The release: its other object too.
+    expect((await t.http.delete(`/api/releases/${draft}`).set(admin.headers)).status).toBe(200);
+    expect(await present([keptKey!])).toBe(0);
+
+    // The product (no licenses): its releases go by cascade, their objects with the removal job.
+    const published = await release(product._id, { version: '1.1.0' }, [{}, {}]);
+    await publish(published);
+    const publishedKeys = await objectKeysOf(published);
+    expect((await t.http.delete(`/api/products/${product._id}`).set(admin.headers)).status).toBe(200);
+    expect(await objectKeysOf(published)).toEqual([]);
+    expect(await t.context.services.releases.removeQueuedObjects()).toBe(2);
+    expect(await present(publishedKeys)).toBe(0);
+    expect(await queued()).toBe(0);
+  });
+
+  it('deletes while the store is down; the removal job removes the objects once it is back', async () => {
+    const product = await t.createProduct();
+    const kept = await release(product._id, { version: '1.0.0' });
+    const doomed = await release(product._id, { version: '2.0.0' }, [{}, {}]);
+    const keys = await objectKeysOf(doomed);
+    const [firstArtifact] = (await get(`/api/releases/${doomed}`)).body.release.artifacts as Array<{ _id: string }>;
+
+    // A second instance on the same data whose store does not answer (nothing listens on port 9).
+    const cut = await buildTestApp({
+      database: t.database,
+      now: clock,
+      env: {
+        STORAGE_URL: 's3://down',
+        AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9',
+        AWS_ACCESS_KEY_ID: 'x',
+        AWS_SECRET_ACCESS_KEY: 'x',
+        S3_FORCE_PATH_STYLE: 'true',
+      },
+    });
+    try {
+      const headers = (await cut.admin()).headers;
+      expect(
+        (await cut.http.delete(`/api/releases/${doomed}/artifacts/${firstArtifact!._id}`).set(headers)).status,
+      ).toBe(200);
+      expect((await cut.http.delete(`/api/releases/${doomed}`).set(headers)).status).toBe(200);
+      expect((await get(`/api/releases/${doomed}`)).status).toBe(404);
+      // Still down: the objects stay queued.
+      expect(await cut.context.services.releases.removeQueuedObjects()).toBe(0);
+    } finally {
+      await cut.close();
+    }
+    expect(await present(keys)).toBe(2);
+    expect(await queued()).toBe(2);
+
+    // The store is back: the next run removes them, and nothing else.
+    expect(await t.context.services.releases.removeQueuedObjects()).toBe(2);
+    expect(await present(keys)).toBe(0);
+    expect(await queued()).toBe(0);
+    expect(await present(await objectKeysOf(kept))).toBe(1);
+  });
+
+  it('the orphan sweep removes objects no artifact names and keeps the others', async () => {
+    const product = await t.createProduct();
+    const kept = await release(product._id, { version: '1.0.0' });
+    const orphan = `releases/${randomUUID()}/${randomUUID()}/lost.tar.gz`;
+    await storeOfApp().put(orphan, Readable.from([Buffer.alloc(3)]), { size: 3 });
+    expect(await t.context.services.releases.sweepOrphanObjects()).toBe(1);
+    expect(await present([orphan])).toBe(0);
+    expect(await present(await objectKeysOf(kept))).toBe(1);
   });
 
   it('answers upgrades signed, by channel and entitlement, with links that count downloads and lapse after 10 minutes', async () => {

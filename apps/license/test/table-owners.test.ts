@@ -32,6 +32,8 @@ const owners: Record<string, string | null> = {
   entitlements: app('entitlements/entitlements.repository.ts'),
   releases: app('distribution/releases.repository.ts'),
   release_artifacts: app('distribution/releases.repository.ts'),
+  // Inserted by the trigger of migration 0024_release_object_removals.sql; dropped once removed from the store here.
+  release_object_removals: app('distribution/releases.repository.ts'),
   license_entitlements: app('licenses/licenses.repository.ts'),
   customers: app('customers/customers.repository.ts'),
   usage_records: app('usage/usage.repository.ts'),

@@ -13,6 +13,12 @@ export {
 } from './object-store.js';
 export { FileObjectStore, type FileStoreOptions } from './file-store.js';
 export { fileStoreHandler, FILE_STORE_ERRORS } from './file-store-handler.js';
+export {
+  removePendingObjects,
+  sweepOrphanObjects,
+  type PendingRemovals,
+  type RemovalWarning,
+} from './object-removal.js';
 export { S3ObjectStore, type S3StoreOptions } from './s3-store.js';
 export {
   createObjectStore,

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { Router, type Response } from 'express';
 import { z } from 'zod';
@@ -10,6 +11,11 @@ import type { CustomerRecord } from '../common/request.js';
 import type { DashboardService } from './dashboard.service.js';
 
 const assetsDir = path.join(import.meta.dirname, 'assets');
+/**
+ * @noble/hashes (ES modules with relative imports only), served from node_modules (no CDN): the
+ * Releases page hashes a file as it reads it in pieces, which WebCrypto's one-shot digest cannot.
+ */
+const nobleHashesDir = path.dirname(createRequire(import.meta.url).resolve('@noble/hashes/sha2.js'));
 
 /** `?error=` carries the sign-in failure's code back to the page; anything else is ignored. */
 /** A page of this site to come back to after signing in: a path, never another origin (`//host`, `/\\host`). */
@@ -24,6 +30,10 @@ const pageQuery = z.object({ error: z.string().optional().catch(undefined), retu
 /** The UI kit's stylesheet and script, and the page's own stylesheet, script and icon (files, not API routes). */
 export const dashboardAssets: Router = Router()
   .use(UI_STATIC_PATH, uiStatic())
+  .use(
+    `${assetsPath}/vendor/noble-hashes`,
+    express.static(nobleHashesDir, { index: false, maxAge: '1h', fallthrough: false }),
+  )
   .use(assetsPath, express.static(assetsDir, { index: false, maxAge: '1h', fallthrough: false }));
 
 /**

@@ -151,3 +151,25 @@ export async function deleteArtifact(db: Queryable, artifactId: string): Promise
 export async function countDownload(db: Queryable, artifactId: string): Promise<void> {
   await db.query('UPDATE release_artifacts SET downloads = downloads + 1 WHERE id = $1', [artifactId]);
 }
+
+/** Keys of deleted artifacts whose objects are still in the store, oldest first (filled by migration 0024's trigger). */
+export async function queuedRemovals(db: Queryable, limit: number): Promise<string[]> {
+  const { rows } = await db.query<{ storage_key: string }>(
+    'SELECT storage_key FROM release_object_removals ORDER BY queued_at, storage_key LIMIT $1',
+    [limit],
+  );
+  return rows.map((row) => row.storage_key);
+}
+
+export async function forgetRemoval(db: Queryable, storageKey: string): Promise<void> {
+  await db.query('DELETE FROM release_object_removals WHERE storage_key = $1', [storageKey]);
+}
+
+/** Which of `keys` belong to an artifact. */
+export async function artifactKeys(db: Queryable, keys: string[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ storage_key: string }>(
+    'SELECT storage_key FROM release_artifacts WHERE storage_key = ANY($1::text[])',
+    [keys],
+  );
+  return new Set(rows.map((row) => row.storage_key));
+}

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { uniqueViolation, withTransaction } from '@app/db';
-import type { ObjectStore } from '@app/storage';
+import type { Logger } from '@app/http';
+import { removePendingObjects, sweepOrphanObjects, type ObjectStore } from '@app/storage';
 import { recordAudit } from '../audit/audit.service.js';
 import type { Actor } from '../common/actor.js';
 import { appError } from '../common/error-codes.js';
@@ -37,6 +38,11 @@ export interface ReleaseWish {
   /** Only artifacts that carry the updater's signature (Tauri refuses an update without one). */
   signedOnly?: boolean;
 }
+
+/** Objects removed per run of the removal job (it runs every minute; more wait for the next). */
+const REMOVALS_PER_RUN = 500;
+/** Where artifacts' objects live in the store: `releases/<release>/<artifact>/<filename>`. */
+export const ARTIFACT_PREFIX = 'releases/';
 
 const stability = (channel: ReleaseChannel) => releaseChannels.indexOf(channel);
 
@@ -88,10 +94,27 @@ export function createReleasesService(deps: {
   now: () => Date;
   store: ObjectStore;
   links: DownloadLinks;
+  logger: Pick<Logger, 'warn'>;
   /** Throws PRODUCT_NOT_FOUND for a product that is not there. */
   productExists: (productId: string) => Promise<unknown>;
 }) {
   const { pool, now, store, links } = deps;
+
+  /**
+   * Removes queued objects of deleted artifacts (migration 0024's trigger queues them with the
+   * deletion), `keys` only or the oldest queued; a store that is down keeps them queued for the
+   * next run. Answers how many were removed.
+   */
+  const removeQueuedObjects = (keys?: string[]) =>
+    removePendingObjects(
+      store,
+      {
+        due: (limit) => (keys ? Promise.resolve(keys) : repo.queuedRemovals(pool, limit)),
+        keyOf: (key) => key,
+        forget: (key) => repo.forgetRemoval(pool, key),
+      },
+      { limit: REMOVALS_PER_RUN, warn: (fields, message) => deps.logger.warn(fields, message) },
+    );
 
   const withArtifacts = async (rows: repo.ReleaseRow[]) => {
     const artifacts = await repo.listArtifacts(
@@ -206,7 +229,7 @@ export function createReleasesService(deps: {
         return release;
       }),
 
-    /** Drafts and yanked releases only; their bytes go with them. */
+    /** Drafts and yanked releases only; their bytes go with them (or with the removal job while the store is down). */
     async remove(actor: Actor, id: string) {
       const keys = await withTransaction(pool, async (client) => {
         const row = await lockedOrThrow(client, id);
@@ -217,7 +240,7 @@ export function createReleasesService(deps: {
         await audit(client, actor, 'delete', id, before);
         return artifacts.map((artifact) => artifact.storage_key);
       });
-      await Promise.all(keys.map((key) => store.delete(key)));
+      await removeQueuedObjects(keys);
     },
 
     /** 409 `Artifacts missing` while the release has no artifact or one without its checked bytes. */
@@ -256,13 +279,13 @@ export function createReleasesService(deps: {
           await repo.insertArtifact(client, releaseId, {
             ...input,
             id: artifactId,
-            storageKey: `releases/${releaseId}/${artifactId}/${input.filename}`,
+            storageKey: `${ARTIFACT_PREFIX}${releaseId}/${artifactId}/${input.filename}`,
           });
           const after = await json(client, row);
           await audit(client, actor, 'update', releaseId, before, after);
           return after.artifacts.find((found) => found._id === artifactId)!;
         });
-        const upload = await store.uploadUrl(`releases/${releaseId}/${artifactId}/${input.filename}`, {
+        const upload = await store.uploadUrl(`${ARTIFACT_PREFIX}${releaseId}/${artifactId}/${input.filename}`, {
           size: input.size,
         });
         return { artifact, uploadUrl: upload.url, uploadHeaders: upload.headers, uploadExpiresAt: upload.expiresAt };
@@ -319,7 +342,7 @@ export function createReleasesService(deps: {
       });
     },
 
-    /** Removes an artifact of a draft, and its bytes. */
+    /** Removes an artifact of a draft, and its bytes (or queues them while the store is down). */
     async removeArtifact(actor: Actor, releaseId: string, artifactId: string) {
       const key = await withTransaction(pool, async (client) => {
         const row = await lockedOrThrow(client, releaseId);
@@ -330,8 +353,18 @@ export function createReleasesService(deps: {
         await audit(client, actor, 'update', releaseId, before, await json(client, row));
         return artifact.storage_key;
       });
-      await store.delete(key);
+      await removeQueuedObjects([key]);
     },
+
+    /** The removal job: objects of artifacts deleted while the store was down, or with their product. */
+    removeQueuedObjects: () => removeQueuedObjects(),
+
+    /**
+     * Compares the store with the artifacts: removes every object under `releases/` that no
+     * artifact names (bytes uploaded after their artifact was deleted, a row deleted by hand).
+     */
+    sweepOrphanObjects: () =>
+      sweepOrphanObjects(store, { prefix: ARTIFACT_PREFIX, known: (keys) => repo.artifactKeys(pool, keys) }),
 
     /** The upgrade a license is offered (null when none): see chooseUpgrade. */
     async upgradeFor(license: LicenseForReleases, wish: ReleaseWish): Promise<OfferedRelease | null> {

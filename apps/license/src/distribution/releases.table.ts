@@ -72,5 +72,20 @@ export const releaseArtifacts = pgTable(
       .notNull()
       .default(sql`now()`),
   },
-  (table) => [uniqueIndex('release_artifacts_filename_idx').on(table.releaseId, table.filename)],
+  (table) => [
+    uniqueIndex('release_artifacts_filename_idx').on(table.releaseId, table.filename),
+    uniqueIndex('release_artifacts_storage_key_idx').on(table.storageKey),
+  ],
 );
+
+/**
+ * Objects of deleted artifacts still to be removed from the store (migration 0024): queued by a
+ * trigger whenever an artifact row goes, however it goes (its release or product deleted too),
+ * and dropped once the store has let the object go.
+ */
+export const releaseObjectRemovals = pgTable('release_object_removals', {
+  storageKey: text('storage_key').primaryKey(),
+  queuedAt: timestamp('queued_at', { withTimezone: true })
+    .notNull()
+    .default(sql`now()`),
+});

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '@app/db';
 import type { Logger } from '@app/http';
-import type { ObjectStore } from '@app/storage';
+import { removePendingObjects, sweepOrphanObjects, type ObjectStore } from '@app/storage';
 import * as repo from './attachments.repository.js';
 
 /** What a paste's creator declares for each file (name and type only on plain pastes). */
@@ -86,47 +86,33 @@ export function createAttachmentService(deps: { db: Queryable; store: ObjectStor
      * handed out have lapsed), then their rows. A store that fails keeps the row: the next run
      * tries again. Answers how many were removed.
      */
-    async removeDue(): Promise<number> {
-      const due = await repo.dueForRemoval(db, REMOVALS_PER_RUN);
-      let removed = 0;
-      for (const id of due) {
-        try {
-          await store.delete(objectKey(id));
-        } catch (error) {
-          logger.warn({ err: error, attachment: id }, 'could not remove an attachment from the store; retrying later');
-          // The store is likely down: the others would fail the same way.
-          break;
-        }
-        await repo.deleteAttachment(db, id);
-        removed += 1;
-      }
-      return removed;
-    },
+    removeDue: (): Promise<number> =>
+      removePendingObjects(
+        store,
+        {
+          due: (limit) => repo.dueForRemoval(db, limit),
+          keyOf: objectKey,
+          forget: (id) => repo.deleteAttachment(db, id),
+        },
+        { limit: REMOVALS_PER_RUN, warn: (fields, message) => logger.warn(fields, message) },
+      ),
 
     /**
      * Compares the store with the table: removes every object under `pastes/` that has no row
      * (an upload that finished after its pending paste was abandoned, a row lost). Answers how
      * many objects it removed.
      */
-    async sweepOrphans(): Promise<number> {
-      let removed = 0;
-      let page: string[] = [];
-      const flush = async () => {
-        const known = await repo.existingIds(db, page);
-        for (const id of page) {
-          if (known.has(id)) continue;
-          await store.delete(objectKey(id));
-          removed += 1;
-        }
-        page = [];
-      };
-      for await (const object of store.list(OBJECT_PREFIX)) {
-        page.push(object.key.slice(OBJECT_PREFIX.length));
-        if (page.length >= 500) await flush();
-      }
-      if (page.length > 0) await flush();
-      return removed;
-    },
+    sweepOrphans: (): Promise<number> =>
+      sweepOrphanObjects(store, {
+        prefix: OBJECT_PREFIX,
+        known: async (keys) => {
+          const ids = await repo.existingIds(
+            db,
+            keys.map((key) => key.slice(OBJECT_PREFIX.length)),
+          );
+          return new Set([...ids].map(objectKey));
+        },
+      }),
   };
 }
 
