@@ -331,6 +331,20 @@ async function main(): Promise<number> {
       psql(pasteDb, 'SELECT count(*) FROM paste_generated_secrets'),
       psql(licenseDb, 'SELECT count(*) FROM license_generated_secrets'),
     ];
+    // A rolling upgrade runs the previous releases' instances beside the new ones: the SQL
+    // functions they call keep their names and columns (changed ones get a new versioned name).
+    const previousValidation = ['license_validate_batch', 'license_validate_batch_v2'].map((name) =>
+      psql(
+        licenseDb,
+        `SELECT error FROM ${name}(ARRAY['NO-SUCH-KEY'], ARRAY[NULL]::text[], ARRAY[NULL]::text[], ARRAY[NULL]::text[], now())`,
+      ),
+    );
+    const previousSeats = psql(
+      licenseDb,
+      "SELECT count(DISTINCT proname) FROM pg_proc WHERE proname IN ('license_machine_seat', 'license_machine_seat_v2')",
+    );
+    const previousFunctionsAnswer =
+      previousValidation.every((error) => error === 'License not found') && previousSeats === '2';
     const dataFiles = all.flatMap((instance) =>
       existsSync(instance.dataDir) ? readdirSync(instance.dataDir).map((file) => `${instance.name}/${file}`) : [],
     );
@@ -386,6 +400,11 @@ async function main(): Promise<number> {
       ],
       ['unexpected during rolling restart (0)', String(rollingUnexpected), rollingUnexpected === 0],
       ['replica reads (table scans on the replica)', String(replicaReads), replicaReads > 0],
+      [
+        "previous releases' SQL functions (rolling upgrade)",
+        `validate v1+v2 answer, seat v1+v2: ${previousSeats} of 2`,
+        previousFunctionsAnswer,
+      ],
       ['generated session secrets in the database', secrets.join(' + '), secrets.every((count) => count === '1')],
       [
         'PgBouncer (transaction mode): transactions passed',
