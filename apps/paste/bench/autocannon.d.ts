@@ -7,7 +7,17 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
-    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
+    /** Requests a second over all connections (0: as many as the server answers). */
+    overallRate?: number;
+    requests?: Request[];
+  }
+  export interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    /** Called before each send of this request: answers the request to send (a fresh body, say). */
+    setupRequest?: (request: Request) => Request;
   }
   export interface Histogram {
     average: number;

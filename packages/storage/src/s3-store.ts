@@ -1,13 +1,6 @@
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  paginateListObjectsV2,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+// The AWS SDK (tens of modules, ≈ 5 MB of heap and 20 MB of RSS at start-up) is loaded when a
+// store first talks to S3: a service on the filesystem store never loads it (docs/performance.md).
+import type { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { attachmentDisposition } from './content-disposition.js';
 import { ExactSize, nodeReadable } from './exact-size.js';
@@ -41,22 +34,14 @@ export interface S3StoreOptions {
 /** Any S3-compatible store through the AWS SDK: clients move the bytes by presigned URLs, straight to the bucket. */
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3';
-  readonly client: S3Client;
+  private readonly options: S3StoreOptions;
+  private connection?: Promise<S3Connection>;
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly now: () => Date;
 
   constructor(options: S3StoreOptions) {
-    this.client = new S3Client({
-      endpoint: options.endpoint,
-      region: options.region,
-      credentials: options.credentials,
-      forcePathStyle: options.forcePathStyle ?? false,
-      // The SDK's default checksums would be signed into presigned URLs (a checksum of no body)
-      // and sent as aws-chunked trailers, which many S3-compatible stores do not accept.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    this.options = options;
     this.bucket = options.bucket;
     this.prefix = options.prefix ? `${options.prefix.replace(/^\/+|\/+$/g, '')}/` : '';
     this.now = options.now ?? (() => new Date());
@@ -65,7 +50,8 @@ export class S3ObjectStore implements ObjectStore {
   async uploadUrl(key: string, options: UploadUrlOptions): Promise<PresignedRequest> {
     assertValidSize(options.size);
     const lifetime = lifetimeOf(options.expiresInSeconds);
-    const command = new PutObjectCommand({
+    const { sdk } = await this.connect();
+    const command = new sdk.PutObjectCommand({
       Bucket: this.bucket,
       Key: this.objectKey(key),
       ContentLength: options.size,
@@ -75,7 +61,8 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async downloadUrl(key: string, options: DownloadUrlOptions = {}): Promise<PresignedRequest> {
-    const command = new GetObjectCommand({
+    const { sdk } = await this.connect();
+    const command = new sdk.GetObjectCommand({
       Bucket: this.bucket,
       Key: this.objectKey(key),
       ResponseContentDisposition: attachmentDisposition(options.fileName),
@@ -85,21 +72,24 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async head(key: string): Promise<ObjectInfo | undefined> {
+    const { sdk, client } = await this.connect();
     try {
-      const found = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const found = await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
       return { key, size: found.ContentLength ?? 0, lastModified: found.LastModified ?? new Date(0) };
     } catch (error) {
-      if (isNotFound(error)) return undefined;
+      if (isNotFound(sdk, error)) return undefined;
       throw error;
     }
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    const { sdk, client } = await this.connect();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
   }
 
   async *list(prefix = ''): AsyncIterable<ObjectInfo> {
-    const pages = paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket, Prefix: this.prefix + prefix });
+    const { sdk, client } = await this.connect();
+    const pages = sdk.paginateListObjectsV2({ client }, { Bucket: this.bucket, Prefix: this.prefix + prefix });
     for await (const page of pages) {
       for (const object of page.Contents ?? []) {
         if (!object.Key) continue;
@@ -114,6 +104,7 @@ export class S3ObjectStore implements ObjectStore {
 
   async put(key: string, body: Readable | ReadableStream<Uint8Array>, options: { size: number }): Promise<void> {
     assertValidSize(options.size);
+    const { sdk, client } = await this.connect();
     const source = nodeReadable(body);
     // Counted on the way: a body of another length aborts the request rather than hanging it.
     const counted = new ExactSize(options.size);
@@ -129,8 +120,8 @@ export class S3ObjectStore implements ObjectStore {
     source.pipe(counted);
     try {
       await Promise.race([
-        this.client.send(
-          new PutObjectCommand({
+        client.send(
+          new sdk.PutObjectCommand({
             Bucket: this.bucket,
             Key: this.objectKey(key),
             Body: counted,
@@ -149,15 +140,35 @@ export class S3ObjectStore implements ObjectStore {
 
   async get(key: string, options: { range?: { start: number; end?: number } } = {}): Promise<Readable> {
     const range = options.range ? `bytes=${options.range.start}-${options.range.end ?? ''}` : undefined;
+    const { sdk, client } = await this.connect();
     try {
-      const found = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Range: range }),
+      const found = await client.send(
+        new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Range: range }),
       );
       return found.Body as Readable;
     } catch (error) {
-      if (isNotFound(error)) throw new ObjectNotFoundError(key);
+      if (isNotFound(sdk, error)) throw new ObjectNotFoundError(key);
       throw error;
     }
+  }
+
+  /** The SDK and this store's client, loaded and made at the first call. */
+  private connect(): Promise<S3Connection> {
+    this.connection ??= loadSdk().then(({ sdk, presigner }) => ({
+      sdk,
+      presigner,
+      client: new sdk.S3Client({
+        endpoint: this.options.endpoint,
+        region: this.options.region,
+        credentials: this.options.credentials,
+        forcePathStyle: this.options.forcePathStyle ?? false,
+        // The SDK's default checksums would be signed into presigned URLs (a checksum of no body)
+        // and sent as aws-chunked trailers, which many S3-compatible stores do not accept.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+    }));
+    return this.connection;
   }
 
   private objectKey(key: string): string {
@@ -171,17 +182,31 @@ export class S3ObjectStore implements ObjectStore {
     lifetime: number,
     signableHeaders?: Set<string>,
   ): Promise<PresignedRequest> {
+    const { presigner, client } = await this.connect();
     const signingDate = this.now();
-    const url = await getSignedUrl(this.client, command, { expiresIn: lifetime, signingDate, signableHeaders });
+    const url = await presigner.getSignedUrl(client, command, { expiresIn: lifetime, signingDate, signableHeaders });
     // SigV4 counts from the signing time in whole seconds.
     const expiresAt = new Date((Math.floor(signingDate.getTime() / 1000) + lifetime) * 1000);
     return { url, method, headers: {}, expiresAt };
   }
 }
 
-function isNotFound(error: unknown): boolean {
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+interface S3Connection {
+  sdk: S3Sdk;
+  presigner: typeof import('@aws-sdk/s3-request-presigner');
+  client: S3Client;
+}
+
+let sdkLoaded: Promise<{ sdk: S3Sdk; presigner: S3Connection['presigner'] }> | undefined;
+const loadSdk = () =>
+  (sdkLoaded ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]).then(
+    ([sdk, presigner]) => ({ sdk, presigner }),
+  ));
+
+function isNotFound(sdk: S3Sdk, error: unknown): boolean {
   return (
-    error instanceof S3ServiceException &&
+    error instanceof sdk.S3ServiceException &&
     (error.name === 'NotFound' || error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)
   );
 }

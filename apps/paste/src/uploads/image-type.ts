@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
 import type { DOMPurify } from 'dompurify';
 import { appError, errorCodes } from '../common/error-codes.js';
 
@@ -33,6 +32,8 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
  */
 export async function checkImage(data: Buffer, originalName: string): Promise<CheckedImage> {
   if (data.length === 0) throw appError('PASTE_FILE_EMPTY');
+  // file-type (and the tokenizers under it, 1.5 MB of heap) loads with the first upload.
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = await fileTypeFromBuffer(data);
   let ext: ImageExtension | undefined = detected ? binaryTypes[detected.ext] : undefined;
   if (!ext && (!detected || detected.ext === 'xml') && (await isSvg(data))) ext = 'svg';
