@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { storageSchema } from '@app/storage';
+import { storageSchema } from '@app/storage/schema';
 import { envBoolean, envInt, envList, envPoolMode, envPort, envUrl, optionalString } from './env-types.js';
 
 /** Comma-separated names, each one of `names` (a typo fails at start-up instead of silently sending nothing). */
