@@ -109,6 +109,43 @@
     });
   }
   window.ui = window.ui || {};
+
+  // The page scripts' words in the page's language: the app's layout writes them as JSON in
+  // #page-messages; {{name}} placeholders are filled in, as on the server. A missing message
+  // (a page without the block) answers its key.
+  var pageMessages;
+  function pageMessage(key) {
+    if (pageMessages === undefined) {
+      try {
+        pageMessages = JSON.parse(document.getElementById('page-messages').textContent) || {};
+      } catch (e) {
+        pageMessages = {};
+      }
+    }
+    return typeof pageMessages[key] === 'string' ? pageMessages[key] : undefined;
+  }
+  function fill(text, vars) {
+    return text.replace(/\{\{\s*(\w+)\s*\}\}/g, function (whole, name) {
+      return vars && vars[name] !== undefined ? String(vars[name]) : whole;
+    });
+  }
+  window.ui.t = function (key, vars) {
+    var text = pageMessage(key);
+    return text === undefined ? key : fill(text, vars);
+  };
+  // A message with a count: key_one, key_other, ... by the language's plural rules (i18next's names).
+  window.ui.tCount = function (key, count, vars) {
+    var category = 'other';
+    try {
+      category = new Intl.PluralRules(document.documentElement.lang || 'en').select(count);
+    } catch (e) {
+      /* an unknown language: other */
+    }
+    var text = pageMessage(key + '_' + category) || pageMessage(key + '_other');
+    var all = { count: count };
+    for (var name in vars || {}) all[name] = vars[name];
+    return text === undefined ? key : fill(text, all);
+  };
   window.ui.confirmDialog = confirmDialog;
 
   // A form or button with data-ui-confirm="Question?" asks in a dialog before it goes ahead

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, fromAcceptLanguage, isLocalPath, negotiateLanguage, translator } from '../src/index.js';
+import {
+  formatBytes,
+  formatRelative,
+  fromAcceptLanguage,
+  isLocalPath,
+  negotiateLanguage,
+  translator,
+} from '../src/index.js';
 
 describe('negotiateLanguage', () => {
   it.each([
@@ -46,7 +53,11 @@ describe('translator and formats', () => {
   });
 
   it('formats sizes in the language', () => {
-    expect(formatBytes('en', 512)).toBe('512 byte');
-    expect(formatBytes('de', 1536)).toBe('1,5 kB');
+    expect(formatBytes('en', 512)).toBe('512 B');
+    expect(formatBytes('en', 70_042)).toBe('68.4 KB');
+    expect(formatBytes('de', 1536)).toBe('1,5 KB');
+    expect(formatRelative('en', 3 * 3_600_000)).toBe('in 3 hours');
+    expect(formatRelative('de', 3 * 3_600_000)).toBe('in 3 Stunden');
+    expect(formatRelative('ja', 10 * 60_000)).toBe('10 分後');
   });
 });

@@ -32,9 +32,10 @@ export function formatNumber(language: Language, value: number, options?: Intl.N
   ).format(value);
 }
 
-const BYTE_UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
+// The symbols are the same in every language the pages speak (as in "68,4 KB"); the number is the language's.
+const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
 
-/** A size in binary steps (1 KB = 1024 bytes), one decimal above bytes, the unit in the language's words. */
+/** A size in binary steps (1 KB = 1024 bytes), one decimal above bytes: "512 B", "68.4 KB", "68,4 KB". */
 export function formatBytes(language: Language, bytes: number): string {
   let value = Math.max(0, bytes);
   let unit = 0;
@@ -42,11 +43,21 @@ export function formatBytes(language: Language, bytes: number): string {
     value /= 1024;
     unit += 1;
   }
-  return formatNumber(language, value, {
-    style: 'unit',
-    unit: BYTE_UNITS[unit],
-    unitDisplay: 'short',
-    minimumFractionDigits: unit === 0 ? 0 : 1,
-    maximumFractionDigits: unit === 0 ? 0 : 1,
-  });
+  const digits = unit === 0 ? 0 : 1;
+  return `${formatNumber(language, value, { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${BYTE_UNITS[unit]}`;
+}
+
+const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();
+
+/**
+ * A time from now in the language's words ("in 3 hours", "in 3 Stunden", "3 時間後"): minutes
+ * below an hour, hours below two days, days beyond; at least one minute.
+ */
+export function formatRelative(language: Language, ms: number): string {
+  const format = cached(relativeFormats, language, () => new Intl.RelativeTimeFormat(language, { numeric: 'always' }));
+  const minutes = Math.max(1, Math.round(ms / 60_000));
+  if (minutes < 60) return format.format(minutes, 'minute');
+  const hours = Math.round(ms / 3_600_000);
+  if (hours < 48) return format.format(hours, 'hour');
+  return format.format(Math.round(ms / 86_400_000), 'day');
 }

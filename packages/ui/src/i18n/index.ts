@@ -11,6 +11,6 @@ export {
   supportedLanguageOf,
   type Language,
 } from './languages.js';
-export { formatBytes, formatDate, formatNumber } from './format.js';
+export { formatBytes, formatDate, formatNumber, formatRelative } from './format.js';
 export { translationsFor, translator, uiLocalesDir, type Translate } from './messages.js';
 export { LANGUAGE_CHOICES, isLocalPath, languageLocals, languages, type LanguagesOptions } from './middleware.js';

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { formatBytes, formatDate, formatNumber } from './format.js';
+import { formatBytes, formatDate, formatNumber, formatRelative } from './format.js';
 import {
   DEFAULT_LANGUAGE,
   LANGUAGE_COOKIE,
@@ -74,14 +74,25 @@ export function languageLocals(language: Language, appLocalesDir: string | undef
     date: (date: Date | string | number, options?: Intl.DateTimeFormatOptions) => formatDate(language, date, options),
     number: (value: number, options?: Intl.NumberFormatOptions) => formatNumber(language, value, options),
     bytes: (bytes: number) => formatBytes(language, bytes),
+    relative: (ms: number) => formatRelative(language, ms),
   };
+  const t = translator(language, { appLocalesDir });
   return {
     lang: language,
     dir: directionOf(language),
-    t: translator(language, { appLocalesDir }),
+    t,
+    /**
+     * A message's text before and after one placeholder, for markup around a value the view
+     * escapes itself: `const [before, after] = tAround('paste.title', 'slug')` → before<code>slug</code>after.
+     */
+    tAround: (key: string, name: string, vars?: Record<string, unknown>): [string, string] => {
+      const [before = '', after = ''] = t(key, { ...vars, [name]: '\u0000' }).split('\u0000');
+      return [before, after];
+    },
     formatDate: format.date,
     formatNumber: format.number,
     formatBytes: format.bytes,
+    formatRelative: format.relative,
     languageChoices: LANGUAGE_CHOICES,
     languageSwitchPath: switchPath,
   };
@@ -89,7 +100,7 @@ export function languageLocals(language: Language, appLocalesDir: string | undef
 
 /**
  * Sets the request's language and what the views need for it: `lang`, `dir` ('rtl'|'ltr'),
- * `t(key, vars)`, `formatDate`, `formatNumber`, `formatBytes`, and the switcher's `languageChoices`,
+ * `t(key, vars)`, `formatDate`, `formatNumber`, `formatBytes`, `formatRelative`, and the switcher's `languageChoices`,
  * `languageSwitchPath` and `returnTo`. Pages get `Vary: Accept-Language, Cookie`. Answers the
  * switcher itself: `GET /language?lang=de&returnTo=/path` sets the `lang` cookie for a year and
  * returns to that local path (the page's #fragment, never sent, stays in the browser: a redirect
