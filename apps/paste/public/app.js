@@ -3,6 +3,11 @@
 (function () {
   'use strict';
 
+  // The page's words in its language (window.ui.t reads the layout's #page-messages).
+  function t(key, vars) {
+    return window.ui.t(key, vars);
+  }
+
   var form = document.getElementById('paste-form');
   if (form) setUpCreateForm(form);
 
@@ -70,7 +75,7 @@
       var content = form.elements.content.value;
       var chosen = files.chosen();
       if (content.trim() === '' && chosen.length === 0) {
-        showError('Content cannot be empty', ['content']);
+        showError(t('contentEmpty'), ['content']);
         form.elements.content.focus();
         return;
       }
@@ -88,12 +93,12 @@
 
       var encrypting = encrypt && encrypt.checked;
       if (encrypting && (!window.pasteEnvelope || (chosen.length > 0 && !window.pasteFiles))) {
-        showError('The encryption script has not loaded: reload the page, or untick “Encrypt in my browser”.');
+        showError(t('scriptMissing'));
         return;
       }
       var key = '';
       submit.disabled = true;
-      submit.textContent = encrypting ? 'Encrypting…' : 'Creating…';
+      submit.textContent = encrypting ? t('encrypting') : t('creating');
       // Encrypted: content, title and language go inside the envelope, and the key only into the link's fragment.
       var sealed = !encrypting
         ? Promise.resolve(body)
@@ -148,16 +153,15 @@
                 // The creator's page, not the paste: opening the paste would count a view.
                 creator = '/paste/' + encodeURIComponent(data.slug) + '/created' + (key ? '#' + key : '');
                 if (!data.attachments) return window.location.assign(creator);
-                submit.textContent = 'Uploading…';
+                submit.textContent = t('uploading');
                 return files
                   .upload(data, chosen, encrypting ? key : undefined, body.password, body.encrypted)
                   .then(function () {
                     window.location.assign(creator);
                   });
               }
-              if (response.status === 429)
-                showError('Too many requests: ' + (data.error || 'rate limit exceeded') + '. Please try again later.');
-              else showError(data.error || 'Could not create the paste (status ' + response.status + ').');
+              if (response.status === 429) showError(t('tooMany', { error: data.error || 'rate limit exceeded' }));
+              else showError(data.error || t('createFailed', { status: response.status }));
               if (data.details) {
                 var fields = Object.keys(data.details).map(function (key) {
                   return key + ': ' + data.details[key];
@@ -167,11 +171,11 @@
             });
         })
         .catch(function (error) {
-          showError(error && error.uploadFailed ? error.message : 'Could not reach the server. Please try again.');
+          showError(error && error.uploadFailed ? error.message : t('unreachable'));
         })
         .finally(function () {
           submit.disabled = false;
-          submit.textContent = 'Create paste';
+          submit.textContent = t('createPaste');
         });
     });
   }
@@ -210,7 +214,13 @@
         value /= 1024;
         unit += 1;
       }
-      return unit === 0 ? value + ' B' : value.toFixed(1) + ' ' + units[unit];
+      // The number in the page's language ("68,4 KB" in German), the unit symbols as everywhere.
+      var digits = unit === 0 ? 0 : 1;
+      var number = new Intl.NumberFormat(document.documentElement.lang || 'en', {
+        minimumFractionDigits: digits,
+        maximumFractionDigits: digits,
+      }).format(value);
+      return number + ' ' + units[unit];
     }
     function render() {
       list.textContent = '';
@@ -225,8 +235,8 @@
         var remove = document.createElement('button');
         remove.type = 'button';
         remove.className = 'button button-ghost';
-        remove.textContent = 'Remove';
-        remove.setAttribute('aria-label', 'Remove ' + file.name);
+        remove.textContent = t('remove');
+        remove.setAttribute('aria-label', t('removeFile', { name: file.name }));
         remove.addEventListener('click', function () {
           chosen.splice(index, 1);
           render();
@@ -308,10 +318,10 @@
         };
         request.onload = function () {
           if (request.status >= 200 && request.status < 300) resolve();
-          else reject(failed('Uploading a file failed (status ' + request.status + ').'));
+          else reject(failed(t('uploadFailed', { status: request.status })));
         };
         request.onerror = function () {
-          reject(failed('Uploading a file failed: the file store could not be reached.'));
+          reject(failed(t('storeUnreachable')));
         };
         request.send(blob);
       });
@@ -333,17 +343,17 @@
               var body = keyMaterial
                 ? encryptFile(file, keyMaterial, function (bytes) {
                     done += bytes;
-                    progress('Encrypting ' + file.name + '…', done, total);
+                    progress(t('encryptingFile', { name: file.name }), done, total);
                   })
                 : Promise.resolve(file);
               return body.then(function (blob) {
                 var base = keyMaterial ? start + file.size : start;
                 return put(target, blob, function (sent) {
                   done = base + Math.min(file.size, Math.round((sent / Math.max(blob.size, 1)) * file.size));
-                  progress('Uploading ' + file.name + '…', done, total);
+                  progress(t('uploadingFile', { name: file.name }), done, total);
                 }).then(function () {
                   done = base + file.size;
-                  progress('Uploaded ' + file.name, done, total);
+                  progress(t('uploadedFile', { name: file.name }), done, total);
                 });
               });
             });
@@ -357,8 +367,8 @@
           });
         })
         .then(function (response) {
-          if (!response.ok) throw failed('The files did not all arrive (status ' + response.status + '): try again.');
-          progress('Done', total, total);
+          if (!response.ok) throw failed(t('filesMissing', { status: response.status }));
+          progress(t('done'), total, total);
         });
     }
 
@@ -383,7 +393,7 @@
       var label = button.getAttribute('data-label') || button.textContent;
       button.setAttribute('data-label', label);
       var done = function () {
-        button.textContent = 'Copied';
+        button.textContent = t('copied');
         setTimeout(function () {
           button.textContent = label;
         }, 1500);
@@ -458,7 +468,7 @@
         if (svg.nodeName !== 'svg') return;
         svg.setAttribute('class', 'qr-code');
         svg.setAttribute('role', 'img');
-        svg.setAttribute('aria-label', 'QR code of ' + link);
+        svg.setAttribute('aria-label', t('qr', { link: link }));
         figure.insertBefore(document.importNode(svg, true), figure.firstChild);
         figure.hidden = false;
       },

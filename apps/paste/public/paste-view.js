@@ -8,10 +8,10 @@
 import { DECRYPT_ERROR, KEY_CHECK_HEADER, keyCheck, needsPassword, open } from './envelope.js';
 import { decryptFileStream, fileKeyMaterial, plainFileSize } from './file-stream.js';
 
-const MISSING_KEY =
-  'This link is missing its key (the part after “#”), so the paste cannot be opened. No view was counted: ask the sender for the whole link.';
-const WRONG_KEY =
-  'This link has the wrong key (the part after “#”), so the paste cannot be opened. No view was counted: ask the sender for the whole link.';
+// The page's words, in its language (window.ui.t: the layout's #page-messages).
+const t = (key, vars) => window.ui.t(key, vars);
+const MISSING_KEY = t('keyMissing');
+const WRONG_KEY = t('keyWrong');
 
 const DETECT_SAMPLE = 2000;
 const MAX_HIGHLIGHT_CHARS = 100000;
@@ -135,8 +135,7 @@ async function render(paste, rules) {
   const content = paste.content;
   const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
   if (language === 'markdown') {
-    if (content.length > MAX_MARKDOWN_CHARS)
-      return { html: escapeHtml(content), label: 'Markdown (too long to render, shown as source)', lines };
+    if (content.length > MAX_MARKDOWN_CHARS) return { html: escapeHtml(content), label: t('markdownTooLong'), lines };
     const fenced = [
       ...new Set(
         [...content.matchAll(/^ {0,3}(?:```|~~~)\s*([A-Za-z0-9_+#-]+)/gm)].map((match) => match[1].toLowerCase()),
@@ -154,7 +153,7 @@ async function render(paste, rules) {
       markdown: true,
     };
   }
-  if (language === 'plaintext') return { html: escapeHtml(content), label: 'Plain text', lines };
+  if (language === 'plaintext') return { html: escapeHtml(content), label: t('plainText'), lines };
   if (!highlight || content.length > MAX_HIGHLIGHT_CHARS) return { html: escapeHtml(content), lines };
   if (language !== 'auto' && (await loadLanguage(language))) {
     return {
@@ -209,7 +208,13 @@ const sizeText = (bytes) => {
     value /= 1024;
     unit += 1;
   }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+  // The number in the page's language ("68,4 KB" in German), the unit symbols as everywhere.
+  const digits = unit === 0 ? 0 : 1;
+  const number = new Intl.NumberFormat(document.documentElement.lang || 'en', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(value);
+  return `${number} ${units[unit]}`;
 };
 
 /**
@@ -242,11 +247,11 @@ function showFiles(attachments, names, key, password, salt) {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'button button-ghost';
-    button.textContent = 'Download';
-    button.setAttribute('aria-label', `Download ${name}`);
+    button.textContent = t('download');
+    button.setAttribute('aria-label', t('downloadFile', { name }));
     button.addEventListener('click', async () => {
       button.disabled = true;
-      fileStatus.textContent = `Downloading and decrypting ${name}…`;
+      fileStatus.textContent = t('downloading', { name });
       try {
         const response = await fetch(file.url);
         if (!response.ok)
@@ -258,7 +263,7 @@ function showFiles(attachments, names, key, password, salt) {
           new TransformStream({
             transform(chunk, controller) {
               received += chunk.byteLength;
-              fileStatus.textContent = `Downloading and decrypting ${name}… ${Math.round((received / Math.max(file.size, 1)) * 100)}%`;
+              fileStatus.textContent = `${t('downloading', { name })} ${Math.round((received / Math.max(file.size, 1)) * 100)}%`;
               controller.enqueue(chunk);
             },
           }),
@@ -274,12 +279,12 @@ function showFiles(attachments, names, key, password, salt) {
         link.click();
         link.remove();
         setTimeout(() => window.URL.revokeObjectURL(url), 60_000);
-        fileStatus.textContent = `Saved ${name}`;
+        fileStatus.textContent = t('saved', { name });
       } catch (error) {
         fileStatus.textContent =
           error && error.name === 'DecryptError'
             ? `${name}: ${DECRYPT_ERROR}`
-            : `Could not download ${name}: ${error && error.message ? error.message : error}`;
+            : t('downloadFailed', { name, error: error && error.message ? error.message : error });
       } finally {
         button.disabled = false;
       }
@@ -304,7 +309,7 @@ async function decrypt(envelope, key, password) {
       if (needsPassword(envelope)) formBox.hidden = false;
       return;
     }
-    say(`Could not show the paste: ${error && error.message ? error.message : error}`, true);
+    say(t('showFailed', { error: error && error.message ? error.message : error }), true);
     card.dataset.state = 'failed';
   }
 }
@@ -315,7 +320,7 @@ function showCounts(response) {
   const max = response.headers.get('X-Paste-Max-Views');
   if (!Number.isInteger(views)) return;
   document.getElementById('paste-views').textContent =
-    max === null ? `${views} ${views === 1 ? 'view' : 'views'}` : `${views} of ${max} views`;
+    max === null ? window.ui.tCount('views', views) : t('viewsOf', { count: views, max });
   if (max !== null && views >= Number(max)) document.getElementById('last-view').hidden = false;
 }
 
@@ -341,14 +346,14 @@ async function fetchEnvelope(key) {
       body: '{}',
     });
   } catch {
-    say('Could not reach the server. Reload the page to try again.', true);
+    say(t('serverUnreachable'), true);
     card.dataset.state = 'failed';
     return undefined;
   }
   if (response.status === 403) return failKey(WRONG_KEY);
   if (!response.ok) {
     const text = (await response.text()).trim();
-    say(text || `Could not load the paste (status ${response.status}).`, true);
+    say(text || t('loadFailed', { status: response.status }), true);
     card.dataset.state = 'failed';
     return undefined;
   }
@@ -366,28 +371,22 @@ async function start() {
   const embedded = document.getElementById('paste-envelope');
   const key = decodeURIComponent(window.location.hash.replace(/^#/, ''));
   if (!window.isSecureContext || !window.crypto || !window.crypto.subtle) {
-    say(
-      'This paste is end-to-end encrypted, and browsers decrypt only on https (or localhost): open it at its https:// address.',
-      true,
-    );
+    say(t('needsHttps'), true);
     card.dataset.state = 'failed';
     return;
   }
   if (key === '') {
     if (!embedded) return failKey(MISSING_KEY);
-    say(
-      'This link has no key (the part after “#”), so the paste cannot be decrypted. Ask the sender for the whole link.',
-      true,
-    );
+    say(t('noKey'), true);
     card.dataset.state = 'failed';
     return;
   }
   const envelope = embedded ? JSON.parse(embedded.textContent) : await fetchEnvelope(key);
   if (!envelope) return;
-  say('Decrypting in your browser…', false);
+  say(t('decrypting'), false);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    say('Decrypting in your browser…', false);
+    say(t('decrypting'), false);
     decrypt(envelope, key, form.elements.password.value);
   });
   if (!needsPassword(envelope)) return decrypt(envelope, key);
@@ -396,7 +395,7 @@ async function start() {
   const stashed = window.sessionStorage.getItem(`paste-password:${slug}`);
   window.sessionStorage.removeItem(`paste-password:${slug}`);
   if (stashed) return decrypt(envelope, key, stashed);
-  say('This paste has a password: it is part of the key. Enter it to decrypt.', false);
+  say(t('passwordKey'), false);
   formBox.hidden = false;
 }
 

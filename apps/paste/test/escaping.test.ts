@@ -15,7 +15,13 @@ function expectEscaped(page: string): void {
   expect(page).not.toContain('<script>alert');
   expect(page).not.toMatch(/<img src=x/i);
   const document = documentOf(page);
-  const scripts = [...document.querySelectorAll('script')].map((script) => script.getAttribute('src'));
+  // JSON data blocks (the scripts' translated words, an envelope) are data, not scripts: each must
+  // parse whole, so that nothing typed broke out of one.
+  const data = [...document.querySelectorAll('script[type="application/json"]')];
+  for (const block of data) expect(() => JSON.parse(block.textContent ?? '')).not.toThrow();
+  const scripts = [...document.querySelectorAll('script')]
+    .filter((script) => !data.includes(script))
+    .map((script) => script.getAttribute('src'));
   // The site's own scripts only (the form's encryption module among them), never one from the text.
   const own = ['/static/ui/ui.js', '/static/app.js', '/static/paste-form.js'];
   expect(scripts.filter((src) => src === null || !own.includes(src))).toEqual([]);

@@ -1,3 +1,4 @@
+import { pageMessageKey } from '../rendering/page-messages.js';
 import type { PasteSummary } from '../pastes/pastes.service.js';
 import { expiryView } from '../rendering/expiry-text.js';
 import { siteView } from '../rendering/site-view.js';
@@ -17,20 +18,18 @@ export interface CreatedPageInput {
   now: Date;
 }
 
-function viewsLeft(paste: PasteSummary): string {
-  if (paste.maxViews === null) return '';
+/** What the page says of the views left, as a key of the locales files and its count ('' for no limit). */
+function viewsLeft(paste: PasteSummary): { key: string; count: number } | undefined {
+  if (paste.maxViews === null) return undefined;
   const left = Math.max(0, paste.maxViews - paste.viewsCount);
-  if (left === 0) return ': its views are used up';
-  return left === 1
-    ? ': one view is left for the person you send it to'
-    : `: ${left} views are left for the people you send it to`;
+  return { key: left === 0 ? 'created.leftNone' : left === 1 ? 'created.leftOne' : 'created.leftMany', count: left };
 }
 
 export function createdData(settings: PasteSettings, input: CreatedPageInput) {
   const { paste } = input;
   return {
     site: siteView(settings),
-    title: 'Paste created',
+    titleKey: 'created.pageTitle',
     script: true,
     // An encrypted paste's QR code holds its key: the browser draws it (app.js), never the server.
     scripts: paste.encrypted ? ['/static/vendor/qrcode/qrcode.js'] : [],
@@ -39,7 +38,7 @@ export function createdData(settings: PasteSettings, input: CreatedPageInput) {
     qrSvg: input.qrSvg,
     availableMinutes: input.availableMinutes,
     viewsLeft: viewsLeft(paste),
-    allowed: paste.maxViews === null ? 'Unlimited' : `${paste.maxViews} ${paste.maxViews === 1 ? 'view' : 'views'}`,
+    maxViews: paste.maxViews,
     viewsCount: paste.viewsCount,
     hasPassword: paste.hasPassword,
     expires: expiryView(paste.expiresAt, input.now),
@@ -50,9 +49,16 @@ export function createdData(settings: PasteSettings, input: CreatedPageInput) {
 }
 
 export function deleteConfirmData(settings: PasteSettings, slug: string, error?: string) {
-  return { site: siteView(settings), title: 'Delete paste', script: true, slug, error };
+  return {
+    site: siteView(settings),
+    titleKey: 'delete.pageTitle',
+    script: true,
+    slug,
+    error,
+    errorKey: pageMessageKey(error),
+  };
 }
 
 export function deletedData(settings: PasteSettings, slug: string) {
-  return { site: siteView(settings), title: 'Paste deleted', slug };
+  return { site: siteView(settings), titleKey: 'delete.deletedTitle', slug };
 }

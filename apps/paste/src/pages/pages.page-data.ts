@@ -1,3 +1,4 @@
+import { pageMessageKey } from '../rendering/page-messages.js';
 import type { ApiKeySummary } from '../api-keys/api-keys.service.js';
 import type { PasteSettings } from '../settings/settings.schema.js';
 import {
@@ -23,9 +24,9 @@ const signInErrors: Record<string, string> = {
     'Sign-in failed: the sign-in cookie could not be set over plain http. In production the session cookie is Secure, so browsers keep it only over https: open this site at its https:// address (behind a TLS-terminating proxy, the service needs TRUST_PROXY set).',
 };
 
-function formatSize(megabytes: number): string {
-  return megabytes >= 1 ? `${Number(megabytes.toFixed(2))} MB` : `${Math.round(megabytes * 1024)} KB`;
-}
+/** EXPIRY_PRESETS' labels in the locales files, in the same order. */
+const EXPIRY_KEYS = ['never', '10m', '1h', '1d', '1w', '1mo'] as const;
+const CHOICE_KEYS: Record<string, string> = { auto: 'home.autoDetect', plaintext: 'home.plainText' };
 
 export function homeData(settings: PasteSettings, signInError: string | undefined) {
   return {
@@ -34,14 +35,16 @@ export function homeData(settings: PasteSettings, signInError: string | undefine
     script: true,
     modules: ['/static/paste-form.js'],
     notice: signInError && Object.hasOwn(signInErrors, signInError) ? signInErrors[signInError] : undefined,
-    maxSize: formatSize(settings.maxPasteSize),
-    maxFiles: formatSize(settings.maxAttachmentBytes / MEGABYTE),
+    maxSizeBytes: Math.round(settings.maxPasteSize * 1024 * 1024),
     maxAttachmentBytes: settings.maxAttachmentBytes,
-    expiryOptions: EXPIRY_PRESETS.map(({ seconds, label }) => ({
+    expiryOptions: EXPIRY_PRESETS.map(({ seconds }, index) => ({
       value: seconds === null ? '' : String(seconds),
-      label,
+      labelKey: `expiry.${EXPIRY_KEYS[index]}`,
     })),
-    languages: languageChoices(),
+    // The two choices in words are translated; the languages' names are the same everywhere.
+    languages: languageChoices().map((choice) =>
+      choice.value in CHOICE_KEYS ? { ...choice, labelKey: CHOICE_KEYS[choice.value] } : choice,
+    ),
   };
 }
 
@@ -62,9 +65,23 @@ const errorHints: Record<number, string> = {
   500: 'The server could not answer this request. Please try again later.',
 };
 
+/**
+ * An error page: its title and hint by status, the message in the visitor's language when it is
+ * one the pages know (page-messages.ts), as it is otherwise. Keys of the locales files, and the
+ * English texts for a caller without translations.
+ */
 export function errorData(settings: PasteSettings, status: number, message: string) {
-  const title = errorTitles[status] ?? (status >= 500 ? errorTitles[500]! : 'Error');
-  return { site: siteView(settings), title, status, message, hint: errorHints[status] };
+  const titled = status in errorTitles ? status : status >= 500 ? 500 : undefined;
+  return {
+    site: siteView(settings),
+    title: titled === undefined ? 'Error' : errorTitles[titled]!,
+    titleKey: titled === undefined ? 'errors.error' : `errors.titles.${titled}`,
+    status,
+    message,
+    messageKey: pageMessageKey(message),
+    hint: errorHints[status],
+    hintKey: status in errorHints ? `errors.hints.${status}` : undefined,
+  };
 }
 
 /** `<input type="color">` takes only #rrggbb. */
@@ -201,7 +218,7 @@ export function adminData(
 ) {
   return {
     site: siteView(settings),
-    title: 'Site settings',
+    titleKey: 'admin.title',
     script: true,
     bodyClass: 'admin',
     currentPage: 'admin',

@@ -2,18 +2,14 @@ import type { PasteSettings } from '../settings/settings.schema.js';
 import { expiryView } from '../rendering/expiry-text.js';
 import type { Highlighted } from '../rendering/highlight.js';
 import { AUTO_DETECT_LANGUAGES } from '../rendering/languages.js';
+import { pageMessageKey } from '../rendering/page-messages.js';
 import { shortDate, siteView } from '../rendering/site-view.js';
 import type { PasteSummary, ViewedPaste } from './pastes.repository.js';
 import type { AttachmentDownload } from '../attachments/attachments.service.js';
-import { humanBytes } from '../stats/stats.service.js';
 
-/** A plain paste's files as its page lists them: name, size in words, download link. */
+/** A plain paste's files as its page lists them: name (the view numbers an unnamed one), bytes, download link. */
 function fileList(attachments: AttachmentDownload[]) {
-  return attachments.map((file, index) => ({
-    name: file.name ?? `File ${index + 1}`,
-    size: humanBytes(file.size),
-    url: file.url,
-  }));
+  return attachments.map((file) => ({ name: file.name ?? undefined, size: file.size, url: file.url }));
 }
 
 // What each paste page's view receives: plain data, every text still unescaped (the views escape it).
@@ -38,10 +34,14 @@ export function pasteData(
       : `${paste.viewsCount} of ${paste.maxViews} views`;
   return {
     site: siteView(settings),
-    title: paste.title ?? `Paste ${paste.slug}`,
+    title: paste.title ?? undefined,
+    titleKey: paste.title ? undefined : 'paste.pasteSlug',
+    titleVars: { slug: paste.slug },
     script: true,
     paste: {
       slug: paste.slug,
+      viewsCount: paste.viewsCount,
+      maxViews: paste.maxViews,
       title: paste.title,
       markdown: code.markdown === true,
       // A rendered Markdown page copies its source (the Copy button reads it from a hidden field).
@@ -79,12 +79,14 @@ function encryptedPageData(
 ) {
   return {
     site: siteView(settings),
-    title: 'Encrypted paste',
+    titleKey: 'paste.encryptedTitle',
     script: true,
     scripts: decryptScripts,
     modules: ['/static/paste-view.js'],
     paste: {
       slug: paste.slug,
+      viewsCount: paste.viewsCount,
+      maxViews: paste.maxViews,
       views: viewsText(paste),
       lastView: paste.maxViews !== null && paste.viewsCount >= paste.maxViews,
       createdAt: paste.createdAt.toISOString(),
@@ -136,9 +138,24 @@ export function previewData(settings: PasteSettings) {
 
 /** The "Show paste" page of a reveal-on-click paste: no content, a password field when it needs one. */
 export function revealData(settings: PasteSettings, slug: string, needsPassword: boolean, error?: string) {
-  return { site: siteView(settings), title: 'Show paste', script: true, slug, needsPassword, error };
+  return {
+    site: siteView(settings),
+    titleKey: 'reveal.title',
+    script: true,
+    slug,
+    needsPassword,
+    error,
+    errorKey: pageMessageKey(error),
+  };
 }
 
 export function passwordData(settings: PasteSettings, slug: string, error?: string) {
-  return { site: siteView(settings), title: 'Password required', script: true, slug, error };
+  return {
+    site: siteView(settings),
+    titleKey: 'password.title',
+    script: true,
+    slug,
+    error,
+    errorKey: pageMessageKey(error),
+  };
 }

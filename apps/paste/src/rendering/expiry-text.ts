@@ -31,5 +31,11 @@ export function expiresText(expiresAt: Date, now: Date): string {
 /** The time limit as people read it: "expires in 3 hours", with the exact UTC time beside it. */
 export function expiryView(expiresAt: Date | null, now: Date) {
   if (expiresAt === null) return undefined;
-  return { text: expiresText(expiresAt, now), at: expiresAt.toISOString(), atText: shortDate(expiresAt) };
+  return {
+    text: expiresText(expiresAt, now),
+    at: expiresAt.toISOString(),
+    atText: shortDate(expiresAt),
+    /** How far away, for the page's words in its language (partials/expiry). */
+    ms: expiresAt.getTime() - now.getTime(),
+  };
 }
