@@ -134,7 +134,7 @@ describe.skipIf(!executablePath)(`the paste owner's first day in a browser (${te
       expect(await page.getByLabel('Maximum attachments (MB)').inputValue()).toBe('250');
       // The new-paste form says the new limit.
       await page.goto(`${site.baseUrl}/`);
-      expect(await page.locator('#file-hint').innerText()).toContain('250 MB in all');
+      expect(await page.locator('#file-hint').innerText()).toContain('250.0 MB in all');
       await page.goto(`${site.baseUrl}/admin`);
       await page.getByLabel('Maximum attachments (MB)').scrollIntoViewIfNeeded();
       expect(await capture(page, 'paste-admin-attachment-limit')).toBeLessThanOrEqual(390);
