@@ -29,11 +29,12 @@ COPY . .
 RUN pnpm exec tsc -p tsconfig.json --noEmit && node scripts/build.mjs
 ARG TARGET=apps/paste
 # What the service reads at run time beside its bundle: migrations, static files, page views,
-# the shared UI kit's stylesheet, script and partials (found through node_modules/@app/ui), and the
+# the pages' messages in each language (locales), the shared UI kit's stylesheet, script,
+# partials and messages (found through node_modules/@app/ui), and the
 # encrypted paste format the pages load (/static/envelope.js, shared with packages/paste-cli).
-RUN mkdir -p /out/${TARGET} /out/packages/ui && for folder in dist drizzle public views; do \
+RUN mkdir -p /out/${TARGET} /out/packages/ui && for folder in dist drizzle public views locales; do \
       if [ -d "${TARGET}/${folder}" ]; then cp -r "${TARGET}/${folder}" "/out/${TARGET}/"; fi; \
-    done && cp -r packages/ui/assets packages/ui/views /out/packages/ui/ \
+    done && cp -r packages/ui/assets packages/ui/views packages/ui/locales /out/packages/ui/ \
     && mkdir -p /out/packages/paste-cli/src && cp packages/paste-cli/src/envelope.js /out/packages/paste-cli/src/
 
 # --- the production dependencies of the one service (its bundle declares every package it imports)

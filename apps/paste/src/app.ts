@@ -35,7 +35,7 @@ import { createAttachmentService, type AttachmentService } from './attachments/a
 import { autoDeleteModule } from './auto-delete/auto-delete.module.js';
 import { pagesModules } from './pages/pages.module.js';
 import { errorData } from './pages/pages.page-data.js';
-import { createViews, useViews } from '@app/ui';
+import { createViews, languages, useViews } from '@app/ui';
 import { createOwnerCheck } from './creator/delete-access.js';
 import { createModerationService } from './moderation/moderation.service.js';
 import { createPasteService, type PasteService } from './pastes/pastes.service.js';
@@ -51,7 +51,7 @@ import { createUploadService } from './uploads/uploads.service.js';
 import { uploadsModules } from './uploads/uploads.module.js';
 import { databaseUploadStore, folderUploadStore } from './uploads/upload-store.js';
 
-import { viewsDir } from './paths.js';
+import { localesDir, viewsDir } from './paths.js';
 
 export { migrationsFolder, publicDir } from './paths.js';
 
@@ -199,10 +199,11 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   const modules = [...features, ...apiDocsModules(features)];
 
   const app = express();
-  const views = createViews({ folders: [viewsDir] });
+  const views = createViews({ folders: [viewsDir], appLocalesDir: localesDir });
   useViews(app, views);
-  const errorPage = (status: number, message: string) =>
-    views.render('errors/error', errorData(settings.get(), status, message));
+  // In the visitor's language: the request's locals (languages()) carry it.
+  const errorPage = (req: Request, status: number, message: string) =>
+    views.render('errors/error', { ...req.res?.locals, ...errorData(settings.get(), status, message) });
   // Pages change with every view (the count) and say no-store; hashing each body for an ETag is wasted work.
   app.set('etag', false);
   // Tests hold every JSON answer to the schema its route declares (the API description); a
@@ -211,6 +212,9 @@ export function createApp(deps: PasteAppDeps): PasteApp {
     checkResponses: config.NODE_ENV === 'test',
     refusals: { text: plainTextRefusal },
   };
+  // The visitor's language, before everything that renders a page (the hot lane included), and
+  // the language switcher's /language.
+  app.use(languages({ appLocalesDir: localesDir, isPage: pagePath }));
   // POST /api/paste parses its own body, sized by maxPasteSize (in the route's `before`).
   commonMiddleware(app, {
     logger,
@@ -240,8 +244,11 @@ export function createApp(deps: PasteAppDeps): PasteApp {
   // A command-line create (text/plain) gets its errors as plain text.
   app.use(plainTextErrors(logger));
   // Every other unknown path, whatever the method: the HTML page, never Express's "Cannot GET".
-  app.use((_req, res) => {
-    res.status(404).type('html').send(errorPage(404, 'Page not found'));
+  app.use((req, res) => {
+    res
+      .status(404)
+      .type('html')
+      .send(errorPage(req, 404, 'Page not found'));
   });
   app.use(
     createErrorHandler({
@@ -252,7 +259,7 @@ export function createApp(deps: PasteAppDeps): PasteApp {
       renderHtml: (req, status, message) => {
         if (!pagePath(req) && !wantsHtmlErrorPage(req)) return undefined;
         if (req.method !== 'GET' && req.method !== 'HEAD' && req.accepts(['json', 'html']) !== 'html') return undefined;
-        return errorPage(status, message);
+        return errorPage(req, status, message);
       },
     }),
   );

@@ -12,3 +12,5 @@ export const viewsDir = path.resolve(import.meta.dirname, '../views');
 export const envelopeModule = path.resolve(import.meta.dirname, '../../../packages/paste-cli/src/envelope.js');
 /** The chunked file format of attachments (same package), loaded as /static/file-stream.js. */
 export const fileStreamModule = path.resolve(import.meta.dirname, '../../../packages/paste-cli/src/file-stream.js');
+/** The pages' messages, one `<lang>.json` per language. */
+export const localesDir = path.resolve(import.meta.dirname, '../locales');

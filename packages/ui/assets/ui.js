@@ -25,10 +25,27 @@
   }
   apply(stored());
 
+  // The page's words for this script, in its language (ui/head writes them as JSON; English
+  // when a page has none).
+  var messages = {
+    themeToDark: 'Switch to the dark theme',
+    themeToLight: 'Switch to the light theme',
+    cancel: 'Cancel',
+    confirm: 'Confirm',
+    copied: 'Copied',
+    copyFailed: 'Copy failed',
+  };
+  try {
+    var given = JSON.parse(document.getElementById('ui-messages').textContent);
+    for (var name in given) if (typeof given[name] === 'string') messages[name] = given[name];
+  } catch (e) {
+    /* no messages on this page: English */
+  }
+
   function label(button) {
-    var next = current() === 'dark' ? 'light' : 'dark';
-    button.setAttribute('aria-label', 'Switch to the ' + next + ' theme');
-    button.setAttribute('title', 'Switch to the ' + next + ' theme');
+    var text = current() === 'dark' ? messages.themeToLight : messages.themeToDark;
+    button.setAttribute('aria-label', text);
+    button.setAttribute('title', text);
     button.setAttribute('aria-pressed', current() === 'dark' ? 'true' : 'false');
   }
 
@@ -56,11 +73,11 @@
       var cancel = document.createElement('button');
       cancel.type = 'button';
       cancel.className = 'button button-ghost';
-      cancel.textContent = 'Cancel';
+      cancel.textContent = messages.cancel;
       var ok = document.createElement('button');
       ok.type = 'button';
       ok.className = 'button ' + (options.style === 'primary' ? '' : 'button-danger');
-      ok.textContent = options.button || 'Confirm';
+      ok.textContent = options.button || messages.confirm;
       actions.appendChild(cancel);
       actions.appendChild(ok);
       dialog.appendChild(text);
@@ -133,15 +150,15 @@
       }, 2000);
     }
     if (!navigator.clipboard || !navigator.clipboard.writeText) {
-      show('Copy failed');
+      show(messages.copyFailed);
       return;
     }
     navigator.clipboard.writeText(button.getAttribute('data-copy')).then(
       function () {
-        show('Copied');
+        show(messages.copied);
       },
       function () {
-        show('Copy failed');
+        show(messages.copyFailed);
       },
     );
   }
@@ -168,8 +185,22 @@
     if (first && (!document.activeElement || document.activeElement === document.body)) first.focus();
   }
 
+  // A language link leads to /language, which redirects back to the page. The page's #fragment
+  // (an encrypted paste's key) is not in the link and never reaches the server; navigating to the
+  // link with the fragment after it lets the browser carry it over the redirect (one without a
+  // fragment of its own keeps the request's), so the paste reloads still readable.
+  function keepFragment(event) {
+    if (!window.location.hash || event.defaultPrevented || event.button !== 0) return;
+    if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    window.location.assign(event.currentTarget.href + window.location.hash);
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     markRefusedFields();
+    Array.prototype.forEach.call(document.querySelectorAll('a[data-language-switch]'), function (link) {
+      link.addEventListener('click', keepFragment);
+    });
     Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), function (button) {
       button.setAttribute('aria-live', 'polite');
       button.addEventListener('click', copyText);

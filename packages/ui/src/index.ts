@@ -1,15 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { tokenizer, tokTypes, type TokenType } from 'acorn';
 import ejs from 'ejs';
 import express, { type Express, type RequestHandler } from 'express';
 import { escapeHtml as escapeText } from '@app/http';
+import { DEFAULT_LANGUAGE } from './i18n/languages.js';
+import { languageLocals } from './i18n/middleware.js';
+import { packageRoot } from './package-root.js';
 import { sendPagesDirectly } from './send-page.js';
-
-// Found through the package's own name, not this file's folder: an app's build bundles this
-// code into the app's dist/main.js, from where `@app/ui` still resolves to this package.
-const packageRoot = path.dirname(createRequire(import.meta.url).resolve('@app/ui/package.json'));
 
 /** ui.css and ui.js. */
 export const uiAssetsDir = path.join(packageRoot, 'assets');
@@ -33,6 +31,11 @@ export interface ViewOptions {
   folders: string[];
   /** A page is rendered inside `layouts/<layout>` unless its data says `layout: false` (default 'main'). */
   defaultLayout?: string;
+  /**
+   * The app's messages (`<lang>.json` each). A render whose data has no language (no
+   * `languages()` middleware before it, or `views.render` outside a request) is in English.
+   */
+  appLocalesDir?: string;
 }
 
 export interface Views {
@@ -141,11 +144,12 @@ export function createViews(options: ViewOptions): Views {
     if (!file) layouts.set(name, (file = locate(`layouts/${name}`)));
     return file;
   };
+  const english = languageLocals(DEFAULT_LANGUAGE, options.appLocalesDir);
   const renderFile = (file: string, data: object): string => {
-    const body = template(file)({ ...data });
+    const body = template(file)({ ...english, ...data });
     const layout = ('layout' in data ? data.layout : undefined) ?? options.defaultLayout ?? 'main';
     if (layout === false || typeof layout !== 'string') return body;
-    return template(layoutFile(layout))({ ...data, body });
+    return template(layoutFile(layout))({ ...english, ...data, body });
   };
   const files = new Map<string, string>();
   return {
@@ -183,3 +187,4 @@ export {
   type ChartSeries,
   type LineChartOptions,
 } from './chart.js';
+export * from './i18n/index.js';
