@@ -2,14 +2,13 @@ import { barChartSvg } from '@app/ui';
 import { iso } from '../common/schemas.js';
 import { layout } from '../console/layout.js';
 import { utcTime } from '../console/utc-time.js';
-import { localNumber, say } from '../console/language.js';
+import { localNumber, pageLanguage, say } from '../console/language.js';
 import { licenseState } from '../dashboard/dashboard.service.js';
 import { creditsOf } from '../licenses/licenses.presenter.js';
 import type { LicenseRow } from '../licenses/licenses.schema.js';
 import type { MachineJson } from '../machines/machines.presenter.js';
 import { licenseTerm, type LicenseTermSource } from '../licenses/license-term.js';
 import type { DailyOutcome, DeviceSighting, UsageRecordRow } from '../usage/usage.service.js';
-import { say } from '../console/language.js';
 
 // What the customer portal's views (views/customer-portal) receive: plain data, texts unescaped
 // (the views escape them), numbers and dates already formatted. Times are shown in UTC.
@@ -17,10 +16,18 @@ import { say } from '../console/language.js';
 const day = 86_400_000;
 const number = localNumber;
 
-const units: Array<[seconds: number, unit: 'days' | 'hours' | 'minutes']> = [
-  [86_400, 'days'],
-  [3_600, 'hours'],
-  [60, 'minutes'],
+// Intl words each language's "in 3 days" and "3 days ago", plurals included (Arabic has six forms).
+const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();
+function relativeTimeText(language: string, value: number, unit: Intl.RelativeTimeFormatUnit): string {
+  let format = relativeFormats.get(language);
+  if (!format) relativeFormats.set(language, (format = new Intl.RelativeTimeFormat(language, { numeric: 'always' })));
+  return format.format(value, unit);
+}
+
+const units: Array<[seconds: number, unit: 'day' | 'hour' | 'minute']> = [
+  [86_400, 'day'],
+  [3_600, 'hour'],
+  [60, 'minute'],
 ];
 
 /** "just now", "5 minutes ago", "in 3 hours", "2 days ago": the largest whole unit, rounded down. */
@@ -30,7 +37,7 @@ export function relativeTime(at: Date | string, now: Date): string {
   const [length, unit] = units.find(([length]) => size >= length) ?? [1, undefined];
   if (!unit) return say(seconds > 0 ? 'time.soon' : 'time.justNow');
   const count = Math.floor(size / length);
-  return say(seconds > 0 ? `time.in.${unit}` : `time.ago.${unit}`, { count, n: number(count) });
+  return relativeTimeText(pageLanguage(), seconds > 0 ? count : -count, unit);
 }
 
 /**
@@ -61,10 +68,12 @@ export function expiryText(expiresAt: Date | null, now: Date): string {
   const left = expiresAt.getTime() - now.getTime();
   if (left > 0) {
     const days = Math.floor(left / day);
-    return days === 0 ? say('expiry.today') : say('expiry.inDays', { count: days, n: number(days) });
+    return days === 0 ? say('expiry.today') : say('expiry.inDays', { when: relativeTimeText(pageLanguage(), days, 'day') });
   }
   const ago = Math.floor(-left / day);
-  return ago === 0 ? say('expiry.expiredToday') : say('expiry.expiredDaysAgo', { count: ago, n: number(ago) });
+  return ago === 0
+    ? say('expiry.expiredToday')
+    : say('expiry.expiredDaysAgo', { when: relativeTimeText(pageLanguage(), -ago, 'day') });
 }
 
 /** The choices of the chart's range (the pages' query schema lists the same); anything else in the address means the default. */
