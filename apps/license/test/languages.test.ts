@@ -55,7 +55,11 @@ describe(`pages in the visitor's language (${testDatabaseBackend()})`, () => {
   });
 
   it("writes a license page's labels, state, type, dates and counts in German", async () => {
-    const license = await t.createLicense({ licenseType: 'trial', ipLimit: 1234, expiresAt: new Date(Date.now() + 10.5 * 86_400_000) });
+    const license = await t.createLicense({
+      licenseType: 'trial',
+      ipLimit: 1234,
+      expiresAt: new Date(Date.now() + 10.5 * 86_400_000),
+    });
     const res = await get(`/licenses/${license._id}`, 'de');
     expect(res.status).toBe(200);
     const text = textOf(res.text);
@@ -83,7 +87,9 @@ describe(`pages in the visitor's language (${testDatabaseBackend()})`, () => {
     const switched = await t.http.get('/language?lang=ar&returnTo=/licenses').set('Cookie', admin.cookie);
     expect(switched.status).toBe(303);
     expect(switched.headers.location).toBe('/licenses');
-    const languageCookie = (switched.headers['set-cookie'] as unknown as string[]).find((cookie) => cookie.startsWith('lang='))!;
+    const languageCookie = (switched.headers['set-cookie'] as unknown as string[]).find((cookie) =>
+      cookie.startsWith('lang='),
+    )!;
     const cookie = `${admin.cookie}; ${languageCookie.split(';')[0]}`;
     const res = await t.http.get('/licenses').set('Cookie', cookie).set('Accept-Language', 'fr');
     const document = documentOf(res.text);
@@ -92,7 +98,7 @@ describe(`pages in the visitor's language (${testDatabaseBackend()})`, () => {
     expect(document.querySelector('h1')?.textContent).toBe('التراخيص');
   });
 
-  it('answers the sign-in page, the not-found page and a sign-in error in the visitor\'s language', async () => {
+  it("answers the sign-in page, the not-found page and a sign-in error in the visitor's language", async () => {
     const signIn = await t.http.get('/?error=auth_failed').set('Accept-Language', 'es');
     expect(textOf(signIn.text)).toContain('No se pudo iniciar sesión. Inténtelo de nuevo.');
     const missing = await t.http.get('/no-such-page').set('Cookie', admin.cookie).set('Accept-Language', 'ja');

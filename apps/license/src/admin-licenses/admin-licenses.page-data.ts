@@ -224,10 +224,15 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       sharingLimit:
         license.effectiveSharingAddressLimit === null
           ? say('common.none')
-          : say(license.sharingAddressLimit === null ? 'licenses.detail.sharingPerDayPolicy' : 'licenses.detail.sharingPerDay', {
-              count: license.effectiveSharingAddressLimit,
-              n: number(license.effectiveSharingAddressLimit),
-            }),
+          : say(
+              license.sharingAddressLimit === null
+                ? 'licenses.detail.sharingPerDayPolicy'
+                : 'licenses.detail.sharingPerDay',
+              {
+                count: license.effectiveSharingAddressLimit,
+                n: number(license.effectiveSharingAddressLimit),
+              },
+            ),
       usedIps: license.usedIps,
       credits: license.credits
         ? {

@@ -19,7 +19,10 @@ export function signInErrorMessage(code: unknown): string | undefined {
 export const number = localNumber;
 
 /** A license type as every page writes it: `Fixed`, `Trial`, `Consumption`, `Enterprise` (in the page's language). */
-export const licenseTypeLabel = (type: string) => say(`types.${type}`);
+export const licenseTypeLabel = (type: string) => {
+  const label = say(`types.${type}`);
+  return label.charAt(0).toUpperCase() + label.slice(1);
+};
 
 /** The admin console's sections, in the navigation bar of every admin page. */
 export const adminNav = [
@@ -97,7 +100,11 @@ export function errorPageData(input: {
 }) {
   const { status, extra } = input;
   const heading = say(
-    errorHeadings.has(status) ? `errors.headings.${status}` : status >= 500 ? 'errors.headings.5xx' : 'errors.headings.4xx',
+    errorHeadings.has(status)
+      ? `errors.headings.${status}`
+      : status >= 500
+        ? 'errors.headings.5xx'
+        : 'errors.headings.4xx',
   );
   const variables = Array.isArray(extra?.variables)
     ? extra.variables.filter((name): name is string => typeof name === 'string')

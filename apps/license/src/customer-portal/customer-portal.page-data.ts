@@ -68,7 +68,9 @@ export function expiryText(expiresAt: Date | null, now: Date): string {
   const left = expiresAt.getTime() - now.getTime();
   if (left > 0) {
     const days = Math.floor(left / day);
-    return days === 0 ? say('expiry.today') : say('expiry.inDays', { when: relativeTimeText(pageLanguage(), days, 'day') });
+    return days === 0
+      ? say('expiry.today')
+      : say('expiry.inDays', { when: relativeTimeText(pageLanguage(), days, 'day') });
   }
   const ago = Math.floor(-left / day);
   return ago === 0
@@ -285,7 +287,11 @@ export function usageChart(chart: { daily: DailyOutcome[]; days: number; start: 
   const svg = barChartSvg({
     id: 'usage-chart',
     title: say('charts.validationsTitle', { days: chart.days }),
-    description: say('charts.validationsDescription', { range, success: number(totalSuccess), failure: number(totalFailure) }),
+    description: say('charts.validationsDescription', {
+      range,
+      success: number(totalSuccess),
+      failure: number(totalFailure),
+    }),
     labels: days,
     series: [
       { name: 'successful', className: 'chart-success', values: success },

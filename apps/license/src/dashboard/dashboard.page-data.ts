@@ -81,7 +81,12 @@ export function adminData(username: string, { counts, recent, panicMode, insight
     stats: [
       stat('products', say('common.products'), counts.products),
       stat('customers', say('common.customers'), counts.customers),
-      stat('licenses-total', say('common.licenses'), licenses.total, say('dashboard.stats.revoked', { n: number(licenses.revoked) })),
+      stat(
+        'licenses-total',
+        say('common.licenses'),
+        licenses.total,
+        say('dashboard.stats.revoked', { n: number(licenses.revoked) }),
+      ),
       stat('licenses-active', say('dashboard.stats.active'), licenses.active),
       stat('licenses-suspended', say('dashboard.stats.suspended'), licenses.suspended),
       stat('licenses-expired', say('dashboard.stats.expired'), licenses.expired),
@@ -126,7 +131,11 @@ function insightCharts(insight: AdminOverview['insight']) {
     validations: barChartSvg({
       id: 'validations-chart',
       title: say('charts.validationsTitle', { days: 30 }),
-      description: say('charts.dashboardValidationsDescription', { range, ok: number(sum(ok)), refused: number(sum(refused)) }),
+      description: say('charts.dashboardValidationsDescription', {
+        range,
+        ok: number(sum(ok)),
+        refused: number(sum(refused)),
+      }),
       labels,
       series: [
         { name: 'successful', className: 'chart-success', values: ok },
