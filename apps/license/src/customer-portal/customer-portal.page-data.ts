@@ -289,8 +289,8 @@ export function usageChart(chart: { daily: DailyOutcome[]; days: number; start: 
     title: say('charts.validationsTitle', { days: chart.days }),
     description: say('charts.validationsDescription', {
       range,
-      success: number(totalSuccess),
-      failure: number(totalFailure),
+      success: say('charts.successfulValidations', { count: totalSuccess }),
+      failure: say('charts.failedValidations', { count: totalFailure }),
     }),
     labels: days,
     series: [
