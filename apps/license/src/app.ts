@@ -24,7 +24,7 @@ import {
 import type { Redis } from '@app/rate-limit';
 import type { SettingsStore } from '@app/settings';
 import type { ObjectStore } from '@app/storage';
-import { createViews, useViews } from '@app/ui';
+import { createViews, languages, useViews } from '@app/ui';
 import './common/request.js';
 import { createGuards, securitySchemes } from './access/guards.js';
 import { sessionTableName } from './access/session.table.js';
@@ -47,6 +47,7 @@ import { customersModule } from './customers/customers.module.js';
 import { createCustomersService } from './customers/customers.service.js';
 import { dashboardModule } from './dashboard/dashboard.module.js';
 import { adminPageGuard, recogniseCustomersOnConsolePages } from './console/admin-pages.js';
+import { withPageLanguage } from './console/language.js';
 import { errorBackLink, errorPageData } from './console/layout.js';
 import { missingAsNotFoundPage, pageNotFound } from './console/not-found-page.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
@@ -65,7 +66,7 @@ import { notificationChannelsModule } from './notification-channels/notification
 import type { TestEmailTiming } from './notification-channels/notification-channels.service.js';
 import { notificationsModule } from './notifications/notifications.module.js';
 import { applyPanicModeFromEnvironment, createPanicGuard, isPanicMode } from './panic/panic.js';
-import { viewsDir } from './paths.js';
+import { localesDir, viewsDir } from './paths.js';
 import { productsModule } from './products/products.module.js';
 import { createProductsService } from './products/products.service.js';
 import { policiesModule } from './policies/policies.module.js';
@@ -447,7 +448,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
 
   const app = express();
   // Pages are EJS views with the UI kit's partials; routes pass plain data to res.render.
-  const views = createViews({ folders: [viewsDir] });
+  const views = createViews({ folders: [viewsDir], appLocalesDir: localesDir });
   useViews(app, views);
   recogniseCustomersOnConsolePages(app, customers.findByUserId);
   app.set('etag', false);
@@ -465,6 +466,9 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
   app.use(mountRoutes(health));
   mountStage(app, modules, 'rawBody', mountOptions);
   mountStage(app, modules, 'hotPath', mountOptions);
+  // Everything after the hot path answers in the visitor's language (the pages; the API stays
+  // English), and /language is the footer switcher's; the validation path above skips the work.
+  app.use(languages({ appLocalesDir: localesDir }), withPageLanguage);
   commonMiddleware(app, {
     logger,
     bodyLimit: '1mb',
@@ -500,9 +504,10 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
       // A browser navigation (a download link, sign-in) gets a page with a way back; programs, JSON.
       renderHtml: (req, status, message, answer) =>
         wantsHtmlErrorPage(req)
-          ? views.render(
-              'errors/error',
-              errorPageData({
+          ? views.render('errors/error', {
+              // The request's language (languages() set it), else the views' English.
+              ...req.res?.locals,
+              ...errorPageData({
                 status,
                 message,
                 details: answer.details,
@@ -510,7 +515,7 @@ export async function createApp(deps: AppDeps): Promise<LicenseApp> {
                 username: req.user?.username,
                 back: errorBackLink(req.path, backLinkOf(req)),
               }),
-            )
+            })
           : undefined,
     }),
   );

@@ -18,7 +18,9 @@ function expectEscaped(page: string): void {
   expect(page).not.toContain('<script>alert');
   expect(page).not.toMatch(/<img src=x/i);
   const document = documentOf(page);
-  const scripts = [...document.querySelectorAll('script')].map((script) => script.getAttribute('src'));
+  const scripts = [...document.querySelectorAll('script:not([type="application/json"])')].map((script) =>
+    script.getAttribute('src'),
+  );
   expect(scripts.every((src) => src === '/static/ui/ui.js' || src === '/dashboard-assets/dashboard.js')).toBe(true);
   const attributes = [...document.querySelectorAll('*')].flatMap((element) => [...element.attributes]);
   expect(attributes.filter((attribute) => attribute.name.startsWith('on')).map((attribute) => attribute.name)).toEqual(

@@ -11,12 +11,12 @@ import { licenseTypes } from '../licenses/licenses.table.js';
 import type { AdminLicensesService } from './admin-licenses.service.js';
 import type { DailyOutcome, UsageRecordRow } from '../usage/usage.service.js';
 import { pageCount } from '../console/paging.js';
+import { localNumber, say } from '../console/language.js';
 
 // What the admin console's license pages (views/admin-licenses) receive: plain data, texts
 // unescaped (the views escape them), numbers and dates formatted. Times are shown in UTC.
 
-const number = (value: number) => value.toLocaleString('en-US');
-const plural = (count: number, word: string) => `${number(count)} ${word}${count === 1 ? '' : 's'}`;
+const number = localNumber;
 
 export const licenseStates = [
   'active',
@@ -118,7 +118,7 @@ export function licenseListData(
     filters.search,
   );
   return {
-    ...adminLayout('Licenses', username, 'licenses'),
+    ...adminLayout(say('common.licenses'), username, 'licenses'),
     flash,
     filters: {
       product: filters.product ?? '',
@@ -131,14 +131,14 @@ export function licenseListData(
     filtered,
     products: page.products.map((product) => ({
       value: product.id,
-      label: product.active ? product.name : `${product.name} (inactive)`,
+      label: product.active ? product.name : say('licenses.list.inactiveProduct', { name: product.name }),
     })),
     customers: page.customers.map((customer) => ({
       value: customer.id,
       label: `${customer.name} (${customer.email})`,
     })),
     types: licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) })),
-    states: licenseStates.map((state) => ({ value: state, label: state })),
+    states: licenseStates.map((state) => ({ value: state, label: say(`states.${state}`) })),
     licenses: page.licenses.map((license) => rowView(license, page.now)),
     total: number(page.total),
     count: page.total,
@@ -170,11 +170,7 @@ function changesOf(entry: AuditLogJson) {
   };
 }
 
-const statusLabels: Record<UsageRecordRow['status'], string> = {
-  success: 'Success',
-  blocked: 'Blocked',
-  invalid: 'Invalid',
-};
+const statusLabel = (status: UsageRecordRow['status']) => say(`records.status.${status}`);
 
 export interface DetailPage {
   license: Awaited<ReturnType<LicensesService['detail']>>;
@@ -204,7 +200,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
   const time = (value: string | null) => (value ? utcTime(value) : null);
 
   return {
-    ...adminLayout(`License ${license.key}`, username, 'licenses'),
+    ...adminLayout(say('licenses.detail.title', { key: license.key }), username, 'licenses'),
     flash,
     csrfToken,
     license: {
@@ -227,8 +223,16 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       borrowHours: license.borrowHours,
       sharingLimit:
         license.effectiveSharingAddressLimit === null
-          ? 'none'
-          : `${license.effectiveSharingAddressLimit === 1 ? '1 address' : `${number(license.effectiveSharingAddressLimit)} addresses`} a day${license.sharingAddressLimit === null ? ' (policy)' : ''}`,
+          ? say('common.none')
+          : say(
+              license.sharingAddressLimit === null
+                ? 'licenses.detail.sharingPerDayPolicy'
+                : 'licenses.detail.sharingPerDay',
+              {
+                count: license.effectiveSharingAddressLimit,
+                n: number(license.effectiveSharingAddressLimit),
+              },
+            ),
       usedIps: license.usedIps,
       credits: license.credits
         ? {
@@ -239,7 +243,12 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
         : null,
       conversion:
         license.autoConvert || license.convertToType
-          ? `${license.autoConvert ? 'automatic' : 'manual'}, to ${licenseTypeLabel(license.convertToType ?? 'fixed')}${license.convertDurationDays ? ` for ${plural(license.convertDurationDays, 'day')}` : ''}`
+          ? say(license.convertDurationDays ? 'licenses.detail.conversionFor' : 'licenses.detail.conversion', {
+              how: say(license.autoConvert ? 'licenses.detail.automatic' : 'licenses.detail.manual'),
+              type: licenseTypeLabel(license.convertToType ?? 'fixed'),
+              count: license.convertDurationDays ?? 0,
+              n: number(license.convertDurationDays ?? 0),
+            })
           : null,
       convertedAt: time(license.convertedAt),
       violationCount: number(license.violationCount),
@@ -270,7 +279,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       effective: license.effectiveEntitlements,
       policyId: license.policy?._id ?? '',
       policies: [
-        { value: '', label: 'No policy' },
+        { value: '', label: say('licenses.new.noPolicy') },
         ...page.choices.policies.map((policy) => ({ value: policy.id, label: policy.name })),
       ],
       entitlements: entitlementChoices(page.choices),
@@ -282,7 +291,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
         time: utcTime(record.created_at),
         iso: new Date(record.created_at).toISOString(),
         status: record.status,
-        statusLabel: statusLabels[record.status],
+        statusLabel: statusLabel(record.status),
         ip: record.ip,
         hwid: record.hwid,
         reason: record.reason,
@@ -332,23 +341,23 @@ export function newLicenseData(
   checked: string[] = [],
 ) {
   return {
-    ...adminLayout('New license', username, 'licenses'),
+    ...adminLayout(say('common.newLicense'), username, 'licenses'),
     flash: errors,
     csrfToken,
     values,
     checked,
     products: choices.products.map((product) => ({ value: product.id, label: product.name })),
     customers: [
-      { value: '', label: 'No customer' },
+      { value: '', label: say('licenses.new.noCustomer') },
       ...choices.customers.map((customer) => ({ value: customer.id, label: `${customer.name} (${customer.email})` })),
     ],
     // Empty: the policy's type, or fixed without one.
     types: [
-      { value: '', label: "The policy's, or Fixed" },
+      { value: '', label: say('licenses.new.typeBlank') },
       ...licenseTypes.map((type) => ({ value: type, label: licenseTypeLabel(type) })),
     ],
     policies: [
-      { value: '', label: 'No policy' },
+      { value: '', label: say('licenses.new.noPolicy') },
       ...choices.policies.map((policy) => ({ value: policy.id, label: `${policy.product}: ${policy.name}` })),
     ],
     entitlements: entitlementChoices(choices),

@@ -7,6 +7,7 @@ import type { AuditAction } from '../audit/audit.table.js';
 import { actorOf } from '../common/actor.js';
 import { adminLayout } from '../console/layout.js';
 import { consoleAdminName } from '../console/admin-pages.js';
+import { localNumber, say } from '../console/language.js';
 import { redirectWithFlash, takeFlash } from '../console/flash.js';
 import { consoleWrites } from '../console/write-kit.js';
 import { createLicenseSchema, updateLicenseSchema } from '../licenses/licenses.schema.js';
@@ -156,8 +157,8 @@ export function adminLicensesPages(deps: {
     void redirectWithFlash(req, res, licenseHref(id), {
       type: 'error',
       text: text
-        ? `The reason is too long (at most ${maxReason} characters).`
-        : `Give a reason to ${what} the license.`,
+        ? say('licenses.flash.reasonTooLong', { max: maxReason })
+        : say(what === 'suspend' ? 'licenses.flash.reasonToSuspend' : 'licenses.flash.reasonToRevoke'),
     });
     return undefined;
   }
@@ -171,7 +172,7 @@ export function adminLicensesPages(deps: {
   async function offlinePage(req: Request, id: string, body: z.infer<typeof offlineForm>) {
     const { key } = await licenses.detail(id);
     return {
-      ...adminLayout(`Offline activation · ${key}`, consoleAdminName(req), 'licenses'),
+      ...adminLayout(`${say('common.offlineActivation')} · ${key}`, consoleAdminName(req), 'licenses'),
       key,
       back: licenseHref(id),
       form: {
@@ -334,7 +335,7 @@ export function adminLicensesPages(deps: {
         const license = await licenses.create(actorOf(req), parsed.data);
         await redirectWithFlash(req, res, licenseHref(license._id), {
           type: 'success',
-          text: `License ${license.key} created.`,
+          text: say('licenses.flash.created', { key: license.key }),
         });
       },
     }),
@@ -369,7 +370,7 @@ export function adminLicensesPages(deps: {
       handler: async ({ params, body, req, res }) => {
         const reason = reasonOf(req, res, params.id, body.reason, 'suspend');
         if (reason === undefined) return;
-        await act(req, res, params.id, 'suspend', 'License suspended.', () =>
+        await act(req, res, params.id, 'suspend', say('licenses.flash.suspended'), () =>
           licenses.suspend(actorOf(req), params.id, reason),
         );
       },
@@ -386,7 +387,7 @@ export function adminLicensesPages(deps: {
       audit: { action: 'activate', resource: 'license' },
       responses: redirected,
       handler: ({ params, req, res }) =>
-        act(req, res, params.id, 'activate', 'License reactivated.', () =>
+        act(req, res, params.id, 'activate', say('licenses.flash.reactivated'), () =>
           licenses.reactivate(actorOf(req), params.id),
         ),
     }),
@@ -404,7 +405,7 @@ export function adminLicensesPages(deps: {
       handler: async ({ params, body, req, res }) => {
         const reason = reasonOf(req, res, params.id, body.reason, 'revoke');
         if (reason === undefined) return;
-        await act(req, res, params.id, 'revoke', 'License revoked.', () =>
+        await act(req, res, params.id, 'revoke', say('licenses.flash.revoked'), () =>
           licenses.revoke(actorOf(req), params.id, reason),
         );
       },
@@ -421,7 +422,7 @@ export function adminLicensesPages(deps: {
       audit: { action: 'update', resource: 'license' },
       responses: redirected,
       handler: ({ params, req, res }) =>
-        act(req, res, params.id, 'update', 'New key issued; the old key no longer validates.', async () =>
+        act(req, res, params.id, 'update', say('licenses.flash.rotated'), async () =>
           licenses.rotate(actorOf(req), await keyOf(params.id)),
         ),
     }),
@@ -437,7 +438,7 @@ export function adminLicensesPages(deps: {
       audit: { action: 'update', resource: 'license' },
       responses: redirected,
       handler: ({ params, req, res }) =>
-        act(req, res, params.id, 'update', 'IP addresses and hardware ids cleared.', async () =>
+        act(req, res, params.id, 'update', say('licenses.flash.cleared'), async () =>
           licenses.clear(actorOf(req), await keyOf(params.id)),
         ),
     }),
@@ -465,11 +466,11 @@ export function adminLicensesPages(deps: {
             text: `Check these fields: ${fields.join(', ')}. ${problems.join(' ')}`,
           });
         }
-        const borrowing = borrowHours ? ` Offline files borrow a seat for up to ${borrowHours} hours.` : '';
+        const borrowing = borrowHours ? ` ${say('licenses.flash.borrowing', { hours: borrowHours })}` : '';
         const saved =
           heartbeatSeconds === null
-            ? 'Floating seats off: seats are kept until released.'
-            : `Floating seats saved: heartbeat every ${heartbeatSeconds.toLocaleString('en-US')} seconds.${borrowing}`;
+            ? say('licenses.flash.seatsOff')
+            : `${say('licenses.flash.seatsSaved', { seconds: localNumber(heartbeatSeconds) })}${borrowing}`;
         await act(req, res, params.id, 'update', saved, () => licenses.update(actorOf(req), params.id, parsed.data));
       },
     }),
@@ -497,7 +498,10 @@ export function adminLicensesPages(deps: {
           });
         }
         const { graceDays, expirationStrategy } = parsed.data;
-        const saved = `Grace and expiry saved: ${graceDays} day${graceDays === 1 ? '' : 's'} of grace, then ${expirationStrategy}.`;
+        const saved = say('licenses.flash.expirySaved', {
+          count: graceDays,
+          strategy: say(`licenses.flash.strategy.${expirationStrategy}`),
+        });
         await act(req, res, params.id, 'update', saved, () => licenses.update(actorOf(req), params.id, parsed.data));
       },
     }),
@@ -523,7 +527,7 @@ export function adminLicensesPages(deps: {
             text: 'Check these fields: policy, entitlements.',
           });
         }
-        await act(req, res, params.id, 'update', 'Policy and entitlements saved.', () =>
+        await act(req, res, params.id, 'update', say('licenses.flash.grantsSaved'), () =>
           licenses.update(actorOf(req), params.id, parsed.data),
         );
       },

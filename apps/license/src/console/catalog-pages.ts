@@ -8,6 +8,7 @@ import { consoleAdminName, formErrors, redirectWithFlash, takeFlash, type FlashM
 import { consoleWrites, type AuditFailure } from './write-kit.js';
 import { notFoundData } from './layout.js';
 import { pageNumber, pageSlice } from './paging.js';
+import { say } from './language.js';
 
 // The admin console's pages for a catalogue resource (products, customers): a searchable list
 // with the form for a new one, a page per item with its edit form and a delete button. Plain
@@ -104,7 +105,7 @@ export interface CatalogResource<
     update?: string;
     deleteSummary: string;
     deleteDescription?: string;
-    /** Said after a delete, after "<Noun> “name” deleted." */
+    /** The message key of what the page adds to "… deleted." (locales: catalog.flash.*). */
     deleted?: string;
     /** Statuses the writes may answer beyond the common ones. */
     writeResponses?: Record<number, { description: string; contentType?: string }>;
@@ -243,7 +244,7 @@ export function catalogPages<
         const item = await service.create(actorOf(req), parsed.data);
         await redirectWithFlash(req, res, resource.href(item._id), {
           type: 'success',
-          text: `${noun} “${item.name}” created.`,
+          text: say(`catalog.flash.${lowerNoun}.created`, { name: item.name }),
         });
       },
     }),
@@ -296,7 +297,7 @@ export function catalogPages<
         const item = await service.update(actorOf(req), params.id, parsed.data);
         await redirectWithFlash(req, res, resource.href(item._id), {
           type: 'success',
-          text: `${noun} “${item.name}” saved.`,
+          text: say(`catalog.flash.${lowerNoun}.saved`, { name: item.name }),
         });
       },
     }),
@@ -315,12 +316,12 @@ export function catalogPages<
           write: async () => {
             const { name } = await service.get(params.id);
             await service.remove(actorOf(req), params.id);
-            const deleted = `${noun} “${name}” deleted.`;
+            const deleted = say(`catalog.flash.${lowerNoun}.deleted`, { name });
             return {
               to: basePath,
               message: {
                 type: 'success',
-                text: resource.docs.deleted ? `${deleted} ${resource.docs.deleted}` : deleted,
+                text: resource.docs.deleted ? `${deleted} ${say(resource.docs.deleted)}` : deleted,
               },
             };
           },

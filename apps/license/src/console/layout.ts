@@ -1,3 +1,5 @@
+import { localNumber, say } from './language.js';
+
 // The console kit's page data: the layout every page's view (apps/license/views) reads, the
 // admin navigation, and the pages every feature shares (no access, not found, the error page).
 // Plain data, every text still unescaped (the views escape it), numbers already formatted.
@@ -7,23 +9,20 @@ export const serviceName = 'License Service';
 export const assetsPath = '/dashboard-assets';
 
 /** Sign-in failures the auth routes redirect to (`/?error=...`); anything else is ignored. */
-const signInErrors: Record<string, string> = {
-  auth_failed: 'Sign-in failed. Please try again.',
-  rate_limited: 'The identity provider is rate limiting sign-ins; wait a minute and try again.',
-  no_user: 'The identity provider returned no user.',
-  https_required:
-    'Sign-in failed: the sign-in cookie could not be set over plain http. In production the session cookie is Secure, so browsers keep it only over https: open this site at its https:// address (behind a TLS-terminating proxy, the service needs TRUST_PROXY set).',
-};
+const signInErrors = new Set(['auth_failed', 'rate_limited', 'no_user', 'https_required']);
 
 export function signInErrorMessage(code: unknown): string | undefined {
-  return typeof code === 'string' && Object.hasOwn(signInErrors, code) ? signInErrors[code] : undefined;
+  return typeof code === 'string' && signInErrors.has(code) ? say(`signIn.errors.${code}`) : undefined;
 }
 
-/** A count as the pages write it: `1,234`. */
-export const number = (value: number) => value.toLocaleString('en-US');
+/** A count as the pages write it, in the page's language: `1,234`, `1.234`. */
+export const number = localNumber;
 
-/** A license type as every page writes it: `Fixed`, `Trial`, `Consumption`, `Enterprise`. */
-export const licenseTypeLabel = (type: string) => type.charAt(0).toUpperCase() + type.slice(1);
+/** A license type as every page writes it: `Fixed`, `Trial`, `Consumption`, `Enterprise` (in the page's language). */
+export const licenseTypeLabel = (type: string) => {
+  const label = say(`types.${type}`);
+  return label.charAt(0).toUpperCase() + label.slice(1);
+};
 
 /** The admin console's sections, in the navigation bar of every admin page. */
 export const adminNav = [
@@ -56,24 +55,16 @@ export const layout = (title: string, username?: string, script = false) => ({
 });
 
 export function noAccessData(username: string) {
-  return { ...layout('No access', username) };
+  return { ...layout(say('noAccess.title'), username) };
 }
 
 /** The page for a path that does not exist (every method); `/api` paths answer JSON instead. */
 export function notFoundData(username?: string) {
-  return { ...layout('Page not found', username) };
+  return { ...layout(say('errors.notFound.title'), username) };
 }
 
-const errorHeadings: Record<number, string> = {
-  400: 'Request not accepted',
-  401: 'Sign-in required',
-  403: 'Not allowed',
-  404: 'Not found',
-  409: 'Conflict',
-  413: 'Too large',
-  429: 'Too many requests',
-  503: 'Service unavailable',
-};
+/** The statuses with a heading of their own (errors.headings.<status>). */
+const errorHeadings = new Set([400, 401, 403, 404, 409, 413, 429, 503]);
 
 /**
  * Where an error page links back to: the page the person came from (same site; pages send no
@@ -84,14 +75,14 @@ export function errorBackLink(
   path: string,
   referer: { href: string; sameSite: boolean },
 ): { href: string; label: string } {
-  if (referer.sameSite) return { href: referer.href, label: 'Go back' };
+  if (referer.sameSite) return { href: referer.href, label: say('errors.goBack') };
   const download = /^\/api\/(customer\/licenses|licenses)\/([0-9a-f-]{36})\/file$/i.exec(path);
   if (download)
     return {
       href: `${download[1] === 'licenses' ? '/licenses' : '/my-licenses'}/${download[2]}`,
-      label: 'Back to the license',
+      label: say('common.backToLicense'),
     };
-  return { href: '/', label: 'Go to the start page' };
+  return { href: '/', label: say('errors.toStart') };
 }
 
 /**
@@ -108,7 +99,13 @@ export function errorPageData(input: {
   back: { href: string; label: string };
 }) {
   const { status, extra } = input;
-  const heading = errorHeadings[status] ?? (status >= 500 ? 'Something went wrong' : 'Request failed');
+  const heading = say(
+    errorHeadings.has(status)
+      ? `errors.headings.${status}`
+      : status >= 500
+        ? 'errors.headings.5xx'
+        : 'errors.headings.4xx',
+  );
   const variables = Array.isArray(extra?.variables)
     ? extra.variables.filter((name): name is string => typeof name === 'string')
     : [];

@@ -2,6 +2,7 @@ import { barChartSvg } from '@app/ui';
 import { iso } from '../common/schemas.js';
 import { layout } from '../console/layout.js';
 import { utcTime } from '../console/utc-time.js';
+import { localNumber, pageLanguage, say } from '../console/language.js';
 import { licenseState } from '../dashboard/dashboard.service.js';
 import { creditsOf } from '../licenses/licenses.presenter.js';
 import type { LicenseRow } from '../licenses/licenses.schema.js';
@@ -13,10 +14,17 @@ import type { DailyOutcome, DeviceSighting, UsageRecordRow } from '../usage/usag
 // (the views escape them), numbers and dates already formatted. Times are shown in UTC.
 
 const day = 86_400_000;
-const number = (value: number) => value.toLocaleString('en-US');
-const plural = (count: number, word: string) => `${number(count)} ${word}${count === 1 ? '' : 's'}`;
+const number = localNumber;
 
-const units: Array<[seconds: number, word: string]> = [
+// Intl words each language's "in 3 days" and "3 days ago", plurals included (Arabic has six forms).
+const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();
+function relativeTimeText(language: string, value: number, unit: Intl.RelativeTimeFormatUnit): string {
+  let format = relativeFormats.get(language);
+  if (!format) relativeFormats.set(language, (format = new Intl.RelativeTimeFormat(language, { numeric: 'always' })));
+  return format.format(value, unit);
+}
+
+const units: Array<[seconds: number, unit: 'day' | 'hour' | 'minute']> = [
   [86_400, 'day'],
   [3_600, 'hour'],
   [60, 'minute'],
@@ -26,10 +34,10 @@ const units: Array<[seconds: number, word: string]> = [
 export function relativeTime(at: Date | string, now: Date): string {
   const seconds = Math.round((new Date(at).getTime() - now.getTime()) / 1000);
   const size = Math.abs(seconds);
-  const [unit, word] = units.find(([length]) => size >= length) ?? [1, ''];
-  if (!word) return seconds > 0 ? 'in less than a minute' : 'just now';
-  const text = plural(Math.floor(size / unit), word);
-  return seconds > 0 ? `in ${text}` : `${text} ago`;
+  const [length, unit] = units.find(([length]) => size >= length) ?? [1, undefined];
+  if (!unit) return say(seconds > 0 ? 'time.soon' : 'time.justNow');
+  const count = Math.floor(size / length);
+  return relativeTimeText(pageLanguage(), seconds > 0 ? count : -count, unit);
 }
 
 /**
@@ -56,14 +64,18 @@ export function machineRow(machine: MachineJson, now: Date, heartbeatSeconds: nu
 
 /** "expires in 12 days", "expires today", "expired 3 days ago", "expired today", or "never". */
 export function expiryText(expiresAt: Date | null, now: Date): string {
-  if (!expiresAt) return 'never';
+  if (!expiresAt) return say('common.never');
   const left = expiresAt.getTime() - now.getTime();
   if (left > 0) {
     const days = Math.floor(left / day);
-    return days === 0 ? 'expires today' : `expires in ${plural(days, 'day')}`;
+    return days === 0
+      ? say('expiry.today')
+      : say('expiry.inDays', { when: relativeTimeText(pageLanguage(), days, 'day') });
   }
   const ago = Math.floor(-left / day);
-  return ago === 0 ? 'expired today' : `expired ${plural(ago, 'day')} ago`;
+  return ago === 0
+    ? say('expiry.expiredToday')
+    : say('expiry.expiredDaysAgo', { when: relativeTimeText(pageLanguage(), -ago, 'day') });
 }
 
 /** The choices of the chart's range (the pages' query schema lists the same); anything else in the address means the default. */
@@ -78,8 +90,8 @@ const licenseHref = (id: string) => `/my-licenses/${encodeURIComponent(id)}`;
  */
 export function termText(license: LicenseTermSource, now: Date): string | null {
   const term = licenseTerm(license, now);
-  if (term.graceEndsAt) return `Grace until ${utcTime(term.graceEndsAt)}`;
-  return term.expired ? 'Expired, kept working (maintain)' : null;
+  if (term.graceEndsAt) return say('expiry.graceUntil', { time: utcTime(term.graceEndsAt) });
+  return term.expired ? say('expiry.maintained') : null;
 }
 
 /** A license as both pages show it. */
@@ -131,7 +143,7 @@ export interface LicensesPage {
 /** The list at `/` of a signed-in customer. */
 export function licensesPageData(username: string, page: LicensesPage) {
   return {
-    ...layout('Your licenses', username, true),
+    ...layout(say('common.yourLicenses'), username, true),
     customerName: page.customerName,
     panicMode: page.panicMode,
     licenses: page.licenses.map((row) => licenseView(row, page.now)),
@@ -180,11 +192,7 @@ export interface LicensePage {
   featureNames: Map<string, string>;
 }
 
-const statusLabels: Record<UsageRecordRow['status'], string> = {
-  success: 'Success',
-  blocked: 'Blocked',
-  invalid: 'Invalid',
-};
+const statusLabel = (status: UsageRecordRow['status']) => say(`records.status.${status}`);
 
 /** `/my-licenses/:licenseId`: every field, the usage chart, the records, credits, IPs and machines (its hardware ids). */
 export function licensePageData(
@@ -241,7 +249,7 @@ export function licensePageData(
         time: utcTime(record.created_at),
         iso: iso(record.created_at)!,
         status: record.status,
-        statusLabel: statusLabels[record.status],
+        statusLabel: statusLabel(record.status),
         ip: record.ip,
         hwid: record.hwid,
         reason: record.reason,
@@ -275,11 +283,15 @@ export function usageChart(chart: { daily: DailyOutcome[]; days: number; start: 
   const failure = days.map((date) => counts.get(date)?.failure ?? 0);
   const totalSuccess = success.reduce((sum, value) => sum + value, 0);
   const totalFailure = failure.reduce((sum, value) => sum + value, 0);
-  const range = `${days[0]} to ${days[days.length - 1]}`;
+  const range = say('charts.range', { from: days[0], to: days[days.length - 1] });
   const svg = barChartSvg({
     id: 'usage-chart',
-    title: `Validations per day, last ${chart.days} days`,
-    description: `From ${range} (UTC): ${plural(totalSuccess, 'successful validation')} and ${plural(totalFailure, 'failed validation')}.`,
+    title: say('charts.validationsTitle', { days: chart.days }),
+    description: say('charts.validationsDescription', {
+      range,
+      success: say('charts.successfulValidations', { count: totalSuccess }),
+      failure: say('charts.failedValidations', { count: totalFailure }),
+    }),
     labels: days,
     series: [
       { name: 'successful', className: 'chart-success', values: success },

@@ -10,6 +10,7 @@ import { guardResult, signInAddressFor } from '../console/admin-pages.js';
 import { defaultChartDays, licensePageData, licensesPageData } from './customer-portal.page-data.js';
 import type { createCustomerPortalService } from './customer-portal.service.js';
 import { pageNumber } from '../console/paging.js';
+import { say } from '../console/language.js';
 
 // The customer portal's web pages (the JSON API is customer-portal.routes.ts). A page never
 // answers an error as JSON: a license that is not the customer's gets the 404 page.
@@ -71,7 +72,7 @@ export function customerPortalPages(deps: {
     const back = `/my-licenses/${encodeURIComponent(license._id)}`;
     const value = (body.requestCode ?? '').replace(/\s+/g, '');
     const page = {
-      ...layout(`Offline activation · ${license.product.name}`, req.user?.username ?? customer.name),
+      ...layout(`${say('common.offlineActivation')} · ${license.product.name}`, req.user?.username ?? customer.name),
       product: license.product.name,
       back,
       form: { action: `${back}/machines/offline`, csrfToken: deps.csrfToken(req), value },
@@ -139,7 +140,7 @@ export function customerPortalPages(deps: {
         if (deps.panicMode()) return home(res, username, customer);
         const releases = await deps.downloads(customer.id);
         res.render('customer-portal/downloads', {
-          ...layout('Downloads', username),
+          ...layout(say('common.downloads'), username),
           releases: releases.map((release) => ({
             ...release,
             publishedAt: utcTime(release.publishedAt),

@@ -3,6 +3,7 @@ import type { FlashMessage } from '../console/admin-pages.js';
 import { utcTime } from '../console/utc-time.js';
 import type { CustomerJson } from './customers.presenter.js';
 import { pageCount } from '../console/paging.js';
+import { say } from '../console/language.js';
 
 // What the customer pages' views (views/customers) receive: plain data, texts unescaped (the
 // views escape them), numbers formatted.
@@ -48,7 +49,7 @@ export function customersPageData(
   extras: { form: CustomerFormState; messages: FlashMessage[]; csrfToken: string },
 ) {
   return {
-    ...adminLayout('Customers', username, 'customers'),
+    ...adminLayout(say('common.customers'), username, 'customers'),
     messages: extras.messages,
     csrfToken: extras.csrfToken,
     form: extras.form,

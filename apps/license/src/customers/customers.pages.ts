@@ -92,7 +92,7 @@ export function customerPages(deps: {
         detail: 'Admins: their license count, the form to edit them and the button to delete them.',
         update: 'An empty provider user id unlinks the customer from their sign-in.',
         deleteSummary: 'Delete a customer (form; their licenses stay)',
-        deleted: 'Their licenses stay, without a customer.',
+        deleted: 'catalog.flash.customer.licensesStay',
         writeResponses: {
           409: { description: 'The form, saying the provider user id is taken', contentType: 'text/html' },
         },

@@ -3,6 +3,7 @@ import type { DashboardCounts } from './dashboard-counts.js';
 import type { LicenseRowView } from './dashboard.service.js';
 import { barChartSvg, lineChartSvg } from '@app/ui';
 import type { DayRollup } from '../usage/usage.service.js';
+import { say } from '../console/language.js';
 
 // What the dashboard's views (apps/license/views/dashboard) receive: plain data, every text still
 // unescaped (the views escape it), numbers already formatted. The shared layout is the console kit's.
@@ -17,7 +18,7 @@ const licenseRow = (license: LicenseRowView) => ({
 
 export function signInData(errorCode: unknown, returnTo?: string) {
   return {
-    ...layout('Sign in'),
+    ...layout(say('signIn.button')),
     error: signInErrorMessage(errorCode),
     signInHref: returnTo ? `/auth/idp?returnTo=${encodeURIComponent(returnTo)}` : '/auth/idp',
   };
@@ -25,14 +26,14 @@ export function signInData(errorCode: unknown, returnTo?: string) {
 
 /** The two-factor gate of an admin session: verify a code, or set two-factor up when it is required. */
 export function twoFactorData(username: string, step: 'verify' | 'setup') {
-  return { ...layout('Two-factor verification', username, true), step };
+  return { ...layout(say('twoFactor.title'), username, true), step };
 }
 
-const exportLinks = [
-  { href: '/api/export/licenses/csv', label: 'Licenses (CSV)' },
-  { href: '/api/export/licenses/pdf', label: 'Licenses (PDF)' },
-  { href: '/api/export/transactions/csv', label: 'Transactions (CSV)' },
-  { href: '/api/export/summary/pdf', label: 'Summary report (PDF)' },
+const exportLinks = () => [
+  { href: '/api/export/licenses/csv', label: say('dashboard.exportLinks.licensesCsv') },
+  { href: '/api/export/licenses/pdf', label: say('dashboard.exportLinks.licensesPdf') },
+  { href: '/api/export/transactions/csv', label: say('dashboard.exportLinks.transactionsCsv') },
+  { href: '/api/export/summary/pdf', label: say('dashboard.exportLinks.summaryPdf') },
 ];
 
 const adminApi = [
@@ -75,23 +76,28 @@ export function adminData(username: string, { counts, recent, panicMode, insight
   const { licenses, validations } = counts;
   const stat = (id: string, label: string, value: number, note?: string) => ({ id, label, value: number(value), note });
   return {
-    ...adminLayout('Admin dashboard', username, 'dashboard', true),
+    ...adminLayout(say('dashboard.heading'), username, 'dashboard', true),
     panicMode,
     stats: [
-      stat('products', 'Products', counts.products),
-      stat('customers', 'Customers', counts.customers),
-      stat('licenses-total', 'Licenses', licenses.total, `${number(licenses.revoked)} revoked`),
-      stat('licenses-active', 'Active', licenses.active),
-      stat('licenses-suspended', 'Suspended', licenses.suspended),
-      stat('licenses-expired', 'Expired', licenses.expired),
-      stat('validations', 'Validations, last 24 h', validations.total),
+      stat('products', say('common.products'), counts.products),
+      stat('customers', say('common.customers'), counts.customers),
+      stat(
+        'licenses-total',
+        say('common.licenses'),
+        licenses.total,
+        say('dashboard.stats.revoked', { n: number(licenses.revoked) }),
+      ),
+      stat('licenses-active', say('dashboard.stats.active'), licenses.active),
+      stat('licenses-suspended', say('dashboard.stats.suspended'), licenses.suspended),
+      stat('licenses-expired', say('dashboard.stats.expired'), licenses.expired),
+      stat('validations', say('dashboard.stats.validations24h'), validations.total),
     ],
     validationSplit: [
-      stat('validations-success', 'success', validations.success),
-      stat('validations-blocked', 'blocked', validations.blocked),
-      stat('validations-invalid', 'invalid', validations.invalid),
+      stat('validations-success', say('dashboard.stats.success'), validations.success),
+      stat('validations-blocked', say('dashboard.stats.blocked'), validations.blocked),
+      stat('validations-invalid', say('dashboard.stats.invalid'), validations.invalid),
     ],
-    exports: exportLinks,
+    exports: exportLinks(),
     insight: insightCharts(insight),
     recent: recent.map(licenseRow),
     licenseTotal: number(licenses.total),
@@ -106,7 +112,7 @@ function insightCharts(insight: AdminOverview['insight']) {
   const refused = insight.days.map((day) => Object.values(day.refused).reduce((sum, n) => sum + n, 0));
   const machines = insight.days.map((day) => day.machines);
   const sum = (values: number[]) => values.reduce((total, n) => total + n, 0);
-  const range = labels.length ? `${labels[0]} to ${labels[labels.length - 1]}` : '';
+  const range = labels.length ? say('charts.range', { from: labels[0], to: labels[labels.length - 1] }) : '';
   const refusals = new Map<string, number>();
   for (const day of insight.days)
     for (const [error, n] of Object.entries(day.refused)) refusals.set(error, (refusals.get(error) ?? 0) + n);
@@ -124,8 +130,12 @@ function insightCharts(insight: AdminOverview['insight']) {
     refusals: [...refusals.entries()].sort((a, b) => b[1] - a[1]).map(([error, n]) => ({ error, n: number(n) })),
     validations: barChartSvg({
       id: 'validations-chart',
-      title: 'Validations per day, last 30 days',
-      description: `From ${range} (UTC): ${number(sum(ok))} successful and ${number(sum(refused))} refused.`,
+      title: say('charts.validationsTitle', { days: 30 }),
+      description: say('charts.dashboardValidationsDescription', {
+        range,
+        ok: number(sum(ok)),
+        refused: number(sum(refused)),
+      }),
       labels,
       series: [
         { name: 'successful', className: 'chart-success', values: ok },
@@ -134,8 +144,8 @@ function insightCharts(insight: AdminOverview['insight']) {
     }),
     machines: lineChartSvg({
       id: 'machines-chart',
-      title: 'Active machines per day, last 30 days',
-      description: `From ${range} (UTC): at most ${number(peak)} distinct machines validated in a day.`,
+      title: say('charts.machinesTitle', { days: 30 }),
+      description: say('charts.machinesDescription', { range, peak: number(peak) }),
       labels,
       series: { name: 'machines', className: 'chart-info', values: machines },
     }),

@@ -3,6 +3,7 @@ import type { CatalogPageExtras } from '../console/catalog-pages.js';
 import { utcTime } from '../console/utc-time.js';
 import type { EntitlementJson } from './entitlements.presenter.js';
 import { pageCount } from '../console/paging.js';
+import { say } from '../console/language.js';
 
 // What the entitlement pages' views (views/entitlements) receive: plain data, texts unescaped.
 
@@ -35,7 +36,7 @@ export function entitlementsPageData(
   extras: CatalogPageExtras<EntitlementFormState>,
 ) {
   return {
-    ...adminLayout('Entitlements', username, 'products'),
+    ...adminLayout(say('common.entitlements'), username, 'products'),
     messages: extras.messages,
     csrfToken: extras.csrfToken,
     form: extras.form,

@@ -22,6 +22,7 @@ import {
 } from './notification-channels.effective.js';
 import { parseChannelForm } from './notification-channels.forms.js';
 import type { ChannelSettings, EffectiveChannels } from './notification-channels.schema.js';
+import { say } from '../console/language.js';
 
 /** A refused form: its errors; `code` names the refusal when it is more than invalid input. */
 export type SaveResult = { ok: true } | { ok: false; errors: string[]; code?: 'SMTP_HOST_NOT_ALLOWED' };
@@ -181,9 +182,10 @@ export function createNotificationChannelsService(deps: {
         await audit(false, { error });
         return { ok: false, error };
       }
+      // In the language of the admin's page (the console's form; the API's is English).
       const message = {
-        subject: 'Test message from the License Service',
-        text: `This is a test of the ${channelLabels[name]} notification channel, sent from the admin console at ${deps.now().toISOString()}.`,
+        subject: say('notifications.test.subject'),
+        text: say('notifications.test.text', { channel: channelLabels[name], time: deps.now().toISOString() }),
       };
       /** Sends; answers the error, or undefined when it was sent. */
       const attempt = async (send: () => Promise<void>): Promise<unknown> => {

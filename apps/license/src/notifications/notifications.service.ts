@@ -12,6 +12,8 @@ import {
 } from '@app/events';
 import type { Logger } from '@app/http';
 import type { EventBus } from '../events/event-bus.js';
+import { DEFAULT_LANGUAGE, type Language } from '@app/ui';
+import { translatorFor } from '../console/language.js';
 
 /** The notification kinds the spec lists, each routed to its channels by NOTIFY_<KIND>. */
 export const notificationKinds = [
@@ -91,14 +93,25 @@ const describe = (data: Record<string, unknown>) =>
     )
     .join('\n');
 
-/** Events of the bus that the spec lists as notification subjects. */
-export function subscribeNotifications(bus: EventBus, notifier: Pick<Notifier, 'notify'>): void {
+/**
+ * Events of the bus that the spec lists as notification subjects. The alerts go to the
+ * operators' configured addresses, whose language the service does not know: they are written
+ * in `language` (the service default, English).
+ */
+export function subscribeNotifications(
+  bus: EventBus,
+  notifier: Pick<Notifier, 'notify'>,
+  language: Language = DEFAULT_LANGUAGE,
+): void {
+  const t = translatorFor(language);
   bus.on('NEW_REQUEST_BLOCKED', async (data) => {
     // One alert per license and reason a minute: an attack of blocked validations is not a flood of messages.
     await notifier.notify(
       'license_violation',
       {
-        subject: `License violation: ${typeof data.reason === 'string' ? data.reason : 'validation blocked'}`,
+        subject: t('notifications.violation', {
+          reason: typeof data.reason === 'string' ? data.reason : t('notifications.validationBlocked'),
+        }),
         text: describe(data),
       },
       { key: `${String(data.licenseId)}:${String(data.reason)}`, seconds: 60 },
@@ -106,19 +119,21 @@ export function subscribeNotifications(bus: EventBus, notifier: Pick<Notifier, '
   });
   bus.on('ANOMALY_DETECTED', async (data) => {
     await notifier.notify('anomaly', {
-      subject: `Anomaly detected: ${typeof data.kind === 'string' ? data.kind : 'suspicious activity'}`,
+      subject: t('notifications.anomaly', {
+        kind: typeof data.kind === 'string' ? data.kind : t('notifications.suspiciousActivity'),
+      }),
       text: describe(data),
     });
   });
   bus.on('LICENSE_EXPIRED', async (data) => {
     await notifier.notify('license_expiring', {
-      subject: `License expired: ${String(data.licenseKey)}`,
+      subject: t('notifications.expired', { key: String(data.licenseKey) }),
       text: describe(data),
     });
   });
   bus.on('AUTOMATED_ACTION', async (data) => {
     await notifier.notify('automated_action', {
-      subject: `Automated action ran: ${String(data.name)}`,
+      subject: t('notifications.automatedAction', { name: String(data.name) }),
       text: describe(data),
     });
   });

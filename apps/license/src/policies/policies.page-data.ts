@@ -4,6 +4,7 @@ import { utcTime } from '../console/utc-time.js';
 import { licenseTypes } from '../common/license-kinds.js';
 import type { PolicyJson } from './policies.presenter.js';
 import { pageCount } from '../console/paging.js';
+import { say } from '../console/language.js';
 
 // What the policy pages' views (views/policies) receive: plain data, texts unescaped (the views
 // escape them), numbers formatted.
@@ -134,7 +135,7 @@ export function policiesPageData(
       ? { ...extras.form, values: { ...extras.form.values, productId: list.product } }
       : extras.form;
   return {
-    ...adminLayout('Policies', username, 'products'),
+    ...adminLayout(say('common.policies'), username, 'products'),
     messages: extras.messages,
     csrfToken: extras.csrfToken,
     form,

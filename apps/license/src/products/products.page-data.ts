@@ -3,6 +3,7 @@ import type { FlashMessage } from '../console/admin-pages.js';
 import { utcTime } from '../console/utc-time.js';
 import type { ProductJson } from './products.presenter.js';
 import { pageCount } from '../console/paging.js';
+import { say } from '../console/language.js';
 
 // What the product pages' views (views/products) receive: plain data, texts unescaped (the
 // views escape them), numbers formatted.
@@ -56,7 +57,7 @@ export function productsPageData(
 ) {
   const pages = pageCount(list.total, productsPageSize);
   return {
-    ...adminLayout('Products', username, 'products'),
+    ...adminLayout(say('common.products'), username, 'products'),
     messages: extras.messages,
     csrfToken: extras.csrfToken,
     form: extras.form,
