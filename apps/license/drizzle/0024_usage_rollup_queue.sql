@@ -178,6 +178,68 @@ BEGIN
   RETURN folded;
 END $$;
 --> statement-breakpoint
+-- Back-fill: folds the usage records of [p_from, p_to) that were loaded with the queue's trigger
+-- disabled (a bulk load or a restore; nothing of them is queued) exactly as the fold would, in one
+-- set-based pass, a month at a time by the caller; answers how many records. The top licenses'
+-- window is rebuilt at the next fold.
+CREATE FUNCTION usage_rollups_backfill_v1(p_from timestamptz, p_to timestamptz) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  backfilled bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext('license usage rollup fold'));
+  WITH taken AS (
+    SELECT (q.created_at AT TIME ZONE 'UTC')::date AS day, q.license_id, q.ip, q.hwid, coalesce(q.reason, '') AS outcome
+      FROM usage_records q WHERE q.created_at >= p_from AND q.created_at < p_to
+  ), counts AS (
+    SELECT t.day, t.license_id, l.product_id, t.outcome, count(*) AS n
+      FROM taken t LEFT JOIN licenses l ON l.id = t.license_id
+     GROUP BY 1, 2, 3, 4
+  ), per_license AS (
+    INSERT INTO usage_daily AS d (day, license_id, product_id, outcome, shard, records)
+    SELECT c.day, c.license_id, c.product_id, c.outcome, 0, c.n FROM counts c ORDER BY c.day, c.license_id, c.outcome
+    ON CONFLICT (day, license_id, outcome, shard) DO UPDATE SET records = d.records + EXCLUDED.records
+  ), per_product AS (
+    INSERT INTO usage_daily_products AS d (day, product_id, outcome, shard, records)
+    SELECT c.day, c.product_id, c.outcome, 0, sum(c.n) FROM counts c GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (day, product_id, outcome, shard) DO UPDATE SET records = d.records + EXCLUDED.records
+  ), fresh AS (
+    -- New sightings only: a known address or hardware id of the day writes nothing.
+    INSERT INTO usage_daily_sightings (day, license_id, kind, value)
+    SELECT DISTINCT t.day, t.license_id, s.kind, s.value
+      FROM taken t CROSS JOIN LATERAL (VALUES ('ip', t.ip), ('hwid', t.hwid)) AS s(kind, value)
+     WHERE t.license_id IS NOT NULL AND s.value IS NOT NULL
+     ORDER BY 1, 2, 3, 4
+    ON CONFLICT DO NOTHING
+    RETURNING day, license_id, kind
+  ), counted AS (
+    INSERT INTO usage_daily_devices AS d (day, license_id, product_id, machines, addresses)
+    SELECT f.day, f.license_id, l.product_id, count(*) FILTER (WHERE f.kind = 'hwid'), count(*) FILTER (WHERE f.kind = 'ip')
+      FROM fresh f LEFT JOIN licenses l ON l.id = f.license_id
+     GROUP BY 1, 2, 3 ORDER BY 1, 2
+    ON CONFLICT (day, license_id) DO UPDATE SET
+      machines = d.machines + EXCLUDED.machines, addresses = d.addresses + EXCLUDED.addresses
+    RETURNING d.day, d.license_id, d.addresses
+  ), per_product_devices AS (
+    INSERT INTO usage_daily_product_devices AS d (day, product_id, machines, addresses)
+    SELECT f.day, l.product_id, count(*) FILTER (WHERE f.kind = 'hwid'), count(*) FILTER (WHERE f.kind = 'ip')
+      FROM fresh f JOIN licenses l ON l.id = f.license_id
+     GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (day, product_id) DO UPDATE SET
+      machines = d.machines + EXCLUDED.machines, addresses = d.addresses + EXCLUDED.addresses
+  ), flagged AS (
+    INSERT INTO license_sharing_flags (license_id, day, addresses, address_limit)
+    SELECT c.license_id, c.day, c.addresses, x.address_limit
+      FROM counted c JOIN licenses l ON l.id = c.license_id LEFT JOIN policies p ON p.id = l.policy_id
+     CROSS JOIN LATERAL (SELECT coalesce(l.sharing_address_limit, p.sharing_address_limit) AS address_limit) x
+     WHERE x.address_limit IS NOT NULL AND c.addresses > x.address_limit
+    ON CONFLICT (license_id, day) DO NOTHING
+  )
+  SELECT count(*) INTO backfilled FROM taken;
+  UPDATE usage_license_window_state SET last_day = NULL WHERE id;
+  RETURN backfilled;
+END $$;
+--> statement-breakpoint
 DROP TRIGGER "usage_daily_inserted" ON "usage_records";
 --> statement-breakpoint
 CREATE TRIGGER "usage_rollup_enqueued" AFTER INSERT ON "usage_records" REFERENCING NEW TABLE AS usage_rollup_new

@@ -136,4 +136,37 @@ describe(`usage rollups folded from the queue (${testDatabaseBackend()})`, () =>
       expect(await topLicensesOfWindow(database.pool, {}, dateOf(at - DAY), 10)).toBeUndefined();
     }
   });
+
+  it('back-fills records loaded without the queue exactly as the fold counts them', async () => {
+    const day = '2032-06-10';
+    await database.pool.query('ALTER TABLE usage_records DISABLE TRIGGER usage_rollup_enqueued');
+    await insertRecords(90, `${day}T08:00:00Z`, 5_000);
+    await database.pool.query('ALTER TABLE usage_records ENABLE TRIGGER usage_rollup_enqueued');
+    await insertRecords(30, `${day}T09:00:00Z`, 5_090);
+    expect(await foldUsageRollups(database.pool, new Date(`${day}T12:00:00Z`), true)).toBe(30);
+    const { rows } = await database.pool.query<{ n: number }>(
+      `SELECT usage_rollups_backfill_v1($1::timestamptz, $2::timestamptz)::int AS n`,
+      [`${day}T08:00:00Z`, `${day}T08:00:01Z`],
+    );
+    expect(rows[0]!.n).toBe(90);
+    const { rows: raw } = await database.pool.query<{
+      ok: number;
+      refused: number;
+      machines: number;
+      addresses: number;
+    }>(
+      `SELECT count(*) FILTER (WHERE reason IS NULL)::int AS ok, count(*) FILTER (WHERE reason IS NOT NULL)::int AS refused,
+              count(DISTINCT hwid)::int AS machines, count(DISTINCT ip)::int AS addresses
+         FROM usage_records WHERE license_id = $1 AND created_at >= $2::date AND created_at < $2::date + 1`,
+      [licenseIds[1], day],
+    );
+    const [ofLicense] = await dailyRollups(database.pool, { licenseId: licenseIds[1]! }, { from: day, to: day });
+    expect(ofLicense).toEqual({
+      date: day,
+      ok: raw[0]!.ok,
+      refused: { 'IP limit exceeded': raw[0]!.refused },
+      machines: raw[0]!.machines,
+      addresses: raw[0]!.addresses,
+    });
+  });
 });
