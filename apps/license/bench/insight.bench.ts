@@ -161,7 +161,12 @@ for (const trigger of ['usage_daily_inserted', 'usage_rollup_enqueued']) {
     `EXPLAIN (ANALYZE, TIMING) INSERT INTO usage_records (license_id, ip, hwid, status, created_at)
      SELECT md5('l' || n)::uuid, '10.0.0.1', 'hw-1', 'success', now() FROM generate_series(1, 16) n`,
   );
-  console.log(rows.map((row) => row['QUERY PLAN']).filter((line) => /Trigger|Execution/.test(line)).join('\n'));
+  console.log(
+    rows
+      .map((row) => row['QUERY PLAN'])
+      .filter((line) => /Trigger|Execution/.test(line))
+      .join('\n'),
+  );
   await client.query('ROLLBACK');
   client.release();
 }
