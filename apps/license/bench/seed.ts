@@ -17,6 +17,12 @@ export interface SeedSizes {
   customers: number;
   licenses: number;
   usageRecords: number;
+  /**
+   * Spread the usage records over this many licenses (`activeLicenseNumber(k)`, k = 1..n), each
+   * validated several times a day from 2 addresses and 1–2 machines, as a fleet with heartbeats;
+   * without it, over every license from 250 addresses and 1,000 machines.
+   */
+  usageActiveLicenses?: number;
   auditEntries: number;
   transactions: number;
   automations: number;
@@ -30,6 +36,8 @@ export const customerUserId = (n: number) => `bench-customer-${n}`;
 export const productId = (n: number) => uuidSql(`bench-product-${n}`);
 export const customerId = (n: number) => uuidSql(`bench-customer-${n}`);
 export const licenseId = (n: number) => uuidSql(`bench-license-${n}`);
+/** The license number of active license k (1-based) when the usage records go to a few licenses. */
+export const activeLicenseNumber = (k: number, licenses: number) => 1 + ((k * 37) % licenses);
 export const automationId = (n: number) => uuidSql(`bench-automation-${n}`);
 export const webhookDeliveryId = (n: number) => uuidSql(`bench-delivery-${n}`);
 
@@ -121,20 +129,7 @@ export async function seedLicenseData(
   });
 
   await step(`${sizes.usageRecords.toLocaleString('en')} usage records over 90 days`, async () => {
-    await withoutIndexes(client, 'usage_records', async () => {
-      await client.query(
-        `
-        INSERT INTO usage_records (license_id, ip, hwid, status, reason, created_at)
-        SELECT CASE WHEN u % 200 = 0 THEN NULL ELSE md5('bench-license-' || (1 + (u::bigint * 7919) % $2::int))::uuid END,
-               '203.0.113.' || (u % 250), 'hw-' || (u % 1000),
-               CASE WHEN u % 200 = 0 OR u % 25 = 0 THEN 'invalid' WHEN u % 20 = 0 THEN 'blocked' ELSE 'success' END,
-               CASE WHEN u % 200 = 0 THEN 'License not found' WHEN u % 25 = 0 THEN 'License expired'
-                    WHEN u % 20 = 0 THEN 'IP limit exceeded' END,
-               now() - (($1::int - u)::float8 / $1::int) * interval '90 days'
-          FROM generate_series(1, $1::int) AS u`,
-        [sizes.usageRecords, L],
-      );
-    });
+    await seedUsageRecords(client, sizes, log);
   });
 
   await step(`${sizes.auditEntries.toLocaleString('en')} audit entries`, async () => {
@@ -214,4 +209,61 @@ export async function seedLicenseData(
       [sizes.webhookDeliveries, L],
     );
   });
+}
+
+/** Usage records in chunks of this many (one statement each, a few seconds apart in time). */
+const usageChunk = 5_000_000;
+
+/**
+ * The usage records, made in SQL with the queue's trigger off (nothing is queued), then their
+ * rollups back-filled ten days at a time by usage_rollups_backfill_v1 (migration 0024), the path
+ * a bulk load takes in production, and the top licenses' window rebuilt by a fold.
+ */
+async function seedUsageRecords(client: Sql, sizes: SeedSizes, log: (line: string) => void): Promise<void> {
+  const { usageRecords: U, licenses: L } = sizes;
+  const active = sizes.usageActiveLicenses;
+  const started = performance.now();
+  await client.query('ALTER TABLE usage_records DISABLE TRIGGER usage_rollup_enqueued');
+  await withoutIndexes(client, 'usage_records', async () => {
+    for (let from = 0; from < U; from += usageChunk) {
+      const count = Math.min(usageChunk, U - from);
+      await client.query(
+        active
+          ? `
+        WITH ids AS (SELECT array_agg(md5('bench-license-' || (1 + (k::bigint * 37) % $3::int))::uuid ORDER BY k) AS ids
+                       FROM generate_series(1, $4::int) AS k)
+        INSERT INTO usage_records (license_id, ip, hwid, status, reason, created_at)
+        SELECT CASE WHEN u % 200 = 0 THEN NULL ELSE ids.ids[1 + k] END,
+               '10.' || (k % 250) || '.' || (k / 250 % 250) || '.' || (u % 2), 'hw-' || k || '-' || (u % 3 = 0)::int,
+               CASE WHEN u % 200 = 0 OR u % 25 = 0 THEN 'invalid' WHEN u % 20 = 0 THEN 'blocked' ELSE 'success' END,
+               CASE WHEN u % 200 = 0 THEN 'License not found' WHEN u % 25 = 0 THEN 'License expired'
+                    WHEN u % 20 = 0 THEN 'IP limit exceeded' END,
+               now() - (($1::bigint - u)::float8 / $1::bigint) * interval '90 days'
+          FROM ids, generate_series($2::bigint + 1, $2::bigint + $5::bigint) AS u
+         CROSS JOIN LATERAL (SELECT ((u * 7919) % $4::int)::int AS k) a`
+          : `
+        INSERT INTO usage_records (license_id, ip, hwid, status, reason, created_at)
+        SELECT CASE WHEN u % 200 = 0 THEN NULL ELSE md5('bench-license-' || (1 + (u::bigint * 7919) % $3::int))::uuid END,
+               '203.0.113.' || (u % 250), 'hw-' || (u % 1000),
+               CASE WHEN u % 200 = 0 OR u % 25 = 0 THEN 'invalid' WHEN u % 20 = 0 THEN 'blocked' ELSE 'success' END,
+               CASE WHEN u % 200 = 0 THEN 'License not found' WHEN u % 25 = 0 THEN 'License expired'
+                    WHEN u % 20 = 0 THEN 'IP limit exceeded' END,
+               now() - (($1::bigint - u)::float8 / $1::bigint) * interval '90 days'
+          FROM generate_series($2::bigint + 1, $2::bigint + $4::bigint) AS u`,
+        active ? [U, from, L, active, count] : [U, from, L, count],
+      );
+      log(`    ${(from + count).toLocaleString('en')} records, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }
+  });
+  await client.query('ALTER TABLE usage_records ENABLE TRIGGER usage_rollup_enqueued');
+  log(`    records and indexes: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const backfillStarted = performance.now();
+  for (let days = 91; days > -10; days -= 10)
+    await client.query(
+      `SELECT usage_rollups_backfill_v1(date_trunc('day', now()) - make_interval(days => $1::int),
+                                        date_trunc('day', now()) - make_interval(days => $1::int - 10))`,
+      [days],
+    );
+  await client.query(`SELECT usage_rollup_fold_v1((now() AT TIME ZONE 'UTC')::date, 50000, true)`);
+  log(`    rollups back-filled: ${((performance.now() - backfillStarted) / 1000).toFixed(1)} s`);
 }

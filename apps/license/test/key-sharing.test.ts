@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseBackend } from '@app/db/testing';
+import { documentOf, textOf } from '@app/ui/testing/dom';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 // Key sharing (decisions.md, Wave 4, "License service: insight"): a license's or policy's
@@ -118,6 +119,8 @@ describe(`key sharing in the console (${testDatabaseBackend()})`, () => {
     await validate(shared.key, '10.5.0.1');
     await validate(shared.key, '10.5.0.2');
     await validate(calm.key, '10.5.0.3');
+    // Flags are raised when the validations are folded into the rollups (each second in a real start).
+    await t.context.services.analytics.foldUsage();
     const list = await t.http.get(`/licenses?product=${product._id}`).set(await admin());
     expect(list.status).toBe(200);
     const rows = [...list.text.matchAll(/<tr data-license="([^"]+)">([\s\S]*?)<\/tr>/g)].map(([, id, row]) => [
@@ -129,5 +132,88 @@ describe(`key sharing in the console (${testDatabaseBackend()})`, () => {
     expect(page.text).toContain('sharing suspected');
     expect(page.text).toContain('1 address a day');
     expect((await t.http.get(`/licenses/${calm._id}`).set(await admin())).text).not.toContain('data-sharing');
+  });
+});
+
+describe(`the sharing limit on the console's forms (${testDatabaseBackend()})`, () => {
+  const LABEL = 'Sharing limit: addresses a day';
+  const labels = (html: string) =>
+    [...documentOf(html).querySelectorAll('label .label')].map((element) => element.textContent);
+  let session: Awaited<ReturnType<TestApp['admin']>>;
+  beforeAll(async () => {
+    session = await t.admin();
+  });
+  const form = (path: string, fields: Record<string, string>) =>
+    t.http
+      .post(path)
+      .set('Cookie', session.cookie)
+      .type('form')
+      .send({ _csrf: session.csrfToken, ...fields });
+  const page = async (path: string) => (await t.http.get(path).set('Cookie', session.cookie).expect(200)).text;
+
+  it('sets it on a policy, refuses what is not 1 to 1,000,000 in the form, and shows it back', async () => {
+    const product = await t.createProduct();
+    expect(labels(await page('/policies'))).toContain(LABEL);
+    for (const wrong of ['0', '1000001', '2.5', 'many']) {
+      const refused = await form('/policies', { productId: product._id, name: 'Shared', sharingAddressLimit: wrong });
+      expect(refused.status, wrong).toBe(400);
+      expect(textOf(refused.text)).toContain(
+        'Sharing limit: a whole number of addresses from 1 to 1,000,000, or empty.',
+      );
+      expect(documentOf(refused.text).querySelector('input[name="sharingAddressLimit"]')?.getAttribute('value')).toBe(
+        wrong,
+      );
+    }
+    const created = await form('/policies', { productId: product._id, name: 'Shared', sharingAddressLimit: '25' });
+    expect(created.status).toBe(303);
+    const detail = documentOf(await page(String(created.headers.location)));
+    expect(detail.querySelector('[data-sharing-limit]')?.textContent).toBe('25 addresses a day');
+    expect(detail.querySelector<HTMLInputElement>('input[name="sharingAddressLimit"]')?.value).toBe('25');
+    const policyId = String(created.headers.location).split('/').pop()!;
+    // Emptied on the edit form: no limit.
+    await form(`/policies/${policyId}`, { productId: product._id, name: 'Shared', sharingAddressLimit: '' }).expect(
+      303,
+    );
+    const cleared = await t.http.get(`/api/policies/${policyId}`).set(await admin());
+    expect(cleared.body.policy.sharingAddressLimit).toBeNull();
+  });
+
+  it('sets it on a new license and from the license page; a wrong one says so and changes nothing', async () => {
+    const product = await t.createProduct();
+    expect(labels(await page('/licenses/new'))).toContain(LABEL);
+    const refused = await form('/licenses', {
+      product: product._id,
+      licenseType: 'fixed',
+      sharingAddressLimit: '0',
+    });
+    expect(refused.status).toBe(400);
+    expect(textOf(refused.text)).toContain('Check these fields: sharingAddressLimit.');
+    const created = await form('/licenses', { product: product._id, licenseType: 'fixed', sharingAddressLimit: '4' });
+    expect(created.status).toBe(303);
+    const id = String(created.headers.location).replace('/licenses/', '');
+    expect((await t.context.services.licenses.detail(id)).sharingAddressLimit).toBe(4);
+    const shown = documentOf(await page(`/licenses/${id}`));
+    expect(shown.querySelector<HTMLInputElement>('#sharing input[name="sharingAddressLimit"]')?.value).toBe('4');
+    expect(shown.body.textContent).toContain('4 addresses a day');
+
+    await form(`/licenses/${id}/sharing`, { sharingAddressLimit: '-3' }).expect(303);
+    expect(textOf(await page(`/licenses/${id}`))).toContain(
+      'Check these fields: sharingAddressLimit. Sharing limit: a whole number of addresses from 1 to 1,000,000, or empty.',
+    );
+    expect((await t.context.services.licenses.detail(id)).sharingAddressLimit).toBe(4);
+    await form(`/licenses/${id}/sharing`, { sharingAddressLimit: '1' }).expect(303);
+    expect(textOf(await page(`/licenses/${id}`))).toContain(
+      'Sharing limit saved: more than 1 address a day flags the license.',
+    );
+    expect((await t.context.services.licenses.detail(id)).sharingAddressLimit).toBe(1);
+    await form(`/licenses/${id}/sharing`, { sharingAddressLimit: '' }).expect(303);
+    expect((await t.context.services.licenses.detail(id)).sharingAddressLimit).toBeNull();
+    // Without the CSRF token: refused.
+    const forged = await t.http
+      .post(`/licenses/${id}/sharing`)
+      .set('Cookie', (await t.admin()).cookie)
+      .type('form')
+      .send({ sharingAddressLimit: '9' });
+    expect(forged.status).toBe(403);
   });
 });

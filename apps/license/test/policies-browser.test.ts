@@ -72,11 +72,14 @@ describe.skipIf(!executablePath)(`policies and entitlements in a browser (${test
     await page.getByLabel('License type').selectOption({ label: 'Fixed' });
     await page.getByLabel('Duration (days)').fill('365');
     await page.getByLabel('Hardware limit').fill('3');
+    await page.getByLabel('Sharing limit: addresses a day').fill('25');
     await page.getByLabel('Single sign-on (SSO)').check();
     await page.getByLabel('Export to PDF (EXPORT_PDF)').check();
     await submit(page, 'Create policy');
     await page.getByText('Policy “Studio Pro yearly” created.').waitFor();
     expect(await page.locator('[data-entitlements]').textContent()).toBe('EXPORT_PDF, SSO');
+    expect(await page.locator('[data-sharing-limit]').textContent()).toBe('25 addresses a day');
+    expect(await page.getByLabel('Sharing limit: addresses a day').inputValue()).toBe('25');
     widths.policy = await capture(page, 'policy');
     await page.goto(`${t.baseUrl}/policies`);
     await page.getByRole('link', { name: 'Studio Pro yearly' }).waitFor();
@@ -109,6 +112,15 @@ describe.skipIf(!executablePath)(`policies and entitlements in a browser (${test
       effectiveEntitlements: ['EXPORT_PDF', 'SSO', 'api.v2'],
     });
     expect(Date.parse(license.expiresAt) - Date.now()).toBeGreaterThan(364 * 86_400_000);
+    // Key sharing: the policy's limit until the license sets its own on its page.
+    expect(license).toMatchObject({ sharingAddressLimit: null, effectiveSharingAddressLimit: 25 });
+    const sharing = page.getByRole('form', { name: 'Key sharing' });
+    await sharing.getByLabel('Sharing limit: addresses a day').fill('5');
+    await submit(page, 'Save sharing limit');
+    await page.getByText('Sharing limit saved: more than 5 addresses a day flags the license.').waitFor();
+    expect(await page.getByLabel('Sharing limit: addresses a day').inputValue()).toBe('5');
+    await page.locator('#sharing').scrollIntoViewIfNeeded();
+    widths.sharing = await capture(page, 'license-sharing-limit');
     await page.locator('#entitlements').scrollIntoViewIfNeeded();
     widths.license = await capture(page, 'license-entitlements');
 

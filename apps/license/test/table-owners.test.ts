@@ -66,6 +66,11 @@ const owners: Record<string, string | null> = {
   usage_daily_devices: null,
   usage_daily_products: null,
   usage_daily_product_devices: null,
+  // Migration 0025_usage_rollup_queue.sql: queued by its trigger, folded by its usage_rollup_fold_v1
+  // (called by usage/usage-daily.repository.ts), which also keeps the top licenses' window.
+  usage_rollup_queue: null,
+  usage_license_window: null,
+  usage_license_window_state: null,
   // Sessions are written by connect-pg-simple, the store @app/auth configures: no file here.
   license_session: null,
   // Written by keepGeneratedSecret of @app/db (packages/db/src/generated-secrets.ts), given the
@@ -154,6 +159,9 @@ const featureOf = (table: string): string | undefined => {
     usage_daily_devices: 'usage',
     usage_daily_products: 'usage',
     usage_daily_product_devices: 'usage',
+    usage_rollup_queue: 'usage',
+    usage_license_window: 'usage',
+    usage_license_window_state: 'usage',
   };
   const owner = owners[table];
   return counters[table] ?? (owner ? owner.split('/')[3] : undefined);

@@ -221,6 +221,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       expirationStrategy: license.expirationStrategy,
       term: termText(license, now),
       borrowHours: license.borrowHours,
+      sharingAddressLimit: license.sharingAddressLimit,
       sharingLimit:
         license.effectiveSharingAddressLimit === null
           ? say('common.none')
@@ -320,6 +321,7 @@ export function licenseDetailData(username: string, page: DetailPage, csrfToken:
       rotate: `${href}/rotate`,
       clear: `${href}/clear`,
       seats: `${href}/seats`,
+      sharing: `${href}/sharing`,
       expiry: `${href}/expiry`,
       offline: `${href}/machines/offline`,
       entitlements: `${href}/entitlements`,

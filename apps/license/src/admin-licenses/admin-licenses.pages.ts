@@ -72,6 +72,7 @@ const newLicenseForm = z.object({
   graceDays: field,
   expirationStrategy: field,
   borrowHours: field,
+  sharingAddressLimit: field,
   credits: field,
   policyId: field,
   entitlements: checkedCodes,
@@ -79,11 +80,13 @@ const newLicenseForm = z.object({
 const grantsForm = z.object({ policyId: field, entitlements: checkedCodes });
 const offlineForm = z.object({ requestCode: z.string().max(10_000).optional() });
 const seatsForm = z.object({ heartbeatSeconds: field, borrowHours: field });
+const sharingForm = z.object({ sharingAddressLimit: field });
 const expiryForm = z.object({ graceDays: field, expirationStrategy: field });
 const machineParams = z.object({ id: z.string(), machineId: z.string() });
 /** Said next to "Check these fields" when the floating-seats field is the one to correct. */
 const heartbeatProblem = 'Floating seats: a whole number of seconds from 10 to 86,400, or empty.';
 const borrowProblem = 'Borrowing: a whole number of hours from 0 to 720.';
+const sharingProblem = 'Sharing limit: a whole number of addresses from 1 to 1,000,000, or empty.';
 const expiryProblem = 'Grace period: a whole number of days from 0 to 90; after expiry: revoke or maintain.';
 
 const blankToUndefined = (value: string | undefined) =>
@@ -311,6 +314,7 @@ export function adminLicensesPages(deps: {
           graceDays: whole(body.graceDays),
           expirationStrategy: blankToUndefined(body.expirationStrategy),
           borrowHours: whole(body.borrowHours),
+          sharingAddressLimit: whole(body.sharingAddressLimit),
           credits: whole(body.credits),
         });
         if (!parsed.success) {
@@ -322,6 +326,7 @@ export function adminLicensesPages(deps: {
               ? [` ${expiryProblem}`]
               : []),
             ...(fields.includes('borrowHours') ? [` ${borrowProblem}`] : []),
+            ...(fields.includes('sharingAddressLimit') ? [` ${sharingProblem}`] : []),
           ].join('');
           return renderNew(
             req,
@@ -471,6 +476,32 @@ export function adminLicensesPages(deps: {
           heartbeatSeconds === null
             ? say('licenses.flash.seatsOff')
             : `${say('licenses.flash.seatsSaved', { seconds: localNumber(heartbeatSeconds) })}${borrowing}`;
+        await act(req, res, params.id, 'update', saved, () => licenses.update(actorOf(req), params.id, parsed.data));
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/licenses/:id/sharing',
+      summary: "Set a license's key-sharing limit from its page (empty: its policy's, or none)",
+      tags,
+      guard: deps.adminPage,
+      answer: 'redirect',
+      params: idParams,
+      body: sharingForm,
+      audit: { action: 'update', resource: 'license' },
+      responses: redirected,
+      handler: async ({ params, body, req, res }) => {
+        const parsed = updateLicenseSchema.safeParse({ sharingAddressLimit: whole(body.sharingAddressLimit) ?? null });
+        if (!parsed.success)
+          return redirectWithFlash(req, res, licenseHref(params.id), {
+            type: 'error',
+            text: `Check these fields: sharingAddressLimit. ${sharingProblem}`,
+          });
+        const limit = parsed.data.sharingAddressLimit;
+        const saved =
+          limit === null || limit === undefined
+            ? "Sharing limit cleared: the policy's applies, if it has one."
+            : `Sharing limit saved: more than ${limit.toLocaleString('en-US')} address${limit === 1 ? '' : 'es'} a day flags the license.`;
         await act(req, res, params.id, 'update', saved, () => licenses.update(actorOf(req), params.id, parsed.data));
       },
     }),

@@ -7,7 +7,7 @@ import type { MachinesService } from '../machines/machines.service.js';
 import type { ProductsService } from '../products/products.service.js';
 import type { PoliciesService } from '../policies/policies.service.js';
 import type { EntitlementsService } from '../entitlements/entitlements.service.js';
-import { dailyOutcomesOfLicense, recentUsageRecordsOfLicense } from '../usage/usage.service.js';
+import { dailyOutcomesOfLicense, foldUsageRollups, recentUsageRecordsOfLicense } from '../usage/usage.service.js';
 
 const day = 86_400_000;
 /** The detail page's chart covers the last 30 UTC days, today included. */
@@ -74,6 +74,8 @@ export function adminLicensesService(deps: {
       const at = now();
       const chartEnd = new Date(utcMidnight(at).getTime() + day);
       const chartStart = new Date(chartEnd.getTime() - chartDays * day);
+      // The chart holds every validation committed before the request (queued ones folded first).
+      await foldUsageRollups(pool, at, true);
       const [machines, daily, records, trail, choices] = await Promise.all([
         deps.machines.list(id),
         dailyOutcomesOfLicense(pool, id, { from: chartStart, to: chartEnd }),

@@ -7,13 +7,16 @@ import { createAnalyticsService } from './analytics.service.js';
 
 /** How often flags of key sharing are looked for and announced (LICENSE_SHARING_SUSPECTED). */
 export const sharingAnnounceEveryMs = 10_000;
+/** How often queued validations are folded into the rollups (a read folds what is left first). */
+export const usageFoldEveryMs = 1_000;
 /** How often usage retention runs (partitions made ahead, expired ones dropped). */
 export const usageMaintenanceEveryMs = 3_600_000;
 
 /**
- * Validation analytics (wave 4, insight): the daily rollups through the admin API, and the
- * announcement of licenses flagged for key sharing. The announcement claims each flag in the
- * database, so it may run on every instance at once.
+ * Validation analytics (wave 4, insight): the daily rollups through the admin API, the fold that
+ * keeps them (validations queue their records; every instance folds each second, one at a time),
+ * and the announcement of licenses flagged for key sharing. The announcement claims each flag in
+ * the database, so it may run on every instance at once.
  */
 export function analyticsModule(needs: {
   /** Where the rollups are read: the replica when there is one. */
@@ -41,8 +44,19 @@ export function analyticsModule(needs: {
   });
   let timer: NodeJS.Timeout | undefined;
   let maintenance: NodeJS.Timeout | undefined;
+  let folder: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   let maintaining: Promise<unknown> = Promise.resolve();
+  let folding: Promise<unknown> | undefined;
+  const foldOnce = () => {
+    // One at a time per instance: a slow fold is not stacked on.
+    folding ??= service
+      .foldUsage()
+      .catch((error: unknown) => needs.logger.error({ err: error }, 'usage rollup fold failed'))
+      .finally(() => {
+        folding = undefined;
+      });
+  };
   const maintainOnce = () => {
     maintaining = service
       .maintainUsage()
@@ -64,13 +78,16 @@ export function analyticsModule(needs: {
         maintainOnce();
         maintenance = setInterval(maintainOnce, usageMaintenanceEveryMs);
         maintenance.unref();
+        folder = setInterval(foldOnce, usageFoldEveryMs);
+        folder.unref();
       }
       return Promise.resolve();
     },
     close: async () => {
       if (timer) clearInterval(timer);
       if (maintenance) clearInterval(maintenance);
-      await Promise.all([running, maintaining]);
+      if (folder) clearInterval(folder);
+      await Promise.all([running, maintaining, folding]);
     },
   };
   return { ...module, service };

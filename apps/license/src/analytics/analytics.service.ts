@@ -2,8 +2,10 @@ import type { Queryable } from '@app/db';
 import { appError } from '../common/error-codes.js';
 import {
   dailyRollups,
+  foldUsageRollups,
   maintainUsageRecords,
   topLicenses,
+  topLicensesOfWindow,
   type DayRollup,
   type RollupScope,
 } from '../usage/usage.service.js';
@@ -11,8 +13,6 @@ import { maxAnalyticsDays } from './analytics.schema.js';
 import { createCsvEncoder } from '../exports/csv.js';
 
 const DAY = 86_400_000;
-/** How long the dashboard's top licenses are kept before they are ranked again. */
-const topCacheMs = 60_000;
 const dateOf = (at: number) => new Date(at).toISOString().slice(0, 10);
 
 /**
@@ -57,9 +57,11 @@ export function createAnalyticsService(deps: {
   /** The license of an id, or undefined (the licenses service's `find`). */
   license: (id: string) => Promise<{ id: string } | undefined>;
 }) {
-  const topCache = new Map<string, { until: number; licenses: Awaited<ReturnType<typeof topLicenses>> }>();
+  /** Every validation committed before the request is in the answer: the queue is folded first. */
+  const fold = () => foldUsageRollups(deps.db, deps.now(), true);
   const days = async (scope: RollupScope, query: { from?: string; to?: string }) => {
     const window = analyticsWindow(query, deps.now());
+    await fold();
     return { ...window, days: await dailyRollups(deps.reads, scope, window) };
   };
   return {
@@ -74,19 +76,20 @@ export function createAnalyticsService(deps: {
     },
     /** Usage retention: the coming months' partitions made, the expired ones dropped (hourly and at start). */
     maintainUsage: () => maintainUsageRecords(deps.db, deps.now(), deps.retentionDays, deps.exactRetention),
+    /** The periodic fold (every instance, each second): skipped while another instance folds. */
+    foldUsage: () => foldUsageRollups(deps.db, deps.now(), false),
     /**
-     * The licenses validated most in the window, most first (the dashboard's table). Ranking
-     * reads every license's days of the window, so an answer is kept a minute per window.
+     * The licenses validated most in the window, most first (the dashboard's table). The last 30
+     * days are kept ranked by the fold (usage_license_window); another window ranks the rollups.
      */
     async top(query: { productId?: string; from?: string; to?: string }, limit: number) {
       const window = analyticsWindow(query, deps.now());
-      const key = JSON.stringify([query.productId ?? null, window, limit]);
-      const at = deps.now().getTime();
-      const kept = topCache.get(key);
-      if (kept && kept.until > at) return { ...window, licenses: kept.licenses };
-      const licenses = await topLicenses(deps.reads, { productId: query.productId }, window, limit);
-      topCache.clear();
-      topCache.set(key, { until: at + topCacheMs, licenses });
+      await fold();
+      const isLast30 = Date.parse(`${window.to}T00:00:00Z`) - Date.parse(`${window.from}T00:00:00Z`) === 29 * DAY;
+      const kept = isLast30
+        ? await topLicensesOfWindow(deps.db, { productId: query.productId }, window.to, limit)
+        : undefined;
+      const licenses = kept ?? (await topLicenses(deps.reads, { productId: query.productId }, window, limit));
       return { ...window, licenses };
     },
   };

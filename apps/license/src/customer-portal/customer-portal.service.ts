@@ -100,6 +100,8 @@ export function createCustomerPortalService(deps: CustomerPortalServiceDeps) {
       const from = query.from ? new Date(`${query.from}T00:00:00Z`) : undefined;
       // `to` is a whole day: records up to its end.
       const to = query.to ? new Date(Date.parse(`${query.to}T00:00:00Z`) + day) : undefined;
+      // The chart holds every validation committed before the request (queued ones folded first).
+      await usage.foldUsageRollups(pool, at, true);
       const [daily, firstPage, devices, machines, featureNames] = await Promise.all([
         usage.dailyOutcomesOfCustomerLicense(pool, customerId, licenseId, { from: chartStart, to: chartEnd }),
         usage.usageRecordsOfCustomerLicense(pool, customerId, licenseId, {

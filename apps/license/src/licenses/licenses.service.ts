@@ -7,7 +7,7 @@ import { isUuid, iso } from '../common/schemas.js';
 import type { EventBus } from '../events/event-bus.js';
 import { customerExists } from '../customers/customers.service.js';
 import { productForLicense } from '../products/products.service.js';
-import { deleteUsageOfLicense, usageStatsOfLicense } from '../usage/usage.service.js';
+import { deleteUsageOfLicense, foldUsageRollups, usageStatsOfLicense } from '../usage/usage.service.js';
 import { entitlementIdsOf } from '../entitlements/entitlements.service.js';
 import { policyForLicense } from '../policies/policies.service.js';
 import { generateLicenseKey } from '../common/license-key.js';
@@ -196,9 +196,11 @@ export function createLicensesService(deps: LicensesServiceDeps) {
     /**
      * Emits LICENSE_SHARING_SUSPECTED for each license flagged for key sharing and not announced
      * yet (the flags are claimed in the database, so each is announced once across instances);
-     * answers how many. Run every few seconds by the analytics module.
+     * answers how many. Run every few seconds by the analytics module. The validations committed
+     * before are folded into the rollups first (the flags are raised there).
      */
     async announceSharingSuspicions(): Promise<number> {
+      await foldUsageRollups(pool, now(), true);
       let announced = 0;
       for (;;) {
         const claimed = await claimSharingFlags(pool, now(), 100);

@@ -23,6 +23,7 @@ export interface PolicyFormValues {
   graceDays: string;
   expirationStrategy: string;
   borrowHours: string;
+  sharingAddressLimit: string;
   credits: string;
   entitlements: string[];
 }
@@ -50,6 +51,7 @@ export const emptyPolicyForm = (): PolicyFormState => ({
     graceDays: '',
     expirationStrategy: '',
     borrowHours: '',
+    sharingAddressLimit: '',
     credits: '',
     entitlements: [],
   },
@@ -67,6 +69,7 @@ export const policyFormOf = (policy: PolicyJson): PolicyFormState => ({
     graceDays: text(policy.graceDays),
     expirationStrategy: policy.expirationStrategy ?? '',
     borrowHours: text(policy.borrowHours),
+    sharingAddressLimit: text(policy.sharingAddressLimit),
     credits: text(policy.credits),
     entitlements: policy.entitlements,
   },
@@ -116,6 +119,10 @@ function policyView(policy: PolicyJson) {
     grace: policy.graceDays === null ? '—' : `${number(policy.graceDays)} day${policy.graceDays === 1 ? '' : 's'}`,
     strategy: policy.expirationStrategy ?? '—',
     borrow: shown(policy.borrowHours, ' h'),
+    sharingLimit:
+      policy.sharingAddressLimit === null
+        ? 'none'
+        : `${number(policy.sharingAddressLimit)} address${policy.sharingAddressLimit === 1 ? '' : 'es'} a day`,
     credits: policy.credits === null ? '—' : number(policy.credits),
     entitlements: policy.entitlements,
     licenses: number(policy.licenseCount),

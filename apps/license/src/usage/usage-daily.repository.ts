@@ -1,8 +1,9 @@
 import { parseRows, type Queryable } from '@app/db';
 import { z } from 'zod';
 
-// Reads of the daily rollups (usage-daily.table.ts), kept by the trigger of migration
-// 0022_usage_insight.sql as validations are recorded. Days are UTC dates as `YYYY-MM-DD` text.
+// The daily rollups (usage-daily.table.ts, usage-rollup.table.ts): validations are queued by the
+// trigger of migration 0025_usage_rollup_queue.sql in their own transaction and folded in here,
+// by usage_rollup_fold_v1, outside it. Days are UTC dates as `YYYY-MM-DD` text.
 
 /** Whose validations: every product's (unknown keys too), one product's, or one license's. */
 export type RollupScope = { productId?: string; licenseId?: string };
@@ -68,6 +69,30 @@ export async function dailyRollups(
   return [...days.values()];
 }
 
+/** Queued records one fold takes at most (one transaction); a fold repeats until the queue is empty. */
+const foldChunk = 50_000;
+
+/**
+ * Folds the queued usage records into the rollups, the sharing flags and the top licenses' window
+ * (the 30 UTC days ending on the day of `at`), and answers how many. `wait`: wait for a fold in progress and fold
+ * what is left after it (a read that must see every committed validation); without it, a fold in
+ * progress elsewhere is left to do the work (the periodic job).
+ */
+export async function foldUsageRollups(db: Queryable, at: Date, wait: boolean): Promise<number> {
+  const today = at.toISOString().slice(0, 10);
+  let total = 0;
+  for (;;) {
+    const { rows } = await db.query('SELECT usage_rollup_fold_v1($1::date, $2::int, $3::boolean) AS folded', [
+      today,
+      foldChunk,
+      wait,
+    ]);
+    const folded = Number((rows[0] as { folded: number }).folded);
+    total += folded;
+    if (folded < foldChunk) return total;
+  }
+}
+
 const topRow = z.object({ license_id: z.string(), ok: z.number(), refused: z.number() });
 export type TopLicense = z.infer<typeof topRow>;
 
@@ -88,4 +113,32 @@ export async function topLicenses(
     params,
   );
   return parseRows(topRow, rows);
+}
+
+/**
+ * The licenses validated most in the 30 days ending `to`, from the window the fold keeps
+ * (usage_license_window, read down its total index), or undefined when the window ends on
+ * another day (the caller ranks the rollups instead).
+ */
+export async function topLicensesOfWindow(
+  db: Queryable,
+  scope: { productId?: string },
+  to: string,
+  limit: number,
+): Promise<TopLicense[] | undefined> {
+  const params: unknown[] = [to, limit];
+  const product = scope.productId ? ` AND w.product_id = $${params.push(scope.productId)}` : '';
+  const { rows } = await db.query(
+    `SELECT w.license_id, w.ok, w.refused
+       FROM usage_license_window_state s LEFT JOIN LATERAL (
+         SELECT license_id, ok, refused, total FROM usage_license_window w WHERE true${product}
+          ORDER BY w.total DESC, w.license_id LIMIT $2) w ON true
+      WHERE s.id AND s.last_day = $1::date ORDER BY w.total DESC, w.license_id`,
+    params,
+  );
+  if (rows.length === 0) return undefined;
+  return parseRows(
+    topRow,
+    rows.filter((row) => (row as { license_id: unknown }).license_id !== null),
+  );
 }

@@ -19,7 +19,9 @@ export { usageCountsBetween, type UsageCounts } from './usage-counts.repository.
 export type { UsageRecordRow } from './usage.schema.js';
 export {
   dailyRollups,
+  foldUsageRollups,
   topLicenses,
+  topLicensesOfWindow,
   type DayRollup,
   type RollupScope,
   type TopLicense,
