@@ -15,30 +15,32 @@ const current = new AsyncLocalStorage<Language>();
 
 /**
  * The messages that come in a singular and a plural (`key_one`, `key_other` in en.json). Each
- * language has exactly English's keys (the kit's test), so the choice is English's: `_one` for a
- * count of 1, `_other` for every other count, and each language words its `_other` to fit any
- * count (Arabic: "عدد التراخيص: 5"). i18next's own plural rules would look for forms (Arabic's
- * `_few`, `_many`) that the files do not have and fall back to English.
+ * language has the plural forms of its own rules (the kit's test: Japanese only `_other`, Arabic
+ * six), picked here by `Intl.PluralRules` with the count written as the language writes numbers;
+ * a form a language may leave out (French and Spanish `_many`) falls back to its `_other`.
  */
+const keysOf = (node: Record<string, unknown>, prefix = ''): string[] =>
+  Object.entries(node).flatMap(([key, value]) =>
+    typeof value === 'string' ? [`${prefix}${key}`] : keysOf(value as Record<string, unknown>, `${prefix}${key}.`),
+  );
+const messageKeys = (language: Language) =>
+  new Set(
+    keysOf(JSON.parse(readFileSync(path.join(localesDir, `${language}.json`), 'utf8')) as Record<string, unknown>),
+  );
 const counted = new Set(
-  (function keysOf(node: Record<string, unknown>, prefix: string): string[] {
-    return Object.entries(node).flatMap(([key, value]) =>
-      typeof value === 'string'
-        ? key.endsWith('_one')
-          ? [`${prefix}${key.slice(0, -'_one'.length)}`]
-          : []
-        : keysOf(value as Record<string, unknown>, `${prefix}${key}.`),
-    );
-  })(JSON.parse(readFileSync(path.join(localesDir, 'en.json'), 'utf8')) as Record<string, unknown>, ''),
+  [...messageKeys(DEFAULT_LANGUAGE)].filter((key) => key.endsWith('_other')).map((key) => key.slice(0, -6)),
 );
 
-/** A translate function that picks `_one` or `_other` by `count`, written as the language writes numbers. */
+/** A translate function that picks the plural form of `count` by the language's rules. */
 function withCounts(language: Language, translate: Translate): Translate {
+  const rules = new Intl.PluralRules(language);
+  const keys = messageKeys(language);
   return (key, vars) => {
     const count = vars?.count;
     if (typeof count !== 'number' || !counted.has(key)) return translate(key, vars);
+    const form = `${key}_${rules.select(count)}`;
     // The count as text: i18next leaves a text count alone (no plural lookup of its own).
-    return translate(`${key}_${count === 1 ? 'one' : 'other'}`, { ...vars, count: formatNumber(language, count) });
+    return translate(keys.has(form) ? form : `${key}_other`, { ...vars, count: formatNumber(language, count) });
   };
 }
 
