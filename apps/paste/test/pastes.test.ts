@@ -217,11 +217,16 @@ describe('GET /paste/:slug', () => {
       expect(response.text).not.toContain('<script>alert');
       expect(response.text).not.toContain('<img src=x');
       expect(response.text).toContain('&lt;');
-      // The only scripts on the page are the site's own static files (the UI kit's and the page's).
+      // The only scripts on the page are the site's own static files (the UI kit's and the page's),
+      // beside the two data blocks of their words, which parse whole (nothing broke out of one).
       expect(response.text.match(/<script[^>]*>/g)).toEqual([
+        '<script type="application/json" id="ui-messages">',
         '<script src="/static/ui/ui.js">',
         '<script src="/static/app.js" defer>',
+        '<script type="application/json" id="page-messages">',
       ]);
+      for (const [, json] of response.text.matchAll(/<script type="application\/json"[^>]*>([^<]*)<\/script>/g))
+        expect(() => JSON.parse(json!) as unknown).not.toThrow();
       expect(response.headers['content-security-policy']).toContain("script-src 'self'");
     }
   });

@@ -19,7 +19,8 @@ export function formatDate(language: Language, date: Date | string | number, opt
   const settings = options ?? DEFAULT_DATE;
   return cached(
     dateFormats,
-    `${language}|${JSON.stringify(settings)}`,
+    // Most dates on a page take the default: no JSON of the options for those.
+    options ? `${language}|${JSON.stringify(options)}` : language,
     () => new Intl.DateTimeFormat(language, { timeZone: 'UTC', ...settings }),
   ).format(value);
 }

@@ -54,8 +54,32 @@ export function translationsFor(appLocalesDir: string | undefined): i18n {
   return instance;
 }
 
-/** The translate function of one language (also for emails and notifications, outside a request). */
+/** Options i18next reads from a call's values: such calls go to i18next itself. */
+const I18NEXT_OPTIONS = ['count', 'context', 'lng', 'ns', 'defaultValue', 'returnObjects', 'ordinal', 'replace'];
+const PLACEHOLDER = /\{\{([\w.]+)\}\}/g;
+
+/**
+ * The translate function of one language (also for emails and notifications, outside a request).
+ * A page asks for dozens of messages, and i18next's lookup (namespaces, fallbacks, plural and
+ * nesting checks) cost a paste page 0.1 ms each: each message's text is looked up once, and its
+ * {{placeholders}} filled here as i18next fills them (a value that is null or undefined gives
+ * nothing, one not given leaves the placeholder). Counts and other i18next options still go to
+ * i18next.
+ */
 export function translator(language: Language, options: { appLocalesDir?: string } = {}): Translate {
   const fixed = translationsFor(options.appLocalesDir).getFixedT(language);
-  return (key, vars) => fixed(key, vars as TOptions);
+  const texts = new Map<string, string>();
+  return (key, vars) => {
+    if (vars !== undefined && I18NEXT_OPTIONS.some((option) => option in vars)) return fixed(key, vars as TOptions);
+    let text = texts.get(key);
+    if (text === undefined) {
+      text = fixed(key);
+      texts.set(key, text);
+    }
+    if (vars === undefined || !text.includes('{{')) return text;
+    return text.replace(PLACEHOLDER, (whole, name: string) =>
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- as i18next writes a value
+      Object.hasOwn(vars, name) ? String(vars[name] ?? '') : whole,
+    );
+  };
 }

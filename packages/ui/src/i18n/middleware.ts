@@ -38,6 +38,9 @@ export interface LanguagesOptions {
 /** The switcher's entries: each language by its own name, in its own script and direction. */
 export const LANGUAGE_CHOICES = SUPPORTED.map((code) => ({ code, name: LANGUAGE_NAMES[code], dir: directionOf(code) }));
 
+/** What a page's words depend on; one vary() call (it parses the header each time). */
+const PAGE_VARY = 'Accept-Language, Cookie';
+
 const ONE_YEAR_SECONDS = 365 * 24 * 3600;
 
 const defaultIsPage = (req: Request) => !req.path.startsWith('/api/') && !req.path.startsWith('/static/');
@@ -77,10 +80,33 @@ export function languageLocals(language: Language, appLocalesDir: string | undef
     relative: (ms: number) => formatRelative(language, ms),
   };
   const t = translator(language, { appLocalesDir });
+  // A group of messages for a page's script, as JSON safe inside <script>: the same text on
+  // every page of the language, so written once.
+  const scriptJson = new Map<string, string>();
+  const toScriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+  const uiMessagesJson = toScriptJson({
+    themeToDark: t('ui.themeToDark'),
+    themeToLight: t('ui.themeToLight'),
+    cancel: t('ui.cancel'),
+    confirm: t('ui.confirm'),
+    copied: t('ui.copied'),
+    copyFailed: t('ui.copyFailed'),
+  });
   return {
     lang: language,
     dir: directionOf(language),
     t,
+    /** The messages under `key` (an object in the JSON files) as JSON for a `<script type="application/json">`. */
+    tJson: (key: string): string => {
+      let json = scriptJson.get(key);
+      if (json === undefined) {
+        json = toScriptJson(t(key, { returnObjects: true }));
+        scriptJson.set(key, json);
+      }
+      return json;
+    },
+    /** The kit's own script words (ui.js), as JSON for its `<script type="application/json">`. */
+    uiMessagesJson,
     /**
      * A message's text before and after one placeholder, for markup around a value the view
      * escapes itself: `const [before, after] = tAround('paste.title', 'slug')` → before<code>slug</code>after.
@@ -124,7 +150,7 @@ export function languages(options: LanguagesOptions): RequestHandler {
     const language = fromCookie(req.headers.cookie) ?? languageOfHeader(req.headers['accept-language']);
     req.language = language;
     Object.assign(res.locals, locals.get(language)!, { returnTo: returnPathOf(req) });
-    if (isPage(req)) res.vary('Accept-Language').vary('Cookie');
+    if (isPage(req)) res.vary(PAGE_VARY);
     next();
   };
 }
