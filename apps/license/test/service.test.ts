@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { createLogger } from '@app/http';
 import { jobSchedules } from '../src/jobs/jobs.service.js';
+import { OBJECT_REMOVAL_JOB, ORPHAN_SWEEP_JOB } from '../src/distribution/distribution.module.js';
 import { startLicenseService } from '../src/service.js';
 
 // The service as main.ts starts it (startService of @app/http): the database opened and
@@ -55,7 +56,10 @@ describe('startLicenseService', () => {
   it('listens, with the modules started: the scheduled scans are on the queue', async () => {
     expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
     const { rows } = await started.database.pool.query<{ name: string }>('SELECT name FROM pgboss_license.schedule');
-    expect(rows.map((row) => row.name).sort()).toEqual(Object.keys(jobSchedules).sort());
+    // The scans, and the releases' removal of deleted artifacts' objects and their orphan sweep.
+    expect(rows.map((row) => row.name).sort()).toEqual(
+      [...Object.keys(jobSchedules), OBJECT_REMOVAL_JOB, ORPHAN_SWEEP_JOB].sort(),
+    );
     const messages = lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(messages).toContain(`license service listening on port ${started.running.port}`);
   });

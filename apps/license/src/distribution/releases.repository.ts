@@ -1,4 +1,5 @@
-import { type Queryable, type RowOf, tableRows } from '@app/db';
+import { z } from 'zod';
+import { parseRows, type Queryable, type RowOf, tableRows } from '@app/db';
 import { releaseArtifacts, releases, type ReleaseStatus } from './releases.table.js';
 import type { CreateArtifact, CreateRelease, UpdateRelease } from './releases.schema.js';
 
@@ -7,6 +8,7 @@ export type ArtifactRow = RowOf<typeof releaseArtifacts>;
 
 const releaseRows = tableRows(releases);
 const artifactRows = tableRows(releaseArtifacts);
+const storageKeyRow = z.object({ storage_key: z.string() });
 
 /** Every release of a product, newest first (by creation; the service sorts by version where it matters). */
 export async function listReleases(
@@ -154,11 +156,11 @@ export async function countDownload(db: Queryable, artifactId: string): Promise<
 
 /** Keys of deleted artifacts whose objects are still in the store, oldest first (filled by migration 0024's trigger). */
 export async function queuedRemovals(db: Queryable, limit: number): Promise<string[]> {
-  const { rows } = await db.query<{ storage_key: string }>(
+  const { rows } = await db.query(
     'SELECT storage_key FROM release_object_removals ORDER BY queued_at, storage_key LIMIT $1',
     [limit],
   );
-  return rows.map((row) => row.storage_key);
+  return parseRows(storageKeyRow, rows).map((row) => row.storage_key);
 }
 
 export async function forgetRemoval(db: Queryable, storageKey: string): Promise<void> {
@@ -167,9 +169,8 @@ export async function forgetRemoval(db: Queryable, storageKey: string): Promise<
 
 /** Which of `keys` belong to an artifact. */
 export async function artifactKeys(db: Queryable, keys: string[]): Promise<Set<string>> {
-  const { rows } = await db.query<{ storage_key: string }>(
-    'SELECT storage_key FROM release_artifacts WHERE storage_key = ANY($1::text[])',
-    [keys],
-  );
-  return new Set(rows.map((row) => row.storage_key));
+  const { rows } = await db.query('SELECT storage_key FROM release_artifacts WHERE storage_key = ANY($1::text[])', [
+    keys,
+  ]);
+  return new Set(parseRows(storageKeyRow, rows).map((row) => row.storage_key));
 }
