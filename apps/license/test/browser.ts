@@ -17,6 +17,11 @@ export const screenshotFolder = path.resolve(import.meta.dirname, '../../../arti
  */
 export async function capture(page: Page, name: string): Promise<number> {
   await auditPage(page, `license-${name}`);
+  return screenshots(page, name);
+}
+
+/** Screenshots at 1280 and 390 px without the audit; answers the document's width at 390 px. */
+export async function screenshots(page: Page, name: string): Promise<number> {
   mkdirSync(screenshotFolder, { recursive: true });
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: path.join(screenshotFolder, `license-${name}-1280.png`), fullPage: true });

@@ -1,10 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { testDatabaseBackend } from '@app/db/testing';
 import { chromiumForTests } from '@app/http/testing';
-import { capture, pageAs, screenshotFolder } from './browser.js';
+import { capture, pageAs, screenshots } from './browser.js';
 import { buildTestApp, type Session, type TestApp } from './helpers.js';
 
 // The console and the portal in a browser, in the visitor's language: switched with the
@@ -15,18 +13,6 @@ import { buildTestApp, type Session, type TestApp } from './helpers.js';
 const executablePath = chromiumForTests('license pages in other languages');
 const languages = ['en', 'de', 'fr', 'es', 'ja', 'ar'] as const;
 const day = 86_400_000;
-
-/** Screenshots at 1280 and 390 px without the accessibility audit; answers the document's width at 390 px. */
-async function screenshots(page: Page, name: string): Promise<number> {
-  mkdirSync(screenshotFolder, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: path.join(screenshotFolder, `license-${name}-1280.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: path.join(screenshotFolder, `license-${name}-390.png`), fullPage: true });
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  await page.setViewportSize({ width: 1280, height: 800 });
-  return width;
-}
 
 describe.skipIf(!executablePath)(`the license pages in six languages (${testDatabaseBackend()})`, () => {
   let t: TestApp;

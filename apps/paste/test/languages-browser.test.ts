@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -7,25 +5,13 @@ import { testDatabaseBackend } from '@app/db/testing';
 import { createLogger } from '@app/http';
 import { chromiumForTests } from '@app/http/testing';
 import { SUPPORTED } from '@app/ui';
-import { capture, screenshotFolder } from './browser.js';
+import { capture, screenshots as screenshot } from './browser.js';
 import { startTestSite, type TestSite } from './helpers.js';
 
 const executablePath = chromiumForTests('paste page languages');
 
 // `npm run screenshots:languages` sets this: every main page in every language (too slow for CI).
 const everyPage = process.env.LANGUAGE_SCREENSHOTS === 'all';
-
-/** Screenshots at 1280 and 390 px without the accessibility audit; answers the width at 390 px. */
-async function screenshot(page: Page, name: string): Promise<number> {
-  mkdirSync(screenshotFolder, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: path.join(screenshotFolder, `${name}-1280.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.screenshot({ path: path.join(screenshotFolder, `${name}-390.png`), fullPage: true });
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  await page.setViewportSize({ width: 1280, height: 800 });
-  return width;
-}
 
 const htmlLanguage = (page: Page) =>
   page.evaluate(() => [
